@@ -1,0 +1,159 @@
+"""The errors graphrt raises: one tree, each error knows where it happened.
+
+    GraphError              .node_id .field .location (file:line:col)
+      GraphLoadError        the file cannot be read or is not valid YAML/JSON
+      GraphValidationError  .issues: every problem found before the run
+      ResolveError          a reference cannot be resolved at run time
+      AgentError            an agent failed; __cause__ is the agent's exception
+      NodeTimeoutError      a node ran past its timeout (also a TimeoutError)
+      GraphAbortedError     the run was aborted
+      RegistrationError     bad agent or function info
+      ToolCallError         bad tool arguments; the text goes back to the LLM
+
+Every message is built from the fields, so the text always names the file, the
+node and the field, e.g.
+`graphs/react.yaml:14:5: node 'act', field 'inputs.query': unknown node 'serch'`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "Location",
+    "GraphError",
+    "GraphLoadError",
+    "ValidationIssue",
+    "GraphValidationError",
+    "ResolveError",
+    "AgentError",
+    "NodeTimeoutError",
+    "GraphAbortedError",
+    "RegistrationError",
+    "ToolCallError",
+]
+
+
+@dataclass(frozen=True)
+class Location:
+    """A place in a graph file; line and column are 1-based."""
+
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+
+    def __str__(self) -> str:
+        parts = [self.file or "<graph>"]
+        if self.line is not None:
+            parts.append(str(self.line))
+            if self.column is not None:
+                parts.append(str(self.column))
+        return ":".join(parts)
+
+
+def _describe(message: str, node_id: str | None, field: str | None, location: Location | None) -> str:
+    where = []
+    if node_id is not None:
+        where.append(f"node '{node_id}'")
+    if field:
+        where.append(f"field '{field}'")
+    text = ", ".join(where)
+    text = f"{text}: {message}" if text else message
+    if location is not None and (location.file or location.line is not None):
+        text = f"{location}: {text}"
+    return text
+
+
+class GraphError(Exception):
+    """Raised for anything that goes wrong with a graph; the base of every graphrt error."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        node_id: str | None = None,
+        field: str | None = None,
+        location: Location | None = None,
+    ) -> None:
+        self.message = message
+        self.node_id = node_id
+        self.field = field
+        self.location = location
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return _describe(self.message, self.node_id, self.field, self.location)
+
+    def with_context(self, *, node_id: str | None = None, location: Location | None = None) -> "GraphError":
+        """Fills in the node and location where they are not known yet; returns self."""
+        if self.node_id is None and node_id is not None:
+            self.node_id = node_id
+        if self.location is None and location is not None:
+            self.location = location
+        return self
+
+
+class GraphLoadError(GraphError):
+    """Raised when a graph file cannot be read or parsed."""
+
+
+@dataclass(frozen=True)
+class ValidationIssue:
+    """One problem found by validation; `severity` is "error" or "warning"."""
+
+    message: str
+    node_id: str | None = None
+    field: str | None = None
+    location: Location | None = None
+    severity: str = "error"
+
+    def __str__(self) -> str:
+        return _describe(self.message, self.node_id, self.field, self.location)
+
+
+class GraphValidationError(GraphError):
+    """Raised before a run when the graph is invalid; `.issues` lists every problem."""
+
+    def __init__(self, issues: list[ValidationIssue]) -> None:
+        self.issues = issues
+        first = issues[0]
+        super().__init__(first.message, node_id=first.node_id, field=first.field, location=first.location)
+
+    def __str__(self) -> str:
+        text = str(self.issues[0])
+        if len(self.issues) > 1:
+            rest = "\n".join(f"  {issue}" for issue in self.issues[1:])
+            text = f"{text}\n  ... and {len(self.issues) - 1} more:\n{rest}"
+        return text
+
+
+class ResolveError(GraphError):
+    """Raised when a node's inputs cannot be computed (e.g. `jsonParse()` of bad JSON)."""
+
+
+class AgentError(GraphError):
+    """Raised when an agent fails; the agent's own exception is the `__cause__`."""
+
+    def __init__(self, message: str, *, agent_id: str | None = None, **context) -> None:
+        self.agent_id = agent_id
+        super().__init__(message, **context)
+
+    def __str__(self) -> str:
+        text = super().__str__()
+        return f"{text} (agent {self.agent_id})" if self.agent_id else text
+
+
+class NodeTimeoutError(GraphError, TimeoutError):
+    """Raised when a node's agent runs longer than the node's `timeout`."""
+
+
+class GraphAbortedError(GraphError):
+    """Raised by a run that was aborted with `Graph.abort()`."""
+
+
+class RegistrationError(GraphError):
+    """Raised when an agent or its function info cannot be registered."""
+
+
+class ToolCallError(GraphError):
+    """Raised for a bad tool call; its message is written for the LLM to correct itself."""

@@ -1,0 +1,183 @@
+"""JavaScript value semantics that GraphAI graph files depend on.
+
+GraphAI runs on JavaScript, so a graph's results depend on JS rules: `undefined`
+is not `null`, an empty list is truthy, `String(1.0)` is `"1"`, and
+`JSON.stringify` drops undefined keys. The engine and the vanilla agents use
+these helpers so that one graph file gives the same result on both runtimes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+__all__ = [
+    "UNDEFINED",
+    "is_null",
+    "is_truthy",
+    "is_logically_true",
+    "is_named_inputs",
+    "js_string",
+    "js_number",
+    "json_stringify",
+    "to_json_compatible",
+]
+
+
+class _Undefined:
+    """JavaScript's `undefined`: a value that is absent, as opposed to `null` (None)."""
+
+    _instance: "_Undefined | None" = None
+
+    def __new__(cls) -> "_Undefined":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "UNDEFINED"
+
+    def __reduce__(self) -> str:
+        return "UNDEFINED"
+
+
+UNDEFINED: Any = _Undefined()
+
+
+def is_null(value: Any) -> bool:
+    """True for `null` and `undefined` (GraphAI's `isNull`)."""
+    return value is None or value is UNDEFINED
+
+
+def is_truthy(value: Any) -> bool:
+    """JavaScript truthiness: containers are always truthy, NaN is falsy."""
+    if value is None or value is UNDEFINED or value is False:
+        return False
+    if isinstance(value, (int, float)):
+        return not (value == 0 or (isinstance(value, float) and math.isnan(value)))
+    if isinstance(value, str):
+        return value != ""
+    return True
+
+
+def is_logically_true(value: Any) -> bool:
+    """GraphAI's `isLogicallyTrue`: JS truthiness, except that an empty list is false."""
+    if isinstance(value, list):
+        return len(value) > 0
+    return is_truthy(value)
+
+
+def is_named_inputs(value: Any) -> bool:
+    """GraphAI's `isNamedInputs`: a non-empty object (dict)."""
+    return isinstance(value, dict) and len(value) > 0
+
+
+def _number_string(value: float) -> str:
+    """`Number.prototype.toString()`: shortest round-trip digits, JS exponent rules."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "0"
+    if value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    digits = repr(value)
+    mantissa, _, exponent = digits.partition("e")
+    if not exponent:
+        return digits
+    power = int(exponent)
+    if -7 < power < 21:
+        return format(value, "f") if power > 0 else _small_decimal(mantissa, power)
+    sign = "+" if power > 0 else "-"
+    return f"{mantissa.removesuffix('.0')}e{sign}{abs(power)}"
+
+
+def _small_decimal(mantissa: str, power: int) -> str:
+    negative = mantissa.startswith("-")
+    digits = mantissa.lstrip("-").replace(".", "")
+    text = "0." + "0" * (-power - 1) + digits.rstrip("0")
+    return "-" + text if negative else text
+
+
+def js_string(value: Any) -> str:
+    """`String(value)` as JavaScript computes it."""
+    if value is UNDEFINED:
+        return "undefined"
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _number_string(value)
+    if isinstance(value, (list, tuple)):
+        return ",".join("" if is_null(item) else js_string(item) for item in value)
+    if isinstance(value, dict):
+        return "[object Object]"
+    return str(value)
+
+
+_NUMBER_TEXT = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
+def js_number(value: Any) -> float | int:
+    """`Number(value)`; returns NaN where JavaScript does."""
+    if value is None or value is False:
+        return 0
+    if value is True:
+        return 1
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+        if text == "":
+            return 0
+        if _NUMBER_TEXT.match(text):
+            number = float(text)
+            return int(number) if number.is_integer() and abs(number) < 2**53 else number
+        lowered = text.lower()
+        for prefix, base in (("0x", 16), ("0o", 8), ("0b", 2)):
+            if lowered.startswith(prefix):
+                try:
+                    return int(text[2:], base)
+                except ValueError:
+                    return math.nan
+        if text in ("Infinity", "+Infinity"):
+            return math.inf
+        if text == "-Infinity":
+            return -math.inf
+    return math.nan
+
+
+def to_json_compatible(value: Any) -> Any:
+    """What `JSON.parse(JSON.stringify(value))` gives: undefined keys dropped, NaN to null."""
+    if isinstance(value, dict):
+        return {str(k): to_json_compatible(v) for k, v in value.items() if v is not UNDEFINED}
+    if isinstance(value, (list, tuple)):
+        return [None if item is UNDEFINED else to_json_compatible(item) for item in value]
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return None
+        return int(value) if value.is_integer() and abs(value) < 2**53 else value
+    if value is UNDEFINED:
+        return None
+    return value
+
+
+def json_stringify(value: Any, indent: int | None = None) -> str:
+    """`JSON.stringify(value, null, indent)`: compact by default, floats as JS prints them."""
+    if value is UNDEFINED:
+        return "undefined"
+    separators = (",", ":") if indent is None else (",", ": ")
+    return json.dumps(to_json_compatible(value), ensure_ascii=False, indent=indent, separators=separators)

@@ -1,0 +1,162 @@
+"""Agents and their function info, and the registry a graph looks agents up in.
+
+An agent is a function that takes an `AgentContext` and returns the node's
+result. `AgentInfo` carries what GraphAI's AgentFunctionInfo carries (schemas,
+samples, metadata) so that validation, tool schemas and docs come from one place.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Iterator, Mapping
+
+from .errors import RegistrationError
+
+if TYPE_CHECKING:
+    from .nesting import NestingPort
+
+__all__ = ["AgentContext", "AgentFunction", "AgentInfo", "Sample", "Registry", "default_registry"]
+
+
+@dataclass(slots=True)
+class AgentContext:
+    """What an agent receives: its resolved inputs, its params and the node it runs for.
+
+    `inputs` are GraphAI's namedInputs: the node's `inputs` with every reference
+    resolved (missing values are left out). `params` are the node's literal
+    params, overridden by `inputs.params` when that is an object.
+    """
+
+    inputs: dict[str, Any]
+    params: dict[str, Any]
+    node_id: str
+    agent_id: str | None = None
+    filter_params: dict[str, Any] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+    retry_count: int = 0
+    graph_data: dict[str, Any] | None = None
+    nesting: "NestingPort | None" = None
+    log: list[Any] = field(default_factory=list)
+
+    async def run_graph(
+        self,
+        graph_data: Mapping[str, Any],
+        *,
+        inject: Mapping[str, Any] | None = None,
+        all_results: bool = False,
+        loop_count: int | None = None,
+        map_index: int | None = None,
+    ) -> dict[str, Any]:
+        """Runs a nested graph under this run's scheduler, filters and config."""
+        if self.nesting is None:
+            raise RuntimeError(f"agent {self.agent_id!r} runs a nested graph, but its AgentInfo has no has_graph_data")
+        return await self.nesting.run_graph(
+            graph_data, inject=inject, all_results=all_results, loop_count=loop_count, map_index=map_index
+        )
+
+
+AgentFunction = Callable[[AgentContext], Awaitable[Any] | Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """An example call of an agent: documentation and test in one."""
+
+    inputs: Any
+    params: dict[str, Any]
+    result: Any
+    graph: dict[str, Any] | None = None
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentInfo:
+    """An agent and its function info (GraphAI's AgentFunctionInfo).
+
+    `func` is `async def f(ctx) -> result`, or a plain function, which runs in a
+    worker thread so that it cannot block the other nodes.
+    """
+
+    name: str
+    func: AgentFunction
+    description: str = ""
+    inputs: dict[str, Any] | None = None
+    params: dict[str, Any] | None = None
+    output: dict[str, Any] | None = None
+    config: dict[str, Any] | None = None
+    tools: tuple[dict[str, Any], ...] = ()
+    samples: tuple[Sample, ...] = ()
+    category: tuple[str, ...] = ()
+    author: str = ""
+    repository: str = ""
+    source: str = ""
+    package: str = ""
+    license: str = ""
+    cache_type: str | None = None
+    environment_variables: tuple[str, ...] = ()
+    stream: bool = False
+    has_graph_data: bool = False
+    is_async: bool = field(init=False, default=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise RegistrationError(f"agent name must be a non-empty string, got {self.name!r}")
+        if not callable(self.func):
+            raise RegistrationError(f"agent {self.name!r}: func must be callable, got {type(self.func).__name__}")
+        object.__setattr__(self, "is_async", inspect.iscoroutinefunction(self.func))
+
+
+class Registry:
+    """The agents a graph can use, by name."""
+
+    def __init__(self, agents: Iterable[AgentInfo] = ()) -> None:
+        self._agents: dict[str, AgentInfo] = {}
+        for info in agents:
+            self.register(info)
+
+    def register(self, info: AgentInfo, *, replace: bool = False) -> AgentInfo:
+        """Adds an agent; a second agent with the same name is an error unless `replace`."""
+        if not isinstance(info, AgentInfo):
+            raise RegistrationError(f"expected AgentInfo, got {type(info).__name__}")
+        if info.name in self._agents and not replace and self._agents[info.name] is not info:
+            raise RegistrationError(f"agent {info.name!r} is already registered")
+        self._agents[info.name] = info
+        return info
+
+    def get(self, name: str) -> AgentInfo | None:
+        return self._agents.get(name)
+
+    def __getitem__(self, name: str) -> AgentInfo:
+        return self._agents[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._agents
+
+    def __iter__(self) -> Iterator[AgentInfo]:
+        return iter(self._agents.values())
+
+    def __len__(self) -> int:
+        return len(self._agents)
+
+    def names(self) -> list[str]:
+        return sorted(self._agents)
+
+    def copy(self) -> "Registry":
+        """A new registry with the same agents, to extend without touching this one."""
+        clone = Registry()
+        clone._agents = dict(self._agents)
+        return clone
+
+
+_default: Registry | None = None
+
+
+def default_registry() -> Registry:
+    """The registry holding graphrt's built-in agents (GraphAI's vanilla agents and more)."""
+    global _default
+    if _default is None:
+        from agents import builtin_agents
+
+        _default = Registry(builtin_agents())
+    return _default
