@@ -51,10 +51,12 @@ class Location:
         return ":".join(parts)
 
 
-def _describe(message: str, node_id: str | None, field: str | None, location: Location | None) -> str:
+def _describe(
+    message: str, node_id: str | None, field: str | None, location: Location | None, nested: tuple[str, ...] = ()
+) -> str:
     where = []
     if node_id is not None:
-        where.append(f"node '{node_id}'")
+        where.append(" > ".join(f"'{n}'" for n in (node_id, *nested)).join(("node ", "")))
     if field:
         where.append(f"field '{field}'")
     text = ", ".join(where)
@@ -79,10 +81,11 @@ class GraphError(Exception):
         self.node_id = node_id
         self.field = field
         self.location = location
+        self.nested: tuple[str, ...] = ()
         super().__init__(message)
 
     def __str__(self) -> str:
-        return _describe(self.message, self.node_id, self.field, self.location)
+        return _describe(self.message, self.node_id, self.field, self.location, self.nested)
 
     def with_context(self, *, node_id: str | None = None, location: Location | None = None) -> "GraphError":
         """Fills in the node and location where they are not known yet; returns self."""

@@ -23,6 +23,7 @@ __all__ = [
     "js_number",
     "json_stringify",
     "to_json_compatible",
+    "without_undefined",
 ]
 
 
@@ -181,3 +182,12 @@ def json_stringify(value: Any, indent: int | None = None) -> str:
         return "undefined"
     separators = (",", ":") if indent is None else (",", ": ")
     return json.dumps(to_json_compatible(value), ensure_ascii=False, indent=indent, separators=separators)
+
+
+def without_undefined(value: Any) -> Any:
+    """A copy with UNDEFINED removed: dropped from objects, null in lists (as JSON shows it)."""
+    if isinstance(value, dict):
+        return {k: without_undefined(v) for k, v in value.items() if v is not UNDEFINED}
+    if isinstance(value, (list, tuple)):
+        return [None if item is UNDEFINED else without_undefined(item) for item in value]
+    return value

@@ -1,7 +1,217 @@
-"""(being ported) GraphAI vanilla string agents."""
+"""nestedAgent and mapAgent: run a graph inside a node, once or once per row.
+
+The nested graph sees only what the node passes in: each input becomes a static
+node of the nested graph (replacing the value of a static node of the same
+name). mapAgent runs one copy of the graph per row, all under the run's
+concurrency limit.
+"""
 
 from __future__ import annotations
 
-from graphrt.registry import AgentInfo
+from typing import Any
 
-AGENTS: list[AgentInfo] = []
+import anyio
+
+from graphrt.errors import GraphError
+from graphrt.jsvalue import UNDEFINED, is_truthy
+from graphrt.registry import AgentContext, AgentInfo, Sample
+
+__all__ = ["AGENTS", "nested_agent", "map_agent"]
+
+_GRAPH_VERSION = 0.5
+
+
+def _suppressed(error: Exception) -> dict[str, Any]:
+    """The result of a failed nested run under `supressError` (GraphAI's spelling)."""
+    message = error.message if isinstance(error, GraphError) else str(error)
+    return {"onError": {"message": message, "error": {"name": type(error).__name__, "message": message}}}
+
+
+def _nested_nodes(graph: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the graph's nodes that can be changed without touching the file's graph."""
+    nodes = graph.get("nodes")
+    if not isinstance(nodes, dict):
+        raise ValueError("nestedAgent: graph is required")
+    copied = {}
+    for node_id, node in nodes.items():
+        if isinstance(node, dict) and "agent" not in node:
+            copied[node_id] = {key: node[key] for key in ("value", "update", "isResult", "console") if key in node}
+        else:
+            copied[node_id] = dict(node) if isinstance(node, dict) else node
+    return copied
+
+
+async def nested_agent(ctx: AgentContext) -> Any:
+    """Runs the node's `graph` with the node's inputs as static nodes; returns its results.
+
+    `params.resultNodeId` picks one result; `inputs.loopCount` sets the nested loop count.
+    """
+    if ctx.graph_data is None:
+        raise ValueError("nestedAgent: graph is required")
+    nodes = _nested_nodes(ctx.graph_data)
+    for name, value in ctx.inputs.items():
+        if name not in nodes:
+            nodes[name] = {"value": value}
+        elif isinstance(nodes[name], dict):
+            nodes[name]["value"] = value
+    graph = {**ctx.graph_data, "nodes": nodes, "version": _GRAPH_VERSION}
+    loop_count = ctx.inputs.get("loopCount")
+    try:
+        results = await ctx.run_graph(graph, loop_count=loop_count if is_truthy(loop_count) else None)
+    except Exception as error:
+        if ctx.params.get("supressError"):
+            return _suppressed(error)
+        raise
+    result_node_id = ctx.params.get("resultNodeId")
+    if result_node_id:
+        return results.get(result_node_id, UNDEFINED)
+    return results
+
+
+def _map_graph(ctx: AgentContext, row_key: str) -> dict[str, Any]:
+    if ctx.graph_data is None:
+        raise ValueError("mapAgent: graph is required")
+    nodes = _nested_nodes(ctx.graph_data)
+    nodes["__mapIndex"] = {}
+    for name, value in ctx.inputs.items():
+        node_id = row_key if name == "rows" else name
+        if node_id not in nodes:
+            nodes[node_id] = {"value": value}
+        elif "agent" not in nodes[node_id]:
+            nodes[node_id]["value"] = value
+    return {**ctx.graph_data, "nodes": nodes, "version": _GRAPH_VERSION}
+
+
+async def map_agent(ctx: AgentContext) -> Any:
+    """Runs the node's `graph` once per item of `inputs.rows`, concurrently; returns the results in row order.
+
+    Params: `limit` (rows to use), `rowKey` (the row's node id, default `row`),
+    `resultAll`, `compositeResult` / `compositeResultKey` (results by node
+    instead of by row), `expandKeys` (inputs that hold one value per row),
+    `supressError` (return `{onError}` instead of failing).
+    """
+    params = ctx.params
+    rows = ctx.inputs.get("rows", UNDEFINED)
+    if not is_truthy(rows):
+        raise ValueError("mapAgent: rows property is required in namedInput")
+    if not isinstance(rows, list):
+        raise TypeError(f"mapAgent: rows must be an array, got {type(rows).__name__}")
+    limit = params.get("limit")
+    if limit and limit < len(rows):
+        rows = rows[:limit]
+    row_key = params.get("rowKey") or "row"
+    result_all = bool(params.get("resultAll"))
+    expand_keys = params.get("expandKeys") or []
+    try:
+        spec = ctx.nesting.compile(_map_graph(ctx, row_key)) if ctx.nesting else None
+        results: list[Any] = [None] * len(rows)
+
+        async def run_row(index: int) -> None:
+            inject = {row_key: rows[index], "__mapIndex": index}
+            for key in expand_keys:
+                column = ctx.inputs.get(key)
+                inject[key] = column[index] if isinstance(column, list) and index < len(column) else UNDEFINED
+            results[index] = await ctx.run_graph(spec, inject=inject, all_results=result_all, map_index=index)
+
+        async with anyio.create_task_group() as rows_group:
+            for index in range(len(rows)):
+                rows_group.start_soon(run_row, index)
+    except Exception as error:
+        error = _first_of_group(error)
+        if params.get("supressError"):
+            return _suppressed(error)
+        raise error from None
+    if not rows:
+        return []
+    composite_key = params.get("compositeResultKey")
+    if params.get("compositeResult") or composite_key:
+        composite = {node_id: [result.get(node_id) for result in results] for node_id in results[0]}
+        return composite.get(composite_key, UNDEFINED) if composite_key else composite
+    return results
+
+
+def _first_of_group(error: Exception) -> Exception:
+    """The row error inside an ExceptionGroup from the row task group."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error
+
+
+_COPY_ROWS = {"agent": "copyAgent", "params": {"namedKey": "rows"}, "inputs": {"rows": [":row"]}, "isResult": True}
+_LOVE = {"agent": "stringTemplateAgent", "params": {"template": "I love ${row}."}, "inputs": {"row": ":row"}, "isResult": True}
+_FRUITS = ["apple", "orange", "banana"]
+
+nested_agent_info = AgentInfo(
+    name="nestedAgent",
+    func=nested_agent,
+    description="Runs a nested graph with the node's inputs as its static nodes",
+    params={
+        "type": "object",
+        "properties": {
+            "resultNodeId": {"type": "string", "description": "return only this node's result"},
+            "supressError": {"type": "boolean", "description": "return {onError} instead of failing"},
+        },
+    },
+    samples=(
+        Sample(inputs={"message": "hello"}, params={}, result={"test": ["hello"]},
+               graph={"nodes": {"test": {**_COPY_ROWS, "params": {"namedKey": "messages"}, "inputs": {"messages": [":message"]}}}}),
+        Sample(inputs={"message": "hello"}, params={"resultNodeId": "test"}, result=["hello"],
+               graph={"nodes": {"test": {**_COPY_ROWS, "params": {"namedKey": "messages"}, "inputs": {"messages": [":message"]}}}}),
+        Sample(inputs={"loopCount": 5}, params={"resultNodeId": "test"}, result=4,
+               graph={"nodes": {"test": {"agent": "copyAgent", "params": {"namedKey": "count"}, "inputs": {"count": "@loop"}, "isResult": True}}}),
+    ),
+    category=("graph",),
+    author="Receptron team",
+    repository="https://github.com/receptron/graphai",
+    package="@graphai/vanilla",
+    license="MIT",
+    has_graph_data=True,
+)
+
+map_agent_info = AgentInfo(
+    name="mapAgent",
+    func=map_agent,
+    description="Runs a nested graph once per row, concurrently",
+    inputs={
+        "type": "object",
+        "properties": {"rows": {"type": "array", "description": "one nested run per item"}},
+        "required": ["rows"],
+    },
+    params={
+        "type": "object",
+        "properties": {
+            "limit": {"type": "integer"},
+            "rowKey": {"type": "string"},
+            "resultAll": {"type": "boolean"},
+            "compositeResult": {"type": "boolean"},
+            "compositeResultKey": {"type": "string"},
+            "expandKeys": {"type": "array", "items": {"type": "string"}},
+            "supressError": {"type": "boolean"},
+        },
+    },
+    samples=(
+        Sample(inputs={"rows": ["apple", "orange"], "color": ["red", "orange"]},
+               params={"compositeResult": True, "expandKeys": ["color"]},
+               result={"node2": [{"a": "apple", "b": "red"}, {"a": "orange", "b": "orange"}]},
+               graph={"version": 0.5, "nodes": {"node2": {"agent": "copyAgent", "inputs": {"a": ":row", "b": ":color"}, "isResult": True}}}),
+        Sample(inputs={"rows": [1, 2]}, params={}, result=[{"test": [1]}, {"test": [2]}],
+               graph={"nodes": {"test": _COPY_ROWS}}),
+        Sample(inputs={"rows": [1, 2]}, params={"rowKey": "myKey"}, result=[{"test": [1]}, {"test": [2]}],
+               graph={"nodes": {"test": {**_COPY_ROWS, "inputs": {"rows": [":myKey"]}}}}),
+        Sample(inputs={"rows": _FRUITS}, params={}, result=[{"node2": f"I love {f}."} for f in _FRUITS],
+               graph={"nodes": {"node2": _LOVE}}),
+        Sample(inputs={"rows": [1, 2]}, params={"resultAll": True},
+               result=[{"__mapIndex": 0, "test": [1], "row": 1}, {"__mapIndex": 1, "test": [2], "row": 2}],
+               graph={"nodes": {"test": {**_COPY_ROWS, "isResult": False}}}),
+        Sample(inputs={"rows": _FRUITS}, params={"compositeResult": True, "compositeResultKey": "node2"},
+               result=[f"I love {f}." for f in _FRUITS], graph={"nodes": {"node2": _LOVE}}),
+    ),
+    category=("graph",),
+    author="Receptron team",
+    repository="https://github.com/receptron/graphai",
+    package="@graphai/vanilla",
+    license="MIT",
+    has_graph_data=True,
+)
+
+AGENTS: list[AgentInfo] = [nested_agent_info, map_agent_info]

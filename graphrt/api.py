@@ -1,0 +1,53 @@
+"""`graphrt.run` and `graphrt.arun`: run a graph in one call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+from .graph import AgentsArg, Graph
+
+__all__ = ["run", "arun"]
+
+
+def _prepare(graph: Mapping[str, Any] | str | Path, inject: Mapping[str, Any] | None, agents: AgentsArg,
+             config: Mapping[str, Any] | None) -> Graph:
+    prepared = Graph(graph, agents=agents, config=config)
+    for node_id, value in (inject or {}).items():
+        prepared.inject(node_id, value)
+    return prepared
+
+
+def run(
+    graph: Mapping[str, Any] | str | Path,
+    *,
+    inject: Mapping[str, Any] | None = None,
+    all_results: bool = False,
+    agents: AgentsArg = None,
+    config: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Loads, validates and runs a graph; returns `{nodeId: result}`.
+
+    Args:
+        graph: GraphData as a dict, YAML/JSON text, or a path to a file.
+        inject: values for static nodes, set before the run.
+        all_results: every node's result instead of the `isResult` nodes'.
+        agents: a Registry to use as is, or agents to add to the built-in ones.
+        config: per-agent configuration, `{"global": {...}, "<agentId>": {...}}`.
+
+    Raises:
+        GraphError: a subclass saying what went wrong, where.
+    """
+    return _prepare(graph, inject, agents, config).run(all_results)
+
+
+async def arun(
+    graph: Mapping[str, Any] | str | Path,
+    *,
+    inject: Mapping[str, Any] | None = None,
+    all_results: bool = False,
+    agents: AgentsArg = None,
+    config: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """`run()` for async callers (asyncio or trio)."""
+    return await _prepare(graph, inject, agents, config).arun(all_results)

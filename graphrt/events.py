@@ -1,0 +1,120 @@
+"""What a run reports while it goes: one typed event per thing that happened.
+
+Events are frozen dataclasses. Each carries the run id, the path of nested
+graphs it happened in (node ids, with map row indexes) and the node id, so a
+subscriber can follow a whole run, nested graphs included. Subscribers are
+plain callables; the engine builds no event when nobody listens.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+__all__ = [
+    "Event",
+    "RunStarted",
+    "RunFinished",
+    "NodeQueued",
+    "NodeStarted",
+    "NodeCompleted",
+    "NodeFailed",
+    "NodeSkipped",
+    "LoopIteration",
+    "Emitter",
+    "Subscriber",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    """Something that happened in a run."""
+
+    run_id: str
+    path: tuple[str | int, ...] = ()
+    time: float = field(default_factory=time.time)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunStarted(Event):
+    """A graph (or a nested graph) started."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunFinished(Event):
+    """A graph finished; `error` is set when it failed."""
+
+    error: BaseException | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeQueued(Event):
+    """A node's inputs are ready and it waits for a slot."""
+
+    node_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeStarted(Event):
+    """A node's agent was called (again, on a retry)."""
+
+    node_id: str
+    agent_id: str | None
+    attempt: int
+    inputs: dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeCompleted(Event):
+    """A node has its result."""
+
+    node_id: str
+    result: Any
+    duration: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeFailed(Event):
+    """A node's agent failed or timed out; `will_retry` tells whether it runs again."""
+
+    node_id: str
+    error: BaseException
+    timed_out: bool
+    will_retry: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeSkipped(Event):
+    """A node's `if`/`unless` condition kept it from running."""
+
+    node_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class LoopIteration(Event):
+    """A looping graph starts iteration `index` (0 is the first)."""
+
+    index: int
+
+
+Subscriber = Callable[[Event], Any]
+
+
+class Emitter:
+    """Hands events to subscribers; a failing subscriber does not break the run."""
+
+    def __init__(self, subscribers: list[Subscriber] | None = None) -> None:
+        self.subscribers: list[Subscriber] = list(subscribers or [])
+
+    def __bool__(self) -> bool:
+        return bool(self.subscribers)
+
+    def emit(self, event: Event) -> None:
+        for subscriber in self.subscribers:
+            try:
+                subscriber(event)
+            except Exception:  # noqa: BLE001 - observers must not change the run
+                import logging
+
+                logging.getLogger("graphrt").exception("event subscriber %r failed", subscriber)

@@ -1,0 +1,124 @@
+"""Reads graph files (YAML or JSON) and remembers where each key came from.
+
+Parsing uses PyYAML's safe loader only: nothing in a graph file is ever turned
+into a Python object other than plain data. Line numbers are worked out only
+when an error needs them, so a valid file is parsed once.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from .errors import GraphLoadError, Location
+
+__all__ = ["GraphSource", "load_graph", "parse_graph_text"]
+
+# The C loader when PyYAML has it: the same safe constructor, several times faster.
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_GRAPH_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+@dataclass
+class GraphSource:
+    """Where a graph came from: a file, a text, or a dict built in Python."""
+
+    file: str | None = None
+    text: str | None = None
+    prefix: tuple[str | int, ...] = ()
+    _marks: Any = field(default=None, repr=False)
+
+    def nested(self, *path: str | int) -> "GraphSource":
+        """The source of a graph written inside this one, at `path` (e.g. a node's `graph`)."""
+        nested = GraphSource(self.file, self.text, (*self.prefix, *path))
+        nested._marks = self._marks
+        return nested
+
+    @property
+    def folder(self) -> Path | None:
+        return Path(self.file).resolve().parent if self.file else None
+
+    def locate(self, *path: str | int) -> Location | None:
+        """The file position of `nodes.<id>.<field>...`: the deepest key of the path found."""
+        if self.text is None:
+            return Location(self.file) if self.file else None
+        node = self._composed()
+        mark = node.start_mark if node is not None else None
+        for key in (*self.prefix, *path):
+            child = _child(node, key)
+            if child is None:
+                break
+            node, mark = child
+        if mark is None:
+            return Location(self.file)
+        return Location(self.file, mark.line + 1, mark.column + 1)
+
+    def _composed(self) -> Any:
+        if self._marks is None:
+            try:
+                self._marks = yaml.compose(self.text, Loader=yaml.SafeLoader)
+            except yaml.YAMLError:
+                self._marks = False
+        return self._marks or None
+
+
+def _child(node: Any, key: str | int) -> tuple[Any, Any] | None:
+    """The value node under `key` and the mark of the key itself."""
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            if key_node.value == str(key):
+                return value_node, key_node.start_mark
+    if isinstance(node, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
+        item = node.value[key]
+        return item, item.start_mark
+    return None
+
+
+def parse_graph_text(text: str, file: str | None = None) -> tuple[dict[str, Any], GraphSource]:
+    """Parses YAML or JSON text into GraphData.
+
+    Raises:
+        GraphLoadError: the text is not valid YAML/JSON or not a mapping.
+    """
+    source = GraphSource(file=file, text=text)
+    try:
+        data = json.loads(text) if text.lstrip().startswith("{") and (file or "").endswith(".json") else None
+        if data is None:
+            data = yaml.load(text, Loader=_SafeLoader)  # noqa: S506 - a safe loader
+    except (yaml.YAMLError, ValueError) as error:
+        mark = getattr(error, "problem_mark", None)
+        location = Location(file, mark.line + 1, mark.column + 1) if mark else Location(file)
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise GraphLoadError(f"not valid YAML/JSON: {problem}", location=location) from error
+    if not isinstance(data, dict):
+        kind = "empty" if data is None else type(data).__name__
+        raise GraphLoadError(f"a graph must be a mapping with 'nodes', got {kind}", location=Location(file, 1, 1))
+    return data, source
+
+
+def _looks_like_path(graph: str) -> bool:
+    return "\n" not in graph and (graph.endswith(_GRAPH_SUFFIXES) or Path(graph).is_file())
+
+
+def load_graph(graph: Mapping[str, Any] | str | Path) -> tuple[dict[str, Any], GraphSource]:
+    """GraphData from a dict, a path to a YAML/JSON file, or YAML/JSON text.
+
+    Raises:
+        GraphLoadError: the file cannot be read or parsed.
+    """
+    if isinstance(graph, Mapping):
+        return dict(graph), GraphSource()
+    if isinstance(graph, Path) or (isinstance(graph, str) and _looks_like_path(graph)):
+        path = Path(graph)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as error:
+            raise GraphLoadError(f"cannot read graph file: {error.strerror}", location=Location(str(path))) from error
+        return parse_graph_text(text, file=str(path))
+    if isinstance(graph, str):
+        return parse_graph_text(graph)
+    raise GraphLoadError(f"a graph must be a dict, a path or YAML/JSON text, got {type(graph).__name__}")

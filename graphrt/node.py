@@ -1,0 +1,279 @@
+"""Runs one computed node: inputs in, agent called, result out.
+
+This is the per-node hot path. It resolves the node's inputs, picks its agent
+(by name, or from another node's result), calls it under the node's timeout
+with its retries, applies `repeatUntil`, `passThrough` and `output`, and hands
+the result to the graph run. Errors leave here as GraphErrors that carry the
+node id and the file position.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from .errors import AgentError, GraphError, NodeTimeoutError, ResolveError
+from .events import NodeCompleted, NodeFailed, NodeStarted
+from .jsvalue import is_named_inputs, is_null, is_truthy, json_stringify
+from .registry import AgentContext, AgentInfo
+from .spec import ComputedNodeSpec, StaticNodeSpec
+
+if TYPE_CHECKING:
+    from .execution import GraphRun, NodeRun
+    from .scheduler import Ticket
+
+__all__ = ["NodeInvoker", "clean_result"]
+
+
+def clean_result(value: Any) -> Any:
+    """GraphAI's cleanResult for anyInput: nulls dropped from lists and objects, deeply."""
+    if isinstance(value, list):
+        return [item for item in (clean_result(v) for v in value) if not is_null(item)]
+    if isinstance(value, dict):
+        return {key: item for key, item in ((k, clean_result(v)) for k, v in value.items()) if not is_null(item)}
+    return value
+
+
+def node_repeat_path(spec: ComputedNodeSpec) -> Any:
+    source = spec.repeat_until
+    return getattr(source, "text", getattr(source, "value", None))
+
+
+class _Anonymous:
+    """A Python callable used directly as a node's agent: called as `f(inputs, params)`."""
+
+    def __init__(self, func: Any) -> None:
+        self.func = func
+        self.name = getattr(func, "__name__", "<function>")
+
+    async def __call__(self, ctx: AgentContext) -> Any:
+        result = self.func(ctx.inputs, ctx.params)
+        return await result if hasattr(result, "__await__") else result
+
+
+class NodeInvoker:
+    """Executes the computed nodes of one graph run."""
+
+    def __init__(self, run: "GraphRun") -> None:
+        self.run = run
+
+    async def execute(self, node: "NodeRun", ticket: "Ticket") -> None:
+        """Runs the node to completion or failure; never raises anything but cancellation."""
+        from .execution import NodeState
+
+        run = self.run
+        spec = node.spec
+        if node.skip:
+            self._complete(node, spec.default_value, time.perf_counter())
+            return
+        node.state = NodeState.EXECUTING
+        try:
+            inputs = spec.inputs.resolve(run.results)
+            if spec.any_input:
+                inputs = clean_result(inputs)
+            agent_id, call = self._agent(spec)
+        except GraphError as error:
+            self._fail(node, error, timed_out=False)
+            return
+        params = spec.params
+        if is_named_inputs(inputs.get("params")):
+            params = {**params, **inputs["params"]}
+        limit = spec.retry if spec.retry is not None else (run.spec.retry or 0)
+        while True:
+            started = time.perf_counter()
+            error, timed_out = await self._attempt(node, ticket, agent_id, call, inputs, params, started)
+            if error is None:
+                return
+            will_retry = node.attempts <= limit
+            if run.emitter:
+                run.emitter.emit(NodeFailed(run_id=run.run_id, path=run.path, node_id=spec.node_id, error=error,
+                                            timed_out=timed_out, will_retry=will_retry))
+            if not will_retry:
+                self._fail(node, error, timed_out, emit=False)
+                return
+
+    async def _attempt(
+        self, node: "NodeRun", ticket: "Ticket", agent_id: str | None, call: Any, inputs: dict, params: dict, started: float
+    ) -> tuple[GraphError | None, bool]:
+        """One call of the agent; returns (error, timed_out), error None on success."""
+        run = self.run
+        spec = node.spec
+        node.attempts += 1
+        info = call if isinstance(call, AgentInfo) else None
+        ctx = AgentContext(
+            inputs=inputs,
+            params=params,
+            node_id=spec.node_id,
+            agent_id=agent_id,
+            filter_params=spec.filter_params,
+            config=self._config(agent_id, info),
+            retry_count=node.attempts - 1,
+        )
+        if info is not None and (info.has_graph_data or spec.graph is not None):
+            from .nesting import NestingPort
+
+            try:
+                ctx.graph_data = self._graph_data(spec)
+            except GraphError as error:
+                return error, False
+            ctx.nesting = NestingPort(run, ticket, spec.node_id)
+        if run.emitter:
+            run.emitter.emit(NodeStarted(run_id=run.run_id, path=run.path, node_id=spec.node_id, agent_id=agent_id,
+                                         attempt=node.attempts, inputs=inputs))
+        self._print_before(spec, inputs)
+        try:
+            if spec.timeout is None:
+                result = await self._call(call, ctx)
+            else:
+                with anyio.move_on_after(spec.timeout) as scope:
+                    result = await self._call(call, ctx)
+                if scope.cancelled_caught:
+                    message = f"timed out after {spec.timeout * 1000:g} ms"
+                    return self._located(NodeTimeoutError(message, node_id=spec.node_id, field="timeout")), True
+        except anyio.get_cancelled_exc_class():
+            raise
+        except Exception as error:  # noqa: BLE001 - any agent failure becomes the node's error
+            return self._agent_error(spec, agent_id, error), False
+        self._print_after(spec, result)
+        if spec.repeat_until is not None and is_null(spec.repeat_until.resolve({"self": self._with_pass_through(spec, result)})):
+            message = f"repeatUntil: {node_repeat_path(spec)!r} does not exist in the result"
+            return self._located(AgentError(message, agent_id=agent_id, node_id=spec.node_id, field="repeatUntil")), False
+        try:
+            self._complete(node, result, started)
+        except GraphError as error:
+            return error, False
+        return None, False
+
+    async def _call(self, call: Any, ctx: AgentContext) -> Any:
+        if isinstance(call, AgentInfo):
+            if call.is_async:
+                return await call.func(ctx)
+            return await anyio.to_thread.run_sync(call.func, ctx)
+        return await call(ctx)
+
+    def _agent(self, spec: ComputedNodeSpec) -> tuple[str | None, Any]:
+        """The agent id and what to call: an AgentInfo, or an anonymous callable."""
+        agent = spec.agent
+        if callable(agent):
+            anonymous = _Anonymous(agent)
+            return anonymous.name, anonymous
+        if spec.agent_ref is not None:
+            agent = spec.agent_ref.resolve(self.run.results)
+            if callable(agent):
+                anonymous = _Anonymous(agent)
+                return anonymous.name, anonymous
+        info = self.run.registry.get(agent) if isinstance(agent, str) else None
+        if info is None:
+            known = ", ".join(self.run.registry.names()[:12])
+            raise self._located(
+                ResolveError(f"unknown agent {agent!r} (known: {known}, ...)", node_id=spec.node_id, field="agent")
+            )
+        return agent, info
+
+    def _config(self, agent_id: str | None, info: AgentInfo | None) -> dict[str, Any]:
+        config = self.run.config
+        if not config or agent_id is None:
+            return {}
+        if info is not None and info.has_graph_data:
+            return config
+        return {**config.get("global", {}), **config.get(agent_id, {})}
+
+    def _graph_data(self, spec: ComputedNodeSpec) -> dict[str, Any] | None:
+        graph = spec.graph
+        if graph is None or isinstance(graph, dict):
+            return graph
+        value = graph.resolve(self.run.results)
+        if not isinstance(value, dict):
+            raise self._located(
+                ResolveError(f"'{graph.text}' is not a graph (got {type(value).__name__})", node_id=spec.node_id, field="graph")
+            )
+        return value
+
+    # ----- results -----
+
+    def _with_pass_through(self, spec: ComputedNodeSpec, result: Any) -> Any:
+        if spec.pass_through is None or not is_truthy(result):
+            return result
+        extra = spec.pass_through.resolve(self.run.results)
+        if isinstance(result, dict):
+            return {**result, **extra}
+        if isinstance(result, list):
+            return [{**item, **extra} if isinstance(item, dict) else item for item in result]
+        return result
+
+    def _complete(self, node: "NodeRun", result: Any, started: float) -> None:
+        spec = node.spec
+        run = self.run
+        result = self._with_pass_through(spec, result)
+        if spec.output is not None:
+            result = spec.output.resolve({"self": result})
+            if spec.pass_through is not None and isinstance(result, dict):
+                result = {**result, **spec.pass_through.resolve(run.results)}
+        if run.emitter:
+            run.emitter.emit(NodeCompleted(run_id=run.run_id, path=run.path, node_id=spec.node_id, result=result,
+                                           duration=time.perf_counter() - started))
+        run.set_result(node, result)
+
+    def _fail(self, node: "NodeRun", error: GraphError, timed_out: bool, emit: bool = True) -> None:
+        from .execution import NodeState
+
+        node.state = NodeState.TIMED_OUT if timed_out else NodeState.FAILED
+        node.error = error
+        run = self.run
+        if emit and run.emitter:
+            run.emitter.emit(NodeFailed(run_id=run.run_id, path=run.path, node_id=node.spec.node_id, error=error,
+                                        timed_out=timed_out, will_retry=False))
+
+    def _located(self, error: GraphError) -> GraphError:
+        if error.location is None and error.node_id is not None:
+            path: list[str | int] = ["nodes", error.node_id]
+            if error.field:
+                path.append(error.field)
+            error.location = self.run.spec.source.locate(*path)
+        return error
+
+    def _agent_error(self, spec: ComputedNodeSpec, agent_id: str | None, error: Exception) -> GraphError:
+        if isinstance(error, GraphError) and error.node_id is not None:
+            # A node of a nested graph failed: keep its message, field and position, and its path.
+            wrapped = AgentError(error.message, node_id=spec.node_id, field=error.field, location=error.location)
+            wrapped.nested = (error.node_id, *error.nested)
+        elif isinstance(error, GraphError):
+            wrapped = error.with_context(node_id=spec.node_id)
+            wrapped.agent_id = getattr(wrapped, "agent_id", agent_id)
+        else:
+            wrapped = AgentError(f"{type(error).__name__}: {error}", agent_id=agent_id, node_id=spec.node_id)
+        if wrapped is not error:
+            wrapped.__cause__ = error
+        return self._located(wrapped)
+
+    # ----- console -----
+
+    def _print_before(self, spec: ComputedNodeSpec, inputs: dict) -> None:
+        console = spec.console
+        if not console:
+            return
+        before = True if console is True else console.get("before") if isinstance(console, dict) else None
+        if before is True:
+            print(json_stringify(inputs, indent=2))
+        elif before:
+            print(before)
+
+    def _print_after(self, spec: ComputedNodeSpec | StaticNodeSpec, result: Any) -> None:
+        console = spec.console
+        if not console:
+            return
+        after = True if console is True else console.get("after") if isinstance(console, dict) else None
+        if after is True:
+            print(result if isinstance(result, str) else json_stringify(result, indent=2))
+        elif isinstance(after, dict):
+            from .refs import compile_output
+
+            print(json_stringify(compile_output(after).resolve({"self": result}), indent=2))
+        elif after:
+            print(after)
+
+    def print_static(self, spec: StaticNodeSpec, value: Any) -> None:
+        self._print_after(spec, value)
+

@@ -1,0 +1,190 @@
+"""GraphData compiled for running: every reference parsed once, every default filled.
+
+`compile_graph` takes GraphData that passed validation and builds a
+`GraphSpec`: the nodes as `StaticNodeSpec`/`ComputedNodeSpec`, who waits for
+whom, and the loop and concurrency settings. A spec is immutable and can be run
+many times (loop iterations, mapAgent rows).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .jsvalue import UNDEFINED
+from .loader import GraphSource
+from .refs import (
+    LOOP_COUNTER,
+    Literal,
+    NodeRef,
+    Source,
+    compile_inputs,
+    compile_output,
+    compile_self_path,
+    parse_ref,
+)
+from .validate import node_dependencies
+
+__all__ = [
+    "DEFAULT_CONCURRENCY",
+    "StaticNodeSpec",
+    "ComputedNodeSpec",
+    "NodeSpec",
+    "LoopSpec",
+    "GraphSpec",
+    "compile_graph",
+]
+
+DEFAULT_CONCURRENCY = 8
+
+
+@dataclass(frozen=True, slots=True)
+class StaticNodeSpec:
+    """A node that holds a value: `value`, injected, or `update`d from the last loop iteration."""
+
+    node_id: str
+    value: Any = UNDEFINED
+    update: NodeRef | None = None
+    is_result: bool = False
+    console: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class ComputedNodeSpec:
+    """A node that runs an agent once its inputs are ready."""
+
+    node_id: str
+    agent: str | Callable[..., Any]
+    agent_ref: NodeRef | None
+    inputs: Source
+    params: dict[str, Any]
+    dependencies: tuple[str, ...]
+    is_result: bool = False
+    any_input: bool = False
+    output: Source | None = None
+    pass_through: Source | None = None
+    filter_params: dict[str, Any] = field(default_factory=dict)
+    retry: int | None = None
+    repeat_until: Source | None = None
+    timeout: float | None = None
+    if_ref: NodeRef | None = None
+    unless_ref: NodeRef | None = None
+    default_value: Any = UNDEFINED
+    graph: dict[str, Any] | NodeRef | None = None
+    graph_loader: dict[str, Any] | None = None
+    priority: float = 0
+    label: str | None = None
+    console: Any = None
+
+
+NodeSpec = StaticNodeSpec | ComputedNodeSpec
+
+
+@dataclass(frozen=True, slots=True)
+class LoopSpec:
+    """`loop: {count}` or `loop: {while}`: run the graph again while the condition holds."""
+
+    count: int | None = None
+    while_: Source | None = None
+
+
+@dataclass(frozen=True)
+class GraphSpec:
+    """A compiled graph: nodes in file order, plus who is waiting for whom."""
+
+    nodes: dict[str, NodeSpec]
+    waitlists: dict[str, tuple[str, ...]]
+    loop: LoopSpec | None
+    concurrency: int
+    label_limits: dict[str, int]
+    retry: int | None
+    version: float
+    source: GraphSource
+    data: dict[str, Any]
+
+    @property
+    def computed(self) -> list[ComputedNodeSpec]:
+        return [node for node in self.nodes.values() if isinstance(node, ComputedNodeSpec)]
+
+
+def _static(node_id: str, node: dict[str, Any]) -> StaticNodeSpec:
+    return StaticNodeSpec(
+        node_id=node_id,
+        value=node.get("value", UNDEFINED),
+        update=parse_ref(node.get("update")),
+        is_result=bool(node.get("isResult", False)),
+        console=node.get("console"),
+    )
+
+
+def _computed(node_id: str, node: dict[str, Any]) -> ComputedNodeSpec:
+    agent = node["agent"]
+    inputs = node.get("inputs")
+    graph = node.get("graph")
+    timeout = node.get("timeout")
+    repeat_until = node.get("repeatUntil") or {}
+    return ComputedNodeSpec(
+        node_id=node_id,
+        agent=agent,
+        agent_ref=parse_ref(agent),
+        inputs=compile_inputs(inputs) if isinstance(inputs, dict) and inputs else Literal({}),
+        params=dict(node.get("params") or {}),
+        dependencies=tuple(dict.fromkeys(ref for _, ref in node_dependencies(node))),
+        is_result=bool(node.get("isResult", False)),
+        any_input=bool(node.get("anyInput", False)),
+        output=compile_output(node["output"]) if node.get("output") is not None else None,
+        pass_through=compile_inputs(node["passThrough"]) if node.get("passThrough") else None,
+        filter_params=dict(node.get("filterParams") or {}),
+        retry=node.get("retry"),
+        repeat_until=compile_self_path(repeat_until["exists"]) if "exists" in repeat_until else None,
+        timeout=timeout / 1000 if timeout else None,
+        if_ref=parse_ref(node.get("if")),
+        unless_ref=parse_ref(node.get("unless")),
+        default_value=node.get("defaultValue", UNDEFINED),
+        graph=parse_ref(graph) if isinstance(graph, str) else graph,
+        graph_loader=node.get("graphLoader"),
+        priority=node.get("priority") or 0,
+        label=node.get("label"),
+        console=node.get("console"),
+    )
+
+
+def compile_graph(data: dict[str, Any], source: GraphSource | None = None) -> GraphSpec:
+    """Builds the spec of validated GraphData (see `validate.validate_graph`)."""
+    nodes: dict[str, NodeSpec] = {}
+    for node_id, node in data["nodes"].items():
+        node_id = str(node_id)
+        nodes[node_id] = _computed(node_id, node) if "agent" in node else _static(node_id, node)
+    nodes[LOOP_COUNTER] = StaticNodeSpec(LOOP_COUNTER, value=0, update=parse_ref(f":{LOOP_COUNTER}.add(1)"))
+
+    waitlists: dict[str, list[str]] = {}
+    for node in nodes.values():
+        if isinstance(node, ComputedNodeSpec):
+            for dependency in node.dependencies:
+                waitlists.setdefault(dependency, []).append(node.node_id)
+
+    loop = data.get("loop")
+    concurrency = data.get("concurrency", DEFAULT_CONCURRENCY)
+    if isinstance(concurrency, dict):
+        limit, labels = concurrency["global"], dict(concurrency.get("labels") or {})
+    else:
+        limit, labels = concurrency, {}
+    return GraphSpec(
+        nodes=nodes,
+        waitlists={node_id: tuple(waiters) for node_id, waiters in waitlists.items()},
+        loop=LoopSpec(count=loop.get("count"), while_=_while_source(loop)) if loop else None,
+        concurrency=limit,
+        label_limits=labels,
+        retry=data.get("retry"),
+        version=data.get("version", 0.5),
+        source=source or GraphSource(),
+        data=data,
+    )
+
+
+def _while_source(loop: dict[str, Any]) -> Source | None:
+    if "while" not in loop:
+        return None
+    ref = parse_ref(loop["while"])
+    return ref if ref is not None else Literal(loop["while"])
+

@@ -1,0 +1,281 @@
+"""Checks GraphData before anything runs and reports every problem at once.
+
+The rules are GraphAI's (validator.ts and validators/): known attributes only,
+no `agent` together with `value`, references to existing nodes only, a valid
+`loop` and `concurrency`, and every computed node reachable from the static
+ones. Each issue names the node and field, and the file position when the
+graph came from a file.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any, Container, Iterator
+
+import networkx as nx
+
+from .errors import GraphValidationError, ValidationIssue
+from .jsvalue import is_named_inputs
+from .loader import GraphSource
+from .refs import LOOP_COUNTER, parse_ref, template_refs
+
+__all__ = ["GRAPH_KEYS", "COMPUTED_NODE_KEYS", "STATIC_NODE_KEYS", "collect_issues", "validate_graph"]
+
+GRAPH_KEYS = frozenset({"nodes", "concurrency", "agentId", "loop", "verbose", "version", "metadata", "retry"})
+COMPUTED_NODE_KEYS = frozenset(
+    {
+        "inputs", "output", "anyInput", "params", "retry", "repeatUntil", "timeout", "agent", "graph",
+        "graphLoader", "isResult", "priority", "label", "if", "unless", "defaultValue", "filterParams",
+        "console", "passThrough",
+    }
+)  # fmt: skip
+STATIC_NODE_KEYS = frozenset({"value", "update", "isResult", "console"})
+
+
+def _is_positive_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def input_refs(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    """Every `(field path, node id)` that an `inputs`-like structure reads."""
+    if isinstance(value, str):
+        placeholders = [inner for inner in template_refs(value) if inner.startswith(":")]
+        for text in placeholders or [value]:
+            ref = parse_ref(text)
+            if ref is not None:
+                yield path, ref.node_id
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from input_refs(item, f"{path}.{index}")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from input_refs(item, f"{path}.{key}")
+
+
+def node_dependencies(node: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """Every `(field, node id)` a computed node waits for before it can run."""
+    yield from input_refs(node.get("inputs"), "inputs")
+    for field in ("if", "unless", "agent", "graph"):
+        ref = parse_ref(node.get(field))
+        if ref is not None:
+            yield field, ref.node_id
+    yield from input_refs(node.get("passThrough"), "passThrough")
+
+
+class _Checker:
+    """Collects the issues of one graph."""
+
+    def __init__(self, data: dict[str, Any], agents: Container[str], source: GraphSource | None) -> None:
+        self.data = data
+        self.agents = agents
+        self.source = source or GraphSource()
+        self.issues: list[ValidationIssue] = []
+
+    def add(self, message: str, node_id: str | None = None, field: str | None = None, severity: str = "error") -> None:
+        path: list[str | int] = ["nodes", node_id] if node_id is not None else []
+        if field:
+            path.extend(int(p) if p.isdigit() else p for p in field.split("."))
+        location = self.source.locate(*path) if path else self.source.locate()
+        self.issues.append(ValidationIssue(message, node_id, field, location, severity))
+
+    def run(self) -> list[ValidationIssue]:
+        nodes = self.data.get("nodes")
+        if "nodes" not in self.data:
+            self.add("the graph has no 'nodes'")
+        elif not isinstance(nodes, dict):
+            self.add(f"'nodes' must be a mapping of node ids to nodes, got {type(nodes).__name__}", field=None)
+        elif not nodes:
+            self.add("'nodes' is empty")
+        for key in self.data:
+            if key not in GRAPH_KEYS:
+                self.add(f"unknown graph attribute '{key}' (allowed: {', '.join(sorted(GRAPH_KEYS))})")
+        self.check_loop(self.data.get("loop"))
+        self.check_concurrency(self.data.get("concurrency"))
+        if "retry" in self.data and not _is_count(self.data["retry"]):
+            self.add(f"graph 'retry' must be a non-negative integer, got {self.data['retry']!r}")
+        if isinstance(nodes, dict) and nodes:
+            for node_id, node in nodes.items():
+                self.check_node(str(node_id), node, nodes)
+            if not any(issue.severity == "error" for issue in self.issues):
+                self.check_reachability(nodes)
+        return self.issues
+
+    def check_loop(self, loop: Any) -> None:
+        if loop is None:
+            return
+        if not isinstance(loop, dict):
+            self.add(f"'loop' must be a mapping with 'count' or 'while', got {type(loop).__name__}")
+            return
+        if "count" not in loop and "while" not in loop:
+            self.add("'loop' needs either 'count' or 'while'")
+        if "count" in loop and "while" in loop:
+            self.add("'loop' cannot have both 'count' and 'while'")
+        if "count" in loop and not _is_count(loop["count"]):
+            self.add(f"'loop.count' must be a non-negative integer, got {loop['count']!r}")
+        for key in loop:
+            if key not in ("count", "while"):
+                self.add(f"unknown loop attribute '{key}' (allowed: count, while)")
+        condition = loop.get("while")
+        if "while" in loop and not isinstance(condition, (str, bool)):
+            self.add(f"'loop.while' must be a reference like ':node.prop' or a boolean, got {condition!r}")
+        ref = parse_ref(condition)
+        if ref is not None and isinstance(self.data.get("nodes"), dict) and not self.known(ref.node_id):
+            self.add(f"'loop.while' refers to unknown node '{ref.node_id}'{self.suggest(ref.node_id)}")
+
+    def check_concurrency(self, concurrency: Any) -> None:
+        if concurrency is None:
+            return
+        if isinstance(concurrency, dict):
+            for key in concurrency:
+                if key not in ("global", "labels"):
+                    self.add(f"unknown concurrency attribute '{key}' (allowed: global, labels)")
+            if "global" not in concurrency:
+                self.add("'concurrency' as a mapping needs a 'global' limit")
+            elif not _is_positive_int(concurrency["global"]):
+                self.add(f"'concurrency.global' must be a positive integer, got {concurrency['global']!r}")
+            labels = concurrency.get("labels")
+            if labels is not None and not isinstance(labels, dict):
+                self.add(f"'concurrency.labels' must be a mapping of label to limit, got {type(labels).__name__}")
+            elif labels:
+                for label, limit in labels.items():
+                    if not _is_positive_int(limit):
+                        self.add(f"'concurrency.labels.{label}' must be a positive integer, got {limit!r}")
+        elif not _is_positive_int(concurrency):
+            self.add(f"'concurrency' must be a positive integer or {{global, labels}}, got {concurrency!r}")
+
+    def known(self, node_id: str) -> bool:
+        return node_id in self.data["nodes"] or node_id == LOOP_COUNTER
+
+    def suggest(self, node_id: str) -> str:
+        names = [str(n) for n in self.data["nodes"]]
+        close = difflib.get_close_matches(node_id, names, n=3)
+        if close:
+            return f" (did you mean {', '.join(close)}?)"
+        shown = ", ".join(names[:10]) + (", ..." if len(names) > 10 else "")
+        return f" (known: {shown})"
+
+    def check_refs(self, node_id: str, refs: Iterator[tuple[str, str]]) -> None:
+        for field, ref_id in refs:
+            if not self.known(ref_id):
+                self.add(f"unknown node '{ref_id}'{self.suggest(ref_id)}", node_id, field)
+
+    def check_node(self, node_id: str, node: Any, nodes: dict) -> None:
+        if not isinstance(node, dict):
+            self.add(f"a node must be a mapping, got {type(node).__name__}", node_id)
+            return
+        if "agent" in node:
+            self.check_computed(node_id, node)
+        else:
+            self.check_static(node_id, node)
+
+    def check_static(self, node_id: str, node: dict) -> None:
+        for key in node:
+            if key not in STATIC_NODE_KEYS:
+                hint = " (a computed node needs 'agent')" if key in COMPUTED_NODE_KEYS else ""
+                self.add(f"static node does not allow '{key}'{hint}", node_id, key)
+        if "update" in node:
+            ref = parse_ref(node["update"])
+            if ref is None:
+                self.add(f"'update' must be a reference like ':node.prop', got {node['update']!r}", node_id, "update")
+            else:
+                self.check_refs(node_id, iter([("update", ref.node_id)]))
+
+    def check_computed(self, node_id: str, node: dict) -> None:
+        for key in node:
+            if key == "value":
+                self.add("a node cannot have both 'agent' and 'value'", node_id, "value")
+            elif key not in COMPUTED_NODE_KEYS:
+                self.add(f"computed node does not allow '{key}'", node_id, key)
+        self.check_agent(node_id, node["agent"])
+        inputs = node.get("inputs")
+        if isinstance(inputs, list):
+            self.add("'inputs' must be a mapping of names to references; array inputs were removed in GraphAI 0.5", node_id, "inputs")
+        elif inputs is not None and not isinstance(inputs, dict):
+            self.add(f"'inputs' must be a mapping, got {type(inputs).__name__}", node_id, "inputs")
+        for field in ("if", "unless"):
+            if field in node and parse_ref(node[field]) is None:
+                self.add(f"'{field}' must be a reference like ':node.prop', got {node[field]!r}", node_id, field)
+        graph = node.get("graph")
+        if graph is not None and not isinstance(graph, dict) and parse_ref(graph) is None:
+            self.add(f"'graph' must be a graph or a reference to one, got {graph!r}", node_id, "graph")
+        if "label" in node and not isinstance(node["label"], str):
+            self.add(f"'label' must be a string, got {node['label']!r}", node_id, "label")
+        for field, check, expected in (
+            ("retry", _is_count, "a non-negative integer"),
+            ("timeout", lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0, "a number of milliseconds"),
+            ("priority", lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), "a number"),
+            ("anyInput", lambda v: isinstance(v, bool), "true or false"),
+            ("isResult", lambda v: isinstance(v, bool), "true or false"),
+            ("params", lambda v: isinstance(v, dict), "a mapping"),
+            ("filterParams", lambda v: isinstance(v, dict), "a mapping"),
+            ("passThrough", lambda v: isinstance(v, dict), "a mapping"),
+            ("repeatUntil", lambda v: isinstance(v, dict), "a mapping like {exists: .path}"),
+        ):
+            if field in node and node[field] is not None and not check(node[field]):
+                self.add(f"'{field}' must be {expected}, got {node[field]!r}", node_id, field)
+        self.check_refs(node_id, node_dependencies(node))
+
+    def check_agent(self, node_id: str, agent: Any) -> None:
+        if callable(agent):
+            return
+        if not isinstance(agent, str) or not agent:
+            self.add(f"'agent' must be an agent name or a reference like ':node', got {agent!r}", node_id, "agent")
+            return
+        if agent.startswith(":") or agent in self.agents:
+            return
+        names = sorted(self.agents) if hasattr(self.agents, "__iter__") else []
+        close = difflib.get_close_matches(agent, names, n=3)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        self.add(f"unknown agent '{agent}'{hint}", node_id, "agent")
+
+    def check_reachability(self, nodes: dict[str, Any]) -> None:
+        """GraphAI's rule: starting from static nodes, every computed node must become runnable."""
+        waiting: dict[str, set[str]] = {}
+        for node_id, node in nodes.items():
+            if "agent" in node:
+                waiting[node_id] = {ref for _, ref in node_dependencies(node)}
+        done = {node_id for node_id, node in nodes.items() if "agent" not in node} | {LOOP_COUNTER}
+        runnable = [node_id for node_id, deps in waiting.items() if deps <= done]
+        if not runnable:
+            self.add("no node can start: every computed node waits for another computed node")
+            return
+        frontier = runnable
+        while frontier:
+            done.update(frontier)
+            for node_id in frontier:
+                del waiting[node_id]
+            frontier = [node_id for node_id, deps in waiting.items() if deps <= done]
+        if waiting:
+            self.report_stuck(nodes, waiting)
+
+    def report_stuck(self, nodes: dict[str, Any], waiting: dict[str, set[str]]) -> None:
+        dependencies = nx.DiGraph((ref, node_id) for node_id, refs in waiting.items() for ref in refs if ref in waiting)
+        cycles = list(nx.simple_cycles(dependencies)) if dependencies else []
+        in_cycle = {node_id for cycle in cycles for node_id in cycle}
+        for cycle in cycles[:10]:
+            path = " -> ".join([*cycle, cycle[0]])
+            self.add(f"a cycle between computed nodes can never run: {path} (loops go through a static node's 'update')", cycle[0])
+        for node_id in waiting:
+            if node_id not in in_cycle:
+                self.add(f"can never run: it waits for {', '.join(sorted(waiting[node_id]))}, which never complete", node_id)
+
+
+def collect_issues(
+    data: dict[str, Any], agents: Container[str], source: GraphSource | None = None
+) -> list[ValidationIssue]:
+    """Every problem of a graph; `agents` holds the registered agent names."""
+    return _Checker(data, agents, source).run()
+
+
+def validate_graph(data: dict[str, Any], agents: Container[str], source: GraphSource | None = None) -> list[ValidationIssue]:
+    """Raises GraphValidationError listing every error; returns the warnings."""
+    issues = collect_issues(data, agents, source)
+    errors = [issue for issue in issues if issue.severity == "error"]
+    if errors:
+        raise GraphValidationError(errors)
+    return issues
+
