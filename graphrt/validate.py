@@ -79,7 +79,7 @@ class _Checker:
         path: list[str | int] = ["nodes", node_id] if node_id is not None else []
         if field:
             path.extend(int(p) if p.isdigit() else p for p in field.split("."))
-        location = self.source.locate(*path) if path else self.source.locate()
+        location = self.source.locate(*path)
         self.issues.append(ValidationIssue(message, node_id, field, location, severity))
 
     def run(self) -> list[ValidationIssue]:
@@ -87,16 +87,16 @@ class _Checker:
         if "nodes" not in self.data:
             self.add("the graph has no 'nodes'")
         elif not isinstance(nodes, dict):
-            self.add(f"'nodes' must be a mapping of node ids to nodes, got {type(nodes).__name__}", field=None)
+            self.add(f"'nodes' must be a mapping of node ids to nodes, got {type(nodes).__name__}", field="nodes")
         elif not nodes:
-            self.add("'nodes' is empty")
+            self.add("'nodes' is empty", field="nodes")
         for key in self.data:
             if key not in GRAPH_KEYS:
-                self.add(f"unknown graph attribute '{key}' (allowed: {', '.join(sorted(GRAPH_KEYS))})")
+                self.add(f"unknown graph attribute '{key}' (allowed: {', '.join(sorted(GRAPH_KEYS))})", field=key)
         self.check_loop(self.data.get("loop"))
         self.check_concurrency(self.data.get("concurrency"))
         if "retry" in self.data and not _is_count(self.data["retry"]):
-            self.add(f"graph 'retry' must be a non-negative integer, got {self.data['retry']!r}")
+            self.add(f"graph 'retry' must be a non-negative integer, got {self.data['retry']!r}", field="retry")
         if isinstance(nodes, dict) and nodes:
             for node_id, node in nodes.items():
                 self.check_node(str(node_id), node, nodes)
@@ -108,23 +108,23 @@ class _Checker:
         if loop is None:
             return
         if not isinstance(loop, dict):
-            self.add(f"'loop' must be a mapping with 'count' or 'while', got {type(loop).__name__}")
+            self.add(f"'loop' must be a mapping with 'count' or 'while', got {type(loop).__name__}", field="loop")
             return
         if "count" not in loop and "while" not in loop:
-            self.add("'loop' needs either 'count' or 'while'")
+            self.add("'loop' needs either 'count' or 'while'", field="loop")
         if "count" in loop and "while" in loop:
-            self.add("'loop' cannot have both 'count' and 'while'")
+            self.add("'loop' cannot have both 'count' and 'while'", field="loop")
         if "count" in loop and not _is_count(loop["count"]):
-            self.add(f"'loop.count' must be a non-negative integer, got {loop['count']!r}")
+            self.add(f"'loop.count' must be a non-negative integer, got {loop['count']!r}", field="loop")
         for key in loop:
             if key not in ("count", "while"):
-                self.add(f"unknown loop attribute '{key}' (allowed: count, while)")
+                self.add(f"unknown loop attribute '{key}' (allowed: count, while)", field="loop")
         condition = loop.get("while")
         if "while" in loop and not isinstance(condition, (str, bool)):
-            self.add(f"'loop.while' must be a reference like ':node.prop' or a boolean, got {condition!r}")
+            self.add(f"'loop.while' must be a reference like ':node.prop' or a boolean, got {condition!r}", field="loop")
         ref = parse_ref(condition)
         if ref is not None and isinstance(self.data.get("nodes"), dict) and not self.known(ref.node_id):
-            self.add(f"'loop.while' refers to unknown node '{ref.node_id}'{self.suggest(ref.node_id)}")
+            self.add(f"'loop.while' refers to unknown node '{ref.node_id}'{self.suggest(ref.node_id)}", field="loop")
 
     def check_concurrency(self, concurrency: Any) -> None:
         if concurrency is None:
@@ -132,20 +132,20 @@ class _Checker:
         if isinstance(concurrency, dict):
             for key in concurrency:
                 if key not in ("global", "labels"):
-                    self.add(f"unknown concurrency attribute '{key}' (allowed: global, labels)")
+                    self.add(f"unknown concurrency attribute '{key}' (allowed: global, labels)", field="concurrency")
             if "global" not in concurrency:
-                self.add("'concurrency' as a mapping needs a 'global' limit")
+                self.add("'concurrency' as a mapping needs a 'global' limit", field="concurrency")
             elif not _is_positive_int(concurrency["global"]):
-                self.add(f"'concurrency.global' must be a positive integer, got {concurrency['global']!r}")
+                self.add(f"'concurrency.global' must be a positive integer, got {concurrency['global']!r}", field="concurrency")
             labels = concurrency.get("labels")
             if labels is not None and not isinstance(labels, dict):
-                self.add(f"'concurrency.labels' must be a mapping of label to limit, got {type(labels).__name__}")
+                self.add(f"'concurrency.labels' must be a mapping of label to limit, got {type(labels).__name__}", field="concurrency")
             elif labels:
                 for label, limit in labels.items():
                     if not _is_positive_int(limit):
-                        self.add(f"'concurrency.labels.{label}' must be a positive integer, got {limit!r}")
+                        self.add(f"'concurrency.labels.{label}' must be a positive integer, got {limit!r}", field="concurrency")
         elif not _is_positive_int(concurrency):
-            self.add(f"'concurrency' must be a positive integer or {{global, labels}}, got {concurrency!r}")
+            self.add(f"'concurrency' must be a positive integer or {{global, labels}}, got {concurrency!r}", field="concurrency")
 
     def known(self, node_id: str) -> bool:
         return node_id in self.data["nodes"] or node_id == LOOP_COUNTER

@@ -1,0 +1,44 @@
+"""`graphrt <command>`: parses the command line and hands over to the command's module.
+
+Each command module has `add_parser(subparsers)` and the function it sets as
+`handler`. A GraphError ends the command with exit code 1 and one line that
+names the file, the node and the field.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from ..errors import GraphError
+from . import run_command
+
+__all__ = ["main", "COMMANDS"]
+
+COMMANDS = [run_command]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="graphrt", description="Run GraphAI graph files in Python.")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in COMMANDS:
+        command.add_parser(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `graphrt` command; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.handler(args) or 0
+    except GraphError as error:
+        print(f"graphrt: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("graphrt: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
