@@ -22,6 +22,10 @@ __all__ = [
     "NodeFailed",
     "NodeSkipped",
     "LoopIteration",
+    "TokenDelta",
+    "AgentProgress",
+    "ToolCalled",
+    "ToolReturned",
     "Emitter",
     "Subscriber",
 ]
@@ -96,6 +100,44 @@ class LoopIteration(Event):
     """A looping graph starts iteration `index` (0 is the first)."""
 
     index: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class TokenDelta(Event):
+    """A piece of text an agent streamed (an LLM token, usually)."""
+
+    node_id: str
+    token: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentProgress(Event):
+    """A progress update an agent reported while it runs."""
+
+    node_id: str
+    message: str
+    data: Any = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCalled(Event):
+    """An LLM asked for a tool call; `arguments` are as the LLM sent them."""
+
+    node_id: str
+    tool_call_id: str
+    name: str
+    arguments: Any
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolReturned(Event):
+    """A tool call finished; `error` is set when it failed (its text went back to the LLM)."""
+
+    node_id: str
+    tool_call_id: str
+    name: str
+    content: str
+    error: str | None = None
 
 
 Subscriber = Callable[[Event], Any]

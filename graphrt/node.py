@@ -110,6 +110,9 @@ class NodeInvoker:
             filter_params=spec.filter_params,
             config=self._config(agent_id, info),
             retry_count=node.attempts - 1,
+            emitter=run.emitter,
+            run_id=run.run_id,
+            path=run.path,
         )
         if info is not None and (info.has_graph_data or spec.graph is not None):
             from .nesting import NestingPort

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Iterator, 
 from .errors import RegistrationError
 
 if TYPE_CHECKING:
+    from .events import Emitter, Event
     from .nesting import NestingPort
 
 __all__ = ["AgentContext", "AgentFunction", "AgentInfo", "Sample", "Registry", "default_registry"]
@@ -38,6 +39,26 @@ class AgentContext:
     graph_data: dict[str, Any] | None = None
     nesting: "NestingPort | None" = None
     log: list[Any] = field(default_factory=list)
+    emitter: "Emitter | None" = None
+    run_id: str = ""
+    path: tuple[str | int, ...] = ()
+
+    def emit(self, event_type: "type[Event]", **fields: Any) -> None:
+        """Reports an event of this node to the run's subscribers (cheap when nobody listens)."""
+        if self.emitter:
+            self.emitter.emit(event_type(run_id=self.run_id, path=self.path, node_id=self.node_id, **fields))
+
+    def stream_token(self, token: str) -> None:
+        """Reports one streamed piece of text (an LLM token) as a TokenDelta event."""
+        from .events import TokenDelta
+
+        self.emit(TokenDelta, token=token)
+
+    def progress(self, message: str, data: Any = None) -> None:
+        """Reports progress while the agent works, as an AgentProgress event."""
+        from .events import AgentProgress
+
+        self.emit(AgentProgress, message=message, data=data)
 
     async def run_graph(
         self,
