@@ -33,23 +33,35 @@ _TEMPLATE = re.compile(r"\$\{([:@][^}]+)\}")
 _ARRAY_INDEX = re.compile(r"^\$(\d+)$")
 
 
-def _get_prop(value: Any, prop: str, prop_functions: bool) -> Any:
-    """One step into a value: a prop function, `$N`/`$last` of a list, or a key of an object."""
+_KEY, _INDEX, _LAST, _CALL = range(4)
+
+
+def _compile_prop(prop: str, prop_functions: bool) -> tuple[int, Any]:
+    """Classifies a property once, so that resolving it needs no pattern matching."""
     if prop_functions and is_prop_function(prop):
-        found = apply_prop_function(value, prop)
+        return _CALL, prop
+    if prop == "$last":
+        return _LAST, prop
+    match = _ARRAY_INDEX.match(prop)
+    if match:
+        return _INDEX, int(match.group(1))
+    return _KEY, prop
+
+
+def _get_prop(value: Any, kind: int, arg: Any) -> Any:
+    """One step into a value: a prop function, `$N`/`$last` of a list, or a key of an object."""
+    if kind == _KEY:
+        return value.get(arg, UNDEFINED) if type(value) is dict or isinstance(value, dict) else UNDEFINED
+    if kind == _CALL:
+        found = apply_prop_function(value, arg)
         if found is not UNDEFINED:
             return found
-    if isinstance(value, list):
-        if prop == "$last":
-            return value[-1] if value else UNDEFINED
-        match = _ARRAY_INDEX.match(prop)
-        if match:
-            index = int(match.group(1))
-            return value[index] if index < len(value) else UNDEFINED
-        return UNDEFINED
-    if isinstance(value, dict):
-        return value.get(prop, UNDEFINED)
-    return UNDEFINED
+        return value.get(arg, UNDEFINED) if isinstance(value, dict) else UNDEFINED
+    if not isinstance(value, list):
+        return value.get("$last" if kind == _LAST else f"${arg}", UNDEFINED) if isinstance(value, dict) else UNDEFINED
+    if kind == _LAST:
+        return value[-1] if value else UNDEFINED
+    return value[arg] if arg < len(value) else UNDEFINED
 
 
 class Source:
@@ -83,18 +95,18 @@ class Literal(Source):
 class NodeRef(Source):
     """`:node.prop.prop`: a node's result, walked into one property at a time."""
 
-    __slots__ = ("node_id", "props", "text", "prop_functions")
+    __slots__ = ("node_id", "props", "text", "_steps")
 
     def __init__(self, node_id: str, props: tuple[str, ...], text: str, prop_functions: bool = True) -> None:
         self.node_id = node_id
         self.props = props
         self.text = text
-        self.prop_functions = prop_functions
+        self._steps = tuple(_compile_prop(prop, prop_functions) for prop in props)
 
     def resolve(self, results: Mapping[str, Any]) -> Any:
         value = results.get(self.node_id, UNDEFINED)
-        for prop in self.props:
-            value = _get_prop(value, prop, self.prop_functions)
+        for kind, arg in self._steps:
+            value = _get_prop(value, kind, arg)
         return value
 
     def node_ids(self) -> Iterator[str]:
