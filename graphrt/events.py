@@ -20,6 +20,8 @@ __all__ = [
     "NodeStarted",
     "NodeCompleted",
     "NodeFailed",
+    "NodeRetried",
+    "NodeTimedOut",
     "NodeSkipped",
     "LoopIteration",
     "TokenDelta",
@@ -28,6 +30,7 @@ __all__ = [
     "ToolReturned",
     "Emitter",
     "Subscriber",
+    "failure_event",
 ]
 
 
@@ -86,6 +89,26 @@ class NodeFailed(Event):
     error: BaseException
     timed_out: bool
     will_retry: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeRetried(NodeFailed):
+    """An attempt failed (or timed out) and the node runs again; `will_retry` is always true.
+
+    A NodeFailed subclass so that code written against `NodeFailed.will_retry`
+    keeps working; match NodeRetried before NodeFailed to tell them apart.
+    """
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeTimedOut(NodeFailed):
+    """A node ran past its `timeout` and will not run again; `error` is the NodeTimeoutError."""
+
+
+def failure_event(*, timed_out: bool, will_retry: bool, **fields: Any) -> NodeFailed:
+    """The event for a failed attempt: NodeRetried, NodeTimedOut or NodeFailed."""
+    kind = NodeRetried if will_retry else NodeTimedOut if timed_out else NodeFailed
+    return kind(timed_out=timed_out, will_retry=will_retry, **fields)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from .errors import AgentError, GraphError, NodeTimeoutError, ResolveError
-from .events import NodeCompleted, NodeFailed, NodeStarted
+from .events import NodeCompleted, NodeFailed, NodeStarted, failure_event
 from .jsvalue import is_named_inputs, is_null, is_truthy, json_stringify
 from .registry import AgentContext, AgentInfo
 from .spec import ComputedNodeSpec, StaticNodeSpec
@@ -88,7 +88,7 @@ class NodeInvoker:
                 return
             will_retry = node.attempts <= limit
             if run.emitter:
-                run.emitter.emit(NodeFailed(run_id=run.run_id, path=run.path, node_id=spec.node_id, error=error,
+                run.emitter.emit(failure_event(run_id=run.run_id, path=run.path, node_id=spec.node_id, error=error,
                                             timed_out=timed_out, will_retry=will_retry))
             if not will_retry:
                 self._fail(node, error, timed_out, emit=False)
