@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
+from .filters import AgentFilter, FilterFunction
 from .graph import AgentsArg, Graph
 
 __all__ = ["run", "arun"]
 
 
+Filters = Iterable[AgentFilter | FilterFunction] | None
+
+
 def _prepare(graph: Mapping[str, Any] | str | Path, inject: Mapping[str, Any] | None, agents: AgentsArg,
-             config: Mapping[str, Any] | None) -> Graph:
-    prepared = Graph(graph, agents=agents, config=config)
+             config: Mapping[str, Any] | None, filters: Filters) -> Graph:
+    prepared = Graph(graph, agents=agents, config=config, filters=filters)
     for node_id, value in (inject or {}).items():
         prepared.inject(node_id, value)
     return prepared
@@ -25,6 +29,7 @@ def run(
     all_results: bool = False,
     agents: AgentsArg = None,
     config: Mapping[str, Any] | None = None,
+    filters: Filters = None,
 ) -> dict[str, Any]:
     """Loads, validates and runs a graph; returns `{nodeId: result}`.
 
@@ -34,11 +39,12 @@ def run(
         all_results: every node's result instead of the `isResult` nodes'.
         agents: a Registry to use as is, or agents to add to the built-in ones.
         config: per-agent configuration, `{"global": {...}, "<agentId>": {...}}`.
+        filters: agent filters wrapped around every agent call, in order (see graphrt.filters).
 
     Raises:
         GraphError: a subclass saying what went wrong, where.
     """
-    return _prepare(graph, inject, agents, config).run(all_results)
+    return _prepare(graph, inject, agents, config, filters).run(all_results)
 
 
 async def arun(
@@ -48,6 +54,7 @@ async def arun(
     all_results: bool = False,
     agents: AgentsArg = None,
     config: Mapping[str, Any] | None = None,
+    filters: Filters = None,
 ) -> dict[str, Any]:
     """`run()` for async callers (asyncio or trio)."""
-    return await _prepare(graph, inject, agents, config).arun(all_results)
+    return await _prepare(graph, inject, agents, config, filters).arun(all_results)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import uuid
 from enum import Enum
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import anyio
 
@@ -23,6 +23,9 @@ from .refs import LOOP_COUNTER, DictOf, ListOf
 from .registry import Registry
 from .scheduler import Scheduler, Ticket
 from .spec import ComputedNodeSpec, GraphSpec, LoopSpec, StaticNodeSpec
+
+if TYPE_CHECKING:
+    from .filters import AgentFilter
 
 __all__ = ["NodeState", "NodeRun", "GraphRun"]
 
@@ -85,11 +88,13 @@ class GraphRun:
         loop_count: int | None = None,
         path: tuple[str | int, ...] = (),
         run_id: str | None = None,
+        filters: Sequence[AgentFilter] = (),
     ) -> None:
         self.spec = spec
         self.registry = registry
         self.scheduler = scheduler
         self.config = dict(config or {})
+        self.filters = tuple(filters)
         self.emitter = emitter or Emitter()
         self.injected = dict(injected or {})
         self.loop = spec.loop if loop_count is None else LoopSpec(count=loop_count)

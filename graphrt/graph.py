@@ -14,6 +14,7 @@ import anyio
 from .errors import GraphAbortedError, GraphError, GraphValidationError, ValidationIssue
 from .events import Emitter, Event, RunFinished, RunStarted
 from .execution import GraphRun
+from .filters import AgentFilter, FilterFunction, as_filters
 from .jsvalue import without_undefined
 from .loader import load_graph
 from .registry import AgentInfo, Registry, default_registry
@@ -45,6 +46,7 @@ class Graph:
         graph: GraphData as a dict, YAML/JSON text, or a path to a file.
         agents: a Registry to use as is, or agents to add to the built-in ones.
         config: per-agent configuration, `{"global": {...}, "<agentId>": {...}}`.
+        filters: agent filters wrapped around every agent call, in order (see graphrt.filters).
 
     Raises:
         GraphLoadError: the file cannot be read or parsed.
@@ -57,12 +59,14 @@ class Graph:
         *,
         agents: AgentsArg = None,
         config: Mapping[str, Any] | None = None,
+        filters: Iterable[AgentFilter | FilterFunction] | None = None,
     ) -> None:
         data, source = load_graph(graph)
         self.registry = make_registry(agents)
         self.warnings: list[ValidationIssue] = validate_graph(data, self.registry, source)
         self.spec = compile_graph(data, source)
         self.config = dict(config or {})
+        self.filters = as_filters(filters)
         self._injected: dict[str, Any] = {}
         self._emitter = Emitter()
         self._run: GraphRun | None = None
@@ -94,7 +98,7 @@ class Graph:
         """
         scheduler = Scheduler(self.spec.concurrency, self.spec.label_limits)
         run = GraphRun(self.spec, registry=self.registry, scheduler=scheduler, config=self.config,
-                       emitter=self._emitter, injected=self._injected)
+                       emitter=self._emitter, injected=self._injected, filters=self.filters)
         self._run = run
         emitter = self._emitter
         if emitter:

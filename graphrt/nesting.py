@@ -14,6 +14,7 @@ from .validate import validate_graph
 
 if TYPE_CHECKING:
     from .execution import GraphRun
+    from .registry import Registry
     from .scheduler import Ticket
 
 __all__ = ["NestingPort"]
@@ -27,6 +28,11 @@ class NestingPort:
         self._ticket = ticket
         self._lent = 0
         self.node_id = node_id
+
+    @property
+    def registry(self) -> "Registry":
+        """The agents the parent run, and so every graph nested in it, can use."""
+        return self._parent.registry
 
     def compile(self, graph_data: Mapping[str, Any]) -> GraphSpec:
         """Validates and compiles a nested graph, once for any number of runs of it."""
@@ -62,6 +68,7 @@ class NestingPort:
             loop_count=loop_count,
             path=path,
             run_id=parent.run_id,
+            filters=parent.filters,
         )
         self._lend()
         try:

@@ -16,6 +16,7 @@ import anyio
 
 from .errors import AgentError, GraphError, NodeTimeoutError, ResolveError
 from .events import NodeCompleted, NodeFailed, NodeStarted, failure_event
+from .filters import apply_filters
 from .jsvalue import is_named_inputs, is_null, is_truthy, json_stringify
 from .registry import AgentContext, AgentInfo
 from .spec import ComputedNodeSpec, StaticNodeSpec
@@ -150,6 +151,12 @@ class NodeInvoker:
         return None, False
 
     async def _call(self, call: Any, ctx: AgentContext) -> Any:
+        if self.run.filters:
+            return await apply_filters(self.run.filters, call, ctx, self._call_agent)
+        return await self._call_agent(call, ctx)
+
+    @staticmethod
+    async def _call_agent(call: Any, ctx: AgentContext) -> Any:
         if isinstance(call, AgentInfo):
             if call.is_async:
                 return await call.func(ctx)

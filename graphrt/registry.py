@@ -42,6 +42,7 @@ class AgentContext:
     emitter: "Emitter | None" = None
     run_id: str = ""
     path: tuple[str | int, ...] = ()
+    agent_info: "AgentInfo | None" = None
 
     def emit(self, event_type: "type[Event]", **fields: Any) -> None:
         """Reports an event of this node to the run's subscribers (cheap when nobody listens)."""
