@@ -89,6 +89,9 @@ def parse_graph_text(text: str, file: str | None = None) -> tuple[dict[str, Any]
         data = json.loads(text) if text.lstrip().startswith("{") and (file or "").endswith(".json") else None
         if data is None:
             data = yaml.load(text, Loader=_SafeLoader)  # noqa: S506 - a safe loader
+    except json.JSONDecodeError as error:
+        # JSON's own error carries the position; keep it out of the message, it goes in front.
+        raise GraphLoadError(f"not valid YAML/JSON: {error.msg}", location=Location(file, error.lineno, error.colno)) from error
     except (yaml.YAMLError, ValueError) as error:
         mark = getattr(error, "problem_mark", None)
         location = Location(file, mark.line + 1, mark.column + 1) if mark else Location(file)

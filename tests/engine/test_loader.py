@@ -1,0 +1,197 @@
+"""Loading graphs from dicts, YAML/JSON text and files, with positions for errors (graphrt/loader.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import graphrt
+from graphrt.errors import GraphLoadError, Location
+from graphrt.loader import load_graph, parse_graph_text
+
+HELLO_YAML = """\
+version: 0.5
+nodes:
+  name:
+    value: World
+  greeting:
+    agent: stringTemplateAgent
+    inputs:
+      name: :name
+    params:
+      template: "Hello, ${name}!"
+    isResult: true
+"""
+
+HELLO_DATA = {
+    "version": 0.5,
+    "nodes": {
+        "name": {"value": "World"},
+        "greeting": {
+            "agent": "stringTemplateAgent",
+            "inputs": {"name": ":name"},
+            "params": {"template": "Hello, ${name}!"},
+            "isResult": True,
+        },
+    },
+}
+
+
+def load_error(graph: str | Path) -> GraphLoadError:
+    with pytest.raises(GraphLoadError) as caught:
+        load_graph(graph)
+    return caught.value
+
+
+# ----- what can be loaded -----
+
+
+def test_a_dict_is_used_as_graph_data() -> None:
+    data, source = load_graph(HELLO_DATA)
+    assert data == HELLO_DATA and source.file is None
+
+
+def test_a_dict_is_copied_at_the_top_level() -> None:
+    data, _ = load_graph(HELLO_DATA)
+    data["extra"] = 1
+    assert "extra" not in HELLO_DATA
+
+
+def test_yaml_text_is_parsed() -> None:
+    data, source = load_graph(HELLO_YAML)
+    assert data == HELLO_DATA and source.file is None
+
+
+def test_json_text_is_parsed() -> None:
+    data, _ = load_graph('{"version": 0.5, "nodes": {"a": {"value": [1, 2]}}}')
+    assert data == {"version": 0.5, "nodes": {"a": {"value": [1, 2]}}}
+
+
+def test_a_yaml_file_is_read_from_a_path_string(tmp_path: Path) -> None:
+    path = tmp_path / "hello.yaml"
+    path.write_text(HELLO_YAML, encoding="utf-8")
+    data, source = load_graph(str(path))
+    assert data == HELLO_DATA and source.file == str(path)
+
+
+def test_a_json_file_is_read_from_a_path_object(tmp_path: Path) -> None:
+    path = tmp_path / "hello.json"
+    path.write_text('{"nodes": {"a": {"value": "é"}}}', encoding="utf-8")
+    data, source = load_graph(path)
+    assert data == {"nodes": {"a": {"value": "é"}}} and source.file == str(path)
+
+
+def test_a_file_without_a_graph_suffix_is_read_when_it_exists(tmp_path: Path) -> None:
+    path = tmp_path / "graph.txt"
+    path.write_text("nodes: {a: {value: 1}}", encoding="utf-8")
+    assert load_graph(str(path))[0] == {"nodes": {"a": {"value": 1}}}
+
+
+def test_yaml_anchors_and_aliases_are_plain_data() -> None:
+    data, _ = load_graph("nodes:\n  a: {value: &v [1, 2]}\n  b: {value: *v}\n")
+    assert data["nodes"]["b"] == {"value": [1, 2]}
+
+
+def test_run_accepts_a_file_path(tmp_path: Path) -> None:
+    path = tmp_path / "hello.yaml"
+    path.write_text(HELLO_YAML, encoding="utf-8")
+    assert graphrt.run(str(path), inject={"name": "Ada"}) == {"greeting": "Hello, Ada!"}
+
+
+def test_run_accepts_yaml_text() -> None:
+    assert graphrt.run(HELLO_YAML) == {"greeting": "Hello, World!"}
+
+
+# ----- what cannot -----
+
+
+def test_malformed_yaml_names_the_file_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text("nodes:\n  a:\n    value: [1, 2\n  b: {}\n", encoding="utf-8")
+    error = load_error(str(path))
+    assert str(error) == f"{path}:4:4: not valid YAML/JSON: did not find expected ',' or ']'"
+    assert error.location == Location(str(path), 4, 4)
+
+
+def test_malformed_yaml_text_is_located_in_graph() -> None:
+    error = load_error("nodes:\n  a: {value: 1\n")
+    assert str(error) == "<graph>:3:1: not valid YAML/JSON: did not find expected ',' or '}'"
+
+
+def test_a_tab_indent_is_a_load_error_at_its_position() -> None:
+    assert str(load_error("nodes:\n\ta: 1\n")) == "<graph>:2:1: not valid YAML/JSON: found character that cannot start any token"
+
+
+def test_malformed_json_names_the_file_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text('{\n  "nodes": {\n    "a": {"value": 1,}\n  }\n}\n', encoding="utf-8")
+    error = load_error(path)
+    assert str(error) == f"{path}:3:22: not valid YAML/JSON: Expecting property name enclosed in double quotes"
+
+
+def test_python_tags_are_refused_not_evaluated() -> None:
+    error = load_error('nodes: !!python/object/apply:os.system ["echo hacked"]\n')
+    assert str(error) == (
+        "<graph>:1:8: not valid YAML/JSON: could not determine a constructor for the tag "
+        "'tag:yaml.org,2002:python/object/apply:os.system'"
+    )
+
+
+def test_a_yaml_list_is_not_a_graph(tmp_path: Path) -> None:
+    path = tmp_path / "list.yaml"
+    path.write_text("- 1\n- 2\n", encoding="utf-8")
+    assert str(load_error(str(path))) == f"{path}:1:1: a graph must be a mapping with 'nodes', got list"
+
+
+def test_an_empty_file_is_not_a_graph(tmp_path: Path) -> None:
+    path = tmp_path / "empty.yaml"
+    path.write_text("", encoding="utf-8")
+    assert str(load_error(path)) == f"{path}:1:1: a graph must be a mapping with 'nodes', got empty"
+
+
+def test_a_scalar_text_is_not_a_graph() -> None:
+    assert str(load_error("42")) == "<graph>:1:1: a graph must be a mapping with 'nodes', got int"
+
+
+def test_a_missing_file_is_a_load_error_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / "nope.yaml"
+    assert str(load_error(str(path))) == f"{path}: cannot read graph file: No such file or directory"
+
+
+def test_something_else_is_not_a_graph() -> None:
+    with pytest.raises(GraphLoadError, match="^a graph must be a dict, a path or YAML/JSON text, got int$"):
+        load_graph(42)  # type: ignore[arg-type]
+
+
+def test_load_errors_are_graph_errors() -> None:
+    with pytest.raises(graphrt.GraphError):
+        graphrt.run("nodes: [")
+
+
+# ----- positions -----
+
+
+def test_locate_finds_a_nested_key() -> None:
+    _, source = parse_graph_text(HELLO_YAML, file="hello.yaml")
+    assert source.locate("nodes", "greeting", "inputs", "name") == Location("hello.yaml", 8, 7)
+
+
+def test_locate_stops_at_the_deepest_key_that_exists() -> None:
+    _, source = parse_graph_text(HELLO_YAML, file="hello.yaml")
+    assert source.locate("nodes", "greeting", "timeout") == Location("hello.yaml", 5, 3)
+
+
+def test_locate_finds_an_item_of_a_list() -> None:
+    _, source = parse_graph_text("nodes:\n  a:\n    value:\n      - 1\n      - 2\n")
+    assert source.locate("nodes", "a", "value", 1) == Location(None, 5, 9)
+
+
+def test_locate_in_a_nested_source_starts_at_its_prefix() -> None:
+    _, source = parse_graph_text("nodes:\n  n:\n    agent: nestedAgent\n    graph:\n      nodes:\n        inner: {value: 1}\n")
+    assert source.nested("nodes", "n", "graph").locate("nodes", "inner") == Location(None, 6, 9)
+
+
+def test_a_dict_graph_has_no_location() -> None:
+    _, source = load_graph(HELLO_DATA)
+    assert source.locate("nodes", "name") is None
