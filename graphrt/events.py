@@ -3,14 +3,18 @@
 Events are frozen dataclasses. Each carries the run id, the path of nested
 graphs it happened in (node ids, with map row indexes) and the node id, so a
 subscriber can follow a whole run, nested graphs included. Subscribers are
-plain callables; the engine builds no event when nobody listens.
+plain callables; the engine builds no event when nobody listens. `EventStream`
+turns them into an async iterator through a bounded buffer.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
+
+import anyio
 
 __all__ = [
     "Event",
@@ -28,7 +32,11 @@ __all__ = [
     "AgentProgress",
     "ToolCalled",
     "ToolReturned",
+    "LlmCallStarted",
+    "LlmCallFinished",
+    "EventsDropped",
     "Emitter",
+    "EventStream",
     "Subscriber",
     "failure_event",
 ]
@@ -163,6 +171,40 @@ class ToolReturned(Event):
     error: str | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class LlmCallStarted(Event):
+    """An agent sent a request to an LLM; `call_id` pairs it with its LlmCallFinished.
+
+    LLM agents report it with `ctx.emit(LlmCallStarted, call_id=..., model=...)`;
+    `system` names the provider as OpenTelemetry's `gen_ai.system` does ("openai").
+    """
+
+    node_id: str
+    call_id: str
+    model: str | None = None
+    system: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class LlmCallFinished(Event):
+    """An LLM request ended: the reply's model, token usage and finish reason, or `error` as text."""
+
+    node_id: str
+    call_id: str
+    model: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    finish_reason: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class EventsDropped(Event):
+    """An EventStream's reader fell behind and `count` events were not delivered."""
+
+    count: int
+
+
 Subscriber = Callable[[Event], Any]
 
 
@@ -183,3 +225,84 @@ class Emitter:
                 import logging
 
                 logging.getLogger("graphrt").exception("event subscriber %r failed", subscriber)
+
+
+class EventStream:
+    """The events of one run as an async iterator, through a bounded buffer.
+
+        async with graph.stream() as events, anyio.create_task_group() as tg:
+            tg.start_soon(graph.arun)
+            async for event in events:
+                ...
+
+    Iteration ends after the run's RunFinished. A reader that falls more than
+    `max_buffer` events behind does not slow the run down: the events that do
+    not fit are dropped, and the reader gets an EventsDropped with their count
+    (`dropped` holds the total). RunFinished is never dropped. Events that sync
+    agents report from worker threads are handed over to the event loop.
+    """
+
+    def __init__(self, emitter: Emitter, max_buffer: int = 1024) -> None:
+        if max_buffer < 1:
+            raise ValueError(f"max_buffer must be at least 1, got {max_buffer}")
+        self._emitter = emitter
+        self._max = max_buffer
+        # Spare slots: an EventsDropped notice may go with the last event that fits, and
+        # another notice with the final RunFinished.
+        self._send, self._receive = anyio.create_memory_object_stream[Event](max_buffer + 3)
+        self._loop_thread: int | None = None
+        self._unreported = 0
+        self._finished = False
+        self.dropped = 0
+
+    async def __aenter__(self) -> "EventStream":
+        self._loop_thread = threading.get_ident()
+        self._emitter.subscribers.append(self)
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        self._close()
+        self._receive.close()
+
+    def __aiter__(self) -> "EventStream":
+        return self
+
+    async def __anext__(self) -> Event:
+        try:
+            return await self._receive.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    def __call__(self, event: Event) -> None:
+        if self._finished:
+            return
+        if threading.get_ident() == self._loop_thread:
+            self._put(event)
+            return
+        try:
+            anyio.from_thread.run_sync(self._put, event)
+        except RuntimeError:  # a thread anyio did not start: no way into the loop
+            self._unreported += 1
+            self.dropped += 1
+
+    def _put(self, event: Event) -> None:
+        final = isinstance(event, RunFinished) and not event.path
+        try:
+            if final or self._send.statistics().current_buffer_used < self._max:
+                if self._unreported:
+                    self._send.send_nowait(EventsDropped(run_id=event.run_id, count=self._unreported))
+                    self._unreported = 0
+                self._send.send_nowait(event)
+            else:
+                self._unreported += 1
+                self.dropped += 1
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            self._close()  # the reader has gone
+        if final:
+            self._close()
+
+    def _close(self) -> None:
+        self._finished = True
+        if self in self._emitter.subscribers:
+            self._emitter.subscribers.remove(self)
+        self._send.close()

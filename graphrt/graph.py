@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable, Mapping
 import anyio
 
 from .errors import GraphAbortedError, GraphError, GraphValidationError, ValidationIssue
-from .events import Emitter, Event, RunFinished, RunStarted
+from .events import Emitter, Event, EventStream, RunFinished, RunStarted
 from .execution import GraphRun
 from .filters import AgentFilter, FilterFunction, as_filters
 from .jsvalue import without_undefined
@@ -88,6 +88,10 @@ class Graph:
         """Calls `callback(event)` for every event of every later run; returns the callback."""
         self._emitter.subscribers.append(callback)
         return callback
+
+    def stream(self, max_buffer: int = 1024) -> EventStream:
+        """The events of the next run as an async iterator: `async with graph.stream() as events:`."""
+        return EventStream(self._emitter, max_buffer)
 
     async def arun(self, all_results: bool = False) -> dict[str, Any]:
         """Runs the graph; returns `{nodeId: result}` of the `isResult` nodes (or of all).
