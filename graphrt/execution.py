@@ -2,15 +2,20 @@
 
 Readiness is pushed, not polled: when a node gets its result it tells the
 nodes waiting for it, and those that have all they need are queued on the
-scheduler. An iteration is one anyio task group; it ends when no node of this
-graph is queued or running. Then the loop, if any, starts the next iteration
-with fresh computed nodes and updated static nodes, as GraphAI does.
+scheduler. A run is one anyio task group. An iteration ends when no node of
+this graph is queued or running; then the loop, if any, starts the next
+iteration with fresh computed nodes and updated static nodes, as GraphAI does.
+
+Workers, not a task per node: a task that finishes a node goes on with the
+next node the scheduler grants to this run (usually the node that was waiting
+for it), and the run's own task is the first worker. A chain or a loop of
+quick agents thus runs without creating a task per node; a new task starts
+only when more nodes can run at once.
 """
 
 from __future__ import annotations
 
 import uuid
-from enum import Enum
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import anyio
@@ -18,7 +23,7 @@ import anyio
 from .errors import GraphError, GraphValidationError, ValidationIssue
 from .events import Emitter, LoopIteration, NodeQueued, NodeSkipped
 from .jsvalue import UNDEFINED, is_logically_true
-from .node import NodeInvoker
+from .node import NodeInvoker, NodeState
 from .refs import LOOP_COUNTER, DictOf, ListOf
 from .registry import Registry
 from .scheduler import Scheduler, Ticket
@@ -29,18 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = ["NodeState", "NodeRun", "GraphRun"]
 
-
-class NodeState(str, Enum):
-    """Where a node is in its life; the values are GraphAI's, so logs read the same."""
-
-    WAITING = "waiting"
-    QUEUED = "queued"
-    EXECUTING = "executing"
-    COMPLETED = "completed"
-    FAILED = "failed"
-    TIMED_OUT = "timed-out"
-    SKIPPED = "skipped"
-    INJECTED = "injected"
+_YIELD_EVERY = 64  # nodes (or iterations) a worker runs before it lets other tasks in
 
 
 class NodeRun:
@@ -104,9 +98,12 @@ class GraphRun:
         self.nodes: dict[str, NodeRun] = {}
         self.iteration = 0
         self._invoker = NodeInvoker(self)
-        self._active = 0
+        self.emitting = bool(self.emitter)
+        self._active = 0  # nodes of this run queued or running
         self._drained: anyio.Event | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
+        self._accepting = False  # a worker of this run is free to take the next granted node
+        self._handoff: Ticket | None = None
         for node_id in self.injected:
             if not isinstance(spec.nodes.get(node_id), StaticNodeSpec) or node_id == LOOP_COUNTER:
                 kind = "a computed node" if node_id in spec.nodes else "not a node of this graph"
@@ -120,14 +117,18 @@ class GraphRun:
         """Runs every iteration; returns the results or raises the first node error."""
         self._start_first_iteration()
         try:
-            while True:
-                queued_any = await self._run_iteration()
-                if self.iteration == 0 and not queued_any:
-                    return {}  # GraphAI: "nothing to execute"
-                if self._first_error() is not None or not self._advance_loop():
-                    break
-                await anyio.lowlevel.checkpoint()
+            async with anyio.create_task_group() as task_group:
+                self._task_group = task_group
+                while True:
+                    queued_any = await self._run_iteration()
+                    if self.iteration == 0 and not queued_any:
+                        return {}  # GraphAI: "nothing to execute"
+                    if self._first_error() is not None or not self._advance_loop():
+                        break
+                    if self.iteration % _YIELD_EVERY == 0:
+                        await anyio.lowlevel.checkpoint()
         finally:
+            self._task_group = None
             self.scheduler.discard(self)
         error = self._first_error()
         if error is not None:
@@ -153,15 +154,18 @@ class GraphRun:
 
     async def _run_iteration(self) -> bool:
         """Runs one iteration until nothing is queued or running; True if any node was queued."""
-        if self.emitter:
+        if self.emitting:
             self.emitter.emit(LoopIteration(run_id=self.run_id, path=self.path, index=self.iteration))
-        self._drained = anyio.Event()
-        async with anyio.create_task_group() as task_group:
-            self._task_group = task_group
-            queued_any = self._queue_ready_nodes()
-            if self._active:
-                await self._drained.wait()
-        self._task_group = None
+        self._accepting = True
+        queued_any = self._queue_ready_nodes()
+        self._accepting = False
+        first, self._handoff = self._handoff, None
+        if first is not None:
+            await self._work(first)
+        if self._active:
+            self._drained = anyio.Event()
+            await self._drained.wait()
+            self._drained = None
         return queued_any
 
     # ----- static nodes and loops -----
@@ -247,7 +251,7 @@ class GraphRun:
             )
             if node.skip and spec.default_value is UNDEFINED:
                 node.state = NodeState.SKIPPED
-                if self.emitter:
+                if self.emitting:
                     self.emitter.emit(NodeSkipped(run_id=self.run_id, path=self.path, node_id=spec.node_id))
                 return False
         return True
@@ -255,31 +259,52 @@ class GraphRun:
     def _queue(self, node: NodeRun) -> None:
         node.state = NodeState.QUEUED
         self._active += 1
-        if self.emitter:
+        if self.emitting:
             self.emitter.emit(NodeQueued(run_id=self.run_id, path=self.path, node_id=node.spec.node_id))
-        self.scheduler.submit(Ticket(node.spec.priority, node.spec.label, self._start, (self, node)))
+        self.scheduler.submit(Ticket(node.spec.priority, node.spec.label, self._granted, self, node))
 
-    def _start(self, ticket: Ticket) -> None:
-        assert self._task_group is not None
-        self._task_group.start_soon(self._execute, ticket, name=ticket.owner[1].spec.node_id)
+    def _granted(self, ticket: Ticket) -> None:
+        """The scheduler gave one of our nodes a slot: a free worker takes it, else a new task."""
+        if self._accepting and self._handoff is None:
+            self._handoff = ticket
+        else:
+            assert self._task_group is not None
+            self._task_group.start_soon(self._work, ticket, name=ticket.node.spec.node_id)
 
-    async def _execute(self, ticket: Ticket) -> None:
-        node: NodeRun = ticket.owner[1]
-        try:
-            await self._invoker.execute(node, ticket)
-        finally:
-            self.scheduler.release(ticket)
-            self._active -= 1
-            if self._active == 0 and self._drained is not None:
-                self._drained.set()
+    async def _work(self, ticket: Ticket) -> None:
+        """A worker: runs the granted node, then the next one handed to it, until none is."""
+        done = 0
+        while True:
+            try:
+                await self._invoker.execute(ticket.node, ticket)
+            finally:
+                self._accepting = True
+                self.scheduler.release(ticket)
+                self._accepting = False
+                self._active -= 1
+            ticket, self._handoff = self._handoff, None
+            if ticket is None:
+                break
+            done += 1
+            if done % _YIELD_EVERY == 0:
+                await anyio.lowlevel.checkpoint()  # let other tasks (and cancellation) in
+        if self._active == 0 and self._drained is not None:
+            self._drained.set()
 
     def set_result(self, node: NodeRun, result: Any) -> None:
-        """Stores a node's result and queues the nodes that were waiting only for it."""
+        """Stores a node's result and queues the nodes that were waiting only for it.
+
+        Called by the worker that ran the node, which takes the first node granted here.
+        """
         node_id = node.spec.node_id
         node.state = NodeState.COMPLETED
         if result is not UNDEFINED:
             self.results[node_id] = result
-        for waiter_id in self.spec.waitlists.get(node_id, ()):
+        waiters = self.spec.waitlists.get(node_id)
+        if not waiters:
+            return
+        self._accepting = True
+        for waiter_id in waiters:
             waiter = self.nodes[waiter_id]
             if waiter.spec.any_input:
                 if _has_any_input(waiter.spec, self.results):
@@ -288,4 +313,5 @@ class GraphRun:
                 waiter.pendings.discard(node_id)
             if self._is_ready(waiter):
                 self._queue(waiter)
+        self._accepting = False
 

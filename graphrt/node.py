@@ -10,6 +10,7 @@ node id and the file position.
 from __future__ import annotations
 
 import time
+from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -25,7 +26,20 @@ if TYPE_CHECKING:
     from .execution import GraphRun, NodeRun
     from .scheduler import Ticket
 
-__all__ = ["NodeInvoker", "clean_result"]
+__all__ = ["NodeState", "NodeInvoker", "clean_result"]
+
+
+class NodeState(str, Enum):
+    """Where a node is in its life; the values are GraphAI's, so logs read the same."""
+
+    WAITING = "waiting"
+    QUEUED = "queued"
+    EXECUTING = "executing"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    TIMED_OUT = "timed-out"
+    SKIPPED = "skipped"
+    INJECTED = "injected"
 
 
 def clean_result(value: Any) -> Any:
@@ -62,8 +76,6 @@ class NodeInvoker:
 
     async def execute(self, node: "NodeRun", ticket: "Ticket") -> None:
         """Runs the node to completion or failure; never raises anything but cancellation."""
-        from .execution import NodeState
-
         run = self.run
         spec = node.spec
         if node.skip:
@@ -88,7 +100,7 @@ class NodeInvoker:
             if error is None:
                 return
             will_retry = node.attempts <= limit
-            if run.emitter:
+            if run.emitting:
                 run.emitter.emit(failure_event(run_id=run.run_id, path=run.path, node_id=spec.node_id, error=error,
                                             timed_out=timed_out, will_retry=will_retry))
             if not will_retry:
@@ -123,7 +135,7 @@ class NodeInvoker:
             except GraphError as error:
                 return error, False
             ctx.nesting = NestingPort(run, ticket, spec.node_id)
-        if run.emitter:
+        if run.emitting:
             run.emitter.emit(NodeStarted(run_id=run.run_id, path=run.path, node_id=spec.node_id, agent_id=agent_id,
                                          attempt=node.attempts, inputs=inputs))
         self._print_before(spec, inputs)
@@ -221,14 +233,12 @@ class NodeInvoker:
             result = spec.output.resolve({"self": result})
             if spec.pass_through is not None and isinstance(result, dict):
                 result = {**result, **spec.pass_through.resolve(run.results)}
-        if run.emitter:
+        if run.emitting:
             run.emitter.emit(NodeCompleted(run_id=run.run_id, path=run.path, node_id=spec.node_id, result=result,
                                            duration=time.perf_counter() - started))
         run.set_result(node, result)
 
     def _fail(self, node: "NodeRun", error: GraphError, timed_out: bool, emit: bool = True) -> None:
-        from .execution import NodeState
-
         node.state = NodeState.TIMED_OUT if timed_out else NodeState.FAILED
         node.error = error
         run = self.run

@@ -23,6 +23,7 @@ __all__ = [
     "compile_inputs",
     "compile_output",
     "parse_ref",
+    "ref_node_id",
     "template_refs",
 ]
 
@@ -201,6 +202,15 @@ def parse_ref(text: Any) -> NodeRef | None:
         return None
     node_id, *props = _PROP_SEPARATOR.split(text[1:])
     return NodeRef(node_id, tuple(props), text)
+
+
+def ref_node_id(text: Any) -> str | None:
+    """The node id a `:node.a.b` reference reads; None for anything else. Cheaper than parse_ref."""
+    if not isinstance(text, str) or not text.startswith(":"):
+        return None
+    if "(" in text or ")" in text:
+        return _PROP_SEPARATOR.split(text[1:], 1)[0]
+    return text[1:].split(".", 1)[0]
 
 
 def template_refs(text: str) -> list[str]:

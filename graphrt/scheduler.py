@@ -17,15 +17,18 @@ __all__ = ["Ticket", "Scheduler", "SchedulerStatistics"]
 
 
 class Ticket:
-    """A node waiting for, or holding, a slot; `start` launches its task."""
+    """A node waiting for, or holding, a slot; `start` is called when it gets one."""
 
-    __slots__ = ("priority", "label", "start", "owner", "discarded")
+    __slots__ = ("priority", "label", "start", "owner", "node", "discarded")
 
-    def __init__(self, priority: float, label: str | None, start: Callable[["Ticket"], None], owner: Any) -> None:
+    def __init__(
+        self, priority: float, label: str | None, start: Callable[["Ticket"], None], owner: Any, node: Any = None
+    ) -> None:
         self.priority = priority
         self.label = label
         self.start = start
         self.owner = owner
+        self.node = node
         self.discarded = False
 
 

@@ -23,7 +23,6 @@ from .refs import (
     compile_self_path,
     parse_ref,
 )
-from .validate import node_dependencies
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
@@ -123,25 +122,33 @@ def _computed(node_id: str, node: dict[str, Any]) -> ComputedNodeSpec:
     graph = node.get("graph")
     timeout = node.get("timeout")
     repeat_until = node.get("repeatUntil") or {}
+    compiled_inputs = compile_inputs(inputs) if isinstance(inputs, dict) and inputs else Literal({})
+    pass_through = compile_inputs(node["passThrough"]) if node.get("passThrough") else None
+    refs = [parse_ref(node.get(field)) for field in ("if", "unless", "agent", "graph")]
+    dependencies = [
+        *compiled_inputs.node_ids(),
+        *(ref.node_id for ref in refs if ref is not None),
+        *(pass_through.node_ids() if pass_through is not None else ()),
+    ]
     return ComputedNodeSpec(
         node_id=node_id,
         agent=agent,
-        agent_ref=parse_ref(agent),
-        inputs=compile_inputs(inputs) if isinstance(inputs, dict) and inputs else Literal({}),
+        agent_ref=refs[2],
+        inputs=compiled_inputs,
         params=dict(node.get("params") or {}),
-        dependencies=tuple(dict.fromkeys(ref for _, ref in node_dependencies(node))),
+        dependencies=tuple(dict.fromkeys(dependencies)),
         is_result=bool(node.get("isResult", False)),
         any_input=bool(node.get("anyInput", False)),
         output=compile_output(node["output"]) if node.get("output") is not None else None,
-        pass_through=compile_inputs(node["passThrough"]) if node.get("passThrough") else None,
+        pass_through=pass_through,
         filter_params=dict(node.get("filterParams") or {}),
         retry=node.get("retry"),
         repeat_until=compile_self_path(repeat_until["exists"]) if "exists" in repeat_until else None,
         timeout=timeout / 1000 if timeout else None,
-        if_ref=parse_ref(node.get("if")),
-        unless_ref=parse_ref(node.get("unless")),
+        if_ref=refs[0],
+        unless_ref=refs[1],
         default_value=node.get("defaultValue", UNDEFINED),
-        graph=parse_ref(graph) if isinstance(graph, str) else graph,
+        graph=refs[3] if isinstance(graph, str) else graph,
         graph_loader=node.get("graphLoader"),
         priority=node.get("priority") or 0,
         label=node.get("label"),

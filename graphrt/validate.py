@@ -10,14 +10,14 @@ graph came from a file.
 from __future__ import annotations
 
 import difflib
-from typing import Any, Container, Iterator
+from typing import Any, Callable, Container, Iterator
 
 import networkx as nx
 
 from .errors import GraphValidationError, ValidationIssue
 from .jsvalue import is_named_inputs
 from .loader import GraphSource
-from .refs import LOOP_COUNTER, parse_ref, template_refs
+from .refs import LOOP_COUNTER, parse_ref, ref_node_id, template_refs
 
 __all__ = ["GRAPH_KEYS", "COMPUTED_NODE_KEYS", "STATIC_NODE_KEYS", "collect_issues", "validate_graph"]
 
@@ -40,14 +40,32 @@ def _is_count(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+_FIELD_CHECKS: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
+    ("retry", _is_count, "a non-negative integer"),
+    ("timeout", lambda v: _is_number(v) and v >= 0, "a number of milliseconds"),
+    ("priority", _is_number, "a number"),
+    ("anyInput", lambda v: isinstance(v, bool), "true or false"),
+    ("isResult", lambda v: isinstance(v, bool), "true or false"),
+    ("params", lambda v: isinstance(v, dict), "a mapping"),
+    ("filterParams", lambda v: isinstance(v, dict), "a mapping"),
+    ("passThrough", lambda v: isinstance(v, dict), "a mapping"),
+    ("repeatUntil", lambda v: isinstance(v, dict), "a mapping like {exists: .path}"),
+)
+
+
 def input_refs(value: Any, path: str) -> Iterator[tuple[str, str]]:
     """Every `(field path, node id)` that an `inputs`-like structure reads."""
     if isinstance(value, str):
-        placeholders = [inner for inner in template_refs(value) if inner.startswith(":")]
-        for text in placeholders or [value]:
-            ref = parse_ref(text)
-            if ref is not None:
-                yield path, ref.node_id
+        if value.startswith(":"):
+            yield path, ref_node_id(value)
+        elif "${" in value:
+            for text in template_refs(value):
+                if text.startswith(":"):
+                    yield path, ref_node_id(text)
     elif isinstance(value, list):
         for index, item in enumerate(value):
             yield from input_refs(item, f"{path}.{index}")
@@ -60,9 +78,9 @@ def node_dependencies(node: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """Every `(field, node id)` a computed node waits for before it can run."""
     yield from input_refs(node.get("inputs"), "inputs")
     for field in ("if", "unless", "agent", "graph"):
-        ref = parse_ref(node.get(field))
-        if ref is not None:
-            yield field, ref.node_id
+        node_id = ref_node_id(node.get(field))
+        if node_id is not None:
+            yield field, node_id
     yield from input_refs(node.get("passThrough"), "passThrough")
 
 
@@ -74,6 +92,7 @@ class _Checker:
         self.agents = agents
         self.source = source or GraphSource()
         self.issues: list[ValidationIssue] = []
+        self.dependencies: dict[str, list[tuple[str, str]]] = {}
 
     def add(self, message: str, node_id: str | None = None, field: str | None = None, severity: str = "error") -> None:
         path: list[str | int] = ["nodes", node_id] if node_id is not None else []
@@ -204,20 +223,11 @@ class _Checker:
             self.add(f"'graph' must be a graph or a reference to one, got {graph!r}", node_id, "graph")
         if "label" in node and not isinstance(node["label"], str):
             self.add(f"'label' must be a string, got {node['label']!r}", node_id, "label")
-        for field, check, expected in (
-            ("retry", _is_count, "a non-negative integer"),
-            ("timeout", lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0, "a number of milliseconds"),
-            ("priority", lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), "a number"),
-            ("anyInput", lambda v: isinstance(v, bool), "true or false"),
-            ("isResult", lambda v: isinstance(v, bool), "true or false"),
-            ("params", lambda v: isinstance(v, dict), "a mapping"),
-            ("filterParams", lambda v: isinstance(v, dict), "a mapping"),
-            ("passThrough", lambda v: isinstance(v, dict), "a mapping"),
-            ("repeatUntil", lambda v: isinstance(v, dict), "a mapping like {exists: .path}"),
-        ):
+        for field, check, expected in _FIELD_CHECKS:
             if field in node and node[field] is not None and not check(node[field]):
                 self.add(f"'{field}' must be {expected}, got {node[field]!r}", node_id, field)
-        self.check_refs(node_id, node_dependencies(node))
+        self.dependencies[node_id] = list(node_dependencies(node))
+        self.check_refs(node_id, iter(self.dependencies[node_id]))
 
     def check_agent(self, node_id: str, agent: Any) -> None:
         if callable(agent):
@@ -227,41 +237,55 @@ class _Checker:
             return
         if agent.startswith(":") or agent in self.agents:
             return
-        names = sorted(self.agents) if hasattr(self.agents, "__iter__") else []
+        # A Registry iterates over its AgentInfos; a plain container of names over the names.
+        names = sorted(getattr(info, "name", info) for info in self.agents) if hasattr(self.agents, "__iter__") else []
         close = difflib.get_close_matches(agent, names, n=3)
         hint = f" (did you mean {', '.join(close)}?)" if close else ""
         self.add(f"unknown agent '{agent}'{hint}", node_id, "agent")
 
     def check_reachability(self, nodes: dict[str, Any]) -> None:
         """GraphAI's rule: starting from static nodes, every computed node must become runnable."""
-        waiting: dict[str, set[str]] = {}
+        static = {node_id for node_id, node in nodes.items() if "agent" not in node} | {LOOP_COUNTER}
+        missing: dict[str, set[str]] = {}
+        dependents: dict[str, list[str]] = {}
         for node_id, node in nodes.items():
             if "agent" in node:
-                waiting[node_id] = {ref for _, ref in node_dependencies(node)}
-        done = {node_id for node_id, node in nodes.items() if "agent" not in node} | {LOOP_COUNTER}
-        runnable = [node_id for node_id, deps in waiting.items() if deps <= done]
+                missing[node_id] = {ref for _, ref in self.dependencies[node_id]} - static
+                for ref in missing[node_id]:
+                    dependents.setdefault(ref, []).append(node_id)
+        runnable = [node_id for node_id, refs in missing.items() if not refs]
         if not runnable:
             self.add("no node can start: every computed node waits for another computed node")
+            self.report_stuck(nodes, missing)
             return
-        frontier = runnable
-        while frontier:
-            done.update(frontier)
-            for node_id in frontier:
-                del waiting[node_id]
-            frontier = [node_id for node_id, deps in waiting.items() if deps <= done]
-        if waiting:
-            self.report_stuck(nodes, waiting)
+        while runnable:  # Kahn's algorithm: linear in nodes and references
+            node_id = runnable.pop()
+            del missing[node_id]
+            for dependent in dependents.get(node_id, ()):
+                refs = missing[dependent]
+                refs.discard(node_id)
+                if not refs:
+                    runnable.append(dependent)
+        if missing:
+            self.report_stuck(nodes, missing)
 
     def report_stuck(self, nodes: dict[str, Any], waiting: dict[str, set[str]]) -> None:
         dependencies = nx.DiGraph((ref, node_id) for node_id, refs in waiting.items() for ref in refs if ref in waiting)
-        cycles = list(nx.simple_cycles(dependencies)) if dependencies else []
+        order = {node_id: index for index, node_id in enumerate(nodes)}
+        cycles = []
+        for cycle in nx.simple_cycles(dependencies) if dependencies else ():
+            first = min(range(len(cycle)), key=lambda i: order[cycle[i]])  # start where the file does
+            cycles.append(cycle[first:] + cycle[:first])
+        cycles.sort(key=lambda cycle: [order[node_id] for node_id in cycle])
         in_cycle = {node_id for cycle in cycles for node_id in cycle}
         for cycle in cycles[:10]:
             path = " -> ".join([*cycle, cycle[0]])
             self.add(f"a cycle between computed nodes can never run: {path} (loops go through a static node's 'update')", cycle[0])
         for node_id in waiting:
             if node_id not in in_cycle:
-                self.add(f"can never run: it waits for {', '.join(sorted(waiting[node_id]))}, which never complete", node_id)
+                refs = sorted(waiting[node_id])
+                verb = "never completes" if len(refs) == 1 else "never complete"
+                self.add(f"can never run: it waits for {', '.join(refs)}, which {verb}", node_id)
 
 
 def collect_issues(
