@@ -1,0 +1,109 @@
+"""`python -m bench`: every workload on graphrt, GraphAI and LangGraph, then the tables.
+
+    .venv/bin/python -m bench                      # everything (installs GraphAI into bench/.node if needed)
+    .venv/bin/python -m bench chain fan_out        # some workloads
+    .venv/bin/python -m bench --engines graphrt,graphai --quick
+    .venv/bin/python -m bench --profile chain      # graphrt under pyinstrument
+    .venv/bin/python -m bench --write-workloads    # regenerate bench/workloads/*.yaml
+
+Raw numbers go to bench/results/latest.json and the tables, as Markdown, to
+bench/results/latest.md (both git-ignored); BENCHMARKS.md keeps a reviewed copy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+
+from . import graphai
+from .driver import ENGINES, Settings, run_workload
+from .machine import describe
+from .report import Report
+from .workloads import WORKLOADS, get, write_workload
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("workloads", nargs="*", help=f"default: all ({', '.join(w.name for w in WORKLOADS)})")
+    parser.add_argument("--engines", default=",".join(ENGINES), help="comma-separated: graphrt,graphai,langgraph")
+    parser.add_argument("--repeat", type=int, help="timed repetitions in each process (default: per workload)")
+    parser.add_argument("--warmup", type=int, help="untimed repetitions first (default: per workload)")
+    parser.add_argument("--command-repeat", type=int, help="whole-command runs (default: per workload; 0 = none)")
+    parser.add_argument("--quick", action="store_true", help="repeat 3, warmup 1, one whole-command run")
+    parser.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
+    parser.add_argument("--profile", metavar="WORKLOAD", help="profile graphrt on one workload and exit")
+    parser.add_argument("--profiler", choices=("pyinstrument", "cprofile"), default="pyinstrument")
+    parser.add_argument("--n", type=int, help="workload size for --profile (default: the workload's)")
+    parser.add_argument("--top", type=int, default=30, help="cProfile: functions to list")
+    parser.add_argument("--write-workloads", action="store_true", help="regenerate bench/workloads/*.yaml and exit")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parse(argv)
+    if args.write_workloads:
+        for workload in WORKLOADS:
+            if workload.kept_in_git:
+                print(write_workload(workload))
+        return 0
+    if args.profile:
+        from .profile import profile
+
+        print(profile(args.profile, args.profiler, args.n, args.top))
+        return 0
+    engines = tuple(engine.strip() for engine in args.engines.split(",") if engine.strip())
+    unknown = set(engines) - set(ENGINES)
+    if unknown:
+        raise SystemExit(f"bench: unknown engine(s) {', '.join(sorted(unknown))} (known: {', '.join(ENGINES)})")
+    if "graphai" in engines:
+        missing = graphai.available()
+        if missing:
+            print(f"bench: skipping GraphAI: {missing}", file=sys.stderr)
+            engines = tuple(e for e in engines if e != "graphai")
+        else:
+            graphai.ensure_installed()
+    if "langgraph" in engines and not _has_langgraph():
+        print("bench: skipping LangGraph: not installed (pip install -e '.[bench]')", file=sys.stderr)
+        engines = tuple(e for e in engines if e != "langgraph")
+    settings = Settings(engines=engines, repeat=args.repeat, warmup=args.warmup, command_repeat=args.command_repeat)
+    if args.quick:
+        settings.repeat, settings.warmup = settings.repeat or 3, 1 if settings.warmup is None else settings.warmup
+        settings.command_repeat = 1 if settings.command_repeat is None else settings.command_repeat
+    workloads = [get(name) for name in args.workloads] or WORKLOADS
+    machine = describe()
+    print("\n".join(f"{key}: {value}" for key, value in machine.items()), flush=True)
+    started = time.perf_counter()
+    measurements = []
+    for workload in workloads:
+        for n in sorted({*workload.extra_sizes, workload.n}):
+            measurements += run_workload(workload, n, settings)
+    elapsed = time.perf_counter() - started
+    report = Report(measurements, engines)
+    print()
+    print(report.markdown() if args.markdown else report.text())
+    print(f"\nbench: {len(measurements)} measurements in {elapsed:.0f} s")
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "latest.json").write_text(json.dumps(
+        {"machine": machine, "measurements": [dataclasses.asdict(m) for m in measurements]}, indent=1) + "\n")
+    (RESULTS / "latest.md").write_text(
+        "\n".join(f"- {key}: {value}" for key, value in machine.items()) + "\n\n" + report.markdown() + "\n")
+    return 1 if any(m.error for m in measurements) else 0
+
+
+def _has_langgraph() -> bool:
+    try:
+        import langgraph  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,185 @@
+"""Runs the workloads on every engine, each in its own process, and gathers the numbers.
+
+Per workload and engine there are two kinds of runs:
+- in-process: one runner process repeats parse, build and run (after warmups)
+  and reports each phase's times, from which we take medians;
+- whole command: the same runner doing one repetition, timed from outside
+  (interpreter start, imports, parse, build, run, exit), with its peak RSS
+  taken from `wait4`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from . import graphai
+from ._proc import RESULT_PREFIX
+from .workloads import Workload, workload_file
+
+__all__ = ["ENGINES", "Measurement", "Settings", "run_workload", "checkpoints"]
+
+ROOT = Path(__file__).resolve().parent.parent
+ENGINES = ("graphrt", "graphai", "langgraph")
+TIMEOUT_S = 1800
+
+
+@dataclass
+class Settings:
+    engines: tuple[str, ...] = ENGINES
+    repeat: int | None = None  # None: the workload's own
+    warmup: int | None = None
+    command_repeat: int | None = None
+    log: Callable[[str], None] = print
+
+
+@dataclass
+class Measurement:
+    """One engine on one workload at one size: medians in ms, memory in KiB."""
+
+    engine: str
+    workload: str
+    n: int
+    parse_ms: float | None = None
+    build_ms: float | None = None
+    run_ms: float | None = None
+    total_ms: float | None = None  # build + run, the number the ratios use
+    runs: int = 0
+    command_ms: float | None = None
+    command_rss_kb: int | None = None
+    peak_rss_kb: int | None = None
+    ok: bool | None = None
+    error: str | None = None
+    result: Any = None
+    samples: list[dict[str, Any]] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def rss_kb(self) -> int | None:
+        return self.command_rss_kb or self.peak_rss_kb
+
+
+def _median(values: list[float] | None) -> float | None:
+    return round(statistics.median(values), 3) if values else None
+
+
+def _spawn(command: list[str]) -> tuple[int, str, str, float, int]:
+    """Runs a command; returns (exit status, stdout, stderr, wall seconds, peak RSS KiB)."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        started = time.perf_counter()
+        process = subprocess.Popen(command, stdout=out, stderr=err, cwd=ROOT, text=True)
+        timer = threading.Timer(TIMEOUT_S, process.kill)
+        timer.start()
+        try:
+            _, status, usage = os.wait4(process.pid, 0)
+        finally:
+            timer.cancel()
+        wall = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return process.returncode, out.read(), err.read(), wall, usage.ru_maxrss
+
+
+def _record(stdout: str) -> dict[str, Any] | None:
+    for line in reversed(stdout.splitlines()):
+        if line.startswith(RESULT_PREFIX):
+            return json.loads(line[len(RESULT_PREFIX):])
+    return None
+
+
+def _command(engine: str, workload: Workload, n: int, file: Path, *options: str) -> list[str]:
+    if engine == "graphrt":
+        return [sys.executable, "-m", "bench.engine_graphrt", str(file), *options]
+    if engine == "graphai":
+        return graphai.command(file, *options)
+    return [sys.executable, "-m", "bench.engine_langgraph", workload.name, "--n", str(n), *options]
+
+
+def supports(engine: str, workload: Workload) -> bool:
+    return engine != "langgraph" or workload.langgraph
+
+
+def checkpoints(n: int) -> list[int]:
+    """Ten evenly spaced loop iterations to sample memory at, the last one included."""
+    step = max(1, n // 10)
+    return sorted({min(i * step, n - 1) for i in range(1, 11)})
+
+
+def _normal(value: Any) -> Any:
+    return json.loads(json.dumps(value))
+
+
+def run_workload(workload: Workload, n: int, settings: Settings) -> list[Measurement]:
+    """Every engine on one workload at size n."""
+    file = workload_file(workload, n)
+    expected = _normal(workload.expected(n))
+    measurements = []
+    for engine in settings.engines:
+        if not supports(engine, workload):
+            continue
+        measurement = Measurement(engine, workload.name, n)
+        measurements.append(measurement)
+        settings.log(f"  {engine:9} {workload.name} n={n} ...")
+        try:
+            _measure(measurement, workload, n, file, settings)
+        except Exception as error:  # noqa: BLE001 - one failing engine must not stop the bench
+            measurement.error = str(error)
+        if measurement.error is None:
+            measurement.ok = _normal(measurement.result) == expected
+            if not measurement.ok:
+                measurement.error = f"wrong result: {json.dumps(measurement.result)[:200]}"
+        else:
+            settings.log(f"    failed: {measurement.error.splitlines()[-1] if measurement.error else ''}")
+    return measurements
+
+
+def _measure(measurement: Measurement, workload: Workload, n: int, file: Path, settings: Settings) -> None:
+    engine = measurement.engine
+    if workload.memory:
+        options = ["--checkpoints", ",".join(map(str, checkpoints(n)))]
+        if engine == "graphrt":
+            options.append("--tracemalloc")
+    else:
+        warmup = workload.warmup if settings.warmup is None else settings.warmup
+        repeat = workload.repeat if settings.repeat is None else settings.repeat
+        options = ["--warmup", str(warmup), "--repeat", str(max(1, repeat))]
+    status, stdout, stderr, _, rss = _spawn(_command(engine, workload, n, file, *options))
+    record = _record(stdout)
+    if status != 0 or record is None:
+        measurement.error = f"exit status {status}: {(stderr or stdout).strip()[-2000:]}"
+        return
+    measurement.result = record.get("result")
+    measurement.samples = record.get("samples", [])
+    measurement.peak_rss_kb = record.get("peak_rss_kb") or rss
+    measurement.extra = {key: value for key, value in record.items()
+                         if key in ("version", "vanilla_version", "node_version", "traced_peak_kb", "tracemalloc", "steps")}
+    runs = record.get("run_ms") or []
+    builds = record.get("build_ms") or [0.0] * len(runs)
+    measurement.runs = len(runs)
+    measurement.parse_ms = _median(record.get("parse_ms"))
+    measurement.build_ms = _median(record.get("build_ms"))
+    measurement.run_ms = _median(runs)
+    measurement.total_ms = _median([build + run for build, run in zip(builds, runs)])
+    command_repeat = workload.command_repeat if settings.command_repeat is None else settings.command_repeat
+    if workload.memory or command_repeat <= 0:
+        return
+    walls, peaks = [], []
+    for _ in range(command_repeat):
+        status, stdout, stderr, wall, rss = _spawn(_command(engine, workload, n, file))
+        if status != 0:
+            measurement.error = f"whole command, exit status {status}: {stderr.strip()[-2000:]}"
+            return
+        walls.append(wall * 1000)
+        peaks.append(rss)
+    measurement.command_ms = _median(walls)
+    measurement.command_rss_kb = max(peaks)

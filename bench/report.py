@@ -1,0 +1,270 @@
+"""Tables from the measurements: times, ratios and memory, plus the issue's targets checked.
+
+Every table renders as aligned text (the terminal) or as Markdown (BENCHMARKS.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from .driver import Measurement
+from .workloads import Workload, get
+
+__all__ = ["Report"]
+
+_NAMES = {"graphrt": "graphrt", "graphai": "GraphAI", "langgraph": "LangGraph"}
+
+
+def _ms(value: float | None) -> str:
+    if value is None:
+        return "—"
+    if value < 10:
+        return f"{value:.2f}"
+    if value < 100:
+        return f"{value:.1f}"
+    return f"{value:,.0f}"
+
+
+def _mb(kb: int | float | None) -> str:
+    return "—" if kb is None else f"{kb / 1024:.0f}"
+
+
+def _ratio(a: float | None, b: float | None) -> str:
+    return "—" if not a or not b else f"{a / b:.2f}×"
+
+
+def _slash(values: Iterable[str]) -> str:
+    return " / ".join(values)
+
+
+@dataclass
+class Table:
+    title: str
+    header: list[str]
+    rows: list[list[str]]
+    note: str = ""
+
+    def text(self) -> str:
+        widths = [max(len(row[i]) for row in [self.header, *self.rows]) for i in range(len(self.header))]
+        lines = [self.title, "-" * len(self.title)]
+        for index, row in enumerate([self.header, *self.rows]):
+            lines.append("  ".join(cell.ljust(width) if i == 0 else cell.rjust(width)
+                                   for i, (cell, width) in enumerate(zip(row, widths))).rstrip())
+            if index == 0:
+                lines.append("  ".join("-" * width for width in widths))
+        if self.note:
+            lines.append(self.note)
+        return "\n".join(lines)
+
+    def markdown(self) -> str:
+        lines = [f"### {self.title}", "", "| " + " | ".join(self.header) + " |",
+                 "|" + "|".join("---" if i == 0 else "---:" for i in range(len(self.header))) + "|"]
+        lines += ["| " + " | ".join(row) + " |" for row in self.rows]
+        if self.note:
+            lines += ["", self.note]
+        return "\n".join(lines)
+
+
+class Report:
+    """All measurements of one bench run."""
+
+    def __init__(self, measurements: list[Measurement], engines: tuple[str, ...]) -> None:
+        self.measurements = measurements
+        self.engines = engines
+
+    def find(self, engine: str, workload: str, n: int | None = None) -> Measurement | None:
+        for measurement in self.measurements:
+            if measurement.engine == engine and measurement.workload == workload and (n is None or measurement.n == n):
+                if measurement.error is None:
+                    return measurement
+        return None
+
+    def _keys(self) -> list[tuple[str, int]]:
+        return list(dict.fromkeys((m.workload, m.n) for m in self.measurements))
+
+    # ----- tables -----
+
+    def tables(self) -> list[Table]:
+        tables = [self.main_table(), self.per_step_table()]
+        names = {workload for workload, _ in self._keys()}
+        if "io_fan_out" in names:
+            tables.append(self.io_table())
+        if "big_graph" in names:
+            tables.append(self.big_graph_table())
+        if "loop_memory" in names:
+            tables.append(self.memory_table())
+        tables.append(self.targets_table())
+        return [table for table in tables if table.rows]
+
+    def main_table(self) -> Table:
+        engines = [e for e in ("graphrt", "graphai", "langgraph") if e in self.engines]
+        short = {"graphrt": "rt", "graphai": "GA", "langgraph": "LG"}
+        header = ["workload", "n", *(f"{_NAMES[e]} ms" for e in engines)]
+        if "graphai" in engines:
+            header.append("rt/GA")
+        if "langgraph" in engines:
+            header.append("rt/LG")
+        header += [f"parse ms {'/'.join(short[e] for e in engines if e != 'langgraph')}",
+                   f"command ms {'/'.join(short[e] for e in engines)}",
+                   f"peak RSS MB {'/'.join(short[e] for e in engines)}", "result"]
+        rows = []
+        for workload, n in self._keys():
+            found = {engine: self.find(engine, workload, n) for engine in engines}
+            row = [workload, f"{n:,}"]
+            row += [_ms(m.total_ms) if m else ("failed" if self._failed(e, workload, n) else "—") for e, m in found.items()]
+            rt = found.get("graphrt")
+            is_memory = get(workload).memory
+            if "graphai" in engines:
+                row.append("—" if is_memory else _ratio(rt and rt.total_ms, found["graphai"] and found["graphai"].total_ms))
+            if "langgraph" in engines:
+                row.append("—" if is_memory else _ratio(rt and rt.total_ms, found["langgraph"] and found["langgraph"].total_ms))
+            row.append(_slash(_ms(m.parse_ms) if m else "—" for e, m in found.items() if e != "langgraph"))
+            row.append(_slash(_ms(m.command_ms) if m else "—" for m in found.values()))
+            row.append(_slash(_mb(m.rss_kb) if m else "—" for m in found.values()))
+            row.append(self._check(workload, n))
+            rows.append(row)
+        note = ("Engine times are medians of build + run inside one process after warmups (YAML parsing apart); "
+                "'command' is the whole runner process (start, imports, parse, build, run), median wall time; "
+                "peak RSS is the whole command's (in-process runner's when no command ran). "
+                "rt/GA < 1 means graphrt is faster. loop_memory is one run with memory sampling "
+                "(graphrt under tracemalloc), so its time is not a speed figure.")
+        return Table("Times (ms), ratios and peak memory", header, rows, note)
+
+    def _failed(self, engine: str, workload: str, n: int) -> bool:
+        return any(m.engine == engine and m.workload == workload and m.n == n and m.error for m in self.measurements)
+
+    def _check(self, workload: str, n: int) -> str:
+        ran = [m for m in self.measurements if m.workload == workload and m.n == n]
+        wrong = [_NAMES[m.engine] for m in ran if m.ok is False]
+        failed = [_NAMES[m.engine] for m in ran if m.ok is None and m.error]
+        if not wrong and not failed:
+            return "ok"
+        return "; ".join(part for part in (wrong and f"WRONG: {', '.join(wrong)}", failed and f"FAILED: {', '.join(failed)}")
+                         if part)
+
+    def per_step_table(self) -> Table:
+        rows = []
+        for workload, unit in (("counter_count", "iteration"), ("counter_while", "iteration"), ("accumulate", "iteration"),
+                               ("chain", "node"), ("fan_out", "node"), ("map_rows", "row")):
+            found = {engine: self.find(engine, workload) for engine in self.engines}
+            if not found.get("graphrt"):
+                continue
+            per = {e: (m.total_ms * 1000 / m.n if m and m.total_ms else None) for e, m in found.items()}
+            row = [workload, unit] + [("—" if per.get(e) is None else f"{per[e]:.1f}") for e in ("graphrt", "graphai", "langgraph")
+                                      if e in self.engines]
+            lg = per.get("langgraph")
+            row.append(_ratio(lg, per["graphrt"]) if "langgraph" in self.engines else "—")
+            rows.append(row)
+        header = ["workload", "per", *(f"{_NAMES[e]} µs" for e in ("graphrt", "graphai", "langgraph") if e in self.engines),
+                  "LangGraph/graphrt"]
+        return Table("Per step (µs per iteration, node or row)", header, rows,
+                     "LangGraph/graphrt > 1 means graphrt is faster per step (target ≥ 10×).")
+
+    def io_table(self) -> Table:
+        ideal = get("io_fan_out").ideal_ms
+        rows = []
+        for engine in self.engines:
+            measurement = self.find(engine, "io_fan_out")
+            if measurement and measurement.total_ms:
+                rows.append([_NAMES[engine], _ms(measurement.total_ms), _ms(ideal),
+                             f"{(measurement.total_ms / ideal - 1) * 100:+.1f}%"])
+        return Table("I/O fan-out against the ideal", ["engine", "ms", "ideal ms", "over ideal"], rows,
+                     "1000 nodes sleeping 50 ms at concurrency 100: the ideal is 10 waves × 50 ms (target: within 5%).")
+
+    def big_graph_table(self) -> Table:
+        rows = []
+        sizes = sorted({n for workload, n in self._keys() if workload == "big_graph"})
+        for engine in self.engines:
+            found = [self.find(engine, "big_graph", n) for n in sizes]
+            for measurement in found:
+                if measurement is None:
+                    continue
+                n = measurement.n
+                rows.append([_NAMES[engine], f"{n:,}", _ms(measurement.parse_ms), _ms(measurement.build_ms),
+                             _ms(measurement.run_ms),
+                             f"{((measurement.parse_ms or 0) + measurement.total_ms) * 1000 / n:.1f}",
+                             _mb(measurement.peak_rss_kb), self._scaling(found, measurement)])
+        return Table("The big graph: load, validate + build, run",
+                     ["engine", "nodes", "parse ms", "build ms", "run ms", "µs/node", "peak RSS MB", "scaling"], rows,
+                     "scaling: µs/node at this size ÷ µs/node at the smallest size (1.0 = linear).")
+
+    @staticmethod
+    def _scaling(found: list[Measurement | None], measurement: Measurement) -> str:
+        smallest = next((m for m in found if m is not None), None)
+        if smallest is None or smallest is measurement:
+            return "1.00"
+        per = lambda m: ((m.parse_ms or 0) + m.total_ms) / m.n  # noqa: E731
+        return f"{per(measurement) / per(smallest):.2f}"
+
+    def memory_table(self) -> Table:
+        rows = []
+        for engine in self.engines:
+            measurement = self.find(engine, "loop_memory")
+            if not measurement or len(measurement.samples) < 2:
+                continue
+            first, last = measurement.samples[0], measurement.samples[-1]
+            growth = last["rss_kb"] - first["rss_kb"]
+            traced = ""
+            if first.get("traced_kb") is not None:
+                traced = f"{first['traced_kb'] / 1024:.1f} → {last['traced_kb'] / 1024:.1f}"
+            elif first.get("heap_kb") is not None:
+                traced = f"heap {first['heap_kb'] / 1024:.1f} → {last['heap_kb'] / 1024:.1f}"
+            rows.append([_NAMES[engine], f"{first['iteration']:,} → {last['iteration']:,}",
+                         f"{first['rss_kb'] / 1024:.1f} → {last['rss_kb'] / 1024:.1f}", f"{growth / 1024:+.1f}",
+                         f"{growth / max(1, last['iteration'] - first['iteration']) * 1000:.2f}", traced or "—",
+                         _ms(measurement.total_ms)])
+        return Table("Memory across loop iterations (counter loop, 100,000 iterations)",
+                     ["engine", "iterations", "RSS MB", "RSS growth MB", "KB per 1000 it.",
+                      "traced MB (graphrt) / JS heap", "run ms"], rows,
+                     "Sampled as iterations pass; graphrt under tracemalloc (traced = live Python allocations).")
+
+    # ----- targets -----
+
+    def targets_table(self) -> Table:
+        rows: list[list[str]] = []
+
+        def add(target: str, value: str, met: bool | None) -> None:
+            rows.append([target, value, "—" if met is None else ("yes" if met else "NO")])
+
+        for workload in ("counter_count", "counter_while", "chain", "fan_out", "map_rows"):
+            rt, ga = self.find("graphrt", workload), self.find("graphai", workload)
+            if rt and ga:
+                ratio = rt.total_ms / ga.total_ms
+                add(f"{workload}: graphrt ≤ 1.0× GraphAI", f"{ratio:.2f}×", ratio <= 1.0)
+        rt, ga = self.find("graphrt", "accumulate"), self.find("graphai", "accumulate")
+        if rt and ga:
+            speedup = ga.total_ms / rt.total_ms
+            add("accumulate: ≥ 10× faster than GraphAI", f"{speedup:.1f}× faster", speedup >= 10)
+        rt, lg = self.find("graphrt", "counter_count"), self.find("langgraph", "counter_count")
+        if rt and lg:
+            speedup = (lg.total_ms / lg.n) / (rt.total_ms / rt.n)
+            add("per step: ≥ 10× faster than LangGraph", f"{speedup:.1f}× faster", speedup >= 10)
+        rt = self.find("graphrt", "io_fan_out")
+        if rt:
+            ideal = get("io_fan_out").ideal_ms
+            add("I/O fan-out within 5% of ideal", f"{(rt.total_ms / ideal - 1) * 100:+.1f}%", rt.total_ms <= ideal * 1.05)
+        rt = self.find("graphrt", "loop_memory")
+        if rt and len(rt.samples) >= 2:
+            first, last = rt.samples[0], rt.samples[-1]
+            rss_growth = (last["rss_kb"] - first["rss_kb"]) / 1024
+            traced_growth = ((last.get("traced_kb") or 0) - (first.get("traced_kb") or 0)) / 1024
+            add("memory flat across loop iterations (growth < 1 MB traced, < 5 MB RSS)",
+                f"{traced_growth:+.2f} MB traced, {rss_growth:+.1f} MB RSS", traced_growth < 1 and rss_growth < 5)
+        found = [m for m in (self.find("graphrt", "big_graph", n) for n in sorted(
+            {n for w, n in self._keys() if w == "big_graph"})) if m]
+        if len(found) >= 2:
+            small, big = found[0], found[-1]
+            scaling = float(self._scaling(found, big))
+            add(f"big graph linear in time ({small.n:,} → {big.n:,} nodes, ≤ 1.25)", f"{scaling:.2f}", scaling <= 1.25)
+            memory = (big.peak_rss_kb / small.peak_rss_kb) / (big.n / small.n)
+            add("big graph linear in memory (peak RSS ratio ÷ size ratio ≤ 1.25)", f"{memory:.2f}", memory <= 1.25)
+        return Table("Targets (issue 6)", ["target", "measured", "met"], rows)
+
+    # ----- output -----
+
+    def text(self) -> str:
+        return "\n\n".join(table.text() for table in self.tables())
+
+    def markdown(self) -> str:
+        return "\n\n".join(table.markdown() for table in self.tables())
