@@ -254,6 +254,9 @@ class _Checker:
                 for ref in missing[node_id]:
                     dependents.setdefault(ref, []).append(node_id)
         runnable = [node_id for node_id, refs in missing.items() if not refs]
+        if not missing:
+            self.add("no node can start: the graph has no computed node (a node with 'agent')")
+            return
         if not runnable:
             self.add("no node can start: every computed node waits for another computed node")
             self.report_stuck(nodes, missing)

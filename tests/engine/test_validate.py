@@ -1,0 +1,508 @@
+"""Validation before a run: every problem found, each naming node, field and position (graphrt/validate.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import graphrt
+from graphrt.errors import GraphValidationError, Location, ValidationIssue
+from graphrt.validate import collect_issues
+
+A = {"value": 1}
+
+
+def copy(**inputs: Any) -> dict[str, Any]:
+    return {"agent": "copyAgent", "inputs": inputs}
+
+
+def invalid(graph: dict[str, Any] | str, **kwargs: Any) -> GraphValidationError:
+    with pytest.raises(GraphValidationError) as caught:
+        graphrt.Graph(graph, **kwargs)
+    return caught.value
+
+
+def messages(graph: dict[str, Any] | str) -> list[str]:
+    return [str(issue) for issue in invalid(graph).issues]
+
+
+def errors(graph: dict[str, Any], agents: Any) -> list[ValidationIssue]:
+    """The errors among the issues; warnings (graphrt's own lint) are not GraphAI's rules."""
+    return [issue for issue in collect_issues(graph, agents) if issue.severity == "error"]
+
+
+# ----- one table: each invalid graph and the full text of its one issue -----
+
+INVALID = [
+    pytest.param(
+        {"version": 0.5},
+        "the graph has no 'nodes'",
+        id="no-nodes",
+    ),
+    pytest.param(
+        {"nodes": [A]},
+        "field 'nodes': 'nodes' must be a mapping of node ids to nodes, got list",
+        id="nodes-as-array",
+    ),
+    pytest.param(
+        {"nodes": {}},
+        "field 'nodes': 'nodes' is empty",
+        id="nodes-empty",
+    ),
+    pytest.param(
+        {"nodes": {"a": 3}},
+        "node 'a': a node must be a mapping, got int",
+        id="node-not-a-mapping",
+    ),
+    pytest.param(
+        {"nodes": {"a": A}, "bogus": 1},
+        "field 'bogus': unknown graph attribute 'bogus' "
+        "(allowed: agentId, concurrency, loop, metadata, nodes, retry, verbose, version)",
+        id="unknown-graph-attribute",
+    ),
+    pytest.param(
+        {"nodes": {"a": {"value": 1, "inputs": {}}}},
+        "node 'a', field 'inputs': static node does not allow 'inputs' (a computed node needs 'agent')",
+        id="static-node-with-computed-attribute",
+    ),
+    pytest.param(
+        {"nodes": {"a": {"value": 1, "colour": "red"}}},
+        "node 'a', field 'colour': static node does not allow 'colour'",
+        id="static-node-unknown-attribute",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "b": {**copy(x=":a"), "colour": "red"}}},
+        "node 'b', field 'colour': computed node does not allow 'colour'",
+        id="computed-node-unknown-attribute",
+    ),
+    pytest.param(
+        {"nodes": {"a": {"agent": "copyAgent", "value": 1}}},
+        "node 'a', field 'value': a node cannot have both 'agent' and 'value'",
+        id="agent-and-value",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "b": {"agent": "copyAgent", "inputs": [":a"]}}},
+        "node 'b', field 'inputs': 'inputs' must be a mapping of names to references; array inputs were removed in GraphAI 0.5",
+        id="array-inputs",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "b": {"agent": "copyAgent", "inputs": ":a"}}},
+        "node 'b', field 'inputs': 'inputs' must be a mapping, got str",
+        id="string-inputs",
+    ),
+    pytest.param(
+        {"loop": 3, "nodes": {"a": A}},
+        "field 'loop': 'loop' must be a mapping with 'count' or 'while', got int",
+        id="loop-not-a-mapping",
+    ),
+    pytest.param(
+        {"loop": {}, "nodes": {"a": A}},
+        "field 'loop': 'loop' needs either 'count' or 'while'",
+        id="loop-without-count-or-while",
+    ),
+    pytest.param(
+        {"loop": {"count": 2, "while": ":a"}, "nodes": {"a": A}},
+        "field 'loop': 'loop' cannot have both 'count' and 'while'",
+        id="loop-with-count-and-while",
+    ),
+    pytest.param(
+        {"loop": {"count": -1}, "nodes": {"a": A}},
+        "field 'loop': 'loop.count' must be a non-negative integer, got -1",
+        id="loop-negative-count",
+    ),
+    pytest.param(
+        {"loop": {"count": True}, "nodes": {"a": A}},
+        "field 'loop': 'loop.count' must be a non-negative integer, got True",
+        id="loop-boolean-count",
+    ),
+    pytest.param(
+        {"loop": {"count": 1, "until": 2}, "nodes": {"a": A}},
+        "field 'loop': unknown loop attribute 'until' (allowed: count, while)",
+        id="loop-unknown-attribute",
+    ),
+    pytest.param(
+        {"loop": {"while": 3}, "nodes": {"a": A}},
+        "field 'loop': 'loop.while' must be a reference like ':node.prop' or a boolean, got 3",
+        id="loop-while-not-a-reference",
+    ),
+    pytest.param(
+        {"concurrency": 0, "nodes": {"a": A}},
+        "field 'concurrency': 'concurrency' must be a positive integer or {global, labels}, got 0",
+        id="concurrency-zero",
+    ),
+    pytest.param(
+        {"concurrency": "8", "nodes": {"a": A}},
+        "field 'concurrency': 'concurrency' must be a positive integer or {global, labels}, got '8'",
+        id="concurrency-string",
+    ),
+    pytest.param(
+        {"concurrency": {"labels": {"x": 1}}, "nodes": {"a": A}},
+        "field 'concurrency': 'concurrency' as a mapping needs a 'global' limit",
+        id="concurrency-without-global",
+    ),
+    pytest.param(
+        {"concurrency": {"global": 0}, "nodes": {"a": A}},
+        "field 'concurrency': 'concurrency.global' must be a positive integer, got 0",
+        id="concurrency-global-zero",
+    ),
+    pytest.param(
+        {"concurrency": {"global": 1, "foo": 1}, "nodes": {"a": A}},
+        "field 'concurrency': unknown concurrency attribute 'foo' (allowed: global, labels)",
+        id="concurrency-unknown-attribute",
+    ),
+    pytest.param(
+        {"concurrency": {"global": 1, "labels": {"x": 0}}, "nodes": {"a": A}},
+        "field 'concurrency': 'concurrency.labels.x' must be a positive integer, got 0",
+        id="concurrency-label-zero",
+    ),
+    pytest.param(
+        {"concurrency": {"global": 1, "labels": [1]}, "nodes": {"a": A}},
+        "field 'concurrency': 'concurrency.labels' must be a mapping of label to limit, got list",
+        id="concurrency-labels-list",
+    ),
+    pytest.param(
+        {"retry": "x", "nodes": {"a": A}},
+        "field 'retry': graph 'retry' must be a non-negative integer, got 'x'",
+        id="graph-retry-not-a-count",
+    ),
+    pytest.param(
+        {"nodes": {"question": A, "b": copy(text=":questoin")}},
+        "node 'b', field 'inputs.text': unknown node 'questoin' (did you mean question?)",
+        id="dangling-input-with-suggestion",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "b": copy(x=":zz")}},
+        "node 'b', field 'inputs.x': unknown node 'zz' (known: a, b)",
+        id="dangling-input-lists-known-nodes",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "b": copy(x="hi ${:zz.y}")}},
+        "node 'b', field 'inputs.x': unknown node 'zz' (known: a, b)",
+        id="dangling-template-placeholder",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "b": copy(x=[{"y": ":zz"}])}},
+        "node 'b', field 'inputs.x.0.y': unknown node 'zz' (known: a, b)",
+        id="dangling-input-deep-in-a-structure",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "b": {**copy(x=":a"), "if": ":zz"}}},
+        "node 'b', field 'if': unknown node 'zz' (known: a, b)",
+        id="dangling-if",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "b": {**copy(x=":a"), "unless": ":zz.flag"}}},
+        "node 'b', field 'unless': unknown node 'zz' (known: a, b)",
+        id="dangling-unless",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "b": {"agent": "nestedAgent", "inputs": {"x": ":a"}, "graph": ":zz"}}},
+        "node 'b', field 'graph': unknown node 'zz' (known: a, b)",
+        id="dangling-graph",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "b": {"agent": ":zz", "inputs": {"x": ":a"}}}},
+        "node 'b', field 'agent': unknown node 'zz' (known: a, b)",
+        id="dangling-dynamic-agent",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "b": {**copy(x=":a"), "passThrough": {"p": ":zz"}}}},
+        "node 'b', field 'passThrough.p': unknown node 'zz' (known: a, b)",
+        id="dangling-passThrough",
+    ),
+    pytest.param(
+        {"nodes": {"a": {"value": 1, "update": ":zz"}}},
+        "node 'a', field 'update': unknown node 'zz' (known: a)",
+        id="dangling-update",
+    ),
+    pytest.param(
+        {"loop": {"while": ":b"}, "nodes": {"a": A}},
+        "field 'loop': 'loop.while' refers to unknown node 'b' (known: a)",
+        id="dangling-loop-while",
+    ),
+    pytest.param(
+        {"nodes": {"a": {"value": 1, "update": "a"}}},
+        "node 'a', field 'update': 'update' must be a reference like ':node.prop', got 'a'",
+        id="update-not-a-reference",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "b": {**copy(x=":a"), "if": True}}},
+        "node 'b', field 'if': 'if' must be a reference like ':node.prop', got True",
+        id="if-not-a-reference",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "b": {"agent": "nestedAgent", "inputs": {"x": ":a"}, "graph": 3}}},
+        "node 'b', field 'graph': 'graph' must be a graph or a reference to one, got 3",
+        id="graph-not-a-graph",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "b": {"agent": 3, "inputs": {"x": ":a"}}}},
+        "node 'b', field 'agent': 'agent' must be an agent name or a reference like ':node', got 3",
+        id="agent-not-a-name",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "b": {"agent": "copyAgnt", "inputs": {"x": ":a"}}}},
+        "node 'b', field 'agent': unknown agent 'copyAgnt' (did you mean copyAgent, popAgent, echoAgent?)",
+        id="unknown-agent-with-suggestion",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "b": {"agent": "qqqqqq", "inputs": {"x": ":a"}}}},
+        "node 'b', field 'agent': unknown agent 'qqqqqq'",
+        id="unknown-agent-without-suggestion",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "b": {**copy(x=":a"), "label": 3}}},
+        "node 'b', field 'label': 'label' must be a string, got 3",
+        id="label-not-a-string",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "b": {**copy(x=":a"), "retry": -1}}},
+        "node 'b', field 'retry': 'retry' must be a non-negative integer, got -1",
+        id="retry-negative",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "b": {**copy(x=":a"), "timeout": "1s"}}},
+        "node 'b', field 'timeout': 'timeout' must be a number of milliseconds, got '1s'",
+        id="timeout-not-a-number",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "b": {**copy(x=":a"), "priority": "high"}}},
+        "node 'b', field 'priority': 'priority' must be a number, got 'high'",
+        id="priority-not-a-number",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "b": {**copy(x=":a"), "anyInput": "yes"}}},
+        "node 'b', field 'anyInput': 'anyInput' must be true or false, got 'yes'",
+        id="anyInput-not-a-boolean",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "b": {**copy(x=":a"), "params": [1]}}},
+        "node 'b', field 'params': 'params' must be a mapping, got [1]",
+        id="params-not-a-mapping",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "b": {**copy(x=":a"), "repeatUntil": ".x"}}},
+        "node 'b', field 'repeatUntil': 'repeatUntil' must be a mapping like {exists: .path}, got '.x'",
+        id="repeatUntil-not-a-mapping",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "r": copy(x=":a"), "b": copy(x=":c"), "c": copy(x=":b")}},
+        "node 'b': a cycle between computed nodes can never run: b -> c -> b (loops go through a static node's 'update')",
+        id="cycle-names-its-nodes",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "r": copy(x=":a"), "c": copy(x=":b"), "b": copy(x=":c")}},
+        "node 'c': a cycle between computed nodes can never run: c -> b -> c (loops go through a static node's 'update')",
+        id="cycle-starts-where-the-file-does",
+    ),
+    pytest.param(
+        {"nodes": {"a": A, "r": copy(x=":a"), "b": copy(x=":b")}},
+        "node 'b': a cycle between computed nodes can never run: b -> b (loops go through a static node's 'update')",
+        id="node-waiting-for-itself",
+    ),
+]
+
+
+@pytest.mark.parametrize("graph, expected", INVALID)
+def test_an_invalid_graph_reports_one_issue_with_its_full_text(graph: dict[str, Any], expected: str) -> None:
+    assert messages(graph) == [expected]
+
+
+# ----- several problems at once -----
+
+
+def test_every_problem_is_reported_at_once() -> None:
+    graph = {
+        "concurrency": 0,
+        "nodes": {"a": {"value": 1, "timeout": 5}, "b": {"agent": "nope", "inputs": {"x": ":zz"}}},
+    }
+    assert messages(graph) == [
+        "field 'concurrency': 'concurrency' must be a positive integer or {global, labels}, got 0",
+        "node 'a', field 'timeout': static node does not allow 'timeout' (a computed node needs 'agent')",
+        "node 'b', field 'agent': unknown agent 'nope'",
+        "node 'b', field 'inputs.x': unknown node 'zz' (known: a, b)",
+    ]
+
+
+def test_the_error_message_shows_the_first_issue_and_lists_the_rest() -> None:
+    error = invalid({"nodes": {"a": {"value": 1, "x": 1, "y": 2}}})
+    assert str(error) == (
+        "node 'a', field 'x': static node does not allow 'x'\n"
+        "  ... and 1 more:\n"
+        "  node 'a', field 'y': static node does not allow 'y'"
+    )
+
+
+def test_the_error_carries_the_first_issue_node_and_field() -> None:
+    error = invalid({"nodes": {"a": A, "b": copy(x=":zz")}})
+    assert (error.node_id, error.field, error.message) == ("b", "inputs.x", "unknown node 'zz' (known: a, b)")
+
+
+def test_a_cycle_and_the_nodes_behind_it_are_reported_together() -> None:
+    graph = {"nodes": {"a": A, "r": copy(x=":a"), "x": copy(p=":y", q=":a"), "y": copy(x=":x"), "z": copy(x=":y")}}
+    assert messages(graph) == [
+        "node 'x': a cycle between computed nodes can never run: x -> y -> x (loops go through a static node's 'update')",
+        "node 'z': can never run: it waits for y, which never completes",
+    ]
+
+
+def test_a_graph_where_no_node_can_start_still_names_its_cycle() -> None:
+    graph = {"nodes": {"b": copy(x=":c"), "c": copy(x=":b")}}
+    assert messages(graph) == [
+        "no node can start: every computed node waits for another computed node",
+        "node 'b': a cycle between computed nodes can never run: b -> c -> b (loops go through a static node's 'update')",
+    ]
+
+
+def test_a_graph_of_static_nodes_only_has_nothing_to_start() -> None:
+    assert messages({"nodes": {"a": A, "b": {"value": 2}}}) == [
+        "no node can start: the graph has no computed node (a node with 'agent')"
+    ]
+
+
+def test_reachability_is_checked_only_when_nothing_else_is_wrong() -> None:
+    graph = {"nodes": {"a": A, "r": copy(x=":a"), "b": copy(x=":c"), "c": {**copy(x=":b"), "colour": 1}}}
+    assert messages(graph) == ["node 'c', field 'colour': computed node does not allow 'colour'"]
+
+
+# ----- positions in files -----
+
+BROKEN_YAML = """\
+version: 0.5
+concurrency: 0
+nodes:
+  question:
+    value: What is 2 + 2?
+  answer:
+    agent: copyAgent
+    inputs:
+      text: :questoin
+    isResult: true
+  extra:
+    agent: copyAgnt
+    inputs:
+      text: :answer.text
+    colour: red
+"""
+
+
+def test_issues_in_a_file_name_file_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "broken.yaml"
+    path.write_text(BROKEN_YAML, encoding="utf-8")
+    assert messages(str(path)) == [
+        f"{path}:2:1: field 'concurrency': 'concurrency' must be a positive integer or {{global, labels}}, got 0",
+        f"{path}:9:7: node 'answer', field 'inputs.text': unknown node 'questoin' (did you mean question?)",
+        f"{path}:15:5: node 'extra', field 'colour': computed node does not allow 'colour'",
+        f"{path}:12:5: node 'extra', field 'agent': unknown agent 'copyAgnt' (did you mean copyAgent, popAgent, echoAgent?)",
+    ]
+
+
+def test_the_error_from_a_file_starts_with_its_first_issue(tmp_path: Path) -> None:
+    path = tmp_path / "broken.yaml"
+    path.write_text(BROKEN_YAML, encoding="utf-8")
+    error = invalid(path)
+    assert str(error).splitlines()[0] == (
+        f"{path}:2:1: field 'concurrency': 'concurrency' must be a positive integer or {{global, labels}}, got 0"
+    )
+    assert error.location == Location(str(path), 2, 1)
+
+
+def test_an_issue_in_a_json_file_is_located_too(tmp_path: Path) -> None:
+    path = tmp_path / "broken.json"
+    path.write_text('{\n  "nodes": {\n    "a": {"value": 1},\n    "b": {"agent": "copyAgent", "inputs": {"x": ":zz"}}\n  }\n}\n')
+    assert messages(str(path)) == [f"{path}:4:44: node 'b', field 'inputs.x': unknown node 'zz' (known: a, b)"]
+
+
+def test_an_issue_in_yaml_text_is_located_in_graph() -> None:
+    assert messages("nodes:\n  a:\n    value: 1\n    bad: 2\n") == [
+        "<graph>:4:5: node 'a', field 'bad': static node does not allow 'bad'"
+    ]
+
+
+def test_collect_issues_returns_issues_with_their_locations(tmp_path: Path) -> None:
+    path = tmp_path / "broken.yaml"
+    path.write_text("nodes:\n  a:\n    agent: copyAgent\n    value: 1\n", encoding="utf-8")
+    error = invalid(str(path))
+    assert error.issues == [
+        ValidationIssue("a node cannot have both 'agent' and 'value'", "a", "value", Location(str(path), 4, 5))
+    ]
+
+
+# ----- validation comes first -----
+
+
+def test_nothing_runs_when_the_graph_is_invalid() -> None:
+    calls = []
+
+    async def record(ctx: graphrt.AgentContext) -> int:
+        calls.append(ctx.node_id)
+        return 1
+
+    graph = {"nodes": {"a": A, "first": {"agent": "recordAgent", "inputs": {"x": ":a"}}, "bad": copy(x=":zz")}}
+    with pytest.raises(GraphValidationError):
+        graphrt.run(graph, agents=[graphrt.AgentInfo(name="recordAgent", func=record)])
+    assert calls == []
+
+
+def test_validation_errors_are_graph_errors() -> None:
+    assert issubclass(GraphValidationError, graphrt.GraphError)
+
+
+# ----- valid graphs -----
+
+
+@pytest.mark.parametrize(
+    "graph",
+    [
+        pytest.param({"retry": 2, "nodes": {"a": A, "b": copy(x=":a")}}, id="graph-level-retry"),
+        pytest.param({"loop": {"while": True}, "nodes": {"a": {"value": 1, "update": ":b"}, "b": copy(x=":a")}}, id="loop-while-true"),
+        pytest.param({"loop": {"count": 0}, "nodes": {"a": A, "b": copy(x=":a")}}, id="loop-count-zero"),
+        pytest.param({"nodes": {"a": A, "b": copy(i="@loop", t="${@loop}")}}, id="loop-counter-reference"),
+        pytest.param({"nodes": {"a": A, "b": copy(x="zzz", y="${name}")}}, id="literal-text-is-no-reference"),
+        pytest.param({"concurrency": {"global": 2, "labels": {"x": 1}}, "nodes": {"a": A, "b": copy(x=":a")}}, id="concurrency-labels"),
+        pytest.param({"nodes": {"a": {"value": 1, "update": ":b"}, "b": copy(x=":a")}}, id="update-from-computed"),
+        pytest.param({"nodes": {"s": {"value": "copyAgent"}, "b": {"agent": ":s", "inputs": {"x": ":s"}}}}, id="dynamic-agent"),
+    ],
+)
+def test_a_valid_graph_has_no_errors(graph: dict[str, Any]) -> None:
+    assert errors(graph, graphrt.default_registry()) == []
+
+
+def test_collect_issues_accepts_a_plain_set_of_agent_names() -> None:
+    graph = {"nodes": {"a": A, "b": {"agent": "copyAgnt", "inputs": {"x": ":a"}}}}
+    assert [issue.message for issue in errors(graph, {"copyAgent"})] == ["unknown agent 'copyAgnt' (did you mean copyAgent?)"]
+
+
+# ----- problems found when the run starts -----
+
+
+def test_a_static_node_without_a_value_is_reported_when_the_run_starts() -> None:
+    with pytest.raises(GraphValidationError) as caught:
+        graphrt.run({"nodes": {"a": {}, "b": copy(x=":a")}})
+    assert str(caught.value) == "node 'a', field 'value': a static node needs a value: set 'value', inject one, or set 'update'"
+
+
+def test_injecting_into_a_computed_node_is_refused() -> None:
+    with pytest.raises(GraphValidationError) as caught:
+        graphrt.run({"nodes": {"a": A, "b": copy(x=":a")}}, inject={"b": 2})
+    assert str(caught.value) == "node 'b': cannot inject a value: 'b' is a computed node"
+
+
+def test_injecting_into_an_unknown_node_is_refused() -> None:
+    with pytest.raises(GraphValidationError) as caught:
+        graphrt.run({"nodes": {"a": A, "b": copy(x=":a")}}, inject={"zz": 2})
+    assert str(caught.value) == "node 'zz': cannot inject a value: 'zz' is not a node of this graph"
+
+
+def test_an_invalid_nested_graph_fails_its_node_naming_the_inner_node() -> None:
+    graph = {
+        "nodes": {
+            "a": A,
+            "n": {"agent": "nestedAgent", "inputs": {"x": ":a"}, "graph": {"nodes": {"c": copy(y=":nope")}}},
+        }
+    }
+    with pytest.raises(graphrt.GraphError) as caught:
+        graphrt.run(graph)
+    assert str(caught.value) == "node 'n' > 'c', field 'inputs.y': unknown node 'nope' (known: c, x)"
