@@ -276,18 +276,24 @@ class GraphRun:
         done = 0
         while True:
             try:
+                if done and done % _YIELD_EVERY == 0:
+                    await anyio.lowlevel.checkpoint()  # let other tasks (and cancellation) in
                 await self._invoker.execute(ticket.node, ticket)
-            finally:
-                self._accepting = True
-                self.scheduler.release(ticket)
-                self._accepting = False
-                self._active -= 1
+            except BaseException:
+                self._finish(ticket, take_next=False)  # cancelled: hand nothing to this worker
+                raise
+            self._finish(ticket, take_next=True)
             ticket, self._handoff = self._handoff, None
             if ticket is None:
-                break
+                return
             done += 1
-            if done % _YIELD_EVERY == 0:
-                await anyio.lowlevel.checkpoint()  # let other tasks (and cancellation) in
+
+    def _finish(self, ticket: Ticket, take_next: bool) -> None:
+        """Gives the node's slot back; with `take_next`, the next node granted here goes to this worker."""
+        self._accepting = take_next
+        self.scheduler.release(ticket)
+        self._accepting = False
+        self._active -= 1
         if self._active == 0 and self._drained is not None:
             self._drained.set()
 
