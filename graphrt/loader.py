@@ -16,7 +16,7 @@ import yaml
 
 from .errors import GraphLoadError, Location
 
-__all__ = ["GraphSource", "load_graph", "parse_graph_text"]
+__all__ = ["GraphSource", "load_graph", "load_graph_beside", "parse_graph_text"]
 
 # The C loader when PyYAML has it: the same safe constructor, several times faster.
 _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -125,3 +125,21 @@ def load_graph(graph: Mapping[str, Any] | str | Path) -> tuple[dict[str, Any], G
     if isinstance(graph, str):
         return parse_graph_text(graph)
     raise GraphLoadError(f"a graph must be a dict, a path or YAML/JSON text, got {type(graph).__name__}")
+
+
+def load_graph_beside(parent: GraphSource, file_name: str) -> tuple[dict[str, Any], GraphSource]:
+    """A graph file named by a graph (`graphLoader: {fileName}`), read from the parent's folder.
+
+    A graph may only load files inside its own folder (or below it), so a graph
+    file cannot reach other files on the machine.
+
+    Raises:
+        GraphLoadError: no parent folder, a path outside it, or an unreadable file.
+    """
+    folder = parent.folder
+    if folder is None:
+        raise GraphLoadError(f"graphLoader {file_name!r}: only a graph read from a file can load other graph files")
+    path = (folder / file_name).resolve()
+    if not path.is_relative_to(folder):
+        raise GraphLoadError(f"graphLoader {file_name!r}: a graph can only load files inside its folder {folder}")
+    return load_graph(path)

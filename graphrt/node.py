@@ -19,6 +19,7 @@ from .errors import AgentError, GraphError, NodeTimeoutError, ResolveError
 from .events import NodeCompleted, NodeFailed, NodeStarted, failure_event
 from .filters import apply_filters
 from .jsvalue import is_named_inputs, is_null, is_truthy, json_stringify
+from .loader import load_graph_beside
 from .registry import AgentContext, AgentInfo
 from .spec import ComputedNodeSpec, StaticNodeSpec
 
@@ -127,7 +128,7 @@ class NodeInvoker:
             run_id=run.run_id,
             path=run.path,
         )
-        if info is not None and (info.has_graph_data or spec.graph is not None):
+        if info is not None and (info.has_graph_data or spec.graph is not None or spec.graph_loader is not None):
             from .nesting import NestingPort
 
             try:
@@ -203,6 +204,11 @@ class NodeInvoker:
         return {**config.get("global", {}), **config.get(agent_id, {})}
 
     def _graph_data(self, spec: ComputedNodeSpec) -> dict[str, Any] | None:
+        if spec.graph_loader is not None:
+            try:
+                return load_graph_beside(self.run.spec.source, str(spec.graph_loader.get("fileName", "")))[0]
+            except GraphError as error:
+                raise self._located(error.with_context(node_id=spec.node_id)) from None
         graph = spec.graph
         if graph is None or isinstance(graph, dict):
             return graph
