@@ -16,7 +16,8 @@ only when more nodes can run at once.
 from __future__ import annotations
 
 import uuid
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import anyio
 
@@ -32,9 +33,25 @@ from .spec import ComputedNodeSpec, GraphSpec, LoopSpec, StaticNodeSpec
 if TYPE_CHECKING:
     from .filters import AgentFilter
 
-__all__ = ["NodeState", "NodeRun", "GraphRun"]
+__all__ = ["NodeState", "NodeRun", "GraphRun", "RunSnapshot"]
 
 _YIELD_EVERY = 64  # nodes (or iterations) a worker runs before it lets other tasks in
+
+
+@dataclass(frozen=True)
+class RunSnapshot:
+    """What a checkpoint keeps of a run, enough to resume it where it stopped.
+
+    `results` are the values of the current iteration (static nodes and the
+    computed nodes that completed); `answers` are human answers to interrupts.
+    """
+
+    run_id: str
+    iteration: int
+    results: dict[str, Any]
+    completed: list[str]
+    injected: dict[str, Any] = field(default_factory=dict)
+    answers: dict[str, Any] = field(default_factory=dict)
 
 
 class NodeRun:
@@ -83,6 +100,8 @@ class GraphRun:
         path: tuple[str | int, ...] = (),
         run_id: str | None = None,
         filters: Sequence[AgentFilter] = (),
+        restore: RunSnapshot | None = None,
+        on_checkpoint: Callable[["GraphRun", str | None], None] | None = None,
     ) -> None:
         self.spec = spec
         self.registry = registry
@@ -104,6 +123,9 @@ class GraphRun:
         self._task_group: anyio.abc.TaskGroup | None = None
         self._accepting = False  # a worker of this run is free to take the next granted node
         self._handoff: Ticket | None = None
+        self._restore = restore
+        self.on_checkpoint = on_checkpoint
+        self.answers: dict[str, Any] = dict(restore.answers) if restore else {}
         for node_id in self.injected:
             if not isinstance(spec.nodes.get(node_id), StaticNodeSpec) or node_id == LOOP_COUNTER:
                 kind = "a computed node" if node_id in spec.nodes else "not a node of this graph"
@@ -115,13 +137,16 @@ class GraphRun:
 
     async def run(self, all_results: bool = False) -> dict[str, Any]:
         """Runs every iteration; returns the results or raises the first node error."""
-        self._start_first_iteration()
+        if self._restore is not None:
+            self._restore_iteration(self._restore)
+        else:
+            self._start_first_iteration()
         try:
             async with anyio.create_task_group() as task_group:
                 self._task_group = task_group
                 while True:
                     queued_any = await self._run_iteration()
-                    if self.iteration == 0 and not queued_any:
+                    if self.iteration == 0 and not queued_any and self._restore is None:
                         return {}  # GraphAI: "nothing to execute"
                     if self._first_error() is not None or not self._advance_loop():
                         break
@@ -189,6 +214,33 @@ class GraphRun:
             )
         self._create_nodes()
 
+    def snapshot(self) -> RunSnapshot:
+        """The state a run can be resumed from: iteration, results so far, completed nodes."""
+        completed = [node_id for node_id, node in self.nodes.items() if node.state is NodeState.COMPLETED]
+        return RunSnapshot(self.run_id, self.iteration, dict(self.results), completed, dict(self.injected),
+                           dict(self.answers))
+
+    def _restore_iteration(self, snapshot: RunSnapshot) -> None:
+        """Continues a saved run: completed nodes keep their results and are not run again."""
+        self.iteration = snapshot.iteration
+        self.results = dict(snapshot.results)
+        self._create_nodes()
+        for node_id in snapshot.completed:
+            node = self.nodes.get(node_id)
+            if node is None:
+                continue
+            node.state = NodeState.COMPLETED
+            for waiter_id in self.spec.waitlists.get(node_id, ()):
+                self.nodes[waiter_id].pendings.discard(node_id)
+        for node in self.nodes.values():
+            if node.state is NodeState.WAITING and node.spec.any_input and _has_any_input(node.spec, self.results):
+                node.pendings.clear()
+
+    def _checkpoint(self) -> None:
+        """Tells the checkpoint hook that an iteration starts (node None) with fresh static values."""
+        if self.on_checkpoint is not None:
+            self.on_checkpoint(self, None)
+
     def _create_nodes(self) -> None:
         self.nodes = {spec.node_id: NodeRun(spec) for spec in self.spec.nodes.values() if isinstance(spec, ComputedNodeSpec)}
         results = self.results
@@ -228,6 +280,7 @@ class GraphRun:
                     self._invoker.print_static(spec, fresh.get(node_id, UNDEFINED))
         self.results = fresh
         self._create_nodes()
+        self._checkpoint()
         return True
 
     # ----- readiness -----
@@ -306,6 +359,8 @@ class GraphRun:
         node.state = NodeState.COMPLETED
         if result is not UNDEFINED:
             self.results[node_id] = result
+        if self.on_checkpoint is not None:
+            self.on_checkpoint(self, node_id)
         waiters = self.spec.waitlists.get(node_id)
         if not waiters:
             return
