@@ -5,6 +5,7 @@
 """
 
 from .api import arun, run
+from .authoring import agent
 from .errors import (
     AgentError,
     GraphAbortedError,
@@ -19,9 +20,13 @@ from .errors import (
     ValidationIssue,
 )
 from .events import Event
+from .filters import AgentFilter
 from .graph import Graph
 from .jsvalue import UNDEFINED
+from .plugins import as_agent
+from .progress import Progress
 from .registry import AgentContext, AgentInfo, Registry, Sample, default_registry
+from .toolsets import tool, toolset
 
 __all__ = [
     "run",
@@ -32,6 +37,12 @@ __all__ = [
     "Sample",
     "Registry",
     "default_registry",
+    "agent",
+    "tool",
+    "toolset",
+    "as_agent",
+    "Progress",
+    "AgentFilter",
     "Event",
     "UNDEFINED",
     "GraphError",

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from .events import Emitter, Event
     from .nesting import NestingPort
 
-__all__ = ["AgentContext", "AgentFunction", "AgentInfo", "Sample", "Registry", "default_registry"]
+__all__ = ["AgentContext", "AgentFunction", "AgentInfo", "AgentLike", "Sample", "Registry", "default_registry"]
 
 
 @dataclass(slots=True)
@@ -27,6 +27,7 @@ class AgentContext:
     `inputs` are GraphAI's namedInputs: the node's `inputs` with every reference
     resolved (missing values are left out). `params` are the node's literal
     params, overridden by `inputs.params` when that is an object.
+    `agent_info` is the AgentInfo being called, for agent filters.
     """
 
     inputs: dict[str, Any]
@@ -124,27 +125,66 @@ class AgentInfo:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise RegistrationError(f"agent name must be a non-empty string, got {self.name!r}")
+        if "--" in self.name:
+            raise RegistrationError(f"agent {self.name!r}: a name cannot contain '--' (tool names use it: agent--func)")
         if not callable(self.func):
             raise RegistrationError(f"agent {self.name!r}: func must be callable, got {type(self.func).__name__}")
+        if inspect.isasyncgenfunction(self.func):
+            object.__setattr__(self, "func", _drained(self.func))
         object.__setattr__(self, "is_async", inspect.iscoroutinefunction(self.func))
 
 
-class Registry:
-    """The agents a graph can use, by name."""
+def _drained(func: Callable[[AgentContext], Any]) -> AgentFunction:
+    """An async generator agent `f(ctx)` as an agent whose result is its last item (see graphrt.progress)."""
+    from .progress import drain
 
-    def __init__(self, agents: Iterable[AgentInfo] = ()) -> None:
+    async def run(ctx: AgentContext) -> Any:
+        return await drain(func(ctx), ctx)
+
+    run.__name__ = run.__qualname__ = getattr(func, "__name__", "agent")
+    return run
+
+
+AgentLike = Any
+"""An AgentInfo, a function (decorated with @graphrt.agent or not), or a toolset class or instance."""
+
+
+class Registry:
+    """The agents a graph can use, by name.
+
+    `register` takes an AgentInfo, a function (decorated with @graphrt.agent or
+    not) or a toolset class or instance (see graphrt.plugins.as_agent).
+    """
+
+    def __init__(self, agents: Iterable[AgentLike] = ()) -> None:
         self._agents: dict[str, AgentInfo] = {}
         for info in agents:
             self.register(info)
 
-    def register(self, info: AgentInfo, *, replace: bool = False) -> AgentInfo:
-        """Adds an agent; a second agent with the same name is an error unless `replace`."""
-        if not isinstance(info, AgentInfo):
-            raise RegistrationError(f"expected AgentInfo, got {type(info).__name__}")
+    def register(self, agent: AgentLike, *, replace: bool = False) -> AgentInfo:
+        """Adds an agent; a second agent with the same name is an error unless `replace`.
+
+        Returns:
+            The AgentInfo registered.
+
+        Raises:
+            RegistrationError: `agent` is not agent-like, has problems, or its name is taken.
+        """
+        if isinstance(agent, AgentInfo):
+            info = agent
+        else:
+            from .plugins import as_agent
+
+            info = as_agent(agent)
         if info.name in self._agents and not replace and self._agents[info.name] is not info:
-            raise RegistrationError(f"agent {info.name!r} is already registered")
+            raise RegistrationError(f"agent {info.name!r} is already registered (pass replace=True to replace it)")
         self._agents[info.name] = info
         return info
+
+    def add(self, *agents: AgentLike, replace: bool = False) -> None:
+        """Registers several agents, toolsets or functions at once."""
+        for agent in agents:
+            self.register(agent, replace=replace)
 
     def get(self, name: str) -> AgentInfo | None:
         return self._agents.get(name)
@@ -175,10 +215,18 @@ _default: Registry | None = None
 
 
 def default_registry() -> Registry:
-    """The registry holding graphrt's built-in agents (GraphAI's vanilla agents and more)."""
+    """The registry holding graphrt's built-in agents, then those of installed agent packs.
+
+    Agent packs are packages that declare the entry point group `graphrt.agents`
+    (see graphrt.plugins); a pack's agent replaces a built-in one of the same name.
+    """
     global _default
     if _default is None:
         from agents import builtin_agents
 
-        _default = Registry(builtin_agents())
+        from .plugins import entry_point_agents
+
+        registry = Registry(builtin_agents())
+        registry.add(*entry_point_agents(), replace=True)
+        _default = registry
     return _default

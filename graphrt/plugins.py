@@ -1,0 +1,115 @@
+"""Agents from Python objects, modules and installed packages.
+
+`as_agent(obj)` accepts what users hand to `Registry.register`,
+`graphrt.run(agents=[...])` and entry points:
+
+    an AgentInfo                      as is
+    a @graphrt.agent function         its AgentInfo
+    any other function                as if decorated with @graphrt.agent
+    a class with @graphrt.tool methods, or an instance of one   a toolset agent
+
+Agent packs. A package ships agents by declaring the entry point group
+`graphrt.agents`; each entry point names an agent (any of the above) or a list
+of them, or a module whose `AGENTS` lists them:
+
+    [project.entry-points."graphrt.agents"]
+    weather = "weather_pack:AGENTS"
+
+`default_registry()` loads them all after the built-in agents.
+`graphrt run FILE --agents my.module` imports a module and adds its agents:
+its `AGENTS` list if it has one, else every agent and toolset class it defines.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+from importlib.metadata import EntryPoint, entry_points
+from types import ModuleType
+from typing import Any, Iterable
+
+from .errors import RegistrationError
+from .registry import AgentInfo
+
+__all__ = ["ENTRY_POINT_GROUP", "as_agent", "agents_of", "entry_point_agents", "module_agents"]
+
+ENTRY_POINT_GROUP = "graphrt.agents"
+
+
+def as_agent(obj: Any, **overrides: Any) -> AgentInfo:
+    """The AgentInfo of an agent-like object; `overrides` set AgentInfo fields (e.g. `name=`).
+
+    Raises:
+        RegistrationError: `obj` is not agent-like, or its function info has problems.
+    """
+    from .authoring import agent_info_of, function_agent
+    from .toolsets import build_toolset, is_toolset, tool_options
+
+    if isinstance(obj, AgentInfo):
+        return dataclasses.replace(obj, **overrides) if overrides else obj
+    if inspect.isfunction(obj) or inspect.ismethod(obj):
+        marked = tool_options(obj)  # a function marked @graphrt.tool outside a class
+        if marked is not None and agent_info_of(obj) is None:
+            defaults = {"name": marked.name, "description": marked.description}
+            overrides = {**{key: value for key, value in defaults.items() if value is not None}, **overrides}
+        return function_agent(obj, **overrides)
+    if is_toolset(obj):
+        return build_toolset(obj, **overrides)
+    raise RegistrationError(
+        f"cannot make an agent of {obj!r}: expected an AgentInfo, a function, "
+        "or a class (or instance) with @graphrt.tool methods"
+    )
+
+
+def agents_of(objs: Any) -> list[AgentInfo]:
+    """Agents from one agent-like object, a list of them, or a module (see `module_agents`)."""
+    if isinstance(objs, ModuleType):
+        return module_agents(objs)
+    if isinstance(objs, (list, tuple)):
+        return [as_agent(obj) for obj in objs]
+    return [as_agent(objs)]
+
+
+def module_agents(module: ModuleType | str) -> list[AgentInfo]:
+    """A module's agents: its `AGENTS` list, else the agents and toolset classes it defines."""
+    from .authoring import agent_info_of
+    from .toolsets import is_toolset
+
+    if isinstance(module, str):
+        try:
+            module = importlib.import_module(module)
+        except ImportError as error:
+            raise RegistrationError(f"cannot import agent module {module!r}: {error}") from error
+    listed = getattr(module, "AGENTS", None)
+    if listed is not None:
+        return [as_agent(obj) for obj in listed]
+    found = []
+    for name, value in vars(module).items():
+        if name.startswith("_") or getattr(value, "__module__", None) != module.__name__:
+            continue
+        if agent_info_of(value) is not None or (isinstance(value, type) and is_toolset(value)):
+            found.append(as_agent(value))
+    return found
+
+
+def entry_point_agents(group: str = ENTRY_POINT_GROUP) -> list[AgentInfo]:
+    """Every agent the installed packages declare under the entry point group.
+
+    Raises:
+        RegistrationError: naming the entry point that failed to load.
+    """
+    found: list[AgentInfo] = []
+    for point in _entry_points(group):
+        try:
+            found.extend(agents_of(point.load()))
+        except Exception as error:  # noqa: BLE001 - a broken pack is reported by name
+            reason = error.message if isinstance(error, RegistrationError) else f"{type(error).__name__}: {error}"
+            raise RegistrationError(
+                f"agent pack '{point.name} = {point.value}' (entry point group {group}) cannot be loaded: {reason}"
+            ) from error
+    return found
+
+
+def _entry_points(group: str) -> Iterable[EntryPoint]:
+    return sorted(entry_points(group=group), key=lambda point: point.name)
