@@ -20,7 +20,7 @@ from .loader import load_graph
 from .registry import AgentInfo, Registry, default_registry
 from .scheduler import Scheduler
 from .spec import StaticNodeSpec, compile_graph
-from .validate import validate_graph
+from .validate import collect_issues, validate_graph
 
 __all__ = ["Graph", "AgentsArg", "make_registry"]
 
@@ -63,7 +63,9 @@ class Graph:
     ) -> None:
         data, source = load_graph(graph)
         self.registry = make_registry(agents)
-        self.warnings: list[ValidationIssue] = validate_graph(data, self.registry, source)
+        validate_graph(data, self.registry, source)
+        self._loaded = (data, source)
+        self._warnings: list[ValidationIssue] | None = None
         self.spec = compile_graph(data, source)
         self.config = dict(config or {})
         self.filters = as_filters(filters)
@@ -71,6 +73,14 @@ class Graph:
         self._emitter = Emitter()
         self._run: GraphRun | None = None
         self._cancel_scope: anyio.CancelScope | None = None
+
+    @property
+    def warnings(self) -> list[ValidationIssue]:
+        """What `graphrt validate` warns about; worked out on first use, as it costs more than a small run."""
+        if self._warnings is None:
+            data, source = self._loaded
+            self._warnings = [issue for issue in collect_issues(data, self.registry, source) if issue.severity != "error"]
+        return self._warnings
 
     @property
     def file(self) -> str | None:

@@ -292,15 +292,28 @@ class _Checker:
 
 
 def collect_issues(
-    data: dict[str, Any], agents: Container[str], source: GraphSource | None = None
+    data: dict[str, Any], agents: Container[str], source: GraphSource | None = None, *, warnings: bool = True
 ) -> list[ValidationIssue]:
-    """Every problem of a graph; `agents` holds the registered agent names."""
-    return _Checker(data, agents, source).run()
+    """Every problem of a graph: GraphAI's rules here, graphrt's own checks in lint.py.
+
+    `agents` holds the registered agent names; a Registry also lets lint.py check
+    agent schemas. `warnings=False` skips the checks that can only warn, which
+    cost more than a small run.
+    """
+    from .lint import lint_issues  # lint.py builds on this module
+
+    issues = _Checker(data, agents, source).run()
+    return issues + lint_issues(data, agents, source, issues, warnings=warnings)
 
 
-def validate_graph(data: dict[str, Any], agents: Container[str], source: GraphSource | None = None) -> list[ValidationIssue]:
-    """Raises GraphValidationError listing every error; returns the warnings."""
-    issues = collect_issues(data, agents, source)
+def validate_graph(
+    data: dict[str, Any], agents: Container[str], source: GraphSource | None = None, *, warnings: bool = False
+) -> list[ValidationIssue]:
+    """Raises GraphValidationError listing every error; returns the warnings found.
+
+    Every error is found either way; the checks that can only warn run with `warnings=True`.
+    """
+    issues = collect_issues(data, agents, source, warnings=warnings)
     errors = [issue for issue in issues if issue.severity == "error"]
     if errors:
         raise GraphValidationError(errors)
