@@ -1,14 +1,24 @@
-"""`graphrt run FILE`: run a graph file and print its results as JSON."""
+"""`graphrt run FILE`: run a graph file and print its results as JSON.
+
+The graph is validated first, as `graphrt validate` does: errors stop it, warnings
+are shown on stderr. On a terminal, stderr also shows the run's progress (node
+states, loop count, streamed tokens); piped or with `--quiet`, only the results
+are printed. `--trace FILE.jsonl` writes every event of the run, secrets redacted.
+"""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
-from typing import Any
+from typing import Any, TextIO
 
-from ..api import run
+from ..errors import ValidationIssue
+from ..graph import Graph
 from ..jsvalue import to_json_compatible
+from ..trace import TraceWriter
+from .watch import ProgressDisplay
 
 __all__ = ["add_parser", "parse_injection"]
 
@@ -31,11 +41,37 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--all", action="store_true", help="print every node's result, not only isResult nodes")
     parser.add_argument("-i", "--inject", action="append", type=parse_injection, default=[], metavar="NODE=VALUE",
                         help="set a static node's value before the run (VALUE is JSON, or else a string); repeatable")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print only the results: no warnings, no progress")
+    parser.add_argument("--trace", metavar="FILE.jsonl", help="write every event of the run to FILE, one JSON object a line")
     parser.set_defaults(handler=handle)
 
 
-def handle(args: argparse.Namespace) -> int:
-    results = run(args.file, inject=dict(args.inject), all_results=args.all)
+def format_warning(issue: ValidationIssue) -> str:
+    """`graphrt: FILE:LINE:COL: warning: node 'x', field 'y': message`, as run errors read."""
+    where = f"{issue.location}: " if issue.location is not None and issue.location.file else ""
+    return f"graphrt: {where}warning: {dataclasses.replace(issue, location=None)}"
+
+
+def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
+    stderr = stderr or sys.stderr
+    graph = Graph(args.file)
+    for node_id, value in args.inject:
+        graph.inject(node_id, value)
+    if not args.quiet:
+        for issue in graph.warnings:
+            print(format_warning(issue), file=stderr)
+    trace = TraceWriter(args.trace) if args.trace else None
+    display = ProgressDisplay(stderr) if not args.quiet and stderr.isatty() else None
+    for subscriber in (trace, display):
+        if subscriber is not None:
+            graph.subscribe(subscriber)
+    try:
+        results = graph.run(args.all)
+    finally:
+        if display is not None:
+            display.close()
+        if trace is not None:
+            trace.close()
     json.dump(to_json_compatible(results), sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
     return 0

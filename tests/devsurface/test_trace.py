@@ -1,0 +1,106 @@
+"""Trace files: every event of a run as JSON Lines, errors as text, secrets redacted."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+import graphrt
+from graphrt.cli import main
+from graphrt.events import NodeStarted
+from graphrt.registry import AgentContext, AgentInfo
+from graphrt.trace import Redactor, TraceWriter, event_record
+
+
+def _boom(ctx: AgentContext) -> None:
+    raise ValueError("boom")
+
+
+def read(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_the_trace_holds_every_event_of_the_run(tmp_path: Path, capsys) -> None:
+    trace = tmp_path / "run.jsonl"
+
+    assert main(["run", "graphs/hello.yaml", "--trace", str(trace)]) == 0
+
+    records = read(trace)
+    assert [(r["type"], r.get("node_id")) for r in records] == [
+        ("RunStarted", None),
+        ("LoopIteration", None),
+        ("NodeQueued", "greeting"),
+        ("NodeStarted", "greeting"),
+        ("NodeCompleted", "greeting"),
+        ("RunFinished", None),
+    ]
+    started, completed = records[3], records[4]
+    assert (started["agent_id"], started["attempt"], started["inputs"], started["path"]) == (
+        "stringTemplateAgent", 1, {"name": "World"}, [])
+    assert completed["result"] == "Hello, World!"
+    assert isinstance(completed["duration"], float)
+    assert len({r["run_id"] for r in records}) == 1
+
+
+def test_errors_are_written_as_text() -> None:
+    out = io.StringIO()
+    graph = graphrt.Graph({"nodes": {"b": {"agent": "boom", "isResult": True}}}, agents=[AgentInfo("boom", _boom)])
+    graph.subscribe(TraceWriter(out))
+
+    with pytest.raises(graphrt.AgentError):
+        graph.run()
+
+    records = [json.loads(line) for line in out.getvalue().splitlines()]
+    failed = next(r for r in records if r["type"] == "NodeFailed")
+    finished = records[-1]
+    assert (failed["error"], failed["timed_out"], failed["will_retry"]) == (
+        "AgentError: node 'b': ValueError: boom (agent boom)", False, False)
+    assert finished == {**finished, "type": "RunFinished", "error": "AgentError: node 'b': ValueError: boom (agent boom)"}
+
+
+def test_secrets_never_reach_the_trace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.setenv("WEATHER_SERVICE_TOKEN", "tok-3f9a8b7c6d")
+    graph = tmp_path / "secret.yaml"
+    graph.write_text(json.dumps({
+        "version": 0.5,
+        "nodes": {
+            "call": {
+                "agent": "copyAgent",
+                "inputs": {
+                    "apiKey": "sk-abcdefghijklmnopqrstuvwx",
+                    "headers": {"Authorization": "Bearer eyJhbGciOi.payload", "Accept": "text/plain"},
+                    "note": "token tok-3f9a8b7c6d, key sk-abcdefghijklmnopqrstuvwx",
+                    "max_tokens": 5,
+                },
+                "isResult": True,
+            }
+        },
+    }))
+    trace = tmp_path / "run.jsonl"
+
+    assert main(["run", str(graph), "--trace", str(trace)]) == 0
+
+    started = next(r for r in read(trace) if r["type"] == "NodeStarted")
+    assert started["inputs"] == {
+        "apiKey": "[redacted]",
+        "headers": {"Authorization": "[redacted]", "Accept": "text/plain"},
+        "note": "token [redacted], key [redacted]",
+        "max_tokens": 5,
+    }
+    text = trace.read_text()
+    assert "tok-3f9a8b7c6d" not in text and "sk-abc" not in text and "eyJhbGciOi" not in text
+
+
+def test_bearer_tokens_in_free_text_are_redacted() -> None:
+    redactor = Redactor(environ={})
+    assert redactor.text("401 for Authorization: Bearer abcdefgh12345 at /v1") == "401 for Authorization: [redacted] at /v1"
+
+
+def test_values_json_cannot_hold_are_written_as_their_repr() -> None:
+    event = NodeStarted(run_id="r", node_id="n", agent_id="a", attempt=1, inputs={"blob": b"\x00", "nan": float("nan")})
+    record = event_record(event, Redactor(environ={}))
+    assert record["inputs"] == {"blob": "b'\\x00'", "nan": None}
+    json.dumps(record)
