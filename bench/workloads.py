@@ -140,8 +140,8 @@ class Workload:
     n: int
     small_n: int
     kept_in_git: bool = True
-    repeat: int = 9
-    warmup: int = 3
+    repeat: int = 11
+    warmup: int = 5
     command_repeat: int = 3
     # Sizes besides `n` that the bench also runs (the linearity check of the big graph).
     extra_sizes: tuple[int, ...] = ()
