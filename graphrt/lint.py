@@ -29,7 +29,7 @@ from .refs import NodeRef, parse_ref, template_refs
 from .registry import AgentInfo
 from .validate import _Checker
 
-__all__ = ["SCHEMA_FILE", "NestedIssue", "graph_references", "graphdata_schema", "lint_issues"]
+__all__ = ["SCHEMA_FILE", "NestedIssue", "graph_references", "graphdata_schema", "lint_issues", "nested_inputs"]
 
 SCHEMA_FILE = Path(__file__).with_name("graphdata.schema.json")
 
@@ -126,6 +126,16 @@ def graph_references(data: dict[str, Any]) -> Iterator[tuple[str | None, str, No
             ref = parse_ref(node.get(field))
             if ref is not None:
                 yield node_id, field, ref
+
+
+def nested_inputs(node: dict[str, Any]) -> set[str]:
+    """The static nodes a node's nested graph gets from it: its inputs (mapAgent: the row as `row`)."""
+    inputs = node.get("inputs") if isinstance(node.get("inputs"), dict) else {}
+    if node.get("agent") != "mapAgent":
+        return set(inputs)
+    params = node.get("params") if isinstance(node.get("params"), dict) else {}
+    row_key = params.get("rowKey") or "row"
+    return {row_key if name == "rows" else name for name in inputs} | {row_key, "__mapIndex"}
 
 
 def _is_literal(value: Any) -> bool:
@@ -303,12 +313,7 @@ class _Linter:
         graph = node["graph"]
         agent = node.get("agent")
         params = node.get("params") if isinstance(node.get("params"), dict) else {}
-        inputs = node.get("inputs") if isinstance(node.get("inputs"), dict) else {}
-        if agent == "mapAgent":
-            row_key = params.get("rowKey") or "row"
-            names = {row_key if name == "rows" else name for name in inputs} | {row_key, "__mapIndex"}
-        else:
-            names = set(inputs)
+        names = nested_inputs(node)
         nested_nodes = graph.get("nodes")
         data = graph
         injected = frozenset()

@@ -12,11 +12,11 @@ import sys
 from typing import Sequence
 
 from ..errors import GraphError
-from . import run_command, validate_command
+from . import run_command, validate_command, viz_command
 
 __all__ = ["main", "COMMANDS"]
 
-COMMANDS = [run_command, validate_command]
+COMMANDS = [run_command, validate_command, viz_command]
 
 
 def build_parser() -> argparse.ArgumentParser:

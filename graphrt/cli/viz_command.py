@@ -1,0 +1,38 @@
+"""`graphrt viz FILE [--format mermaid|dot]`: draw a graph file, offline, as Mermaid or DOT text.
+
+The graph is validated first (errors stop it, as for `graphrt run`); the
+drawing comes from viz.py. Paste Mermaid into Markdown (GitHub draws it), or
+pipe DOT into Graphviz: `graphrt viz g.yaml --format dot | dot -Tsvg > g.svg`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..loader import load_graph
+from ..registry import default_registry
+from ..validate import validate_graph
+from ..viz import graph_model, to_dot, to_mermaid
+
+__all__ = ["add_parser", "handle"]
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("viz", help="draw a graph file as a Mermaid or Graphviz DOT diagram")
+    parser.add_argument("file", help="a graph file (YAML or JSON)")
+    parser.add_argument("--format", choices=("mermaid", "dot"), default="mermaid", help="the diagram language (default: mermaid)")
+    parser.add_argument("--direction", choices=("TD", "LR"), default="TD", help="top-down or left-right (default: TD)")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    data, source = load_graph(args.file)
+    validate_graph(data, default_registry(), source)
+    model = graph_model(data)
+    if args.format == "dot":
+        text = to_dot(model, name=args.file, direction=args.direction)
+    else:
+        text = to_mermaid(model, direction=args.direction)
+    sys.stdout.write(text)
+    return 0
