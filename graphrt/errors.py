@@ -7,8 +7,12 @@
       AgentError            an agent failed; __cause__ is the agent's exception
       NodeTimeoutError      a node ran past its timeout (also a TimeoutError)
       GraphAbortedError     the run was aborted
+      GraphInterrupted      an agent asked a person (.question); resume with the answer
       RegistrationError     bad agent or function info
       ToolCallError         bad tool arguments; the text goes back to the LLM
+
+`Interrupt` is not an error but a signal: an agent raises it to ask a person
+something, and the run stops with GraphInterrupted once its state is saved.
 
 Every message is built from the fields, so the text always names the file, the
 node and the field, e.g.
@@ -29,6 +33,8 @@ __all__ = [
     "AgentError",
     "NodeTimeoutError",
     "GraphAbortedError",
+    "GraphInterrupted",
+    "Interrupt",
     "RegistrationError",
     "ToolCallError",
 ]
@@ -152,6 +158,39 @@ class NodeTimeoutError(GraphError, TimeoutError):
 
 class GraphAbortedError(GraphError):
     """Raised by a run that was aborted with `Graph.abort()`."""
+
+
+class GraphInterrupted(GraphError):
+    """Raised by a run that stopped because an agent asked a question (see Interrupt).
+
+    Completed nodes keep their results; resuming the run with an answer runs the
+    asking node again with `ctx.answer` set. `key` names the asking node within
+    nested graphs (`outer/inner`, `outer/0/inner` for a mapAgent row).
+    """
+
+    def __init__(self, question: str, *, key: str | None = None, **context) -> None:
+        self.question = question
+        super().__init__(f"waiting for an answer: {question}", **context)
+        self.key = key if key is not None else self.node_id
+
+    def within(self, node_id: str) -> "GraphInterrupted":
+        """The same question, seen from the node of a parent graph that ran this one."""
+        outer = GraphInterrupted(self.question, key=self.key, node_id=node_id, location=self.location)
+        outer.nested = (self.node_id, *self.nested) if self.node_id is not None else self.nested
+        return outer
+
+
+class Interrupt(Exception):
+    """Raised by an agent to stop the run and ask a person `question`; a signal, not a GraphError.
+
+    The node does not fail and is not retried: the run saves its state and
+    raises GraphInterrupted. Resumed with an answer, the node runs again and
+    finds the answer in `ctx.answer` (`ctx.ask(question)` does both steps).
+    """
+
+    def __init__(self, question: str) -> None:
+        self.question = str(question)
+        super().__init__(self.question)
 
 
 class RegistrationError(GraphError):

@@ -236,6 +236,10 @@ class GraphRun:
             if node.state is NodeState.WAITING and node.spec.any_input and _has_any_input(node.spec, self.results):
                 node.pendings.clear()
 
+    def answer_key(self, node_id: str) -> str:
+        """The key of a node's answer in `answers`: its id, prefixed by the path of a nested run."""
+        return "/".join(map(str, (*self.path, node_id))) if self.path else node_id
+
     def _checkpoint(self) -> None:
         """Tells the checkpoint hook that an iteration starts (node None) with fresh static values."""
         if self.on_checkpoint is not None:
@@ -359,6 +363,8 @@ class GraphRun:
         node.state = NodeState.COMPLETED
         if result is not UNDEFINED:
             self.results[node_id] = result
+        if self.answers:
+            self.answers.pop(self.answer_key(node_id), None)  # answered; a later iteration asks again
         if self.on_checkpoint is not None:
             self.on_checkpoint(self, node_id)
         waiters = self.spec.waitlists.get(node_id)

@@ -70,6 +70,7 @@ class NestingPort:
             run_id=parent.run_id,
             filters=parent.filters,
         )
+        child.answers = parent.answers  # a nested node's answer is keyed by its path (GraphRun.answer_key)
         self._lend()
         try:
             return await child.run(all_results)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from .errors import AgentError, GraphError, NodeTimeoutError, ResolveError
+from .errors import AgentError, GraphError, GraphInterrupted, Interrupt, NodeTimeoutError, ResolveError
 from .events import NodeCompleted, NodeFailed, NodeStarted, failure_event
 from .filters import apply_filters
 from .jsvalue import is_named_inputs, is_null, is_truthy, json_stringify
@@ -100,7 +100,7 @@ class NodeInvoker:
             error, timed_out = await self._attempt(node, ticket, agent_id, call, inputs, params, started)
             if error is None:
                 return
-            will_retry = node.attempts <= limit
+            will_retry = node.attempts <= limit and not isinstance(error, GraphInterrupted)
             if run.emitting:
                 run.emitter.emit(failure_event(run_id=run.run_id, path=run.path, node_id=spec.node_id, error=error,
                                             timed_out=timed_out, will_retry=will_retry))
@@ -127,6 +127,7 @@ class NodeInvoker:
             emitter=run.emitter,
             run_id=run.run_id,
             path=run.path,
+            answer=run.answers.get(run.answer_key(spec.node_id)) if run.answers else None,
         )
         if info is not None and (info.has_graph_data or spec.graph is not None or spec.graph_loader is not None):
             from .nesting import NestingPort
@@ -151,6 +152,9 @@ class NodeInvoker:
                     return self._located(NodeTimeoutError(message, node_id=spec.node_id, field="timeout")), True
         except anyio.get_cancelled_exc_class():
             raise
+        except Interrupt as signal:  # a question for a person: the node waits for the answer, it did not fail
+            key = run.answer_key(spec.node_id)
+            return self._located(GraphInterrupted(signal.question, key=key, node_id=spec.node_id)), False
         except Exception as error:  # noqa: BLE001 - any agent failure becomes the node's error
             return self._agent_error(spec, agent_id, error), False
         self._print_after(spec, result)
@@ -261,6 +265,8 @@ class NodeInvoker:
         return error
 
     def _agent_error(self, spec: ComputedNodeSpec, agent_id: str | None, error: Exception) -> GraphError:
+        if isinstance(error, GraphInterrupted):  # a node of a nested graph asks: still a question, not a failure
+            return error.within(spec.node_id)
         if isinstance(error, GraphError) and error.node_id is not None:
             # A node of a nested graph failed: keep its message, field and position, and its path.
             wrapped = AgentError(error.message, node_id=spec.node_id, field=error.field, location=error.location)

@@ -11,7 +11,7 @@ import inspect
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Iterator, Mapping
 
-from .errors import RegistrationError
+from .errors import Interrupt, RegistrationError
 
 if TYPE_CHECKING:
     from .events import Emitter, Event
@@ -28,6 +28,8 @@ class AgentContext:
     resolved (missing values are left out). `params` are the node's literal
     params, overridden by `inputs.params` when that is an object.
     `agent_info` is the AgentInfo being called, for agent filters.
+    `answer` is a person's answer to the question this node asked (see
+    `ask`), when the run was resumed with one; None otherwise.
     """
 
     inputs: dict[str, Any]
@@ -44,6 +46,17 @@ class AgentContext:
     run_id: str = ""
     path: tuple[str | int, ...] = ()
     agent_info: "AgentInfo | None" = None
+    answer: Any = None
+
+    def ask(self, question: str) -> Any:
+        """The answer to `question` if the run was resumed with one; else stops the run to ask it.
+
+        Raises:
+            Interrupt: no answer yet; the run saves its state and raises GraphInterrupted.
+        """
+        if self.answer is None:
+            raise Interrupt(question)
+        return self.answer
 
     def emit(self, event_type: "type[Event]", **fields: Any) -> None:
         """Reports an event of this node to the run's subscribers (cheap when nobody listens)."""
