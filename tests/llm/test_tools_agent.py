@@ -1,0 +1,235 @@
+"""toolsAgent with openAIAgent against the scripted server, and tool agents written here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import pytest
+
+from graphrt import AgentContext, AgentInfo, ToolCallError
+from graphrt.events import ToolCalled, ToolReturned
+
+pytestmark = pytest.mark.anyio
+
+WEATHER_SCHEMA = {
+    "type": "function",
+    "function": {
+        "name": "get",
+        "description": "Current weather for a city.",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "unit": {"type": "string", "enum": ["C", "F"]}},
+            "required": ["city"],
+        },
+    },
+}
+
+
+class WeatherTools:
+    """Tool agents that record their calls; `get` can wait until `parallel` calls are running at once."""
+
+    def __init__(self, parallel: int = 1) -> None:
+        self.calls: list[dict[str, Any]] = []
+        self.parallel = parallel
+        self.running = 0
+        self.all_running = anyio.Event()
+
+    async def weather(self, ctx: AgentContext) -> dict[str, Any]:
+        self.calls.append({key: ctx.inputs[key] for key in ("func", "arg", "data", "tool_call")})
+        self.running += 1
+        if self.running >= self.parallel:
+            self.all_running.set()
+        with anyio.fail_after(5):
+            await self.all_running.wait()
+        city = ctx.inputs["arg"]["city"]
+        seen = ctx.inputs["data"].get("seen", [])
+        return {"content": f"Weather in {city}: fine", "data": {"city": city, "seen": [*seen, city]}}
+
+    @staticmethod
+    async def failing(ctx: AgentContext) -> Any:
+        raise ValueError("disk full")
+
+    @staticmethod
+    async def picky(ctx: AgentContext) -> Any:
+        raise ToolCallError("city must be a capital; try Paris")
+
+    def agents(self) -> list[AgentInfo]:
+        bare = {"type": "function", "function": {"name": "run", "parameters": {"type": "object", "properties": {}}}}
+        return [
+            AgentInfo(name="weatherAgent", func=self.weather, tools=(WEATHER_SCHEMA,)),
+            AgentInfo(name="failingAgent", func=self.failing, tools=(bare,)),
+            AgentInfo(name="pickyAgent", func=self.picky, tools=(bare,)),
+        ]
+
+
+def tools_node(**inputs: Any) -> dict[str, Any]:
+    node_inputs = {"tools": ["weatherAgent"], "userInput": {"text": "What is the weather?"}, **inputs}
+    return {"version": 0.5, "nodes": {"chat": {"agent": "toolsAgent", "inputs": node_inputs, "isResult": True}}}
+
+
+@pytest.fixture
+def weather() -> WeatherTools:
+    return WeatherTools()
+
+
+def tool_messages(request: dict[str, Any]) -> list[str]:
+    return [message["content"] for message in request["messages"] if message["role"] == "tool"]
+
+
+async def test_a_text_answer_ends_the_loop_at_once(reply, openai_server, run_graph, weather):
+    openai_server.script(reply.text("Ask me about a city."))
+    results = await run_graph(tools_node(), agents=weather.agents())
+    assert results["chat"] == {
+        "messages": [
+            {"role": "user", "content": "What is the weather?"},
+            {"role": "assistant", "content": "Ask me about a city."},
+        ],
+        "data": {},
+        "environment": {},
+        "text": "Ask me about a city.",
+        "finished": True,
+    }
+    assert openai_server.requests[0]["tools"] == [
+        {**WEATHER_SCHEMA, "function": {**WEATHER_SCHEMA["function"], "name": "weatherAgent--get"}}
+    ]
+
+
+async def test_parallel_tool_calls_run_concurrently_and_answer_in_call_order(reply, openai_server, run_graph, events):
+    weather = WeatherTools(parallel=2)
+    openai_server.script(
+        reply.tool_calls(("weatherAgent--get", {"city": "Paris"}), ("weatherAgent--get", {"city": "Rome"})),
+        reply.text("Fine in both."),
+    )
+    results = await run_graph(tools_node(), agents=weather.agents())
+    chat = results["chat"]
+    assert [message["role"] for message in chat["messages"]] == ["user", "assistant", "tool", "tool", "assistant"]
+    assert chat["messages"][2] == {"role": "tool", "tool_call_id": "call_1_0", "content": "Weather in Paris: fine",
+                                   "extra": {"agent": "weatherAgent", "arg": {"city": "Paris"}, "func": "get"}}
+    assert tool_messages(openai_server.requests[1]) == ["Weather in Paris: fine", "Weather in Rome: fine"]
+    assert openai_server.requests[1]["messages"][1]["content"] == ""
+    assert "extra" not in openai_server.requests[1]["messages"][2]
+    assert chat["text"] == "Fine in both." and chat["finished"] is True
+    calls = [(type(event).__name__, event.tool_call_id) for event in events if isinstance(event, (ToolCalled, ToolReturned))]
+    assert sorted(calls) == [("ToolCalled", "call_1_0"), ("ToolCalled", "call_1_1"),
+                             ("ToolReturned", "call_1_0"), ("ToolReturned", "call_1_1")]
+
+
+async def test_each_round_sends_the_system_prompt_and_the_whole_history(reply, openai_server, run_graph, weather):
+    openai_server.script(
+        reply.tool_calls(("weatherAgent--get", {"city": "Paris"})),
+        reply.tool_calls(("weatherAgent--get", {"city": "Rome"})),
+        reply.text("Done."),
+    )
+    history = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]
+    results = await run_graph(tools_node(system="You report weather.", messages=history), agents=weather.agents())
+    requests = openai_server.requests
+    assert [len(request["messages"]) for request in requests] == [4, 6, 8]
+    assert all(request["messages"][0] == {"role": "system", "content": "You report weather."} for request in requests)
+    assert results["chat"]["messages"][:2] == history
+    assert len(results["chat"]["messages"]) == 8  # the system prompt is not part of the history
+
+
+async def test_environment_keeps_every_call_and_data_the_last(reply, openai_server, run_graph, weather):
+    openai_server.script(
+        reply.tool_calls(("weatherAgent--get", {"city": "Paris"})),
+        reply.tool_calls(("weatherAgent--get", {"city": "Rome"})),
+        reply.text("Done."),
+    )
+    results = await run_graph(tools_node(), agents=weather.agents())
+    assert results["chat"]["environment"] == {
+        "weatherAgent--get": [{"city": "Paris", "seen": ["Paris"]}, {"city": "Rome", "seen": ["Paris", "Rome"]}]
+    }
+    assert results["chat"]["data"] == {
+        "weatherAgent--get": {"content": "Weather in Rome: fine", "data": {"city": "Rome", "seen": ["Paris", "Rome"]}}
+    }
+
+
+async def test_a_tool_agent_gets_graphai_s_inputs_and_passthrough_then_its_own_data(reply, openai_server, run_graph,
+                                                                                     weather):
+    openai_server.script(
+        reply.tool_calls(("weatherAgent--get", {"city": "Paris"})),
+        reply.tool_calls(("weatherAgent--get", {"city": "Rome"})),
+        reply.text("Done."),
+    )
+    await run_graph(tools_node(passthrough={"weatherAgent": {"seen": ["Oslo"]}}), agents=weather.agents())
+    first, second = weather.calls
+    assert first == {"func": "get", "arg": {"city": "Paris"}, "data": {"seen": ["Oslo"]},
+                     "tool_call": {"id": "call_1_0", "name": "weatherAgent--get", "arguments": {"city": "Paris"}}}
+    assert second["data"] == {"city": "Paris", "seen": ["Oslo", "Paris"]}
+
+
+async def test_malformed_arguments_go_back_to_the_llm_and_it_corrects_itself(reply, openai_server, run_graph, weather):
+    openai_server.script(
+        reply.tool_calls(("weatherAgent--get", '{"city": "Par')),
+        reply.tool_calls(("weatherAgent--get", {"city": "Paris"})),
+        reply.text("Fine."),
+    )
+    results = await run_graph(tools_node(), agents=weather.agents())
+    assert tool_messages(openai_server.requests[1]) == [
+        "Error: the arguments for 'weatherAgent--get' are not valid JSON (Unterminated string starting at: "
+        "line 1 column 10 (char 9)); send one JSON object that matches the tool's parameters"
+    ]
+    assert [call["arg"] for call in weather.calls] == [{"city": "Paris"}]
+    assert results["chat"]["text"] == "Fine."
+
+
+async def test_schema_violations_are_listed_for_the_llm(reply, openai_server, run_graph, weather):
+    openai_server.script(reply.tool_calls(("weatherAgent--get", {"unit": "K"})), reply.text("Sorry."))
+    await run_graph(tools_node(), agents=weather.agents())
+    assert tool_messages(openai_server.requests[1]) == [
+        "Error: invalid arguments for 'weatherAgent--get': 'city' is a required property; "
+        "'K' is not one of ['C', 'F'] (at 'unit')"
+    ]
+    assert weather.calls == []
+
+
+async def test_only_granted_tools_can_run(reply, openai_server, run_graph, weather):
+    openai_server.script(reply.tool_calls(("failingAgent--run", {}), ("nope", {})), reply.text("Sorry."))
+    await run_graph(tools_node(), agents=weather.agents())
+    assert tool_messages(openai_server.requests[1]) == [
+        "Error: unknown tool 'failingAgent--run'; the tools you can call are: weatherAgent--get",
+        "Error: unknown tool 'nope'; the tools you can call are: weatherAgent--get",
+    ]
+
+
+async def test_a_tool_s_exception_becomes_a_tool_message(reply, openai_server, run_graph, weather, events):
+    openai_server.script(reply.tool_calls(("failingAgent--run", {}), ("pickyAgent--run", {})), reply.text("Sorry."))
+    results = await run_graph(tools_node(tools=["failingAgent", "pickyAgent"]), agents=weather.agents())
+    assert tool_messages(openai_server.requests[1]) == [
+        "Error: tool 'failingAgent--run' failed: ValueError: disk full",
+        "Error: city must be a capital; try Paris",
+    ]
+    returned = sorted((event.name, event.error) for event in events if isinstance(event, ToolReturned))
+    assert returned == [("failingAgent--run", "tool 'failingAgent--run' failed: ValueError: disk full"),
+                        ("pickyAgent--run", "city must be a capital; try Paris")]
+    assert results["chat"]["data"] == {} and results["chat"]["finished"] is True
+
+
+async def test_max_rounds_bounds_the_loop(reply, openai_server, run_graph, weather):
+    openai_server.script(*[reply.tool_calls(("weatherAgent--get", {"city": "Paris"})) for _ in range(3)])
+    results = await run_graph(tools_node(maxRounds=2), agents=weather.agents())
+    assert len(openai_server.requests) == 2
+    assert results["chat"]["finished"] is False and results["chat"]["text"] is None
+    assert results["chat"]["messages"][-1]["role"] == "tool"
+
+
+async def test_tool_choice_forces_the_first_round_only(reply, openai_server, run_graph, weather):
+    forced = {"type": "function", "function": {"name": "weatherAgent--get"}}
+    openai_server.script(reply.tool_calls(("weatherAgent--get", {"city": "Paris"})), reply.text("Fine."))
+    await run_graph(tools_node(tool_choice=forced), agents=weather.agents())
+    assert openai_server.requests[0]["tool_choice"] == forced
+    assert "tool_choice" not in openai_server.requests[1]
+
+
+async def test_graphai_style_schemas_name_their_agent(reply, openai_server, run_graph, weather):
+    schema = {**WEATHER_SCHEMA, "function": {**WEATHER_SCHEMA["function"], "name": "weatherAgent--get"}}
+    openai_server.script(reply.tool_calls(("weatherAgent--get", {"city": "Oslo"})), reply.text("Fine."))
+    results = await run_graph(tools_node(tools=[schema]), agents=weather.agents())
+    assert results["chat"]["environment"]["weatherAgent--get"][0]["city"] == "Oslo"
+
+
+async def test_an_unknown_tool_agent_is_a_clear_error(run_graph, weather):
+    with pytest.raises(Exception) as caught:
+        await run_graph(tools_node(tools=["weatherAgnet"]), agents=weather.agents())
+    assert str(caught.value.__cause__).startswith("toolsAgent: unknown tool agent 'weatherAgnet' (agents with tools: ")
