@@ -38,7 +38,7 @@ and its result is a tool result.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Iterable, Mapping, TypeVar, overload
+from typing import Any, Callable, Collection, Iterable, Mapping, TypeVar, overload
 
 import anyio
 
@@ -46,10 +46,10 @@ from .errors import AgentError, RegistrationError, ToolCallError
 from .function_schema import FunctionSchema, function_schema
 from .progress import drain, drain_sync
 from .registry import AgentContext, AgentInfo, Sample
-from .schema import format_path, violations
+from .schema import Violation, format_path, violations
 from .tool_calls import check_arguments, error_result, function_tool, is_tool_call, read_arguments, tool_result
 
-__all__ = ["agent", "agent_info_of", "function_agent", "as_samples", "call_with_arguments", "call_with_arguments_sync"]
+__all__ = ["agent", "agent_info_of", "function_agent", "as_samples", "inputs_error", "call_with_arguments", "call_with_arguments_sync"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -203,6 +203,7 @@ def _runner(schema: FunctionSchema, name: str, inputs_schema: Mapping[str, Any] 
                 return error_result(error)
             return result if tool_args is None else tool_result(result)
 
+        run_async.checks_inputs = True  # type: ignore[attr-defined] - read by input_validation_filter
         return functools.wraps(schema.func)(run_async)
 
     def run_sync(ctx: AgentContext) -> Any:
@@ -215,6 +216,7 @@ def _runner(schema: FunctionSchema, name: str, inputs_schema: Mapping[str, Any] 
             return error_result(error)
         return result if tool_args is None else tool_result(result)
 
+    run_sync.checks_inputs = True  # type: ignore[attr-defined] - read by input_validation_filter
     return functools.wraps(schema.func)(run_sync)
 
 
@@ -257,10 +259,15 @@ def node_arguments(schema: FunctionSchema, ctx: AgentContext, name: str,
     if inputs_schema:
         found = violations(inputs_schema, arguments)
         if found:
-            fields = [(format_path(v.path, "params" if v.path[:1] and v.path[0] in from_params else "inputs"), v.message)
-                      for v in found]
-            message = fields[0][1]
-            if len(fields) > 1:
-                message += "; also " + "; ".join(f"{field}: {text}" for field, text in fields[1:])
-            raise AgentError(message, agent_id=name, field=fields[0][0])
+            raise inputs_error(found, name, from_params)
     return arguments
+
+
+def inputs_error(found: list[Violation], agent_id: str | None, from_params: Collection[str] = ()) -> AgentError:
+    """One AgentError for the violations of an agent's inputs: the first one's field, then the others."""
+    fields = [(format_path(v.path, "params" if v.path[:1] and v.path[0] in from_params else "inputs"), v.message)
+              for v in found]
+    message = fields[0][1]
+    if len(fields) > 1:
+        message += "; also " + "; ".join(f"{field}: {text}" for field, text in fields[1:])
+    return AgentError(message, agent_id=agent_id, field=fields[0][0])

@@ -82,17 +82,26 @@ async def apply_filters(
     ctx.filter_params = dict(ctx.filter_params)  # the node's dict belongs to the compiled graph
     if isinstance(call, AgentInfo):
         ctx.agent_info = call
+    active = tuple(item for item in filters if item.applies_to(ctx.agent_id, ctx.node_id))
+    return await _Chain(active, 0, call, invoke)(ctx)
 
-    def step(start: int) -> Next:
-        async def next_(inner: AgentContext) -> Any:
-            for index in range(start, len(filters)):
-                agent_filter = filters[index]
-                if agent_filter.applies_to(inner.agent_id, inner.node_id):
-                    if agent_filter.filter_params:
-                        inner.filter_params = {**agent_filter.filter_params, **inner.filter_params}
-                    return await agent_filter.func(inner, step(index + 1))
-            return await invoke(call, inner)
 
-        return next_
+class _Chain:
+    """`next` for the filter at `index - 1`: the filters from `index` on, then the agent."""
 
-    return await step(0)(ctx)
+    __slots__ = ("filters", "index", "call", "invoke")
+
+    def __init__(self, filters: tuple[AgentFilter, ...], index: int, call: Any,
+                 invoke: Callable[[Any, AgentContext], Awaitable[Any]]) -> None:
+        self.filters = filters
+        self.index = index
+        self.call = call
+        self.invoke = invoke
+
+    async def __call__(self, ctx: AgentContext) -> Any:
+        if self.index == len(self.filters):
+            return await self.invoke(self.call, ctx)
+        agent_filter = self.filters[self.index]
+        if agent_filter.filter_params:
+            ctx.filter_params = {**agent_filter.filter_params, **ctx.filter_params}
+        return await agent_filter.func(ctx, _Chain(self.filters, self.index + 1, self.call, self.invoke))

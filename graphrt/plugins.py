@@ -16,23 +16,31 @@ of them, or a module whose `AGENTS` lists them:
     weather = "weather_pack:AGENTS"
 
 `default_registry()` loads them all after the built-in agents.
-`graphrt run FILE --agents my.module` imports a module and adds its agents:
-its `AGENTS` list if it has one, else every agent and toolset class it defines.
+`graphrt run FILE --agents my.module` (or `--agents my_agents.py`) imports a
+module and adds its agents: its `AGENTS` list if it has one, else every
+@graphrt.agent function and toolset class it defines. Agents it registers in
+`default_registry()` while it is imported are there too.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
+import importlib.util
 import inspect
+import os
+import sys
 from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
 from types import ModuleType
 from typing import Any, Iterable
 
 from .errors import RegistrationError
 from .registry import AgentInfo
 
-__all__ = ["ENTRY_POINT_GROUP", "as_agent", "agents_of", "entry_point_agents", "module_agents"]
+__all__ = [
+    "ENTRY_POINT_GROUP", "as_agent", "agents_of", "entry_point_agents", "import_agent_module", "module_agents",
+]
 
 ENTRY_POINT_GROUP = "graphrt.agents"
 
@@ -77,10 +85,7 @@ def module_agents(module: ModuleType | str) -> list[AgentInfo]:
     from .toolsets import is_toolset
 
     if isinstance(module, str):
-        try:
-            module = importlib.import_module(module)
-        except ImportError as error:
-            raise RegistrationError(f"cannot import agent module {module!r}: {error}") from error
+        module = import_agent_module(module)
     listed = getattr(module, "AGENTS", None)
     if listed is not None:
         return [as_agent(obj) for obj in listed]
@@ -91,6 +96,29 @@ def module_agents(module: ModuleType | str) -> list[AgentInfo]:
         if agent_info_of(value) is not None or (isinstance(value, type) and is_toolset(value)):
             found.append(as_agent(value))
     return found
+
+
+def import_agent_module(name: str) -> ModuleType:
+    """Imports a module by dotted name (the current directory first on the path) or from a `.py` file.
+
+    Raises:
+        RegistrationError: the module cannot be found or fails to import.
+    """
+    try:
+        if name.endswith(".py") or os.sep in name:
+            path = Path(name)
+            spec = importlib.util.spec_from_file_location(path.stem, path)
+            if spec is None or spec.loader is None or not path.is_file():
+                raise ImportError(f"no such file: {name}")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[path.stem] = module
+            spec.loader.exec_module(module)
+            return module
+        if os.getcwd() not in sys.path and "" not in sys.path:
+            sys.path.insert(0, os.getcwd())
+        return importlib.import_module(name)
+    except Exception as error:  # noqa: BLE001 - whatever the module raises, name the module
+        raise RegistrationError(f"cannot import agent module {name!r}: {type(error).__name__}: {error}") from error
 
 
 def entry_point_agents(group: str = ENTRY_POINT_GROUP) -> list[AgentInfo]:

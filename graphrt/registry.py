@@ -146,6 +146,38 @@ class AgentInfo:
             object.__setattr__(self, "func", _drained(self.func))
         object.__setattr__(self, "is_async", inspect.iscoroutinefunction(self.func))
 
+    def to_dict(self) -> dict[str, Any]:
+        """The function info as GraphAI spells it (AgentFunctionInfo's camelCase keys), without the function."""
+        samples = []
+        for sample in self.samples:
+            entry = {"inputs": sample.inputs, "params": sample.params, "result": sample.result}
+            if sample.graph is not None:
+                entry["graph"] = sample.graph
+            if sample.description:
+                entry["description"] = sample.description
+            samples.append(entry)
+        info: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "category": list(self.category),
+            "author": self.author,
+            "repository": self.repository,
+            "source": self.source,
+            "package": self.package,
+            "license": self.license,
+            "inputs": self.inputs,
+            "params": self.params,
+            "output": self.output,
+            "config": self.config,
+            "tools": list(self.tools),
+            "samples": samples,
+            "cacheType": self.cache_type,
+            "environmentVariables": list(self.environment_variables),
+            "stream": self.stream,
+            "hasGraphData": self.has_graph_data,
+        }
+        return {key: value for key, value in info.items() if value is not None}
+
 
 def _drained(func: Callable[[AgentContext], Any]) -> AgentFunction:
     """An async generator agent `f(ctx)` as an agent whose result is its last item (see graphrt.progress)."""

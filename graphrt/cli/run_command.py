@@ -18,6 +18,7 @@ from ..errors import ValidationIssue
 from ..graph import Graph
 from ..jsvalue import to_json_compatible
 from ..trace import TraceWriter
+from .agent_modules import add_agents_option, registry_for
 from .watch import ProgressDisplay
 
 __all__ = ["add_parser", "parse_injection"]
@@ -43,6 +44,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="set a static node's value before the run (VALUE is JSON, or else a string); repeatable")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the results: no warnings, no progress")
     parser.add_argument("--trace", metavar="FILE.jsonl", help="write every event of the run to FILE, one JSON object a line")
+    add_agents_option(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -54,7 +56,7 @@ def format_warning(issue: ValidationIssue) -> str:
 
 def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
     stderr = stderr or sys.stderr
-    graph = Graph(args.file)
+    graph = Graph(args.file, agents=registry_for(args) if getattr(args, "agents", None) else None)
     for node_id, value in args.inject:
         graph.inject(node_id, value)
     if not args.quiet:
