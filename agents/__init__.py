@@ -15,5 +15,6 @@ def builtin_agents() -> list[AgentInfo]:
     """Every agent that ships with graphrt."""
     from agents.llm import AGENTS as llm
     from agents.vanilla import AGENTS as vanilla
+    from agents.wiki import AGENTS as wiki
 
-    return [*vanilla, *llm]
+    return [*vanilla, *llm, *wiki]

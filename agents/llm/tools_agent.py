@@ -180,7 +180,8 @@ async def tools_agent(ctx: AgentContext) -> dict[str, Any]:
     Returns:
         `messages` (the history with every new message), `data` (per tool name, the last
         result), `environment` (per tool name, every call's `data`), `text` (the final
-        answer, or None) and `finished` (False when `maxRounds` ran out).
+        answer, or None), `finished` (False when `maxRounds` ran out) and `model` (the
+        model that answered last, as the server named it).
     """
     options = {**ctx.params, **ctx.inputs}
     registry = ctx.nesting.registry if ctx.nesting is not None else default_registry()
@@ -199,11 +200,12 @@ async def tools_agent(ctx: AgentContext) -> dict[str, Any]:
     system = options.get("system")
     prefix = [{"role": "system", "content": system}] if is_truthy(system) else []
 
-    text, finished = None, False
+    text, finished, model = None, False, None
     for round_index in range(max_rounds):
         tool_choice = options.get("tool_choice") if round_index == 0 else None
         reply = await _ask(ctx, llm_agent, prefix + history, toolbox.schemas(), options, tool_choice)
         calls = _tool_calls(reply, round_index)
+        model = reply.get("model", model)
         if isinstance(reply.get("message"), dict):
             history.append(reply["message"])
         if not calls:
@@ -225,6 +227,7 @@ async def tools_agent(ctx: AgentContext) -> dict[str, Any]:
         "environment": session.environment,
         "text": text,
         "finished": finished,
+        "model": model,
     }
 
 
@@ -253,6 +256,7 @@ tools_agent_info = AgentInfo(
             "environment": {"type": "object"},
             "text": {"type": ["string", "null"]},
             "finished": {"type": "boolean"},
+            "model": {"type": ["string", "null"]},
         },
     },
     category=("llm",),

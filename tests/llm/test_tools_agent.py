@@ -89,6 +89,7 @@ async def test_a_text_answer_ends_the_loop_at_once(reply, openai_server, run_gra
         "environment": {},
         "text": "Ask me about a city.",
         "finished": True,
+        "model": "scripted-model",
     }
     assert openai_server.requests[0]["tools"] == [
         {**WEATHER_SCHEMA, "function": {**WEATHER_SCHEMA["function"], "name": "weatherAgent--get"}}

@@ -1,0 +1,91 @@
+"""ReAct: the action parser, and graphs/react.yaml and react_tools.yaml against the scripted server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import graphrt
+from agents.llm.react import parse_action
+
+GRAPHS = Path(__file__).parents[2] / "graphs"
+
+
+@pytest.mark.parametrize(
+    ("reply", "action"),
+    [
+        ("search[Eiffel Tower]", ("search", "Eiffel Tower")),
+        ("Thought: I need the page.\nAction: Search[Eiffel Tower]", ("search", "Eiffel Tower")),
+        ("Action 2: lookup[ engineer ]", ("lookup", "engineer")),
+        ("I know it now, so `finish[Gustave Eiffel]`.", ("finish", "Gustave Eiffel")),
+        ('**Action:** FINISH["Gustave Eiffel"]', ("finish", "Gustave Eiffel")),
+        ("I could search[Paris], but first Action: lookup[tower]", ("lookup", "tower")),
+        ("search[Eiffel Tower]\nObservation: ...\nfinish[Paris]", ("search", "Eiffel Tower")),
+        ("research[x] and researcher[y]", None),
+        ("I do not know.", None),
+    ],
+)
+def test_the_action_is_found_anywhere_in_the_reply(reply: str, action: tuple[str, str] | None):
+    assert parse_action(reply) == action
+
+
+async def run_file(name: str, *, question: str, **inject: Any) -> dict[str, Any]:
+    graph = graphrt.Graph(GRAPHS / name, config={"wikiAgent": {"corpus": str(Path(__file__).parent / "data" / "wiki_corpus.json")}})
+    graph.inject("question", question)
+    for node_id, value in inject.items():
+        graph.inject(node_id, value)
+    return await graph.arun()
+
+
+@pytest.mark.anyio
+async def test_react_searches_looks_up_and_finishes(reply, openai_server):
+    openai_server.script(
+        reply.text("Thought: I should read about the tower.\nAction: search[Eiffel Tower]"),
+        reply.text("lookup[engineer]"),
+        reply.text("The engineer's company designed it. finish[Gustave Eiffel]"),
+    )
+    results = await run_file("react.yaml", question="Who designed the Eiffel Tower?")
+    assert results == {"answer": "Gustave Eiffel", "status": "finished", "steps": 3, "model": "scripted-model"}
+    first, second, third = (request["messages"] for request in openai_server.requests)
+    assert first[0]["role"] == "system" and "search[entity]" in first[0]["content"]
+    assert first[1:] == [{"role": "user", "content": "Question: Who designed the Eiffel Tower?"}]
+    assert second[-1]["content"].startswith("Observation: The Eiffel Tower is a wrought-iron lattice tower in Paris.")
+    assert third[-1] == {"role": "user", "content": "Observation: (Result 1/1) It is named after the engineer "
+                                                    "Gustave Eiffel, whose company designed and built it."}
+    assert len(third) == 6  # system, then every prompt and reply so far
+
+
+@pytest.mark.anyio
+async def test_react_stops_after_max_steps_without_an_answer(reply, openai_server):
+    openai_server.script(reply.text("Hmm, the tower is tall."), reply.text("search[Eifel]"))
+    results = await run_file("react.yaml", question="Who designed the Eiffel Tower?", maxSteps=2)
+    assert results == {"answer": None, "status": "out of steps", "steps": 2, "model": "scripted-model"}
+    observations = [request["messages"][-1]["content"] for request in openai_server.requests]
+    assert observations[1] == "Observation: Invalid action. Use search[entity], lookup[term] or finish[answer]."
+
+
+@pytest.mark.anyio
+async def test_react_tools_calls_the_wiki_until_the_llm_answers(reply, openai_server):
+    openai_server.script(
+        reply.tool_calls(("wikiAgent--search", {"entity": "Eiffel Tower"})),
+        reply.tool_calls(("wikiAgent--lookup", {"term": "engineer"}), ("wikiAgent--finish", {"answer": "Gustave Eiffel"})),
+        reply.text("Gustave Eiffel's company designed it."),
+    )
+    results = await run_file("react_tools.yaml", question="Who designed the Eiffel Tower?")
+    assert results == {"answer": "Gustave Eiffel", "status": "finished", "model": "scripted-model"}
+    assert openai_server.requests[0]["tool_choice"] == {"type": "function", "function": {"name": "wikiAgent--search"}}
+    assert [tool["function"]["name"] for tool in openai_server.requests[0]["tools"]] == [
+        "wikiAgent--search", "wikiAgent--lookup", "wikiAgent--finish"
+    ]
+    tool_results = [m["content"] for m in openai_server.requests[2]["messages"] if m["role"] == "tool"]
+    assert tool_results[1:] == ["(Result 1/1) It is named after the engineer Gustave Eiffel, whose company designed "
+                                "and built it.", "Gustave Eiffel"]
+
+
+@pytest.mark.anyio
+async def test_react_tools_without_finish_answers_with_the_llm_s_text(reply, openai_server):
+    openai_server.script(reply.tool_calls(("wikiAgent--search", {"entity": "Paris"})), reply.text("Paris is in France."))
+    results = await run_file("react_tools.yaml", question="Where is Paris?")
+    assert results == {"answer": "Paris is in France.", "status": "finished", "model": "scripted-model"}
