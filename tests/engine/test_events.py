@@ -1,0 +1,168 @@
+"""What a run reports: events recorded in a list and compared whole (graphrt/events.py).
+
+Runs here use `concurrency: 1`, so the order of events is the order of the
+scheduler and does not depend on timing.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import anyio
+import pytest
+
+import graphrt
+from graphrt import AgentContext, AgentInfo, Graph
+from graphrt import events as ev
+
+pytestmark = pytest.mark.anyio
+
+
+def summary(event: ev.Event) -> tuple[Any, ...]:
+    """The parts of an event a test can pin down (no times, ids or durations)."""
+    name = type(event).__name__
+    if isinstance(event, ev.NodeStarted):
+        return name, event.node_id, event.attempt
+    if isinstance(event, ev.NodeFailed):
+        return name, event.node_id, type(event.error).__name__, event.timed_out, event.will_retry
+    if isinstance(event, ev.NodeCompleted):
+        return name, event.node_id, event.result
+    if isinstance(event, ev.LoopIteration):
+        return name, event.index
+    if isinstance(event, ev.RunFinished):
+        return name, type(event.error).__name__ if event.error else None
+    node_id = getattr(event, "node_id", None)
+    return (name, node_id) if node_id is not None else (name,)
+
+
+async def flaky(ctx: AgentContext) -> str:
+    if ctx.retry_count == 0:
+        raise RuntimeError("first attempt fails")
+    return "ok"
+
+
+async def hang(ctx: AgentContext) -> None:
+    await anyio.sleep_forever()
+
+
+async def fail(ctx: AgentContext) -> None:
+    raise ValueError("always fails")
+
+
+AGENTS = [AgentInfo(name="flakyAgent", func=flaky), AgentInfo(name="hangAgent", func=hang), AgentInfo(name="failAgent", func=fail)]
+
+
+async def record(graph: dict[str, Any], **kwargs: Any) -> list[ev.Event]:
+    g = Graph(graph, agents=AGENTS, **kwargs)
+    events: list[ev.Event] = []
+    g.subscribe(events.append)
+    try:
+        await g.arun()
+    except graphrt.GraphError:
+        pass
+    return events
+
+
+async def test_a_run_with_a_retry_a_skip_a_timeout_and_a_failure_reports_each_in_order() -> None:
+    graph = {
+        "concurrency": 1,
+        "nodes": {
+            "s": {"value": 1},
+            "off": {"value": False},
+            "flaky": {"agent": "flakyAgent", "inputs": {"s": ":s"}, "retry": 1},
+            "skipped": {"agent": "copyAgent", "inputs": {"f": ":flaky"}, "if": ":off"},
+            "slow": {"agent": "hangAgent", "inputs": {"f": ":flaky"}, "timeout": 5},
+            "bad": {"agent": "failAgent", "inputs": {"f": ":flaky"}},
+        },
+    }
+    events = await record(graph)
+    assert [summary(event) for event in events] == [
+        ("RunStarted",),
+        ("LoopIteration", 0),
+        ("NodeQueued", "flaky"),
+        ("NodeStarted", "flaky", 1),
+        ("NodeRetried", "flaky", "AgentError", False, True),
+        ("NodeStarted", "flaky", 2),
+        ("NodeCompleted", "flaky", "ok"),
+        ("NodeSkipped", "skipped"),
+        ("NodeQueued", "slow"),
+        ("NodeQueued", "bad"),
+        ("NodeStarted", "slow", 1),
+        ("NodeTimedOut", "slow", "NodeTimeoutError", True, False),
+        ("NodeStarted", "bad", 1),
+        ("NodeFailed", "bad", "AgentError", False, False),
+        ("RunFinished", "NodeTimeoutError"),
+    ]
+
+
+async def test_a_successful_run_reports_start_queue_start_complete_finish() -> None:
+    graph = {"nodes": {"a": {"value": 1}, "b": {"agent": "copyAgent", "inputs": {"v": ":a"}}}}
+    assert [summary(event) for event in await record(graph)] == [
+        ("RunStarted",),
+        ("LoopIteration", 0),
+        ("NodeQueued", "b"),
+        ("NodeStarted", "b", 1),
+        ("NodeCompleted", "b", {"v": 1}),
+        ("RunFinished", None),
+    ]
+
+
+async def test_node_started_carries_the_agent_and_resolved_inputs() -> None:
+    graph = {"nodes": {"a": {"value": {"x": 1}}, "b": {"agent": "copyAgent", "inputs": {"v": ":a.x"}}}}
+    started = [event for event in await record(graph) if isinstance(event, ev.NodeStarted)]
+    assert [(event.agent_id, event.inputs) for event in started] == [("copyAgent", {"v": 1})]
+
+
+async def test_a_failure_event_carries_the_error_that_the_run_raises() -> None:
+    graph = {"nodes": {"a": {"value": 1}, "bad": {"agent": "failAgent", "inputs": {"v": ":a"}}}}
+    g = Graph(graph, agents=AGENTS)
+    failures: list[ev.Event] = []
+    g.subscribe(lambda event: failures.append(event) if isinstance(event, ev.NodeFailed) else None)
+    with pytest.raises(graphrt.AgentError) as caught:
+        await g.arun()
+    assert [event.error for event in failures] == [caught.value]
+
+
+async def test_every_event_of_a_run_carries_the_same_run_id() -> None:
+    graph = {"nodes": {"a": {"value": 1}, "b": {"agent": "copyAgent", "inputs": {"v": ":a"}}, "c": {"agent": "copyAgent", "inputs": {"v": ":b"}}}}
+    run_ids = {event.run_id for event in await record(graph)}
+    assert len(run_ids) == 1 and run_ids != {""}
+
+
+async def test_each_loop_iteration_is_reported() -> None:
+    graph = {"loop": {"count": 3}, "nodes": {"a": {"value": 1}, "b": {"agent": "copyAgent", "inputs": {"v": ":a"}}}}
+    assert [event.index for event in await record(graph) if isinstance(event, ev.LoopIteration)] == [0, 1, 2]
+
+
+async def test_nested_events_carry_the_path_of_the_node_and_map_row() -> None:
+    graph = {
+        "concurrency": 1,
+        "nodes": {
+            "rows": {"value": ["a", "b"]},
+            "m": {
+                "agent": "mapAgent",
+                "inputs": {"rows": ":rows"},
+                "graph": {"nodes": {"inner": {"agent": "copyAgent", "inputs": {"r": ":row"}, "isResult": True}}},
+            },
+        },
+    }
+    completed = [(event.path, event.node_id) for event in await record(graph) if isinstance(event, ev.NodeCompleted)]
+    assert completed == [(("m", 0), "inner"), (("m", 1), "inner"), ((), "m")]
+
+
+async def test_a_failing_subscriber_does_not_change_the_run(caplog: pytest.LogCaptureFixture) -> None:
+    def broken(event: ev.Event) -> None:
+        raise RuntimeError("subscriber bug")
+
+    g = Graph({"nodes": {"a": {"value": 1}, "b": {"agent": "copyAgent", "inputs": {"v": ":a"}, "isResult": True}}})
+    g.subscribe(broken)
+    with caplog.at_level(logging.ERROR, logger="graphrt"):
+        assert await g.arun() == {"b": {"v": 1}}
+    assert "event subscriber" in caplog.text
+
+
+async def test_events_are_frozen() -> None:
+    event = ev.NodeQueued(run_id="r", node_id="n")
+    with pytest.raises(AttributeError):
+        event.node_id = "other"  # type: ignore[misc]
