@@ -49,6 +49,8 @@ def node_name(path: tuple[str | int, ...], node_id: str) -> str:
 
 
 def _duration(seconds: float) -> str:
+    if seconds < 0.0001:
+        return "<0.1 ms"
     if seconds < 0.01:
         return f"{seconds * 1000:.1f} ms"
     return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"

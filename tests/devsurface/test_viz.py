@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from graphrt.cli import main
@@ -160,3 +161,12 @@ def test_viz_refuses_an_invalid_graph(tmp_path: Path, capsys) -> None:
 
     assert main(["viz", str(bad)]) == 1
     assert capsys.readouterr().err == f"graphrt: {bad}:2:34: node 'a', field 'inputs.x': unknown node 'nope' (known: a)\n"
+
+
+def test_the_readme_shows_what_viz_draws(capsys) -> None:
+    readme = Path("README.md").read_text(encoding="utf-8")
+    pictures = re.findall(r"`graphrt viz (\S+)`:\n\n```mermaid\n(.*?)```", readme, re.DOTALL)
+    assert pictures, "the README has no Mermaid picture made by graphrt viz"
+    for file, picture in pictures:
+        assert main(["viz", file]) == 0
+        assert capsys.readouterr().out == picture
