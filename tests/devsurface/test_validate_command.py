@@ -137,3 +137,32 @@ def test_a_clean_graph_prints_nothing_and_succeeds(capsys) -> None:
     assert main(["validate", "graphs/hello.yaml", "graphs/fruit_map.yaml", "graphs/accumulate.yaml"]) == 0
     out, err = capsys.readouterr()
     assert (out, err) == ("", "graphrt validate: 0 errors, 0 warnings in 3 files\n")
+
+
+def test_inputs_an_agent_needs_or_does_not_take_are_warned(tmp_path, monkeypatch, capsys) -> None:
+    graph = """\
+        version: 0.5
+        nodes:
+          text: {value: "a,b"}
+          split:
+            agent: stringSplitterAgent
+            inputs: {txt: ":text"}
+          variants:
+            agent: stringCaseVariantsAgent
+            inputs: {text: ":text", suffix: "x"}
+            isResult: true
+          rows:
+            agent: mapAgent
+            inputs: {items: ":split"}
+            graph: {nodes: {copy: {agent: copyAgent, inputs: {v: ":items"}, isResult: true}}}
+            isResult: true
+    """
+    code, lines, _ = validate(tmp_path, monkeypatch, capsys, inputs_yaml=graph)
+
+    assert lines == [
+        "inputs.yaml:6:5: warning: node split: inputs: stringSplitterAgent needs inputs 'text'",
+        "inputs.yaml:9:29: warning: node variants: inputs.suffix: stringCaseVariantsAgent takes no inputs 'suffix' "
+        "(it takes: text)",
+        "inputs.yaml:13:5: warning: node rows: inputs: mapAgent needs inputs 'rows'",
+    ]
+    assert code == 0
