@@ -1,0 +1,202 @@
+"""`graphrt run FILE`: results as JSON, --all, -i NODE=VALUE, and one clear line on failure."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from graphrt.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+HELLO = """\
+version: 0.5
+nodes:
+  name:
+    value: World
+  greeting:
+    agent: stringTemplateAgent
+    inputs:
+      name: :name
+    params:
+      template: "Hello, ${name}!"
+    isResult: true
+"""
+
+ECHO = """\
+version: 0.5
+nodes:
+  value:
+    value: 0
+  other:
+    value: unset
+  echo:
+    agent: copyAgent
+    inputs:
+      value: :value
+      other: :other
+    isResult: true
+"""
+
+
+@pytest.fixture
+def write(tmp_path: Path):
+    def write(text: str, name: str = "graph.yaml") -> str:
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        return str(path)
+
+    return write
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["run", *argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+# ----- results -----
+
+
+def test_run_prints_the_result_nodes_as_indented_json(write, capsys) -> None:
+    code, out, err = run(capsys, write(HELLO))
+    assert (code, out, err) == (0, '{\n  "greeting": "Hello, World!"\n}\n', "")
+
+
+def test_all_prints_every_node_result(write, capsys) -> None:
+    code, out, _ = run(capsys, write(HELLO), "--all")
+    assert (code, json.loads(out)) == (0, {"name": "World", "greeting": "Hello, World!"})
+
+
+def test_output_keeps_non_ascii_text(write, capsys) -> None:
+    _, out, _ = run(capsys, write(HELLO), "-i", "name=Zoë")
+    assert '"Hello, Zoë!"' in out
+
+
+def test_a_json_graph_file_runs_too(write, capsys) -> None:
+    path = write(json.dumps({"nodes": {"a": {"value": [1, 2]}, "b": {"agent": "copyAgent", "inputs": {"v": ":a.$last"}, "isResult": True}}}), "graph.json")
+    code, out, _ = run(capsys, path)
+    assert (code, json.loads(out)) == (0, {"b": {"v": 2}})
+
+
+# ----- -i NODE=VALUE -----
+
+
+def test_inject_takes_a_plain_word_as_a_string(write, capsys) -> None:
+    _, out, _ = run(capsys, write(HELLO), "-i", "name=Ada")
+    assert json.loads(out) == {"greeting": "Hello, Ada!"}
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("42", 42),
+        ("1.5", 1.5),
+        ("true", True),
+        ("null", None),
+        ('"42"', "42"),
+        ("[1, 2]", [1, 2]),
+        ('{"a": {"b": 1}}', {"a": {"b": 1}}),
+        ("not json", "not json"),
+        ("", ""),
+        ("a=b", "a=b"),
+    ],
+)
+def test_inject_parses_json_or_else_takes_the_text(write, capsys, text: str, value) -> None:
+    _, out, _ = run(capsys, write(ECHO), "-i", f"value={text}")
+    assert json.loads(out)["echo"]["value"] == value
+
+
+def test_inject_is_repeatable(write, capsys) -> None:
+    _, out, _ = run(capsys, write(ECHO), "-i", "value=1", "--inject", "other=two")
+    assert json.loads(out) == {"echo": {"value": 1, "other": "two"}}
+
+
+def test_inject_without_an_equals_sign_is_a_usage_error(write, capsys) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["run", write(ECHO), "-i", "value"])
+    assert caught.value.code == 2
+    assert "argument -i/--inject: expected NODE=VALUE, got 'value'" in capsys.readouterr().err
+
+
+# ----- failures: exit code 1, one line naming file, node and field -----
+
+
+def test_an_invalid_graph_fails_with_one_line_naming_file_node_and_field(write, capsys) -> None:
+    path = write(HELLO.replace("name: :name", "name: :nmae"))
+    code, out, err = run(capsys, path)
+    assert (code, out) == (1, "")
+    assert err == f"graphrt: {path}:8:7: node 'greeting', field 'inputs.name': unknown node 'nmae' (did you mean name?)\n"
+
+
+def test_a_timeout_fails_with_one_line_naming_file_node_and_field(write, capsys) -> None:
+    path = write(
+        "nodes:\n"
+        "  a:\n"
+        "    value: 1\n"
+        "  slow:\n"
+        "    agent: sleeperAgent\n"
+        "    params:\n"
+        "      duration: 60000\n"
+        "    inputs:\n"
+        "      a: :a\n"
+        "    timeout: 10\n"
+        "    isResult: true\n"
+    )
+    code, out, err = run(capsys, path)
+    assert (code, out, err) == (1, "", f"graphrt: {path}:10:5: node 'slow', field 'timeout': timed out after 10 ms\n")
+
+
+def test_an_agent_failure_fails_with_one_line_naming_file_and_node(write, capsys) -> None:
+    path = write(
+        "nodes:\n"
+        "  rows:\n"
+        "    value: 3\n"
+        "  each:\n"
+        "    agent: mapAgent\n"
+        "    inputs:\n"
+        "      rows: :rows\n"
+        "    graph:\n"
+        "      nodes:\n"
+        "        copy:\n"
+        "          agent: copyAgent\n"
+        "          inputs:\n"
+        "            row: :row\n"
+        "          isResult: true\n"
+        "    isResult: true\n"
+    )
+    code, _, err = run(capsys, path)
+    assert (code, err) == (1, f"graphrt: {path}:4:3: node 'each': TypeError: mapAgent: rows must be an array, got int (agent mapAgent)\n")
+
+
+def test_malformed_yaml_fails_with_one_line_and_its_position(write, capsys) -> None:
+    path = write("nodes:\n  a: {value: 1\n")
+    code, _, err = run(capsys, path)
+    assert (code, err) == (1, f"graphrt: {path}:3:1: not valid YAML/JSON: did not find expected ',' or '}}'\n")
+
+
+def test_a_missing_file_fails_with_one_line(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "missing.yaml"
+    code, _, err = run(capsys, str(path))
+    assert (code, err) == (1, f"graphrt: {path}: cannot read graph file: No such file or directory\n")
+
+
+def test_injecting_into_a_computed_node_fails_with_one_line(write, capsys) -> None:
+    path = write(HELLO)
+    code, _, err = run(capsys, path, "-i", "greeting=hi")
+    assert (code, err) == (1, f"graphrt: {path}:5:3: node 'greeting': cannot inject a value: 'greeting' is a computed node\n")
+
+
+# ----- the installed script -----
+
+
+def test_the_installed_graphrt_script_runs_a_graph(write) -> None:
+    script = Path(sys.executable).with_name("graphrt")
+    completed = subprocess.run(
+        [str(script), "run", write(HELLO), "-i", "name=Ada"], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
+    assert (completed.returncode, json.loads(completed.stdout)) == (0, {"greeting": "Hello, Ada!"})
