@@ -383,14 +383,15 @@ class _Linter:
     def check_against_schema(self, node_id: str, field: str, values: dict[str, Any], schema: dict[str, Any], agent: str) -> None:
         """Checks what is statically known: missing and unknown keys, and literal values."""
         properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        one = field[:-1]  # "input", "param"
         for key in schema.get("required") or ():
             if key not in values:
-                self.add(f"{agent} needs {field} '{key}'", node_id, field)
+                self.add(f"{agent} needs {one} '{key}'", node_id, field)
         if schema.get("additionalProperties") is False and "patternProperties" not in schema:
             for key in values:
                 if key not in properties and not (field == "inputs" and key == "params"):  # inputs.params overrides params
                     takes = f"it takes: {', '.join(properties)}" if properties else f"it takes no {field}"
-                    self.add(f"{agent} takes no {field} '{key}' ({takes})", node_id, f"{field}.{key}")
+                    self.add(f"{agent} takes no {one} '{key}' ({takes})", node_id, f"{field}.{key}")
         validator = _validator_for(schema)
         for key, value in values.items():
             subschema = properties.get(key)
@@ -399,7 +400,7 @@ class _Linter:
             for error in validator.evolve(schema=subschema).iter_errors(value):
                 for path, message in _explain(error):
                     where = ".".join(str(part) for part in (field, key, *path))
-                    self.add(f"{agent} {field} schema: {message}", node_id, where)
+                    self.add(f"{agent} {one} schema: {message}", node_id, where)
 
     # ----- unused results -----
 

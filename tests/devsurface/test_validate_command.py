@@ -72,8 +72,8 @@ def test_every_problem_is_reported_at_once_in_file_order(tmp_path, monkeypatch, 
         "bad.yaml:8:7: node answer: inputs.text: unknown node 'questoin' (did you mean question?)",
         "bad.yaml:16:7: warning: node use: inputs.item: ':shift.itme': shiftAgent's output has no property 'itme' "
         "(it has: array, item)",
-        "bad.yaml:22:7: warning: node rows: inputs.rows: mapAgent inputs schema: must be an array, got number 3",
-        "bad.yaml:24:7: warning: node rows: params.limit: mapAgent params schema: must be an integer, got string 'two'",
+        "bad.yaml:22:7: warning: node rows: inputs.rows: mapAgent input schema: must be an array, got number 3",
+        "bad.yaml:24:7: warning: node rows: params.limit: mapAgent param schema: must be an integer, got string 'two'",
         "bad.yaml:30:13: node rows > inner: inputs.v: unknown node 'rwo' (did you mean row?)",
         "bad.yaml:38:7: warning: node lonely: console.befor: unknown attribute 'befor' (allowed: before, after)",
     ]
@@ -160,9 +160,9 @@ def test_inputs_an_agent_needs_or_does_not_take_are_warned(tmp_path, monkeypatch
     code, lines, _ = validate(tmp_path, monkeypatch, capsys, inputs_yaml=graph)
 
     assert lines == [
-        "inputs.yaml:6:5: warning: node split: inputs: stringSplitterAgent needs inputs 'text'",
-        "inputs.yaml:9:29: warning: node variants: inputs.suffix: stringCaseVariantsAgent takes no inputs 'suffix' "
+        "inputs.yaml:6:5: warning: node split: inputs: stringSplitterAgent needs input 'text'",
+        "inputs.yaml:9:29: warning: node variants: inputs.suffix: stringCaseVariantsAgent takes no input 'suffix' "
         "(it takes: text)",
-        "inputs.yaml:13:5: warning: node rows: inputs: mapAgent needs inputs 'rows'",
+        "inputs.yaml:13:5: warning: node rows: inputs: mapAgent needs input 'rows'",
     ]
     assert code == 0
