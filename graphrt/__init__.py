@@ -4,10 +4,11 @@
     graphrt.run("graphs/hello.yaml", inject={"name": "Ada"})
 """
 
-from .api import arun, run
+from .api import aresume, arun, resume, run
 from .authoring import agent
 from .errors import (
     AgentError,
+    CheckpointError,
     GraphAbortedError,
     GraphError,
     GraphInterrupted,
@@ -28,11 +29,14 @@ from .jsvalue import UNDEFINED
 from .plugins import as_agent
 from .progress import Progress
 from .registry import AgentContext, AgentInfo, Registry, Sample, default_registry
+from .standard_filters import cache_filter, input_validation_filter, stream_filter
 from .toolsets import tool, toolset
 
 __all__ = [
     "run",
     "arun",
+    "resume",
+    "aresume",
     "Graph",
     "AgentContext",
     "AgentInfo",
@@ -45,6 +49,9 @@ __all__ = [
     "as_agent",
     "Progress",
     "AgentFilter",
+    "cache_filter",
+    "input_validation_filter",
+    "stream_filter",
     "Event",
     "UNDEFINED",
     "GraphError",
@@ -56,6 +63,7 @@ __all__ = [
     "NodeTimeoutError",
     "GraphAbortedError",
     "GraphInterrupted",
+    "CheckpointError",
     "Interrupt",
     "RegistrationError",
     "ToolCallError",

@@ -261,7 +261,8 @@ def violations(schema: Mapping[str, Any], value: Any) -> list[Violation]:
             found.extend(Violation((*path, name), "unexpected: the schema has no such property") for name in extra)
         else:
             found.append(Violation(path, error.message))
-    return sorted(found, key=lambda v: [str(part) for part in v.path])
+    unique = list(dict.fromkeys(found))  # one `required` error comes per missing name, each listing them all
+    return sorted(unique, key=lambda v: [str(part) for part in v.path])
 
 
 def format_path(path: tuple[str | int, ...], root: str = "") -> str:
