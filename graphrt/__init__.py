@@ -4,11 +4,10 @@
     graphrt.run("graphs/hello.yaml", inject={"name": "Ada"})
 """
 
-from .api import aresume, arun, resume, run
+from .api import arun, run
 from .authoring import agent
 from .errors import (
     AgentError,
-    CheckpointError,
     GraphAbortedError,
     GraphError,
     GraphInterrupted,
@@ -35,8 +34,6 @@ from .toolsets import tool, toolset
 __all__ = [
     "run",
     "arun",
-    "resume",
-    "aresume",
     "Graph",
     "AgentContext",
     "AgentInfo",
@@ -63,7 +60,6 @@ __all__ = [
     "NodeTimeoutError",
     "GraphAbortedError",
     "GraphInterrupted",
-    "CheckpointError",
     "Interrupt",
     "RegistrationError",
     "ToolCallError",
