@@ -165,7 +165,7 @@ def test_viz_refuses_an_invalid_graph(tmp_path: Path, capsys) -> None:
 
 def test_the_readme_shows_what_viz_draws(capsys) -> None:
     readme = Path("README.md").read_text(encoding="utf-8")
-    pictures = re.findall(r"`graphrt viz (\S+)`:\n\n```mermaid\n(.*?)```", readme, re.DOTALL)
+    pictures = re.findall(r"`graphrt viz (\S+)`[^\n]*:\n\n```mermaid\n(.*?)```", readme, re.DOTALL)
     assert pictures, "the README has no Mermaid picture made by graphrt viz"
     for file, picture in pictures:
         assert main(["viz", file]) == 0
