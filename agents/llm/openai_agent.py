@@ -13,12 +13,14 @@ from __future__ import annotations
 import json
 import random
 import ssl
+import uuid
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Mapping
 
 import anyio
 import httpx
 
+from graphrt.events import LlmCallFinished, LlmCallStarted
 from graphrt.jsvalue import UNDEFINED, is_null, is_truthy
 from graphrt.registry import AgentContext, AgentInfo
 
@@ -52,7 +54,7 @@ def _flat(value: Any) -> str:
     return "" if is_null(value) else str(value)
 
 
-def _merged(options: Mapping[str, Any], inputs: Mapping[str, Any], params: Mapping[str, Any], key: str, base: Any) -> str:
+def _merged(inputs: Mapping[str, Any], params: Mapping[str, Any], key: str, base: Any) -> str:
     """GraphAI's getMergeValue: `mergeablePrompts`/`mergeableSystem` from inputs and params, else `base`."""
     from_inputs, from_params = inputs.get(key), params.get(key)
     if is_truthy(from_inputs) or is_truthy(from_params):
@@ -91,7 +93,7 @@ def _outgoing_tool_call(call: Any) -> Any:
 
 def _conversation(options: dict[str, Any], ctx: AgentContext) -> list[Any]:
     """The messages to send: system prompt, history, then the prompt (or `message`) and images."""
-    system = _merged(options, ctx.inputs, ctx.params, "mergeableSystem", options.get("system"))
+    system = _merged(ctx.inputs, ctx.params, "mergeableSystem", options.get("system"))
     history = options.get("messages")
     if isinstance(history, str):
         history = [{"role": "user", "content": history}]
@@ -99,7 +101,7 @@ def _conversation(options: dict[str, Any], ctx: AgentContext) -> list[Any]:
         history = [history]
     messages: list[Any] = [{"role": "system", "content": system}] if system else []
     messages.extend(history if isinstance(history, list) else [])
-    prompt = _merged(options, ctx.inputs, ctx.params, "mergeablePrompts", options.get("prompt"))
+    prompt = _merged(ctx.inputs, ctx.params, "mergeablePrompts", options.get("prompt"))
     if isinstance(options.get("message"), dict):
         messages.append(options["message"])
     elif prompt:
@@ -283,6 +285,27 @@ def _ssl_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
+async def _attempt(client: "openai.AsyncOpenAI", body: dict[str, Any], ctx: AgentContext, stream: bool,
+                   streamed: list[str], server: ServerSettings) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """One request, reported as LlmCallStarted and LlmCallFinished events (with usage, or the error)."""
+    call_id = uuid.uuid4().hex[:16]
+    ctx.emit(LlmCallStarted, call_id=call_id, model=body["model"], system="openai")
+    try:
+        if stream:
+            response, message = await _complete_streaming(client, body, ctx, streamed)
+        else:
+            response, message = await _complete(client, body)
+    except BaseException as error:
+        text = _describe(error, server) if isinstance(error, Exception) else "cancelled"
+        ctx.emit(LlmCallFinished, call_id=call_id, model=body["model"], error=text)
+        raise
+    usage = response.get("usage") or {}
+    choices = response.get("choices") or [{}]
+    ctx.emit(LlmCallFinished, call_id=call_id, model=response.get("model"), input_tokens=usage.get("prompt_tokens"),
+             output_tokens=usage.get("completion_tokens"), finish_reason=choices[0].get("finish_reason"))
+    return response, message
+
+
 async def _server_for(options: dict[str, Any], ctx: AgentContext) -> ServerSettings:
     server = resolve_server(options)
     if server.is_configured:
@@ -324,10 +347,7 @@ async def openai_agent(ctx: AgentContext) -> dict[str, Any]:
         for attempt in range(retries + 1):
             streamed: list[str] = []
             try:
-                if stream:
-                    response, message = await _complete_streaming(client, body, ctx, streamed)
-                else:
-                    response, message = await _complete(client, body)
+                response, message = await _attempt(client, body, ctx, stream, streamed, server)
                 break
             except openai.APIError as error:
                 # A reply that already streamed tokens is not repeated: subscribers saw it.

@@ -8,7 +8,7 @@ import pytest
 
 from agents.llm import local_model
 from graphrt import AgentError, UNDEFINED
-from graphrt.events import TokenDelta
+from graphrt.events import LlmCallFinished, LlmCallStarted, TokenDelta
 
 pytestmark = pytest.mark.anyio
 
@@ -174,3 +174,24 @@ async def test_response_format_json_is_parsed(reply, openai_server, run_graph):
     results = await run_graph(llm_node(inputs={"prompt": "x", "response_format": {"type": "json_object"}}))
     assert results["llm"]["responseFormat"] == {"answer": 42}
     assert openai_server.requests[0]["response_format"] == {"type": "json_object"}
+
+
+@pytest.mark.parametrize("anyio_backend", ["trio"])
+async def test_streaming_works_on_trio_too(reply, openai_server, run_graph, events):
+    openai_server.script(reply.error(503, "warming up", retry_after="0"), reply.text("Trio works."))
+    results = await run_graph(llm_node(inputs={"prompt": "go"}, params={"stream": True}))
+    assert results["llm"]["text"] == "Trio works."
+    assert "".join(event.token for event in events if isinstance(event, TokenDelta)) == "Trio works."
+
+
+async def test_each_request_is_reported_with_its_usage_or_its_error(reply, openai_server, run_graph, events):
+    openai_server.script(reply.error(429, "slow down", retry_after="0"), reply.text("done"))
+    await run_graph(llm_node(inputs={"prompt": "x"}, params={"model": "m1"}))
+    calls = [event for event in events if isinstance(event, (LlmCallStarted, LlmCallFinished))]
+    assert [(type(event).__name__, event.model) for event in calls] == [
+        ("LlmCallStarted", "m1"), ("LlmCallFinished", "m1"), ("LlmCallStarted", "m1"), ("LlmCallFinished", "scripted-model")
+    ]
+    failed, finished = calls[1], calls[3]
+    assert failed.error == f"{openai_server.url} HTTP 429: slow down"
+    assert (finished.input_tokens, finished.output_tokens, finished.finish_reason, finished.error) == (11, 7, "stop", None)
+    assert calls[0].call_id == failed.call_id != finished.call_id

