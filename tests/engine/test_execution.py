@@ -786,3 +786,30 @@ async def test_at_loop_is_the_iteration_index() -> None:
 async def test_the_loop_counter_is_not_among_all_results() -> None:
     graph = {"loop": {"count": 2}, "nodes": {"a": {"value": 1}, "b": node("copyAgent", inputs={"i": "@loop"})}}
     assert await graphrt.arun(graph, all_results=True) == {"a": 1, "b": {"i": 1}}
+
+
+# ----- console -----
+
+
+async def test_console_before_and_after_print_inputs_and_result_as_json(capsys: pytest.CaptureFixture[str]) -> None:
+    graph = {"nodes": {"a": {"value": 1}, "b": node("copyAgent", inputs={"v": ":a"}, console={"before": True, "after": True})}}
+    await graphrt.arun(graph)
+    assert capsys.readouterr().out == '{\n  "v": 1\n}\n{\n  "v": 1\n}\n'
+
+
+async def test_console_texts_and_an_after_mapping_are_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    graph = {"nodes": {"a": {"value": 1}, "b": node("copyAgent", inputs={"v": ":a"}, console={"before": "starting b", "after": {"got": ".v"}})}}
+    await graphrt.arun(graph)
+    assert capsys.readouterr().out == 'starting b\n{\n  "got": 1\n}\n'
+
+
+async def test_console_true_prints_a_string_result_as_it_is(capsys: pytest.CaptureFixture[str]) -> None:
+    graph = {"nodes": {"a": {"value": "text"}, "b": node("copyAgent", params={"namedKey": "v"}, inputs={"v": ":a"}, console=True)}}
+    await graphrt.arun(graph)
+    assert capsys.readouterr().out == '{\n  "v": "text"\n}\ntext\n'
+
+
+async def test_a_static_node_console_prints_its_updated_value_in_later_iterations(capsys: pytest.CaptureFixture[str]) -> None:
+    graph = {"loop": {"count": 3}, "nodes": {"n": {"value": 0, "update": ":n.add(1)", "console": True}, "b": node("copyAgent", inputs={"v": ":n"})}}
+    await graphrt.arun(graph)
+    assert capsys.readouterr().out == "1\n2\n"
