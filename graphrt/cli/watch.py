@@ -3,8 +3,9 @@
 A subscriber that writes one line per thing worth seeing (a node done with its
 duration, a failure, a retry, a timeout, a skip, a loop iteration, a tool call,
 an agent's progress), streams tokens as they come, and keeps a status line at
-the bottom with the loop count and the nodes running now. The status line is
+the bottom with the loop counts and the nodes running now. The status line is
 redrawn in place and removed at the end, so the terminal keeps only the lines.
+Nodes done inside mapAgent rows are counted, not listed: there may be thousands.
 """
 
 from __future__ import annotations
@@ -30,22 +31,27 @@ from ..events import (
     ToolReturned,
 )
 
-__all__ = ["ProgressDisplay", "node_name"]
+__all__ = ["ProgressDisplay", "graph_name", "node_name"]
 
 _CLEAR_LINE = "\r\x1b[K"
 _SHOWN_RUNNING = 4
 _SHORT = 80
 
 
-def node_name(path: tuple[str | int, ...], node_id: str) -> str:
-    """`sentences[0] > sentence` for a node of a map row; the node id at the top level."""
+def graph_name(path: tuple[str | int, ...]) -> str:
+    """`sentences[0]` for the graph of a map row, `react` for a nested graph, "" at the top level."""
     parts: list[str] = []
     for step in path:
         if isinstance(step, int) and parts:
             parts[-1] += f"[{step}]"
         else:
             parts.append(str(step))
-    return " > ".join([*parts, node_id])
+    return " > ".join(parts)
+
+
+def node_name(path: tuple[str | int, ...], node_id: str) -> str:
+    """`sentences[0] > sentence` for a node of a map row; the node id at the top level."""
+    return f"{graph_name(path)} > {node_id}" if path else node_id
 
 
 def _duration(seconds: float) -> str:
@@ -73,7 +79,7 @@ class ProgressDisplay:
         self._running: dict[tuple[Any, ...], str] = {}
         self._done = 0
         self._failed = 0
-        self._iteration = 0
+        self._iterations: dict[tuple[str | int, ...], int] = {}
         self._streaming: tuple[Any, ...] | None = None
         self._status = ""
         self._lock = threading.Lock()
@@ -100,28 +106,28 @@ class ProgressDisplay:
         elif isinstance(event, NodeStarted):
             self._running[key] = name
         elif isinstance(event, NodeCompleted):
-            self._running.pop(key, None)
+            self._node_ended(event.path, event.node_id)
             self._done += 1
-            if not event.path:
+            if not any(isinstance(step, int) for step in event.path):
                 self._line(f"done     {name}  {_duration(event.duration)}")
         elif isinstance(event, NodeRetried):
             self._running.pop(key, None)
             self._line(f"retry    {name}  attempt failed: {_message(event.error)}")
         elif isinstance(event, NodeTimedOut):
-            self._running.pop(key, None)
+            self._node_ended(event.path, event.node_id)
             self._failed += 1
             self._line(f"timeout  {name}  {_message(event.error)}")
         elif isinstance(event, NodeFailed):
-            self._running.pop(key, None)
+            self._node_ended(event.path, event.node_id)
             self._failed += 1
             self._line(f"FAILED   {name}  {_message(event.error)}")
         elif isinstance(event, NodeSkipped):
             self._line(f"skipped  {name}")
         elif isinstance(event, LoopIteration):
-            if not event.path:
-                self._iteration = event.index
-                if event.index:
-                    self._line(f"loop     iteration {event.index + 1}")
+            if event.index:
+                self._iterations[event.path] = event.index
+                where = f"{graph_name(event.path)} " if event.path else ""
+                self._line(f"loop     {where}iteration {event.index + 1}")
         elif isinstance(event, ToolCalled):
             self._line(f"tool     {name}  -> {event.name}({_short(event.arguments)})")
         elif isinstance(event, ToolReturned):
@@ -138,6 +144,13 @@ class ProgressDisplay:
                 self._clear_status()
             return
         self._draw_status()
+
+    def _node_ended(self, path: tuple[str | int, ...], node_id: str) -> None:
+        """Forgets a node that will not run again now, and the loops of the graphs it ran."""
+        self._running.pop((path, node_id), None)
+        inner = (*path, node_id)
+        for looping in [p for p in self._iterations if p[: len(inner)] == inner]:
+            del self._iterations[looping]
 
     # ----- writing -----
 
@@ -169,7 +182,10 @@ class ProgressDisplay:
             return  # the token line is in the way; the status comes back after it
         running = list(self._running.values())
         shown = ", ".join(running[:_SHOWN_RUNNING]) + (f" (+{len(running) - _SHOWN_RUNNING})" if len(running) > _SHOWN_RUNNING else "")
-        parts = [f"loop {self._iteration + 1}"] if self._iteration else []
+        parts = [
+            f"{graph_name(path) + ' ' if path else ''}loop {index + 1}"
+            for path, index in self._iterations.items()
+        ]
         parts += [f"running: {shown or '-'}", f"done {self._done}"]
         if self._failed:
             parts.append(f"failed {self._failed}")

@@ -126,7 +126,7 @@ def test_quiet_shows_nothing_on_a_terminal_either(monkeypatch, capsys) -> None:
     assert terminal.getvalue() == ""
 
 
-def test_the_display_streams_tokens_and_reports_trouble() -> None:
+def test_the_display_streams_tokens_reports_trouble_and_lists_nested_nodes_but_not_map_rows() -> None:
     terminal = FakeTerminal()
     display = ProgressDisplay(terminal)
     timeout = NodeTimeoutError("timed out after 10 ms", node_id="slow", field="timeout")
@@ -142,6 +142,8 @@ def test_the_display_streams_tokens_and_reports_trouble() -> None:
         NodeFailed(run_id="r", path=("map", 2), node_id="inner", error=AgentError("bad row"), timed_out=False, will_retry=False),
         NodeSkipped(run_id="r", node_id="maybe"),
         AgentProgress(run_id="r", node_id="crawl", message="page 2 of 3"),
+        LoopIteration(run_id="r", path=("react",), index=1),
+        NodeCompleted(run_id="r", path=("react",), node_id="act", result=1, duration=0.002),
         NodeCompleted(run_id="r", path=("map", 1), node_id="inner", result=1, duration=0.5),
         NodeCompleted(run_id="r", node_id="llm", result="Hello", duration=1.25),
         RunFinished(run_id="r"),
@@ -159,6 +161,8 @@ def test_the_display_streams_tokens_and_reports_trouble() -> None:
         "FAILED   map[2] > inner  bad row",
         "skipped  maybe",
         "progress crawl  page 2 of 3",
+        "loop     react iteration 2",
+        "done     react > act  2.0 ms",
         "done     llm  1.25 s",
         "",
     ]
