@@ -4,10 +4,11 @@
     graphrt.run("graphs/hello.yaml", inject={"name": "Ada"})
 """
 
-from .api import arun, run
+from .api import aresume, arun, resume, run
 from .authoring import agent
 from .errors import (
     AgentError,
+    CheckpointError,
     GraphAbortedError,
     GraphError,
     GraphInterrupted,
@@ -34,6 +35,8 @@ from .toolsets import tool, toolset
 __all__ = [
     "run",
     "arun",
+    "resume",
+    "aresume",
     "Graph",
     "AgentContext",
     "AgentInfo",
@@ -60,6 +63,7 @@ __all__ = [
     "NodeTimeoutError",
     "GraphAbortedError",
     "GraphInterrupted",
+    "CheckpointError",
     "Interrupt",
     "RegistrationError",
     "ToolCallError",

@@ -8,7 +8,7 @@ from typing import Any, Iterable, Mapping
 from .filters import AgentFilter, FilterFunction
 from .graph import AgentsArg, Graph
 
-__all__ = ["run", "arun"]
+__all__ = ["run", "arun", "resume", "aresume"]
 
 
 Filters = Iterable[AgentFilter | FilterFunction] | None
@@ -58,3 +58,26 @@ async def arun(
 ) -> dict[str, Any]:
     """`run()` for async callers (asyncio or trio)."""
     return await _prepare(graph, inject, agents, config, filters).arun(all_results)
+
+
+def resume(checkpoint: Any, run_id: str | None = None, *, answer: Any = None, **options: Any) -> dict[str, Any]:
+    """Continues a run saved with `checkpoint=` (the latest unfinished one if `run_id` is None).
+
+    Completed nodes are not run again; `answer` answers the question the run stopped on.
+    Other options (`agents`, `config`, `filters`, `force`, `all_results`, `backend`) are
+    those of graphrt.durable.aresume.
+
+    Raises:
+        GraphInterrupted: the run asks a question.
+        CheckpointError: no such run, or its graph file changed since (pass `force=True`).
+    """
+    from .durable import resume as resume_saved
+
+    return resume_saved(checkpoint, run_id, answer=answer, **options)
+
+
+async def aresume(checkpoint: Any, run_id: str | None = None, *, answer: Any = None, **options: Any) -> dict[str, Any]:
+    """`resume()` for async callers."""
+    from .durable import aresume as aresume_saved
+
+    return await aresume_saved(checkpoint, run_id, answer=answer, **options)

@@ -8,6 +8,7 @@
       NodeTimeoutError      a node ran past its timeout (also a TimeoutError)
       GraphAbortedError     the run was aborted
       GraphInterrupted      an agent asked a person (.question); resume with the answer
+      CheckpointError       a run cannot be saved to or resumed from a checkpoint store
       RegistrationError     bad agent or function info
       ToolCallError         bad tool arguments; the text goes back to the LLM
 
@@ -34,6 +35,7 @@ __all__ = [
     "NodeTimeoutError",
     "GraphAbortedError",
     "GraphInterrupted",
+    "CheckpointError",
     "Interrupt",
     "RegistrationError",
     "ToolCallError",
@@ -178,6 +180,10 @@ class GraphInterrupted(GraphError):
         outer = GraphInterrupted(self.question, key=self.key, node_id=node_id, location=self.location)
         outer.nested = (self.node_id, *self.nested) if self.node_id is not None else self.nested
         return outer
+
+
+class CheckpointError(GraphError):
+    """Raised when a run cannot be saved to, found in, or resumed from a checkpoint store."""
 
 
 class Interrupt(Exception):

@@ -6,6 +6,7 @@ subscribe to events, read every node's error, or abort a run from another task.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
@@ -13,7 +14,7 @@ import anyio
 
 from .errors import GraphAbortedError, GraphError, GraphValidationError, ValidationIssue
 from .events import Emitter, Event, EventStream, RunFinished, RunStarted
-from .execution import GraphRun
+from .execution import GraphRun, RunSnapshot
 from .filters import AgentFilter, FilterFunction, as_filters
 from .jsvalue import without_undefined
 from .loader import load_graph
@@ -103,16 +104,42 @@ class Graph:
         """The events of the next run as an async iterator: `async with graph.stream() as events:`."""
         return EventStream(self._emitter, max_buffer)
 
-    async def arun(self, all_results: bool = False) -> dict[str, Any]:
+    async def arun(
+        self, all_results: bool = False, *, checkpoint: Any = None, run_id: str | None = None, answer: Any = None
+    ) -> dict[str, Any]:
         """Runs the graph; returns `{nodeId: result}` of the `isResult` nodes (or of all).
+
+        Args:
+            all_results: every node's result instead of the `isResult` nodes'.
+            checkpoint: a checkpoint store, SQLite file or postgresql:// URL to save the run to
+                as it goes (see graphrt.durable); a `run_id` saved there already is continued.
+            run_id: the run's id (in events, and in the checkpoint store).
+            answer: with a checkpoint, the answer to the question the saved run stopped on.
 
         Raises:
             GraphError: the first node error in file order, once every node that could run has run.
             GraphAbortedError: `abort()` was called.
+            GraphInterrupted: an agent asked a question (resume with an answer).
         """
+        if checkpoint is not None:
+            from .durable import run_checkpointed
+
+            return await run_checkpointed(self, checkpoint, all_results=all_results, run_id=run_id, answer=answer)
+        return await self._execute(all_results, run_id=run_id)
+
+    @classmethod
+    def from_checkpoint(cls, checkpoint: Any, run_id: str | None = None, **options: Any) -> "Graph":
+        """The graph of a saved run, to subscribe to and `arun(checkpoint=..., run_id=...)` again (see graphrt.durable)."""
+        from .durable import from_checkpoint
+
+        return from_checkpoint(checkpoint, run_id, **options)[0]
+
+    async def _execute(self, all_results: bool, *, run_id: str | None = None, restore: RunSnapshot | None = None,
+                       on_checkpoint: Callable[[GraphRun, str | None], None] | None = None) -> dict[str, Any]:
         scheduler = Scheduler(self.spec.concurrency, self.spec.label_limits)
         run = GraphRun(self.spec, registry=self.registry, scheduler=scheduler, config=self.config,
-                       emitter=self._emitter, injected=self._injected, filters=self.filters)
+                       emitter=self._emitter, injected=restore.injected if restore else self._injected,
+                       filters=self.filters, run_id=run_id, restore=restore, on_checkpoint=on_checkpoint)
         self._run = run
         emitter = self._emitter
         if emitter:
@@ -133,9 +160,9 @@ class Graph:
             if emitter:
                 emitter.emit(RunFinished(run_id=run.run_id, error=error))
 
-    def run(self, all_results: bool = False, *, backend: str = "asyncio") -> dict[str, Any]:
+    def run(self, all_results: bool = False, *, backend: str = "asyncio", **options: Any) -> dict[str, Any]:
         """`arun()` for synchronous callers; `backend` is "asyncio" or "trio"."""
-        return anyio.run(self.arun, all_results, backend=backend)
+        return anyio.run(partial(self.arun, all_results, **options), backend=backend)
 
     def abort(self) -> None:
         """Cancels a run in progress: running agents are cancelled, `arun()` raises GraphAbortedError."""

@@ -1,0 +1,216 @@
+"""What a checkpoint store keeps, the small protocol every store follows, and how values are encoded.
+
+A store keeps two things per run:
+
+- a `RunRecord`: the graph's source (file, text, hash), injected values and
+  config (secrets redacted), the run's status and, once it completed, its results;
+- `Row`s, written one at a time while the run goes: the static values at the start
+  of an iteration (`kind="iteration"`), one row per completed node (`"node"`),
+  and answers to questions (`"answer"`). Writing an iteration row drops the rows
+  of earlier iterations, so a store holds one iteration per run, never the
+  whole history, and a write costs the same at node 10 as at node 10,000.
+
+Values are JSON text. JavaScript's `undefined` survives the round trip: it is
+written as `{"$graphrt": "undefined"}` (an object that really has a `$graphrt`
+key is wrapped, so it cannot be mistaken for one).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Protocol, runtime_checkable
+
+from ..errors import CheckpointError
+from ..execution import RunSnapshot
+from ..jsvalue import UNDEFINED
+
+__all__ = [
+    "CheckpointError",
+    "CheckpointStore",
+    "RunRecord",
+    "Row",
+    "RunStatus",
+    "Unsavable",
+    "encode_value",
+    "decode_value",
+    "snapshot_from_rows",
+]
+
+
+class RunStatus:
+    """A saved run's status; plain strings, as a store writes them."""
+
+    RUNNING = "running"  # started, or stopped without a chance to say so (a crash, SIGKILL)
+    INTERRUPTED = "interrupted"  # an agent asked a question; `detail` holds it
+    STOPPED = "stopped"  # cancelled (Ctrl-C, abort)
+    FAILED = "failed"  # a node failed; `detail["error"]` says how
+    COMPLETED = "completed"  # finished; `results` holds what the run returned
+
+    UNFINISHED = (RUNNING, INTERRUPTED, STOPPED, FAILED)
+
+
+@dataclass
+class RunRecord:
+    """One saved run: what is needed to rebuild its Graph, and how it ended so far."""
+
+    run_id: str
+    graph_file: str | None
+    graph_text: str | None
+    graph_hash: str
+    injected: dict[str, Any] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+    all_results: bool = False
+    status: str = RunStatus.RUNNING
+    detail: dict[str, Any] = field(default_factory=dict)
+    results: Any = None
+    created_at: float = 0.0
+    updated_at: float = 0.0
+
+    @property
+    def question(self) -> str | None:
+        """The pending question of an interrupted run."""
+        return self.detail.get("question") if self.status == RunStatus.INTERRUPTED else None
+
+
+@dataclass(frozen=True)
+class Row:
+    """One write of a running run: an iteration's static values, a node's result, or an answer."""
+
+    run_id: str
+    iteration: int
+    kind: str  # "iteration" | "node" | "answer"
+    key: str  # node id, answer key, or "" for an iteration
+    value: str | None  # JSON text (encode_value); None for an iteration whose statics could not be saved
+
+
+@runtime_checkable
+class CheckpointStore(Protocol):
+    """Where runs are saved. Methods are synchronous and each write is durable when it returns.
+
+    Stores: `SQLiteStore` (a file, the default) and `PostgresStore` (a server).
+    """
+
+    location: str  # what to show a person: a file path or a URL without its password
+
+    def create_run(self, record: RunRecord) -> None:
+        """Adds a run. Raises CheckpointError if the id is taken."""
+
+    def update_run(self, run_id: str, *, status: str, detail: dict[str, Any] | None = None,
+                   results: Any = None) -> None:
+        """Sets a run's status (with its detail, and its results once completed)."""
+
+    def add_row(self, row: Row) -> None:
+        """Appends a row; an `iteration` row also drops the run's rows of earlier iterations."""
+
+    def get_run(self, run_id: str) -> RunRecord | None:
+        """The run's record, or None."""
+
+    def get_rows(self, run_id: str) -> list[Row]:
+        """The run's rows of its latest iteration, in the order they were written."""
+
+    def runs(self) -> list[RunRecord]:
+        """Every saved run, most recently updated first."""
+
+    def close(self) -> None:
+        """Closes the connection; the store cannot be used after."""
+
+
+# ----- values -----
+
+_TAG = "$graphrt"
+
+
+class Unsavable(TypeError):
+    """Raised by encode_value for a value JSON cannot hold (bytes, an object, a non-string key)."""
+
+
+def _tagged(value: Any, depth: int = 0) -> Any:
+    if value is None or value is True or value is False or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else {_TAG: "number", "value": repr(value)}
+    if value is UNDEFINED:
+        return {_TAG: "undefined"}
+    if depth > 200:
+        raise Unsavable("nested more than 200 levels deep")
+    if isinstance(value, (list, tuple)):
+        return [_tagged(item, depth + 1) for item in value]
+    if isinstance(value, dict):
+        tagged = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise Unsavable(f"an object key is a {type(key).__name__}, not a string")
+            tagged[key] = _tagged(item, depth + 1)
+        return {_TAG: "object", "value": tagged} if _TAG in tagged else tagged
+    raise Unsavable(f"a {type(value).__name__} is not a JSON value")
+
+
+def _untagged(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_untagged(item) for item in value]
+    if isinstance(value, dict):
+        tag = value.get(_TAG)
+        if tag == "undefined":
+            return UNDEFINED
+        if tag == "number":
+            return float(value["value"])
+        if tag == "object":
+            return {key: _untagged(item) for key, item in value["value"].items()}
+        return {key: _untagged(item) for key, item in value.items()}
+    return value
+
+
+def encode_value(value: Any) -> str:
+    """A value as JSON text that decode_value turns back into an equal value (UNDEFINED included).
+
+    Raises:
+        Unsavable: the value holds something JSON cannot (bytes, objects, non-string keys).
+    """
+    return json.dumps(_tagged(value), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def decode_value(text: str) -> Any:
+    """The value encode_value wrote."""
+    return _untagged(json.loads(text))
+
+
+# ----- state -----
+
+
+def answer_node(key: str) -> str:
+    """The top-level node an answer key belongs to (`outer/0/inner` -> `outer`)."""
+    return key.split("/", 1)[0]
+
+
+def snapshot_from_rows(record: RunRecord, rows: Iterable[Row]) -> RunSnapshot | None:
+    """The RunSnapshot the rows of a run's latest iteration describe; None if nothing was saved.
+
+    Answers whose node has completed since are left out: they were used.
+    """
+    iteration: int | None = None
+    statics: dict[str, Any] | None = None
+    results: dict[str, Any] = {}
+    answers: dict[str, Any] = {}
+    for row in rows:
+        if iteration is None or row.iteration > iteration:
+            iteration, statics, results, answers = row.iteration, None, {}, {}
+        if row.iteration < iteration:
+            continue
+        if row.kind == "iteration":
+            statics = decode_value(row.value) if row.value is not None else None
+        elif row.kind == "node":
+            results.pop(row.key, None)
+            results[row.key] = decode_value(row.value) if row.value is not None else UNDEFINED
+        elif row.kind == "answer":
+            answers[row.key] = decode_value(row.value) if row.value is not None else None
+    if iteration is None or statics is None:
+        return None
+    completed = list(results)
+    values = dict(statics)
+    values.update((node_id, value) for node_id, value in results.items() if value is not UNDEFINED)
+    pending = {key: answer for key, answer in answers.items() if answer_node(key) not in results}
+    return RunSnapshot(record.run_id, iteration, values, completed, dict(record.injected), pending)
