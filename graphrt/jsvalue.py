@@ -86,9 +86,11 @@ def _number_string(value: float) -> str:
         return "Infinity" if value > 0 else "-Infinity"
     if value == 0:
         return "0"
-    if value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
     digits = repr(value)
+    if value.is_integer() and abs(value) < 1e21:
+        if "e" not in digits:
+            return str(int(value))
+        return _large_integer(digits)
     mantissa, _, exponent = digits.partition("e")
     if not exponent:
         return digits
@@ -97,6 +99,15 @@ def _number_string(value: float) -> str:
         return format(value, "f") if power > 0 else _small_decimal(mantissa, power)
     sign = "+" if power > 0 else "-"
     return f"{mantissa.removesuffix('.0')}e{sign}{abs(power)}"
+
+
+def _large_integer(digits: str) -> str:
+    """An integer float past 2**53 as JS prints it: its shortest digits, then zeros (not `int()`'s digits)."""
+    mantissa, _, exponent = digits.partition("e")
+    negative = mantissa.startswith("-")
+    whole, _, fraction = mantissa.lstrip("-").partition(".")
+    text = (whole + fraction).ljust(int(exponent) + 1, "0")
+    return "-" + text if negative else text
 
 
 def _small_decimal(mantissa: str, power: int) -> str:
@@ -129,7 +140,8 @@ def js_string(value: Any) -> str:
     return str(value)
 
 
-_NUMBER_TEXT = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+_NUMBER_TEXT = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$", re.ASCII)  # ASCII: JS has no other digits
+_RADIX_TEXT = re.compile(r"^0(x[0-9a-f]+|o[0-7]+|b[01]+)$")  # no sign, no `_`, unlike int()
 
 
 def js_number(value: Any) -> float | int:
@@ -148,12 +160,8 @@ def js_number(value: Any) -> float | int:
             number = float(text)
             return int(number) if number.is_integer() and abs(number) < 2**53 else number
         lowered = text.lower()
-        for prefix, base in (("0x", 16), ("0o", 8), ("0b", 2)):
-            if lowered.startswith(prefix):
-                try:
-                    return int(text[2:], base)
-                except ValueError:
-                    return math.nan
+        if _RADIX_TEXT.match(lowered):
+            return int(lowered[2:], {"x": 16, "o": 8, "b": 2}[lowered[1]])
         if text in ("Infinity", "+Infinity"):
             return math.inf
         if text == "-Infinity":
