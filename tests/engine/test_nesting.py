@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 import graphrt
@@ -250,6 +251,41 @@ async def test_a_looping_graph_inside_a_map_loops_per_row() -> None:
         },
     }
     assert await graphrt.arun(mapped(["a", "b"], inner, compositeResultKey="push")) == {"m": [{"array": ["a", "a"]}, {"array": ["b", "b"]}]}
+
+
+async def test_a_timeout_on_a_map_node_cancels_the_agent_of_every_row() -> None:
+    cancelled: list[tuple[Any, ...]] = []
+
+    async def hang(ctx: AgentContext) -> None:
+        try:
+            await anyio.sleep_forever()
+        except anyio.get_cancelled_exc_class():
+            cancelled.append(ctx.path)
+            raise
+
+    graph = mapped([1, 2], {"nodes": {"h": {"agent": "hangAgent", "inputs": {"r": ":row"}}}})
+    graph["nodes"]["m"]["timeout"] = 10
+    with pytest.raises(graphrt.NodeTimeoutError, match=r"^node 'm', field 'timeout': timed out after 10 ms$"):
+        await graphrt.arun(graph, agents=[AgentInfo(name="hangAgent", func=hang)])
+    assert sorted(cancelled) == [("m", 0), ("m", 1)]
+
+
+async def test_a_map_retried_after_a_timeout_at_concurrency_one_gets_its_slots_back() -> None:
+    calls: list[Any] = []
+
+    async def hang_first_two(ctx: AgentContext) -> Any:
+        calls.append(ctx.path)
+        if len(calls) <= 2:
+            await anyio.sleep_forever()
+        return ctx.inputs["r"]
+
+    graph = mapped([1, 2], {"nodes": {"h": {"agent": "hangAgent", "inputs": {"r": ":row"}, "isResult": True}}}, compositeResultKey="h")
+    graph["concurrency"] = 1
+    graph["nodes"]["m"].update(timeout=20, retry=1)
+    graph["nodes"]["after"] = {"agent": "copyAgent", "inputs": {"m": ":m"}, "isResult": True}
+    with anyio.fail_after(5):  # a guard against a leaked slot, not a timing check
+        results = await graphrt.arun(graph, agents=[AgentInfo(name="hangAgent", func=hang_first_two)])
+    assert results == {"m": [1, 2], "after": {"m": [1, 2]}}
 
 
 @pytest.mark.xfail(strict=True, reason="node.py: wrapping a nested node's error drops the inner agent id")
