@@ -13,8 +13,9 @@ import sys
 
 from ..errors import GraphLoadError, ValidationIssue
 from ..loader import load_graph
-from ..registry import default_registry
+from ..registry import Registry
 from ..validate import collect_issues
+from .agent_modules import add_agents_option, registry_for
 
 __all__ = ["add_parser", "format_issue", "handle"]
 
@@ -22,6 +23,7 @@ __all__ = ["add_parser", "format_issue", "handle"]
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("validate", help="report every problem of graph files without running them")
     parser.add_argument("files", nargs="+", metavar="FILE", help="graph files (YAML or JSON)")
+    add_agents_option(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -44,19 +46,20 @@ def _position(issue: ValidationIssue) -> tuple[int, int]:
     return (location.line or 0, location.column or 0) if location is not None else (0, 0)
 
 
-def check_file(path: str) -> list[ValidationIssue]:
+def check_file(path: str, registry: Registry) -> list[ValidationIssue]:
     """Every issue of one file, in file order; a file that cannot be read or parsed is one error."""
     try:
         data, source = load_graph(path)
     except GraphLoadError as error:
         return [ValidationIssue(error.message, location=error.location)]
-    return sorted(collect_issues(data, default_registry(), source), key=_position)
+    return sorted(collect_issues(data, registry, source), key=_position)
 
 
 def handle(args: argparse.Namespace) -> int:
     errors = warnings = 0
+    registry = registry_for(args)
     for path in args.files:
-        for issue in check_file(path):
+        for issue in check_file(path, registry):
             print(format_issue(issue, path))
             if issue.severity == "error":
                 errors += 1

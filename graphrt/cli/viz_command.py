@@ -11,8 +11,8 @@ import argparse
 import sys
 
 from ..loader import load_graph
-from ..registry import default_registry
 from ..validate import validate_graph
+from .agent_modules import add_agents_option, registry_for
 from ..viz import graph_model, to_dot, to_mermaid
 
 __all__ = ["add_parser", "handle"]
@@ -23,12 +23,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("file", help="a graph file (YAML or JSON)")
     parser.add_argument("--format", choices=("mermaid", "dot"), default="mermaid", help="the diagram language (default: mermaid)")
     parser.add_argument("--direction", choices=("TD", "LR"), default="TD", help="top-down or left-right (default: TD)")
+    add_agents_option(parser)
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
     data, source = load_graph(args.file)
-    validate_graph(data, default_registry(), source)
+    validate_graph(data, registry_for(args), source)
     model = graph_model(data)
     if args.format == "dot":
         text = to_dot(model, name=args.file, direction=args.direction)

@@ -166,3 +166,31 @@ def test_inputs_an_agent_needs_or_does_not_take_are_warned(tmp_path, monkeypatch
         "inputs.yaml:13:5: warning: node rows: inputs: mapAgent needs input 'rows'",
     ]
     assert code == 0
+
+
+def test_agents_from_a_module_are_known_to_validate_and_viz(tmp_path, monkeypatch, capsys) -> None:
+    (tmp_path / "my_agents.py").write_text(textwrap.dedent("""\
+        from graphrt.registry import AgentInfo
+
+        def shout(ctx):
+            return {"text": ctx.inputs["text"].upper()}
+
+        AGENTS = [AgentInfo("shoutAgent", shout, output={"type": "object", "properties": {"text": {}}})]
+    """))
+    graph = """\
+        version: 0.5
+        nodes:
+          a: {value: hi}
+          b: {agent: shoutAgent, inputs: {text: ":a"}}
+          c: {agent: copyAgent, inputs: {t: ":b.txt"}, isResult: true}
+    """
+    code, lines, _ = validate(tmp_path, monkeypatch, capsys, shout_yaml=graph)
+    assert (code, lines[0]) == (
+        1, "shout.yaml:4:7: node b: agent: unknown agent 'shoutAgent' (did you mean shiftAgent, pushAgent, echoAgent?)")
+
+    assert main(["validate", "shout.yaml", "--agents", "my_agents.py"]) == 0
+    assert capsys.readouterr().out == (
+        "shout.yaml:5:34: warning: node c: inputs.t: ':b.txt': shoutAgent's output has no property 'txt' (it has: text)\n"
+    )
+    assert main(["viz", "shout.yaml", "--agents", "my_agents.py"]) == 0
+    assert 'b["b<br/>shoutAgent"]' in capsys.readouterr().out
