@@ -18,14 +18,14 @@ from .execution import GraphRun, RunSnapshot
 from .filters import AgentFilter, FilterFunction, as_filters
 from .jsvalue import without_undefined
 from .loader import load_graph
-from .registry import AgentInfo, Registry, default_registry
+from .registry import AgentLike, Registry, default_registry
 from .scheduler import Scheduler
 from .spec import StaticNodeSpec, compile_graph
 from .validate import collect_issues, validate_graph
 
 __all__ = ["Graph", "AgentsArg", "make_registry"]
 
-AgentsArg = Registry | Iterable[AgentInfo] | None
+AgentsArg = Registry | Iterable[AgentLike] | None
 
 
 def make_registry(agents: AgentsArg) -> Registry:
@@ -45,7 +45,8 @@ class Graph:
 
     Args:
         graph: GraphData as a dict, YAML/JSON text, or a path to a file.
-        agents: a Registry to use as is, or agents to add to the built-in ones.
+        agents: a Registry to use as is, or agents to add to the built-in ones (AgentInfos,
+            functions, toolset classes or instances).
         config: per-agent configuration, `{"global": {...}, "<agentId>": {...}}`.
         filters: agent filters wrapped around every agent call, in order (see graphrt.filters).
 
