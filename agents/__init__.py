@@ -13,8 +13,9 @@ __all__ = ["builtin_agents"]
 
 def builtin_agents() -> list[AgentInfo]:
     """Every agent that ships with graphrt."""
+    from agents.input import AGENTS as input_agents
     from agents.llm import AGENTS as llm
     from agents.vanilla import AGENTS as vanilla
     from agents.wiki import AGENTS as wiki
 
-    return [*vanilla, *llm, *wiki]
+    return [*vanilla, *llm, *wiki, *input_agents]

@@ -12,11 +12,11 @@ import sys
 from typing import Sequence
 
 from ..errors import GraphError
-from . import agents_command, run_command, test_agents_command, validate_command, viz_command
+from . import agents_command, resume_command, run_command, test_agents_command, validate_command, viz_command
 
 __all__ = ["main", "COMMANDS"]
 
-COMMANDS = [run_command, validate_command, viz_command, agents_command, test_agents_command]
+COMMANDS = [run_command, resume_command, validate_command, viz_command, agents_command, test_agents_command]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -4,6 +4,7 @@ The graph is validated first, as `graphrt validate` does: errors stop it, warnin
 are shown on stderr. On a terminal, stderr also shows the run's progress (node
 states, loop count, streamed tokens); piped or with `--quiet`, only the results
 are printed. `--trace FILE.jsonl` writes every event of the run, secrets redacted.
+`--checkpoint PATH` saves the run as it goes, for `graphrt resume PATH` (graphrt/cli/resume_command.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ..graph import Graph
 from ..jsvalue import to_json_compatible
 from ..trace import TraceWriter
 from .agent_modules import add_agents_option, registry_for
+from .resume_command import run_saved
 from .watch import ProgressDisplay
 
 __all__ = ["add_parser", "parse_injection"]
@@ -44,6 +46,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="set a static node's value before the run (VALUE is JSON, or else a string); repeatable")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the results: no warnings, no progress")
     parser.add_argument("--trace", metavar="FILE.jsonl", help="write every event of the run to FILE, one JSON object a line")
+    parser.add_argument("--checkpoint", metavar="PATH",
+                        help="save the run as it goes to PATH (a SQLite file or a postgresql:// URL), "
+                        "to continue it with 'graphrt resume PATH'")
+    parser.add_argument("--run-id", metavar="ID", help="the saved run's id (default: a new one)")
     add_agents_option(parser)
     parser.set_defaults(handler=handle)
 
@@ -68,7 +74,13 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
         if subscriber is not None:
             graph.subscribe(subscriber)
     try:
-        results = graph.run(args.all)
+        if getattr(args, "checkpoint", None):
+            code, results = run_saved(graph, args.checkpoint, run_id=args.run_id, all_results=args.all, quiet=args.quiet,
+                                      stderr=stderr)
+            if results is None:
+                return code
+        else:
+            results = graph.run(args.all)
     finally:
         if display is not None:
             display.close()

@@ -1,0 +1,75 @@
+"""Input agents: a node that asks a person, as GraphAI's @graphai/input_agents do.
+
+GraphAI's textInputAgent reads a line from the terminal inside the agent. Here
+the agent asks through the run instead (`ctx.ask`): the run saves its state and
+stops with GraphInterrupted, and the answer comes when it is resumed, from
+`graphrt resume PATH --answer TEXT`, from a prompt when the run is on a
+terminal, or from `graphrt.resume(..., answer=...)`. So the same graph works
+unattended, in a web service, and at the terminal.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphrt.jsvalue import is_null, js_string
+from graphrt.registry import AgentContext, AgentInfo
+
+__all__ = ["AGENTS", "text_input_agent"]
+
+_DEFAULT_QUESTION = "Enter"  # GraphAI's default prompt
+
+
+async def text_input_agent(ctx: AgentContext) -> dict[str, Any]:
+    """Asks a person `message` and returns the answer as text and as a chat message.
+
+    The question is `inputs.message` or `params.message`. With `required`, an
+    empty answer asks again. The message's role is `params.role` ("user" by default).
+
+    Raises:
+        Interrupt: no answer yet (the run stops and waits for one).
+    """
+    question = ctx.inputs.get("message", ctx.params.get("message"))
+    question = _DEFAULT_QUESTION if is_null(question) else js_string(question)
+    answer = ctx.ask(question)
+    text = answer if isinstance(answer, str) else js_string(answer)
+    if ctx.params.get("required") and text == "":
+        ctx.answer = None
+        ctx.ask(question)
+    role = ctx.params.get("role") or "user"
+    return {"text": text, "message": {"role": role, "content": text}}
+
+
+text_input_agent_info = AgentInfo(
+    name="textInputAgent",
+    func=text_input_agent,
+    description="Asks a person for text: the run stops with the question and resumes with the answer",
+    inputs={
+        "type": "object",
+        "properties": {"message": {"type": "string", "description": "the question (overrides params.message)"}},
+    },
+    params={
+        "type": "object",
+        "properties": {
+            "message": {"type": "string", "description": "the question; 'Enter' by default"},
+            "required": {"type": "boolean", "description": "ask again when the answer is empty"},
+            "role": {"type": "string", "description": "the role of the returned message; 'user' by default"},
+        },
+    },
+    output={
+        "type": "object",
+        "properties": {
+            "text": {"type": "string"},
+            "message": {"type": "object", "properties": {"role": {"type": "string"}, "content": {"type": "string"}}},
+        },
+    },
+    samples=(),  # every call needs an answer; tests/durable/test_input_agent.py resumes runs with one
+    category=("input",),
+    author="Receptron team (GraphAI), graphrt",
+    repository="https://github.com/receptron/graphai",
+    source="https://github.com/receptron/graphai/blob/main/agents/input_agents/src/text_input_agent.ts",
+    package="@graphai/input_agents",
+    license="MIT",
+)
+
+AGENTS: list[AgentInfo] = [text_input_agent_info]

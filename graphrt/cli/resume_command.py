@@ -1,0 +1,121 @@
+"""`graphrt resume PATH`: continue a run saved with `graphrt run FILE --checkpoint PATH`.
+
+Completed nodes are not run again. Without `--run-id`, the most recent
+unfinished run in PATH continues. A run waiting for an answer takes it from
+`--answer TEXT`, or asks on the terminal. Exit codes: 0 done, 1 a GraphError,
+3 the run waits for an answer, 130 stopped with Ctrl-C (the state is saved).
+
+`run_saved` is shared with `graphrt run --checkpoint`: it prompts for answers
+on a terminal, and tells how to resume when the run stops.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+import uuid
+from typing import Any, TextIO
+
+from ..checkpoint import open_store
+from ..durable import find_run, from_checkpoint
+from ..errors import GraphError, GraphInterrupted
+from ..graph import Graph
+from ..jsvalue import to_json_compatible
+from ..trace import TraceWriter
+from .agent_modules import add_agents_option, registry_for
+
+__all__ = ["add_parser", "handle", "run_saved", "WAITING_FOR_ANSWER"]
+
+WAITING_FOR_ANSWER = 3  # exit code: the run stopped on a question
+STOPPED = 130  # exit code: Ctrl-C (128 + SIGINT)
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("resume", help="continue a run saved with 'graphrt run --checkpoint'")
+    parser.add_argument("checkpoint", metavar="PATH", help="the checkpoint: a SQLite file or a postgresql:// URL")
+    parser.add_argument("--run-id", metavar="ID", help="the run to continue (default: the latest unfinished one)")
+    parser.add_argument("--answer", metavar="TEXT", help="the answer to the question the run stopped on")
+    parser.add_argument("--force", action="store_true", help="continue even though the graph file changed since")
+    parser.add_argument("--all", action="store_true", help="print every node's result, not only isResult nodes")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print only the results")
+    parser.add_argument("--trace", metavar="FILE.jsonl", help="write every event of the run to FILE, one JSON object a line")
+    add_agents_option(parser)
+    parser.set_defaults(handler=handle)
+
+
+def _resume_hint(checkpoint: str, run_id: str, extra: str = "") -> str:
+    return f"graphrt resume {shlex.quote(checkpoint)} --run-id {shlex.quote(run_id)}{extra}"
+
+
+def _interactive(stdin: TextIO, stderr: TextIO) -> bool:
+    return stdin.isatty() and stderr.isatty()
+
+
+def _prompt(question: str, stdin: TextIO, stderr: TextIO) -> str | None:
+    """Asks on the terminal; None at end of input."""
+    stderr.write(f"? {question} ")
+    stderr.flush()
+    line = stdin.readline()
+    return line.rstrip("\n") if line else None
+
+
+def run_saved(
+    graph: Graph,
+    checkpoint: str,
+    *,
+    run_id: str | None,
+    all_results: bool,
+    answer: str | None = None,
+    stdin: TextIO | None = None,
+    stderr: TextIO | None = None,
+    quiet: bool = False,
+) -> tuple[int, dict[str, Any] | None]:
+    """Runs (or continues) a saved run until it ends; returns (exit code, results or None)."""
+    stdin = stdin or sys.stdin
+    stderr = stderr or sys.stderr
+    run_id = run_id or uuid.uuid4().hex[:12]
+    if not quiet:
+        print(f"graphrt: run {run_id} saves to {checkpoint}", file=stderr)
+    while True:
+        try:
+            try:
+                return 0, graph.run(all_results, checkpoint=checkpoint, run_id=run_id, answer=answer)
+            except GraphInterrupted as asked:
+                answer = _prompt(asked.question, stdin, stderr) if _interactive(stdin, stderr) else None
+                if answer is None:
+                    print(f"graphrt: {asked}", file=stderr)
+                    print(f"graphrt: answer with: {_resume_hint(checkpoint, run_id, ' --answer TEXT')}", file=stderr)
+                    return WAITING_FOR_ANSWER, None
+        except KeyboardInterrupt:
+            print(f"graphrt: stopped; the run is saved. Continue it with: {_resume_hint(checkpoint, run_id)}",
+                  file=stderr)
+            return STOPPED, None
+        except GraphError as error:
+            print(f"graphrt: {error}", file=stderr)
+            print(f"graphrt: the run is saved; after a fix, continue it with: {_resume_hint(checkpoint, run_id)}",
+                  file=stderr)
+            return 1, None
+
+
+def handle(args: argparse.Namespace, stdin: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    store = open_store(args.checkpoint)
+    try:
+        record = find_run(store, args.run_id)
+    finally:
+        store.close()
+    graph, _ = from_checkpoint(args.checkpoint, record.run_id, agents=registry_for(args) if args.agents else None, force=args.force)
+    trace = TraceWriter(args.trace) if args.trace else None
+    if trace is not None:
+        graph.subscribe(trace)
+    try:
+        code, results = run_saved(graph, args.checkpoint, run_id=record.run_id, all_results=args.all or record.all_results,
+                                  answer=args.answer, stdin=stdin, stderr=stderr, quiet=True)
+    finally:
+        if trace is not None:
+            trace.close()
+    if results is not None:
+        json.dump(to_json_compatible(results), sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+    return code

@@ -1,0 +1,148 @@
+"""`graphrt run FILE --checkpoint PATH` and `graphrt resume PATH` (graphrt/cli/resume_command.py)."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from graphrt.cli import main
+
+ASK = """\
+version: 0.5
+nodes:
+  name:
+    agent: textInputAgent
+    params:
+      message: Your name?
+  greet:
+    agent: stringTemplateAgent
+    inputs:
+      who: :name.text
+    params:
+      template: Hello, ${who}!
+    isResult: true
+"""
+
+BROKEN = """\
+version: 0.5
+nodes:
+  list:
+    value: [1, 2]
+  first:
+    agent: copyAgent
+    inputs:
+      x: :list
+  broken:
+    agent: popAgent
+    inputs:
+      array: :first.x.$0
+    isResult: true
+"""
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, str]:
+    (tmp_path / "ask.yaml").write_text(ASK)
+    (tmp_path / "broken.yaml").write_text(BROKEN)
+    return {"ask": str(tmp_path / "ask.yaml"), "broken": str(tmp_path / "broken.yaml"), "db": str(tmp_path / "runs.db")}
+
+
+def test_run_with_a_checkpoint_says_where_the_run_is_saved(files, capsys) -> None:
+    code = main(["run", files["ask"], "--checkpoint", files["db"], "--run-id", "r1"])
+
+    assert code == 3
+    assert capsys.readouterr().err.splitlines()[0] == f"graphrt: run r1 saves to {files['db']}"
+
+
+def test_a_question_off_a_terminal_exits_3_and_says_how_to_answer(files, capsys) -> None:
+    code = main(["run", files["ask"], "--checkpoint", files["db"], "--run-id", "r1", "-q"])
+
+    assert (code, capsys.readouterr().err.splitlines()) == (3, [
+        f"graphrt: {files['ask']}:3:3: node 'name': waiting for an answer: Your name?",
+        f"graphrt: answer with: graphrt resume {files['db']} --run-id r1 --answer TEXT",
+    ])
+
+
+def test_resume_with_an_answer_prints_the_results(files, capsys) -> None:
+    main(["run", files["ask"], "--checkpoint", files["db"], "--run-id", "r1", "-q"])
+    capsys.readouterr()
+
+    code = main(["resume", files["db"], "--answer", "Ada"])
+
+    assert (code, json.loads(capsys.readouterr().out)) == (0, {"greet": "Hello, Ada!"})
+
+
+def test_on_a_terminal_run_asks_the_question_and_goes_on(files, capsys, monkeypatch) -> None:
+    monkeypatch.setattr(sys, "stdin", _Terminal("Grace\n"))
+    monkeypatch.setattr(sys, "stderr", terminal := _Terminal())
+
+    code = main(["run", files["ask"], "--checkpoint", files["db"], "-q"])
+
+    assert (code, json.loads(capsys.readouterr().out)) == (0, {"greet": "Hello, Grace!"})
+    assert terminal.getvalue().endswith("? Your name? ")
+
+
+def test_on_a_terminal_resume_asks_the_pending_question(files, capsys, monkeypatch) -> None:
+    main(["run", files["ask"], "--checkpoint", files["db"], "-q"])
+    monkeypatch.setattr(sys, "stdin", _Terminal("Grace\n"))
+    monkeypatch.setattr(sys, "stderr", _Terminal())
+    capsys.readouterr()
+
+    code = main(["resume", files["db"]])
+
+    assert (code, json.loads(capsys.readouterr().out)) == (0, {"greet": "Hello, Grace!"})
+
+
+def test_end_of_input_at_the_prompt_leaves_the_question_pending(files, capsys, monkeypatch) -> None:
+    monkeypatch.setattr(sys, "stdin", _Terminal(""))
+    monkeypatch.setattr(sys, "stderr", terminal := _Terminal())
+
+    code = main(["run", files["ask"], "--checkpoint", files["db"], "--run-id", "r1", "-q"])
+
+    assert code == 3
+    assert terminal.getvalue().splitlines()[-1] == f"graphrt: answer with: graphrt resume {files['db']} --run-id r1 --answer TEXT"
+
+
+def test_a_failed_run_says_it_is_saved_and_how_to_continue(files, capsys) -> None:
+    code = main(["run", files["broken"], "--checkpoint", files["db"], "--run-id", "r1", "-q"])
+
+    assert code == 1
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"graphrt: the run is saved; after a fix, continue it with: graphrt resume {files['db']} --run-id r1")
+
+
+def test_resume_after_a_fix_refuses_the_changed_file_without_force(files, capsys) -> None:
+    main(["run", files["broken"], "--checkpoint", files["db"], "--run-id", "r1", "-q"])
+    Path(files["broken"]).write_text(BROKEN.replace(":first.x.$0", ":first.x"))
+    capsys.readouterr()
+
+    code = main(["resume", files["db"]])
+
+    assert (code, capsys.readouterr().err) == (1, (
+        f"graphrt: {files['broken']} changed since run 'r1' was saved in {files['db']}; "
+        "resume with force=True (--force) to run the changed graph\n"))
+
+
+def test_resume_force_runs_the_fixed_file_from_where_it_stopped(files, capsys) -> None:
+    main(["run", files["broken"], "--checkpoint", files["db"], "--run-id", "r1", "-q"])
+    Path(files["broken"]).write_text(BROKEN.replace(":first.x.$0", ":first.x"))
+    capsys.readouterr()
+
+    code = main(["resume", files["db"], "--force"])
+
+    assert (code, json.loads(capsys.readouterr().out)) == (0, {"broken": {"array": [1], "item": 2}})
+
+
+def test_resume_of_an_empty_checkpoint_says_nothing_is_saved(files, capsys) -> None:
+    code = main(["resume", files["db"]])
+
+    assert (code, capsys.readouterr().err) == (1, f"graphrt: no run saved in {files['db']}\n")
