@@ -33,10 +33,11 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("workloads", nargs="*", help=f"default: all ({', '.join(w.name for w in WORKLOADS)})")
     parser.add_argument("--engines", default=",".join(ENGINES), help="comma-separated: graphrt,graphai,langgraph")
+    parser.add_argument("--rounds", type=int, help="runner processes per engine, engines taking turns (default: per workload)")
     parser.add_argument("--repeat", type=int, help="timed repetitions in each process (default: per workload)")
     parser.add_argument("--warmup", type=int, help="untimed repetitions first (default: per workload)")
     parser.add_argument("--command-repeat", type=int, help="whole-command runs (default: per workload; 0 = none)")
-    parser.add_argument("--quick", action="store_true", help="repeat 3, warmup 1, one whole-command run")
+    parser.add_argument("--quick", action="store_true", help="one round of warmup 2 + repeat 3, one whole-command run")
     parser.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
     parser.add_argument("--profile", metavar="WORKLOAD", help="profile graphrt on one workload and exit")
     parser.add_argument("--profiler", choices=("pyinstrument", "cprofile"), default="pyinstrument")
@@ -72,9 +73,12 @@ def main(argv: list[str] | None = None) -> int:
     if "langgraph" in engines and not _has_langgraph():
         print("bench: skipping LangGraph: not installed (pip install -e '.[bench]')", file=sys.stderr)
         engines = tuple(e for e in engines if e != "langgraph")
-    settings = Settings(engines=engines, repeat=args.repeat, warmup=args.warmup, command_repeat=args.command_repeat)
+    settings = Settings(engines=engines, rounds=args.rounds, repeat=args.repeat, warmup=args.warmup,
+                        command_repeat=args.command_repeat)
     if args.quick:
-        settings.repeat, settings.warmup = settings.repeat or 3, 1 if settings.warmup is None else settings.warmup
+        settings.rounds = 1 if settings.rounds is None else settings.rounds
+        settings.repeat = 3 if settings.repeat is None else settings.repeat
+        settings.warmup = 2 if settings.warmup is None else settings.warmup
         settings.command_repeat = 1 if settings.command_repeat is None else settings.command_repeat
     workloads = [get(name) for name in args.workloads] or WORKLOADS
     machine = describe()

@@ -36,7 +36,8 @@ TIMEOUT_S = 1800
 @dataclass
 class Settings:
     engines: tuple[str, ...] = ENGINES
-    repeat: int | None = None  # None: the workload's own
+    rounds: int | None = None  # None: the workload's own
+    repeat: int | None = None
     warmup: int | None = None
     command_repeat: int | None = None
     log: Callable[[str], None] = print
@@ -120,30 +121,59 @@ def _normal(value: Any) -> Any:
 
 
 def run_workload(workload: Workload, n: int, settings: Settings) -> list[Measurement]:
-    """Every engine on one workload at size n."""
+    """Every engine on one workload at size n, the engines taking turns.
+
+    The machines are shared and their load comes and goes, so each engine's
+    runs are spread over the same stretch of time: round after round, every
+    engine runs one in-process runner (its warmups, then its repetitions);
+    then the whole commands take turns the same way.
+    """
     file = workload_file(workload, n)
     expected = _normal(workload.expected(n))
-    measurements = []
-    for engine in settings.engines:
-        if not supports(engine, workload):
-            continue
-        measurement = Measurement(engine, workload.name, n)
-        measurements.append(measurement)
-        settings.log(f"  {engine:9} {workload.name} n={n} ...")
-        try:
-            _measure(measurement, workload, n, file, settings)
-        except Exception as error:  # noqa: BLE001 - one failing engine must not stop the bench
-            measurement.error = str(error)
+    measurements = [Measurement(engine, workload.name, n) for engine in settings.engines if supports(engine, workload)]
+    samples: dict[str, dict[str, list[float]]] = {m.engine: {"parse_ms": [], "build_ms": [], "run_ms": []}
+                                                  for m in measurements}
+    rounds = 1 if workload.memory else (workload.rounds if settings.rounds is None else settings.rounds)
+    for index in range(max(1, rounds)):
+        for measurement in measurements:
+            if measurement.error is None:
+                settings.log(f"  {measurement.engine:9} {workload.name} n={n} round {index + 1}/{rounds}")
+                _guarded(measurement, lambda m=measurement: _in_process(m, workload, n, file, settings, samples[m.engine]))
+    for measurement in measurements:
+        runs = samples[measurement.engine]
+        builds = runs["build_ms"] or [0.0] * len(runs["run_ms"])
+        measurement.runs = len(runs["run_ms"])
+        measurement.parse_ms = _median(runs["parse_ms"])
+        measurement.build_ms = _median(runs["build_ms"])
+        measurement.run_ms = _median(runs["run_ms"])
+        measurement.total_ms = _median([build + run for build, run in zip(builds, runs["run_ms"])])
+    command_repeat = workload.command_repeat if settings.command_repeat is None else settings.command_repeat
+    walls: dict[str, list[float]] = {m.engine: [] for m in measurements}
+    for _ in range(0 if workload.memory else command_repeat):
+        for measurement in measurements:
+            if measurement.error is None:
+                settings.log(f"  {measurement.engine:9} {workload.name} n={n} whole command")
+                _guarded(measurement, lambda m=measurement: _whole_command(m, workload, n, file, walls[m.engine]))
+    for measurement in measurements:
         if measurement.error is None:
             measurement.ok = _normal(measurement.result) == expected
             if not measurement.ok:
                 measurement.error = f"wrong result: {json.dumps(measurement.result)[:200]}"
-        else:
-            settings.log(f"    failed: {measurement.error.splitlines()[-1] if measurement.error else ''}")
+        if measurement.error is not None:
+            settings.log(f"    {measurement.engine} failed: {measurement.error.strip().splitlines()[-1:]}")
+        measurement.command_ms = _median(walls[measurement.engine])
     return measurements
 
 
-def _measure(measurement: Measurement, workload: Workload, n: int, file: Path, settings: Settings) -> None:
+def _guarded(measurement: Measurement, step: Callable[[], None]) -> None:
+    try:
+        step()
+    except Exception as error:  # noqa: BLE001 - one failing engine must not stop the bench
+        measurement.error = f"{type(error).__name__}: {error}"
+
+
+def _in_process(measurement: Measurement, workload: Workload, n: int, file: Path, settings: Settings,
+                samples: dict[str, list[float]]) -> None:
     engine = measurement.engine
     if workload.memory:
         options = ["--checkpoints", ",".join(map(str, checkpoints(n)))]
@@ -160,26 +190,17 @@ def _measure(measurement: Measurement, workload: Workload, n: int, file: Path, s
         return
     measurement.result = record.get("result")
     measurement.samples = record.get("samples", [])
-    measurement.peak_rss_kb = record.get("peak_rss_kb") or rss
+    measurement.peak_rss_kb = max(measurement.peak_rss_kb or 0, record.get("peak_rss_kb") or rss)
     measurement.extra = {key: value for key, value in record.items()
                          if key in ("version", "vanilla_version", "node_version", "traced_peak_kb", "tracemalloc", "steps")}
-    runs = record.get("run_ms") or []
-    builds = record.get("build_ms") or [0.0] * len(runs)
-    measurement.runs = len(runs)
-    measurement.parse_ms = _median(record.get("parse_ms"))
-    measurement.build_ms = _median(record.get("build_ms"))
-    measurement.run_ms = _median(runs)
-    measurement.total_ms = _median([build + run for build, run in zip(builds, runs)])
-    command_repeat = workload.command_repeat if settings.command_repeat is None else settings.command_repeat
-    if workload.memory or command_repeat <= 0:
+    for key in ("parse_ms", "build_ms", "run_ms"):
+        samples[key].extend(record.get(key) or [])
+
+
+def _whole_command(measurement: Measurement, workload: Workload, n: int, file: Path, walls: list[float]) -> None:
+    status, stdout, stderr, wall, rss = _spawn(_command(measurement.engine, workload, n, file))
+    if status != 0:
+        measurement.error = f"whole command, exit status {status}: {stderr.strip()[-2000:]}"
         return
-    walls, peaks = [], []
-    for _ in range(command_repeat):
-        status, stdout, stderr, wall, rss = _spawn(_command(engine, workload, n, file))
-        if status != 0:
-            measurement.error = f"whole command, exit status {status}: {stderr.strip()[-2000:]}"
-            return
-        walls.append(wall * 1000)
-        peaks.append(rss)
-    measurement.command_ms = _median(walls)
-    measurement.command_rss_kb = max(peaks)
+    walls.append(wall * 1000)
+    measurement.command_rss_kb = max(measurement.command_rss_kb or 0, rss)

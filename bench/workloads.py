@@ -140,7 +140,10 @@ class Workload:
     n: int
     small_n: int
     kept_in_git: bool = True
-    repeat: int = 11
+    # Per engine: `rounds` runner processes (the engines taking turns), each with
+    # `warmup` untimed then `repeat` timed runs; then `command_repeat` whole commands.
+    rounds: int = 3
+    repeat: int = 4
     warmup: int = 5
     command_repeat: int = 3
     # Sizes besides `n` that the bench also runs (the linearity check of the big graph).
@@ -164,13 +167,13 @@ WORKLOADS: list[Workload] = [
     Workload("map_rows", "mapAgent over 1000 rows", map_rows,
              lambda n: {"map": [{"plus": i + 1} for i in range(n)]}, 1000, 5),
     Workload("io_fan_out", "I/O fan-out: 1000 x sleeperAgent 50 ms, concurrency 100", io_fan_out,
-             lambda n: {"sink": [1] * n}, 1000, 5, repeat=5, warmup=1, command_repeat=1, langgraph=True,
+             lambda n: {"sink": [1] * n}, 1000, 5, rounds=2, repeat=2, warmup=1, command_repeat=2, langgraph=True,
              ideal_ms=1000 / IO_CONCURRENCY * IO_SLEEP_MS),
     Workload("big_graph", "100,000-node graph (100 chains of 1000) + sink", big_graph,
              lambda n: {"sink": [n // min(BIG_WIDTH, n)] * min(BIG_WIDTH, n)}, 100_000, 20,
-             kept_in_git=False, repeat=1, warmup=0, command_repeat=1, extra_sizes=(10_000,)),
+             kept_in_git=False, rounds=1, repeat=1, warmup=0, command_repeat=1, extra_sizes=(10_000,)),
     Workload("loop_memory", "memory across 100,000 loop iterations", counter_count,
-             lambda n: {"counter": n}, 100_000, 5, repeat=1, warmup=0, command_repeat=0, memory=True,
+             lambda n: {"counter": n}, 100_000, 5, rounds=1, repeat=1, warmup=0, command_repeat=0, memory=True,
              langgraph=True),
 ]
 
