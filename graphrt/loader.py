@@ -15,6 +15,7 @@ from typing import Any, Mapping
 import yaml
 
 from .errors import GraphLoadError, Location
+from .jsvalue import js_string
 
 __all__ = ["GraphSource", "load_graph", "load_graph_beside", "parse_graph_text"]
 
@@ -100,7 +101,27 @@ def parse_graph_text(text: str, file: str | None = None) -> tuple[dict[str, Any]
     if not isinstance(data, dict):
         kind = "empty" if data is None else type(data).__name__
         raise GraphLoadError(f"a graph must be a mapping with 'nodes', got {kind}", location=Location(file, 1, 1))
-    return data, source
+    return _string_keys(data), source
+
+
+def _string_keys(value: Any) -> Any:
+    """YAML keys as JavaScript has them: `1:` and `true:` are the keys "1" and "true" in GraphAI.
+
+    Returns `value` itself when every key already is a string.
+    """
+    if isinstance(value, dict):
+        changed = False
+        items = []
+        for key, item in value.items():
+            new_key = key if isinstance(key, str) else js_string(key)
+            new_item = _string_keys(item)
+            changed = changed or new_key is not key or new_item is not item
+            items.append((new_key, new_item))
+        return dict(items) if changed else value
+    if isinstance(value, list):
+        items = [_string_keys(item) for item in value]
+        return items if any(new is not old for new, old in zip(items, value)) else value
+    return value
 
 
 def _looks_like_path(graph: str) -> bool:

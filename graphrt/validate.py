@@ -118,7 +118,10 @@ class _Checker:
             self.add(f"graph 'retry' must be a non-negative integer, got {self.data['retry']!r}", field="retry")
         if isinstance(nodes, dict) and nodes:
             for node_id, node in nodes.items():
-                self.check_node(str(node_id), node, nodes)
+                if not isinstance(node_id, str):  # a dict built in Python; the loader makes file keys strings
+                    self.add(f"a node id must be a string, got {type(node_id).__name__} {node_id!r}", str(node_id))
+                    continue
+                self.check_node(node_id, node, nodes)
             if not any(issue.severity == "error" for issue in self.issues):
                 self.check_reachability(nodes)
         return self.issues

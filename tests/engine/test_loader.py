@@ -195,3 +195,17 @@ def test_locate_in_a_nested_source_starts_at_its_prefix() -> None:
 def test_a_dict_graph_has_no_location() -> None:
     _, source = load_graph(HELLO_DATA)
     assert source.locate("nodes", "name") is None
+
+
+# ----- keys as JavaScript has them -----
+
+
+def test_yaml_keys_that_are_not_strings_become_strings_as_in_javascript() -> None:
+    data, _ = load_graph("nodes:\n  1:\n    value: {2: x, true: y, null: z, 1.5: w}\n")
+    assert data == {"nodes": {"1": {"value": {"2": "x", "true": "y", "null": "z", "1.5": "w"}}}}
+
+
+def test_a_numeric_node_id_can_be_referenced() -> None:
+    text = "nodes:\n  1:\n    value: {2: x}\n  2:\n    agent: copyAgent\n    inputs:\n      v: :1.2\n    isResult: true\n"
+    assert graphrt.run(text) == {"2": {"v": "x"}}
+

@@ -506,3 +506,7 @@ def test_an_invalid_nested_graph_fails_its_node_naming_the_inner_node() -> None:
     with pytest.raises(graphrt.GraphError) as caught:
         graphrt.run(graph)
     assert str(caught.value) == "node 'n' > 'c', field 'inputs.y': unknown node 'nope' (known: c, x)"
+
+
+def test_a_node_id_that_is_not_a_string_is_reported() -> None:
+    assert messages({"nodes": {"a": A, True: copy(v=":a")}}) == ["node 'True': a node id must be a string, got bool True"]
