@@ -37,6 +37,7 @@ and its result is a tool result.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import Any, Callable, Collection, Iterable, Mapping, TypeVar, overload
 
@@ -49,12 +50,22 @@ from .registry import AgentContext, AgentInfo, Sample
 from .schema import Violation, format_path, violations
 from .tool_calls import check_arguments, error_result, function_tool, is_tool_call, read_arguments, tool_result
 
-__all__ = ["agent", "agent_info_of", "function_agent", "as_samples", "inputs_error", "call_with_arguments", "call_with_arguments_sync"]
+__all__ = [
+    "agent",
+    "agent_info_of",
+    "function_agent",
+    "as_samples",
+    "check_options",
+    "inputs_error",
+    "call_with_arguments",
+    "call_with_arguments_sync",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 _ATTRIBUTE = "__graphrt_agent__"
 _OPTIONS = "__graphrt_agent_options__"
+_OPTION_NAMES = frozenset(field.name for field in dataclasses.fields(AgentInfo) if field.init) - {"func"}
 _RESERVED = frozenset({"params"})  # a node's `inputs.params` merges into its params, never a **kwargs entry
 
 
@@ -138,12 +149,21 @@ def as_samples(samples: Iterable[Sample | Mapping[str, Any]]) -> tuple[Sample, .
     return tuple(out)
 
 
+def check_options(owner: str, options: Mapping[str, Any]) -> None:
+    """Raises RegistrationError for options that are not AgentInfo fields."""
+    unknown = sorted(set(options) - _OPTION_NAMES)
+    if unknown:
+        raise RegistrationError(f"{owner}: unknown option {', '.join(map(repr, unknown))} "
+                                f"(options: {', '.join(sorted(_OPTION_NAMES))})")
+
+
 def build_function_agent(func: Callable[..., Any], options: Mapping[str, Any]) -> AgentInfo:
     """The AgentInfo of a function: read from its code, then `options` applied."""
     options = dict(options)
     name = options.pop("name", None) or getattr(func, "__name__", "")
     if not name or name == "<lambda>":
         raise RegistrationError("a lambda needs a name: graphrt.agent(name=...)(func)")
+    check_options(f"agent '{name}'", options)
     schema = function_schema(func, owner=f"agent '{name}'")
     raw = not schema.parameters and schema.var_keyword is None and schema.context is not None
     inputs = options.pop("inputs", None)

@@ -111,7 +111,7 @@ def function_schema(func: Callable[..., Any], *, owner: str, skip_self: bool = F
     context = var_keyword = None
     for item in listed:
         hint = hints.get(item.name, Any)
-        if hint is AgentContext or (isinstance(hint, str) and hint == "AgentContext"):
+        if hint is AgentContext:
             if context is not None:
                 problems.append(f"parameters '{context}' and '{item.name}' both take the AgentContext")
             context = item.name

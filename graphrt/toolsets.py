@@ -32,7 +32,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, TypeVar, overload
 
-from .authoring import as_samples, call_with_arguments
+from .authoring import as_samples, call_with_arguments, check_options
 from .errors import AgentError, RegistrationError, ToolCallError
 from .function_schema import FunctionSchema, function_schema
 from .registry import AgentContext, AgentInfo
@@ -103,6 +103,7 @@ def build_toolset(target: Any, **overrides: Any) -> AgentInfo:
     cls = target if isinstance(target, type) else type(target)
     options = {**vars(cls).get(_TOOLSET, {}), **overrides}
     name = options.pop("name", None) or cls.__name__
+    check_options(f"toolset {name}", options)
     methods = _methods(cls, name)
     instance = _construct(cls, name) if isinstance(target, type) else target
     bound = {func: getattr(instance, method.attribute) for func, method in methods.items()}

@@ -173,6 +173,24 @@ def test_a_hint_that_cannot_be_evaluated_is_an_error() -> None:
         graphrt.agent(later)
 
 
+def lambda_free_copy():
+    def search_books(query: str) -> str:
+        """Searches."""
+        return query
+
+    return search_books
+
+
+def test_an_unknown_option_is_named_with_the_known_ones() -> None:
+    with pytest.raises(RegistrationError) as caught:
+        graphrt.agent(descripton="typo")(lambda_free_copy())
+    assert str(caught.value) == (
+        "agent 'search_books': unknown option 'descripton' (options: author, cache_type, category, config, "
+        "description, environment_variables, has_graph_data, inputs, license, name, output, package, params, "
+        "repository, samples, source, stream, tools)"
+    )
+
+
 def test_a_lambda_needs_a_name() -> None:
     with pytest.raises(RegistrationError) as caught:
         graphrt.as_agent(lambda x: x)
