@@ -60,12 +60,13 @@ _FIELD_CHECKS: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
 def input_refs(value: Any, path: str) -> Iterator[tuple[str, str]]:
     """Every `(field path, node id)` that an `inputs`-like structure reads."""
     if isinstance(value, str):
-        if value.startswith(":"):
+        # As GraphAI's inputs2dataSources: `${:x}` placeholders first, even in text that starts with ":".
+        placeholders = [text for text in template_refs(value) if text.startswith(":")] if "${" in value else ()
+        if placeholders:
+            for text in placeholders:
+                yield path, ref_node_id(text)
+        elif value.startswith(":"):
             yield path, ref_node_id(value)
-        elif "${" in value:
-            for text in template_refs(value):
-                if text.startswith(":"):
-                    yield path, ref_node_id(text)
     elif isinstance(value, list):
         for index, item in enumerate(value):
             yield from input_refs(item, f"{path}.{index}")

@@ -243,3 +243,8 @@ def test_output_paths_can_call_prop_functions() -> None:
 
 def test_repeat_until_paths_do_not_call_prop_functions() -> None:
     assert compile_self_path(".list.length()").resolve({"self": RESULTS}) is UNDEFINED
+
+
+def test_a_template_that_starts_with_a_colon_is_a_template_not_a_reference() -> None:
+    graph = {"nodes": {"name": {"value": "Ada"}, "b": {"agent": "copyAgent", "inputs": {"m": ":) hello ${:name}"}, "isResult": True}}}
+    assert graphrt.run(graph) == {"b": {"m": ":) hello Ada"}}
