@@ -28,7 +28,6 @@ same time: guard shared state if that matters) and returns a tool result.
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, TypeVar, overload
 
