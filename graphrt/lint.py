@@ -251,7 +251,7 @@ class _Linter:
     def add(self, message: str, node_id: str | None, field: str | None, severity: str = "warning") -> None:
         path: list[str | int] = ["nodes", node_id] if node_id is not None else []
         if field:
-            path.extend(int(part) if part.isdigit() else part for part in field.split("."))
+            path.extend(int(part) if part.isascii() and part.isdigit() else part for part in field.split("."))
         self.issues.append(ValidationIssue(message, node_id, field, self.source.locate(*path), severity))
 
     def info(self, agent: Any) -> AgentInfo | None:
@@ -325,7 +325,7 @@ class _Linter:
         results_all = agent == "mapAgent" and bool(params.get("resultAll"))
         inner = found + _Linter(data, self.agents, source, found, injected | names, results_all, self.full).run()
         # GraphAI fails on an invalid nested graph only when it runs it and does not suppress the error.
-        sure_to_fail = agent in _GRAPH_AGENTS and not params.get("supressError") and "if" not in node and "unless" not in node
+        sure_to_fail = isinstance(agent, str) and agent in _GRAPH_AGENTS and not params.get("supressError") and "if" not in node and "unless" not in node
         for issue in inner:
             severity = issue.severity if sure_to_fail else "warning"
             if issue.node_id is None:  # about the nested graph itself, e.g. its 'loop'
