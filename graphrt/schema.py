@@ -25,9 +25,11 @@ import json
 import types
 import typing
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping, Union
+from typing import Any, Callable, Literal, Mapping, Union
 
 import jsonschema
+
+from .quick_check import compile_check
 
 __all__ = [
     "UnsupportedType", "Violation", "type_schema", "needs_coercion", "coerce", "violations", "format_path", "json_default",
@@ -233,24 +235,28 @@ class Violation:
 
 
 _MAX_VALIDATORS = 512
-_validators: dict[int, tuple[Mapping[str, Any], jsonschema.protocols.Validator]] = {}
+_Compiled = tuple[Mapping[str, Any], jsonschema.protocols.Validator, Callable[[Any], bool] | None]
+_validators: dict[int, _Compiled] = {}
 
 
-def _validator(schema: Mapping[str, Any]) -> jsonschema.protocols.Validator:
-    """A compiled validator, kept per schema object (the schema is kept alive with it)."""
+def _compiled(schema: Mapping[str, Any]) -> _Compiled:
+    """The validator and quick check of a schema, kept per schema object (which is kept alive with them)."""
     cached = _validators.get(id(schema))
     if cached is None or cached[0] is not schema:
         if len(_validators) >= _MAX_VALIDATORS:
             _validators.clear()
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-        cached = _validators[id(schema)] = (schema, cls(schema))
-    return cached[1]
+        cached = _validators[id(schema)] = (schema, cls(schema), compile_check(schema))
+    return cached
 
 
 def violations(schema: Mapping[str, Any], value: Any) -> list[Violation]:
     """Every way `value` breaks `schema`, in order of where they are; empty when it is valid."""
+    _, validator, quick = _compiled(schema)
+    if quick is not None and quick(value):
+        return []
     found = []
-    for error in _validator(schema).iter_errors(value):
+    for error in validator.iter_errors(value):
         path = tuple(error.absolute_path)
         if error.validator == "required":
             missing = [name for name in error.validator_value if name not in error.instance]

@@ -1,0 +1,57 @@
+"""The quick check agrees with jsonschema: it never calls an invalid value valid."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonschema
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphrt.quick_check import compile_check
+from graphrt.schema import violations
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.floats(-5, 5, allow_nan=False) | st.sampled_from(["", "a", "red"]),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.sampled_from(["a", "b", "c"]), children, max_size=3),
+    max_leaves=8,
+)
+
+leaf_schemas = st.sampled_from([
+    {}, {"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"}, {"type": "null"},
+    {"type": ["integer", "null"]}, {"type": "string", "enum": ["red", "a"]}, {"enum": [None, "a"]},
+    {"type": "array"}, {"type": "object"},
+])
+
+schemas = st.recursive(
+    leaf_schemas,
+    lambda children: st.one_of(
+        st.builds(lambda items: {"type": "array", "items": items}, children),
+        st.builds(lambda props, req, extra: {"type": "object", "properties": props, "required": req,
+                                             "additionalProperties": extra},
+                  st.dictionaries(st.sampled_from(["a", "b"]), children, max_size=2),
+                  st.lists(st.sampled_from(["a", "b", "c"]), max_size=2, unique=True),
+                  st.one_of(st.booleans(), children)),
+        st.builds(lambda options: {"anyOf": options}, st.lists(children, min_size=1, max_size=3)),
+    ),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(schemas, json_values)
+def test_the_quick_check_says_valid_exactly_when_jsonschema_does(schema: dict[str, Any], value: Any) -> None:
+    check = compile_check(schema)
+    assert check is not None
+    assert check(value) == jsonschema.Draft202012Validator(schema).is_valid(value)
+
+
+def test_a_schema_with_an_unknown_keyword_gets_no_quick_check() -> None:
+    assert compile_check({"type": "integer", "minimum": 0}) is None
+    assert compile_check({"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}}}) is None
+    assert compile_check({"enum": [1, True]}) is None
+
+
+def test_violations_still_come_from_jsonschema_when_the_quick_check_says_no() -> None:
+    assert [v.message for v in violations({"type": "integer", "minimum": 0}, -1)] == ["-1 is less than the minimum of 0"]
+    assert [v.message for v in violations({"type": "integer"}, 1.5)] == ["1.5 is not of type 'integer'"]
