@@ -8,6 +8,7 @@ when an error needs them, so a valid file is parsed once.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -21,6 +22,38 @@ __all__ = ["GraphSource", "load_graph", "load_graph_beside", "parse_graph_text"]
 
 # The C loader when PyYAML has it: the same safe constructor, several times faster.
 _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _GraphLoader(_SafeLoader):  # type: ignore[misc, valid-type]
+    """The safe loader, reading plain scalars as js-yaml (GraphAI's YAML) does: YAML 1.2's core schema.
+
+    PyYAML follows YAML 1.1, where `yes`, `no`, `on` and `off` are booleans,
+    `012` is octal, `1:30` is 90 and `2024-01-01` a date. In a GraphAI graph
+    file they are the text "yes", the number 12, the text "1:30" and so on; a
+    date stays text, since graph data is JSON.
+    """
+
+    yaml_implicit_resolvers: dict = {}
+
+
+def _construct_int(loader: Any, node: Any) -> int:
+    text = loader.construct_scalar(node)
+    sign, digits = (-1, text[1:]) if text[0] == "-" else (1, text.lstrip("+"))
+    base = {"0b": 2, "0o": 8, "0x": 16}.get(digits[:2], 10)
+    return sign * int(digits[2:] if base != 10 else digits, base)
+
+
+for _tag, _pattern, _first in (
+    ("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    ("int", r"^[-+]?(?:0b[01]+|0x[0-9a-fA-F]+|0o[0-7]+|[0-9]+)$", "-+0123456789"),
+    ("float", r"^(?:[-+]?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?"
+              r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$", "-+0123456789."),
+    ("null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+    ("merge", r"^(?:<<)$", "<"),
+):
+    _GraphLoader.add_implicit_resolver(f"tag:yaml.org,2002:{_tag}", re.compile(_pattern), list(_first))
+_GraphLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_GraphLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
 _GRAPH_SUFFIXES = (".yaml", ".yml", ".json")
 
 
@@ -89,7 +122,7 @@ def parse_graph_text(text: str, file: str | None = None) -> tuple[dict[str, Any]
     try:
         data = json.loads(text) if text.lstrip().startswith("{") and (file or "").endswith(".json") else None
         if data is None:
-            data = yaml.load(text, Loader=_SafeLoader)  # noqa: S506 - a safe loader
+            data = yaml.load(text, Loader=_GraphLoader)  # noqa: S506 - a safe loader
     except json.JSONDecodeError as error:
         # JSON's own error carries the position; keep it out of the message, it goes in front.
         raise GraphLoadError(f"not valid YAML/JSON: {error.msg}", location=Location(file, error.lineno, error.colno)) from error

@@ -209,3 +209,58 @@ def test_a_numeric_node_id_can_be_referenced() -> None:
     text = "nodes:\n  1:\n    value: {2: x}\n  2:\n    agent: copyAgent\n    inputs:\n      v: :1.2\n    isResult: true\n"
     assert graphrt.run(text) == {"2": {"v": "x"}}
 
+
+
+# ----- plain scalars as js-yaml (GraphAI's YAML 1.2) reads them -----
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("yes", "yes"),
+        ("no", "no"),
+        ("on", "on"),
+        ("Off", "Off"),
+        ("true", True),
+        ("False", False),
+        ("012", 12),
+        ("0777", 777),
+        ("0o17", 15),
+        ("0x1F", 31),
+        ("-0x1F", -31),
+        ("0b101", 5),
+        ("+12", 12),
+        ("1_000", "1_000"),
+        ("1:30", "1:30"),
+        ("190:20:30", "190:20:30"),
+        ("1e3", 1000.0),
+        (".5", 0.5),
+        ("1.", 1.0),
+        ("~", None),
+        ("null", None),
+        ("=", "="),
+        ("2024-01-01", "2024-01-01"),
+        ("2024-01-01T10:00:00Z", "2024-01-01T10:00:00Z"),
+        ("!!timestamp 2024-01-01", "2024-01-01"),
+    ],
+)
+def test_plain_scalars_read_as_in_graphai(text: str, value) -> None:
+    data, _ = load_graph(f"nodes:\n  a:\n    value: {text}\n")
+    assert data["nodes"]["a"]["value"] == value and type(data["nodes"]["a"]["value"]) is type(value)
+
+
+def test_infinity_and_nan_are_read_as_numbers() -> None:
+    data, _ = load_graph("nodes:\n  a:\n    value: [.inf, -.Inf, .nan]\n")
+    inf, minus_inf, nan = data["nodes"]["a"]["value"]
+    assert (inf, minus_inf, nan != nan) == (float("inf"), float("-inf"), True)
+
+
+def test_merge_keys_still_merge() -> None:
+    data, _ = load_graph("base: &b {k: 1}\nnodes:\n  a:\n    value:\n      <<: *b\n      z: 2\n")
+    assert data["nodes"]["a"]["value"] == {"k": 1, "z": 2}
+
+
+def test_a_date_in_a_graph_file_runs_and_prints_as_text(tmp_path: Path) -> None:
+    path = tmp_path / "date.yaml"
+    path.write_text("nodes:\n  d:\n    value: 2024-01-01\n  t:\n    agent: copyAgent\n    inputs:\n      s: on ${:d}\n    isResult: true\n")
+    assert graphrt.run(path) == {"t": {"s": "on 2024-01-01"}}
