@@ -158,7 +158,14 @@ def _string_keys(value: Any) -> Any:
 
 
 def _looks_like_path(graph: str) -> bool:
-    return "\n" not in graph and (graph.endswith(_GRAPH_SUFFIXES) or Path(graph).is_file())
+    if "\n" in graph or graph.lstrip().startswith("{"):
+        return False  # YAML or JSON text, however long (a path that long cannot even be tested)
+    if graph.endswith(_GRAPH_SUFFIXES):
+        return True
+    try:
+        return Path(graph).exists()
+    except (OSError, ValueError):  # e.g. a name too long for the file system
+        return False
 
 
 def load_graph(graph: Mapping[str, Any] | str | Path) -> tuple[dict[str, Any], GraphSource]:
@@ -177,6 +184,9 @@ def load_graph(graph: Mapping[str, Any] | str | Path) -> tuple[dict[str, Any], G
             raise GraphLoadError(f"cannot read graph file: {error.strerror}", location=Location(str(path))) from error
         return parse_graph_text(text, file=str(path))
     if isinstance(graph, str):
+        if ":" not in graph and "\n" not in graph:
+            # One line that cannot be a YAML mapping: meant as a file, which does not exist.
+            raise GraphLoadError("cannot read graph file: No such file or directory", location=Location(graph))
         return parse_graph_text(graph)
     raise GraphLoadError(f"a graph must be a dict, a path or YAML/JSON text, got {type(graph).__name__}")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -151,7 +152,22 @@ def test_an_empty_file_is_not_a_graph(tmp_path: Path) -> None:
 
 
 def test_a_scalar_text_is_not_a_graph() -> None:
-    assert str(load_error("42")) == "<graph>:1:1: a graph must be a mapping with 'nodes', got int"
+    assert str(load_error("42\n")) == "<graph>:1:1: a graph must be a mapping with 'nodes', got int"
+
+
+def test_one_line_json_text_of_any_length_is_parsed_not_taken_for_a_path() -> None:
+    nodes = {f"node{i}": {"value": i} for i in range(100)}
+    data, _ = load_graph(json.dumps({"nodes": nodes}))
+    assert data == {"nodes": nodes}
+
+
+def test_a_missing_file_without_a_graph_suffix_is_a_load_error_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / "graph"
+    assert str(load_error(str(path))) == f"{path}: cannot read graph file: No such file or directory"
+
+
+def test_a_directory_is_a_load_error_naming_it(tmp_path: Path) -> None:
+    assert str(load_error(str(tmp_path))) == f"{tmp_path}: cannot read graph file: Is a directory"
 
 
 def test_a_missing_file_is_a_load_error_naming_it(tmp_path: Path) -> None:
