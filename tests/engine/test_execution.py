@@ -6,6 +6,7 @@ that need an order of events wait on anyio events, never on sleeps.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import anyio
@@ -478,6 +479,25 @@ async def test_a_timed_out_node_in_a_file_is_located_at_its_timeout(tmp_path) ->
     with pytest.raises(NodeTimeoutError) as caught:
         await graphrt.arun(str(path), agents=[hanging([])])
     assert str(caught.value) == f"{path}:8:5: node 'slow', field 'timeout': timed out after 10 ms"
+
+
+@pytest.mark.xfail(strict=True, reason="node.py: sync agents run in to_thread.run_sync without abandon_on_cancel, so timeouts never fire")
+async def test_timeout_gives_up_on_a_blocking_sync_agent() -> None:
+    release = threading.Event()
+
+    def blocking(ctx: AgentContext) -> str:
+        release.wait(5)
+        return "late"
+
+    watchdog = threading.Timer(0.3, release.set)  # frees the thread if the engine waits for it (the bug)
+    watchdog.start()
+    graph = {"nodes": {"a": {"value": 1}, "s": node("blockAgent", inputs={"a": ":a"}, timeout=10, isResult=True)}}
+    try:
+        with pytest.raises(NodeTimeoutError):
+            await graphrt.arun(graph, agents=[agent("blockAgent", blocking)])
+    finally:
+        release.set()
+        watchdog.cancel()
 
 
 # ----- failures -----
