@@ -20,12 +20,13 @@ import time
 from pathlib import Path
 
 from . import graphai
-from .driver import ENGINES, Settings, run_workload
+from .driver import ENGINES, Measurement, Settings, run_workload
 from .machine import describe
 from .report import Report
 from .workloads import WORKLOADS, get, write_workload
 
 RESULTS = Path(__file__).resolve().parent / "results"
+QUICK_MAX_N = 10_000
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -37,8 +38,11 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, help="timed repetitions in each process (default: per workload)")
     parser.add_argument("--warmup", type=int, help="untimed repetitions first (default: per workload)")
     parser.add_argument("--command-repeat", type=int, help="whole-command runs (default: per workload; 0 = none)")
-    parser.add_argument("--quick", action="store_true", help="one round of warmup 2 + repeat 3, one whole-command run")
+    parser.add_argument("--quick", action="store_true",
+                        help="one round of warmup 2 + repeat 3, one whole-command run, sizes capped at 10,000")
     parser.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
+    parser.add_argument("--report", metavar="JSON", type=Path,
+                        help="print the tables of an earlier run (bench/results/latest.json) and exit")
     parser.add_argument("--profile", metavar="WORKLOAD", help="profile graphrt on one workload and exit")
     parser.add_argument("--profiler", choices=("pyinstrument", "cprofile"), default="pyinstrument")
     parser.add_argument("--n", type=int, help="workload size for --profile (default: the workload's)")
@@ -54,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
             if workload.kept_in_git:
                 print(write_workload(workload))
         return 0
+    if args.report:
+        return _print_report(args.report, args.markdown)
     if args.profile:
         from .profile import profile
 
@@ -86,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     measurements = []
     for workload in workloads:
-        for n in sorted({*workload.extra_sizes, workload.n}):
+        sizes = {*workload.extra_sizes, workload.n}
+        for n in sorted({min(size, QUICK_MAX_N) for size in sizes} if args.quick else sizes):
             measurements += run_workload(workload, n, settings)
     elapsed = time.perf_counter() - started
     report = Report(measurements, engines)
@@ -99,6 +106,16 @@ def main(argv: list[str] | None = None) -> int:
     (RESULTS / "latest.md").write_text(
         "\n".join(f"- {key}: {value}" for key, value in machine.items()) + "\n\n" + report.markdown() + "\n")
     return 1 if any(m.error for m in measurements) else 0
+
+
+def _print_report(path: Path, markdown: bool) -> int:
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    measurements = [Measurement(**fields) for fields in saved["measurements"]]
+    engines = tuple(engine for engine in ENGINES if any(m.engine == engine for m in measurements))
+    report = Report(measurements, engines)
+    print("\n".join(f"{key}: {value}" for key, value in saved["machine"].items()) + "\n")
+    print(report.markdown() if markdown else report.text())
+    return 0
 
 
 def _has_langgraph() -> bool:

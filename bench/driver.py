@@ -26,10 +26,12 @@ from . import graphai
 from ._proc import RESULT_PREFIX
 from .workloads import Workload, workload_file
 
-__all__ = ["ENGINES", "Measurement", "Settings", "run_workload", "checkpoints"]
+__all__ = ["ENGINES", "BASELINES", "Measurement", "Settings", "run_workload", "checkpoints"]
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINES = ("graphrt", "graphai", "langgraph")
+# The I/O fan-out without an engine (bench/baseline_io.*): the floor this machine allows.
+BASELINES = ("asyncio", "node")
 TIMEOUT_S = 1800
 
 
@@ -99,6 +101,10 @@ def _record(stdout: str) -> dict[str, Any] | None:
 
 
 def _command(engine: str, workload: Workload, n: int, file: Path, *options: str) -> list[str]:
+    if engine == "asyncio":
+        return [sys.executable, "-m", "bench.baseline_io", "--n", str(n), *options]
+    if engine == "node":
+        return ["node", str(Path(__file__).with_name("baseline_io.cjs")), "--n", str(n), *options]
     if engine == "graphrt":
         return [sys.executable, "-m", "bench.engine_graphrt", str(file), *options]
     if engine == "graphai":
@@ -131,6 +137,8 @@ def run_workload(workload: Workload, n: int, settings: Settings) -> list[Measure
     file = workload_file(workload, n)
     expected = _normal(workload.expected(n))
     measurements = [Measurement(engine, workload.name, n) for engine in settings.engines if supports(engine, workload)]
+    if workload.name == "io_fan_out" and n == workload.n:
+        measurements += [Measurement(engine, workload.name, n) for engine in BASELINES]
     samples: dict[str, dict[str, list[float]]] = {m.engine: {"parse_ms": [], "build_ms": [], "run_ms": []}
                                                   for m in measurements}
     rounds = 1 if workload.memory else (workload.rounds if settings.rounds is None else settings.rounds)
@@ -148,6 +156,8 @@ def run_workload(workload: Workload, n: int, settings: Settings) -> list[Measure
         measurement.run_ms = _median(runs["run_ms"])
         measurement.total_ms = _median([build + run for build, run in zip(builds, runs["run_ms"])])
     command_repeat = workload.command_repeat if settings.command_repeat is None else settings.command_repeat
+    if workload.command_max_n is not None and n > workload.command_max_n:
+        command_repeat = 0
     walls: dict[str, list[float]] = {m.engine: [] for m in measurements}
     for _ in range(0 if workload.memory else command_repeat):
         for measurement in measurements:
@@ -182,6 +192,8 @@ def _in_process(measurement: Measurement, workload: Workload, n: int, file: Path
     else:
         warmup = workload.warmup if settings.warmup is None else settings.warmup
         repeat = workload.repeat if settings.repeat is None else settings.repeat
+        if n != workload.n and n in workload.extra_sizes:
+            repeat = max(repeat, workload.extra_repeat)
         options = ["--warmup", str(warmup), "--repeat", str(max(1, repeat))]
     status, stdout, stderr, _, rss = _spawn(_command(engine, workload, n, file, *options))
     record = _record(stdout)

@@ -146,8 +146,10 @@ class Workload:
     repeat: int = 4
     warmup: int = 5
     command_repeat: int = 3
-    # Sizes besides `n` that the bench also runs (the linearity check of the big graph).
+    # Sizes besides `n` that the bench also runs (the linearity check of the big graph), with their repeats.
     extra_sizes: tuple[int, ...] = ()
+    extra_repeat: int = 3
+    command_max_n: int | None = None  # whole commands only up to this size (None: every size)
     memory: bool = False  # samples memory while the loop runs instead of timing repeats
     langgraph: bool = False  # bench/engine_langgraph.py has an equivalent
     ideal_ms: float | None = None
@@ -171,7 +173,8 @@ WORKLOADS: list[Workload] = [
              ideal_ms=1000 / IO_CONCURRENCY * IO_SLEEP_MS),
     Workload("big_graph", "100,000-node graph (100 chains of 1000) + sink", big_graph,
              lambda n: {"sink": [n // min(BIG_WIDTH, n)] * min(BIG_WIDTH, n)}, 100_000, 20,
-             kept_in_git=False, rounds=1, repeat=1, warmup=0, command_repeat=1, extra_sizes=(10_000,)),
+             kept_in_git=False, rounds=1, repeat=1, warmup=0, command_repeat=1, extra_sizes=(10_000,),
+             command_max_n=10_000),
     Workload("loop_memory", "memory across 100,000 loop iterations", counter_count,
              lambda n: {"counter": n}, 100_000, 5, rounds=1, repeat=1, warmup=0, command_repeat=0, memory=True,
              langgraph=True),
