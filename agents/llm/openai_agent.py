@@ -184,8 +184,17 @@ def _message_of(completion: Any) -> dict[str, Any] | None:
     return message
 
 
+class MalformedReplyError(Exception):
+    """Raised when the server answers 200 with something that is not a chat completion; retried."""
+
+
 async def _complete(client: "openai.AsyncOpenAI", body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    completion = await client.chat.completions.create(**body)
+    try:
+        completion = await client.chat.completions.create(**body)
+    except json.JSONDecodeError as error:  # a body cut short
+        raise MalformedReplyError(f"the reply is not valid JSON ({error})") from None
+    if not getattr(completion, "choices", None):  # text/html from a proxy, or JSON without choices
+        raise MalformedReplyError(f"the reply is not a chat completion: {str(completion)[:80]!r}")
     response = completion.model_dump(exclude_none=True)
     return response, _message_of(completion)
 
@@ -234,7 +243,7 @@ async def _complete_streaming(
 def _is_retryable(error: Exception) -> bool:
     import openai
 
-    if isinstance(error, openai.APIConnectionError):  # includes APITimeoutError
+    if isinstance(error, (openai.APIConnectionError, MalformedReplyError)):  # includes APITimeoutError
         return True
     status = getattr(error, "status_code", None)
     return isinstance(status, int) and (status in (408, 409, 429) or status >= 500)
@@ -349,7 +358,7 @@ async def openai_agent(ctx: AgentContext) -> dict[str, Any]:
             try:
                 response, message = await _attempt(client, body, ctx, stream, streamed, server)
                 break
-            except openai.APIError as error:
+            except (openai.APIError, MalformedReplyError) as error:
                 # A reply that already streamed tokens is not repeated: subscribers saw it.
                 if not _is_retryable(error) or attempt == retries or streamed:
                     tries = f" after {attempt + 1} attempts" if attempt else ""
