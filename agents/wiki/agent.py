@@ -72,10 +72,10 @@ async def _search(backend: WikiBackend, entity: str) -> tuple[str, dict[str, Any
 
 def _lookup(state: dict[str, Any], term: str) -> tuple[str, dict[str, Any]]:
     """The next sentence of the current page containing `term`; a new term starts from the top."""
-    if not state.get("text"):
-        return "There is no page to look in: search[entity] first, then lookup[term].", state
     if not term:
         return f"lookup needs a term, as in lookup[relativity]. {_USAGE}", state
+    if not state.get("text"):
+        return f"There is no page to look in yet: search for one first, as in search[{term}].", state
     previous = state.get("lookup") or {}
     index = previous.get("index", 0) if previous.get("term", "").casefold() == term.casefold() else 0
     hits = [sentence for sentence in split_sentences(state["text"]) if term.casefold() in sentence.casefold()]

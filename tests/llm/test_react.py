@@ -50,11 +50,13 @@ async def test_react_searches_looks_up_and_finishes(reply, openai_server):
     assert results == {"answer": "Gustave Eiffel", "status": "finished", "steps": 3, "model": "scripted-model"}
     first, second, third = (request["messages"] for request in openai_server.requests)
     assert first[0]["role"] == "system" and "search[entity]" in first[0]["content"]
-    assert first[1:] == [{"role": "user", "content": "Question: Who designed the Eiffel Tower?"}]
+    assert first[1:3] == [{"role": "user", "content": "Question: Who discovered radium?"},
+                          {"role": "assistant", "content": "Thought: I need to read about radium.\nAction: search[Radium]"}]
+    assert first[3:] == [{"role": "user", "content": "Question: Who designed the Eiffel Tower?"}]
     assert second[-1]["content"].startswith("Observation: The Eiffel Tower is a wrought-iron lattice tower in Paris.")
     assert third[-1] == {"role": "user", "content": "Observation: (Result 1/1) It is named after the engineer "
                                                     "Gustave Eiffel, whose company designed and built it."}
-    assert len(third) == 6  # system, then every prompt and reply so far
+    assert len(third) == 8  # system, the worked step, then every prompt and reply so far
 
 
 @pytest.mark.anyio

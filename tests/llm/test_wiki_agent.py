@@ -70,7 +70,8 @@ async def test_lookup_says_when_there_is_nothing_more(corpus):
 
 async def test_lookup_before_any_search_asks_for_a_search():
     result = await act("lookup", "tower")
-    assert result == {"content": "There is no page to look in: search[entity] first, then lookup[term].", "data": {}}
+    assert result == {"content": "There is no page to look in yet: search for one first, as in search[tower].",
+                      "data": {}}
 
 
 async def test_finish_records_the_answer_beside_the_page():
