@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import uuid
 import weakref
 from functools import partial
@@ -32,6 +33,7 @@ import anyio
 from .checkpoint import CheckpointTarget, open_store
 from .checkpoint.base import (
     CheckpointError,
+    decode_value,
     CheckpointStore,
     RunRecord,
     RunStatus,
@@ -55,6 +57,33 @@ __all__ = ["CheckpointWriter", "run_checkpointed", "from_checkpoint", "find_run"
 # Graphs built by from_checkpoint(force=True): their runs continue even though the file changed.
 _FORCED: "weakref.WeakSet[Graph]" = weakref.WeakSet()
 
+_SECRET_NAME = r"[\w.-]*(?:api[-_]?key|authorization|password|passwd|secret|token|cookie|credentials?|private[-_]?key)"
+# "apiKey": "..." in JSON text, and `apiKey: ...` on a line of YAML.
+_JSON_SECRET = re.compile(rf'("{_SECRET_NAME}"\s*:\s*)"(?:[^"\\]|\\.)*"', re.IGNORECASE)
+_YAML_SECRET = re.compile(rf"^(\s*(?:-\s+)?[\"']?{_SECRET_NAME}[\"']?\s*:[ \t]+)(?![{{\[>|&*!#]).+$",
+                          re.IGNORECASE | re.MULTILINE)
+
+
+class SecretFilter:
+    """Blanks out secrets in what a checkpoint stores: values under secret-sounding keys,
+    bearer tokens, `sk-` keys, and the values of secret environment variables (see graphrt.trace)."""
+
+    def __init__(self) -> None:
+        self._redactor = Redactor()
+
+    def json(self, text: str) -> str:
+        return self._redactor.text(_JSON_SECRET.sub(rf'\1"{REDACTED}"', text))
+
+    def source(self, text: str) -> str:
+        return self.json(_YAML_SECRET.sub(rf'\g<1>"{REDACTED}"', text))
+
+    def value(self, value: Any) -> Any:
+        """A value with its secrets blanked out, otherwise as it was (UNDEFINED included)."""
+        try:
+            return decode_value(self.json(encode_value(value)))
+        except Unsavable:
+            return self._redactor.value(value)
+
 
 class CheckpointWriter:
     """The checkpoint hook: one row per completed node, one per iteration start.
@@ -63,9 +92,11 @@ class CheckpointWriter:
     calls `on_failure` (which stops the run), and the caller raises CheckpointError.
     """
 
-    def __init__(self, store: CheckpointStore, run_id: str, saved_iteration: int | None = None) -> None:
+    def __init__(self, store: CheckpointStore, run_id: str, saved_iteration: int | None = None,
+                 secrets: SecretFilter | None = None) -> None:
         self.store = store
         self.run_id = run_id
+        self._secrets = secrets or SecretFilter()
         self.failure: BaseException | None = None
         self.on_failure: Callable[[], None] = lambda: None
         self._iteration = saved_iteration  # the iteration whose static values are saved
@@ -82,7 +113,7 @@ class CheckpointWriter:
                     value = encode_value(run.results.get(node_id, UNDEFINED))
                 except Unsavable:
                     return  # not saved: the node runs again on resume
-                self.store.add_row(Row(self.run_id, run.iteration, "node", node_id, value))
+                self.store.add_row(Row(self.run_id, run.iteration, "node", node_id, self._secrets.json(value)))
         except Exception as error:  # noqa: BLE001 - a store failure stops the run, it is reported by the caller
             self.failure = error
             self.on_failure()
@@ -97,7 +128,7 @@ class CheckpointWriter:
         except Unsavable:
             self._unsavable = run.iteration  # resuming goes back to the last iteration that was saved
             return
-        self.store.add_row(Row(self.run_id, run.iteration, "iteration", "", value))
+        self.store.add_row(Row(self.run_id, run.iteration, "iteration", "", self._secrets.json(value)))
         self._iteration = run.iteration
 
 
@@ -125,7 +156,7 @@ def _source_of(graph: "Graph") -> tuple[str | None, str | None, str]:
 
 def _new_record(graph: "Graph", run_id: str, all_results: bool) -> RunRecord:
     file, text, digest = _source_of(graph)
-    redactor = Redactor()
+    secrets = SecretFilter()
     injected = dict(graph._injected)
     for node_id, value in injected.items():
         try:
@@ -136,10 +167,10 @@ def _new_record(graph: "Graph", run_id: str, all_results: bool) -> RunRecord:
     return RunRecord(
         run_id=run_id,
         graph_file=str(Path(file).resolve()) if file else None,
-        graph_text=redactor.text(text) if text is not None else None,
+        graph_text=secrets.source(text) if text is not None else None,
         graph_hash=digest,
-        injected=injected,
-        config=redactor.value(graph.config),
+        injected=secrets.value(injected),
+        config=secrets.value(graph.config),
         all_results=all_results,
     )
 
@@ -210,6 +241,9 @@ async def _run(graph: "Graph", store: CheckpointStore, *, all_results: bool, run
         restore = None
     else:
         _check_same_graph(graph, record, store.location)
+        for node_id, value in record.injected.items():
+            if value != REDACTED:
+                graph._injected.setdefault(node_id, value)  # this graph continues that run, with its values
         if record.status == RunStatus.COMPLETED:
             return record.results if isinstance(record.results, dict) else {}
         restore = _restore_state(store, record, answer)
@@ -251,7 +285,7 @@ def _finish(graph: "Graph", store: CheckpointStore, writer: CheckpointWriter, ru
             writer.save_iteration(run)  # a run stopped before any node completed still has its first iteration
         if status == RunStatus.COMPLETED:
             try:
-                encode_value(results)
+                results = decode_value(SecretFilter().json(encode_value(results)))
             except Unsavable:
                 results, detail = None, {"results": "not saved: JSON cannot hold them"}
         store.update_run(run_id, status=status, detail=detail, results=results)
@@ -351,8 +385,9 @@ def from_checkpoint(
         source = json.loads(source)  # a graph given as a dict was saved as JSON
     graph = Graph(source, agents=agents, config=_config(record.config, config), filters=filters)
     for node_id, value in record.injected.items():
-        graph.inject(node_id, value)
-    if force:
+        if value != REDACTED:  # a secret was not saved: the node keeps its own value
+            graph.inject(node_id, value)
+    if force or not isinstance(source, Path):  # the saved copy: it differs from the original only by secrets
         _FORCED.add(graph)
     return graph, record
 

@@ -139,7 +139,7 @@ class Graph:
                        on_checkpoint: Callable[[GraphRun, str | None], None] | None = None) -> dict[str, Any]:
         scheduler = Scheduler(self.spec.concurrency, self.spec.label_limits)
         run = GraphRun(self.spec, registry=self.registry, scheduler=scheduler, config=self.config,
-                       emitter=self._emitter, injected=restore.injected if restore else self._injected,
+                       emitter=self._emitter, injected=self._injected,
                        filters=self.filters, run_id=run_id, restore=restore, on_checkpoint=on_checkpoint)
         self._run = run
         emitter = self._emitter

@@ -1,0 +1,121 @@
+"""Secrets (API keys, Authorization headers, config apiKey) never reach checkpoints, traces or the terminal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import graphrt
+from graphrt.checkpoint import SQLiteStore
+from graphrt.cli import main
+
+ENV_KEY = "sk-env-secret-0123456789abcdef"
+CONFIG_KEY = "sk-config-secret-abcdef0123456789"
+FILE_KEY = "literal-key-in-the-file-42"
+BEARER = "Bearer file-bearer-token-0123456789"
+
+GRAPH = f"""\
+version: 0.5
+nodes:
+  topic:
+    value: tea
+  ask:
+    agent: openAIAgent
+    inputs:
+      prompt: :topic
+    params:
+      maxRetries: 0
+  fetch_settings:
+    agent: copyAgent
+    inputs:
+      unused: :topic
+    params:
+      apiKey: {FILE_KEY}
+      headers:
+        Authorization: {BEARER}
+  answer:
+    agent: copyAgent
+    inputs:
+      text: :ask.text
+    isResult: true
+"""
+
+
+def _everything_saved(folder: Path) -> str:
+    return "".join(path.read_bytes().decode("utf-8", "replace") for path in sorted(folder.iterdir()) if path.is_file())
+
+
+@pytest.fixture
+def graph_file(tmp_path: Path) -> Path:
+    folder = tmp_path / "graph"
+    folder.mkdir()
+    (folder / "ask.yaml").write_text(GRAPH)
+    return folder / "ask.yaml"
+
+
+def test_a_run_saves_no_api_key_in_its_checkpoint_trace_or_output(openai_server, reply, graph_file, tmp_path, capsys) -> None:
+    openai_server.script(reply.error(401, f"Incorrect API key provided: {ENV_KEY}"))
+    saved = tmp_path / "saved"
+    saved.mkdir()
+
+    code = main(["run", str(graph_file), "--checkpoint", str(saved / "runs.db"), "--run-id", "r1",
+                 "--trace", str(saved / "trace.jsonl")])
+
+    output = capsys.readouterr()
+    assert code == 1
+    assert openai_server.headers[0]["authorization"] == f"Bearer {ENV_KEY}"  # the key was used...
+    for secret in (ENV_KEY, FILE_KEY, BEARER):  # ...and shown or saved nowhere
+        assert secret not in _everything_saved(saved) + output.out + output.err
+
+
+def test_a_config_api_key_is_saved_redacted_and_resume_uses_the_environment(openai_server, reply, graph_file, tmp_path) -> None:
+    openai_server.script(reply.error(500, "down"))
+    graph = graphrt.Graph(graph_file, config={"openAIAgent": {"apiKey": CONFIG_KEY, "model": "m"}})
+    with pytest.raises(graphrt.AgentError):
+        graph.run(checkpoint=tmp_path / "runs.db", run_id="r1")
+    openai_server.script(reply.text("green tea"))
+
+    results = graphrt.resume(tmp_path / "runs.db", "r1")
+
+    assert results == {"answer": {"text": "green tea"}}
+    assert SQLiteStore(tmp_path / "runs.db").get_run("r1").config == {"openAIAgent": {"apiKey": "[redacted]", "model": "m"}}
+    assert openai_server.headers[-1]["authorization"] == f"Bearer {ENV_KEY}"
+    assert CONFIG_KEY not in _everything_saved(tmp_path)
+
+
+def test_keys_written_in_the_graph_file_are_not_copied_into_the_checkpoint(openai_server, reply, graph_file, tmp_path) -> None:
+    openai_server.script(reply.text("fine"))
+
+    graphrt.Graph(graph_file).run(checkpoint=tmp_path / "runs.db", run_id="r1")
+
+    text = SQLiteStore(tmp_path / "runs.db").get_run("r1").graph_text
+    assert 'apiKey: "[redacted]"' in text and 'Authorization: "[redacted]"' in text
+    assert FILE_KEY not in _everything_saved(tmp_path)
+
+
+def test_a_node_result_holding_a_secret_is_saved_redacted(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("SERVICE_TOKEN", "tok-from-the-environment-42")
+
+    async def leak(ctx):
+        return {"token": "abc-secret-value", "note": "the token is tok-from-the-environment-42"}
+
+    graph = graphrt.Graph({"version": 0.5, "nodes": {"leak": {"agent": "leakAgent", "isResult": True}}},
+                          agents=[graphrt.AgentInfo("leakAgent", leak)])
+
+    assert graph.run(checkpoint=tmp_path / "runs.db", run_id="r1")["leak"]["token"] == "abc-secret-value"
+    row = SQLiteStore(tmp_path / "runs.db").get_rows("r1")[-1]
+    assert json.loads(row.value) == {"token": "[redacted]", "note": "the token is [redacted]"}
+    assert "abc-secret-value" not in _everything_saved(tmp_path)
+
+
+def test_an_injected_secret_is_not_saved(tmp_path: Path) -> None:
+    data = {"version": 0.5, "nodes": {"apiKey": {"value": "none"},
+                                      "use": {"agent": "copyAgent", "inputs": {"k": ":apiKey"}, "isResult": True}}}
+    graph = graphrt.Graph(data)
+    graph.inject("apiKey", "sk-injected-0123456789abcdef")
+
+    graph.run(checkpoint=tmp_path / "runs.db", run_id="r1")
+
+    assert "sk-injected-0123456789abcdef" not in _everything_saved(tmp_path)
