@@ -126,6 +126,8 @@ def parse_graph_text(text: str, file: str | None = None) -> tuple[dict[str, Any]
     except json.JSONDecodeError as error:
         # JSON's own error carries the position; keep it out of the message, it goes in front.
         raise GraphLoadError(f"not valid YAML/JSON: {error.msg}", location=Location(file, error.lineno, error.colno)) from error
+    except RecursionError:
+        raise GraphLoadError(f"not valid YAML/JSON: nested more than {MAX_DEPTH} levels deep", location=Location(file)) from None
     except (yaml.YAMLError, ValueError) as error:
         mark = getattr(error, "problem_mark", None)
         location = Location(file, mark.line + 1, mark.column + 1) if mark else Location(file)
@@ -134,7 +136,58 @@ def parse_graph_text(text: str, file: str | None = None) -> tuple[dict[str, Any]
     if not isinstance(data, dict):
         kind = "empty" if data is None else type(data).__name__
         raise GraphLoadError(f"a graph must be a mapping with 'nodes', got {kind}", location=Location(file, 1, 1))
+    _check_shape(data, file)
     return _string_keys(data), source
+
+
+MAX_DEPTH = 100
+"""Lists and mappings inside each other, at most; far more than any graph needs, far less than Python's stack."""
+MAX_VALUES = 1_000_000
+"""Values in a graph once its YAML aliases are expanded, at most."""
+
+
+def _check_shape(data: Any, file: str | None) -> None:
+    """Refuses what YAML aliases or deep nesting can make of a small file.
+
+    An alias can refer to a value that holds it (a loop no walk of the graph
+    would leave), and aliases of aliases expand exponentially ("billion
+    laughs"): a 1 kB file can stand for 10^9 values. Each list and mapping is
+    visited once, however often aliases repeat it.
+
+    Raises:
+        GraphLoadError: a value holds itself, nesting is deeper than MAX_DEPTH, or
+            the expanded graph has more than MAX_VALUES values.
+    """
+    sizes: dict[int, tuple[int, int]] = {}  # id -> (values inside, levels below), once visited
+    on_path: set[int] = set()
+    stack: list[tuple[Any, int, bool]] = [(data, 0, False)]
+    while stack:
+        value, depth, leaving = stack.pop()
+        key = id(value)
+        children = value.values() if isinstance(value, dict) else value
+        if leaving:
+            on_path.discard(key)
+            size, height = 1, 0
+            for child in children:
+                child_size, child_height = sizes.get(id(child), (1, -1)) if isinstance(child, (dict, list)) else (1, -1)
+                size += child_size
+                height = max(height, child_height + 1)
+            if size > MAX_VALUES:
+                raise GraphLoadError(f"the graph expands to more than {MAX_VALUES:,} values (YAML aliases of aliases?)",
+                                     location=Location(file))
+            sizes[key] = (size, height)
+            continue
+        if key in on_path:
+            raise GraphLoadError("a YAML alias refers to a value that contains it", location=Location(file))
+        if key in sizes:
+            if depth + sizes[key][1] > MAX_DEPTH:
+                raise GraphLoadError(f"the graph is nested more than {MAX_DEPTH} levels deep", location=Location(file))
+            continue
+        if depth > MAX_DEPTH:
+            raise GraphLoadError(f"the graph is nested more than {MAX_DEPTH} levels deep", location=Location(file))
+        on_path.add(key)
+        stack.append((value, depth, True))
+        stack.extend((child, depth + 1, False) for child in children if isinstance(child, (dict, list)))
 
 
 def _string_keys(value: Any) -> Any:
