@@ -1,10 +1,11 @@
 """The tools one toolsAgent node grants its LLM, and the checks a tool call passes before it runs.
 
-Tools are OpenAI function schemas named `agentName--func` (GraphAI's naming),
-or agent names whose schemas come from their function info (`AgentInfo.tools`).
-A call is checked against the granted schemas: unknown names, arguments that are
-not JSON, and arguments that break the schema raise `ToolCallError`, whose text
-goes back to the LLM so that it can correct itself.
+Tools are OpenAI function schemas named `agentName--func` (GraphAI's naming; a
+bare `agentName` is an agent that is one function), or agent names whose
+schemas come from their function info (`AgentInfo.tools`). A call is checked
+against the granted schemas, as `graphrt.tool_calls` defines: unknown names,
+arguments that are not a JSON object, and arguments that break the schema raise
+`ToolCallError`, whose text goes back to the LLM so that it can correct itself.
 """
 
 from __future__ import annotations
@@ -13,23 +14,20 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-import jsonschema
-
 from graphrt.errors import ToolCallError
 from graphrt.registry import Registry
+from graphrt.tool_calls import SEPARATOR, check_arguments, read_arguments, split_tool_name
 
 __all__ = ["Tool", "Toolbox"]
-
-SEPARATOR = "--"
 
 
 @dataclass(frozen=True)
 class Tool:
-    """One granted function: its full name, the agent that runs it, and its schema."""
+    """One granted function: its full name, the agent that runs it (and the function in it), its schema."""
 
     name: str
     agent: str
-    func: str
+    func: str | None
     schema: dict[str, Any]
 
     @property
@@ -38,10 +36,10 @@ class Tool:
 
 
 def _named(schema: dict[str, Any], agent: str) -> dict[str, Any]:
-    """`schema` with its function named `agent--func` (toolset schemas may carry the bare func name)."""
+    """`schema` named for `agent`: `agent` or `agent--func` stay, a bare `func` becomes `agent--func`."""
     function = dict(schema.get("function") or {})
     name = str(function.get("name", ""))
-    if SEPARATOR not in name:
+    if SEPARATOR not in name and name != agent:
         function["name"] = f"{agent}{SEPARATOR}{name}"
     return {**schema, "type": schema.get("type", "function"), "function": function}
 
@@ -63,7 +61,7 @@ class Toolbox:
         for entry in spec:
             for schema in cls._schemas(entry, registry):
                 name = schema["function"]["name"]
-                agent, _, func = name.partition(SEPARATOR)
+                agent, func = split_tool_name(name)
                 tools[name] = Tool(name, agent, func, schema)
         return cls(tools)
 
@@ -79,10 +77,10 @@ class Toolbox:
             return [_named(schema, entry) for schema in info.tools]
         function = entry.get("function") if isinstance(entry, dict) else None
         name = function.get("name") if isinstance(function, dict) else None
-        if not isinstance(name, str) or SEPARATOR not in name:
+        if not isinstance(name, str) or not name:
             raise ValueError(f"toolsAgent: a tool must be an agent name or a function schema named "
                              f"'agentName--func', got {json.dumps(entry, default=str)[:120]}")
-        return [_named(entry, name.partition(SEPARATOR)[0])]
+        return [_named(entry, split_tool_name(name)[0])]
 
     def schemas(self) -> list[dict[str, Any]]:
         """The schemas to send to the LLM."""
@@ -98,30 +96,6 @@ class Toolbox:
         if tool is None:
             granted = ", ".join(self.tools) or "none"
             raise ToolCallError(f"unknown tool '{name}'; the tools you can call are: {granted}")
-        arguments = _parse(name, raw_arguments)
-        errors = sorted(jsonschema.Draft202012Validator(tool.parameters).iter_errors(arguments), key=lambda e: list(e.path))
-        if errors:
-            problems = "; ".join(_describe_violation(error) for error in errors)
-            raise ToolCallError(f"invalid arguments for '{name}': {problems}")
+        arguments = read_arguments(raw_arguments, name)
+        check_arguments(tool.parameters, arguments, name)
         return tool, arguments
-
-
-def _parse(name: str, raw: Any) -> dict[str, Any]:
-    if isinstance(raw, str):
-        if not raw.strip():
-            return {}
-        try:
-            raw = json.loads(raw)
-        except ValueError as error:
-            raise ToolCallError(f"the arguments for '{name}' are not valid JSON ({error}); "
-                                "send one JSON object that matches the tool's parameters") from None
-    if raw is None:
-        return {}
-    if not isinstance(raw, dict):
-        raise ToolCallError(f"the arguments for '{name}' must be a JSON object, got {json.dumps(raw)[:80]}")
-    return raw
-
-
-def _describe_violation(error: jsonschema.ValidationError) -> str:
-    where = "/".join(str(part) for part in error.path)
-    return f"{error.message} (at '{where}')" if where else error.message

@@ -24,6 +24,7 @@ from graphrt.errors import GraphError, ToolCallError
 from graphrt.events import ToolCalled, ToolReturned
 from graphrt.jsvalue import UNDEFINED, is_null, is_truthy, to_json_compatible
 from graphrt.registry import AgentContext, AgentInfo, default_registry
+from graphrt.tool_calls import split_tool_name, tool_call_inputs
 
 from .toolbox import Tool, Toolbox
 
@@ -67,8 +68,7 @@ class _Session:
         try:
             tool, arguments = self.toolbox.check(name, raw_arguments)
             result = await self._run(tool, arguments, call)
-            outcome = _Outcome(_content(result), result)
-            self._record(tool, result)
+            outcome = self._record(tool, result)
         except Exception as error:  # noqa: BLE001 - the LLM reads the failure and may retry
             message = _failure(error, name)
             outcome = _Outcome(f"Error: {message}", error=message)
@@ -77,22 +77,22 @@ class _Session:
 
     async def _run(self, tool: Tool, arguments: dict[str, Any], call: dict[str, Any]) -> Any:
         """Runs the tool's agent as a one-node graph with GraphAI's `{arg, func, tool_call, data}`."""
-        values = {
-            "arg": arguments,
-            "func": tool.func,
-            "tool_call": {"id": call["id"], "name": tool.name, "arguments": arguments},
-            "data": self.data_for(tool.agent),
-        }
+        tool_call = {"id": call["id"], "name": tool.name, "arguments": arguments}
+        values = tool_call_inputs(tool_call, self.data_for(tool.agent))
         nodes: dict[str, Any] = {key: {"value": value} for key, value in values.items()}
         nodes["tool"] = {"agent": tool.agent, "inputs": {key: f":{key}" for key in values}, "isResult": True}
         results = await self.ctx.run_graph({"version": 0.5, "nodes": nodes})
         return results.get("tool", UNDEFINED)
 
-    def _record(self, tool: Tool, result: Any) -> None:
+    def _record(self, tool: Tool, result: Any) -> _Outcome:
+        """Keeps a successful result (data, environment, agent state); a result with `error` is a failure."""
+        if isinstance(result, dict) and is_truthy(result.get("error")):
+            return _Outcome(_content(result), error=str(result["error"]))
         self.data[tool.name] = result  # GraphAI's: the last result per tool name
         if isinstance(result, dict) and "data" in result and result["data"] is not UNDEFINED:
             self.state[tool.agent] = result["data"]
             self.environment.setdefault(tool.name, []).append(result["data"])
+        return _Outcome(_content(result), result)
 
 
 def _content(result: Any) -> str:
@@ -137,7 +137,7 @@ def _tool_calls(reply: dict[str, Any], round_index: int) -> list[tuple[dict[str,
 
 
 def _tool_message(call: dict[str, Any], outcome: _Outcome, tool_name: str) -> dict[str, Any]:
-    agent, _, func = tool_name.partition("--")
+    agent, func = split_tool_name(tool_name)
     arguments = call.get("arguments")
     return {
         "role": "tool",

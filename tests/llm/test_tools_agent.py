@@ -7,6 +7,7 @@ from typing import Any
 import anyio
 import pytest
 
+import graphrt
 from graphrt import AgentContext, AgentInfo, ToolCallError
 from graphrt.events import ToolCalled, ToolReturned
 
@@ -168,8 +169,8 @@ async def test_malformed_arguments_go_back_to_the_llm_and_it_corrects_itself(rep
     )
     results = await run_graph(tools_node(), agents=weather.agents())
     assert tool_messages(openai_server.requests[1]) == [
-        "Error: the arguments for 'weatherAgent--get' are not valid JSON (Unterminated string starting at: "
-        "line 1 column 10 (char 9)); send one JSON object that matches the tool's parameters"
+        "Error: the arguments for weatherAgent--get are not valid JSON (Unterminated string starting at: "
+        "line 1 column 10 (char 9))"
     ]
     assert [call["arg"] for call in weather.calls] == [{"city": "Paris"}]
     assert results["chat"]["text"] == "Fine."
@@ -179,8 +180,8 @@ async def test_schema_violations_are_listed_for_the_llm(reply, openai_server, ru
     openai_server.script(reply.tool_calls(("weatherAgent--get", {"unit": "K"})), reply.text("Sorry."))
     await run_graph(tools_node(), agents=weather.agents())
     assert tool_messages(openai_server.requests[1]) == [
-        "Error: invalid arguments for 'weatherAgent--get': 'city' is a required property; "
-        "'K' is not one of ['C', 'F'] (at 'unit')"
+        "Error: invalid arguments for weatherAgent--get: city: a required value is missing; "
+        "unit: 'K' is not one of ['C', 'F']"
     ]
     assert weather.calls == []
 
@@ -234,3 +235,45 @@ async def test_an_unknown_tool_agent_is_a_clear_error(run_graph, weather):
     with pytest.raises(Exception) as caught:
         await run_graph(tools_node(tools=["weatherAgnet"]), agents=weather.agents())
     assert str(caught.value.__cause__).startswith("toolsAgent: unknown tool agent 'weatherAgnet' (agents with tools: ")
+
+
+class Thermostat:
+    """A toolset (graphrt.tool methods): one agent, state kept in the instance."""
+
+    def __init__(self) -> None:
+        self.target = 20.0
+
+    @graphrt.tool
+    def set_target(self, celsius: float) -> str:
+        """Sets the target temperature.
+
+        Args:
+            celsius: the new target.
+        """
+        self.target = celsius
+        return f"target set to {celsius}"
+
+
+@graphrt.agent
+def outdoor_temperature(city: str) -> dict:
+    """The temperature outside.
+
+    Args:
+        city: where.
+    """
+    return {"content": f"12 C in {city}", "data": {"city": city, "celsius": 12}}
+
+
+async def test_toolsets_and_function_agents_are_tools_by_name(reply, openai_server, run_graph):
+    thermostat = Thermostat()
+    openai_server.script(
+        reply.tool_calls(("outdoor_temperature", {"city": "Oslo"}), ("Thermostat--set_target", {"celsius": 21.5})),
+        reply.text("Set to 21.5."),
+    )
+    results = await run_graph(tools_node(tools=["outdoor_temperature", "Thermostat"]), agents=[outdoor_temperature, thermostat])
+    assert [tool["function"]["name"] for tool in openai_server.requests[0]["tools"]] == [
+        "outdoor_temperature", "Thermostat--set_target"
+    ]
+    assert tool_messages(openai_server.requests[1]) == ["12 C in Oslo", "target set to 21.5"]
+    assert thermostat.target == 21.5
+    assert results["chat"]["environment"] == {"outdoor_temperature": [{"city": "Oslo", "celsius": 12}]}
