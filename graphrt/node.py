@@ -41,6 +41,7 @@ class NodeState(str, Enum):
     TIMED_OUT = "timed-out"
     SKIPPED = "skipped"
     INJECTED = "injected"
+    ABORTED = "abort"
 
 
 def clean_result(value: Any) -> Any:
@@ -89,7 +90,7 @@ class NodeInvoker:
                 inputs = clean_result(inputs)
             agent_id, call = self._agent(spec)
         except GraphError as error:
-            self._fail(node, error, timed_out=False)
+            self._fail(node, self._located(error.with_context(node_id=spec.node_id)), timed_out=False)
             return
         params = spec.params
         if is_named_inputs(inputs.get("params")):
@@ -151,6 +152,7 @@ class NodeInvoker:
                     message = f"timed out after {spec.timeout * 1000:g} ms"
                     return self._located(NodeTimeoutError(message, node_id=spec.node_id, field="timeout")), True
         except anyio.get_cancelled_exc_class():
+            node.state = NodeState.ABORTED
             raise
         except Interrupt as signal:  # a question for a person: the node waits for the answer, it did not fail
             key = run.answer_key(spec.node_id)
@@ -177,7 +179,8 @@ class NodeInvoker:
         if isinstance(call, AgentInfo):
             if call.is_async:
                 return await call.func(ctx)
-            return await anyio.to_thread.run_sync(call.func, ctx)
+            # A thread cannot be killed: on timeout or abort the run stops waiting for it.
+            return await anyio.to_thread.run_sync(call.func, ctx, abandon_on_cancel=True)
         return await call(ctx)
 
     def _agent(self, spec: ComputedNodeSpec) -> tuple[str | None, Any]:
@@ -269,7 +272,10 @@ class NodeInvoker:
             return error.within(spec.node_id)
         if isinstance(error, GraphError) and error.node_id is not None:
             # A node of a nested graph failed: keep its message, field and position, and its path.
-            wrapped = AgentError(error.message, node_id=spec.node_id, field=error.field, location=error.location)
+            inner_agent = getattr(error, "agent_id", None)
+            wrapped = AgentError(
+                error.message, agent_id=inner_agent, node_id=spec.node_id, field=error.field, location=error.location
+            )
             wrapped.nested = (error.node_id, *error.nested)
         elif isinstance(error, GraphError):
             wrapped = error.with_context(node_id=spec.node_id)

@@ -144,7 +144,7 @@ class AgentInfo:
             raise RegistrationError(f"agent {self.name!r}: func must be callable, got {type(self.func).__name__}")
         if inspect.isasyncgenfunction(self.func):
             object.__setattr__(self, "func", _drained(self.func))
-        object.__setattr__(self, "is_async", inspect.iscoroutinefunction(self.func))
+        object.__setattr__(self, "is_async", _is_coroutine_function(self.func))
 
     def to_dict(self) -> dict[str, Any]:
         """The function info as GraphAI spells it (AgentFunctionInfo's camelCase keys), without the function."""
@@ -192,6 +192,11 @@ def _drained(func: Callable[[AgentContext], Any]) -> AgentFunction:
 
 AgentLike = Any
 """An AgentInfo, a function (decorated with @graphrt.agent or not), or a toolset class or instance."""
+
+
+def _is_coroutine_function(func: Any) -> bool:
+    """True for `async def` functions and for objects whose `__call__` is one."""
+    return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(getattr(func, "__call__", None))
 
 
 class Registry:

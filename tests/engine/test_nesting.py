@@ -104,12 +104,12 @@ async def test_an_error_in_a_nested_node_names_the_path_to_it() -> None:
     with pytest.raises(AgentError) as caught:
         await graphrt.arun(nested(FAILING, {"row": ":a"}), agents=[FAIL])
     error = caught.value
-    assert (str(error), error.node_id, error.nested) == ("node 'n' > 'x': ValueError: row 1 broke", "n", ("x",))
+    assert (str(error), error.node_id, error.nested) == ("node 'n' > 'x': ValueError: row 1 broke (agent failAgent)", "n", ("x",))
 
 
 async def test_an_error_two_levels_down_names_every_level() -> None:
     middle = {"nodes": {"deep": {"agent": "nestedAgent", "inputs": {"row": ":row"}, "graph": FAILING, "isResult": True}}}
-    with pytest.raises(AgentError, match=r"^node 'n' > 'deep' > 'x': ValueError: row 1 broke$"):
+    with pytest.raises(AgentError, match=r"^node 'n' > 'deep' > 'x': ValueError: row 1 broke \(agent failAgent\)$"):
         await graphrt.arun(nested(middle, {"row": ":a"}), agents=[FAIL])
 
 
@@ -133,7 +133,7 @@ async def test_an_error_in_a_nested_node_of_a_file_points_at_the_inner_node(tmp_
     )
     with pytest.raises(AgentError) as caught:
         await graphrt.arun(str(path), agents=[FAIL])
-    assert str(caught.value) == f"{path}:10:9: node 'n' > 'x': ValueError: row 1 broke"
+    assert str(caught.value) == f"{path}:10:9: node 'n' > 'x': ValueError: row 1 broke (agent failAgent)"
 
 
 async def test_supress_error_turns_a_nested_failure_into_an_on_error_result() -> None:
@@ -227,7 +227,7 @@ async def test_map_agent_without_rows_fails_the_node() -> None:
 async def test_an_error_in_one_row_fails_the_map_naming_the_inner_node() -> None:
     with pytest.raises(AgentError) as caught:
         await graphrt.arun(mapped([1], FAILING), agents=[FAIL])
-    assert str(caught.value) == "node 'm' > 'x': ValueError: row 1 broke"
+    assert str(caught.value) == "node 'm' > 'x': ValueError: row 1 broke (agent failAgent)"
 
 
 async def test_map_agent_supress_error_returns_on_error_instead_of_failing() -> None:
@@ -288,7 +288,7 @@ async def test_a_map_retried_after_a_timeout_at_concurrency_one_gets_its_slots_b
     assert results == {"m": [1, 2], "after": {"m": [1, 2]}}
 
 
-@pytest.mark.xfail(strict=True, reason="node.py: wrapping a nested node's error drops the inner agent id")
+
 async def test_an_error_in_a_nested_node_keeps_the_inner_agent_name() -> None:
     with pytest.raises(AgentError) as caught:
         await graphrt.arun(nested(FAILING, {"row": ":a"}), agents=[FAIL])

@@ -198,7 +198,7 @@ def test_bad_json_in_a_node_input_fails_the_run() -> None:
         graphrt.run(graph)
 
 
-@pytest.mark.xfail(strict=True, reason="node.py: an error while resolving inputs is not given the node id")
+
 def test_bad_json_in_a_node_input_names_the_node() -> None:
     graph = {"nodes": {"raw": {"value": "{bad"}, "parse": {"agent": "copyAgent", "inputs": {"v": ":raw.jsonParse()"}}}}
     with pytest.raises(ResolveError) as caught:
