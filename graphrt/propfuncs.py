@@ -76,6 +76,22 @@ def _object_function(value: dict | list, prop: str) -> Any:
     return UNDEFINED
 
 
+_MAX_JSON_DEPTH = 100  # as for graph files (graphrt.loader.MAX_DEPTH): deeper values overflow Python's stack later
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """True if lists and objects nest more than `limit` levels in `value`."""
+    level = [value] if isinstance(value, (dict, list)) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        level = [child for item in level for child in (item.values() if isinstance(item, dict) else item)
+                 if isinstance(child, (dict, list))]
+    return False
+
+
 def _code_block(value: str) -> str | None:
     match = _CODE_BLOCK.search("\n" + value)
     return match.group(1) if match else None
@@ -90,10 +106,16 @@ def _string_function(value: str, prop: str) -> Any:
         block = _code_block(value)
         return value if block is None else block
     if prop == "jsonParse()":
+        too_deep = f"jsonParse() failed: the JSON is nested more than {_MAX_JSON_DEPTH} levels deep"
         try:
-            return json.loads(value)
+            parsed = json.loads(value)
         except ValueError as error:
             raise ResolveError(f"jsonParse() failed: {error}") from error
+        except RecursionError:
+            raise ResolveError(too_deep) from None
+        if _deeper_than(parsed, _MAX_JSON_DEPTH):
+            raise ResolveError(too_deep)
+        return parsed
     if prop == "toNumber()":
         number = js_number(value)
         if not (isinstance(number, float) and math.isnan(number)):

@@ -72,3 +72,19 @@ def test_an_alias_reused_deep_down_counts_its_own_depth() -> None:
 def test_odd_text_is_a_graph_error(text: str) -> None:
     with pytest.raises(graphrt.GraphError):
         graphrt.Graph(text)
+
+
+@pytest.mark.parametrize("levels", [101, 20000])
+def test_json_parse_of_text_nested_too_deep_is_a_resolve_error(levels: int) -> None:
+    graph = {"version": 0.5, "nodes": {"a": {"value": "[" * levels + "]" * levels},
+                                       "b": {"agent": "copyAgent", "inputs": {"x": ":a.jsonParse()"}}}}
+
+    with pytest.raises(graphrt.ResolveError, match="jsonParse\\(\\) failed: the JSON is nested more than 100 levels deep"):
+        graphrt.run(graph)
+
+
+def test_json_parse_of_text_nested_100_levels_works() -> None:
+    graph = {"version": 0.5, "nodes": {"a": {"value": "[" * 100 + "]" * 100},
+                                       "b": {"agent": "copyAgent", "inputs": {"x": ":a.jsonParse()"}, "isResult": True}}}
+
+    assert graphrt.run(graph)["b"]["x"]
