@@ -14,6 +14,7 @@ import shutil
 import threading
 from typing import Any, TextIO
 
+from ..errors import GraphInterrupted
 from ..events import (
     AgentProgress,
     Event,
@@ -117,6 +118,9 @@ class ProgressDisplay:
             self._node_ended(event.path, event.node_id)
             self._failed += 1
             self._line(f"timeout  {name}  {_message(event.error)}")
+        elif isinstance(event, NodeFailed) and isinstance(event.error, GraphInterrupted):
+            self._node_ended(event.path, event.node_id)
+            self._line(f"asks     {name}  {event.error.question}")
         elif isinstance(event, NodeFailed):
             self._node_ended(event.path, event.node_id)
             self._failed += 1

@@ -146,3 +146,24 @@ def test_resume_of_an_empty_checkpoint_says_nothing_is_saved(files, capsys) -> N
     code = main(["resume", files["db"]])
 
     assert (code, capsys.readouterr().err) == (1, f"graphrt: no run saved in {files['db']}\n")
+
+
+def test_terminal_progress_shows_a_question_as_asked_not_failed() -> None:
+    from graphrt.cli.watch import ProgressDisplay
+    from graphrt.errors import GraphInterrupted
+    from graphrt.events import NodeFailed
+
+    out = io.StringIO()
+    display = ProgressDisplay(out)
+    display(NodeFailed(run_id="r", path=(), node_id="name", error=GraphInterrupted("Your name?", node_id="name"),
+                       timed_out=False, will_retry=False))
+
+    assert out.getvalue().splitlines()[0] == "asks     name  Your name?"
+
+
+def test_the_example_graph_asks_and_greets(tmp_path: Path, capsys) -> None:
+    example = str(Path(__file__).parents[2] / "graphs" / "ask.yaml")
+    assert main(["run", example, "--checkpoint", str(tmp_path / "runs.db"), "-q"]) == 3
+
+    assert main(["resume", str(tmp_path / "runs.db"), "--answer", "Ada"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"greeting": "Hello, Ada!"}
