@@ -1,8 +1,9 @@
 """The tools one toolsAgent node grants its LLM, and the checks a tool call passes before it runs.
 
 Tools are OpenAI function schemas named `agentName--func` (GraphAI's naming; a
-bare `agentName` is an agent that is one function), or agent names whose
-schemas come from their function info (`AgentInfo.tools`). A call is checked
+schema named just `agentName` is an agent that is one function), or agent names
+whose schemas come from their function info (`AgentInfo.tools`), which the LLM
+then sees as `agentName--func`. A call is checked
 against the granted schemas, as `graphrt.tool_calls` defines: unknown names,
 arguments that are not a JSON object, and arguments that break the schema raise
 `ToolCallError`, whose text goes back to the LLM so that it can correct itself.
@@ -36,10 +37,10 @@ class Tool:
 
 
 def _named(schema: dict[str, Any], agent: str) -> dict[str, Any]:
-    """`schema` named for `agent`: `agent` or `agent--func` stay, a bare `func` becomes `agent--func`."""
+    """`schema` named `agent--func`, as GraphAI names every tool (a one-function agent's `add` is `add--add`)."""
     function = dict(schema.get("function") or {})
     name = str(function.get("name", ""))
-    if SEPARATOR not in name and name != agent:
+    if SEPARATOR not in name:
         function["name"] = f"{agent}{SEPARATOR}{name}"
     return {**schema, "type": schema.get("type", "function"), "function": function}
 

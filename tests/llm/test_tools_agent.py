@@ -264,16 +264,18 @@ def outdoor_temperature(city: str) -> dict:
     return {"content": f"12 C in {city}", "data": {"city": city, "celsius": 12}}
 
 
-async def test_toolsets_and_function_agents_are_tools_by_name(reply, openai_server, run_graph):
+async def test_toolsets_and_function_agents_are_tools_named_agent_dash_dash_func(reply, openai_server, run_graph):
     thermostat = Thermostat()
     openai_server.script(
-        reply.tool_calls(("outdoor_temperature", {"city": "Oslo"}), ("Thermostat--set_target", {"celsius": 21.5})),
+        reply.tool_calls(("outdoor_temperature--outdoor_temperature", {"city": "Oslo"}), ("Thermostat--set_target", {"celsius": 21.5})),
         reply.text("Set to 21.5."),
     )
     results = await run_graph(tools_node(tools=["outdoor_temperature", "Thermostat"]), agents=[outdoor_temperature, thermostat])
     assert [tool["function"]["name"] for tool in openai_server.requests[0]["tools"]] == [
-        "outdoor_temperature", "Thermostat--set_target"
+        "outdoor_temperature--outdoor_temperature", "Thermostat--set_target"
     ]
     assert tool_messages(openai_server.requests[1]) == ["12 C in Oslo", "target set to 21.5"]
     assert thermostat.target == 21.5
-    assert results["chat"]["environment"] == {"outdoor_temperature": [{"city": "Oslo", "celsius": 12}]}
+    assert results["chat"]["environment"] == {
+        "outdoor_temperature--outdoor_temperature": [{"city": "Oslo", "celsius": 12}]
+    }
