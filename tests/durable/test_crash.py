@@ -46,15 +46,14 @@ def _graphrt(*args: str, env: dict[str, str]) -> subprocess.Popen:
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 
-@pytest.fixture
-def crash(tmp_path: Path) -> dict:
-    graph = tmp_path / "crash.yaml"
+def _setup(folder: Path) -> dict:
+    graph = folder / "crash.yaml"
     graph.write_text(GRAPH)
-    block = tmp_path / "block"
+    block = folder / "block"
     block.touch()
-    env = {**os.environ, "GRAPHRT_CRASH_LOG": str(tmp_path / "calls.log"), "GRAPHRT_CRASH_BLOCK": str(block)}
-    return {"graph": str(graph), "db": str(tmp_path / "runs.db"), "log": tmp_path / "calls.log", "block": block,
-            "env": env, "tmp": tmp_path}
+    env = {**os.environ, "GRAPHRT_CRASH_LOG": str(folder / "calls.log"), "GRAPHRT_CRASH_BLOCK": str(block)}
+    return {"graph": str(graph), "db": str(folder / "runs.db"), "log": folder / "calls.log", "block": block,
+            "env": env, "tmp": folder}
 
 
 def _uninterrupted(crash: dict) -> dict:
@@ -72,52 +71,52 @@ def _start_and_wait_until_blocked(crash: dict) -> subprocess.Popen:
     return process
 
 
-def _resume(crash: dict) -> tuple[int, str, str]:
+def _resume(crash: dict) -> dict:
     crash["block"].unlink()
     process = _graphrt("resume", crash["db"], "--agents", AGENTS, env=crash["env"])
     out, err = process.communicate()
-    return process.returncode, out, err
+    return {"code": process.returncode, "out": out, "err": err,
+            "calls": Counter(crash["log"].read_text().splitlines())}
 
 
-def test_a_killed_run_resumes_to_the_results_of_an_uninterrupted_run(crash: dict) -> None:
+@pytest.fixture(scope="module")
+def killed(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A run killed with SIGKILL while a node of its second iteration runs, then resumed."""
+    crash = _setup(tmp_path_factory.mktemp("killed"))
     process = _start_and_wait_until_blocked(crash)
     process.kill()
     process.communicate()
-
-    code, out, err = _resume(crash)
-
-    assert (code, err) == (0, "")
-    assert json.loads(out) == _uninterrupted(crash) == {"seen": [0, 1, 2]}
+    return {**_resume(crash), "plain": _uninterrupted(crash)}
 
 
-def test_after_a_kill_no_completed_node_runs_twice(crash: dict) -> None:
+@pytest.fixture(scope="module")
+def stopped(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A run stopped with SIGINT (Ctrl-C) at the same point, then resumed."""
+    crash = _setup(tmp_path_factory.mktemp("stopped"))
     process = _start_and_wait_until_blocked(crash)
-    process.kill()
-    process.communicate()
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate()
+    return {"stop_code": process.returncode, "stop_err": err, "db": crash["db"], **_resume(crash)}
 
-    _resume(crash)
 
-    calls = Counter(crash["log"].read_text().splitlines())
+def test_a_killed_run_resumes_to_the_results_of_an_uninterrupted_run(killed: dict) -> None:
+    assert (killed["code"], killed["err"]) == (0, "")
+    assert json.loads(killed["out"]) == killed["plain"] == {"seen": [0, 1, 2]}
+
+
+def test_after_a_kill_no_completed_node_runs_twice(killed: dict) -> None:
+    calls = killed["calls"]
+
     assert {call: count for call, count in calls.items() if count > 1} == {"gate@1": 2}  # it was running when killed
     assert sum(calls.values()) == 13
 
 
-def test_ctrl_c_saves_the_run_exits_130_and_says_how_to_resume(crash: dict) -> None:
-    process = _start_and_wait_until_blocked(crash)
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate()
-
-    assert process.returncode == 130
-    assert err.splitlines()[-1] == (f"graphrt: stopped; the run is saved. Continue it with: "
-                                    f"graphrt resume {crash['db']} --run-id crash")
+def test_ctrl_c_saves_the_run_exits_130_and_says_how_to_resume(stopped: dict) -> None:
+    assert stopped["stop_code"] == 130
+    assert stopped["stop_err"].splitlines()[-1] == (f"graphrt: stopped; the run is saved. Continue it with: "
+                                                    f"graphrt resume {stopped['db']} --run-id crash")
 
 
-def test_a_run_stopped_with_ctrl_c_resumes_to_the_same_results(crash: dict) -> None:
-    process = _start_and_wait_until_blocked(crash)
-    process.send_signal(signal.SIGINT)
-    process.communicate()
-
-    code, out, _ = _resume(crash)
-
-    assert (code, json.loads(out)) == (0, {"seen": [0, 1, 2]})
-    assert Counter(crash["log"].read_text().splitlines())["left@1"] == 1
+def test_a_run_stopped_with_ctrl_c_resumes_to_the_same_results(stopped: dict) -> None:
+    assert (stopped["code"], json.loads(stopped["out"])) == (0, {"seen": [0, 1, 2]})
+    assert {call: count for call, count in stopped["calls"].items() if count > 1} == {"gate@1": 2}
