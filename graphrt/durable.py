@@ -216,6 +216,9 @@ async def run_checkpointed(
 def _restore_state(store: CheckpointStore, record: RunRecord, answer: Any) -> RunSnapshot | None:
     snapshot = snapshot_from_rows(record, store.get_rows(record.run_id))
     if record.status != RunStatus.INTERRUPTED:
+        if answer is not None:
+            raise CheckpointError(f"run {record.run_id!r} is not waiting for an answer (it is {record.status}); "
+                                  "resume it without one")
         return snapshot
     key = record.detail.get("key") or record.detail.get("node_id")
     if answer is None:

@@ -169,3 +169,14 @@ def test_ctx_ask_without_an_answer_raises_interrupt() -> None:
 
     with pytest.raises(graphrt.Interrupt, match="Your name?"):
         ctx.ask("Your name?")
+
+
+async def test_an_answer_for_a_run_that_is_not_asking_is_refused(recorder, tmp_path: Path) -> None:
+    with pytest.raises(graphrt.GraphInterrupted):
+        await recorder.graph(ASK).arun(checkpoint=tmp_path / "runs.db", run_id="r1")
+    recorder.failing.add("greet")
+    with pytest.raises(graphrt.AgentError):
+        await graphrt.aresume(tmp_path / "runs.db", "r1", answer="Ada", agents=recorder.agents)
+
+    with pytest.raises(graphrt.CheckpointError, match="run 'r1' is not waiting for an answer \\(it is failed\\)"):
+        await graphrt.aresume(tmp_path / "runs.db", "r1", answer="Ada", agents=recorder.agents)
