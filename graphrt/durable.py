@@ -33,12 +33,12 @@ import anyio
 from .checkpoint import CheckpointTarget, open_store
 from .checkpoint.base import (
     CheckpointError,
-    decode_value,
     CheckpointStore,
     RunRecord,
     RunStatus,
     Row,
     Unsavable,
+    decode_value,
     encode_value,
     snapshot_from_rows,
 )
@@ -52,9 +52,11 @@ if TYPE_CHECKING:
     from .filters import AgentFilter, FilterFunction
     from .graph import AgentsArg, Graph
 
-__all__ = ["CheckpointWriter", "run_checkpointed", "from_checkpoint", "find_run", "aresume", "resume", "graph_hash"]
+__all__ = ["CheckpointWriter", "SecretFilter", "run_checkpointed", "from_checkpoint", "find_run", "aresume", "resume",
+           "graph_hash"]
 
-# Graphs built by from_checkpoint(force=True): their runs continue even though the file changed.
+# Graphs from_checkpoint built with force=True, or from the saved copy (which differs from the
+# original by its redacted secrets): their runs continue although the graph's hash differs.
 _FORCED: "weakref.WeakSet[Graph]" = weakref.WeakSet()
 
 _SECRET_NAME = r"[\w.-]*(?:api[-_]?key|authorization|password|passwd|secret|token|cookie|credentials?|private[-_]?key)"
@@ -227,7 +229,7 @@ def _restore_state(store: CheckpointStore, record: RunRecord, answer: Any) -> Ru
         raise CheckpointError(f"run {record.run_id!r} asked {record.detail.get('question')!r} but its state was not "
                               "saved; run the graph again")
     try:
-        store.add_row(Row(record.run_id, snapshot.iteration, "answer", key, encode_value(answer)))
+        store.add_row(Row(record.run_id, snapshot.iteration, "answer", key, SecretFilter().json(encode_value(answer))))
     except Unsavable as error:
         raise CheckpointError(f"cannot save the answer: {error}") from None
     return RunSnapshot(snapshot.run_id, snapshot.iteration, snapshot.results, snapshot.completed, snapshot.injected,
