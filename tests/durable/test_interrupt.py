@@ -180,3 +180,22 @@ async def test_an_answer_for_a_run_that_is_not_asking_is_refused(recorder, tmp_p
 
     with pytest.raises(graphrt.CheckpointError, match="run 'r1' is not waiting for an answer \\(it is failed\\)"):
         await graphrt.aresume(tmp_path / "runs.db", "r1", answer="Ada", agents=recorder.agents)
+
+
+async def test_questions_of_map_rows_are_answered_in_turn_and_each_answer_is_kept(tmp_path: Path) -> None:
+    async def ask(ctx):
+        return ctx.ask(f"row {ctx.inputs['row']}?")
+
+    agents = [graphrt.AgentInfo("askRowAgent", ask)]
+    data = {"version": 0.5, "nodes": {
+        "rows": {"value": [1, 2]},
+        "map": {"agent": "mapAgent", "inputs": {"rows": ":rows"}, "isResult": True,
+                "graph": {"nodes": {"ask": {"agent": "askRowAgent", "inputs": {"row": ":row"}, "isResult": True}}}},
+    }}
+    db = tmp_path / "runs.db"
+    with pytest.raises(graphrt.GraphInterrupted, match="row 1"):
+        await graphrt.Graph(data, agents=agents).arun(checkpoint=db, run_id="r1")
+    with pytest.raises(graphrt.GraphInterrupted, match="row 2"):
+        await graphrt.aresume(db, "r1", answer="A", agents=agents)
+
+    assert await graphrt.aresume(db, "r1", answer="B", agents=agents) == {"map": [{"ask": "A"}, {"ask": "B"}]}
