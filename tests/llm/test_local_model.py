@@ -27,12 +27,17 @@ pytestmark = [
 ]
 
 
-@pytest.fixture
-def no_configured_server(monkeypatch: pytest.MonkeyPatch):
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"):
-        monkeypatch.delenv(name, raising=False)
+@pytest.fixture(scope="module", autouse=True)
+def _stop_the_server_after_these_tests():
     yield
     local_model.stop_server()
+
+
+@pytest.fixture
+def no_configured_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No key, base URL or model in the environment: the embedded model answers (one server for the module)."""
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"):
+        monkeypatch.delenv(name, raising=False)
 
 
 def test_the_gguf_is_found_without_importing_its_package():
