@@ -45,8 +45,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=handle)
 
 
+def _shown(checkpoint: str) -> str:
+    """The checkpoint as the terminal may show it: a postgresql:// URL without its password."""
+    from ..checkpoint.postgres import without_password
+
+    return without_password(checkpoint)
+
+
 def _resume_hint(checkpoint: str, run_id: str, extra: str = "") -> str:
-    return f"graphrt resume {shlex.quote(checkpoint)} --run-id {shlex.quote(run_id)}{extra}"
+    return f"graphrt resume {shlex.quote(_shown(checkpoint))} --run-id {shlex.quote(run_id)}{extra}"
 
 
 def _interactive(stdin: TextIO, stderr: TextIO) -> bool:
@@ -77,7 +84,7 @@ def run_saved(
     stderr = stderr or sys.stderr
     run_id = run_id or uuid.uuid4().hex[:12]
     if not quiet:
-        print(f"graphrt: run {run_id} saves to {checkpoint}", file=stderr)
+        print(f"graphrt: run {run_id} saves to {_shown(checkpoint)}", file=stderr)
     while True:
         try:
             try:

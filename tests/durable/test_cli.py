@@ -167,3 +167,18 @@ def test_the_example_graph_asks_and_greets(tmp_path: Path, capsys) -> None:
 
     assert main(["resume", str(tmp_path / "runs.db"), "--answer", "Ada"]) == 0
     assert json.loads(capsys.readouterr().out) == {"greeting": "Hello, Ada!"}
+
+
+def test_run_and_resume_work_with_a_postgresql_checkpoint(files, postgres_url: str, capsys) -> None:
+    assert main(["run", files["ask"], "--checkpoint", postgres_url, "--run-id", "pg", "-q"]) == 3
+
+    assert main(["resume", postgres_url, "--answer", "Ada"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"greet": "Hello, Ada!"}
+
+
+def test_a_postgresql_password_is_never_shown(files, postgres_url: str, capsys) -> None:
+    url = postgres_url.replace("graphrt@", "graphrt:hunter2-password@")
+
+    main(["run", files["ask"], "--checkpoint", url, "--run-id", "pg"])
+
+    assert "hunter2-password" not in capsys.readouterr().err
