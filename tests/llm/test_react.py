@@ -52,11 +52,12 @@ async def test_react_searches_looks_up_and_finishes(reply, openai_server):
     assert first[0]["role"] == "system" and "search[entity]" in first[0]["content"]
     assert first[1:3] == [{"role": "user", "content": "Question: Who discovered radium?"},
                           {"role": "assistant", "content": "Thought: I need to read about radium.\nAction: search[Radium]"}]
-    assert first[3:] == [{"role": "user", "content": "Question: Who designed the Eiffel Tower?"}]
+    assert [message["role"] for message in first[3:8]] == ["user", "assistant", "user", "assistant", "user"]
+    assert first[-1] == {"role": "user", "content": "Question: Who designed the Eiffel Tower?"}
     assert second[-1]["content"].startswith("Observation: The Eiffel Tower is a wrought-iron lattice tower in Paris.")
     assert third[-1] == {"role": "user", "content": "Observation: (Result 1/1) It is named after the engineer "
                                                     "Gustave Eiffel, whose company designed and built it."}
-    assert len(third) == 8  # system, the worked step, then every prompt and reply so far
+    assert len(third) == 14  # system, the worked examples, then every prompt and reply so far
 
 
 @pytest.mark.anyio
