@@ -95,6 +95,11 @@ class GraphError(Exception):
     def __str__(self) -> str:
         return _describe(self.message, self.node_id, self.field, self.location, self.nested)
 
+    def with_cause(self, cause: BaseException) -> "GraphError":
+        """Chains the exception that caused this one (as `raise ... from cause` does); returns self."""
+        self.__cause__ = cause
+        return self
+
     def with_context(self, *, node_id: str | None = None, location: Location | None = None) -> "GraphError":
         """Fills in the node and location where they are not known yet; returns self."""
         if self.node_id is None and node_id is not None:

@@ -193,9 +193,28 @@ def json_stringify(value: Any, indent: int | None = None) -> str:
 
 
 def without_undefined(value: Any) -> Any:
-    """A copy with UNDEFINED removed: dropped from objects, null in lists (as JSON shows it)."""
-    if isinstance(value, dict):
-        return {k: without_undefined(v) for k, v in value.items() if v is not UNDEFINED}
-    if isinstance(value, (list, tuple)):
-        return [None if item is UNDEFINED else without_undefined(item) for item in value]
-    return value
+    """A copy with UNDEFINED removed: dropped from objects, null in lists (as JSON shows it).
+
+    Iterative, so that results nested deeper than Python's recursion limit come out whole.
+    """
+    if not isinstance(value, (dict, list, tuple)):
+        return value
+    root: list[Any] = [None]
+    pending: list[tuple[Any, Any, Any]] = [(value, root, 0)]
+    while pending:
+        source, parent, key = pending.pop()
+        if isinstance(source, dict):
+            copy: Any = {}
+            for item_key, item in source.items():
+                if item is UNDEFINED:
+                    continue
+                copy[item_key] = item
+                if isinstance(item, (dict, list, tuple)):
+                    pending.append((item, copy, item_key))
+        else:
+            copy = [None if item is UNDEFINED else item for item in source]
+            for index, item in enumerate(source):
+                if isinstance(item, (dict, list, tuple)):
+                    pending.append((item, copy, index))
+        parent[key] = copy
+    return root[0]

@@ -80,16 +80,18 @@ class NodeInvoker:
         """Runs the node to completion or failure; never raises anything but cancellation."""
         run = self.run
         spec = node.spec
-        if node.skip:
-            self._complete(node, spec.default_value, time.perf_counter())
-            return
-        node.state = NodeState.EXECUTING
         try:
+            if node.skip:
+                self._complete(node, spec.default_value, time.perf_counter())
+                return
+            node.state = NodeState.EXECUTING
             inputs = spec.inputs.resolve(run.results)
             if spec.any_input:
                 inputs = clean_result(inputs)
             agent_id, call = self._agent(spec)
-        except GraphError as error:
+        except Exception as error:  # noqa: BLE001 - a node that cannot even start fails alone
+            if not isinstance(error, GraphError):
+                error = ResolveError(f"cannot compute the inputs: {type(error).__name__}: {error}").with_cause(error)
             self._fail(node, self._located(error.with_context(node_id=spec.node_id)), timed_out=False)
             return
         params = spec.params
