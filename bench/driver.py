@@ -142,6 +142,8 @@ def run_workload(workload: Workload, n: int, settings: Settings) -> list[Measure
     samples: dict[str, dict[str, list[float]]] = {m.engine: {"parse_ms": [], "build_ms": [], "run_ms": []}
                                                   for m in measurements}
     rounds = 1 if workload.memory else (workload.rounds if settings.rounds is None else settings.rounds)
+    if n != workload.n and n in workload.extra_sizes:
+        rounds = max(rounds, workload.extra_rounds)
     for index in range(max(1, rounds)):
         for measurement in measurements:
             if measurement.error is None:
@@ -192,8 +194,6 @@ def _in_process(measurement: Measurement, workload: Workload, n: int, file: Path
     else:
         warmup = workload.warmup if settings.warmup is None else settings.warmup
         repeat = workload.repeat if settings.repeat is None else settings.repeat
-        if n != workload.n and n in workload.extra_sizes:
-            repeat = max(repeat, workload.extra_repeat)
         options = ["--warmup", str(warmup), "--repeat", str(max(1, repeat))]
     status, stdout, stderr, _, rss = _spawn(_command(engine, workload, n, file, *options))
     record = _record(stdout)

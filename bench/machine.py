@@ -55,6 +55,19 @@ def _node() -> str:
         return "not found"
 
 
+def _git() -> str:
+    """The commit measured, and whether the engine's files differed from it (others work in the same checkout)."""
+    root = NODE_DIR.parent.parent
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
+                                check=False).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "graphrt", "agents"], cwd=root,
+                               capture_output=True, text=True, check=False).stdout.strip()
+    except OSError:
+        return "unknown"
+    return f"{commit or 'unknown'}{' + uncommitted changes in graphrt/ or agents/' if dirty else ''}"
+
+
 def describe() -> dict[str, str]:
     load = os.getloadavg() if hasattr(os, "getloadavg") else ()
     return {
@@ -63,7 +76,7 @@ def describe() -> dict[str, str]:
         "load average at start": " ".join(f"{value:.2f}" for value in load) or "unknown",
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "node": _node(),
-        "graphrt": _python_package("graphrt"),
+        "graphrt": f"{_python_package('graphrt')} at {_git()}",
         "python packages": ", ".join(f"{name} {_python_package(name)}"
                                      for name in ("anyio", "PyYAML", "langgraph", "langchain-core")),
         "npm packages": ", ".join(f"{name} {_npm_package(name)}" for name in PACKAGES),

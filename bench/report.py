@@ -190,7 +190,7 @@ class Report:
                      ["engine", "nodes", "parse ms", "build ms", "run ms", "build + run µs/node", "parse scaling",
                       "build + run scaling", "peak RSS MB"], rows,
                      "scaling: time per node at this size ÷ time per node at the smallest size (1.00 = linear). "
-                     "Each size is one run, so expect ±30% from the machine alone.")
+                     "Every size is timed on a fresh process's first run (the smaller size: median of 3 processes).")
 
     @staticmethod
     def _scaling(found: list[Measurement], measurement: Measurement, phase: str) -> float:

@@ -146,9 +146,10 @@ class Workload:
     repeat: int = 4
     warmup: int = 5
     command_repeat: int = 3
-    # Sizes besides `n` that the bench also runs (the linearity check of the big graph), with their repeats.
+    # Sizes besides `n` that the bench also runs (the linearity check of the big graph). Like `n` with
+    # `repeat=1`, each is timed on a process's first run; `extra_rounds` processes give a median.
     extra_sizes: tuple[int, ...] = ()
-    extra_repeat: int = 3
+    extra_rounds: int = 3
     command_max_n: int | None = None  # whole commands only up to this size (None: every size)
     memory: bool = False  # samples memory while the loop runs instead of timing repeats
     langgraph: bool = False  # bench/engine_langgraph.py has an equivalent
