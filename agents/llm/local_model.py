@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
-import httpx
 
 from .settings import ServerSettings
 
@@ -109,6 +108,8 @@ def _start(gguf: Path) -> _Server:
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=log_file, stderr=subprocess.STDOUT, env=env)
     log_file.close()
     server = _Server(process, Path(log_file.name), ServerSettings(f"http://127.0.0.1:{port}/v1", model=alias, embedded=True))
+    import httpx  # imported here: httpx costs ~50 ms at startup and most runs never get here
+
     deadline = time.monotonic() + _STARTUP_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:

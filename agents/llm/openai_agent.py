@@ -18,7 +18,6 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Mapping
 
 import anyio
-import httpx
 
 from graphrt.events import LlmCallFinished, LlmCallStarted
 from graphrt.jsvalue import UNDEFINED, is_null, is_truthy
@@ -291,6 +290,8 @@ def _server_message(error: Exception) -> str:
 @lru_cache(maxsize=1)
 def _ssl_context() -> ssl.SSLContext:
     """One TLS context for every client: building one costs far more than the rest of a client."""
+    import httpx
+
     return httpx.create_ssl_context()
 
 

@@ -15,9 +15,11 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import httpx
+if TYPE_CHECKING:
+    import httpx
+
 
 __all__ = [
     "Page",
@@ -149,6 +151,8 @@ class MediaWiki:
         self._timeout = timeout
 
     async def _query(self, **params: Any) -> dict[str, Any]:
+        import httpx  # imported when the live API is used: it costs ~50 ms at startup
+
         params = {"action": "query", "format": "json", "formatversion": 2, **params}
         async with httpx.AsyncClient(transport=self._transport, timeout=self._timeout,
                                      headers={"User-Agent": _USER_AGENT}) as client:
