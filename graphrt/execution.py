@@ -108,7 +108,7 @@ class GraphRun:
         self.scheduler = scheduler
         self.config = dict(config or {})
         self.filters = tuple(filters)
-        self.emitter = emitter or Emitter()
+        self.emitter = emitter if emitter is not None else Emitter()
         self.injected = dict(injected or {})
         self.loop = spec.loop if loop_count is None else LoopSpec(count=loop_count)
         self.path = path
@@ -116,7 +116,7 @@ class GraphRun:
         self.results: dict[str, Any] = {}
         self.nodes: dict[str, NodeRun] = {}
         self.iteration = 0
-        self._invoker = NodeInvoker(self)
+        self._invoker: NodeInvoker | None = NodeInvoker(self)
         self.emitting = bool(self.emitter)
         self._active = 0  # nodes of this run queued or running
         self._drained: anyio.Event | None = None
@@ -144,17 +144,21 @@ class GraphRun:
         try:
             async with anyio.create_task_group() as task_group:
                 self._task_group = task_group
-                while True:
-                    queued_any = await self._run_iteration()
-                    if self.iteration == 0 and not queued_any and self._restore is None:
-                        return {}  # GraphAI: "nothing to execute"
-                    if self._first_error() is not None or not self._advance_loop():
-                        break
-                    if self.iteration % _YIELD_EVERY == 0:
-                        await anyio.lowlevel.checkpoint()
+                try:
+                    while True:
+                        queued_any = await self._run_iteration()
+                        if self.iteration == 0 and not queued_any and self._restore is None:
+                            return {}  # GraphAI: "nothing to execute"
+                        if self._first_error() is not None or not self._advance_loop():
+                            break
+                        if self.iteration % _YIELD_EVERY == 0:
+                            await anyio.lowlevel.checkpoint()
+                finally:
+                    # Before the task group closes: a slot freed elsewhere must not start a node here.
+                    self.scheduler.discard(self)
         finally:
             self._task_group = None
-            self.scheduler.discard(self)
+            self._invoker = None  # breaks the run <-> invoker cycle, so a finished run is freed at once
         error = self._first_error()
         if error is not None:
             raise error
@@ -246,7 +250,7 @@ class GraphRun:
             self.on_checkpoint(self, None)
 
     def _create_nodes(self) -> None:
-        self.nodes = {spec.node_id: NodeRun(spec) for spec in self.spec.nodes.values() if isinstance(spec, ComputedNodeSpec)}
+        self.nodes = {spec.node_id: NodeRun(spec) for spec in self.spec.computed}
         results = self.results
         for node in self.nodes.values():
             if node.spec.any_input:
@@ -260,28 +264,24 @@ class GraphRun:
         loop = self.loop
         if loop is None:
             return False
-        previous = self.results
-        updates = {
-            node_id: spec.update.resolve(previous)
-            for node_id, spec in self.spec.nodes.items()
-            if isinstance(spec, StaticNodeSpec) and spec.update is not None
-        }
-        settled = dict(previous)
-        settled.update((node_id, value) for node_id, value in updates.items() if value is not UNDEFINED)
-        self.results = settled  # what the run returns if this was the last iteration
+        settled = self.results  # becomes what the run returns if this was the last iteration
+        updates = [(spec.node_id, spec.update.resolve(settled)) for spec in self.spec.updated_statics]
+        for node_id, value in updates:
+            if value is not UNDEFINED:
+                settled[node_id] = value
         self.iteration += 1
         if loop.count is not None and self.iteration >= loop.count:
             return False
         if loop.while_ is not None and not is_logically_true(loop.while_.resolve(settled)):
             return False
-        fresh: dict[str, Any] = {}
-        for node_id, spec in self.spec.nodes.items():
-            if isinstance(spec, StaticNodeSpec):
-                value = updates[node_id] if spec.update is not None else self._static_value(spec)
+        fresh: dict[str, Any] = {node_id: value for node_id, value in updates if value is not UNDEFINED}
+        for spec in self.spec.statics:
+            if spec.update is None:
+                value = self._static_value(spec)
                 if value is not UNDEFINED:
-                    fresh[node_id] = value
-                if spec.console:
-                    self._invoker.print_static(spec, fresh.get(node_id, UNDEFINED))
+                    fresh[spec.node_id] = value
+            if spec.console:
+                NodeInvoker.print_after(spec, fresh.get(spec.node_id, UNDEFINED))
         self.results = fresh
         self._create_nodes()
         self._checkpoint()
@@ -335,7 +335,7 @@ class GraphRun:
             try:
                 if done and done % _YIELD_EVERY == 0:
                     await anyio.lowlevel.checkpoint()  # let other tasks (and cancellation) in
-                await self._invoker.execute(ticket.node, ticket)
+                await self._invoker.execute(ticket.node, ticket)  # type: ignore[union-attr]
             except BaseException:
                 self._finish(ticket, take_next=False)  # cancelled: hand nothing to this worker
                 raise

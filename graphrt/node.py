@@ -161,7 +161,7 @@ class NodeInvoker:
             return self._located(GraphInterrupted(signal.question, key=key, node_id=spec.node_id)), False
         except Exception as error:  # noqa: BLE001 - any agent failure becomes the node's error
             return self._agent_error(spec, agent_id, error), False
-        self._print_after(spec, result)
+        self.print_after(spec, result)
         if spec.repeat_until is not None and is_null(spec.repeat_until.resolve({"self": self._with_pass_through(spec, result)})):
             message = f"repeatUntil: {node_repeat_path(spec)!r} does not exist in the result"
             return self._located(AgentError(message, agent_id=agent_id, node_id=spec.node_id, field="repeatUntil")), False
@@ -290,7 +290,8 @@ class NodeInvoker:
 
     # ----- console -----
 
-    def _print_before(self, spec: ComputedNodeSpec, inputs: dict) -> None:
+    @staticmethod
+    def _print_before(spec: ComputedNodeSpec, inputs: dict) -> None:
         console = spec.console
         if not console:
             return
@@ -300,7 +301,9 @@ class NodeInvoker:
         elif before:
             print(before)
 
-    def _print_after(self, spec: ComputedNodeSpec | StaticNodeSpec, result: Any) -> None:
+    @staticmethod
+    def print_after(spec: ComputedNodeSpec | StaticNodeSpec, result: Any) -> None:
+        """Prints what the node's `console.after` asks for (a static node's after a loop update)."""
         console = spec.console
         if not console:
             return
@@ -313,7 +316,3 @@ class NodeInvoker:
             print(json_stringify(compile_output(after).resolve({"self": result}), indent=2))
         elif after:
             print(after)
-
-    def print_static(self, spec: StaticNodeSpec, value: Any) -> None:
-        self._print_after(spec, value)
-

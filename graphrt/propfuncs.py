@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import math
 import re
+from functools import lru_cache
 from typing import Any, Callable
 
 from .errors import ResolveError
 from .jsvalue import UNDEFINED, is_null, js_number, js_string, json_stringify
 
-__all__ = ["is_prop_function", "apply_prop_function"]
+__all__ = ["is_prop_function", "apply_prop_function", "compile_prop_function"]
 
 _CALL = re.compile(r"^[a-zA-Z]+\([^)]*\)$")
 _JOIN = re.compile(r"^join\(([,\-\s]?)\)$")
@@ -194,3 +195,21 @@ def apply_prop_function(value: Any, prop: str) -> Any:
             if not is_null(result):
                 return result
     return UNDEFINED
+
+
+@lru_cache(maxsize=4096)
+def compile_prop_function(prop: str) -> Callable[[Any], Any]:
+    """`apply_prop_function` for one property, decided once: references call it on every run.
+
+    The common arithmetic and size functions get a direct callable; the rest
+    go through the per-type dispatch.
+    """
+    match = _ADD.match(prop)
+    if match:
+        amount = int(match.group(1))
+        return lambda value: value + amount if _is_number(value) else UNDEFINED  # no other type has add()
+    if prop == "length()":
+        return lambda value: len(value) if isinstance(value, list) else apply_prop_function(value, prop)
+    if prop == "not()":
+        return lambda value: (not value) if isinstance(value, bool) else apply_prop_function(value, prop)
+    return lambda value: apply_prop_function(value, prop)

@@ -13,7 +13,7 @@ import time
 from typing import Any, Iterator, Mapping
 
 from .jsvalue import UNDEFINED, is_named_inputs, js_string
-from .propfuncs import apply_prop_function, is_prop_function
+from .propfuncs import compile_prop_function, is_prop_function
 
 __all__ = [
     "LOOP_COUNTER",
@@ -40,7 +40,7 @@ _KEY, _INDEX, _LAST, _CALL = range(4)
 def _compile_prop(prop: str, prop_functions: bool) -> tuple[int, Any]:
     """Classifies a property once, so that resolving it needs no pattern matching."""
     if prop_functions and is_prop_function(prop):
-        return _CALL, prop
+        return _CALL, (prop, compile_prop_function(prop))
     if prop == "$last":
         return _LAST, prop
     match = _ARRAY_INDEX.match(prop)
@@ -54,10 +54,11 @@ def _get_prop(value: Any, kind: int, arg: Any) -> Any:
     if kind == _KEY:
         return value.get(arg, UNDEFINED) if type(value) is dict or isinstance(value, dict) else UNDEFINED
     if kind == _CALL:
-        found = apply_prop_function(value, arg)
+        prop, function = arg
+        found = function(value)
         if found is not UNDEFINED:
             return found
-        return value.get(arg, UNDEFINED) if isinstance(value, dict) else UNDEFINED
+        return value.get(prop, UNDEFINED) if isinstance(value, dict) else UNDEFINED
     if not isinstance(value, list):
         return value.get("$last" if kind == _LAST else f"${arg}", UNDEFINED) if isinstance(value, dict) else UNDEFINED
     if kind == _LAST:

@@ -9,6 +9,7 @@ many times (loop iterations, mapAgent rows).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable
 
 from .jsvalue import UNDEFINED
@@ -101,9 +102,20 @@ class GraphSpec:
     source: GraphSource
     data: dict[str, Any]
 
-    @property
-    def computed(self) -> list[ComputedNodeSpec]:
-        return [node for node in self.nodes.values() if isinstance(node, ComputedNodeSpec)]
+    @cached_property
+    def computed(self) -> tuple[ComputedNodeSpec, ...]:
+        """The computed nodes, in file order."""
+        return tuple(node for node in self.nodes.values() if isinstance(node, ComputedNodeSpec))
+
+    @cached_property
+    def statics(self) -> tuple[StaticNodeSpec, ...]:
+        """The static nodes (the loop counter too), in file order."""
+        return tuple(node for node in self.nodes.values() if isinstance(node, StaticNodeSpec))
+
+    @cached_property
+    def updated_statics(self) -> tuple[StaticNodeSpec, ...]:
+        """The static nodes that take a new value from `update` after each iteration."""
+        return tuple(node for node in self.statics if node.update is not None)
 
 
 def _static(node_id: str, node: dict[str, Any]) -> StaticNodeSpec:

@@ -275,7 +275,7 @@ async def test_a_map_retried_after_a_timeout_at_concurrency_one_gets_its_slots_b
 
     async def hang_first_two(ctx: AgentContext) -> Any:
         calls.append(ctx.path)
-        if len(calls) <= 2:
+        if len(calls) == 1:  # the first row of the first attempt hangs; the second row may not start before the timeout
             await anyio.sleep_forever()
         return ctx.inputs["r"]
 
