@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from .driver import Measurement
-from .workloads import Workload, get
+from .workloads import get
 
 __all__ = ["Report"]
 

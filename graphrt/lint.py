@@ -25,7 +25,7 @@ import jsonschema
 from .errors import ValidationIssue, _describe
 from .loader import GraphSource
 from .propfuncs import is_prop_function
-from .refs import NodeRef, parse_ref, template_refs
+from .refs import NodeRef, parse_ref, reference_texts, template_refs
 from .registry import AgentInfo
 from .validate import _Checker
 
@@ -89,18 +89,8 @@ def lint_issues(
 
 def _refs_in(value: Any, field: str) -> Iterator[tuple[str, NodeRef]]:
     """Every `(field path, reference)` in an inputs-like value, templates included."""
-    if isinstance(value, str):
-        placeholders = [inner for inner in template_refs(value) if inner.startswith(":")]
-        for text in placeholders or [value]:
-            ref = parse_ref(text)
-            if ref is not None:
-                yield field, ref
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _refs_in(item, f"{field}.{index}")
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _refs_in(item, f"{field}.{key}")
+    for path, text in reference_texts(value, field):
+        yield path, parse_ref(text)
 
 
 def graph_references(data: dict[str, Any]) -> Iterator[tuple[str | None, str, NodeRef]]:

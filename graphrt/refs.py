@@ -24,6 +24,7 @@ __all__ = [
     "compile_output",
     "parse_ref",
     "ref_node_id",
+    "reference_texts",
     "template_refs",
 ]
 
@@ -212,6 +213,26 @@ def ref_node_id(text: Any) -> str | None:
     if "(" in text or ")" in text:
         return _PROP_SEPARATOR.split(text[1:], 1)[0]
     return text[1:].split(".", 1)[0]
+
+
+def reference_texts(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    """Every `(field path, ":node..." text)` an `inputs`-like structure reads, templates included.
+
+    As GraphAI's inputs2dataSources: `${:x}` placeholders win, even in text that starts with ":".
+    """
+    if isinstance(value, str):
+        placeholders = [text for text in template_refs(value) if text.startswith(":")] if "${" in value else ()
+        if placeholders:
+            for text in placeholders:
+                yield path, text
+        elif value.startswith(":"):
+            yield path, value
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from reference_texts(item, f"{path}.{index}")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from reference_texts(item, f"{path}.{key}")
 
 
 def template_refs(text: str) -> list[str]:

@@ -13,9 +13,8 @@ import difflib
 from typing import Any, Callable, Container, Iterator
 
 from .errors import GraphValidationError, ValidationIssue
-from .jsvalue import is_named_inputs
 from .loader import GraphSource
-from .refs import LOOP_COUNTER, parse_ref, ref_node_id, template_refs
+from .refs import LOOP_COUNTER, parse_ref, ref_node_id, reference_texts
 
 __all__ = ["GRAPH_KEYS", "COMPUTED_NODE_KEYS", "STATIC_NODE_KEYS", "collect_issues", "validate_graph"]
 
@@ -57,20 +56,8 @@ _FIELD_CHECKS: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
 
 def input_refs(value: Any, path: str) -> Iterator[tuple[str, str]]:
     """Every `(field path, node id)` that an `inputs`-like structure reads."""
-    if isinstance(value, str):
-        # As GraphAI's inputs2dataSources: `${:x}` placeholders first, even in text that starts with ":".
-        placeholders = [text for text in template_refs(value) if text.startswith(":")] if "${" in value else ()
-        if placeholders:
-            for text in placeholders:
-                yield path, ref_node_id(text)
-        elif value.startswith(":"):
-            yield path, ref_node_id(value)
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from input_refs(item, f"{path}.{index}")
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from input_refs(item, f"{path}.{key}")
+    for field, text in reference_texts(value, path):
+        yield field, ref_node_id(text)
 
 
 def node_dependencies(node: dict[str, Any]) -> Iterator[tuple[str, str]]:

@@ -11,6 +11,8 @@ from typing import Any
 from graphrt.jsvalue import UNDEFINED, is_named_inputs, is_null, is_truthy, js_number, js_string
 from graphrt.registry import AgentContext, AgentInfo, Sample
 
+from ._arrays import require_array
+
 __all__ = [
     "AGENTS",
     "array_find_first_exists_agent",
@@ -31,18 +33,6 @@ _META: dict[str, Any] = {
     "cache_type": "pureAgent",
 }
 _SOURCE = "https://github.com/receptron/graphai/blob/main/agents/vanilla_agents/src/array_agents/"
-
-
-def _require_array(agent: str, inputs: dict[str, Any], hint: str = "") -> list[Any]:
-    """Returns `inputs.array`, failing with GraphAI's messages when it is missing or no list."""
-    if not is_named_inputs(inputs):
-        raise ValueError(f"{agent}: namedInputs is UNDEFINED!{hint}")
-    array = inputs.get("array")
-    if not is_truthy(array):
-        raise ValueError(f"{agent}: namedInputs.array is UNDEFINED!{hint}")
-    if not isinstance(array, (list, tuple)):
-        raise ValueError(f"{agent}: namedInputs.array is not Array.{hint}")
-    return list(array)
 
 
 def _flat(items: list[Any], depth: Any) -> list[Any]:
@@ -69,7 +59,7 @@ async def push_agent(ctx: AgentContext) -> dict[str, Any]:
     Loops accumulate results this way. Other inputs are passed through, and
     `params.arrayKey` renames the `array` key of the result.
     """
-    array = _require_array("pushAgent", ctx.inputs, _PUSH_HINT)
+    array = require_array("pushAgent", ctx.inputs, _PUSH_HINT)
     rest = {key: value for key, value in ctx.inputs.items() if key not in ("array", "item", "items")}
     item = ctx.inputs.get("item", UNDEFINED)
     items = ctx.inputs.get("items", UNDEFINED)
@@ -91,7 +81,7 @@ async def pop_agent(ctx: AgentContext) -> dict[str, Any]:
 
     `item` is undefined (absent) when the array is empty.
     """
-    array = _require_array("popAgent", ctx.inputs)
+    array = require_array("popAgent", ctx.inputs)
     item = array.pop() if array else UNDEFINED
     return {"array": array, "item": item}
 
@@ -101,14 +91,14 @@ async def shift_agent(ctx: AgentContext) -> dict[str, Any]:
 
     `item` is undefined (absent) when the array is empty.
     """
-    array = _require_array("shiftAgent", ctx.inputs)
+    array = require_array("shiftAgent", ctx.inputs)
     item = array.pop(0) if array else UNDEFINED
     return {"array": array, "item": item}
 
 
 async def array_flat_agent(ctx: AgentContext) -> dict[str, list[Any]]:
     """Flattens nested lists in `array` by `params.depth` levels (default 1)."""
-    array = _require_array("arrayFlatAgent", ctx.inputs)
+    array = require_array("arrayFlatAgent", ctx.inputs)
     depth = ctx.params.get("depth")
     return {"array": _flat(array, 1 if is_null(depth) else depth)}
 
@@ -119,7 +109,7 @@ async def array_join_agent(ctx: AgentContext) -> dict[str, str]:
     Null items become "", nested lists become comma-separated text; a truthy
     `params.flat` flattens that many levels first.
     """
-    array = _require_array("arrayJoinAgent", ctx.inputs)
+    array = require_array("arrayJoinAgent", ctx.inputs)
     separator = ctx.params.get("separator")
     separator = "" if is_null(separator) else js_string(separator)
     flat = ctx.params.get("flat")
@@ -158,7 +148,7 @@ async def array_find_first_exists_agent(ctx: AgentContext) -> Any:
 
     Falsy values such as 0 or "" count as existing. No such item: undefined.
     """
-    array = _require_array("arrayFindFirstExistsAgent", ctx.inputs)
+    array = require_array("arrayFindFirstExistsAgent", ctx.inputs)
     return next((item for item in array if not is_null(item)), UNDEFINED)
 
 

@@ -13,6 +13,8 @@ from typing import Any
 from graphrt.jsvalue import UNDEFINED, is_named_inputs, is_null, is_truthy, js_number, js_string
 from graphrt.registry import AgentContext, AgentInfo, Sample
 
+from ._arrays import require_array
+
 __all__ = [
     "AGENTS",
     "copy_agent",
@@ -30,6 +32,7 @@ _META: dict[str, Any] = {
     "license": "MIT",
 }
 _SOURCE = "https://github.com/receptron/graphai/blob/main/agents/vanilla_agents/src/data_agents/"
+_NOT_REDUCIBLE = "namedInputs.array.reduce is not a function"
 _ARRAY_HINT = " Set inputs: { array: :arrayNodeId }"
 _INDEX = re.compile(r"0|[1-9][0-9]*")
 
@@ -87,17 +90,6 @@ def _strictly_equal(left: Any, right: Any) -> bool:
     return left is right
 
 
-def _require_array(agent: str, inputs: dict[str, Any]) -> list[Any]:
-    if not is_named_inputs(inputs):
-        raise ValueError(f"{agent}: namedInputs is UNDEFINED!{_ARRAY_HINT}")
-    array = inputs.get("array")
-    if not is_truthy(array):
-        raise ValueError(f"{agent}: namedInputs.array is UNDEFINED!{_ARRAY_HINT}")
-    if not isinstance(array, (list, tuple)):
-        raise TypeError("namedInputs.array.reduce is not a function")
-    return list(array)
-
-
 # --- totalAgent, dataSumTemplateAgent --------------------------------------------
 
 
@@ -108,7 +100,7 @@ async def total_agent(ctx: AgentContext) -> dict[str, Any]:
     As in GraphAI, a key whose running total is falsy (0) restarts from the next value.
     """
     totals: dict[str, Any] = {}
-    for item in _require_array("totalAgent", ctx.inputs):
+    for item in require_array("totalAgent", ctx.inputs, _ARRAY_HINT, _NOT_REDUCIBLE):
         for record in item if isinstance(item, (list, tuple)) else [item]:
             for key, value in _entries(record):
                 totals[key] = _plus(totals[key], value) if is_truthy(totals.get(key)) else value
@@ -121,7 +113,7 @@ async def data_sum_template_agent(ctx: AgentContext) -> Any:
     The result is `{result: sum}`, or just the sum with `params.flatResponse`.
     """
     total: Any = 0
-    for value in _require_array("dataSumTemplateAgent", ctx.inputs):
+    for value in require_array("dataSumTemplateAgent", ctx.inputs, _ARRAY_HINT, _NOT_REDUCIBLE):
         total = _plus(total, value)
     return total if is_truthy(ctx.params.get("flatResponse")) else {"result": total}
 

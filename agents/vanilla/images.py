@@ -4,20 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphrt.jsvalue import UNDEFINED, is_named_inputs, is_null, is_truthy, js_string
+from graphrt.jsvalue import UNDEFINED, is_null, is_truthy, js_string
 from graphrt.registry import AgentContext, AgentInfo, Sample
 
+from ._arrays import require_array
+
 __all__ = ["AGENTS", "images2message_agent"]
-
-
-def _validate_array(agent_name: str, inputs: dict[str, Any]) -> None:
-    """GraphAI's `arrayValidate`: `inputs.array` must be present and a list."""
-    if not is_named_inputs(inputs):
-        raise ValueError(f"{agent_name}: namedInputs is UNDEFINED!")
-    if not is_truthy(inputs.get("array")):
-        raise ValueError(f"{agent_name}: namedInputs.array is UNDEFINED!")
-    if not isinstance(inputs["array"], list):
-        raise ValueError(f"{agent_name}: namedInputs.array is not Array.")
 
 
 def _image_url(data: Any, image_type: Any, detail: Any) -> dict[str, Any]:
@@ -38,7 +30,7 @@ async def images2message_agent(ctx: AgentContext) -> dict[str, Any]:
     """
     image_type = ctx.params.get("imageType", UNDEFINED)
     detail = ctx.params.get("detail", UNDEFINED)
-    _validate_array("images2messageAgent", ctx.inputs)
+    require_array("images2messageAgent", ctx.inputs)
     if not is_truthy(image_type):
         raise ValueError("images2messageAgent: params.imageType is UNDEFINED! Set Type: png, jpg...")
 

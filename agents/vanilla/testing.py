@@ -11,6 +11,8 @@ import anyio
 from graphrt.jsvalue import UNDEFINED, is_named_inputs, is_null, is_truthy, js_number
 from graphrt.registry import AgentContext, AgentInfo, Sample
 
+from ._arrays import require_array
+
 __all__ = [
     "AGENTS",
     "echo_agent",
@@ -82,16 +84,6 @@ async def copy2_array_agent(ctx: AgentContext) -> list[Any]:
     return [value] * _js_array_size(ctx.params.get("count", UNDEFINED))
 
 
-def _validate_array(agent_name: str, inputs: dict[str, Any]) -> None:
-    """GraphAI's `arrayValidate`: `inputs.array` must be present and a list."""
-    if not is_named_inputs(inputs):
-        raise ValueError(f"{agent_name}: namedInputs is UNDEFINED!")
-    if not is_truthy(inputs.get("array")):
-        raise ValueError(f"{agent_name}: namedInputs.array is UNDEFINED!")
-    if not isinstance(inputs["array"], list):
-        raise ValueError(f"{agent_name}: namedInputs.array is not Array.")
-
-
 def _spread(value: Any) -> dict[str, Any]:
     """The entries `{...value}` adds in JavaScript: an object's own, a string's or list's by index."""
     if isinstance(value, dict):
@@ -106,7 +98,7 @@ async def merge_node_id_agent(ctx: AgentContext) -> dict[str, Any]:
 
     Tests use it to check which node produced a result, e.g. inside nested graphs.
     """
-    _validate_array("mergeNodeIdAgent", ctx.inputs)
+    require_array("mergeNodeIdAgent", ctx.inputs)
     merged: dict[str, Any] = {ctx.node_id: "hello"}
     for item in ctx.inputs["array"]:
         merged.update(_spread(item))

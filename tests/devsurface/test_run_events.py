@@ -8,7 +8,6 @@ import pytest
 import graphrt
 from graphrt.events import (
     Event,
-    EventsDropped,
     EventStream,
     Emitter,
     LoopIteration,
