@@ -15,13 +15,9 @@ import pytest
 from agents.vanilla.service import AGENTS, vanilla_fetch_agent
 from graphrt.jsvalue import to_json_compatible
 from graphrt.registry import AgentContext
+from graphrt.testing import SampleCase, parametrize_samples
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -81,14 +77,9 @@ async def fetch(inputs: dict[str, Any], params: dict[str, Any] | None = None, **
     return await vanilla_fetch_agent(AgentContext(inputs=inputs, params=params or {}, node_id="test", **extra))
 
 
-@pytest.mark.parametrize(
-    "info, sample",
-    [(info, sample) for info in AGENTS for sample in info.samples],
-    ids=[f"{info.name}-{n}" for info in AGENTS for n in range(len(info.samples))],
-)
-async def test_every_sample_gives_its_result(info, sample) -> None:
-    result = await info.func(AgentContext(inputs=sample.inputs, params=sample.params, node_id="test"))
-    assert to_json_compatible(result) == to_json_compatible(sample.result)
+@parametrize_samples(*AGENTS)
+def test_every_sample_gives_its_result(sample_case: SampleCase) -> None:
+    sample_case.check()  # through a real one-node graph, as `graphrt test-agents` runs it
 
 
 async def test_debug_describes_the_request_without_sending_it() -> None:
