@@ -23,10 +23,10 @@ import anyio
 
 from .graph import make_registry
 from .plugins import as_agent
-from .registry import AgentInfo, AgentLike, Registry, Sample
+from .registry import AgentContext, AgentInfo, AgentLike, Registry, Sample
 from .samples import SampleOutcome, run_sample
 
-__all__ = ["SampleCase", "sample_cases", "parametrize_samples", "assert_samples_pass"]
+__all__ = ["SampleCase", "sample_cases", "parametrize_samples", "assert_samples_pass", "agent_context"]
 
 
 @dataclass(frozen=True)
@@ -86,3 +86,8 @@ def assert_samples_pass(*agents: AgentLike, registry: Registry | None = None) ->
             problems.append(outcome.describe())
     if problems:
         raise AssertionError("agent samples failed:\n" + "\n".join(f"  {problem}" for problem in problems))
+
+
+def agent_context(inputs: dict[str, Any] | None = None, params: dict[str, Any] | None = None, **fields: Any) -> AgentContext:
+    """An AgentContext for calling an agent function directly in a unit test (node id "test")."""
+    return AgentContext(inputs=inputs or {}, params=params or {}, node_id=fields.pop("node_id", "test"), **fields)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import pytest
 
@@ -18,14 +17,10 @@ from agents.vanilla.array import (
     shift_agent,
 )
 from graphrt.jsvalue import UNDEFINED
-from graphrt.registry import AgentContext
 from graphrt.testing import SampleCase, parametrize_samples
+from graphrt.testing import agent_context as context
 
 pytestmark = pytest.mark.anyio
-
-
-def context(inputs: dict[str, Any] | None = None, params: dict[str, Any] | None = None) -> AgentContext:
-    return AgentContext(inputs=inputs or {}, params=params or {}, node_id="test")
 
 
 @parametrize_samples(*AGENTS)

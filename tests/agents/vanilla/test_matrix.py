@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import pytest
 
 from agents.vanilla.matrix import AGENTS, dot_product_agent, sort_by_values_agent
-from graphrt.registry import AgentContext
 from graphrt.testing import SampleCase, parametrize_samples
+from graphrt.testing import agent_context as context
 
 pytestmark = pytest.mark.anyio
-
-
-def context(inputs: dict[str, Any] | None = None, params: dict[str, Any] | None = None) -> AgentContext:
-    return AgentContext(inputs=inputs or {}, params=params or {}, node_id="test")
 
 
 @parametrize_samples(*AGENTS)

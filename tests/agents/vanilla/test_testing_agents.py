@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from agents.vanilla.testing import (
@@ -15,14 +13,10 @@ from agents.vanilla.testing import (
     merge_node_id_agent,
     stream_mock_agent,
 )
-from graphrt.registry import AgentContext
 from graphrt.testing import SampleCase, parametrize_samples
+from graphrt.testing import agent_context as context
 
 pytestmark = pytest.mark.anyio
-
-
-def context(inputs: dict[str, Any] | None = None, params: dict[str, Any] | None = None, **extra: Any) -> AgentContext:
-    return AgentContext(inputs=inputs or {}, params=params or {}, node_id="test", **extra)
 
 
 @parametrize_samples(*AGENTS)
