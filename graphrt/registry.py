@@ -133,6 +133,7 @@ class AgentInfo:
     environment_variables: tuple[str, ...] = ()
     stream: bool = False
     has_graph_data: bool = False
+    mock: AgentFunction | None = None  # GraphAI's `mock`: a stand-in that needs no outside service; samples run it
     is_async: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:

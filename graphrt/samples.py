@@ -13,12 +13,14 @@ result and, for graph agents, the nested `graph`. It runs as this graph:
         isResult: true
 
 so the agent is called as a graph calls it: through the registry, in a
-worker thread when it is sync. The result passes when it equals
+worker thread when it is sync. Agents with a `mock` (an LLM, a person) run
+their mock instead, so samples need no server. The result passes when it equals
 the sample's result as JSON (UNDEFINED and absent are the same).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from dataclasses import dataclass
@@ -28,7 +30,7 @@ from .errors import GraphError
 from .jsvalue import UNDEFINED, json_stringify, to_json_compatible
 from .registry import AgentInfo, Registry, Sample
 
-__all__ = ["SampleOutcome", "sample_graph", "run_sample", "run_samples", "select_agents"]
+__all__ = ["SampleOutcome", "sample_graph", "run_sample", "run_samples", "select_agents", "with_mocks"]
 
 _INPUTS_NODE = "sampleInputs"
 _SAMPLE_NODE = "test"  # GraphAI's agent test runner calls the node "test" (mergeNodeIdAgent shows it)
@@ -63,6 +65,17 @@ class SampleOutcome:
         return f"{text} {self.hint}".rstrip()
 
 
+def with_mocks(registry: Registry) -> Registry:
+    """The registry with each agent that has a `mock` replaced by it, so samples need no server or person."""
+    if not any(info.mock is not None for info in registry):
+        return registry
+    mocked = registry.copy()
+    for info in registry:
+        if info.mock is not None:
+            mocked.register(dataclasses.replace(info, func=info.mock, mock=None), replace=True)
+    return mocked
+
+
 def sample_graph(info: AgentInfo, sample: Sample) -> dict[str, Any]:
     """The one-node graph that runs a sample (see the module docstring)."""
     node: dict[str, Any] = {"agent": info.name, "params": dict(sample.params or {}), "isResult": True}
@@ -85,7 +98,7 @@ async def run_sample(info: AgentInfo, sample: Sample, registry: Registry, index:
     from .graph import Graph
 
     try:
-        graph = Graph(sample_graph(info, sample), agents=registry)
+        graph = Graph(sample_graph(info, sample), agents=with_mocks(registry))
         results = await graph.arun()
     except GraphError as error:
         return SampleOutcome(info.name, index, sample, False, error=str(error), hint=_hint(info))

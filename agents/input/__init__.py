@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphrt.jsvalue import is_null, js_string
-from graphrt.registry import AgentContext, AgentInfo
+from graphrt.registry import AgentContext, AgentInfo, Sample
 
 __all__ = ["AGENTS", "text_input_agent"]
 
@@ -40,6 +40,14 @@ async def text_input_agent(ctx: AgentContext) -> dict[str, Any]:
     return {"text": text, "message": {"role": role, "content": text}}
 
 
+async def text_input_mock_agent(ctx: AgentContext) -> dict[str, Any]:
+    """textInputAgent as if a person had typed "message from the user" (GraphAI's sample answer)."""
+    ctx.answer = _MOCK_ANSWER
+    return await text_input_agent(ctx)
+
+
+_MOCK_ANSWER = "message from the user"
+
 text_input_agent_info = AgentInfo(
     name="textInputAgent",
     func=text_input_agent,
@@ -63,7 +71,15 @@ text_input_agent_info = AgentInfo(
             "message": {"type": "object", "properties": {"role": {"type": "string"}, "content": {"type": "string"}}},
         },
     },
-    samples=(),  # every call needs an answer; tests/durable/test_input_agent.py resumes runs with one
+    mock=text_input_mock_agent,
+    samples=(
+        Sample(
+            inputs={},
+            params={"message": "Enter your message to AI."},
+            result={"text": _MOCK_ANSWER, "message": {"role": "user", "content": _MOCK_ANSWER}},
+            description="run with the mock, which answers for the person",
+        ),
+    ),
     category=("input",),
     author="Receptron team (GraphAI), graphrt",
     repository="https://github.com/receptron/graphai",

@@ -21,9 +21,10 @@ import anyio
 
 from graphrt.events import LlmCallFinished, LlmCallStarted
 from graphrt.jsvalue import UNDEFINED, is_null, is_truthy
-from graphrt.registry import AgentContext, AgentInfo
+from graphrt.registry import AgentContext, AgentInfo, Sample
 
 from . import local_model
+from .mock import openai_mock_agent
 from .settings import DEFAULT_OPENAI_MODEL, ServerSettings, resolve_server
 
 if TYPE_CHECKING:
@@ -420,7 +421,25 @@ openai_agent_info = AgentInfo(
             "model": {"type": "string"},
         },
     },
-    samples=(),  # every call needs a server; tests/llm runs it against a scripted one
+    mock=openai_mock_agent,
+    samples=(
+        Sample(
+            inputs={"prompt": "this is response result"},
+            params={},
+            result={
+                "model": "mock",
+                "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+                "text": "this is response result",
+                "tool_calls": [],
+                "message": {"role": "assistant", "content": "this is response result"},
+                "messages": [
+                    {"role": "user", "content": "this is response result"},
+                    {"role": "assistant", "content": "this is response result"},
+                ],
+            },
+            description="run with the mock (no server): it repeats the prompt",
+        ),
+    ),
     category=("llm",),
     author="Receptron team (GraphAI), graphrt",
     repository="https://github.com/receptron/graphai",

@@ -23,7 +23,7 @@ import anyio
 from graphrt.errors import GraphError, ToolCallError
 from graphrt.events import ToolCalled, ToolReturned
 from graphrt.jsvalue import UNDEFINED, is_null, is_truthy, to_json_compatible
-from graphrt.registry import AgentContext, AgentInfo, default_registry
+from graphrt.registry import AgentContext, AgentInfo, Sample, default_registry
 from graphrt.tool_calls import split_tool_name, tool_call_inputs
 
 from .toolbox import Tool, Toolbox
@@ -231,6 +231,8 @@ async def tools_agent(ctx: AgentContext) -> dict[str, Any]:
     }
 
 
+_FINISH_TOOL = {"type": "function", "function": {"name": "wikiAgent--finish", "description": "Finishes the task with the final answer.", "parameters": {"type": "object", "properties": {"answer": {"type": "string", "description": "the answer to the question"}}, "required": ["answer"]}}}
+
 tools_agent_info = AgentInfo(
     name="toolsAgent",
     func=tools_agent,
@@ -259,6 +261,30 @@ tools_agent_info = AgentInfo(
             "model": {"type": ["string", "null"]},
         },
     },
+    samples=(
+        Sample(
+            inputs={"tools": [_FINISH_TOOL], "userInput": {"text": "Gustave Eiffel"}},
+            params={},
+            result={
+                "messages": [
+                    {"role": "user", "content": "Gustave Eiffel"},
+                    {"role": "assistant", "content": "", "tool_calls": [
+                        {"id": "call_0", "type": "function",
+                         "function": {"name": "wikiAgent--finish", "arguments": '{"answer": "Gustave Eiffel"}'}},
+                    ]},
+                    {"role": "tool", "tool_call_id": "call_0", "content": "Gustave Eiffel",
+                     "extra": {"agent": "wikiAgent", "arg": {"answer": "Gustave Eiffel"}, "func": "finish"}},
+                    {"role": "assistant", "content": "Gustave Eiffel"},
+                ],
+                "data": {"wikiAgent--finish": {"content": "Gustave Eiffel", "data": {"answer": "Gustave Eiffel"}}},
+                "environment": {"wikiAgent--finish": [{"answer": "Gustave Eiffel"}]},
+                "text": "Gustave Eiffel",
+                "finished": True,
+                "model": "mock",
+            },
+            description="with openAIAgent's mock, which calls each tool once and then answers with the result",
+        ),
+    ),
     category=("llm",),
     author="Receptron team (GraphAI), graphrt",
     repository="https://github.com/receptron/graphai",

@@ -186,7 +186,7 @@ def test_an_unknown_option_is_named_with_the_known_ones() -> None:
         graphrt.agent(descripton="typo")(lambda_free_copy())
     assert str(caught.value) == (
         "agent 'search_books': unknown option 'descripton' (options: author, cache_type, category, config, "
-        "description, environment_variables, has_graph_data, inputs, license, name, output, package, params, "
+        "description, environment_variables, has_graph_data, inputs, license, mock, name, output, package, params, "
         "repository, samples, source, stream, tools)"
     )
 
