@@ -34,6 +34,11 @@ class NestingPort:
         """The agents the parent run, and so every graph nested in it, can use."""
         return self._parent.registry
 
+    @property
+    def concurrency(self) -> int:
+        """The run's global concurrency limit: more nested runs than this cannot all make progress."""
+        return self._parent.scheduler.limit
+
     def compile(self, graph_data: Mapping[str, Any]) -> GraphSpec:
         """Validates and compiles a nested graph, once for any number of runs of it."""
         parent = self._parent

@@ -113,9 +113,19 @@ async def map_agent(ctx: AgentContext) -> Any:
                 inject[key] = column[index] if isinstance(column, list) and index < len(column) else UNDEFINED
             results[index] = await ctx.run_graph(spec, inject=inject, all_results=result_all, map_index=index)
 
+        # As many row workers as the run can run nodes at once, each taking the next row: the rows
+        # run as concurrently as with a task each (their nodes wait for slots anyway), without
+        # a task per row.
+        pending = iter(range(len(rows)))
+
+        async def row_worker() -> None:
+            for index in pending:
+                await run_row(index)
+
+        workers = min(len(rows), ctx.nesting.concurrency if ctx.nesting else len(rows))
         async with anyio.create_task_group() as rows_group:
-            for index in range(len(rows)):
-                rows_group.start_soon(run_row, index)
+            for _ in range(workers):
+                rows_group.start_soon(row_worker)
     except Exception as error:
         error = _first_of_group(error)
         if params.get("supressError"):
