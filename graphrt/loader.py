@@ -35,6 +35,19 @@ class _GraphLoader(_SafeLoader):  # type: ignore[misc, valid-type]
 
     yaml_implicit_resolvers: dict = {}
 
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict:
+        """A mapping, refusing a key written twice (js-yaml refuses it too; PyYAML keeps the last)."""
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                key = (key_node.tag, key_node.value)
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"duplicated mapping key '{key_node.value}'", key_node.start_mark
+                    )
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
 
 def _construct_int(loader: Any, node: Any) -> int:
     text = loader.construct_scalar(node)

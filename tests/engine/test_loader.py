@@ -280,3 +280,16 @@ def test_a_date_in_a_graph_file_runs_and_prints_as_text(tmp_path: Path) -> None:
     path = tmp_path / "date.yaml"
     path.write_text("nodes:\n  d:\n    value: 2024-01-01\n  t:\n    agent: copyAgent\n    inputs:\n      s: on ${:d}\n    isResult: true\n")
     assert graphrt.run(path) == {"t": {"s": "on 2024-01-01"}}
+
+
+def test_a_node_id_written_twice_is_refused_with_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "twice.yaml"
+    path.write_text("version: 0.5\nnodes:\n  a: {value: 1}\n  a: {value: 2}\n")
+    with pytest.raises(GraphLoadError) as caught:
+        load_graph(path)
+    assert str(caught.value) == f"{path}:4:3: not valid YAML/JSON: duplicated mapping key 'a'"
+
+
+def test_a_yaml_merge_key_may_override_what_it_merges() -> None:
+    data, _ = parse_graph_text("base: &b {x: 1}\nnodes:\n  a: {value: {<<: *b, x: 2}}\n")
+    assert data["nodes"]["a"] == {"value": {"x": 2}}
