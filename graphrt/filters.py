@@ -23,12 +23,11 @@ Nested graphs (nestedAgent, mapAgent, ...) run with their parent's filters.
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Iterable, Mapping, Sequence
 
 from .errors import RegistrationError
-from .registry import AgentContext, AgentInfo
+from .registry import AgentContext, AgentInfo, is_async_callable
 
 __all__ = ["AgentFilter", "FilterFunction", "Next", "as_filters", "apply_filters"]
 
@@ -57,8 +56,7 @@ class AgentFilter:
     def __post_init__(self) -> None:
         if not self.name:
             object.__setattr__(self, "name", getattr(self.func, "__name__", type(self.func).__name__))
-        call = self.func if inspect.isfunction(self.func) else getattr(self.func, "__call__", None)
-        if not inspect.iscoroutinefunction(call):
+        if not is_async_callable(self.func):
             raise RegistrationError(f"agent filter {self.name!r} must be an async function: async def f(ctx, next)")
 
     def applies_to(self, agent_id: str | None, node_id: str) -> bool:

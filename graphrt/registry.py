@@ -17,7 +17,9 @@ if TYPE_CHECKING:
     from .events import Emitter, Event
     from .nesting import NestingPort
 
-__all__ = ["AgentContext", "AgentFunction", "AgentInfo", "AgentLike", "Sample", "Registry", "default_registry"]
+__all__ = [
+    "AgentContext", "AgentFunction", "AgentInfo", "AgentLike", "Sample", "Registry", "default_registry", "is_async_callable",
+]
 
 
 @dataclass(slots=True)
@@ -145,7 +147,7 @@ class AgentInfo:
             raise RegistrationError(f"agent {self.name!r}: func must be callable, got {type(self.func).__name__}")
         if inspect.isasyncgenfunction(self.func):
             object.__setattr__(self, "func", _drained(self.func))
-        object.__setattr__(self, "is_async", _is_coroutine_function(self.func))
+        object.__setattr__(self, "is_async", is_async_callable(self.func))
 
     def to_dict(self) -> dict[str, Any]:
         """The function info as GraphAI spells it (AgentFunctionInfo's camelCase keys), without the function."""
@@ -195,8 +197,11 @@ AgentLike = Any
 """An AgentInfo, a function (decorated with @graphrt.agent or not), or a toolset class or instance."""
 
 
-def _is_coroutine_function(func: Any) -> bool:
-    """True for `async def` functions and for objects whose `__call__` is one."""
+def is_async_callable(func: Any) -> bool:
+    """True for `async def` functions and methods, and for objects whose `__call__` is one.
+
+    Agents and agent filters share this test, so both accept the same callables.
+    """
     return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(getattr(func, "__call__", None))
 
 
