@@ -27,6 +27,7 @@ from .loader import GraphSource
 from .propfuncs import is_prop_function
 from .refs import NodeRef, parse_ref, reference_texts, template_refs
 from .registry import AgentInfo
+from .schema import validator_of
 from .validate import _Checker
 
 __all__ = ["SCHEMA_FILE", "NestedIssue", "graph_references", "graphdata_schema", "lint_issues", "nested_inputs"]
@@ -57,18 +58,6 @@ def graphdata_schema() -> dict[str, Any]:
 def _graph_validator() -> Any:
     schema = graphdata_schema()
     return jsonschema.validators.validator_for(schema)(schema)
-
-
-_agent_validators: dict[int, tuple[dict, Any]] = {}
-
-
-def _validator_for(schema: dict[str, Any]) -> Any:
-    """A validator per agent schema, kept for the life of the schema object."""
-    cached = _agent_validators.get(id(schema))
-    if cached is None or cached[0] is not schema:
-        cached = (schema, jsonschema.validators.validator_for(schema)(schema))
-        _agent_validators[id(schema)] = cached
-    return cached[1]
 
 
 def lint_issues(
@@ -382,7 +371,7 @@ class _Linter:
                 if key not in properties and not (field == "inputs" and key == "params"):  # inputs.params overrides params
                     takes = f"it takes: {', '.join(properties)}" if properties else f"it takes no {field}"
                     self.add(f"{agent} takes no {one} '{key}' ({takes})", node_id, f"{field}.{key}")
-        validator = _validator_for(schema)
+        validator = validator_of(schema)
         for key, value in values.items():
             subschema = properties.get(key)
             if not isinstance(subschema, (dict, bool)) or not _is_literal(value):

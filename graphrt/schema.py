@@ -32,7 +32,8 @@ import jsonschema
 from .quick_check import compile_check
 
 __all__ = [
-    "UnsupportedType", "Violation", "type_schema", "needs_coercion", "coerce", "violations", "format_path", "json_default",
+    "UnsupportedType", "Violation", "type_schema", "needs_coercion", "coerce", "violations", "validator_of", "format_path",
+    "json_default",
 ]
 
 _PLAIN = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
@@ -248,6 +249,11 @@ def _compiled(schema: Mapping[str, Any]) -> _Compiled:
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         cached = _validators[id(schema)] = (schema, cls(schema), compile_check(schema))
     return cached
+
+
+def validator_of(schema: Mapping[str, Any]) -> jsonschema.protocols.Validator:
+    """The jsonschema validator of a schema, from the cache `violations` uses, for callers that need its errors."""
+    return _compiled(schema)[1]
 
 
 def violations(schema: Mapping[str, Any], value: Any) -> list[Violation]:
