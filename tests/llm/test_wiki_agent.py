@@ -11,14 +11,13 @@ import pytest
 from agents.wiki import backends
 from agents.wiki.agent import split_sentences, wiki_agent
 from agents.wiki.backends import MediaWiki, OfflineCorpus, WikiUnavailableError
-from graphrt import AgentContext
+from graphrt.testing import agent_context
 
 pytestmark = pytest.mark.anyio
 
 
 async def act(func: str, arg: Any, data: dict[str, Any] | None = None, **params: Any) -> dict[str, Any]:
-    ctx = AgentContext(inputs={"func": func, "arg": arg, "data": data or {}}, params=params, node_id="act")
-    return await wiki_agent(ctx)
+    return await wiki_agent(agent_context({"func": func, "arg": arg, "data": data or {}}, params, node_id="act"))
 
 
 @pytest.fixture

@@ -7,14 +7,14 @@ from typing import Any
 import pytest
 
 from agents.vanilla.compare import AGENTS, compare_agent
-from graphrt.registry import AgentContext
 from graphrt.testing import SampleCase, parametrize_samples
+from graphrt.testing import agent_context as context
 
 pytestmark = pytest.mark.anyio
 
 
 async def compare(inputs: dict[str, Any], params: dict[str, Any] | None = None) -> Any:
-    result = await compare_agent(AgentContext(inputs=inputs, params=params or {}, node_id="test"))
+    result = await compare_agent(context(inputs, params))
     return result["result"]
 
 

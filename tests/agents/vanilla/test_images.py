@@ -7,14 +7,14 @@ from typing import Any
 import pytest
 
 from agents.vanilla.images import AGENTS, images2message_agent
-from graphrt.registry import AgentContext
 from graphrt.testing import SampleCase, parametrize_samples
+from graphrt.testing import agent_context as context
 
 pytestmark = pytest.mark.anyio
 
 
 async def to_message(inputs: dict[str, Any], params: dict[str, Any]) -> Any:
-    return await images2message_agent(AgentContext(inputs=inputs, params=params, node_id="test"))
+    return await images2message_agent(context(inputs, params))
 
 
 @parametrize_samples(*AGENTS)

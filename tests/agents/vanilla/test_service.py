@@ -14,8 +14,8 @@ import pytest
 
 from agents.vanilla.service import AGENTS, vanilla_fetch_agent
 from graphrt.jsvalue import to_json_compatible
-from graphrt.registry import AgentContext
 from graphrt.testing import SampleCase, parametrize_samples
+from graphrt.testing import agent_context as context
 
 pytestmark = pytest.mark.anyio
 
@@ -74,7 +74,7 @@ def server() -> Iterator[str]:
 
 
 async def fetch(inputs: dict[str, Any], params: dict[str, Any] | None = None, **extra: Any) -> Any:
-    return await vanilla_fetch_agent(AgentContext(inputs=inputs, params=params or {}, node_id="test", **extra))
+    return await vanilla_fetch_agent(context(inputs, params, **extra))
 
 
 @parametrize_samples(*AGENTS)

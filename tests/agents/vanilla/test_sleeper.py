@@ -6,8 +6,8 @@ import anyio
 import pytest
 
 from agents.vanilla.sleeper import AGENTS, sleeper_agent
-from graphrt.registry import AgentContext
 from graphrt.testing import SampleCase, parametrize_samples
+from graphrt.testing import agent_context as context
 
 pytestmark = pytest.mark.anyio
 
@@ -19,17 +19,17 @@ def test_every_sample_gives_its_result(sample_case: SampleCase) -> None:
 
 async def test_the_inputs_come_back_unchanged() -> None:
     inputs = {"a": [1, {"b": None}]}
-    result = await sleeper_agent(AgentContext(inputs=inputs, params={"duration": 0}, node_id="test"))
+    result = await sleeper_agent(context(inputs, {"duration": 0}))
     assert result == {"a": [1, {"b": None}]}
 
 
 async def test_a_cancel_scope_stops_a_long_sleep() -> None:
     with anyio.move_on_after(0.05) as scope:
-        await sleeper_agent(AgentContext(inputs={}, params={"duration": 60_000}, node_id="test"))
+        await sleeper_agent(context(params={"duration": 60_000}))
     assert scope.cancelled_caught
 
 
 async def test_a_non_numeric_duration_does_not_wait() -> None:
     with anyio.fail_after(5):
-        result = await sleeper_agent(AgentContext(inputs={"x": 1}, params={"duration": "soon"}, node_id="test"))
+        result = await sleeper_agent(context({"x": 1}, {"duration": "soon"}))
     assert result == {"x": 1}
