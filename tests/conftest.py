@@ -1,4 +1,24 @@
-"""Shared pytest configuration: anyio runs async tests on asyncio (and trio where a test asks)."""
+"""Shared fixtures: the anyio backend, and a scripted OpenAI-compatible server on 127.0.0.1.
+
+anyio runs async tests on asyncio (and trio where a test asks). The server
+answers each POST to /v1/chat/completions with the next reply of its script
+(`openai_server.script(...)`, replies built with the `reply` fixture): a text
+answer, tool calls, an HTTP error, or any of these after a delay. Streaming
+requests get the same reply as server-sent events in small chunks. Every request
+body and its headers are recorded. Tests reach it through the real AsyncOpenAI;
+one server serves the whole session.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import SimpleNamespace
+from typing import Any, Iterator
 
 import pytest
 
@@ -6,3 +26,211 @@ import pytest
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@dataclass
+class Reply:
+    """One scripted answer."""
+
+    content: str | None = None
+    calls: list[tuple[str, Any]] = field(default_factory=list)
+    status: int = 200
+    message: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    model: str = "scripted-model"
+
+
+def text(content: str, *, model: str = "scripted-model") -> Reply:
+    """A plain text answer."""
+    return Reply(content=content, model=model)
+
+
+def tool_calls(*calls: tuple[str, Any], content: str | None = None) -> Reply:
+    """An answer calling tools: (name, arguments) pairs; arguments that are a str are sent as they are."""
+    return Reply(content=content, calls=list(calls))
+
+
+def error(status: int, message: str = "scripted failure", **headers: str) -> Reply:
+    """An HTTP error in OpenAI's error format."""
+    return Reply(status=status, message=message, headers=headers)
+
+
+def slow(delay: float, reply: Reply) -> Reply:
+    """`reply`, after `delay` seconds."""
+    reply.delay = delay
+    return reply
+
+
+def _arguments(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _tool_calls(reply: Reply, number: int) -> list[dict[str, Any]]:
+    return [
+        {"id": f"call_{number}_{index}", "type": "function", "function": {"name": name, "arguments": _arguments(args)}}
+        for index, (name, args) in enumerate(reply.calls)
+    ]
+
+
+_USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
+
+
+def _completion(reply: Reply, number: int) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    if reply.calls:
+        message["tool_calls"] = _tool_calls(reply, number)
+    return {
+        "id": f"chatcmpl-{number}", "object": "chat.completion", "created": 1700000000, "model": reply.model,
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if reply.calls else "stop"}],
+        "usage": _USAGE,
+    }
+
+
+def _chunks(reply: Reply, number: int) -> list[dict[str, Any]]:
+    base = {"id": f"chatcmpl-{number}", "object": "chat.completion.chunk", "created": 1700000000, "model": reply.model}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    chunks = [chunk({"role": "assistant", "content": ""})]
+    content = reply.content or ""
+    chunks += [chunk({"content": content[i:i + 3]}) for i in range(0, len(content), 3)]
+    for index, call in enumerate(_tool_calls(reply, number)):
+        arguments = call["function"]["arguments"]
+        chunks.append(chunk({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
+                                             "function": {"name": call["function"]["name"], "arguments": ""}}]}))
+        chunks += [chunk({"tool_calls": [{"index": index, "function": {"arguments": arguments[i:i + 5]}}]})
+                   for i in range(0, len(arguments), 5)]
+    chunks.append(chunk({}, "tool_calls" if reply.calls else "stop"))
+    chunks.append({**base, "choices": [], "usage": _USAGE})
+    return chunks
+
+
+class ScriptedOpenAIServer:
+    """The server: `script(...)` queues replies, `requests` holds every request body received."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self._replies: deque[Reply] = deque()
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        """The base URL to give the SDK (`.../v1`)."""
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def start(self) -> "ScriptedOpenAIServer":
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def reset(self) -> None:
+        with self._lock:
+            self.requests.clear()
+            self.headers.clear()
+            self._replies.clear()
+
+    def script(self, *replies: Reply) -> None:
+        """Queues replies, answered in order."""
+        with self._lock:
+            self._replies.extend(replies)
+
+    def _next(self, body: dict[str, Any], headers: dict[str, str]) -> tuple[Reply, int]:
+        with self._lock:
+            self.requests.append(body)
+            self.headers.append(headers)
+            number = len(self.requests)
+            reply = self._replies.popleft() if self._replies else error(500, "the test script has no reply left")
+        return reply, number
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # keep test output clean
+                pass
+
+            def do_GET(self) -> None:
+                self._send_json(200, {"object": "list", "data": [{"id": "scripted-model", "object": "model"}]})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                reply, number = server._next(body, {k.lower(): v for k, v in self.headers.items()})
+                if reply.delay:
+                    time.sleep(reply.delay)
+                try:
+                    if reply.status != 200:
+                        error_body = {"error": {"message": reply.message, "type": "scripted", "code": reply.status}}
+                        self._send_json(reply.status, error_body, reply.headers)
+                    elif body.get("stream"):
+                        self._send_events(_chunks(reply, number))
+                    else:
+                        self._send_json(200, _completion(reply, number))
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout test)
+                    pass
+
+            def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                for key, value in (headers or {}).items():
+                    self.send_header(key.replace("_", "-"), value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _send_events(self, chunks: list[dict[str, Any]]) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("connection", "close")
+                self.end_headers()
+                for payload in chunks:
+                    self.wfile.write(f"data: {json.dumps(payload)}\n\n".encode())
+                    self.wfile.flush()
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.close_connection = True
+
+        return Handler
+
+
+@pytest.fixture
+def reply() -> SimpleNamespace:
+    """The reply builders: text, tool_calls, error, slow."""
+    return SimpleNamespace(text=text, tool_calls=tool_calls, error=error, slow=slow)
+
+
+@pytest.fixture(scope="session")
+def _scripted_server() -> Iterator[ScriptedOpenAIServer]:
+    server = ScriptedOpenAIServer().start()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def openai_api_key() -> str:
+    """The key the SDK finds in OPENAI_API_KEY; a test module overrides it to look for one it knows."""
+    return "sk-test-secret-key"
+
+
+@pytest.fixture
+def openai_server(
+    _scripted_server: ScriptedOpenAIServer, openai_api_key: str, monkeypatch: pytest.MonkeyPatch
+) -> ScriptedOpenAIServer:
+    """The scripted server, emptied, and the environment pointing the SDK at it."""
+    _scripted_server.reset()
+    monkeypatch.setenv("OPENAI_BASE_URL", _scripted_server.url)
+    monkeypatch.setenv("OPENAI_API_KEY", openai_api_key)
+    monkeypatch.delenv("OPENAI_MODEL", raising=False)
+    return _scripted_server

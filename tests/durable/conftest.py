@@ -15,7 +15,6 @@ import pwd
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 import uuid
 from pathlib import Path
@@ -165,39 +164,3 @@ class Recorder:
 @pytest.fixture
 def recorder() -> Recorder:
     return Recorder()
-
-
-def load_llm_fixtures() -> Any:
-    """tests/llm/conftest.py as a module: its scripted OpenAI-compatible server and reply builders."""
-    import importlib.util
-
-    path = Path(__file__).parents[1] / "llm" / "conftest.py"
-    name = "graphrt_llm_fixtures"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # its dataclasses look their module up
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-@pytest.fixture(scope="session")
-def llm_fixtures() -> Any:
-    return load_llm_fixtures()
-
-
-@pytest.fixture(scope="session")
-def _scripted_server(llm_fixtures: Any) -> Iterator[Any]:
-    server = llm_fixtures.ScriptedOpenAIServer().start()
-    yield server
-    server.close()
-
-
-@pytest.fixture
-def openai_server(_scripted_server: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """The scripted OpenAI-compatible server of tests/llm, emptied, with the SDK pointed at it."""
-    _scripted_server.reset()
-    monkeypatch.setenv("OPENAI_BASE_URL", _scripted_server.url)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-0123456789")
-    monkeypatch.delenv("OPENAI_MODEL", raising=False)
-    return _scripted_server

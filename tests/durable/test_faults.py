@@ -77,8 +77,7 @@ async def test_after_llm_faults_fail_a_run_resume_asks_only_the_failed_node_agai
     assert dict(faulty.answered) == {"tea": 1, answer("tea"): 1}
 
 
-async def test_a_saved_llm_result_is_not_requested_again_on_resume(openai_server, llm_fixtures, tmp_path: Path) -> None:
-    reply = llm_fixtures
+async def test_a_saved_llm_result_is_not_requested_again_on_resume(openai_server, reply, tmp_path: Path) -> None:
     openai_server.script(reply.text("first answer"), reply.error(400, "bad request"))
     with pytest.raises(graphrt.AgentError, match="HTTP 400: bad request"):
         await graphrt.Graph(_llm_chain()).arun(checkpoint=tmp_path / "runs.db", run_id="r1")

@@ -48,6 +48,12 @@ def _everything_saved(folder: Path) -> str:
 
 
 @pytest.fixture
+def openai_api_key() -> str:
+    """The environment's key, which the tests look for in everything a run saves or prints."""
+    return ENV_KEY
+
+
+@pytest.fixture
 def graph_file(tmp_path: Path) -> Path:
     folder = tmp_path / "graph"
     folder.mkdir()
