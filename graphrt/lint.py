@@ -228,10 +228,7 @@ class _Linter:
         self.issues: list[ValidationIssue] = []
 
     def add(self, message: str, node_id: str | None, field: str | None, severity: str = "warning") -> None:
-        path: list[str | int] = ["nodes", node_id] if node_id is not None else []
-        if field:
-            path.extend(int(part) if part.isascii() and part.isdigit() else part for part in field.split("."))
-        self.issues.append(ValidationIssue(message, node_id, field, self.source.locate(*path), severity))
+        self.issues.append(ValidationIssue(message, node_id, field, self.source.locate_field(node_id, field), severity))
 
     def info(self, agent: Any) -> AgentInfo | None:
         get = getattr(self.agents, "get", None)

@@ -104,6 +104,13 @@ class GraphSource:
             return Location(self.file)
         return Location(self.file, mark.line + 1, mark.column + 1)
 
+    def locate_field(self, node_id: str | None, field: str | None) -> Location | None:
+        """The file position of a node's dotted field (`inputs.list.0`), as issues name it; of the graph if no node."""
+        path: list[str | int] = ["nodes", node_id] if node_id is not None else []
+        if field:
+            path.extend(int(part) if part.isascii() and part.isdigit() else part for part in field.split("."))
+        return self.locate(*path)
+
     def _composed(self) -> Any:
         if self._marks is None:
             try:

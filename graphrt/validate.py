@@ -81,11 +81,7 @@ class _Checker:
         self.dependencies: dict[str, list[tuple[str, str]]] = {}
 
     def add(self, message: str, node_id: str | None = None, field: str | None = None, severity: str = "error") -> None:
-        path: list[str | int] = ["nodes", node_id] if node_id is not None else []
-        if field:
-            path.extend(int(p) if p.isascii() and p.isdigit() else p for p in field.split("."))
-        location = self.source.locate(*path)
-        self.issues.append(ValidationIssue(message, node_id, field, location, severity))
+        self.issues.append(ValidationIssue(message, node_id, field, self.source.locate_field(node_id, field), severity))
 
     def run(self) -> list[ValidationIssue]:
         nodes = self.data.get("nodes")
