@@ -12,6 +12,7 @@ from graphrt.jsvalue import UNDEFINED, is_named_inputs, is_null, is_truthy, js_n
 from graphrt.registry import AgentContext, AgentInfo, Sample
 
 from ._arrays import require_array
+from ._js import read_error
 
 __all__ = [
     "AGENTS",
@@ -121,7 +122,7 @@ async def array_join_agent(ctx: AgentContext) -> dict[str, str]:
 def _property(item: Any, key: str) -> Any:
     """`item[key]` for one list element; reading from null fails as in JavaScript."""
     if is_null(item):
-        raise TypeError(f"Cannot read properties of {js_string(item)} (reading '{key}')")
+        raise read_error(item, key)
     return item.get(key, UNDEFINED) if isinstance(item, dict) else UNDEFINED
 
 

@@ -11,25 +11,14 @@ from typing import Any, Callable
 from graphrt.jsvalue import UNDEFINED, is_null, is_truthy, js_number
 from graphrt.registry import AgentContext, AgentInfo, Sample
 
+from ._js import strict_equal
+
 __all__ = ["AGENTS", "compare_agent"]
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _strict_equal(a: Any, b: Any) -> bool:
-    """JavaScript `a === b` for JSON values; objects and arrays compare by identity."""
-    if _is_number(a) and _is_number(b):
-        return a == b
-    if isinstance(a, (bool, str)) or isinstance(b, (bool, str)):
-        return type(a) is type(b) and a == b
-    return a is b
-
-
 _OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
-    "==": _strict_equal,
-    "!=": lambda a, b: not _strict_equal(a, b),
+    "==": strict_equal,
+    "!=": lambda a, b: not strict_equal(a, b),
     ">": lambda a, b: js_number(a) > js_number(b),  # NaN compares false, as in JavaScript
     ">=": lambda a, b: js_number(a) >= js_number(b),
     "<": lambda a, b: js_number(a) < js_number(b),

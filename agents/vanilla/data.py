@@ -14,6 +14,7 @@ from graphrt.jsvalue import UNDEFINED, is_named_inputs, is_null, is_truthy, js_n
 from graphrt.registry import AgentContext, AgentInfo, Sample
 
 from ._arrays import require_array
+from ._js import read_error, strict_equal
 
 __all__ = [
     "AGENTS",
@@ -51,7 +52,7 @@ def _get(obj: Any, key: Any) -> Any:
     if isinstance(obj, dict):
         return obj.get(name, UNDEFINED)
     if is_null(obj):
-        raise TypeError(f"Cannot read properties of {js_string(obj)} (reading '{name}')")
+        raise read_error(obj, name)
     if isinstance(obj, (list, tuple, str)):
         if name == "length":
             return len(obj)
@@ -77,17 +78,6 @@ def _plus(left: Any, right: Any) -> Any:
     if isinstance(left, str) or isinstance(right, str):
         return js_string(left) + js_string(right)
     return js_number(left) + js_number(right)
-
-
-def _strictly_equal(left: Any, right: Any) -> bool:
-    """JavaScript's `===`: no type conversion, lists and dicts equal only themselves."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return left is right
-    if isinstance(left, (int, float)) and isinstance(right, (int, float)):
-        return left == right
-    if isinstance(left, str) and isinstance(right, str):
-        return left == right
-    return left is right
 
 
 # --- totalAgent, dataSumTemplateAgent --------------------------------------------
@@ -130,7 +120,7 @@ def _select(obj: Any, params: dict[str, Any]) -> dict[str, Any]:
     excluded = [] if is_null(exclude) else list(exclude)
     selected: dict[str, Any] = {}
     for prop_id in prop_ids:
-        if any(_strictly_equal(prop_id, other) for other in excluded):
+        if any(strict_equal(prop_id, other) for other in excluded):
             continue
         value = _get(obj, prop_id)
         mapping = _get(alter, prop_id) if is_truthy(alter) else UNDEFINED
@@ -143,7 +133,7 @@ def _inject(result: dict[str, Any], index: int, sources: list[Any], rules: list[
     """Sets `propId` to `sources[from]` on every object, or only on the one at `index`."""
     for rule in rules:
         target = _get(rule, "index")
-        if target is UNDEFINED or _strictly_equal(target, index):
+        if target is UNDEFINED or strict_equal(target, index):
             result[_key(_get(rule, "propId"))] = _get(sources, _get(rule, "from"))
 
 
@@ -154,9 +144,9 @@ def _inspect(result: dict[str, Any], sources: list[Any], rules: list[Any]) -> No
         value = _get(sources, 1 if is_null(source) else source)
         equal, not_equal = _get(rule, "equal"), _get(rule, "notEqual")
         if is_truthy(equal):
-            result[_key(_get(rule, "propId"))] = _strictly_equal(equal, value)
+            result[_key(_get(rule, "propId"))] = strict_equal(equal, value)
         elif is_truthy(not_equal):
-            result[_key(_get(rule, "propId"))] = not _strictly_equal(not_equal, value)
+            result[_key(_get(rule, "propId"))] = not strict_equal(not_equal, value)
 
 
 def _swap(result: dict[str, Any], pairs: Any) -> None:

@@ -12,8 +12,10 @@ import functools
 import math
 from typing import Any, Sequence
 
-from graphrt.jsvalue import UNDEFINED, is_null, is_truthy, js_number, js_string
+from graphrt.jsvalue import UNDEFINED, is_null, is_truthy, js_number
 from graphrt.registry import AgentContext, AgentInfo, Sample
+
+from ._js import read_error
 
 __all__ = ["AGENTS", "dot_product_agent", "sort_by_values_agent"]
 
@@ -35,7 +37,7 @@ def _at(values: Sequence[Any], index: int) -> Any:
 def _read(value: Any, reading: str) -> Any:
     """Returns value, failing like JavaScript reading `value[reading]` when it is null or undefined."""
     if is_null(value):
-        raise TypeError(f"Cannot read properties of {js_string(value)} (reading '{reading}')")
+        raise read_error(value, reading)
     return value
 
 

@@ -16,6 +16,8 @@ from typing import Any
 from graphrt.jsvalue import UNDEFINED, is_logically_true, is_null, is_truthy, js_string, json_stringify
 from graphrt.registry import AgentContext, AgentInfo, Sample
 
+from ._js import read_error
+
 __all__ = [
     "AGENTS",
     "console_agent",
@@ -47,7 +49,7 @@ def _read_text(inputs: dict[str, Any], agent: str, member: str) -> str:
     """Returns `inputs.text`; a missing text fails with JavaScript's message for reading `member`."""
     text = inputs.get("text", UNDEFINED)
     if is_null(text):
-        raise TypeError(f"Cannot read properties of {js_string(text)} (reading '{member}')")
+        raise read_error(text, member)
     if not isinstance(text, str):
         raise TypeError(f"{agent}: namedInputs.text is not a string")
     return text
