@@ -56,6 +56,7 @@ __all__ = [
     "function_agent",
     "as_samples",
     "check_options",
+    "normalize_options",
     "inputs_error",
     "call_with_arguments",
     "call_with_arguments_sync",
@@ -157,6 +158,14 @@ def check_options(owner: str, options: Mapping[str, Any]) -> None:
                                 f"(options: {', '.join(sorted(_OPTION_NAMES))})")
 
 
+def normalize_options(options: dict[str, Any]) -> None:
+    """Turns the options users write as lists and dicts into AgentInfo's tuples and Samples, in place."""
+    options["samples"] = as_samples(options.get("samples", ()))
+    for key in ("category", "environment_variables"):
+        if key in options:
+            options[key] = tuple(options[key])
+
+
 def build_function_agent(func: Callable[..., Any], options: Mapping[str, Any]) -> AgentInfo:
     """The AgentInfo of a function: read from its code, then `options` applied."""
     options = dict(options)
@@ -173,10 +182,7 @@ def build_function_agent(func: Callable[..., Any], options: Mapping[str, Any]) -
     if tools is None:
         tools = () if raw else (function_tool(name, options.get("description") or schema.description,
                                               schema.json_schema(closed=True)),)
-    options["samples"] = as_samples(options.get("samples", ()))
-    for key in ("category", "environment_variables"):
-        if key in options:
-            options[key] = tuple(options[key])
+    normalize_options(options)
     options.setdefault("description", schema.description)
     options.setdefault("output", schema.output)
     runner = _raw_runner(schema) if raw else _runner(schema, name, inputs)
@@ -187,13 +193,8 @@ def build_function_agent(func: Callable[..., Any], options: Mapping[str, Any]) -
 
 
 def _raw_runner(schema: FunctionSchema) -> Callable[[AgentContext], Any]:
-    """`f(ctx)`: the function is the agent; a generator's items are drained."""
+    """`f(ctx)`: the function is the agent; a generator's items are drained (AgentInfo drains an async one)."""
     func = schema.func
-    if schema.kind == "asyncgen":
-        async def run_asyncgen(ctx: AgentContext) -> Any:
-            return await drain(func(ctx), ctx)
-
-        return functools.wraps(func)(run_asyncgen)
     if schema.kind == "generator":
         return functools.wraps(func)(lambda ctx: drain_sync(func(ctx), ctx))
     return func

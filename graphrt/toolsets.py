@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, TypeVar, overload
 
-from .authoring import as_samples, call_with_arguments, check_options
+from .authoring import call_with_arguments, check_options, normalize_options
 from .errors import AgentError, RegistrationError, ToolCallError
 from .function_schema import FunctionSchema, function_schema
 from .registry import AgentContext, AgentInfo
@@ -131,10 +131,7 @@ def build_toolset(target: Any, **overrides: Any) -> AgentInfo:
     run.__name__ = run.__qualname__ = name
     tools = tuple(function_tool(tool_name(name, func), method.description, parameters[func])
                   for func, method in methods.items())
-    options["samples"] = as_samples(options.get("samples", ()))
-    for key in ("category", "environment_variables"):
-        if key in options:
-            options[key] = tuple(options[key])
+    normalize_options(options)
     options.setdefault("description", _class_description(cls))
     options.setdefault("inputs", _inputs_schema(list(methods)))
     return AgentInfo(name=name, func=run, tools=tools, **options)
