@@ -78,10 +78,8 @@ class _Session:
     async def _run(self, tool: Tool, arguments: dict[str, Any], call: dict[str, Any]) -> Any:
         """Runs the tool's agent as a one-node graph with GraphAI's `{arg, func, tool_call, data}`."""
         tool_call = {"id": call["id"], "name": tool.name, "arguments": arguments}
-        values = tool_call_inputs(tool_call, self.data_for(tool.agent))
-        nodes: dict[str, Any] = {key: {"value": value} for key, value in values.items()}
-        nodes["tool"] = {"agent": tool.agent, "inputs": {key: f":{key}" for key in values}, "isResult": True}
-        results = await self.ctx.run_graph({"version": 0.5, "nodes": nodes})
+        inputs = tool_call_inputs(tool_call, self.data_for(tool.agent))
+        results = await _run_one_node(self.ctx, "tool", tool.agent, inputs)
         return results.get("tool", UNDEFINED)
 
     def _record(self, tool: Tool, result: Any) -> _Outcome:
@@ -93,6 +91,19 @@ class _Session:
             self.state[tool.agent] = result["data"]
             self.environment.setdefault(tool.name, []).append(result["data"])
         return _Outcome(_content(result), result)
+
+
+async def _run_one_node(ctx: AgentContext, node_id: str, agent: str, inputs: dict[str, Any], **node: Any) -> dict[str, Any]:
+    """Runs `agent` as the one computed node of a nested graph, its inputs as static nodes.
+
+    Running it as a node, not as a call, lets filters, timeouts and events apply to it.
+
+    Returns:
+        The nested graph's results: `node_id`'s result, when it has one.
+    """
+    nodes: dict[str, Any] = {key: {"value": value} for key, value in inputs.items()}
+    nodes[node_id] = {"agent": agent, "inputs": {key: f":{key}" for key in inputs}, **node, "isResult": True}
+    return await ctx.run_graph({"version": 0.5, "nodes": nodes})
 
 
 def _content(result: Any) -> str:
@@ -158,9 +169,7 @@ async def _ask(ctx: AgentContext, llm_agent: str, conversation: list[Any], tools
     values = {"messages": conversation, "tools": tools}
     if not is_null(tool_choice):
         values["tool_choice"] = tool_choice
-    nodes: dict[str, Any] = {key: {"value": value} for key, value in values.items()}
-    nodes["llm"] = {"agent": llm_agent, "inputs": {key: f":{key}" for key in values}, "params": params, "isResult": True}
-    results = await ctx.run_graph({"version": 0.5, "nodes": nodes})
+    results = await _run_one_node(ctx, "llm", llm_agent, values, params=params)
     reply = results.get("llm")
     if not isinstance(reply, dict):
         raise TypeError(f"toolsAgent: {llm_agent} returned {type(reply).__name__}, not a chat result")
