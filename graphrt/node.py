@@ -53,11 +53,6 @@ def clean_result(value: Any) -> Any:
     return value
 
 
-def node_repeat_path(spec: ComputedNodeSpec) -> Any:
-    source = spec.repeat_until
-    return getattr(source, "text", getattr(source, "value", None))
-
-
 class _Anonymous:
     """A Python callable used directly as a node's agent: called as `f(inputs, params)`."""
 
@@ -82,7 +77,7 @@ class NodeInvoker:
         spec = node.spec
         try:
             if node.skip:
-                self._complete(node, spec.default_value, time.perf_counter())
+                self._complete(node, self._with_pass_through(spec, spec.default_value), time.perf_counter())
                 return
             node.state = NodeState.EXECUTING
             inputs = spec.inputs.resolve(run.results)
@@ -143,7 +138,8 @@ class NodeInvoker:
         if run.emitting:
             run.emitter.emit(NodeStarted(run_id=run.run_id, path=run.path, node_id=spec.node_id, agent_id=agent_id,
                                          attempt=node.attempts, inputs=inputs))
-        self._print_before(spec, inputs)
+        if spec.console:
+            self._print_before(spec.console, inputs)
         try:
             if spec.timeout is None:
                 result = await self._call(call, ctx)
@@ -161,14 +157,17 @@ class NodeInvoker:
             return self._located(GraphInterrupted(signal.question, key=key, node_id=spec.node_id)), False
         except Exception as error:  # noqa: BLE001 - any agent failure becomes the node's error
             return self._agent_error(spec, agent_id, error), False
-        self.print_after(spec, result)
-        if spec.repeat_until is not None and is_null(spec.repeat_until.resolve({"self": self._with_pass_through(spec, result)})):
-            message = f"repeatUntil: {node_repeat_path(spec)!r} does not exist in the result"
-            return self._located(AgentError(message, agent_id=agent_id, node_id=spec.node_id, field="repeatUntil")), False
+        if spec.console:
+            self.print_after(spec, result)
         try:
+            result = self._with_pass_through(spec, result)
+            if spec.repeat_until is not None and is_null(spec.repeat_until.resolve({"self": result})):
+                path = getattr(spec.repeat_until, "text", getattr(spec.repeat_until, "value", None))
+                message = f"repeatUntil: {path!r} does not exist in the result"
+                return self._located(AgentError(message, agent_id=agent_id, node_id=spec.node_id, field="repeatUntil")), False
             self._complete(node, result, started)
-        except GraphError as error:
-            return error, False
+        except GraphError as error:  # e.g. a passThrough reference that cannot be resolved
+            return self._located(error.with_context(node_id=spec.node_id)), False
         return None, False
 
     async def _call(self, call: Any, ctx: AgentContext) -> Any:
@@ -187,15 +186,10 @@ class NodeInvoker:
 
     def _agent(self, spec: ComputedNodeSpec) -> tuple[str | None, Any]:
         """The agent id and what to call: an AgentInfo, or an anonymous callable."""
-        agent = spec.agent
+        agent = spec.agent if spec.agent_ref is None else spec.agent_ref.resolve(self.run.results)
         if callable(agent):
             anonymous = _Anonymous(agent)
             return anonymous.name, anonymous
-        if spec.agent_ref is not None:
-            agent = spec.agent_ref.resolve(self.run.results)
-            if callable(agent):
-                anonymous = _Anonymous(agent)
-                return anonymous.name, anonymous
         info = self.run.registry.get(agent) if isinstance(agent, str) else None
         if info is None:
             known = ", ".join(self.run.registry.names()[:12])
@@ -241,9 +235,9 @@ class NodeInvoker:
         return result
 
     def _complete(self, node: "NodeRun", result: Any, started: float) -> None:
+        """Applies `output` to a result (already given its `passThrough`) and hands it to the run."""
         spec = node.spec
         run = self.run
-        result = self._with_pass_through(spec, result)
         if spec.output is not None:
             result = spec.output.resolve({"self": result})
             if spec.pass_through is not None and isinstance(result, dict):
@@ -257,7 +251,7 @@ class NodeInvoker:
         node.state = NodeState.TIMED_OUT if timed_out else NodeState.FAILED
         node.error = error
         run = self.run
-        if emit and run.emitter:
+        if emit and run.emitting:
             run.emitter.emit(NodeFailed(run_id=run.run_id, path=run.path, node_id=node.spec.node_id, error=error,
                                         timed_out=timed_out, will_retry=False))
 
@@ -291,10 +285,7 @@ class NodeInvoker:
     # ----- console -----
 
     @staticmethod
-    def _print_before(spec: ComputedNodeSpec, inputs: dict) -> None:
-        console = spec.console
-        if not console:
-            return
+    def _print_before(console: Any, inputs: dict) -> None:
         before = True if console is True else console.get("before") if isinstance(console, dict) else None
         if before is True:
             print(json_stringify(inputs, indent=2))
