@@ -343,6 +343,15 @@ async def test_pass_through_waits_for_the_computed_nodes_it_reads() -> None:
     assert await graphrt.arun(graph) == {"x": {"v": 1, "p": 1}}
 
 
+@pytest.mark.parametrize("repeat_until", [None, {"exists": ".v"}])
+async def test_a_pass_through_that_cannot_be_resolved_fails_its_node(repeat_until: Any) -> None:
+    extra = {"repeatUntil": repeat_until} if repeat_until else {}
+    graph = {"nodes": {"s": {"value": "not json"}, "x": node("copyAgent", inputs={"v": 1}, passThrough={"p": ":s.jsonParse()"}, **extra)}}
+    with pytest.raises(GraphError) as caught:
+        await graphrt.arun(graph)
+    assert str(caught.value) == "node 'x': jsonParse() failed: Expecting value: line 1 column 1 (char 0)"
+
+
 async def test_output_keeps_pass_through_values() -> None:
     graph = {"nodes": {"a": {"value": 1}, "x": node("copyAgent", inputs={"v": ":a"}, output={"w": ".v"}, passThrough={"p": 9}, isResult=True)}}
     assert await graphrt.arun(graph) == {"x": {"w": 1, "p": 9}}
