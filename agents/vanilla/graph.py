@@ -19,6 +19,14 @@ from graphrt.registry import AgentContext, AgentInfo, Sample
 __all__ = ["AGENTS", "nested_agent", "map_agent"]
 
 _GRAPH_VERSION = 0.5
+_META: dict[str, Any] = {
+    "category": ("graph",),
+    "author": "Receptron team",
+    "repository": "https://github.com/receptron/graphai",
+    "package": "@graphai/vanilla",
+    "license": "MIT",
+    "has_graph_data": True,
+}
 
 
 def _suppressed(error: Exception) -> dict[str, Any]:
@@ -170,12 +178,7 @@ nested_agent_info = AgentInfo(
         Sample(inputs={"loopCount": 5}, params={"resultNodeId": "test"}, result=4,
                graph={"nodes": {"test": {"agent": "copyAgent", "params": {"namedKey": "count"}, "inputs": {"count": "@loop"}, "isResult": True}}}),
     ),
-    category=("graph",),
-    author="Receptron team",
-    repository="https://github.com/receptron/graphai",
-    package="@graphai/vanilla",
-    license="MIT",
-    has_graph_data=True,
+    **_META,
 )
 
 map_agent_info = AgentInfo(
@@ -216,12 +219,7 @@ map_agent_info = AgentInfo(
         Sample(inputs={"rows": _FRUITS}, params={"compositeResult": True, "compositeResultKey": "node2"},
                result=[f"I love {f}." for f in _FRUITS], graph={"nodes": {"node2": _LOVE}}),
     ),
-    category=("graph",),
-    author="Receptron team",
-    repository="https://github.com/receptron/graphai",
-    package="@graphai/vanilla",
-    license="MIT",
-    has_graph_data=True,
+    **_META,
 )
 
 AGENTS: list[AgentInfo] = [nested_agent_info, map_agent_info]
