@@ -234,11 +234,8 @@ class GraphRun:
             if node is None:
                 continue
             node.state = NodeState.COMPLETED
-            for waiter_id in self.spec.waitlists.get(node_id, ()):
+            for waiter_id in self.spec.waitlists.get(node_id, ()):  # _create_nodes missed those with no result
                 self.nodes[waiter_id].pendings.discard(node_id)
-        for node in self.nodes.values():
-            if node.state is NodeState.WAITING and node.spec.any_input and _has_any_input(node.spec, self.results):
-                node.pendings.clear()
 
     def answer_key(self, node_id: str) -> str:
         """The key of a node's answer in `answers`: its id, prefixed by the path of a nested run."""
