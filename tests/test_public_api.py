@@ -33,13 +33,17 @@ def test_star_import_gives_exactly_all() -> None:
     assert set(namespace) - {"__builtins__"} == set(graphrt.__all__)
 
 
-@pytest.mark.parametrize(
-    "name",
-    ["run", "arun", "Graph", "AgentInfo", "AgentContext", "Registry", "UNDEFINED", "GraphError", "GraphLoadError",
-     "GraphValidationError", "ResolveError", "AgentError", "NodeTimeoutError", "GraphAbortedError"],
-)  # fmt: skip
-def test_the_engine_contract_is_public(name: str) -> None:
+ENGINE = ["run", "arun", "Graph", "AgentInfo", "AgentContext", "Registry", "UNDEFINED", "GraphError", "GraphLoadError",
+          "GraphValidationError", "ResolveError", "AgentError", "NodeTimeoutError", "GraphAbortedError"]
+AUTHORING = ["agent", "tool", "toolset", "as_agent", "Progress", "AgentFilter", "cache_filter",
+             "input_validation_filter", "stream_filter", "Sample", "default_registry", "RegistrationError",
+             "ToolCallError"]  # and AgentInfo, AgentContext, Registry
+
+
+@pytest.mark.parametrize("name", ENGINE + AUTHORING)
+def test_the_engine_and_authoring_api_is_public(name: str) -> None:
     assert name in graphrt.__all__
+    assert getattr(graphrt, name) is not None
 
 
 @pytest.mark.parametrize(
