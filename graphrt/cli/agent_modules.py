@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 
+from ..errors import RegistrationError
 from ..graph import make_registry
 from ..plugins import module_agents
-from ..registry import Registry
+from ..registry import AgentInfo, Registry
+from ..samples import select_agents
 
-__all__ = ["add_agents_option", "registry_for"]
+__all__ = ["add_agents_option", "registry_for", "named_agents"]
 
 
 def add_agents_option(parser: argparse.ArgumentParser) -> None:
@@ -19,3 +21,16 @@ def add_agents_option(parser: argparse.ArgumentParser) -> None:
 def registry_for(args: argparse.Namespace) -> Registry:
     """The built-in agents (and agent packs) plus those of every `--agents` module."""
     return make_registry([info for module in args.agents for info in module_agents(module)])
+
+
+def named_agents(args: argparse.Namespace) -> tuple[Registry, list[AgentInfo]]:
+    """The registry of `registry_for`, and the agents `args.names` names (all of them if none), in name order.
+
+    Raises:
+        RegistrationError: naming the agents that are not registered.
+    """
+    registry = registry_for(args)
+    try:
+        return registry, select_agents(registry, args.names)
+    except KeyError as error:
+        raise RegistrationError(f"no agent named {error.args[0]} (see: graphrt agents)") from None

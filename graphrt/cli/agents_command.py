@@ -7,11 +7,9 @@ import json
 import sys
 from typing import Any, TextIO
 
-from ..errors import RegistrationError
 from ..jsvalue import to_json_compatible
 from ..registry import AgentInfo
-from ..samples import select_agents
-from .agent_modules import add_agents_option, registry_for
+from .agent_modules import add_agents_option, named_agents
 
 __all__ = ["add_parser", "handle", "describe"]
 
@@ -26,11 +24,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
     stdout = stdout or sys.stdout
-    registry = registry_for(args)
-    try:
-        agents = select_agents(registry, args.names)
-    except KeyError as error:
-        raise RegistrationError(f"no agent named {error.args[0]} (see: graphrt agents)") from None
+    _, agents = named_agents(args)
     if args.json:
         json.dump(to_json_compatible([info.to_dict() for info in agents]), stdout, indent=2, ensure_ascii=False)
         stdout.write("\n")

@@ -16,9 +16,8 @@ from typing import TextIO
 
 import anyio
 
-from ..errors import RegistrationError
-from ..samples import SampleOutcome, run_sample, select_agents
-from .agent_modules import add_agents_option, registry_for
+from ..samples import SampleOutcome, run_sample
+from .agent_modules import add_agents_option, named_agents
 
 __all__ = ["add_parser", "handle"]
 
@@ -33,11 +32,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
     stdout = stdout or sys.stdout
-    registry = registry_for(args)
-    try:
-        agents = select_agents(registry, args.names)
-    except KeyError as error:
-        raise RegistrationError(f"no agent named {error.args[0]} (see: graphrt agents)") from None
+    registry, agents = named_agents(args)
 
     async def run_all() -> list[tuple[SampleOutcome, str]]:
         outcomes = []
