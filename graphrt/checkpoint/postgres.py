@@ -13,35 +13,11 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from .base import CheckpointError
-from .sql import SqlStore
+from .sql import SqlStore, schema
 
 __all__ = ["PostgresStore"]
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS graphrt_runs (
-    run_id TEXT PRIMARY KEY,
-    graph_file TEXT,
-    graph_text TEXT,
-    graph_hash TEXT NOT NULL,
-    injected TEXT NOT NULL,
-    config TEXT NOT NULL,
-    all_results BOOLEAN NOT NULL,
-    status TEXT NOT NULL,
-    detail TEXT NOT NULL,
-    results TEXT,
-    created_at DOUBLE PRECISION NOT NULL,
-    updated_at DOUBLE PRECISION NOT NULL
-);
-CREATE TABLE IF NOT EXISTS graphrt_rows (
-    seq BIGSERIAL PRIMARY KEY,
-    run_id TEXT NOT NULL,
-    iteration INTEGER NOT NULL,
-    kind TEXT NOT NULL,
-    key TEXT NOT NULL,
-    value TEXT
-);
-CREATE INDEX IF NOT EXISTS graphrt_rows_run ON graphrt_rows (run_id, iteration);
-"""
+_SCHEMA = schema(sequence="BIGSERIAL PRIMARY KEY", boolean="BOOLEAN", real="DOUBLE PRECISION")
 
 _PASSWORD = re.compile(r"(://[^:/@]*:)[^@]*@")
 

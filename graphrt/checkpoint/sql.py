@@ -14,10 +14,45 @@ from typing import Any
 
 from .base import CheckpointError, RunRecord, Row, decode_value, encode_value
 
-__all__ = ["SqlStore", "RUN_COLUMNS", "record_from_row", "record_values"]
+__all__ = ["SqlStore", "RUN_COLUMNS", "schema", "record_from_row", "record_values"]
 
 RUN_COLUMNS = ("run_id, graph_file, graph_text, graph_hash, injected, config, all_results, status, detail, results, "
                "created_at, updated_at")
+
+
+def schema(*, sequence: str, boolean: str, real: str) -> str:
+    """The tables every SQL store creates on first use, in its database's column types.
+
+    Args:
+        sequence: the type of `graphrt_rows.seq`, an auto-incrementing primary key.
+        boolean: the type of `all_results`.
+        real: the type of the timestamps.
+    """
+    return f"""
+CREATE TABLE IF NOT EXISTS graphrt_runs (
+    run_id TEXT PRIMARY KEY,
+    graph_file TEXT,
+    graph_text TEXT,
+    graph_hash TEXT NOT NULL,
+    injected TEXT NOT NULL,
+    config TEXT NOT NULL,
+    all_results {boolean} NOT NULL,
+    status TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    results TEXT,
+    created_at {real} NOT NULL,
+    updated_at {real} NOT NULL
+);
+CREATE TABLE IF NOT EXISTS graphrt_rows (
+    seq {sequence},
+    run_id TEXT NOT NULL,
+    iteration INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT
+);
+CREATE INDEX IF NOT EXISTS graphrt_rows_run ON graphrt_rows (run_id, iteration);
+"""
 
 
 def record_from_row(row: tuple[Any, ...]) -> RunRecord:

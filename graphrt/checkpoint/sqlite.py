@@ -15,35 +15,12 @@ from pathlib import Path
 from typing import Iterator
 
 from .base import CheckpointError
-from .sql import SqlStore
+from .sql import SqlStore, schema
 
 __all__ = ["SQLiteStore"]
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS graphrt_runs (
-    run_id TEXT PRIMARY KEY,
-    graph_file TEXT,
-    graph_text TEXT,
-    graph_hash TEXT NOT NULL,
-    injected TEXT NOT NULL,
-    config TEXT NOT NULL,
-    all_results INTEGER NOT NULL,
-    status TEXT NOT NULL,
-    detail TEXT NOT NULL,
-    results TEXT,
-    created_at REAL NOT NULL,
-    updated_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS graphrt_rows (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    run_id TEXT NOT NULL,
-    iteration INTEGER NOT NULL,
-    kind TEXT NOT NULL,
-    key TEXT NOT NULL,
-    value TEXT
-);
-CREATE INDEX IF NOT EXISTS graphrt_rows_run ON graphrt_rows (run_id, iteration);
-"""
+_SCHEMA = schema(sequence="INTEGER PRIMARY KEY AUTOINCREMENT", boolean="INTEGER", real="REAL")
+
 
 class SQLiteStore(SqlStore):
     """A checkpoint store in a SQLite file (created if missing); `":memory:"` keeps it in memory.
