@@ -19,8 +19,8 @@ def add_agents_option(parser: argparse.ArgumentParser) -> None:
 
 
 def registry_for(args: argparse.Namespace) -> Registry:
-    """The built-in agents (and agent packs) plus those of every `--agents` module."""
-    return make_registry([info for module in args.agents for info in module_agents(module)])
+    """The built-in agents (and agent packs) plus those of every `--agents` module; the default registry if none."""
+    return make_registry([info for module in args.agents for info in module_agents(module)] or None)
 
 
 def named_agents(args: argparse.Namespace) -> tuple[Registry, list[AgentInfo]]:

@@ -112,7 +112,7 @@ def handle(args: argparse.Namespace, stdin: TextIO | None = None, stderr: TextIO
         record = find_run(store, args.run_id)
     finally:
         store.close()
-    graph, _ = from_checkpoint(args.checkpoint, record.run_id, agents=registry_for(args) if args.agents else None, force=args.force)
+    graph, _ = from_checkpoint(args.checkpoint, record.run_id, agents=registry_for(args), force=args.force)
     trace = TraceWriter(args.trace) if args.trace else None
     if trace is not None:
         graph.subscribe(trace)

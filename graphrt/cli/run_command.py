@@ -62,7 +62,7 @@ def format_warning(issue: ValidationIssue) -> str:
 
 def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
     stderr = stderr or sys.stderr
-    graph = Graph(args.file, agents=registry_for(args) if getattr(args, "agents", None) else None)
+    graph = Graph(args.file, agents=registry_for(args))
     for node_id, value in args.inject:
         graph.inject(node_id, value)
     if not args.quiet:
@@ -74,7 +74,7 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
         if subscriber is not None:
             graph.subscribe(subscriber)
     try:
-        if getattr(args, "checkpoint", None):
+        if args.checkpoint:
             code, results = run_saved(graph, args.checkpoint, run_id=args.run_id, all_results=args.all, quiet=args.quiet,
                                       stderr=stderr)
             if results is None:
