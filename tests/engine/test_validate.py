@@ -478,22 +478,35 @@ def test_collect_issues_accepts_a_plain_set_of_agent_names() -> None:
 # ----- problems found when the run starts -----
 
 
-def test_a_static_node_without_a_value_is_reported_when_the_run_starts() -> None:
+@pytest.mark.parametrize(
+    "graph, inject, expected",
+    [
+        pytest.param(
+            {"nodes": {"a": {}, "b": copy(x=":a")}},
+            None,
+            "node 'a', field 'value': a static node needs a value: set 'value', inject one, or set 'update'",
+            id="static-node-without-a-value",
+        ),
+        pytest.param(
+            {"nodes": {"a": A, "b": copy(x=":a")}},
+            {"b": 2},
+            "node 'b': cannot inject a value: 'b' is a computed node",
+            id="inject-into-a-computed-node",
+        ),
+        pytest.param(
+            {"nodes": {"a": A, "b": copy(x=":a")}},
+            {"zz": 2},
+            "node 'zz': cannot inject a value: 'zz' is not a node of this graph",
+            id="inject-into-an-unknown-node",
+        ),
+    ],
+)
+def test_a_problem_with_what_the_run_is_given_is_reported_when_it_starts(
+    graph: dict[str, Any], inject: dict[str, Any] | None, expected: str
+) -> None:
     with pytest.raises(GraphValidationError) as caught:
-        graphrt.run({"nodes": {"a": {}, "b": copy(x=":a")}})
-    assert str(caught.value) == "node 'a', field 'value': a static node needs a value: set 'value', inject one, or set 'update'"
-
-
-def test_injecting_into_a_computed_node_is_refused() -> None:
-    with pytest.raises(GraphValidationError) as caught:
-        graphrt.run({"nodes": {"a": A, "b": copy(x=":a")}}, inject={"b": 2})
-    assert str(caught.value) == "node 'b': cannot inject a value: 'b' is a computed node"
-
-
-def test_injecting_into_an_unknown_node_is_refused() -> None:
-    with pytest.raises(GraphValidationError) as caught:
-        graphrt.run({"nodes": {"a": A, "b": copy(x=":a")}}, inject={"zz": 2})
-    assert str(caught.value) == "node 'zz': cannot inject a value: 'zz' is not a node of this graph"
+        graphrt.run(graph, inject=inject)
+    assert str(caught.value) == expected
 
 
 def test_an_invalid_nested_graph_fails_its_node_naming_the_inner_node() -> None:
