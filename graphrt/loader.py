@@ -226,7 +226,7 @@ def _string_keys(value: Any) -> Any:
         return dict(items) if changed else value
     if isinstance(value, list):
         items = [_string_keys(item) for item in value]
-        return items if any(new is not old for new, old in zip(items, value)) else value
+        return items if any(new is not old for new, old in zip(items, value, strict=True)) else value
     return value
 
 

@@ -202,7 +202,7 @@ def is_async_callable(func: Any) -> bool:
 
     Agents and agent filters share this test, so both accept the same callables.
     """
-    return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(getattr(func, "__call__", None))
+    return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(getattr(func, "__call__", None))  # noqa: B004 - reads the method
 
 
 class Registry:

@@ -211,7 +211,7 @@ def coerce(value: Any, hint: Any) -> Any:
     if origin is tuple and isinstance(value, list):
         if len(args) == 2 and args[1] is Ellipsis:
             return tuple(coerce(item, args[0]) for item in value)
-        return tuple(coerce(item, arg) for item, arg in zip(value, args))
+        return tuple(coerce(item, arg) for item, arg in zip(value, args, strict=False))  # the schema checked the length
     if origin in _OBJECTS and len(args) == 2 and isinstance(value, dict):
         return {key: coerce(item, args[1]) for key, item in value.items()}
     return value
