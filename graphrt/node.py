@@ -89,9 +89,9 @@ class NodeInvoker:
                 error = ResolveError(f"cannot compute the inputs: {type(error).__name__}: {error}").with_cause(error)
             self._fail(node, self._located(error.with_context(node_id=spec.node_id)), timed_out=False)
             return
-        params = spec.params
-        if is_named_inputs(inputs.get("params")):
-            params = {**params, **inputs["params"]}
+        # A fresh dict per call, as GraphAI spreads it: an agent that changes its params changes no other call.
+        extra = inputs.get("params")
+        params = {**spec.params, **extra} if is_named_inputs(extra) else dict(spec.params)
         limit = spec.retry if spec.retry is not None else (run.spec.retry or 0)
         while True:
             started = time.perf_counter()
@@ -257,10 +257,7 @@ class NodeInvoker:
 
     def _located(self, error: GraphError) -> GraphError:
         if error.location is None and error.node_id is not None:
-            path: list[str | int] = ["nodes", error.node_id]
-            if error.field:
-                path.append(error.field)
-            error.location = self.run.spec.source.locate(*path)
+            error.location = self.run.spec.source.locate_field(error.node_id, error.field)
         return error
 
     def _agent_error(self, spec: ComputedNodeSpec, agent_id: str | None, error: Exception) -> GraphError:

@@ -16,6 +16,7 @@ from .jsvalue import UNDEFINED
 from .loader import GraphSource
 from .refs import (
     LOOP_COUNTER,
+    DictOf,
     Literal,
     NodeRef,
     Source,
@@ -134,7 +135,7 @@ def _computed(node_id: str, node: dict[str, Any]) -> ComputedNodeSpec:
     graph = node.get("graph")
     timeout = node.get("timeout")
     repeat_until = node.get("repeatUntil") or {}
-    compiled_inputs = compile_inputs(inputs) if isinstance(inputs, dict) and inputs else Literal({})
+    compiled_inputs = compile_inputs(inputs) if isinstance(inputs, dict) and inputs else DictOf({})  # a new {} each call
     pass_through = compile_inputs(node["passThrough"]) if node.get("passThrough") else None
     refs = [parse_ref(node.get(field)) for field in ("if", "unless", "agent", "graph")]
     dependencies = [
