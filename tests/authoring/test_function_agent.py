@@ -267,7 +267,7 @@ def test_a_wrong_input_type_fails_naming_node_field_and_agent(tmp_path) -> None:
     path.write_text("version: 0.5\nnodes:\n  find:\n    agent: search_books\n    inputs:\n      query: 42\n    isResult: true\n")
     with pytest.raises(graphrt.AgentError) as caught:
         graphrt.run(path, agents=[search_books])
-    assert str(caught.value) == f"{path}:3:3: node 'find', field 'inputs.query': 42 is not of type 'string' (agent search_books)"
+    assert str(caught.value) == f"{path}:6:7: node 'find', field 'inputs.query': 42 is not of type 'string' (agent search_books)"
 
 
 def test_a_missing_input_fails_naming_the_field() -> None:
