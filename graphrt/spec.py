@@ -8,11 +8,12 @@ many times (loop iterations, mapAgent rows).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable
 
-from .jsvalue import UNDEFINED
+from .jsvalue import UNDEFINED, is_named_inputs, is_truthy, js_number
 from .loader import GraphSource
 from .refs import (
     LOOP_COUNTER,
@@ -119,12 +120,23 @@ class GraphSpec:
         return tuple(node for node in self.statics if node.update is not None)
 
 
+def _number(value: Any) -> float:
+    """A number field as GraphAI reads it: JS's Number() (`"100"` is 100), 0 when it is no number."""
+    number = js_number(value) if value is not None else 0
+    return number if isinstance(number, (int, float)) and math.isfinite(number) else 0
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    """`params`/`filterParams` as a dict of their own; anything but a mapping gives {}."""
+    return dict(value) if isinstance(value, dict) else {}
+
+
 def _static(node_id: str, node: dict[str, Any]) -> StaticNodeSpec:
     return StaticNodeSpec(
         node_id=node_id,
         value=node.get("value", UNDEFINED),
         update=parse_ref(node.get("update")),
-        is_result=bool(node.get("isResult", False)),
+        is_result=is_truthy(node.get("isResult")),
         console=node.get("console"),
     )
 
@@ -133,10 +145,10 @@ def _computed(node_id: str, node: dict[str, Any]) -> ComputedNodeSpec:
     agent = node["agent"]
     inputs = node.get("inputs")
     graph = node.get("graph")
-    timeout = node.get("timeout")
-    repeat_until = node.get("repeatUntil") or {}
+    timeout = _number(node.get("timeout"))
+    repeat_until = node.get("repeatUntil") if isinstance(node.get("repeatUntil"), dict) else {}
     compiled_inputs = compile_inputs(inputs) if isinstance(inputs, dict) and inputs else DictOf({})  # a new {} each call
-    pass_through = compile_inputs(node["passThrough"]) if node.get("passThrough") else None
+    pass_through = compile_inputs(node["passThrough"]) if is_named_inputs(node.get("passThrough")) else None
     refs = [parse_ref(node.get(field)) for field in ("if", "unless", "agent", "graph")]
     dependencies = [
         *compiled_inputs.node_ids(),
@@ -148,22 +160,22 @@ def _computed(node_id: str, node: dict[str, Any]) -> ComputedNodeSpec:
         agent=agent,
         agent_ref=refs[2],
         inputs=compiled_inputs,
-        params=dict(node.get("params") or {}),
+        params=_mapping(node.get("params")),
         dependencies=tuple(dict.fromkeys(dependencies)),
-        is_result=bool(node.get("isResult", False)),
-        any_input=bool(node.get("anyInput", False)),
+        is_result=is_truthy(node.get("isResult")),
+        any_input=is_truthy(node.get("anyInput")),
         output=compile_output(node["output"]) if node.get("output") is not None else None,
         pass_through=pass_through,
-        filter_params=dict(node.get("filterParams") or {}),
-        retry=node.get("retry"),
+        filter_params=_mapping(node.get("filterParams")),
+        retry=_number(node["retry"]) if node.get("retry") is not None else None,
         repeat_until=compile_self_path(repeat_until["exists"]) if "exists" in repeat_until else None,
-        timeout=timeout / 1000 if timeout else None,
+        timeout=timeout / 1000 if timeout > 0 else None,
         if_ref=refs[0],
         unless_ref=refs[1],
         default_value=node.get("defaultValue", UNDEFINED),
         graph=refs[3] if isinstance(graph, str) else graph,
         graph_loader=node.get("graphLoader"),
-        priority=node.get("priority") or 0,
+        priority=_number(node.get("priority")),
         label=node.get("label"),
         console=node.get("console"),
     )
@@ -192,10 +204,10 @@ def compile_graph(data: dict[str, Any], source: GraphSource | None = None) -> Gr
     return GraphSpec(
         nodes=nodes,
         waitlists={node_id: tuple(waiters) for node_id, waiters in waitlists.items()},
-        loop=LoopSpec(count=loop.get("count"), while_=_while_source(loop)) if loop else None,
+        loop=LoopSpec(count=_number(loop["count"]) if "count" in loop else None, while_=_while_source(loop)) if loop else None,
         concurrency=limit,
         label_limits=labels,
-        retry=data.get("retry"),
+        retry=_number(data["retry"]) if data.get("retry") is not None else None,
         version=data.get("version", 0.5),
         source=source or GraphSource(),
         data=data,

@@ -119,13 +119,16 @@ class _Checker:
         if "count" in loop and "while" in loop:
             self.add("'loop' cannot have both 'count' and 'while'", field="loop")
         if "count" in loop and not _is_count(loop["count"]):
-            self.add(f"'loop.count' must be a non-negative integer, got {loop['count']!r}", field="loop")
+            # GraphAI runs one iteration for a count it cannot compare with; so does graphrt, with a warning.
+            self.add(f"'loop.count' should be a non-negative integer, got {loop['count']!r}", field="loop", severity="warning")
         for key in loop:
             if key not in ("count", "while"):
                 self.add(f"unknown loop attribute '{key}' (allowed: count, while)", field="loop")
         condition = loop.get("while")
-        if "while" in loop and not isinstance(condition, (str, bool)):
-            self.add(f"'loop.while' must be a reference like ':node.prop' or a boolean, got {condition!r}", field="loop")
+        if "while" in loop and not isinstance(condition, bool) and parse_ref(condition) is None:
+            # Any other value is always true or always false: GraphAI loops forever or runs once.
+            hint = f" (did you mean ':{condition}'?)" if isinstance(condition, str) and condition else ""
+            self.add(f"'loop.while' must be a reference like ':node.prop' or a boolean, got {condition!r}{hint}", field="loop")
         ref = parse_ref(condition)
         if ref is not None and isinstance(self.data.get("nodes"), dict) and not self.known(ref.node_id):
             self.add(f"'loop.while' refers to unknown node '{ref.node_id}'{self.suggest(ref.node_id)}", field="loop")
@@ -152,7 +155,8 @@ class _Checker:
             self.add(f"'concurrency' must be a positive integer or {{global, labels}}, got {concurrency!r}", field="concurrency")
 
     def known(self, node_id: str) -> bool:
-        return node_id in self.data["nodes"] or node_id == LOOP_COUNTER
+        """A node of the file; the loop counter is internal (read it with `@loop`), as in GraphAI."""
+        return node_id in self.data["nodes"]
 
     def suggest(self, node_id: str) -> str:
         names = [str(n) for n in self.data["nodes"]]
@@ -209,8 +213,9 @@ class _Checker:
         if "label" in node and not isinstance(node["label"], str):
             self.add(f"'label' must be a string, got {node['label']!r}", node_id, "label")
         for field, check, expected in _FIELD_CHECKS:
+            # GraphAI runs these anyway (reading "100" as 100, "yes" as true): a warning, not an error.
             if field in node and node[field] is not None and not check(node[field]):
-                self.add(f"'{field}' must be {expected}, got {node[field]!r}", node_id, field)
+                self.add(f"'{field}' should be {expected}, got {node[field]!r}", node_id, field, severity="warning")
         self.dependencies[node_id] = list(node_dependencies(node))
         self.check_refs(node_id, iter(self.dependencies[node_id]))
 

@@ -108,16 +108,6 @@ INVALID = [
         id="loop-with-count-and-while",
     ),
     pytest.param(
-        {"loop": {"count": -1}, "nodes": {"a": A}},
-        "field 'loop': 'loop.count' must be a non-negative integer, got -1",
-        id="loop-negative-count",
-    ),
-    pytest.param(
-        {"loop": {"count": True}, "nodes": {"a": A}},
-        "field 'loop': 'loop.count' must be a non-negative integer, got True",
-        id="loop-boolean-count",
-    ),
-    pytest.param(
         {"loop": {"count": 1, "until": 2}, "nodes": {"a": A}},
         "field 'loop': unknown loop attribute 'until' (allowed: count, while)",
         id="loop-unknown-attribute",
@@ -258,36 +248,6 @@ INVALID = [
         id="label-not-a-string",
     ),
     pytest.param(
-        {"nodes": {"a": A, "b": {**copy(x=":a"), "retry": -1}}},
-        "node 'b', field 'retry': 'retry' must be a non-negative integer, got -1",
-        id="retry-negative",
-    ),
-    pytest.param(
-        {"nodes": {"a": A, "b": {**copy(x=":a"), "timeout": "1s"}}},
-        "node 'b', field 'timeout': 'timeout' must be a number of milliseconds, got '1s'",
-        id="timeout-not-a-number",
-    ),
-    pytest.param(
-        {"nodes": {"a": A, "b": {**copy(x=":a"), "priority": "high"}}},
-        "node 'b', field 'priority': 'priority' must be a number, got 'high'",
-        id="priority-not-a-number",
-    ),
-    pytest.param(
-        {"nodes": {"a": A, "b": {**copy(x=":a"), "anyInput": "yes"}}},
-        "node 'b', field 'anyInput': 'anyInput' must be true or false, got 'yes'",
-        id="anyInput-not-a-boolean",
-    ),
-    pytest.param(
-        {"nodes": {"a": A, "b": {**copy(x=":a"), "params": [1]}}},
-        "node 'b', field 'params': 'params' must be a mapping, got [1]",
-        id="params-not-a-mapping",
-    ),
-    pytest.param(
-        {"nodes": {"a": A, "b": {**copy(x=":a"), "repeatUntil": ".x"}}},
-        "node 'b', field 'repeatUntil': 'repeatUntil' must be a mapping like {exists: .path}, got '.x'",
-        id="repeatUntil-not-a-mapping",
-    ),
-    pytest.param(
         {"nodes": {"a": A, "r": copy(x=":a"), "b": copy(x=":c"), "c": copy(x=":b")}},
         "node 'b': a cycle between computed nodes can never run: b -> c -> b (loops go through a static node's 'update')",
         id="cycle-names-its-nodes",
@@ -308,6 +268,49 @@ INVALID = [
 @pytest.mark.parametrize("graph, expected", INVALID)
 def test_an_invalid_graph_reports_one_issue_with_its_full_text(graph: dict[str, Any], expected: str) -> None:
     assert messages(graph) == [expected]
+
+
+B = {**copy(x=":a"), "isResult": True}
+
+# GraphAI runs these, reading each field as JavaScript does ("100" is 100, "yes" is true): warnings, not errors.
+COERCED = [
+    pytest.param({"loop": {"count": -1}, "nodes": {"a": A, "b": B}}, {"b": {"x": 1}},
+                 "field 'loop': 'loop.count' should be a non-negative integer, got -1", id="loop-negative-count"),
+    pytest.param({"loop": {"count": True}, "nodes": {"a": A, "b": B}}, {"b": {"x": 1}},
+                 "field 'loop': 'loop.count' should be a non-negative integer, got True", id="loop-boolean-count"),
+    pytest.param({"nodes": {"a": A, "b": {**B, "retry": -1}}}, {"b": {"x": 1}},
+                 "node 'b', field 'retry': 'retry' should be a non-negative integer, got -1", id="retry-negative"),
+    pytest.param({"nodes": {"a": A, "b": {**B, "timeout": "1s"}}}, {"b": {"x": 1}},
+                 "node 'b', field 'timeout': 'timeout' should be a number of milliseconds, got '1s'", id="timeout-not-a-number"),
+    pytest.param({"nodes": {"a": A, "b": {**B, "priority": "high"}}}, {"b": {"x": 1}},
+                 "node 'b', field 'priority': 'priority' should be a number, got 'high'", id="priority-not-a-number"),
+    pytest.param({"nodes": {"a": A, "b": {**B, "anyInput": "yes"}}}, {"b": {"x": 1}},
+                 "node 'b', field 'anyInput': 'anyInput' should be true or false, got 'yes'", id="anyInput-not-a-boolean"),
+    pytest.param({"nodes": {"a": A, "b": {**B, "params": [1]}}}, {"b": {"x": 1}},
+                 "node 'b', field 'params': 'params' should be a mapping, got [1]", id="params-not-a-mapping"),
+    pytest.param({"nodes": {"a": A, "b": {**B, "repeatUntil": ".x"}}}, {"b": {"x": 1}},
+                 "node 'b', field 'repeatUntil': 'repeatUntil' should be a mapping like {exists: .path}, got '.x'",
+                 id="repeatUntil-not-a-mapping"),
+]
+
+
+@pytest.mark.parametrize("graph, results, expected", COERCED)
+def test_a_field_graphai_reads_loosely_is_a_warning_and_the_graph_runs(graph: dict[str, Any], results: dict[str, Any],
+                                                                       expected: str) -> None:
+    assert [str(issue) for issue in graphrt.Graph(graph).warnings if "should be" in issue.message] == [expected]
+    assert graphrt.run(graph) == results
+
+
+def test_the_loop_counter_is_not_a_node_to_refer_to() -> None:
+    graph = {"loop": {"count": 2}, "nodes": {"a": A, "b": {**copy(i=":__loopIndex"), "isResult": True}}}
+    assert messages(graph) == ["node 'b', field 'inputs.i': unknown node '__loopIndex' (known: a, b)"]
+
+
+def test_a_loop_while_that_is_no_reference_is_an_error_with_a_hint() -> None:
+    graph = {"loop": {"while": "more"}, "nodes": {"more": {"value": False}, "b": copy(x=":more")}}
+    assert messages(graph) == [
+        "field 'loop': 'loop.while' must be a reference like ':node.prop' or a boolean, got 'more' (did you mean ':more'?)"
+    ]
 
 
 # ----- several problems at once -----
