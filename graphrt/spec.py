@@ -131,6 +131,13 @@ def _mapping(value: Any) -> dict[str, Any]:
     return dict(value) if isinstance(value, dict) else {}
 
 
+def _output(output: Any) -> Source:
+    """A node's `output`: GraphAI builds it key by key, so a list gives an object keyed "0", "1", ..."""
+    if isinstance(output, list):
+        output = {str(index): item for index, item in enumerate(output)}
+    return compile_output(output)
+
+
 def _static(node_id: str, node: dict[str, Any]) -> StaticNodeSpec:
     return StaticNodeSpec(
         node_id=node_id,
@@ -164,7 +171,7 @@ def _computed(node_id: str, node: dict[str, Any]) -> ComputedNodeSpec:
         dependencies=tuple(dict.fromkeys(dependencies)),
         is_result=is_truthy(node.get("isResult")),
         any_input=is_truthy(node.get("anyInput")),
-        output=compile_output(node["output"]) if node.get("output") is not None else None,
+        output=_output(node["output"]) if node.get("output") is not None else None,
         pass_through=pass_through,
         filter_params=_mapping(node.get("filterParams")),
         retry=_number(node["retry"]) if node.get("retry") is not None else None,

@@ -838,3 +838,8 @@ async def test_a_static_node_console_prints_its_updated_value_in_later_iteration
     graph = {"loop": {"count": 3}, "nodes": {"n": {"value": 0, "update": ":n.add(1)", "console": True}, "b": node("copyAgent", inputs={"v": ":n"})}}
     await graphrt.arun(graph)
     assert capsys.readouterr().out == "1\n2\n"
+
+
+def test_an_output_list_gives_an_object_keyed_by_index_as_in_graphai() -> None:
+    graph = {"nodes": {"a": {"value": {"p": 1, "q": 2}}, "b": node("copyAgent", inputs={"x": ":a"}, output=[".x.p", ".x.q"], isResult=True)}}
+    assert graphrt.run(graph) == {"b": {"0": 1, "1": 2}}
