@@ -33,7 +33,7 @@ _INTEGER_TEXT = re.compile(r"^[0-9-]+$")
 
 def is_prop_function(prop: str) -> bool:
     """True if the property is written as a call, like `length()` or `join(,)`."""
-    return _CALL.match(prop) is not None
+    return prop.endswith(")") and _CALL.match(prop) is not None
 
 
 def _is_number(value: Any) -> bool:

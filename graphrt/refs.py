@@ -9,6 +9,7 @@ these. `compile_inputs` turns such a structure into a tree of `Source`s whose
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 import time
 from typing import Any, Iterator, Mapping
 
@@ -202,6 +203,12 @@ def parse_ref(text: Any) -> NodeRef | None:
     """`":node.a.b"` as a NodeRef; None for anything that is not a reference."""
     if not isinstance(text, str) or not text.startswith(":"):
         return None
+    return _parse_ref_text(text)
+
+
+@lru_cache(maxsize=65536)
+def _parse_ref_text(text: str) -> NodeRef:
+    """Parses a reference once however often a graph (or a loop of graphs) writes it; NodeRefs are immutable."""
     node_id, *props = _PROP_SEPARATOR.split(text[1:])
     return NodeRef(node_id, tuple(props), text)
 
@@ -240,8 +247,9 @@ def template_refs(text: str) -> list[str]:
     return _TEMPLATE.findall(text)
 
 
+@lru_cache(maxsize=65536)
 def _compile_string(text: str) -> Source:
-    placeholders = template_refs(text)
+    placeholders = template_refs(text) if "${" in text else ()
     if placeholders:
         parts = [("${" + inner + "}", _compile_string(inner)) for inner in dict.fromkeys(placeholders)]
         return Template(text, parts)
