@@ -7,7 +7,7 @@ nested nodes, so nesting never deadlocks, even at `concurrency: 1`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Hashable, Mapping
 
 from .spec import GraphSpec, compile_graph
 from .validate import validate_graph
@@ -39,14 +39,26 @@ class NestingPort:
         """The run's global concurrency limit: more nested runs than this cannot all make progress."""
         return self._parent.scheduler.limit
 
-    def compile(self, graph_data: Mapping[str, Any]) -> GraphSpec:
-        """Validates and compiles a nested graph, once for any number of runs of it."""
+    def compile(self, graph_data: Mapping[str, Any], key: Hashable = None) -> GraphSpec:
+        """Validates and compiles a nested graph, once for any number of runs of it.
+
+        With a `key` that says what the graph agent added to the node's own
+        `graph` (e.g. the names of the inputs it turns into static nodes), the
+        compiled graph is kept on the parent's spec: a nestedAgent in a loop or
+        in map rows is validated and compiled once, not at every call.
+        """
         parent = self._parent
         written_in_file = isinstance(getattr(parent.spec.nodes.get(self.node_id), "graph", None), dict)
+        cache_key = (self.node_id, key) if key is not None and written_in_file else None
+        if cache_key is not None and cache_key in parent.spec.nested:
+            return parent.spec.nested[cache_key]
         source = parent.spec.source.nested("nodes", self.node_id, "graph") if written_in_file else None
         data = dict(graph_data)
         validate_graph(data, parent.registry, source)
-        return compile_graph(data, source)
+        spec = compile_graph(data, source)
+        if cache_key is not None:
+            parent.spec.nested[cache_key] = spec
+        return spec
 
     async def run_graph(
         self,

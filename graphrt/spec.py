@@ -103,6 +103,8 @@ class GraphSpec:
     version: float
     source: GraphSource
     data: dict[str, Any]
+    nested: dict[Any, "GraphSpec"] = field(default_factory=dict, compare=False, repr=False)
+    """Compiled graphs of this graph's graph agents, by node and shape (see NestingPort.compile)."""
 
     @cached_property
     def computed(self) -> tuple[ComputedNodeSpec, ...]:

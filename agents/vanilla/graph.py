@@ -57,15 +57,13 @@ async def nested_agent(ctx: AgentContext) -> Any:
     if ctx.graph_data is None:
         raise ValueError("nestedAgent: graph is required")
     nodes = _nested_nodes(ctx.graph_data)
-    for name, value in ctx.inputs.items():
-        if name not in nodes:
-            nodes[name] = {"value": value}
-        elif isinstance(nodes[name], dict):
-            nodes[name]["value"] = value
+    for name in ctx.inputs:
+        nodes.setdefault(name, {})  # a static node; the input's value is injected (a computed one refuses it)
     graph = {**ctx.graph_data, "nodes": nodes, "version": _GRAPH_VERSION}
     loop_count = ctx.inputs.get("loopCount")
     try:
-        results = await ctx.run_graph(graph, loop_count=loop_count if is_truthy(loop_count) else None)
+        spec = ctx.nesting.compile(graph, key=("nestedAgent", *ctx.inputs)) if ctx.nesting else graph
+        results = await ctx.run_graph(spec, inject=ctx.inputs, loop_count=loop_count if is_truthy(loop_count) else None)
     except Exception as error:
         if ctx.params.get("supressError"):
             return _suppressed(error)
@@ -76,18 +74,20 @@ async def nested_agent(ctx: AgentContext) -> Any:
     return results
 
 
-def _map_graph(ctx: AgentContext, row_key: str) -> dict[str, Any]:
+def _map_graph(ctx: AgentContext, row_key: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The graph every row runs, and the values its static nodes get from the node's inputs."""
     if ctx.graph_data is None:
         raise ValueError("mapAgent: graph is required")
     nodes = _nested_nodes(ctx.graph_data)
     nodes["__mapIndex"] = {}
+    shared = {}
     for name, value in ctx.inputs.items():
         node_id = row_key if name == "rows" else name
         if node_id not in nodes:
-            nodes[node_id] = {"value": value}
-        elif "agent" not in nodes[node_id]:
-            nodes[node_id]["value"] = value
-    return {**ctx.graph_data, "nodes": nodes, "version": _GRAPH_VERSION}
+            nodes[node_id] = {}
+        if "agent" not in nodes[node_id]:  # GraphAI leaves a computed node of that name alone
+            shared[node_id] = value
+    return {**ctx.graph_data, "nodes": nodes, "version": _GRAPH_VERSION}, shared
 
 
 async def map_agent(ctx: AgentContext) -> Any:
@@ -111,11 +111,12 @@ async def map_agent(ctx: AgentContext) -> Any:
     result_all = bool(params.get("resultAll"))
     expand_keys = params.get("expandKeys") or []
     try:
-        spec = ctx.nesting.compile(_map_graph(ctx, row_key)) if ctx.nesting else None
+        graph, shared = _map_graph(ctx, row_key)
+        spec = ctx.nesting.compile(graph, key=("mapAgent", row_key, *shared)) if ctx.nesting else None
         results: list[Any] = [None] * len(rows)
 
         async def run_row(index: int) -> None:
-            inject = {row_key: rows[index], "__mapIndex": index}
+            inject = {**shared, row_key: rows[index], "__mapIndex": index}
             for key in expand_keys:
                 column = ctx.inputs.get(key)
                 inject[key] = column[index] if isinstance(column, list) and index < len(column) else UNDEFINED
