@@ -293,3 +293,16 @@ async def test_an_error_in_a_nested_node_keeps_the_inner_agent_name() -> None:
     with pytest.raises(AgentError) as caught:
         await graphrt.arun(nested(FAILING, {"row": ":a"}), agents=[FAIL])
     assert str(caught.value) == "node 'n' > 'x': ValueError: row 1 broke (agent failAgent)"
+
+
+def test_a_nested_graph_in_every_map_row_is_compiled_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import graphrt.nesting
+
+    compiled: list[Any] = []
+    original = graphrt.nesting.compile_graph
+    monkeypatch.setattr(graphrt.nesting, "compile_graph", lambda data, source: compiled.append(data) or original(data, source))
+    inner = {"nodes": {"y": {"agent": "copyAgent", "inputs": {"v": ":v"}, "isResult": True}}}
+    row_graph = {"nodes": {"n": {"agent": "nestedAgent", "inputs": {"v": ":row"}, "graph": inner, "isResult": True}}}
+    results = graphrt.run(mapped([1, 2, 3], row_graph, compositeResultKey="n"))
+    assert results == {"m": [{"y": {"v": 1}}, {"y": {"v": 2}}, {"y": {"v": 3}}]}
+    assert len(compiled) == 2  # the map's row graph once, the nested graph once (not once per row)
