@@ -1,21 +1,18 @@
-"""graphrt's agent library: GraphAI's vanilla agents and graphrt's own.
+"""graphrt's agent library, installed as `graphrt_agents`: GraphAI's vanilla agents and graphrt's own.
 
-Each submodule keeps a list `AGENTS` of `AgentInfo`; `builtin_agents()` gathers
-them for the default registry.
+It sits above the engine: it imports graphrt, and graphrt never imports it. The default
+registry finds it, as it finds any agent pack, through the entry point group
+`graphrt.agents` (pyproject.toml: `graphrt = "graphrt_agents:AGENTS"`).
+Each submodule keeps a list `AGENTS` of `AgentInfo`.
 """
 
 from __future__ import annotations
 
-from graphrt.registry import AgentInfo
+from graphrt_agents.input import AGENTS as _input
+from graphrt_agents.llm import AGENTS as _llm
+from graphrt_agents.vanilla import AGENTS as _vanilla
+from graphrt_agents.wiki import AGENTS as _wiki
 
-__all__ = ["builtin_agents"]
+__all__ = ["AGENTS"]
 
-
-def builtin_agents() -> list[AgentInfo]:
-    """Every agent that ships with graphrt."""
-    from agents.input import AGENTS as input_agents
-    from agents.llm import AGENTS as llm
-    from agents.vanilla import AGENTS as vanilla
-    from agents.wiki import AGENTS as wiki
-
-    return [*vanilla, *llm, *wiki, *input_agents]
+AGENTS = [*_vanilla, *_llm, *_wiki, *_input]

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import graphrt
-from graphrt.events import LoopIteration
-from graphrt.loader import parse_graph_text
+from graphrt.graphdata.loader import parse_graph_text
+from graphrt.observe.events import LoopIteration
 
 from ._proc import emit, peak_rss_kb, rss_kb
 

@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 import graphrt
-from graphrt.loader import parse_graph_text
+from graphrt.graphdata.loader import parse_graph_text
 
 from .workloads import get, workload_file
 

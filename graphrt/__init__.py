@@ -4,17 +4,27 @@
     graphrt.run("graphs/hello.yaml", inject={"name": "Ada"})
 """
 
-from .api import aresume, arun, resume, run
-from .authoring import agent
-from .errors import (
+from graphrt.api import aresume, arun, resume, run
+from graphrt.authoring.filters import AgentFilter
+from graphrt.authoring.functions import agent
+from graphrt.authoring.plugins import as_agent, default_registry
+from graphrt.authoring.progress import Progress
+from graphrt.authoring.registry import AgentContext, AgentInfo, Registry, Sample
+from graphrt.authoring.standard_filters import (
+    cache_filter,
+    input_validation_filter,
+    stream_filter,
+)
+from graphrt.authoring.toolsets import tool, toolset
+from graphrt.base.errors import (
     AgentError,
     CheckpointError,
     GraphAbortedError,
     GraphError,
     GraphInterrupted,
-    Interrupt,
     GraphLoadError,
     GraphValidationError,
+    Interrupt,
     Location,
     NodeTimeoutError,
     RegistrationError,
@@ -22,15 +32,9 @@ from .errors import (
     ToolCallError,
     ValidationIssue,
 )
-from .events import Event
-from .filters import AgentFilter
-from .graph import Graph
-from .jsvalue import UNDEFINED
-from .plugins import as_agent
-from .progress import Progress
-from .registry import AgentContext, AgentInfo, Registry, Sample, default_registry
-from .standard_filters import cache_filter, input_validation_filter, stream_filter
-from .toolsets import tool, toolset
+from graphrt.base.jsvalue import UNDEFINED
+from graphrt.engine.graph import Graph
+from graphrt.observe.events import Event
 
 __all__ = [
     "run",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from .filters import AgentFilter, FilterFunction
-from .graph import AgentsArg, Graph
+from graphrt.authoring.filters import AgentFilter, FilterFunction
+from graphrt.engine.graph import AgentsArg, Graph
 
 __all__ = ["run", "arun", "resume", "aresume"]
 
@@ -71,13 +71,13 @@ def resume(checkpoint: Any, run_id: str | None = None, *, answer: Any = None, **
         GraphInterrupted: the run asks a question.
         CheckpointError: no such run, or its graph file changed since (pass `force=True`).
     """
-    from .durable import resume as resume_saved
+    from graphrt.durable.runs import resume as resume_saved
 
     return resume_saved(checkpoint, run_id, answer=answer, **options)
 
 
 async def aresume(checkpoint: Any, run_id: str | None = None, *, answer: Any = None, **options: Any) -> dict[str, Any]:
     """`resume()` for async callers."""
-    from .durable import aresume as aresume_saved
+    from graphrt.durable.runs import aresume as aresume_saved
 
     return await aresume_saved(checkpoint, run_id, answer=answer, **options)

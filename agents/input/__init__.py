@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphrt.jsvalue import is_null, js_string
-from graphrt.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.base.jsvalue import is_null, js_string
 
 __all__ = ["AGENTS", "text_input_agent"]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphrt.registry import AgentInfo
+from graphrt.authoring.registry import AgentInfo
 
 from .openai_agent import AGENTS as _OPENAI
 from .react import AGENTS as _REACT

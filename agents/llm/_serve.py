@@ -1,4 +1,4 @@
-"""`python -m agents.llm._serve`: the embedded model's OpenAI-compatible server (a child process).
+"""`python -m graphrt_agents.llm._serve`: the embedded model's OpenAI-compatible server (a child process).
 
 It serves one GGUF with the chat template stored in the GGUF itself, on
 127.0.0.1 only, and exits when its parent closes its stdin (or dies).

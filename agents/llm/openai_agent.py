@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import anyio
 
-from graphrt.events import LlmCallFinished, LlmCallStarted
-from graphrt.jsvalue import UNDEFINED, is_null, is_truthy
-from graphrt.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.base.jsvalue import UNDEFINED, is_null, is_truthy
+from graphrt.observe.events import LlmCallFinished, LlmCallStarted
 
 from . import local_model
 from .mock import openai_mock_agent

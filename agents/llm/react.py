@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from graphrt.jsvalue import is_null
-from graphrt.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.base.jsvalue import is_null
 
 __all__ = ["AGENTS", "parse_action", "react_action_agent"]
 

@@ -15,9 +15,14 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from graphrt.errors import ToolCallError
-from graphrt.registry import Registry
-from graphrt.tool_calls import SEPARATOR, check_arguments, read_arguments, split_tool_name
+from graphrt.authoring.registry import Registry
+from graphrt.authoring.tool_calls import (
+    SEPARATOR,
+    check_arguments,
+    read_arguments,
+    split_tool_name,
+)
+from graphrt.base.errors import ToolCallError
 
 __all__ = ["Tool", "Toolbox"]
 

@@ -20,11 +20,12 @@ from typing import Any
 
 import anyio
 
-from graphrt.errors import GraphError, ToolCallError
-from graphrt.events import ToolCalled, ToolReturned
-from graphrt.jsvalue import UNDEFINED, is_null, is_truthy, to_json_compatible
-from graphrt.registry import AgentContext, AgentInfo, Sample, default_registry
-from graphrt.tool_calls import split_tool_name, tool_call_inputs
+from graphrt.authoring.plugins import default_registry
+from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.tool_calls import split_tool_name, tool_call_inputs
+from graphrt.base.errors import GraphError, ToolCallError
+from graphrt.base.jsvalue import UNDEFINED, is_null, is_truthy, to_json_compatible
+from graphrt.observe.events import ToolCalled, ToolReturned
 
 from .toolbox import Tool, Toolbox
 

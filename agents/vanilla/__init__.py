@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-from graphrt.registry import AgentInfo
+from graphrt.authoring.registry import AgentInfo
 
-from . import array, compare, data, graph, images, matrix, service, sleeper, string, testing
+from . import (
+    array,
+    compare,
+    data,
+    graph,
+    images,
+    matrix,
+    service,
+    sleeper,
+    string,
+    testing,
+)
 
 __all__ = ["AGENTS"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphrt.jsvalue import is_named_inputs, is_truthy
+from graphrt.base.jsvalue import is_named_inputs, is_truthy
 
 __all__ = ["require_array"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphrt.jsvalue import js_string
+from graphrt.base.jsvalue import js_string
 
 __all__ = ["read_error", "strict_equal"]
 

@@ -10,8 +10,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from graphrt.jsvalue import UNDEFINED, is_named_inputs, is_null, is_truthy, js_number, js_string
-from graphrt.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.base.jsvalue import (
+    UNDEFINED,
+    is_named_inputs,
+    is_null,
+    is_truthy,
+    js_number,
+    js_string,
+)
 
 from ._arrays import require_array
 from ._js import read_error, strict_equal

@@ -12,9 +12,9 @@ from typing import Any
 
 import anyio
 
-from graphrt.errors import GraphError
-from graphrt.jsvalue import UNDEFINED, is_truthy
-from graphrt.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.base.errors import GraphError
+from graphrt.base.jsvalue import UNDEFINED, is_truthy
 
 __all__ = ["AGENTS", "nested_agent", "map_agent"]
 

@@ -12,8 +12,8 @@ import functools
 import math
 from typing import Any, Sequence
 
-from graphrt.jsvalue import UNDEFINED, is_null, is_truthy, js_number
-from graphrt.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.base.jsvalue import UNDEFINED, is_null, is_truthy, js_number
 
 from ._js import read_error
 

@@ -12,8 +12,14 @@ import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
-from graphrt.jsvalue import UNDEFINED, is_null, is_truthy, js_string, json_stringify
-from graphrt.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.base.jsvalue import (
+    UNDEFINED,
+    is_null,
+    is_truthy,
+    js_string,
+    json_stringify,
+)
 
 if TYPE_CHECKING:
     import httpx  # imported when a request is sent: importing httpx costs ~0.1 s at startup

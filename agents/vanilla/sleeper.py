@@ -7,8 +7,8 @@ from typing import Any
 
 import anyio
 
-from graphrt.jsvalue import is_null, js_number
-from graphrt.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.base.jsvalue import is_null, js_number
 
 __all__ = ["AGENTS", "sleeper_agent"]
 

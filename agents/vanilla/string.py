@@ -13,8 +13,15 @@ import math
 import re
 from typing import Any
 
-from graphrt.jsvalue import UNDEFINED, is_logically_true, is_null, is_truthy, js_string, json_stringify
-from graphrt.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.base.jsvalue import (
+    UNDEFINED,
+    is_logically_true,
+    is_null,
+    is_truthy,
+    js_string,
+    json_stringify,
+)
 
 from ._js import read_error
 

@@ -8,8 +8,14 @@ from typing import Any
 
 import anyio
 
-from graphrt.jsvalue import UNDEFINED, is_named_inputs, is_null, is_truthy, js_number
-from graphrt.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.base.jsvalue import (
+    UNDEFINED,
+    is_named_inputs,
+    is_null,
+    is_truthy,
+    js_number,
+)
 
 from ._arrays import require_array
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphrt.registry import AgentInfo
+from graphrt.authoring.registry import AgentInfo
 
 from .agent import AGENTS as _WIKI
 

@@ -14,8 +14,8 @@ import os
 import re
 from typing import Any
 
-from graphrt.jsvalue import is_null
-from graphrt.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.base.jsvalue import is_null
 
 from .backends import MediaWiki, OfflineCorpus, Page, WikiBackend
 

@@ -12,8 +12,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Union
 
-from .base import CheckpointError, CheckpointStore, RunRecord, RunStatus, Row, decode_value, encode_value
-from .sqlite import SQLiteStore
+from graphrt.checkpoint.base import (
+    CheckpointError,
+    CheckpointStore,
+    Row,
+    RunRecord,
+    RunStatus,
+    decode_value,
+    encode_value,
+)
+from graphrt.checkpoint.sqlite import SQLiteStore
 
 __all__ = [
     "CheckpointError",
@@ -37,7 +45,7 @@ _POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 def open_store(target: CheckpointTarget) -> CheckpointStore:
     """The store a `--checkpoint` argument names: a store as is, a postgresql:// URL, or a SQLite file."""
     if isinstance(target, str) and target.startswith(_POSTGRES_SCHEMES):
-        from .postgres import PostgresStore
+        from graphrt.checkpoint.postgres import PostgresStore
 
         return PostgresStore(target)
     if isinstance(target, (str, Path)):

@@ -22,9 +22,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol, runtime_checkable
 
-from ..errors import CheckpointError
-from ..execution import RunSnapshot
-from ..jsvalue import UNDEFINED
+from graphrt.base.errors import CheckpointError
+from graphrt.base.jsvalue import UNDEFINED
+from graphrt.engine.execution import RunSnapshot
 
 __all__ = [
     "CheckpointError",

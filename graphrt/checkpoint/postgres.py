@@ -12,8 +12,8 @@ import re
 from contextlib import AbstractContextManager
 from typing import Any
 
-from .base import CheckpointError
-from .sql import SqlStore, schema
+from graphrt.checkpoint.base import CheckpointError
+from graphrt.checkpoint.sql import SqlStore, schema
 
 __all__ = ["PostgresStore"]
 

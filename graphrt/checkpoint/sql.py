@@ -12,7 +12,13 @@ import time
 from contextlib import AbstractContextManager
 from typing import Any
 
-from .base import CheckpointError, RunRecord, Row, decode_value, encode_value
+from graphrt.checkpoint.base import (
+    CheckpointError,
+    Row,
+    RunRecord,
+    decode_value,
+    encode_value,
+)
 
 __all__ = ["SqlStore", "RUN_COLUMNS", "schema", "record_from_row", "record_values"]
 

@@ -14,8 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from .base import CheckpointError
-from .sql import SqlStore, schema
+from graphrt.checkpoint.base import CheckpointError
+from graphrt.checkpoint.sql import SqlStore, schema
 
 __all__ = ["SQLiteStore"]
 

@@ -1,5 +1,5 @@
 """The `graphrt` command: one module per subcommand, wired together in `main`."""
 
-from .main import main
+from graphrt.cli.main import main
 
 __all__ = ["main"]

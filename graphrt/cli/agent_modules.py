@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import RegistrationError
-from ..graph import make_registry
-from ..plugins import module_agents
-from ..registry import AgentInfo, Registry
-from ..samples import select_agents
+from graphrt.authoring.plugins import module_agents
+from graphrt.authoring.registry import AgentInfo, Registry
+from graphrt.base.errors import RegistrationError
+from graphrt.engine.graph import make_registry
+from graphrt.testing.samples import select_agents
 
 __all__ = ["add_agents_option", "registry_for", "named_agents"]
 

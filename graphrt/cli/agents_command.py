@@ -7,9 +7,9 @@ import json
 import sys
 from typing import Any, TextIO
 
-from ..jsvalue import to_json_compatible
-from ..registry import AgentInfo
-from .agent_modules import add_agents_option, named_agents
+from graphrt.authoring.registry import AgentInfo
+from graphrt.base.jsvalue import to_json_compatible
+from graphrt.cli.agent_modules import add_agents_option, named_agents
 
 __all__ = ["add_parser", "handle", "describe"]
 

@@ -11,12 +11,19 @@ import argparse
 import sys
 from typing import Sequence
 
-from ..errors import GraphError
-from . import agents_command, resume_command, run_command, test_agents_command, validate_command, viz_command
+from graphrt.base.errors import GraphError
+from graphrt.cli import (
+    agents_command,
+    resume_command,
+    run_command,
+    samples_command,
+    validate_command,
+    viz_command,
+)
 
 __all__ = ["main", "COMMANDS"]
 
-COMMANDS = [run_command, resume_command, validate_command, viz_command, agents_command, test_agents_command]
+COMMANDS = [run_command, resume_command, validate_command, viz_command, agents_command, samples_command]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -18,13 +18,13 @@ import sys
 import uuid
 from typing import Any, TextIO
 
-from ..checkpoint import open_store
-from ..durable import find_run, from_checkpoint
-from ..errors import GraphError, GraphInterrupted
-from ..graph import Graph
-from ..jsvalue import to_json_compatible
-from ..trace import TraceWriter
-from .agent_modules import add_agents_option, registry_for
+from graphrt.base.errors import GraphError, GraphInterrupted
+from graphrt.base.jsvalue import to_json_compatible
+from graphrt.checkpoint import open_store
+from graphrt.cli.agent_modules import add_agents_option, registry_for
+from graphrt.durable.runs import find_run, from_checkpoint
+from graphrt.engine.graph import Graph
+from graphrt.observe.trace import TraceWriter
 
 __all__ = ["add_parser", "handle", "run_saved", "WAITING_FOR_ANSWER"]
 
@@ -47,7 +47,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def _shown(checkpoint: str) -> str:
     """The checkpoint as the terminal may show it: a postgresql:// URL without its password."""
-    from ..checkpoint.postgres import without_password
+    from graphrt.checkpoint.postgres import without_password
 
     return without_password(checkpoint)
 

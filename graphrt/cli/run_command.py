@@ -15,13 +15,13 @@ import json
 import sys
 from typing import Any, TextIO
 
-from ..errors import ValidationIssue
-from ..graph import Graph
-from ..jsvalue import to_json_compatible
-from ..trace import TraceWriter
-from .agent_modules import add_agents_option, registry_for
-from .resume_command import run_saved
-from .watch import ProgressDisplay
+from graphrt.base.errors import ValidationIssue
+from graphrt.base.jsvalue import to_json_compatible
+from graphrt.cli.agent_modules import add_agents_option, registry_for
+from graphrt.cli.resume_command import run_saved
+from graphrt.cli.watch import ProgressDisplay
+from graphrt.engine.graph import Graph
+from graphrt.observe.trace import TraceWriter
 
 __all__ = ["add_parser", "parse_injection"]
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..errors import GraphLoadError, ValidationIssue
-from ..loader import load_graph
-from ..registry import Registry
-from ..validate import collect_issues
-from .agent_modules import add_agents_option, registry_for
+from graphrt.authoring.registry import Registry
+from graphrt.base.errors import GraphLoadError, ValidationIssue
+from graphrt.check.validate import collect_issues
+from graphrt.cli.agent_modules import add_agents_option, registry_for
+from graphrt.graphdata.loader import load_graph
 
 __all__ = ["add_parser", "format_issue", "handle"]
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..loader import load_graph
-from ..validate import validate_graph
-from .agent_modules import add_agents_option, registry_for
-from ..viz import graph_model, to_dot, to_mermaid
+from graphrt.check.validate import validate_graph
+from graphrt.check.viz import graph_model, to_dot, to_mermaid
+from graphrt.cli.agent_modules import add_agents_option, registry_for
+from graphrt.graphdata.loader import load_graph
 
 __all__ = ["add_parser", "handle"]
 

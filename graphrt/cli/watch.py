@@ -14,8 +14,8 @@ import shutil
 import threading
 from typing import Any, TextIO
 
-from ..errors import GraphInterrupted
-from ..events import (
+from graphrt.base.errors import GraphInterrupted
+from graphrt.observe.events import (
     AgentProgress,
     Event,
     LlmCallFinished,

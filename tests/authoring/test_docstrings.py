@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphrt.docstrings import parse_docstring
+from graphrt.authoring.docstrings import parse_docstring
 
 GOOGLE = """Adds two numbers.
 

@@ -8,8 +8,8 @@ import pytest
 
 import graphrt
 from graphrt import AgentContext, AgentFilter, AgentInfo, RegistrationError
-from graphrt.events import TokenDelta
-from graphrt.filters import Next
+from graphrt.authoring.filters import Next
+from graphrt.observe.events import TokenDelta
 
 GRAPH = {
     "version": 0.5,

@@ -9,7 +9,7 @@ import pytest
 
 import graphrt
 from graphrt import AgentContext, AgentInfo, Progress
-from graphrt.events import AgentProgress
+from graphrt.observe.events import AgentProgress
 
 
 def run_recording(graph: dict, agents: list) -> tuple[dict, list[tuple[str, object]]]:

@@ -8,8 +8,8 @@ import jsonschema
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphrt.quick_check import compile_check
-from graphrt.schema import violations
+from graphrt.base.quick_check import compile_check
+from graphrt.base.schema import violations
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-5, 5) | st.floats(-5, 5, allow_nan=False) | st.sampled_from(["", "a", "red"]),

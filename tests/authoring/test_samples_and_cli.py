@@ -10,8 +10,8 @@ import pytest
 
 import graphrt
 from graphrt.cli.main import main
-from graphrt.samples import sample_graph
 from graphrt.testing import assert_samples_pass, parametrize_samples, sample_cases
+from graphrt.testing.samples import sample_graph
 
 
 @graphrt.agent(samples=[

@@ -4,11 +4,27 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Callable, Literal, Mapping, Optional, Sequence, TypedDict, Union
+from typing import (
+    Annotated,
+    Any,
+    Callable,
+    Literal,
+    Mapping,
+    Optional,
+    Sequence,
+    TypedDict,
+    Union,
+)
 
 import pytest
 
-from graphrt.schema import UnsupportedType, coerce, format_path, type_schema, violations
+from graphrt.base.schema import (
+    UnsupportedType,
+    coerce,
+    format_path,
+    type_schema,
+    violations,
+)
 
 
 class Color(enum.Enum):

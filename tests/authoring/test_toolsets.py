@@ -9,7 +9,7 @@ import pytest
 
 import graphrt
 from graphrt import RegistrationError, ToolCallError
-from graphrt.tool_calls import tool_call_inputs
+from graphrt.authoring.tool_calls import tool_call_inputs
 
 
 class Thermostat:

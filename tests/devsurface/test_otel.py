@@ -12,9 +12,14 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import StatusCode  # noqa: E402
 
 import graphrt  # noqa: E402
-from graphrt.events import LlmCallFinished, LlmCallStarted, ToolCalled, ToolReturned  # noqa: E402
-from graphrt.otel import OpenTelemetrySpans  # noqa: E402
-from graphrt.registry import AgentContext, AgentInfo  # noqa: E402
+from graphrt.authoring.registry import AgentContext, AgentInfo  # noqa: E402
+from graphrt.observe.events import (  # noqa: E402
+    LlmCallFinished,
+    LlmCallStarted,
+    ToolCalled,
+    ToolReturned,
+)
+from graphrt.observe.otel import OpenTelemetrySpans  # noqa: E402
 
 
 async def _chat(ctx: AgentContext) -> dict:

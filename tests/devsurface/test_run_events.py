@@ -6,10 +6,11 @@ import anyio
 import pytest
 
 import graphrt
-from graphrt.events import (
+from graphrt.authoring.registry import AgentContext, AgentInfo
+from graphrt.observe.events import (
+    Emitter,
     Event,
     EventStream,
-    Emitter,
     LoopIteration,
     NodeCompleted,
     NodeFailed,
@@ -19,7 +20,6 @@ from graphrt.events import (
     RunStarted,
     TokenDelta,
 )
-from graphrt.registry import AgentContext, AgentInfo
 
 
 def _flaky(ctx: AgentContext) -> str:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from graphrt.base.errors import AgentError, NodeTimeoutError
 from graphrt.cli import main
 from graphrt.cli.watch import ProgressDisplay
-from graphrt.errors import AgentError, NodeTimeoutError
-from graphrt.events import (
+from graphrt.observe.events import (
     AgentProgress,
     LoopIteration,
     NodeCompleted,
@@ -27,7 +27,6 @@ from graphrt.events import (
     ToolCalled,
     ToolReturned,
 )
-
 
 
 @pytest.fixture

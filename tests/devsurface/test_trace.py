@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 import graphrt
+from graphrt.authoring.registry import AgentContext, AgentInfo
 from graphrt.cli import main
-from graphrt.events import NodeStarted
-from graphrt.registry import AgentContext, AgentInfo
-from graphrt.trace import Redactor, TraceWriter, event_record
+from graphrt.observe.events import NodeStarted
+from graphrt.observe.trace import Redactor, TraceWriter, event_record
 
 
 def _boom(ctx: AgentContext) -> None:

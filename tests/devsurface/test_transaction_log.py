@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 import graphrt
-from graphrt.events import LoopIteration, NodeQueued
-from graphrt.registry import AgentContext, AgentInfo
-from graphrt.transaction_log import TransactionLog
+from graphrt.authoring.registry import AgentContext, AgentInfo
+from graphrt.observe.events import LoopIteration, NodeQueued
+from graphrt.observe.transaction_log import TransactionLog
 
 
 def _flaky(ctx: AgentContext) -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from graphrt.check.viz import graph_model, to_dot, to_mermaid
 from graphrt.cli import main
-from graphrt.viz import graph_model, to_dot, to_mermaid
 
 MERMAID_STYLES = """\
   classDef static fill:#eef3ff,stroke:#5b6fb3

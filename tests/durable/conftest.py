@@ -23,8 +23,8 @@ from typing import Any, Iterator
 import pytest
 
 import graphrt
+from graphrt.authoring.registry import AgentContext, AgentInfo
 from graphrt.checkpoint import CheckpointStore, SQLiteStore
-from graphrt.registry import AgentContext, AgentInfo
 
 
 def _pg_bin(name: str) -> str | None:

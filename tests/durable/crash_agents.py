@@ -16,7 +16,7 @@ from typing import Any
 
 import anyio
 
-from graphrt.registry import AgentContext, AgentInfo
+from graphrt.authoring.registry import AgentContext, AgentInfo
 
 
 def _log(ctx: AgentContext) -> None:

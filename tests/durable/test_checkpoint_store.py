@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from graphrt.checkpoint import CheckpointError, CheckpointStore, RunRecord, RunStatus, Row, encode_value
-from graphrt.jsvalue import UNDEFINED
+from graphrt.base.jsvalue import UNDEFINED
+from graphrt.checkpoint import (
+    CheckpointError,
+    CheckpointStore,
+    Row,
+    RunRecord,
+    RunStatus,
+    encode_value,
+)
 
 
 def _record(run_id: str = "r1", **fields) -> RunRecord:

@@ -149,9 +149,9 @@ def test_resume_of_an_empty_checkpoint_says_nothing_is_saved(files, capsys) -> N
 
 
 def test_terminal_progress_shows_a_question_as_asked_not_failed() -> None:
+    from graphrt.base.errors import GraphInterrupted
     from graphrt.cli.watch import ProgressDisplay
-    from graphrt.errors import GraphInterrupted
-    from graphrt.events import NodeFailed
+    from graphrt.observe.events import NodeFailed
 
     out = io.StringIO()
     display = ProgressDisplay(out)

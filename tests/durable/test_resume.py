@@ -8,7 +8,7 @@ import anyio
 import pytest
 
 import graphrt
-from graphrt.checkpoint import CheckpointError, CheckpointStore, SQLiteStore, RunStatus
+from graphrt.checkpoint import CheckpointError, CheckpointStore, RunStatus, SQLiteStore
 
 pytestmark = pytest.mark.anyio
 

@@ -6,8 +6,15 @@ import math
 
 import pytest
 
-from graphrt.checkpoint.base import RunRecord, Row, Unsavable, decode_value, encode_value, snapshot_from_rows
-from graphrt.jsvalue import UNDEFINED
+from graphrt.base.jsvalue import UNDEFINED
+from graphrt.checkpoint.base import (
+    Row,
+    RunRecord,
+    Unsavable,
+    decode_value,
+    encode_value,
+    snapshot_from_rows,
+)
 
 
 @pytest.mark.parametrize(

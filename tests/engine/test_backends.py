@@ -9,7 +9,7 @@ import pytest
 
 import graphrt
 from graphrt import AgentContext, AgentInfo, Graph
-from graphrt.errors import GraphAbortedError, NodeTimeoutError
+from graphrt.base.errors import GraphAbortedError, NodeTimeoutError
 
 pytestmark = pytest.mark.anyio
 

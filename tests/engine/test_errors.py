@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphrt.errors import (
+from graphrt.base.errors import (
     AgentError,
     GraphAbortedError,
     GraphError,

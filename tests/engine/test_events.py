@@ -14,7 +14,7 @@ import pytest
 
 import graphrt
 from graphrt import AgentContext, AgentInfo, Graph
-from graphrt import events as ev
+from graphrt.observe import events as ev
 
 pytestmark = pytest.mark.anyio
 

@@ -14,7 +14,12 @@ import pytest
 
 import graphrt
 from graphrt import AgentContext, AgentInfo, Graph
-from graphrt.errors import AgentError, GraphAbortedError, GraphError, NodeTimeoutError
+from graphrt.base.errors import (
+    AgentError,
+    GraphAbortedError,
+    GraphError,
+    NodeTimeoutError,
+)
 
 pytestmark = pytest.mark.anyio
 

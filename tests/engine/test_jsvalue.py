@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from graphrt.jsvalue import (
+from graphrt.base.jsvalue import (
     UNDEFINED,
     is_logically_true,
     is_named_inputs,

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import graphrt
-from graphrt.errors import GraphLoadError, Location
-from graphrt.loader import load_graph, parse_graph_text
+from graphrt.base.errors import GraphLoadError, Location
+from graphrt.graphdata.loader import load_graph, parse_graph_text
 
 HELLO_YAML = """\
 version: 0.5

@@ -10,7 +10,7 @@ import pytest
 
 import graphrt
 from graphrt import AgentContext, AgentInfo
-from graphrt.errors import AgentError
+from graphrt.base.errors import AgentError
 
 pytestmark = pytest.mark.anyio
 
@@ -296,11 +296,11 @@ async def test_an_error_in_a_nested_node_keeps_the_inner_agent_name() -> None:
 
 
 def test_a_nested_graph_in_every_map_row_is_compiled_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    import graphrt.nesting
+    import graphrt.engine.nesting
 
     compiled: list[Any] = []
-    original = graphrt.nesting.compile_graph
-    monkeypatch.setattr(graphrt.nesting, "compile_graph", lambda data, source: compiled.append(data) or original(data, source))
+    original = graphrt.engine.nesting.compile_graph
+    monkeypatch.setattr(graphrt.engine.nesting, "compile_graph", lambda data, source: compiled.append(data) or original(data, source))
     inner = {"nodes": {"y": {"agent": "copyAgent", "inputs": {"v": ":v"}, "isResult": True}}}
     row_graph = {"nodes": {"n": {"agent": "nestedAgent", "inputs": {"v": ":row"}, "graph": inner, "isResult": True}}}
     results = graphrt.run(mapped([1, 2, 3], row_graph, compositeResultKey="n"))

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 import graphrt
-from graphrt.errors import ResolveError
-from graphrt.jsvalue import UNDEFINED
-from graphrt.propfuncs import apply_prop_function, is_prop_function
-from graphrt.refs import compile_inputs
+from graphrt.base.errors import ResolveError
+from graphrt.base.jsvalue import UNDEFINED
+from graphrt.graphdata.propfuncs import apply_prop_function, is_prop_function
+from graphrt.graphdata.refs import compile_inputs
 
 
 def prop(value: Any, path: str) -> Any:

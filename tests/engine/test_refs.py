@@ -7,8 +7,15 @@ from typing import Any
 import pytest
 
 import graphrt
-from graphrt.jsvalue import UNDEFINED
-from graphrt.refs import LOOP_COUNTER, compile_inputs, compile_output, compile_self_path, parse_ref, template_refs
+from graphrt.base.jsvalue import UNDEFINED
+from graphrt.graphdata.refs import (
+    LOOP_COUNTER,
+    compile_inputs,
+    compile_output,
+    compile_self_path,
+    parse_ref,
+    template_refs,
+)
 
 RESULTS: dict[str, Any] = {
     "doc": {"title": "Hello", "meta": {"pages": 3, "tags": ["a", "b"]}},

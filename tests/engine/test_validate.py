@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 import graphrt
-from graphrt.errors import GraphValidationError, Location, ValidationIssue
-from graphrt.validate import collect_issues
+from graphrt.base.errors import GraphValidationError, Location, ValidationIssue
+from graphrt.check.validate import collect_issues
 
 A = {"value": 1}
 

@@ -11,7 +11,7 @@ from typing import Any, Awaitable, Callable
 import pytest
 
 import graphrt
-from graphrt.events import Event
+from graphrt.observe.events import Event
 
 CORPUS = Path(__file__).parent / "data" / "wiki_corpus.json"
 

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from graphrt_agents.llm import local_model
 
 import graphrt
-from agents.llm import local_model
 
 GRAPHS = Path(__file__).parents[2] / "graphs"
 CORPUS = Path(__file__).parent / "data" / "wiki_corpus.json"

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from graphrt_agents.llm import local_model
 
-from agents.llm import local_model
-from graphrt import AgentError, UNDEFINED
-from graphrt.events import LlmCallFinished, LlmCallStarted, TokenDelta
+from graphrt import UNDEFINED, AgentError
+from graphrt.observe.events import LlmCallFinished, LlmCallStarted, TokenDelta
 
 pytestmark = pytest.mark.anyio
 

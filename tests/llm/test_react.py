@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from graphrt_agents.llm.react import parse_action
 
 import graphrt
-from agents.llm.react import parse_action
 
 GRAPHS = Path(__file__).parents[2] / "graphs"
 

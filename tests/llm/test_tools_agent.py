@@ -9,7 +9,7 @@ import pytest
 
 import graphrt
 from graphrt import AgentContext, AgentInfo, ToolCallError
-from graphrt.events import ToolCalled, ToolReturned
+from graphrt.observe.events import ToolCalled, ToolReturned
 
 pytestmark = pytest.mark.anyio
 

@@ -7,10 +7,10 @@ from typing import Any
 
 import httpx
 import pytest
+from graphrt_agents.wiki import backends
+from graphrt_agents.wiki.agent import split_sentences, wiki_agent
+from graphrt_agents.wiki.backends import MediaWiki, OfflineCorpus, WikiUnavailableError
 
-from agents.wiki import backends
-from agents.wiki.agent import split_sentences, wiki_agent
-from agents.wiki.backends import MediaWiki, OfflineCorpus, WikiUnavailableError
 from graphrt.testing import agent_context
 
 pytestmark = pytest.mark.anyio

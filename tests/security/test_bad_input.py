@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 import graphrt
-from graphrt.errors import GraphLoadError
-from graphrt.loader import MAX_DEPTH, parse_graph_text
+from graphrt.base.errors import GraphLoadError
+from graphrt.graphdata.loader import MAX_DEPTH, parse_graph_text
 
 COPY_A = "  b:\n    agent: copyAgent\n    inputs: {x: ':a'}\n    isResult: true\n"
 

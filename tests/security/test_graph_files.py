@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import graphrt
-from graphrt.errors import GraphLoadError
+from graphrt.base.errors import GraphLoadError
 
 INNER = """\
 version: 0.5

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import graphrt
-from graphrt.errors import GraphLoadError
+from graphrt.base.errors import GraphLoadError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -95,7 +95,7 @@ def test_every_yaml_load_names_a_safe_loader() -> None:
 def test_the_graph_loaders_construct_plain_data_only() -> None:
     from yaml.constructor import FullConstructor, SafeConstructor
 
-    from graphrt import loader
+    from graphrt.graphdata import loader
 
     loaders = [value for name, value in vars(loader).items() if isinstance(value, type) and name.endswith("Loader")]
     assert loaders

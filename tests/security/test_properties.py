@@ -9,11 +9,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import graphrt
-from graphrt.errors import GraphError
-from graphrt.jsvalue import js_number, js_string, json_stringify, to_json_compatible
-from graphrt.loader import parse_graph_text
-from graphrt.propfuncs import apply_prop_function, is_prop_function
-from graphrt.refs import compile_inputs, compile_output, parse_ref
+from graphrt.base.errors import GraphError
+from graphrt.base.jsvalue import (
+    js_number,
+    js_string,
+    json_stringify,
+    to_json_compatible,
+)
+from graphrt.graphdata.loader import parse_graph_text
+from graphrt.graphdata.propfuncs import apply_prop_function, is_prop_function
+from graphrt.graphdata.refs import compile_inputs, compile_output, parse_ref
 
 json_scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20)
 json_values = st.recursive(

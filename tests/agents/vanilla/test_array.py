@@ -5,8 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-
-from agents.vanilla.array import (
+from graphrt_agents.vanilla.array import (
     AGENTS,
     array_find_first_exists_agent,
     array_flat_agent,
@@ -16,7 +15,8 @@ from agents.vanilla.array import (
     push_agent,
     shift_agent,
 )
-from graphrt.jsvalue import UNDEFINED
+
+from graphrt.base.jsvalue import UNDEFINED
 from graphrt.testing import SampleCase, parametrize_samples
 from graphrt.testing import agent_context as context
 

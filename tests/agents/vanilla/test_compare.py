@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from graphrt_agents.vanilla.compare import AGENTS, compare_agent
 
-from agents.vanilla.compare import AGENTS, compare_agent
 from graphrt.testing import SampleCase, parametrize_samples
 from graphrt.testing import agent_context as context
 

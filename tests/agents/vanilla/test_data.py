@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from agents.vanilla.data import (
+from graphrt_agents.vanilla.data import (
     AGENTS,
     copy_agent,
     data_sum_template_agent,
@@ -13,7 +12,8 @@ from agents.vanilla.data import (
     property_filter_agent,
     total_agent,
 )
-from graphrt.jsvalue import UNDEFINED, to_json_compatible
+
+from graphrt.base.jsvalue import UNDEFINED, to_json_compatible
 from graphrt.testing import SampleCase, parametrize_samples
 from graphrt.testing import agent_context as context
 

@@ -5,8 +5,12 @@ from __future__ import annotations
 import math
 
 import pytest
+from graphrt_agents.vanilla.matrix import (
+    AGENTS,
+    dot_product_agent,
+    sort_by_values_agent,
+)
 
-from agents.vanilla.matrix import AGENTS, dot_product_agent, sort_by_values_agent
 from graphrt.testing import SampleCase, parametrize_samples
 from graphrt.testing import agent_context as context
 

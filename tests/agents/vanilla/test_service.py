@@ -11,9 +11,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from graphrt_agents.vanilla.service import AGENTS, vanilla_fetch_agent
 
-from agents.vanilla.service import AGENTS, vanilla_fetch_agent
-from graphrt.jsvalue import to_json_compatible
+from graphrt.base.jsvalue import to_json_compatible
 from graphrt.testing import SampleCase, parametrize_samples
 from graphrt.testing import agent_context as context
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import anyio
 import pytest
+from graphrt_agents.vanilla.sleeper import AGENTS, sleeper_agent
 
-from agents.vanilla.sleeper import AGENTS, sleeper_agent
 from graphrt.testing import SampleCase, parametrize_samples
 from graphrt.testing import agent_context as context
 

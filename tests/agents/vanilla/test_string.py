@@ -5,8 +5,7 @@ from __future__ import annotations
 import logging
 
 import pytest
-
-from agents.vanilla.string import (
+from graphrt_agents.vanilla.string import (
     AGENTS,
     console_agent,
     json_parser_agent,
@@ -15,7 +14,8 @@ from agents.vanilla.string import (
     string_template_agent,
     string_update_text_agent,
 )
-from graphrt.jsvalue import UNDEFINED, to_json_compatible
+
+from graphrt.base.jsvalue import UNDEFINED, to_json_compatible
 from graphrt.testing import SampleCase, parametrize_samples
 from graphrt.testing import agent_context as context
 

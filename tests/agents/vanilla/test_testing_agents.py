@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from agents.vanilla.testing import (
+from graphrt_agents.vanilla.testing import (
     AGENTS,
     copy2_array_agent,
     copy_message_agent,
@@ -13,6 +12,7 @@ from agents.vanilla.testing import (
     merge_node_id_agent,
     stream_mock_agent,
 )
+
 from graphrt.testing import SampleCase, parametrize_samples
 from graphrt.testing import agent_context as context
 

@@ -1,0 +1,167 @@
+"""Agents from Python objects, modules and installed packages.
+
+`as_agent(obj)` accepts what users hand to `Registry.register`,
+`graphrt.run(agents=[...])` and entry points:
+
+    an AgentInfo                      as is
+    a @graphrt.agent function         its AgentInfo
+    any other function                as if decorated with @graphrt.agent
+    a class with @graphrt.tool methods, or an instance of one   a toolset agent
+
+Agent packs. A package ships agents by declaring the entry point group
+`graphrt.agents`; each entry point names an agent (any of the above) or a list
+of them, or a module whose `AGENTS` lists them:
+
+    [project.entry-points."graphrt.agents"]
+    weather = "weather_pack:AGENTS"
+
+`default_registry()` loads them all after the built-in agents.
+`graphrt run FILE --agents my.module` (or `--agents my_agents.py`) imports a
+module and adds its agents: its `AGENTS` list if it has one, else every
+@graphrt.agent function and toolset class it defines. Agents it registers in
+`default_registry()` while it is imported are there too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import importlib.util
+import inspect
+import os
+import sys
+from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Iterable
+
+from graphrt.authoring.registry import AgentInfo, Registry
+from graphrt.base.errors import RegistrationError
+
+__all__ = [
+    "ENTRY_POINT_GROUP", "as_agent", "agents_of", "default_registry", "entry_point_agents", "import_agent_module", "module_agents",
+]
+
+ENTRY_POINT_GROUP = "graphrt.agents"
+
+
+def as_agent(obj: Any, **overrides: Any) -> AgentInfo:
+    """The AgentInfo of an agent-like object; `overrides` set AgentInfo fields (e.g. `name=`).
+
+    Raises:
+        RegistrationError: `obj` is not agent-like, or its function info has problems.
+    """
+    from graphrt.authoring.functions import agent_info_of, function_agent
+    from graphrt.authoring.toolsets import build_toolset, is_toolset, tool_options
+
+    if isinstance(obj, AgentInfo):
+        return dataclasses.replace(obj, **overrides) if overrides else obj
+    if inspect.isfunction(obj) or inspect.ismethod(obj):
+        marked = tool_options(obj)  # a function marked @graphrt.tool outside a class
+        if marked is not None and agent_info_of(obj) is None:
+            defaults = {"name": marked.name, "description": marked.description}
+            overrides = {**{key: value for key, value in defaults.items() if value is not None}, **overrides}
+        return function_agent(obj, **overrides)
+    if is_toolset(obj):
+        return build_toolset(obj, **overrides)
+    raise RegistrationError(
+        f"cannot make an agent of {obj!r}: expected an AgentInfo, a function, "
+        "or a class (or instance) with @graphrt.tool methods"
+    )
+
+
+def agents_of(objs: Any) -> list[AgentInfo]:
+    """Agents from one agent-like object, a list of them, or a module (see `module_agents`)."""
+    if isinstance(objs, ModuleType):
+        return module_agents(objs)
+    if isinstance(objs, (list, tuple)):
+        return [as_agent(obj) for obj in objs]
+    return [as_agent(objs)]
+
+
+def module_agents(module: ModuleType | str) -> list[AgentInfo]:
+    """A module's agents: its `AGENTS` list, else the agents and toolset classes it defines."""
+    from graphrt.authoring.functions import agent_info_of
+    from graphrt.authoring.toolsets import is_toolset
+
+    if isinstance(module, str):
+        module = import_agent_module(module)
+    listed = getattr(module, "AGENTS", None)
+    if listed is not None:
+        return [as_agent(obj) for obj in listed]
+    found = []
+    for name, value in vars(module).items():
+        if name.startswith("_") or getattr(value, "__module__", None) != module.__name__:
+            continue
+        if agent_info_of(value) is not None or (isinstance(value, type) and is_toolset(value)):
+            found.append(as_agent(value))
+    return found
+
+
+def import_agent_module(name: str) -> ModuleType:
+    """Imports a module by dotted name (the current directory first on the path) or from a `.py` file.
+
+    Raises:
+        RegistrationError: the module cannot be found or fails to import.
+    """
+    try:
+        if name.endswith(".py") or os.sep in name:
+            path = Path(name)
+            spec = importlib.util.spec_from_file_location(path.stem, path)
+            if spec is None or spec.loader is None or not path.is_file():
+                raise ImportError(f"no such file: {name}")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[path.stem] = module
+            spec.loader.exec_module(module)
+            return module
+        if os.getcwd() not in sys.path and "" not in sys.path:
+            sys.path.insert(0, os.getcwd())
+        return importlib.import_module(name)
+    except Exception as error:  # noqa: BLE001 - whatever the module raises, name the module
+        raise RegistrationError(f"cannot import agent module {name!r}: {type(error).__name__}: {error}") from error
+
+
+def entry_point_agents(group: str = ENTRY_POINT_GROUP) -> list[AgentInfo]:
+    """Every agent the installed packages declare under the entry point group.
+
+    Raises:
+        RegistrationError: naming the entry point that failed to load.
+    """
+    return [info for point in _entry_points(group) for info in _load(point)]
+
+
+def _load(point: EntryPoint) -> list[AgentInfo]:
+    try:
+        return agents_of(point.load())
+    except Exception as error:  # noqa: BLE001 - a broken pack is reported by name
+        reason = error.message if isinstance(error, RegistrationError) else f"{type(error).__name__}: {error}"
+        raise RegistrationError(
+            f"agent pack '{point.name} = {point.value}' (entry point group {point.group}) cannot be loaded: {reason}"
+        ) from error
+
+
+def _entry_points(group: str) -> Iterable[EntryPoint]:
+    """graphrt's own agent library first, then the packs in name order, so that a pack can replace a built-in."""
+    return sorted(entry_points(group=group), key=lambda point: (not _is_builtin(point), point.name))
+
+
+def _is_builtin(point: EntryPoint) -> bool:
+    return point.dist is not None and point.dist.name == "graphrt"
+
+
+_default: Registry | None = None
+
+
+def default_registry() -> Registry:
+    """The registry of every installed agent: graphrt's agent library (`graphrt_agents`), then agent packs.
+
+    Both come through the entry point group `graphrt.agents`; a pack's agent replaces a
+    built-in one of the same name.
+    """
+    global _default
+    if _default is None:
+        registry = Registry()
+        for point in _entry_points(ENTRY_POINT_GROUP):
+            registry.add(*_load(point), replace=not _is_builtin(point))
+        _default = registry
+    return _default

@@ -1,0 +1,399 @@
+"""Checks beyond GraphAI's own rules, made before every run and by `graphrt validate`.
+
+validate.py applies GraphAI's rules. This module adds what graphrt can tell
+from the file and the agents' function info: the GraphData JSON Schema that
+ships as graphdata.schema.json, nested graphs (`graph:` of nestedAgent and
+mapAgent), references to properties that an agent's output schema does not
+list, literal inputs and params that break an agent's schema, and nodes whose
+results nobody uses. GraphAI checks none of these, so they are warnings. The
+only errors are those of a nested graph that is sure to run: GraphAI fails on
+them too, only later, when the node runs.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Container, Iterator
+
+import jsonschema
+
+from graphrt.authoring.registry import AgentInfo
+from graphrt.base.errors import ValidationIssue, _describe
+from graphrt.base.schema import validator_of
+from graphrt.check.validate import _Checker
+from graphrt.graphdata.loader import GraphSource
+from graphrt.graphdata.propfuncs import is_prop_function
+from graphrt.graphdata.refs import NodeRef, parse_ref, reference_texts, template_refs
+
+__all__ = ["SCHEMA_FILE", "NestedIssue", "graph_references", "graphdata_schema", "lint_issues", "nested_inputs"]
+
+SCHEMA_FILE = Path(__file__).with_name("graphdata.schema.json")
+
+_ARRAY_INDEX = re.compile(r"^\$(\d+|last)$")
+_GRAPH_AGENTS = frozenset({"nestedAgent", "mapAgent"})
+
+
+@dataclass(frozen=True)
+class NestedIssue(ValidationIssue):
+    """An issue inside a node's nested graph: `node_id` is the outer node, `nested` the inner ones."""
+
+    nested: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return _describe(self.message, self.node_id, self.field, self.location, self.nested)
+
+
+@functools.cache
+def graphdata_schema() -> dict[str, Any]:
+    """The JSON Schema of GraphData that graphrt ships (graphdata.schema.json)."""
+    return json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _graph_validator() -> Any:
+    schema = graphdata_schema()
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
+def lint_issues(
+    data: dict[str, Any],
+    agents: Container[str],
+    source: GraphSource | None,
+    found: list[ValidationIssue],
+    *,
+    warnings: bool = True,
+) -> list[ValidationIssue]:
+    """The issues of `data` that validate.py's checks (`found`) do not cover.
+
+    With `warnings=False` only the checks that can find errors run (nested
+    graphs, cycles): the others cost milliseconds, more than a small run.
+    """
+    return _Linter(data, agents, source or GraphSource(), found, full=warnings).run()
+
+
+def _refs_in(value: Any, field: str) -> Iterator[tuple[str, NodeRef]]:
+    """Every `(field path, reference)` in an inputs-like value, templates included."""
+    for path, text in reference_texts(value, field):
+        yield path, parse_ref(text)
+
+
+def graph_references(data: dict[str, Any]) -> Iterator[tuple[str | None, str, NodeRef]]:
+    """Every reference of a graph as `(node id or None, field, reference)`, nested graphs excluded."""
+    loop = data.get("loop")
+    if isinstance(loop, dict):
+        for field, ref in _refs_in(loop.get("while"), "loop.while"):
+            yield None, field, ref
+    nodes = data.get("nodes")
+    if not isinstance(nodes, dict):
+        return
+    for node_id, node in nodes.items():
+        if not isinstance(node, dict):
+            continue
+        if "agent" not in node:
+            for field, ref in _refs_in(node.get("update"), "update"):
+                yield node_id, field, ref
+            continue
+        for field in ("inputs", "passThrough"):
+            for path, ref in _refs_in(node.get(field), field):
+                yield node_id, path, ref
+        for field in ("if", "unless", "agent", "graph"):
+            ref = parse_ref(node.get(field))
+            if ref is not None:
+                yield node_id, field, ref
+
+
+def nested_inputs(node: dict[str, Any]) -> set[str]:
+    """The static nodes a node's nested graph gets from it: its inputs (mapAgent: the row as `row`)."""
+    inputs = node.get("inputs") if isinstance(node.get("inputs"), dict) else {}
+    if node.get("agent") != "mapAgent":
+        return set(inputs)
+    params = node.get("params") if isinstance(node.get("params"), dict) else {}
+    row_key = params.get("rowKey") or "row"
+    return {row_key if name == "rows" else name for name in inputs} | {row_key, "__mapIndex"}
+
+
+def _is_literal(value: Any) -> bool:
+    """True if the value is the same at every run: no reference, template or `@` utility in it."""
+    if isinstance(value, str):
+        return parse_ref(value) is None and not template_refs(value) and not value.startswith("@")
+    if isinstance(value, list):
+        return all(_is_literal(item) for item in value)
+    if isinstance(value, dict):
+        return all(_is_literal(item) for item in value.values())
+    return True
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=repr) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _explain(error: jsonschema.ValidationError) -> Iterator[tuple[list[str | int], str]]:
+    """A schema error as `(path, message)` pairs, in graphrt's words."""
+    path = list(error.absolute_path)
+    kind, expected, instance = error.validator, error.validator_value, error.instance
+    if kind == "additionalProperties" and isinstance(instance, dict):
+        known = error.schema.get("properties", {})
+        for key in instance:
+            if key not in known:
+                yield [*path, key], f"unknown attribute '{key}' (allowed: {', '.join(known)})"
+    elif kind == "type":
+        types = " or ".join(expected) if isinstance(expected, list) else expected
+        yield path, f"must be {'an' if types[0] in 'aeiou' else 'a'} {types}, got {_json_type(instance)} {_short(instance)}"
+    elif kind in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+        words = {"minimum": "at least", "exclusiveMinimum": "more than", "maximum": "at most", "exclusiveMaximum": "less than"}
+        yield path, f"must be {words[kind]} {expected}, got {_short(instance)}"
+    elif kind == "pattern" and expected == "^:.+":
+        yield path, f"must be a reference like ':node.prop', got {_short(instance)}"
+    elif kind == "minProperties" and expected == 1:
+        yield path, "must not be empty"
+    elif kind == "required":
+        missing = [key for key in expected if isinstance(instance, dict) and key not in instance]
+        yield path, f"'{missing[0] if missing else expected[0]}' is required"
+    else:
+        message = error.message
+        yield path, message if len(message) <= 200 else message[:197] + "..."
+
+
+def _missing_property(schema: Any, props: tuple[str, ...]) -> tuple[str, list[str]] | None:
+    """The first of `props` that an object schema does not list: `(prop, listed)`, or None.
+
+    Only `properties` count: a schema that allows more (`additionalProperties`
+    or `patternProperties`), or that cannot be followed (`anyOf`, prop
+    functions), says nothing.
+    """
+    for prop in props:
+        if not isinstance(schema, dict) or is_prop_function(prop):
+            return None
+        types = schema.get("type")
+        types = {types} if isinstance(types, str) else set(types or ())
+        if _ARRAY_INDEX.match(prop):
+            if types == {"array"}:
+                schema = schema.get("items")
+                continue
+            return None
+        properties = schema.get("properties")
+        if not isinstance(properties, dict) or not types <= {"object"}:
+            return None
+        if prop in properties:
+            schema = properties[prop]
+            continue
+        if schema.get("additionalProperties") not in (None, False) or "patternProperties" in schema:
+            return None
+        return prop, sorted(properties)
+    return None
+
+
+class _Linter:
+    """Collects the issues of one graph (and, through nested linters, of the graphs inside it)."""
+
+    def __init__(
+        self,
+        data: dict[str, Any],
+        agents: Container[str],
+        source: GraphSource,
+        found: list[ValidationIssue],
+        injected: frozenset[str] = frozenset(),
+        results_all: bool = False,
+        full: bool = True,
+    ) -> None:
+        self.data = data
+        self.agents = agents
+        self.source = source
+        self.found = found
+        self.injected = injected
+        self.results_all = results_all
+        self.full = full
+        self.issues: list[ValidationIssue] = []
+
+    def add(self, message: str, node_id: str | None, field: str | None, severity: str = "warning") -> None:
+        self.issues.append(ValidationIssue(message, node_id, field, self.source.locate_field(node_id, field), severity))
+
+    def info(self, agent: Any) -> AgentInfo | None:
+        get = getattr(self.agents, "get", None)
+        info = get(agent) if callable(get) and isinstance(agent, str) else None
+        return info if isinstance(info, AgentInfo) else None
+
+    def run(self) -> list[ValidationIssue]:
+        nodes = self.data.get("nodes")
+        nodes = nodes if isinstance(nodes, dict) else {}
+        nested = set()
+        for node_id, node in nodes.items():
+            if isinstance(node, dict) and "agent" in node and isinstance(node.get("graph"), dict):
+                self.check_nested(str(node_id), node)
+                nested.add(node_id)
+        if not self.full:
+            return self.issues
+        self.check_schema(nested)
+        if nodes:
+            refs = list(graph_references(self.data))
+            self.check_output_properties(refs, nodes)
+            for node_id, node in nodes.items():
+                if isinstance(node, dict) and "agent" in node:
+                    self.check_agent_schemas(str(node_id), node)
+            self.check_unused(refs, nodes)
+        return self.issues
+
+    # ----- GraphData schema -----
+
+    def covered(self, node_id: str | None, field: str | None) -> bool:
+        """True if validate.py (or a nested graph's check) already reported this place."""
+        for issue in itertools.chain(self.found, self.issues):
+            if issue.node_id != node_id:
+                continue
+            if issue.field is None or field is None:
+                if issue.field is field:
+                    return True
+            elif issue.field == field or field.startswith(issue.field + ".") or issue.field.startswith(field + "."):
+                return True
+        return False
+
+    def check_schema(self, nested: set[str]) -> None:
+        for error in _graph_validator().iter_errors(self.data):
+            if callable(error.instance):
+                continue  # an agent given as a Python function
+            for path, message in _explain(error):
+                if len(path) > 3 and path[0] == "nodes" and path[2] == "graph" and path[1] in nested:
+                    continue  # the nested graph's own check reports it, with its injected nodes
+                node_id = str(path[1]) if len(path) > 1 and path[0] == "nodes" else None
+                parts = path[2:] if node_id is not None else path
+                field = ".".join(str(part) for part in parts) or None
+                if not self.covered(node_id, field):
+                    self.add(message, node_id, field)
+
+    # ----- nested graphs -----
+
+    def check_nested(self, node_id: str, node: dict[str, Any]) -> None:
+        """Checks a node's `graph:` as the nested run will see it, with the node's inputs injected."""
+        graph = node["graph"]
+        agent = node.get("agent")
+        params = node.get("params") if isinstance(node.get("params"), dict) else {}
+        names = nested_inputs(node)
+        nested_nodes = graph.get("nodes")
+        data = graph
+        injected = frozenset()
+        if isinstance(nested_nodes, dict) and nested_nodes:
+            injected = frozenset(name for name in names if name not in nested_nodes)
+            data = {**graph, "nodes": {**nested_nodes, **{name: {"value": None} for name in injected}}}
+        source = self.source.nested("nodes", node_id, "graph")
+        found = _Checker(data, self.agents, source).run()
+        results_all = agent == "mapAgent" and bool(params.get("resultAll"))
+        inner = found + _Linter(data, self.agents, source, found, injected | names, results_all, self.full).run()
+        # GraphAI fails on an invalid nested graph only when it runs it and does not suppress the error.
+        sure_to_fail = isinstance(agent, str) and agent in _GRAPH_AGENTS and not params.get("supressError") and "if" not in node and "unless" not in node
+        for issue in inner:
+            severity = issue.severity if sure_to_fail else "warning"
+            if issue.node_id is None:  # about the nested graph itself, e.g. its 'loop'
+                field = "graph" + (f".{issue.field}" if issue.field else "")
+                self.issues.append(NestedIssue(issue.message, node_id, field, issue.location, severity))
+            else:
+                nested = (issue.node_id, *getattr(issue, "nested", ()))
+                self.issues.append(NestedIssue(issue.message, node_id, issue.field, issue.location, severity, nested))
+
+    # ----- agent schemas -----
+
+    def result_schema(self, node: Any) -> tuple[Any, str, set[str]] | None:
+        """What a node's result looks like: (schema, whose, extra keys from passThrough), or None."""
+        if not isinstance(node, dict) or "agent" not in node:
+            return None  # static values can be injected: nothing is known
+        extra = set(node["passThrough"]) if isinstance(node.get("passThrough"), dict) else set()
+        output = node.get("output")
+        if isinstance(output, dict):
+            schema = {"type": "object", "properties": {key: {} for key in output}}
+            return schema, "the node's 'output'", extra
+        if output is not None:
+            return None
+        info = self.info(node.get("agent"))
+        if info is None or not isinstance(info.output, dict):
+            return None
+        return info.output, f"{info.name}'s output", extra
+
+    def check_output_properties(self, refs: list[tuple[str | None, str, NodeRef]], nodes: dict[str, Any]) -> None:
+        for owner, field, ref in refs:
+            if not ref.props:
+                continue
+            known = self.result_schema(nodes.get(ref.node_id))
+            if known is None:
+                continue
+            schema, whose, extra = known
+            if ref.props[0] in extra:
+                continue
+            missing = _missing_property(schema, ref.props)
+            if missing is not None:
+                prop, listed = missing
+                has = f" (it has: {', '.join(listed)})" if listed else ""
+                self.add(f"'{ref.text}': {whose} has no property '{prop}'{has}", owner, field)
+
+    def check_agent_schemas(self, node_id: str, node: dict[str, Any]) -> None:
+        info = self.info(node.get("agent"))
+        if info is None:
+            return
+        inputs = node.get("inputs")
+        if isinstance(info.inputs, dict) and isinstance(inputs, dict) and not node.get("anyInput"):
+            self.check_against_schema(node_id, "inputs", inputs, info.inputs, info.name)
+        params = node.get("params")
+        if isinstance(info.params, dict) and isinstance(params, dict) and not (isinstance(inputs, dict) and "params" in inputs):
+            self.check_against_schema(node_id, "params", params, info.params, info.name)
+
+    def check_against_schema(self, node_id: str, field: str, values: dict[str, Any], schema: dict[str, Any], agent: str) -> None:
+        """Checks what is statically known: missing and unknown keys, and literal values."""
+        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        one = field[:-1]  # "input", "param"
+        for key in schema.get("required") or ():
+            if key not in values:
+                self.add(f"{agent} needs {one} '{key}'", node_id, field)
+        if schema.get("additionalProperties") is False and "patternProperties" not in schema:
+            for key in values:
+                if key not in properties and not (field == "inputs" and key == "params"):  # inputs.params overrides params
+                    takes = f"it takes: {', '.join(properties)}" if properties else f"it takes no {field}"
+                    self.add(f"{agent} takes no {one} '{key}' ({takes})", node_id, f"{field}.{key}")
+        validator = validator_of(schema)
+        for key, value in values.items():
+            subschema = properties.get(key)
+            if not isinstance(subschema, (dict, bool)) or not _is_literal(value):
+                continue
+            for error in validator.evolve(schema=subschema).iter_errors(value):
+                for path, message in _explain(error):
+                    where = ".".join(str(part) for part in (field, key, *path))
+                    self.add(f"{agent} {one} schema: {message}", node_id, where)
+
+    # ----- unused results -----
+
+    def check_unused(self, refs: list[tuple[str | None, str, NodeRef]], nodes: dict[str, Any]) -> None:
+        if self.results_all:
+            return  # mapAgent's resultAll returns every node
+        used = {ref.node_id for owner, _, ref in refs if owner != ref.node_id}
+        for node_id, node in nodes.items():
+            node_id = str(node_id)
+            if (
+                not isinstance(node, dict)
+                or node_id in used
+                or node_id in self.injected
+                or node_id.startswith("__")
+                or node.get("isResult")
+                or node.get("console")
+            ):
+                continue
+            what = "result" if "agent" in node else "value"
+            self.add(f"nothing uses this node's {what}: no node refers to it and it is not isResult", node_id, None)

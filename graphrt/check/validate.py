@@ -1,0 +1,313 @@
+"""Checks GraphData before anything runs and reports every problem at once.
+
+The rules are GraphAI's (validator.ts and validators/): known attributes only,
+no `agent` together with `value`, references to existing nodes only, a valid
+`loop` and `concurrency`, and every computed node reachable from the static
+ones. Each issue names the node and field, and the file position when the
+graph came from a file.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any, Callable, Container, Iterator
+
+from graphrt.base.errors import GraphValidationError, ValidationIssue
+from graphrt.graphdata.loader import GraphSource
+from graphrt.graphdata.refs import LOOP_COUNTER, parse_ref, ref_node_id, reference_texts
+
+__all__ = ["GRAPH_KEYS", "COMPUTED_NODE_KEYS", "STATIC_NODE_KEYS", "collect_issues", "validate_graph"]
+
+GRAPH_KEYS = frozenset({"nodes", "concurrency", "agentId", "loop", "verbose", "version", "metadata", "retry"})
+COMPUTED_NODE_KEYS = frozenset(
+    {
+        "inputs", "output", "anyInput", "params", "retry", "repeatUntil", "timeout", "agent", "graph",
+        "graphLoader", "isResult", "priority", "label", "if", "unless", "defaultValue", "filterParams",
+        "console", "passThrough",
+    }
+)  # fmt: skip
+STATIC_NODE_KEYS = frozenset({"value", "update", "isResult", "console"})
+
+
+def _is_positive_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+_FIELD_CHECKS: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
+    ("retry", _is_count, "a non-negative integer"),
+    ("timeout", lambda v: _is_number(v) and v >= 0, "a number of milliseconds"),
+    ("priority", _is_number, "a number"),
+    ("anyInput", lambda v: isinstance(v, bool), "true or false"),
+    ("isResult", lambda v: isinstance(v, bool), "true or false"),
+    ("params", lambda v: isinstance(v, dict), "a mapping"),
+    ("filterParams", lambda v: isinstance(v, dict), "a mapping"),
+    ("passThrough", lambda v: isinstance(v, dict), "a mapping"),
+    ("repeatUntil", lambda v: isinstance(v, dict), "a mapping like {exists: .path}"),
+)
+
+
+def input_refs(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    """Every `(field path, node id)` that an `inputs`-like structure reads."""
+    for field, text in reference_texts(value, path):
+        yield field, ref_node_id(text)
+
+
+def node_dependencies(node: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """Every `(field, node id)` a computed node waits for before it can run."""
+    yield from input_refs(node.get("inputs"), "inputs")
+    for field in ("if", "unless", "agent", "graph"):
+        node_id = ref_node_id(node.get(field))
+        if node_id is not None:
+            yield field, node_id
+    yield from input_refs(node.get("passThrough"), "passThrough")
+
+
+class _Checker:
+    """Collects the issues of one graph."""
+
+    def __init__(self, data: dict[str, Any], agents: Container[str], source: GraphSource | None) -> None:
+        self.data = data
+        self.agents = agents
+        self.source = source or GraphSource()
+        self.issues: list[ValidationIssue] = []
+        self.dependencies: dict[str, list[tuple[str, str]]] = {}
+
+    def add(self, message: str, node_id: str | None = None, field: str | None = None, severity: str = "error") -> None:
+        self.issues.append(ValidationIssue(message, node_id, field, self.source.locate_field(node_id, field), severity))
+
+    def run(self) -> list[ValidationIssue]:
+        nodes = self.data.get("nodes")
+        if "nodes" not in self.data:
+            self.add("the graph has no 'nodes'")
+        elif not isinstance(nodes, dict):
+            self.add(f"'nodes' must be a mapping of node ids to nodes, got {type(nodes).__name__}", field="nodes")
+        elif not nodes:
+            self.add("'nodes' is empty", field="nodes")
+        for key in self.data:
+            if key not in GRAPH_KEYS:
+                self.add(f"unknown graph attribute '{key}' (allowed: {', '.join(sorted(GRAPH_KEYS))})", field=key)
+        self.check_loop(self.data.get("loop"))
+        self.check_concurrency(self.data.get("concurrency"))
+        if "retry" in self.data and not _is_count(self.data["retry"]):
+            self.add(f"graph 'retry' must be a non-negative integer, got {self.data['retry']!r}", field="retry")
+        if isinstance(nodes, dict) and nodes:
+            for node_id, node in nodes.items():
+                if not isinstance(node_id, str):  # a dict built in Python; the loader makes file keys strings
+                    self.add(f"a node id must be a string, got {type(node_id).__name__} {node_id!r}", str(node_id))
+                    continue
+                self.check_node(node_id, node, nodes)
+            if not any(issue.severity == "error" for issue in self.issues):
+                self.check_reachability(nodes)
+        return self.issues
+
+    def check_loop(self, loop: Any) -> None:
+        if loop is None:
+            return
+        if not isinstance(loop, dict):
+            self.add(f"'loop' must be a mapping with 'count' or 'while', got {type(loop).__name__}", field="loop")
+            return
+        if "count" not in loop and "while" not in loop:
+            self.add("'loop' needs either 'count' or 'while'", field="loop")
+        if "count" in loop and "while" in loop:
+            self.add("'loop' cannot have both 'count' and 'while'", field="loop")
+        if "count" in loop and not _is_count(loop["count"]):
+            # GraphAI runs one iteration for a count it cannot compare with; so does graphrt, with a warning.
+            self.add(f"'loop.count' should be a non-negative integer, got {loop['count']!r}", field="loop", severity="warning")
+        for key in loop:
+            if key not in ("count", "while"):
+                self.add(f"unknown loop attribute '{key}' (allowed: count, while)", field="loop")
+        condition = loop.get("while")
+        if "while" in loop and not isinstance(condition, bool) and parse_ref(condition) is None:
+            # Any other value is always true or always false: GraphAI loops forever or runs once.
+            hint = f" (did you mean ':{condition}'?)" if isinstance(condition, str) and condition else ""
+            self.add(f"'loop.while' must be a reference like ':node.prop' or a boolean, got {condition!r}{hint}", field="loop")
+        ref = parse_ref(condition)
+        if ref is not None and isinstance(self.data.get("nodes"), dict) and not self.known(ref.node_id):
+            self.add(f"'loop.while' refers to unknown node '{ref.node_id}'{self.suggest(ref.node_id)}", field="loop")
+
+    def check_concurrency(self, concurrency: Any) -> None:
+        if concurrency is None:
+            return
+        if isinstance(concurrency, dict):
+            for key in concurrency:
+                if key not in ("global", "labels"):
+                    self.add(f"unknown concurrency attribute '{key}' (allowed: global, labels)", field="concurrency")
+            if "global" not in concurrency:
+                self.add("'concurrency' as a mapping needs a 'global' limit", field="concurrency")
+            elif not _is_positive_int(concurrency["global"]):
+                self.add(f"'concurrency.global' must be a positive integer, got {concurrency['global']!r}", field="concurrency")
+            labels = concurrency.get("labels")
+            if labels is not None and not isinstance(labels, dict):
+                self.add(f"'concurrency.labels' must be a mapping of label to limit, got {type(labels).__name__}", field="concurrency")
+            elif labels:
+                for label, limit in labels.items():
+                    if not _is_positive_int(limit):
+                        self.add(f"'concurrency.labels.{label}' must be a positive integer, got {limit!r}", field="concurrency")
+        elif not _is_positive_int(concurrency):
+            self.add(f"'concurrency' must be a positive integer or {{global, labels}}, got {concurrency!r}", field="concurrency")
+
+    def known(self, node_id: str) -> bool:
+        """A node of the file; the loop counter is internal (read it with `@loop`), as in GraphAI."""
+        return node_id in self.data["nodes"]
+
+    def suggest(self, node_id: str) -> str:
+        names = [str(n) for n in self.data["nodes"]]
+        close = difflib.get_close_matches(node_id, names, n=3)
+        if close:
+            return f" (did you mean {', '.join(close)}?)"
+        shown = ", ".join(names[:10]) + (", ..." if len(names) > 10 else "")
+        return f" (known: {shown})"
+
+    def check_refs(self, node_id: str, refs: Iterator[tuple[str, str]]) -> None:
+        for field, ref_id in refs:
+            if not self.known(ref_id):
+                self.add(f"unknown node '{ref_id}'{self.suggest(ref_id)}", node_id, field)
+
+    def check_node(self, node_id: str, node: Any, nodes: dict) -> None:
+        if not isinstance(node, dict):
+            self.add(f"a node must be a mapping, got {type(node).__name__}", node_id)
+            return
+        if "agent" in node:
+            self.check_computed(node_id, node)
+        else:
+            self.check_static(node_id, node)
+
+    def check_static(self, node_id: str, node: dict) -> None:
+        for key in node:
+            if key not in STATIC_NODE_KEYS:
+                hint = " (a computed node needs 'agent')" if key in COMPUTED_NODE_KEYS else ""
+                self.add(f"static node does not allow '{key}'{hint}", node_id, key)
+        if "update" in node:
+            ref = parse_ref(node["update"])
+            if ref is None:
+                self.add(f"'update' must be a reference like ':node.prop', got {node['update']!r}", node_id, "update")
+            else:
+                self.check_refs(node_id, iter([("update", ref.node_id)]))
+
+    def check_computed(self, node_id: str, node: dict) -> None:
+        for key in node:
+            if key == "value":
+                self.add("a node cannot have both 'agent' and 'value'", node_id, "value")
+            elif key not in COMPUTED_NODE_KEYS:
+                self.add(f"computed node does not allow '{key}'", node_id, key)
+        self.check_agent(node_id, node["agent"])
+        inputs = node.get("inputs")
+        if isinstance(inputs, list):
+            self.add("'inputs' must be a mapping of names to references; array inputs were removed in GraphAI 0.5", node_id, "inputs")
+        elif inputs is not None and not isinstance(inputs, dict):
+            self.add(f"'inputs' must be a mapping, got {type(inputs).__name__}", node_id, "inputs")
+        for field in ("if", "unless"):
+            if field in node and parse_ref(node[field]) is None:
+                self.add(f"'{field}' must be a reference like ':node.prop', got {node[field]!r}", node_id, field)
+        graph = node.get("graph")
+        if graph is not None and not isinstance(graph, dict) and parse_ref(graph) is None:
+            self.add(f"'graph' must be a graph or a reference to one, got {graph!r}", node_id, "graph")
+        if "label" in node and not isinstance(node["label"], str):
+            self.add(f"'label' must be a string, got {node['label']!r}", node_id, "label")
+        for field, check, expected in _FIELD_CHECKS:
+            # GraphAI runs these anyway (reading "100" as 100, "yes" as true): a warning, not an error.
+            if field in node and node[field] is not None and not check(node[field]):
+                self.add(f"'{field}' should be {expected}, got {node[field]!r}", node_id, field, severity="warning")
+        self.dependencies[node_id] = list(node_dependencies(node))
+        self.check_refs(node_id, iter(self.dependencies[node_id]))
+
+    def check_agent(self, node_id: str, agent: Any) -> None:
+        if callable(agent):
+            return
+        if not isinstance(agent, str) or not agent:
+            self.add(f"'agent' must be an agent name or a reference like ':node', got {agent!r}", node_id, "agent")
+            return
+        if agent.startswith(":") or agent in self.agents:
+            return
+        # A Registry iterates over its AgentInfos; a plain container of names over the names.
+        names = sorted(getattr(info, "name", info) for info in self.agents) if hasattr(self.agents, "__iter__") else []
+        close = difflib.get_close_matches(agent, names, n=3)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        self.add(f"unknown agent '{agent}'{hint}", node_id, "agent")
+
+    def check_reachability(self, nodes: dict[str, Any]) -> None:
+        """GraphAI's rule: starting from static nodes, every computed node must become runnable."""
+        static = {node_id for node_id, node in nodes.items() if "agent" not in node} | {LOOP_COUNTER}
+        missing: dict[str, set[str]] = {}
+        dependents: dict[str, list[str]] = {}
+        for node_id, node in nodes.items():
+            if "agent" in node:
+                missing[node_id] = {ref for _, ref in self.dependencies[node_id]} - static
+                for ref in missing[node_id]:
+                    dependents.setdefault(ref, []).append(node_id)
+        runnable = [node_id for node_id, refs in missing.items() if not refs]
+        if not missing:
+            self.add("no node can start: the graph has no computed node (a node with 'agent')")
+            return
+        if not runnable:
+            self.add("no node can start: every computed node waits for another computed node")
+            self.report_stuck(nodes, missing)
+            return
+        while runnable:  # Kahn's algorithm: linear in nodes and references
+            node_id = runnable.pop()
+            del missing[node_id]
+            for dependent in dependents.get(node_id, ()):
+                refs = missing[dependent]
+                refs.discard(node_id)
+                if not refs:
+                    runnable.append(dependent)
+        if missing:
+            self.report_stuck(nodes, missing)
+
+    def report_stuck(self, nodes: dict[str, Any], waiting: dict[str, set[str]]) -> None:
+        import networkx as nx  # only needed to name a cycle; importing it costs ~0.15 s
+
+        dependencies = nx.DiGraph((ref, node_id) for node_id, refs in waiting.items() for ref in refs if ref in waiting)
+        order = {node_id: index for index, node_id in enumerate(nodes)}
+        cycles = []
+        for cycle in nx.simple_cycles(dependencies) if dependencies else ():
+            first = min(range(len(cycle)), key=lambda i: order[cycle[i]])  # start where the file does
+            cycles.append(cycle[first:] + cycle[:first])
+        cycles.sort(key=lambda cycle: [order[node_id] for node_id in cycle])
+        in_cycle = {node_id for cycle in cycles for node_id in cycle}
+        for cycle in cycles[:10]:
+            path = " -> ".join([*cycle, cycle[0]])
+            self.add(f"a cycle between computed nodes can never run: {path} (loops go through a static node's 'update')", cycle[0])
+        for node_id in waiting:
+            if node_id not in in_cycle:
+                refs = sorted(waiting[node_id])
+                verb = "never completes" if len(refs) == 1 else "never complete"
+                self.add(f"can never run: it waits for {', '.join(refs)}, which {verb}", node_id)
+
+
+def collect_issues(
+    data: dict[str, Any], agents: Container[str], source: GraphSource | None = None, *, warnings: bool = True
+) -> list[ValidationIssue]:
+    """Every problem of a graph: GraphAI's rules here, graphrt's own checks in lint.py.
+
+    `agents` holds the registered agent names; a Registry also lets lint.py check
+    agent schemas. `warnings=False` skips the checks that can only warn, which
+    cost more than a small run.
+    """
+    from graphrt.check.lint import lint_issues  # lint.py builds on this module
+
+    issues = _Checker(data, agents, source).run()
+    return issues + lint_issues(data, agents, source, issues, warnings=warnings)
+
+
+def validate_graph(
+    data: dict[str, Any], agents: Container[str], source: GraphSource | None = None, *, warnings: bool = False
+) -> list[ValidationIssue]:
+    """Raises GraphValidationError listing every error; returns the warnings found.
+
+    Every error is found either way; the checks that can only warn run with `warnings=True`.
+    """
+    issues = collect_issues(data, agents, source, warnings=warnings)
+    errors = [issue for issue in issues if issue.severity == "error"]
+    if errors:
+        raise GraphValidationError(errors)
+    return issues
+

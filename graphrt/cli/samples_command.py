@@ -1,0 +1,60 @@
+"""`graphrt test-agents [NAME ...]`: runs the agents' samples and reports the ones that fail.
+
+Each sample runs through a real one-node graph (see graphrt.samples). The
+last line is `test-agents: N passed, M failed`; the exit code is 1 when any
+sample failed. What agents print while they run is kept back, and shown with
+`-v` for the samples that fail.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import sys
+from typing import TextIO
+
+import anyio
+
+from graphrt.cli.agent_modules import add_agents_option, named_agents
+from graphrt.testing.samples import SampleOutcome, run_sample
+
+__all__ = ["add_parser", "handle"]
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("test-agents", help="run the registered agents' samples and report failures")
+    parser.add_argument("names", nargs="*", metavar="NAME", help="only these agents (default: all)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="list passing samples too, and failing ones' output")
+    add_agents_option(parser)
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
+    stdout = stdout or sys.stdout
+    registry, agents = named_agents(args)
+
+    async def run_all() -> list[tuple[SampleOutcome, str]]:
+        outcomes = []
+        for info in agents:
+            for index, sample in enumerate(info.samples):
+                printed = io.StringIO()
+                with contextlib.redirect_stdout(printed):
+                    outcome = await run_sample(info, sample, registry, index)
+                outcomes.append((outcome, printed.getvalue()))
+        return outcomes
+
+    outcomes = anyio.run(run_all)
+    for outcome, printed in outcomes:
+        if not outcome.passed:
+            stdout.write(f"FAIL {outcome.describe()}\n")
+            if args.verbose and printed:
+                stdout.write("".join(f"  | {line}\n" for line in printed.splitlines()))
+        elif args.verbose:
+            stdout.write(f"ok   {outcome.name}\n")
+    without = [info.name for info in agents if not info.samples]
+    if without and (args.verbose or args.names):
+        stdout.write(f"no samples: {', '.join(without)}\n")
+    failed = sum(not outcome.passed for outcome, _ in outcomes)
+    stdout.write(f"test-agents: {len(outcomes) - failed} passed, {failed} failed\n")
+    return 1 if failed else 0

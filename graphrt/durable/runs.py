@@ -1,0 +1,430 @@
+"""Runs that survive crashes: saved to a checkpoint store as they go, resumed where they stopped.
+
+    results = await graph.arun(checkpoint="runs.db", run_id="nightly")   # saves as it runs
+    results = graphrt.resume("runs.db", "nightly")                        # after a crash
+    results = graphrt.resume("runs.db", answer="yes")                     # after a question
+
+Saving is a hook, as in Burr: the run calls `on_checkpoint(run, node_id)` after
+every node completes and when an iteration starts, and `CheckpointWriter` turns
+each call into one row (that node's result, or the iteration's static values).
+A resumed run is rebuilt from the saved graph and values, and starts where the
+rows leave off: completed nodes are not run again, so its results are those of
+an uninterrupted run.
+
+What is not saved: the inside of a node. A node that was running when the
+process died (a nestedAgent or mapAgent node with all its nested nodes, too)
+runs again from its start. A node whose result JSON cannot hold (bytes, an
+object) is not saved either and runs again on resume.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import uuid
+import weakref
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+
+import anyio
+
+from graphrt.base.errors import GraphAbortedError, GraphError, GraphInterrupted
+from graphrt.base.jsvalue import UNDEFINED
+from graphrt.checkpoint import CheckpointTarget, open_store
+from graphrt.checkpoint.base import (
+    CheckpointError,
+    CheckpointStore,
+    Row,
+    RunRecord,
+    RunStatus,
+    Unsavable,
+    decode_value,
+    encode_value,
+    snapshot_from_rows,
+)
+from graphrt.engine.execution import RunSnapshot
+from graphrt.observe.trace import REDACTED, Redactor
+
+if TYPE_CHECKING:
+    from graphrt.authoring.filters import AgentFilter, FilterFunction
+    from graphrt.engine.execution import GraphRun
+    from graphrt.engine.graph import AgentsArg, Graph
+
+__all__ = ["CheckpointWriter", "SecretFilter", "run_checkpointed", "from_checkpoint", "find_run", "aresume", "resume",
+           "graph_hash"]
+
+# Graphs from_checkpoint built with force=True, or from the saved copy (which differs from the
+# original by its redacted secrets): their runs continue although the graph's hash differs.
+_FORCED: "weakref.WeakSet[Graph]" = weakref.WeakSet()
+
+_SECRET_NAME = r"[\w.-]*(?:api[-_]?key|authorization|password|passwd|secret|token|cookie|credentials?|private[-_]?key)"
+# "apiKey": "..." in JSON text, and `apiKey: ...` on a line of YAML.
+_JSON_SECRET = re.compile(rf'("{_SECRET_NAME}"\s*:\s*)"(?:[^"\\]|\\.)*"', re.IGNORECASE)
+_YAML_SECRET = re.compile(rf"^(\s*(?:-\s+)?[\"']?{_SECRET_NAME}[\"']?\s*:[ \t]+)(?![{{\[>|&*!#]).+$",
+                          re.IGNORECASE | re.MULTILINE)
+
+
+class SecretFilter:
+    """Blanks out secrets in what a checkpoint stores: values under secret-sounding keys,
+    bearer tokens, `sk-` keys, and the values of secret environment variables (see graphrt.trace)."""
+
+    def __init__(self) -> None:
+        self._redactor = Redactor()
+
+    def json(self, text: str) -> str:
+        return self._redactor.text(_JSON_SECRET.sub(rf'\1"{REDACTED}"', text))
+
+    def source(self, text: str) -> str:
+        return self.json(_YAML_SECRET.sub(rf'\g<1>"{REDACTED}"', text))
+
+    def value(self, value: Any) -> Any:
+        """A value with its secrets blanked out, otherwise as it was (UNDEFINED included)."""
+        try:
+            return decode_value(self.json(encode_value(value)))
+        except Unsavable:
+            return self._redactor.value(value)
+
+
+class CheckpointWriter:
+    """The checkpoint hook: one row per completed node, one per iteration start.
+
+    It never raises into the run: if the store fails, it remembers the error and
+    calls `on_failure` (which stops the run), and the caller raises CheckpointError.
+    """
+
+    def __init__(self, store: CheckpointStore, run_id: str, saved_iteration: int | None = None,
+                 secrets: SecretFilter | None = None) -> None:
+        self.store = store
+        self.run_id = run_id
+        self._secrets = secrets or SecretFilter()
+        self.failure: BaseException | None = None
+        self.on_failure: Callable[[], None] = lambda: None
+        self._iteration = saved_iteration  # the iteration whose static values are saved
+        self._unsavable: int | None = None  # an iteration whose static values JSON cannot hold
+
+    def __call__(self, run: "GraphRun", node_id: str | None) -> None:
+        if self.failure is not None or run.iteration == self._unsavable:
+            return
+        try:
+            if node_id is None or run.iteration != self._iteration:
+                self.save_iteration(run)
+            if node_id is not None and run.iteration == self._iteration:
+                try:
+                    value = encode_value(run.results.get(node_id, UNDEFINED))
+                except Unsavable:
+                    return  # not saved: the node runs again on resume
+                self.store.add_row(Row(self.run_id, run.iteration, "node", node_id, self._secrets.json(value)))
+        except Exception as error:  # noqa: BLE001 - a store failure stops the run, it is reported by the caller
+            self.failure = error
+            self.on_failure()
+
+    def save_iteration(self, run: "GraphRun") -> None:
+        """Saves the static values the current iteration started with (unless already saved)."""
+        if run.iteration == self._iteration:
+            return
+        statics = {node_id: value for node_id, value in run.results.items() if node_id not in run.nodes}
+        try:
+            value = encode_value(statics)
+        except Unsavable:
+            self._unsavable = run.iteration  # resuming goes back to the last iteration that was saved
+            return
+        self.store.add_row(Row(self.run_id, run.iteration, "iteration", "", self._secrets.json(value)))
+        self._iteration = run.iteration
+
+
+# ----- the graph's source -----
+
+
+def _graph_data(graph: "Graph") -> Any:
+    loaded = getattr(graph, "_loaded", None)
+    return loaded[0] if loaded else None
+
+
+def graph_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _source_of(graph: "Graph") -> tuple[str | None, str | None, str]:
+    """(file, text, sha256 of the text) of a graph; a dict graph's text is its JSON."""
+    source = graph.spec.source
+    if source.text is not None:
+        return source.file, source.text, graph_hash(source.text)
+    text = json.dumps(_graph_data(graph), sort_keys=True, ensure_ascii=False,
+                      default=lambda value: getattr(value, "__qualname__", type(value).__name__))
+    return None, text, graph_hash(text)
+
+
+def _new_record(graph: "Graph", run_id: str, all_results: bool) -> RunRecord:
+    file, text, digest = _source_of(graph)
+    secrets = SecretFilter()
+    injected = dict(graph._injected)
+    for node_id, value in injected.items():
+        try:
+            encode_value(value)
+        except Unsavable as error:
+            raise CheckpointError(f"cannot save the value injected into '{node_id}' in a checkpoint: {error}",
+                                  node_id=node_id) from None
+    return RunRecord(
+        run_id=run_id,
+        graph_file=str(Path(file).resolve()) if file else None,
+        graph_text=secrets.source(text) if text is not None else None,
+        graph_hash=digest,
+        injected=secrets.value(injected),
+        config=secrets.value(graph.config),
+        all_results=all_results,
+    )
+
+
+def _check_same_graph(graph: "Graph", record: RunRecord, location: str) -> None:
+    if graph in _FORCED:
+        return
+    _, _, digest = _source_of(graph)
+    if digest != record.graph_hash:
+        where = record.graph_file or "the graph"
+        raise CheckpointError(
+            f"{where} changed since run {record.run_id!r} was saved in {location}; "
+            "resume with force=True (--force) to run the changed graph"
+        )
+
+
+# ----- running -----
+
+
+async def run_checkpointed(
+    graph: "Graph",
+    checkpoint: CheckpointTarget,
+    *,
+    all_results: bool = False,
+    run_id: str | None = None,
+    answer: Any = None,
+) -> dict[str, Any]:
+    """Runs `graph`, saving its state to `checkpoint`; continues the run if `run_id` is saved there already.
+
+    Raises:
+        GraphInterrupted: an agent asked a question; resume with `answer`.
+        CheckpointError: the store failed, or the saved run belongs to a changed graph.
+        GraphError: as `Graph.arun`; the state is saved, so the run can be resumed.
+    """
+    store = open_store(checkpoint)
+    try:
+        return await _run(graph, store, all_results=all_results, run_id=run_id, answer=answer)
+    finally:
+        if store is not checkpoint:
+            store.close()
+
+
+def _restore_state(store: CheckpointStore, record: RunRecord, answer: Any) -> RunSnapshot | None:
+    snapshot = snapshot_from_rows(record, store.get_rows(record.run_id))
+    if record.status != RunStatus.INTERRUPTED:
+        if answer is not None:
+            raise CheckpointError(f"run {record.run_id!r} is not waiting for an answer (it is {record.status}); "
+                                  "resume it without one")
+        return snapshot
+    key = record.detail.get("key") or record.detail.get("node_id")
+    if answer is None:
+        raise GraphInterrupted(record.detail.get("question", ""), key=key, node_id=record.detail.get("node_id"))
+    if snapshot is None:
+        raise CheckpointError(f"run {record.run_id!r} asked {record.detail.get('question')!r} but its state was not "
+                              "saved; run the graph again")
+    try:
+        store.add_row(Row(record.run_id, snapshot.iteration, "answer", key, SecretFilter().json(encode_value(answer))))
+    except Unsavable as error:
+        raise CheckpointError(f"cannot save the answer: {error}") from None
+    return RunSnapshot(snapshot.run_id, snapshot.iteration, snapshot.results, snapshot.completed, snapshot.injected,
+                       {**snapshot.answers, key: answer})
+
+
+async def _run(graph: "Graph", store: CheckpointStore, *, all_results: bool, run_id: str | None, answer: Any) -> dict[str, Any]:
+    record = store.get_run(run_id) if run_id else None
+    if record is None:
+        if answer is not None:
+            raise CheckpointError(f"run {run_id!r} is not saved in {store.location}, so it has no question to answer")
+        record = _new_record(graph, run_id or uuid.uuid4().hex[:12], all_results)
+        store.create_run(record)
+        restore = None
+    else:
+        _check_same_graph(graph, record, store.location)
+        for node_id, value in record.injected.items():
+            if value != REDACTED:
+                graph._injected.setdefault(node_id, value)  # this graph continues that run, with its values
+        if record.status == RunStatus.COMPLETED:
+            return record.results if isinstance(record.results, dict) else {}
+        restore = _restore_state(store, record, answer)
+        store.update_run(record.run_id, status=RunStatus.RUNNING)
+    saved_iteration = restore.iteration if restore is not None else None
+    writer = CheckpointWriter(store, record.run_id, saved_iteration)
+    status, detail, results = RunStatus.STOPPED, {}, None
+    try:
+        with anyio.CancelScope() as scope:
+            writer.on_failure = scope.cancel
+            results = await graph._execute(all_results, run_id=record.run_id, restore=restore, on_checkpoint=writer)
+            status = RunStatus.COMPLETED
+        if writer.failure is not None:
+            raise CheckpointError(f"could not save run {record.run_id!r} to {store.location}: "
+                                  f"{type(writer.failure).__name__}: {writer.failure}") from writer.failure
+        return results
+    except GraphInterrupted as interrupted:
+        status, detail = RunStatus.INTERRUPTED, {"node_id": interrupted.node_id, "key": interrupted.key,
+                                                 "question": interrupted.question}
+        raise
+    except GraphAbortedError:
+        raise
+    except GraphError as error:
+        if not isinstance(error, CheckpointError):
+            status, detail = RunStatus.FAILED, {"node_id": error.node_id, "error": Redactor().text(str(error))}
+        raise
+    finally:
+        _finish(graph, store, writer, record.run_id, status, detail, results)
+
+
+def _finish(graph: "Graph", store: CheckpointStore, writer: CheckpointWriter, run_id: str, status: str,
+            detail: dict[str, Any], results: Any) -> None:
+    """Saves how the run ended; never raises over the run's own outcome."""
+    if writer.failure is not None:
+        return
+    try:
+        run = graph._run
+        if status != RunStatus.COMPLETED and run is not None and (run.nodes or run.results):
+            writer.save_iteration(run)  # a run stopped before any node completed still has its first iteration
+        if status == RunStatus.COMPLETED:
+            try:
+                results = decode_value(SecretFilter().json(encode_value(results)))
+            except Unsavable:
+                results, detail = None, {"results": "not saved: JSON cannot hold them"}
+        store.update_run(run_id, status=status, detail=detail, results=results)
+    except Exception:  # noqa: BLE001 - the run's own error (or results) matters more than this write
+        pass
+
+
+# ----- resuming -----
+
+
+def find_run(store: CheckpointStore, run_id: str | None) -> RunRecord:
+    """The saved run `run_id`, or the most recent unfinished run.
+
+    Raises:
+        CheckpointError: no such run (the message lists the saved ones).
+    """
+    if run_id is not None:
+        record = store.get_run(run_id)
+        if record is None:
+            known = ", ".join(saved.run_id for saved in store.runs()[:10]) or "none"
+            raise CheckpointError(f"no run {run_id!r} in {store.location} (saved runs: {known})")
+        return record
+    runs = store.runs()
+    for record in runs:
+        if record.status in RunStatus.UNFINISHED:
+            return record
+    if runs:
+        raise CheckpointError(f"every run in {store.location} has completed (latest: {runs[0].run_id}); "
+                              "pass a run id to see its results")
+    raise CheckpointError(f"no run saved in {store.location}")
+
+
+def _config(saved: Mapping[str, Any], given: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The saved config without its redacted secrets (agents find them in the environment), then `given`."""
+
+    def usable(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {key: usable(item) for key, item in value.items() if item != REDACTED}
+        return value
+
+    merged = usable(dict(saved))
+    for key, value in (given or {}).items():
+        merged[key] = {**merged.get(key, {}), **value} if isinstance(value, dict) and isinstance(merged.get(key), dict) else value
+    return merged
+
+
+def from_checkpoint(
+    checkpoint: CheckpointTarget,
+    run_id: str | None = None,
+    *,
+    agents: "AgentsArg" = None,
+    config: Mapping[str, Any] | None = None,
+    filters: "Iterable[AgentFilter | FilterFunction] | None" = None,
+    force: bool = False,
+) -> tuple["Graph", RunRecord]:
+    """The Graph of a saved run, rebuilt from its file (or saved text) with its injected values.
+
+    Args:
+        checkpoint: the store, a SQLite file or a postgresql:// URL.
+        run_id: the run; the most recent unfinished one if None.
+        agents, filters: as for Graph (Python agents are not saved: pass them again).
+        config: merged over the saved config, whose secrets were not saved.
+        force: run the graph file even if it changed since the run was saved.
+
+    Raises:
+        CheckpointError: no such run, or the graph file changed (or is gone) and not `force`.
+    """
+    from graphrt.engine.graph import Graph
+
+    store = open_store(checkpoint)
+    try:
+        record = find_run(store, run_id)
+        location = store.location
+    finally:
+        if store is not checkpoint:
+            store.close()
+    source: str | Path
+    if record.graph_file is not None:
+        path = Path(record.graph_file)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            if not force or record.graph_text is None:
+                raise CheckpointError(f"{path} is gone since run {record.run_id!r} was saved in {location}; "
+                                      "resume with force=True (--force) to use the copy saved with the run") from None
+            source = record.graph_text
+        else:
+            if graph_hash(text) != record.graph_hash and not force:
+                raise CheckpointError(f"{path} changed since run {record.run_id!r} was saved in {location}; "
+                                      "resume with force=True (--force) to run the changed graph")
+            source = path
+    elif record.graph_text is not None:
+        source = record.graph_text
+    else:
+        raise CheckpointError(f"run {record.run_id!r} has no saved graph: resume it with graph.arun(checkpoint=...)")
+    if isinstance(source, str) and source.lstrip().startswith("{"):
+        source = json.loads(source)  # a graph given as a dict was saved as JSON
+    graph = Graph(source, agents=agents, config=_config(record.config, config), filters=filters)
+    for node_id, value in record.injected.items():
+        if value != REDACTED:  # a secret was not saved: the node keeps its own value
+            graph.inject(node_id, value)
+    if force or not isinstance(source, Path):  # the saved copy: it differs from the original only by secrets
+        _FORCED.add(graph)
+    return graph, record
+
+
+async def aresume(
+    checkpoint: CheckpointTarget,
+    run_id: str | None = None,
+    *,
+    answer: Any = None,
+    all_results: bool | None = None,
+    agents: "AgentsArg" = None,
+    config: Mapping[str, Any] | None = None,
+    filters: "Iterable[AgentFilter | FilterFunction] | None" = None,
+    force: bool = False,
+    subscribe: Iterable[Callable[[Any], Any]] = (),
+) -> dict[str, Any]:
+    """Continues a saved run (the most recent unfinished one if `run_id` is None); returns its results.
+
+    Completed nodes are not run again. A run that stopped on a question needs
+    `answer`. A completed run returns its saved results without running.
+
+    Raises:
+        GraphInterrupted: the run asks a question (again, or a new one).
+        CheckpointError: no such run, or its graph file changed (see `force`).
+    """
+    graph, record = from_checkpoint(checkpoint, run_id, agents=agents, config=config, filters=filters, force=force)
+    for callback in subscribe:
+        graph.subscribe(callback)
+    wanted = record.all_results if all_results is None else all_results
+    return await run_checkpointed(graph, checkpoint, all_results=wanted, run_id=record.run_id, answer=answer)
+
+
+def resume(checkpoint: CheckpointTarget, run_id: str | None = None, *, backend: str = "asyncio", **options: Any) -> dict[str, Any]:
+    """`aresume()` for synchronous callers."""
+    return anyio.run(partial(aresume, checkpoint, run_id, **options), backend=backend)

@@ -1,0 +1,381 @@
+"""One run of a compiled graph: iterations, node readiness, results and errors.
+
+Readiness is pushed, not polled: when a node gets its result it tells the
+nodes waiting for it, and those that have all they need are queued on the
+scheduler. A run is one anyio task group. An iteration ends when no node of
+this graph is queued or running; then the loop, if any, starts the next
+iteration with fresh computed nodes and updated static nodes, as GraphAI does.
+
+Workers, not a task per node: a task that finishes a node goes on with the
+next node the scheduler grants to this run (usually the node that was waiting
+for it), and the run's own task is the first worker. A chain or a loop of
+quick agents thus runs without creating a task per node; a new task starts
+only when more nodes can run at once.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+
+import anyio
+
+from graphrt.authoring.registry import Registry
+from graphrt.base.errors import GraphError, GraphValidationError, ValidationIssue
+from graphrt.base.jsvalue import UNDEFINED, is_logically_true
+from graphrt.engine.node import NodeInvoker, NodeState
+from graphrt.engine.scheduler import Scheduler, Ticket
+from graphrt.graphdata.refs import LOOP_COUNTER, DictOf, ListOf
+from graphrt.graphdata.spec import ComputedNodeSpec, GraphSpec, LoopSpec, StaticNodeSpec
+from graphrt.observe.events import Emitter, LoopIteration, NodeQueued, NodeSkipped
+
+if TYPE_CHECKING:
+    from graphrt.authoring.filters import AgentFilter
+
+__all__ = ["NodeState", "NodeRun", "GraphRun", "RunSnapshot"]
+
+_YIELD_EVERY = 64  # nodes (or iterations) a worker runs before it lets other tasks in
+
+
+@dataclass(frozen=True)
+class RunSnapshot:
+    """What a checkpoint keeps of a run, enough to resume it where it stopped.
+
+    `results` are the values of the current iteration (static nodes and the
+    computed nodes that completed); `answers` are human answers to interrupts.
+    """
+
+    run_id: str
+    iteration: int
+    results: dict[str, Any]
+    completed: list[str]
+    injected: dict[str, Any] = field(default_factory=dict)
+    answers: dict[str, Any] = field(default_factory=dict)
+
+
+class NodeRun:
+    """A computed node during one iteration: what it still waits for, and how it ended."""
+
+    __slots__ = ("spec", "state", "pendings", "skip", "error", "attempts")
+
+    def __init__(self, spec: ComputedNodeSpec) -> None:
+        self.spec = spec
+        self.state = NodeState.WAITING
+        self.pendings = set(spec.dependencies)
+        self.skip = False
+        self.error: GraphError | None = None
+        self.attempts = 0
+
+
+def _has_any_input(spec: ComputedNodeSpec, results: Mapping[str, Any]) -> bool:
+    """GraphAI's anyInput test: some input (not `params`) has a value; lists count per item."""
+    inputs = spec.inputs
+    if not isinstance(inputs, DictOf):
+        return False
+    for key, source in inputs.items.items():
+        if key == "params":
+            continue
+        if isinstance(source, ListOf):
+            if source.any_defined(results):
+                return True
+        elif source.resolve(results) is not UNDEFINED:
+            return True
+    return False
+
+
+class GraphRun:
+    """Runs a GraphSpec to the end and keeps every node's result and error."""
+
+    def __init__(
+        self,
+        spec: GraphSpec,
+        *,
+        registry: Registry,
+        scheduler: Scheduler,
+        config: Mapping[str, Any] | None = None,
+        emitter: Emitter | None = None,
+        injected: Mapping[str, Any] | None = None,
+        loop_count: int | None = None,
+        path: tuple[str | int, ...] = (),
+        run_id: str | None = None,
+        filters: Sequence[AgentFilter] = (),
+        restore: RunSnapshot | None = None,
+        on_checkpoint: Callable[["GraphRun", str | None], None] | None = None,
+    ) -> None:
+        self.spec = spec
+        self.registry = registry
+        self.scheduler = scheduler
+        self.config = dict(config or {})
+        self.filters = tuple(filters)
+        self.emitter = emitter if emitter is not None else Emitter()
+        self.injected = dict(injected or {})
+        self.loop = spec.loop if loop_count is None else LoopSpec(count=loop_count)
+        self.path = path
+        self.run_id = run_id or uuid.uuid4().hex[:12]
+        self.results: dict[str, Any] = {}
+        self.nodes: dict[str, NodeRun] = {}
+        self.iteration = 0
+        self._invoker: NodeInvoker | None = NodeInvoker(self)
+        self.emitting = bool(self.emitter)
+        self._active = 0  # nodes of this run queued or running
+        self._drained: anyio.Event | None = None
+        self._task_group: anyio.abc.TaskGroup | None = None
+        self._accepting = False  # a worker of this run is free to take the next granted node
+        self._handoff: Ticket | None = None
+        self._restore = restore
+        self.on_checkpoint = on_checkpoint
+        self.answers: dict[str, Any] = dict(restore.answers) if restore else {}
+        for node_id in self.injected:
+            if not isinstance(spec.nodes.get(node_id), StaticNodeSpec) or node_id == LOOP_COUNTER:
+                kind = "a computed node" if node_id in spec.nodes else "not a node of this graph"
+                raise GraphValidationError(
+                    [ValidationIssue(f"cannot inject a value: '{node_id}' is {kind}", node_id, "value")]
+                )
+
+    # ----- the run -----
+
+    async def run(self, all_results: bool = False) -> dict[str, Any]:
+        """Runs every iteration; returns the results or raises the first node error."""
+        if self._restore is not None:
+            self._restore_iteration(self._restore)
+        else:
+            self._start_first_iteration()
+        try:
+            async with anyio.create_task_group() as task_group:
+                self._task_group = task_group
+                try:
+                    while True:
+                        queued_any = await self._run_iteration()
+                        if self.iteration == 0 and not queued_any and self._restore is None:
+                            return {}  # GraphAI: "nothing to execute"
+                        if self._first_error() is not None or not self._advance_loop():
+                            break
+                        if self.iteration % _YIELD_EVERY == 0:
+                            await anyio.lowlevel.checkpoint()
+                finally:
+                    # Before the task group closes: a slot freed elsewhere must not start a node here.
+                    self.scheduler.discard(self)
+        finally:
+            self._task_group = None
+            self._invoker = None  # breaks the run <-> invoker cycle, so a finished run is freed at once
+        error = self._first_error()
+        if error is not None:
+            raise error
+        return self.collect_results(all_results)
+
+    def collect_results(self, all_results: bool = False) -> dict[str, Any]:
+        """Results of `isResult` nodes (or of every node), in file order; absent if none."""
+        results = {}
+        for node_id, node in self.spec.nodes.items():
+            if node_id in self.results and ((all_results and node_id != LOOP_COUNTER) or node.is_result):
+                results[node_id] = self.results[node_id]
+        return results
+
+    def errors(self) -> dict[str, GraphError]:
+        return {node_id: node.error for node_id, node in self.nodes.items() if node.error is not None}
+
+    def _first_error(self) -> GraphError | None:
+        for node in self.nodes.values():
+            if node.error is not None:
+                return node.error
+        return None
+
+    async def _run_iteration(self) -> bool:
+        """Runs one iteration until nothing is queued or running; True if any node was queued."""
+        if self.emitting:
+            self.emitter.emit(LoopIteration(run_id=self.run_id, path=self.path, index=self.iteration))
+        self._accepting = True
+        queued_any = self._queue_ready_nodes()
+        self._accepting = False
+        first, self._handoff = self._handoff, None
+        if first is not None:
+            await self._work(first)
+        if self._active:
+            self._drained = anyio.Event()
+            await self._drained.wait()
+            self._drained = None
+        return queued_any
+
+    # ----- static nodes and loops -----
+
+    def _static_value(self, spec: StaticNodeSpec) -> Any:
+        return self.injected.get(spec.node_id, spec.value)
+
+    def _start_first_iteration(self) -> None:
+        missing = []
+        for node_id, spec in self.spec.nodes.items():
+            if isinstance(spec, StaticNodeSpec):
+                value = self._static_value(spec)
+                if value is not UNDEFINED:
+                    self.results[node_id] = value
+                elif spec.update is None:
+                    missing.append(node_id)
+        if missing:
+            raise GraphValidationError(
+                [ValidationIssue("a static node needs a value: set 'value', inject one, or set 'update'", node_id, "value",
+                                 self.spec.source.locate("nodes", node_id)) for node_id in missing]
+            )
+        self._create_nodes()
+
+    def snapshot(self) -> RunSnapshot:
+        """The state a run can be resumed from: iteration, results so far, completed nodes."""
+        completed = [node_id for node_id, node in self.nodes.items() if node.state is NodeState.COMPLETED]
+        return RunSnapshot(self.run_id, self.iteration, dict(self.results), completed, dict(self.injected),
+                           dict(self.answers))
+
+    def _restore_iteration(self, snapshot: RunSnapshot) -> None:
+        """Continues a saved run: completed nodes keep their results and are not run again."""
+        self.iteration = snapshot.iteration
+        self.results = dict(snapshot.results)
+        self._create_nodes()
+        for node_id in snapshot.completed:
+            node = self.nodes.get(node_id)
+            if node is None:
+                continue
+            node.state = NodeState.COMPLETED
+            for waiter_id in self.spec.waitlists.get(node_id, ()):  # _create_nodes missed those with no result
+                self.nodes[waiter_id].pendings.discard(node_id)
+
+    def answer_key(self, node_id: str) -> str:
+        """The key of a node's answer in `answers`: its id, prefixed by the path of a nested run."""
+        return "/".join(map(str, (*self.path, node_id))) if self.path else node_id
+
+    def _checkpoint(self) -> None:
+        """Tells the checkpoint hook that an iteration starts (node None) with fresh static values."""
+        if self.on_checkpoint is not None:
+            self.on_checkpoint(self, None)
+
+    def _create_nodes(self) -> None:
+        self.nodes = {spec.node_id: NodeRun(spec) for spec in self.spec.computed}
+        results = self.results
+        for node in self.nodes.values():
+            if node.spec.any_input:
+                if _has_any_input(node.spec, results):
+                    node.pendings.clear()
+            else:
+                node.pendings.difference_update([d for d in node.spec.dependencies if d in results])
+
+    def _advance_loop(self) -> bool:
+        """Moves static nodes on by their `update`; True if another iteration starts."""
+        loop = self.loop
+        if loop is None:
+            return False
+        settled = self.results  # becomes what the run returns if this was the last iteration
+        updates = [(spec.node_id, spec.update.resolve(settled)) for spec in self.spec.updated_statics]
+        for node_id, value in updates:
+            if value is not UNDEFINED:
+                settled[node_id] = value
+        self.iteration += 1
+        if loop.count is not None and self.iteration >= loop.count:
+            return False
+        if loop.while_ is not None and not is_logically_true(loop.while_.resolve(settled)):
+            return False
+        fresh: dict[str, Any] = {node_id: value for node_id, value in updates if value is not UNDEFINED}
+        for spec in self.spec.statics:
+            if spec.update is None:
+                value = self._static_value(spec)
+                if value is not UNDEFINED:
+                    fresh[spec.node_id] = value
+            if spec.console:
+                NodeInvoker.print_after(spec, fresh.get(spec.node_id, UNDEFINED))
+        self.results = fresh
+        self._create_nodes()
+        self._checkpoint()
+        return True
+
+    # ----- readiness -----
+
+    def _queue_ready_nodes(self) -> bool:
+        queued = False
+        for node in self.nodes.values():
+            if self._is_ready(node):
+                self._queue(node)
+                queued = True
+        return queued
+
+    def _is_ready(self, node: NodeRun) -> bool:
+        """GraphAI's isReadyNode: nothing pending; an `if`/`unless` that fails skips the node."""
+        if node.state is not NodeState.WAITING or node.pendings:
+            return False
+        spec = node.spec
+        if spec.if_ref is not None or spec.unless_ref is not None:
+            node.skip = (spec.if_ref is not None and not is_logically_true(spec.if_ref.resolve(self.results))) or (
+                spec.unless_ref is not None and is_logically_true(spec.unless_ref.resolve(self.results))
+            )
+            if node.skip and spec.default_value is UNDEFINED:
+                node.state = NodeState.SKIPPED
+                if self.emitting:
+                    self.emitter.emit(NodeSkipped(run_id=self.run_id, path=self.path, node_id=spec.node_id))
+                return False
+        return True
+
+    def _queue(self, node: NodeRun) -> None:
+        node.state = NodeState.QUEUED
+        self._active += 1
+        if self.emitting:
+            self.emitter.emit(NodeQueued(run_id=self.run_id, path=self.path, node_id=node.spec.node_id))
+        self.scheduler.submit(Ticket(node.spec.priority, node.spec.label, self._granted, self, node))
+
+    def _granted(self, ticket: Ticket) -> None:
+        """The scheduler gave one of our nodes a slot: a free worker takes it, else a new task."""
+        if self._accepting and self._handoff is None:
+            self._handoff = ticket
+        else:
+            assert self._task_group is not None
+            self._task_group.start_soon(self._work, ticket, name=ticket.node.spec.node_id)
+
+    async def _work(self, ticket: Ticket) -> None:
+        """A worker: runs the granted node, then the next one handed to it, until none is."""
+        done = 0
+        while True:
+            try:
+                if done and done % _YIELD_EVERY == 0:
+                    await anyio.lowlevel.checkpoint()  # let other tasks (and cancellation) in
+                await self._invoker.execute(ticket.node, ticket)  # type: ignore[union-attr]
+            except BaseException:
+                self._finish(ticket, take_next=False)  # cancelled: hand nothing to this worker
+                raise
+            self._finish(ticket, take_next=True)
+            ticket, self._handoff = self._handoff, None
+            if ticket is None:
+                return
+            done += 1
+
+    def _finish(self, ticket: Ticket, take_next: bool) -> None:
+        """Gives the node's slot back; with `take_next`, the next node granted here goes to this worker."""
+        self._accepting = take_next
+        self.scheduler.release(ticket)
+        self._accepting = False
+        self._active -= 1
+        if self._active == 0 and self._drained is not None:
+            self._drained.set()
+
+    def set_result(self, node: NodeRun, result: Any) -> None:
+        """Stores a node's result and queues the nodes that were waiting only for it.
+
+        Called by the worker that ran the node, which takes the first node granted here.
+        """
+        node_id = node.spec.node_id
+        node.state = NodeState.COMPLETED
+        if result is not UNDEFINED:
+            self.results[node_id] = result
+        if self.answers:
+            self.answers.pop(self.answer_key(node_id), None)  # answered; a later iteration asks again
+        if self.on_checkpoint is not None:
+            self.on_checkpoint(self, node_id)
+        waiters = self.spec.waitlists.get(node_id)
+        if not waiters:
+            return
+        self._accepting = True
+        for waiter_id in waiters:
+            waiter = self.nodes[waiter_id]
+            if waiter.spec.any_input:
+                if _has_any_input(waiter.spec, self.results):
+                    waiter.pendings.clear()
+            else:
+                waiter.pendings.discard(node_id)
+            if self._is_ready(waiter):
+                self._queue(waiter)
+        self._accepting = False
+

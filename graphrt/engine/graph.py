@@ -1,0 +1,189 @@
+"""`Graph`: a loaded and validated graph that you can run, watch and abort.
+
+This is the object behind `graphrt.run()`. Use it directly to inject values,
+subscribe to events, read every node's error, or abort a run from another task.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+import anyio
+
+from graphrt.authoring.filters import AgentFilter, FilterFunction, as_filters
+from graphrt.authoring.plugins import default_registry
+from graphrt.authoring.registry import AgentLike, Registry
+from graphrt.base.errors import (
+    GraphAbortedError,
+    GraphError,
+    GraphValidationError,
+    ValidationIssue,
+)
+from graphrt.base.jsvalue import without_undefined
+from graphrt.check.validate import collect_issues, validate_graph
+from graphrt.engine.execution import GraphRun, RunSnapshot
+from graphrt.engine.scheduler import Scheduler
+from graphrt.graphdata.loader import load_graph
+from graphrt.graphdata.spec import StaticNodeSpec, compile_graph
+from graphrt.observe.events import Emitter, Event, EventStream, RunFinished, RunStarted
+
+__all__ = ["Graph", "AgentsArg", "make_registry"]
+
+AgentsArg = Registry | Iterable[AgentLike] | None
+
+
+def make_registry(agents: AgentsArg) -> Registry:
+    """A Registry as given, or the built-in agents plus the ones listed."""
+    if agents is None:
+        return default_registry()
+    if isinstance(agents, Registry):
+        return agents
+    registry = default_registry().copy()
+    for info in agents:
+        registry.register(info, replace=True)
+    return registry
+
+
+class Graph:
+    """A graph ready to run.
+
+    Args:
+        graph: GraphData as a dict, YAML/JSON text, or a path to a file.
+        agents: a Registry to use as is, or agents to add to the built-in ones (AgentInfos,
+            functions, toolset classes or instances).
+        config: per-agent configuration, `{"global": {...}, "<agentId>": {...}}`.
+        filters: agent filters wrapped around every agent call, in order (see graphrt.filters).
+
+    Raises:
+        GraphLoadError: the file cannot be read or parsed.
+        GraphValidationError: the graph is invalid; `.issues` lists every problem.
+    """
+
+    def __init__(
+        self,
+        graph: Mapping[str, Any] | str | Path,
+        *,
+        agents: AgentsArg = None,
+        config: Mapping[str, Any] | None = None,
+        filters: Iterable[AgentFilter | FilterFunction] | None = None,
+    ) -> None:
+        data, source = load_graph(graph)
+        self.registry = make_registry(agents)
+        validate_graph(data, self.registry, source)
+        self._loaded = (data, source)
+        self._warnings: list[ValidationIssue] | None = None
+        self.spec = compile_graph(data, source)
+        self.config = dict(config or {})
+        self.filters = as_filters(filters)
+        self._injected: dict[str, Any] = {}
+        self._emitter = Emitter()
+        self._run: GraphRun | None = None
+        self._cancel_scope: anyio.CancelScope | None = None
+
+    @property
+    def warnings(self) -> list[ValidationIssue]:
+        """What `graphrt validate` warns about; worked out on first use, as it costs more than a small run."""
+        if self._warnings is None:
+            data, source = self._loaded
+            self._warnings = [issue for issue in collect_issues(data, self.registry, source) if issue.severity != "error"]
+        return self._warnings
+
+    @property
+    def file(self) -> str | None:
+        return self.spec.source.file
+
+    def inject(self, node_id: str, value: Any) -> None:
+        """Sets a static node's value before the run; it stays through loop iterations."""
+        if not isinstance(self.spec.nodes.get(node_id), StaticNodeSpec) or node_id.startswith("__"):
+            kind = "a computed node" if node_id in self.spec.nodes else "not a node of this graph"
+            location = self.spec.source.locate("nodes", node_id)
+            raise GraphValidationError([ValidationIssue(f"cannot inject a value: '{node_id}' is {kind}", node_id, None, location)])
+        self._injected[node_id] = value
+
+    def subscribe(self, callback: Callable[[Event], Any]) -> Callable[[Event], Any]:
+        """Calls `callback(event)` for every event of every later run; returns the callback."""
+        self._emitter.subscribers.append(callback)
+        return callback
+
+    def stream(self, max_buffer: int = 1024) -> EventStream:
+        """The events of the next run as an async iterator: `async with graph.stream() as events:`."""
+        return EventStream(self._emitter, max_buffer)
+
+    async def arun(
+        self, all_results: bool = False, *, checkpoint: Any = None, run_id: str | None = None, answer: Any = None
+    ) -> dict[str, Any]:
+        """Runs the graph; returns `{nodeId: result}` of the `isResult` nodes (or of all).
+
+        Args:
+            all_results: every node's result instead of the `isResult` nodes'.
+            checkpoint: a checkpoint store, SQLite file or postgresql:// URL to save the run to
+                as it goes (see graphrt.durable); a `run_id` saved there already is continued.
+            run_id: the run's id (in events, and in the checkpoint store).
+            answer: with a checkpoint, the answer to the question the saved run stopped on.
+
+        Raises:
+            GraphError: the first node error in file order, once every node that could run has run.
+            GraphAbortedError: `abort()` was called.
+            GraphInterrupted: an agent asked a question (resume with an answer).
+        """
+        if checkpoint is not None:
+            from graphrt.durable.runs import run_checkpointed
+
+            return await run_checkpointed(self, checkpoint, all_results=all_results, run_id=run_id, answer=answer)
+        return await self._execute(all_results, run_id=run_id)
+
+    @classmethod
+    def from_checkpoint(cls, checkpoint: Any, run_id: str | None = None, **options: Any) -> "Graph":
+        """The graph of a saved run, to subscribe to and `arun(checkpoint=..., run_id=...)` again (see graphrt.durable)."""
+        from graphrt.durable.runs import from_checkpoint
+
+        return from_checkpoint(checkpoint, run_id, **options)[0]
+
+    async def _execute(self, all_results: bool, *, run_id: str | None = None, restore: RunSnapshot | None = None,
+                       on_checkpoint: Callable[[GraphRun, str | None], None] | None = None) -> dict[str, Any]:
+        scheduler = Scheduler(self.spec.concurrency, self.spec.label_limits)
+        run = GraphRun(self.spec, registry=self.registry, scheduler=scheduler, config=self.config,
+                       emitter=self._emitter, injected=self._injected,
+                       filters=self.filters, run_id=run_id, restore=restore, on_checkpoint=on_checkpoint)
+        self._run = run
+        emitter = self._emitter
+        if emitter:
+            emitter.emit(RunStarted(run_id=run.run_id))
+        error: BaseException | None = None
+        try:
+            with anyio.CancelScope() as scope:
+                self._cancel_scope = scope
+                results = await run.run(all_results)
+            if scope.cancelled_caught:
+                raise GraphAbortedError("the run was aborted")
+            return without_undefined(results)
+        except BaseException as caught:
+            error = caught
+            raise
+        finally:
+            self._cancel_scope = None
+            if emitter:
+                emitter.emit(RunFinished(run_id=run.run_id, error=error))
+
+    def run(self, all_results: bool = False, *, backend: str = "asyncio", **options: Any) -> dict[str, Any]:
+        """`arun()` for synchronous callers; `backend` is "asyncio" or "trio"."""
+        return anyio.run(partial(self.arun, all_results, **options), backend=backend)
+
+    def abort(self) -> None:
+        """Cancels a run in progress: running agents are cancelled, `arun()` raises GraphAbortedError."""
+        if self._cancel_scope is not None:
+            self._cancel_scope.cancel()
+
+    def results(self, all_results: bool = False) -> dict[str, Any]:
+        """The results of the last run so far (also after a failure)."""
+        return without_undefined(self._run.collect_results(all_results)) if self._run else {}
+
+    def errors(self) -> dict[str, GraphError]:
+        """Every node that failed in the last run, by node id."""
+        return self._run.errors() if self._run else {}
+
+    def states(self) -> dict[str, str]:
+        """Each computed node's state in the last run (`waiting`, `completed`, `failed`, ...)."""
+        return {node_id: node.state.value for node_id, node in self._run.nodes.items()} if self._run else {}

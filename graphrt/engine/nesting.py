@@ -1,0 +1,105 @@
+"""How graph agents (nestedAgent, mapAgent) run graphs inside a node.
+
+A nested graph shares its parent's scheduler, registry, config and event
+stream. While it runs, the parent node lends its concurrency slot to the
+nested nodes, so nesting never deadlocks, even at `concurrency: 1`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Hashable, Mapping
+
+from graphrt.check.validate import validate_graph
+from graphrt.graphdata.spec import GraphSpec, compile_graph
+
+if TYPE_CHECKING:
+    from graphrt.authoring.registry import Registry
+    from graphrt.engine.execution import GraphRun
+    from graphrt.engine.scheduler import Ticket
+
+__all__ = ["NestingPort"]
+
+
+class NestingPort:
+    """Runs graphs on behalf of one node of a parent run."""
+
+    def __init__(self, parent: "GraphRun", ticket: "Ticket", node_id: str) -> None:
+        self._parent = parent
+        self._ticket = ticket
+        self._lent = 0
+        self.node_id = node_id
+
+    @property
+    def registry(self) -> "Registry":
+        """The agents the parent run, and so every graph nested in it, can use."""
+        return self._parent.registry
+
+    @property
+    def concurrency(self) -> int:
+        """The run's global concurrency limit: more nested runs than this cannot all make progress."""
+        return self._parent.scheduler.limit
+
+    def compile(self, graph_data: Mapping[str, Any], key: Hashable = None) -> GraphSpec:
+        """Validates and compiles a nested graph, once for any number of runs of it.
+
+        With a `key` that says what the graph agent added to the node's own
+        `graph` (e.g. the names of the inputs it turns into static nodes), the
+        compiled graph is kept on the parent's spec: a nestedAgent in a loop or
+        in map rows is validated and compiled once, not at every call.
+        """
+        parent = self._parent
+        written_in_file = isinstance(getattr(parent.spec.nodes.get(self.node_id), "graph", None), dict)
+        cache_key = (self.node_id, key) if key is not None and written_in_file else None
+        if cache_key is not None and cache_key in parent.spec.nested:
+            return parent.spec.nested[cache_key]
+        source = parent.spec.source.nested("nodes", self.node_id, "graph") if written_in_file else None
+        data = dict(graph_data)
+        validate_graph(data, parent.registry, source)
+        spec = compile_graph(data, source)
+        if cache_key is not None:
+            parent.spec.nested[cache_key] = spec
+        return spec
+
+    async def run_graph(
+        self,
+        graph: GraphSpec | Mapping[str, Any],
+        *,
+        inject: Mapping[str, Any] | None = None,
+        all_results: bool = False,
+        loop_count: int | None = None,
+        map_index: int | None = None,
+    ) -> dict[str, Any]:
+        """Runs a nested graph to the end and returns its results (raises its first error)."""
+        from graphrt.engine.execution import GraphRun
+
+        parent = self._parent
+        spec = graph if isinstance(graph, GraphSpec) else self.compile(graph)
+        path = (*parent.path, self.node_id) if map_index is None else (*parent.path, self.node_id, map_index)
+        child = GraphRun(
+            spec,
+            registry=parent.registry,
+            scheduler=parent.scheduler,
+            config=parent.config,
+            emitter=parent.emitter,
+            injected=inject,
+            loop_count=loop_count,
+            path=path,
+            run_id=parent.run_id,
+            filters=parent.filters,
+        )
+        child.answers = parent.answers  # a nested node's answer is keyed by its path (GraphRun.answer_key)
+        self._lend()
+        try:
+            return await child.run(all_results)
+        finally:
+            self._reclaim()
+
+    def _lend(self) -> None:
+        if self._lent == 0:
+            self._parent.scheduler.release(self._ticket)
+        self._lent += 1
+
+    def _reclaim(self) -> None:
+        self._lent -= 1
+        if self._lent == 0:
+            self._parent.scheduler.reclaim(self._ticket)

@@ -1,0 +1,313 @@
+"""Runs one computed node: inputs in, agent called, result out.
+
+This is the per-node hot path. It resolves the node's inputs, picks its agent
+(by name, or from another node's result), calls it under the node's timeout
+with its retries, applies `repeatUntil`, `passThrough` and `output`, and hands
+the result to the graph run. Errors leave here as GraphErrors that carry the
+node id and the file position.
+"""
+
+from __future__ import annotations
+
+import time
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from graphrt.authoring.filters import apply_filters
+from graphrt.authoring.registry import AgentContext, AgentInfo
+from graphrt.base.errors import (
+    AgentError,
+    GraphError,
+    GraphInterrupted,
+    Interrupt,
+    NodeTimeoutError,
+    ResolveError,
+)
+from graphrt.base.jsvalue import is_named_inputs, is_null, is_truthy, json_stringify
+from graphrt.graphdata.loader import load_graph_beside
+from graphrt.graphdata.spec import ComputedNodeSpec, StaticNodeSpec
+from graphrt.observe.events import NodeCompleted, NodeFailed, NodeStarted, failure_event
+
+if TYPE_CHECKING:
+    from graphrt.engine.execution import GraphRun, NodeRun
+    from graphrt.engine.scheduler import Ticket
+
+__all__ = ["NodeState", "NodeInvoker", "clean_result"]
+
+
+class NodeState(str, Enum):
+    """Where a node is in its life; the values are GraphAI's, so logs read the same."""
+
+    WAITING = "waiting"
+    QUEUED = "queued"
+    EXECUTING = "executing"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    TIMED_OUT = "timed-out"
+    SKIPPED = "skipped"
+    INJECTED = "injected"
+    ABORTED = "abort"
+
+
+def clean_result(value: Any) -> Any:
+    """GraphAI's cleanResult for anyInput: nulls dropped from lists and objects, deeply."""
+    if isinstance(value, list):
+        return [item for item in (clean_result(v) for v in value) if not is_null(item)]
+    if isinstance(value, dict):
+        return {key: item for key, item in ((k, clean_result(v)) for k, v in value.items()) if not is_null(item)}
+    return value
+
+
+class _Anonymous:
+    """A Python callable used directly as a node's agent: called as `f(inputs, params)`."""
+
+    def __init__(self, func: Any) -> None:
+        self.func = func
+        self.name = getattr(func, "__name__", "<function>")
+
+    async def __call__(self, ctx: AgentContext) -> Any:
+        result = self.func(ctx.inputs, ctx.params)
+        return await result if hasattr(result, "__await__") else result
+
+
+class NodeInvoker:
+    """Executes the computed nodes of one graph run."""
+
+    def __init__(self, run: "GraphRun") -> None:
+        self.run = run
+
+    async def execute(self, node: "NodeRun", ticket: "Ticket") -> None:
+        """Runs the node to completion or failure; never raises anything but cancellation."""
+        run = self.run
+        spec = node.spec
+        try:
+            if node.skip:
+                self._complete(node, self._with_pass_through(spec, spec.default_value), time.perf_counter())
+                return
+            node.state = NodeState.EXECUTING
+            inputs = spec.inputs.resolve(run.results)
+            if spec.any_input:
+                inputs = clean_result(inputs)
+            agent_id, call = self._agent(spec)
+        except Exception as error:  # noqa: BLE001 - a node that cannot even start fails alone
+            if not isinstance(error, GraphError):
+                error = ResolveError(f"cannot compute the inputs: {type(error).__name__}: {error}").with_cause(error)
+            self._fail(node, self._located(error.with_context(node_id=spec.node_id)), timed_out=False)
+            return
+        # A fresh dict per call, as GraphAI spreads it: an agent that changes its params changes no other call.
+        extra = inputs.get("params")
+        params = {**spec.params, **extra} if is_named_inputs(extra) else dict(spec.params)
+        limit = spec.retry if spec.retry is not None else (run.spec.retry or 0)
+        while True:
+            started = time.perf_counter()
+            error, timed_out = await self._attempt(node, ticket, agent_id, call, inputs, params, started)
+            if error is None:
+                return
+            will_retry = node.attempts <= limit and not isinstance(error, GraphInterrupted)
+            if run.emitting:
+                run.emitter.emit(failure_event(run_id=run.run_id, path=run.path, node_id=spec.node_id, error=error,
+                                            timed_out=timed_out, will_retry=will_retry))
+            if not will_retry:
+                self._fail(node, error, timed_out, emit=False)
+                return
+
+    async def _attempt(
+        self, node: "NodeRun", ticket: "Ticket", agent_id: str | None, call: Any, inputs: dict, params: dict, started: float
+    ) -> tuple[GraphError | None, bool]:
+        """One call of the agent; returns (error, timed_out), error None on success."""
+        run = self.run
+        spec = node.spec
+        node.attempts += 1
+        info = call if isinstance(call, AgentInfo) else None
+        ctx = AgentContext(
+            inputs=inputs,
+            params=params,
+            node_id=spec.node_id,
+            agent_id=agent_id,
+            filter_params=spec.filter_params,
+            config=self._config(agent_id, info),
+            retry_count=node.attempts - 1,
+            emitter=run.emitter,
+            run_id=run.run_id,
+            path=run.path,
+            answer=run.answers.get(run.answer_key(spec.node_id)) if run.answers else None,
+        )
+        if info is not None and (info.has_graph_data or spec.graph is not None or spec.graph_loader is not None):
+            from graphrt.engine.nesting import NestingPort
+
+            try:
+                ctx.graph_data = self._graph_data(spec)
+            except GraphError as error:
+                return error, False
+            ctx.nesting = NestingPort(run, ticket, spec.node_id)
+        if run.emitting:
+            run.emitter.emit(NodeStarted(run_id=run.run_id, path=run.path, node_id=spec.node_id, agent_id=agent_id,
+                                         attempt=node.attempts, inputs=inputs))
+        if spec.console:
+            self._print_before(spec.console, inputs)
+        try:
+            if spec.timeout is None:
+                result = await self._call(call, ctx)
+            else:
+                with anyio.move_on_after(spec.timeout) as scope:
+                    result = await self._call(call, ctx)
+                if scope.cancelled_caught:
+                    message = f"timed out after {spec.timeout * 1000:g} ms"
+                    return self._located(NodeTimeoutError(message, node_id=spec.node_id, field="timeout")), True
+        except anyio.get_cancelled_exc_class():
+            node.state = NodeState.ABORTED
+            raise
+        except Interrupt as signal:  # a question for a person: the node waits for the answer, it did not fail
+            key = run.answer_key(spec.node_id)
+            return self._located(GraphInterrupted(signal.question, key=key, node_id=spec.node_id)), False
+        except Exception as error:  # noqa: BLE001 - any agent failure becomes the node's error
+            return self._agent_error(spec, agent_id, error), False
+        if spec.console:
+            self.print_after(spec, result)
+        try:
+            result = self._with_pass_through(spec, result)
+            if spec.repeat_until is not None and is_null(spec.repeat_until.resolve({"self": result})):
+                path = getattr(spec.repeat_until, "text", getattr(spec.repeat_until, "value", None))
+                message = f"repeatUntil: {path!r} does not exist in the result"
+                return self._located(AgentError(message, agent_id=agent_id, node_id=spec.node_id, field="repeatUntil")), False
+            self._complete(node, result, started)
+        except GraphError as error:  # e.g. a passThrough reference that cannot be resolved
+            return self._located(error.with_context(node_id=spec.node_id)), False
+        return None, False
+
+    async def _call(self, call: Any, ctx: AgentContext) -> Any:
+        if self.run.filters:
+            return await apply_filters(self.run.filters, call, ctx, self._call_agent)
+        return await self._call_agent(call, ctx)
+
+    @staticmethod
+    async def _call_agent(call: Any, ctx: AgentContext) -> Any:
+        if isinstance(call, AgentInfo):
+            if call.is_async:
+                return await call.func(ctx)
+            # A thread cannot be killed: on timeout or abort the run stops waiting for it.
+            return await anyio.to_thread.run_sync(call.func, ctx, abandon_on_cancel=True)
+        return await call(ctx)
+
+    def _agent(self, spec: ComputedNodeSpec) -> tuple[str | None, Any]:
+        """The agent id and what to call: an AgentInfo, or an anonymous callable."""
+        agent = spec.agent if spec.agent_ref is None else spec.agent_ref.resolve(self.run.results)
+        if callable(agent):
+            anonymous = _Anonymous(agent)
+            return anonymous.name, anonymous
+        info = self.run.registry.get(agent) if isinstance(agent, str) else None
+        if info is None:
+            known = ", ".join(self.run.registry.names()[:12])
+            raise self._located(
+                ResolveError(f"unknown agent {agent!r} (known: {known}, ...)", node_id=spec.node_id, field="agent")
+            )
+        return agent, info
+
+    def _config(self, agent_id: str | None, info: AgentInfo | None) -> dict[str, Any]:
+        config = self.run.config
+        if not config or agent_id is None:
+            return {}
+        if info is not None and info.has_graph_data:
+            return config
+        return {**config.get("global", {}), **config.get(agent_id, {})}
+
+    def _graph_data(self, spec: ComputedNodeSpec) -> dict[str, Any] | None:
+        if spec.graph_loader is not None:
+            try:
+                return load_graph_beside(self.run.spec.source, str(spec.graph_loader.get("fileName", "")))[0]
+            except GraphError as error:
+                raise self._located(error.with_context(node_id=spec.node_id)) from None
+        graph = spec.graph
+        if graph is None or isinstance(graph, dict):
+            return graph
+        value = graph.resolve(self.run.results)
+        if not isinstance(value, dict):
+            raise self._located(
+                ResolveError(f"'{graph.text}' is not a graph (got {type(value).__name__})", node_id=spec.node_id, field="graph")
+            )
+        return value
+
+    # ----- results -----
+
+    def _with_pass_through(self, spec: ComputedNodeSpec, result: Any) -> Any:
+        if spec.pass_through is None or not is_truthy(result):
+            return result
+        extra = spec.pass_through.resolve(self.run.results)
+        if isinstance(result, dict):
+            return {**result, **extra}
+        if isinstance(result, list):
+            return [{**item, **extra} if isinstance(item, dict) else item for item in result]
+        return result
+
+    def _complete(self, node: "NodeRun", result: Any, started: float) -> None:
+        """Applies `output` to a result (already given its `passThrough`) and hands it to the run."""
+        spec = node.spec
+        run = self.run
+        if spec.output is not None:
+            result = spec.output.resolve({"self": result})
+            if spec.pass_through is not None and isinstance(result, dict):
+                result = {**result, **spec.pass_through.resolve(run.results)}
+        if run.emitting:
+            run.emitter.emit(NodeCompleted(run_id=run.run_id, path=run.path, node_id=spec.node_id, result=result,
+                                           duration=time.perf_counter() - started))
+        run.set_result(node, result)
+
+    def _fail(self, node: "NodeRun", error: GraphError, timed_out: bool, emit: bool = True) -> None:
+        node.state = NodeState.TIMED_OUT if timed_out else NodeState.FAILED
+        node.error = error
+        run = self.run
+        if emit and run.emitting:
+            run.emitter.emit(NodeFailed(run_id=run.run_id, path=run.path, node_id=node.spec.node_id, error=error,
+                                        timed_out=timed_out, will_retry=False))
+
+    def _located(self, error: GraphError) -> GraphError:
+        if error.location is None and error.node_id is not None:
+            error.location = self.run.spec.source.locate_field(error.node_id, error.field)
+        return error
+
+    def _agent_error(self, spec: ComputedNodeSpec, agent_id: str | None, error: Exception) -> GraphError:
+        if isinstance(error, GraphInterrupted):  # a node of a nested graph asks: still a question, not a failure
+            return error.within(spec.node_id)
+        if isinstance(error, GraphError) and error.node_id is not None:
+            # A node of a nested graph failed: keep its message, field and position, and its path.
+            inner_agent = getattr(error, "agent_id", None)
+            wrapped = AgentError(
+                error.message, agent_id=inner_agent, node_id=spec.node_id, field=error.field, location=error.location
+            )
+            wrapped.nested = (error.node_id, *error.nested)
+        elif isinstance(error, GraphError):
+            wrapped = error.with_context(node_id=spec.node_id)
+            wrapped.agent_id = getattr(wrapped, "agent_id", agent_id)
+        else:
+            wrapped = AgentError(f"{type(error).__name__}: {error}", agent_id=agent_id, node_id=spec.node_id)
+        if wrapped is not error:
+            wrapped.__cause__ = error
+        return self._located(wrapped)
+
+    # ----- console -----
+
+    @staticmethod
+    def _print_before(console: Any, inputs: dict) -> None:
+        before = True if console is True else console.get("before") if isinstance(console, dict) else None
+        if before is True:
+            print(json_stringify(inputs, indent=2))
+        elif before:
+            print(before)
+
+    @staticmethod
+    def print_after(spec: ComputedNodeSpec | StaticNodeSpec, result: Any) -> None:
+        """Prints what the node's `console.after` asks for (a static node's after a loop update)."""
+        console = spec.console
+        if not console:
+            return
+        after = True if console is True else console.get("after") if isinstance(console, dict) else None
+        if after is True:
+            print(result if isinstance(result, str) else json_stringify(result, indent=2))
+        elif isinstance(after, dict):
+            from graphrt.graphdata.refs import compile_output
+
+            print(json_stringify(compile_output(after).resolve({"self": result}), indent=2))
+        elif after:
+            print(after)

@@ -1,0 +1,282 @@
+"""Reads graph files (YAML or JSON) and remembers where each key came from.
+
+Parsing uses PyYAML's safe loader only: nothing in a graph file is ever turned
+into a Python object other than plain data. Line numbers are worked out only
+when an error needs them, so a valid file is parsed once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from graphrt.base.errors import GraphLoadError, Location
+from graphrt.base.jsvalue import js_string
+
+__all__ = ["GraphSource", "load_graph", "load_graph_beside", "parse_graph_text"]
+
+# The C loader when PyYAML has it: the same safe constructor, several times faster.
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _GraphLoader(_SafeLoader):  # type: ignore[misc, valid-type]
+    """The safe loader, reading plain scalars as js-yaml (GraphAI's YAML) does: YAML 1.2's core schema.
+
+    PyYAML follows YAML 1.1, where `yes`, `no`, `on` and `off` are booleans,
+    `012` is octal, `1:30` is 90 and `2024-01-01` a date. In a GraphAI graph
+    file they are the text "yes", the number 12, the text "1:30" and so on; a
+    date stays text, since graph data is JSON.
+    """
+
+    yaml_implicit_resolvers: dict = {}
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict:
+        """A mapping, refusing a key written twice (js-yaml refuses it too; PyYAML keeps the last)."""
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                key = (key_node.tag, key_node.value)
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"duplicated mapping key '{key_node.value}'", key_node.start_mark
+                    )
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _construct_int(loader: Any, node: Any) -> int:
+    text = loader.construct_scalar(node)
+    sign, digits = (-1, text[1:]) if text[0] == "-" else (1, text.lstrip("+"))
+    base = {"0b": 2, "0o": 8, "0x": 16}.get(digits[:2], 10)
+    return sign * int(digits[2:] if base != 10 else digits, base)
+
+
+for _tag, _pattern, _first in (
+    ("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    ("int", r"^[-+]?(?:0b[01]+|0x[0-9a-fA-F]+|0o[0-7]+|[0-9]+)$", "-+0123456789"),
+    ("float", r"^(?:[-+]?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?"
+              r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$", "-+0123456789."),
+    ("null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+    ("merge", r"^(?:<<)$", "<"),
+):
+    _GraphLoader.add_implicit_resolver(f"tag:yaml.org,2002:{_tag}", re.compile(_pattern), list(_first))
+_GraphLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_GraphLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
+_GRAPH_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+@dataclass
+class GraphSource:
+    """Where a graph came from: a file, a text, or a dict built in Python."""
+
+    file: str | None = None
+    text: str | None = None
+    prefix: tuple[str | int, ...] = ()
+    _marks: Any = field(default=None, repr=False)
+
+    def nested(self, *path: str | int) -> "GraphSource":
+        """The source of a graph written inside this one, at `path` (e.g. a node's `graph`)."""
+        nested = GraphSource(self.file, self.text, (*self.prefix, *path))
+        nested._marks = self._marks
+        return nested
+
+    @property
+    def folder(self) -> Path | None:
+        return Path(self.file).resolve().parent if self.file else None
+
+    def locate(self, *path: str | int) -> Location | None:
+        """The file position of `nodes.<id>.<field>...`: the deepest key of the path found."""
+        if self.text is None:
+            return Location(self.file) if self.file else None
+        node = self._composed()
+        mark = node.start_mark if node is not None else None
+        for key in (*self.prefix, *path):
+            child = _child(node, key)
+            if child is None:
+                break
+            node, mark = child
+        if mark is None:
+            return Location(self.file)
+        return Location(self.file, mark.line + 1, mark.column + 1)
+
+    def locate_field(self, node_id: str | None, field: str | None) -> Location | None:
+        """The file position of a node's dotted field (`inputs.list.0`), as issues name it; of the graph if no node."""
+        path: list[str | int] = ["nodes", node_id] if node_id is not None else []
+        if field:
+            path.extend(int(part) if part.isascii() and part.isdigit() else part for part in field.split("."))
+        return self.locate(*path)
+
+    def _composed(self) -> Any:
+        if self._marks is None:
+            try:
+                self._marks = yaml.compose(self.text, Loader=yaml.SafeLoader)
+            except yaml.YAMLError:
+                self._marks = False
+        return self._marks or None
+
+
+def _child(node: Any, key: str | int) -> tuple[Any, Any] | None:
+    """The value node under `key` and the mark of the key itself."""
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            if key_node.value == str(key):
+                return value_node, key_node.start_mark
+    if isinstance(node, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
+        item = node.value[key]
+        return item, item.start_mark
+    return None
+
+
+def parse_graph_text(text: str, file: str | None = None) -> tuple[dict[str, Any], GraphSource]:
+    """Parses YAML or JSON text into GraphData.
+
+    Raises:
+        GraphLoadError: the text is not valid YAML/JSON or not a mapping.
+    """
+    source = GraphSource(file=file, text=text)
+    try:
+        data = json.loads(text) if text.lstrip().startswith("{") and (file or "").endswith(".json") else None
+        if data is None:
+            data = yaml.load(text, Loader=_GraphLoader)  # noqa: S506 - a safe loader
+    except json.JSONDecodeError as error:
+        # JSON's own error carries the position; keep it out of the message, it goes in front.
+        raise GraphLoadError(f"not valid YAML/JSON: {error.msg}", location=Location(file, error.lineno, error.colno)) from error
+    except RecursionError:
+        raise GraphLoadError(f"not valid YAML/JSON: nested more than {MAX_DEPTH} levels deep", location=Location(file)) from None
+    except (yaml.YAMLError, ValueError) as error:
+        mark = getattr(error, "problem_mark", None)
+        location = Location(file, mark.line + 1, mark.column + 1) if mark else Location(file)
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise GraphLoadError(f"not valid YAML/JSON: {problem}", location=location) from error
+    if not isinstance(data, dict):
+        kind = "empty" if data is None else type(data).__name__
+        raise GraphLoadError(f"a graph must be a mapping with 'nodes', got {kind}", location=Location(file, 1, 1))
+    _check_shape(data, file)
+    return _string_keys(data), source
+
+
+MAX_DEPTH = 100
+"""Lists and mappings inside each other, at most; far more than any graph needs, far less than Python's stack."""
+MAX_VALUES = 1_000_000
+"""Values in a graph once its YAML aliases are expanded, at most."""
+
+
+def _check_shape(data: Any, file: str | None) -> None:
+    """Refuses what YAML aliases or deep nesting can make of a small file.
+
+    An alias can refer to a value that holds it (a loop no walk of the graph
+    would leave), and aliases of aliases expand exponentially ("billion
+    laughs"): a 1 kB file can stand for 10^9 values. Each list and mapping is
+    visited once, however often aliases repeat it.
+
+    Raises:
+        GraphLoadError: a value holds itself, nesting is deeper than MAX_DEPTH, or
+            the expanded graph has more than MAX_VALUES values.
+    """
+    sizes: dict[int, tuple[int, int]] = {}  # id -> (values inside, levels below), once visited
+    on_path: set[int] = set()
+    stack: list[tuple[Any, int, bool]] = [(data, 0, False)]
+    while stack:
+        value, depth, leaving = stack.pop()
+        key = id(value)
+        children = value.values() if isinstance(value, dict) else value
+        if leaving:
+            on_path.discard(key)
+            size, height = 1, 0
+            for child in children:
+                child_size, child_height = sizes.get(id(child), (1, -1)) if isinstance(child, (dict, list)) else (1, -1)
+                size += child_size
+                height = max(height, child_height + 1)
+            if size > MAX_VALUES:
+                raise GraphLoadError(f"the graph expands to more than {MAX_VALUES:,} values (YAML aliases of aliases?)",
+                                     location=Location(file))
+            sizes[key] = (size, height)
+            continue
+        if key in on_path:
+            raise GraphLoadError("a YAML alias refers to a value that contains it", location=Location(file))
+        if key in sizes:
+            if depth + sizes[key][1] > MAX_DEPTH:
+                raise GraphLoadError(f"the graph is nested more than {MAX_DEPTH} levels deep", location=Location(file))
+            continue
+        if depth > MAX_DEPTH:
+            raise GraphLoadError(f"the graph is nested more than {MAX_DEPTH} levels deep", location=Location(file))
+        on_path.add(key)
+        stack.append((value, depth, True))
+        stack.extend((child, depth + 1, False) for child in children if isinstance(child, (dict, list)))
+
+
+def _string_keys(value: Any) -> Any:
+    """YAML keys as JavaScript has them: `1:` and `true:` are the keys "1" and "true" in GraphAI.
+
+    Returns `value` itself when every key already is a string.
+    """
+    if isinstance(value, dict):
+        changed = False
+        items = []
+        for key, item in value.items():
+            new_key = key if isinstance(key, str) else js_string(key)
+            new_item = _string_keys(item)
+            changed = changed or new_key is not key or new_item is not item
+            items.append((new_key, new_item))
+        return dict(items) if changed else value
+    if isinstance(value, list):
+        items = [_string_keys(item) for item in value]
+        return items if any(new is not old for new, old in zip(items, value, strict=True)) else value
+    return value
+
+
+def _looks_like_path(graph: str) -> bool:
+    if "\n" in graph or graph.lstrip().startswith("{"):
+        return False  # YAML or JSON text, however long (a path that long cannot even be tested)
+    if graph.endswith(_GRAPH_SUFFIXES):
+        return True
+    try:
+        return Path(graph).exists()
+    except (OSError, ValueError):  # e.g. a name too long for the file system
+        return False
+
+
+def load_graph(graph: Mapping[str, Any] | str | Path) -> tuple[dict[str, Any], GraphSource]:
+    """GraphData from a dict, a path to a YAML/JSON file, or YAML/JSON text.
+
+    Raises:
+        GraphLoadError: the file cannot be read or parsed.
+    """
+    if isinstance(graph, Mapping):
+        return dict(graph), GraphSource()
+    if isinstance(graph, Path) or (isinstance(graph, str) and _looks_like_path(graph)):
+        path = Path(graph)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as error:
+            raise GraphLoadError(f"cannot read graph file: {error.strerror}", location=Location(str(path))) from error
+        return parse_graph_text(text, file=str(path))
+    if isinstance(graph, str):
+        if ":" not in graph and "\n" not in graph:
+            # One line that cannot be a YAML mapping: meant as a file, which does not exist.
+            raise GraphLoadError("cannot read graph file: No such file or directory", location=Location(graph))
+        return parse_graph_text(graph)
+    raise GraphLoadError(f"a graph must be a dict, a path or YAML/JSON text, got {type(graph).__name__}")
+
+
+def load_graph_beside(parent: GraphSource, file_name: str) -> tuple[dict[str, Any], GraphSource]:
+    """A graph file named by a graph (`graphLoader: {fileName}`), read from the parent's folder.
+
+    A graph may only load files inside its own folder (or below it), so a graph
+    file cannot reach other files on the machine.
+
+    Raises:
+        GraphLoadError: no parent folder, a path outside it, or an unreadable file.
+    """
+    folder = parent.folder
+    if folder is None:
+        raise GraphLoadError(f"graphLoader {file_name!r}: only a graph read from a file can load other graph files")
+    path = (folder / file_name).resolve()
+    if not path.is_relative_to(folder):
+        raise GraphLoadError(f"graphLoader {file_name!r}: a graph can only load files inside its folder {folder}")
+    return load_graph(path)

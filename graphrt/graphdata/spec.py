@@ -1,0 +1,231 @@
+"""GraphData compiled for running: every reference parsed once, every default filled.
+
+`compile_graph` takes GraphData that passed validation and builds a
+`GraphSpec`: the nodes as `StaticNodeSpec`/`ComputedNodeSpec`, who waits for
+whom, and the loop and concurrency settings. A spec is immutable and can be run
+many times (loop iterations, mapAgent rows).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Callable
+
+from graphrt.base.jsvalue import UNDEFINED, is_named_inputs, is_truthy, js_number
+from graphrt.graphdata.loader import GraphSource
+from graphrt.graphdata.refs import (
+    LOOP_COUNTER,
+    DictOf,
+    Literal,
+    NodeRef,
+    Source,
+    compile_inputs,
+    compile_output,
+    compile_self_path,
+    parse_ref,
+)
+
+__all__ = [
+    "DEFAULT_CONCURRENCY",
+    "StaticNodeSpec",
+    "ComputedNodeSpec",
+    "NodeSpec",
+    "LoopSpec",
+    "GraphSpec",
+    "compile_graph",
+]
+
+DEFAULT_CONCURRENCY = 8
+
+
+@dataclass(frozen=True, slots=True)
+class StaticNodeSpec:
+    """A node that holds a value: `value`, injected, or `update`d from the last loop iteration."""
+
+    node_id: str
+    value: Any = UNDEFINED
+    update: NodeRef | None = None
+    is_result: bool = False
+    console: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class ComputedNodeSpec:
+    """A node that runs an agent once its inputs are ready."""
+
+    node_id: str
+    agent: str | Callable[..., Any]
+    agent_ref: NodeRef | None
+    inputs: Source
+    params: dict[str, Any]
+    dependencies: tuple[str, ...]
+    is_result: bool = False
+    any_input: bool = False
+    output: Source | None = None
+    pass_through: Source | None = None
+    filter_params: dict[str, Any] = field(default_factory=dict)
+    retry: int | None = None
+    repeat_until: Source | None = None
+    timeout: float | None = None
+    if_ref: NodeRef | None = None
+    unless_ref: NodeRef | None = None
+    default_value: Any = UNDEFINED
+    graph: dict[str, Any] | NodeRef | None = None
+    graph_loader: dict[str, Any] | None = None
+    priority: float = 0
+    label: str | None = None
+    console: Any = None
+
+
+NodeSpec = StaticNodeSpec | ComputedNodeSpec
+
+
+@dataclass(frozen=True, slots=True)
+class LoopSpec:
+    """`loop: {count}` or `loop: {while}`: run the graph again while the condition holds."""
+
+    count: int | None = None
+    while_: Source | None = None
+
+
+@dataclass(frozen=True)
+class GraphSpec:
+    """A compiled graph: nodes in file order, plus who is waiting for whom."""
+
+    nodes: dict[str, NodeSpec]
+    waitlists: dict[str, tuple[str, ...]]
+    loop: LoopSpec | None
+    concurrency: int
+    label_limits: dict[str, int]
+    retry: int | None
+    version: float
+    source: GraphSource
+    data: dict[str, Any]
+    nested: dict[Any, "GraphSpec"] = field(default_factory=dict, compare=False, repr=False)
+    """Compiled graphs of this graph's graph agents, by node and shape (see NestingPort.compile)."""
+
+    @cached_property
+    def computed(self) -> tuple[ComputedNodeSpec, ...]:
+        """The computed nodes, in file order."""
+        return tuple(node for node in self.nodes.values() if isinstance(node, ComputedNodeSpec))
+
+    @cached_property
+    def statics(self) -> tuple[StaticNodeSpec, ...]:
+        """The static nodes (the loop counter too), in file order."""
+        return tuple(node for node in self.nodes.values() if isinstance(node, StaticNodeSpec))
+
+    @cached_property
+    def updated_statics(self) -> tuple[StaticNodeSpec, ...]:
+        """The static nodes that take a new value from `update` after each iteration."""
+        return tuple(node for node in self.statics if node.update is not None)
+
+
+def _number(value: Any) -> float:
+    """A number field as GraphAI reads it: JS's Number() (`"100"` is 100), 0 when it is no number."""
+    number = js_number(value) if value is not None else 0
+    return number if isinstance(number, (int, float)) and math.isfinite(number) else 0
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    """`params`/`filterParams` as a dict of their own; anything but a mapping gives {}."""
+    return dict(value) if isinstance(value, dict) else {}
+
+
+def _output(output: Any) -> Source:
+    """A node's `output`: GraphAI builds it key by key, so a list gives an object keyed "0", "1", ..."""
+    if isinstance(output, list):
+        output = {str(index): item for index, item in enumerate(output)}
+    return compile_output(output)
+
+
+def _static(node_id: str, node: dict[str, Any]) -> StaticNodeSpec:
+    return StaticNodeSpec(
+        node_id=node_id,
+        value=node.get("value", UNDEFINED),
+        update=parse_ref(node.get("update")),
+        is_result=is_truthy(node.get("isResult")),
+        console=node.get("console"),
+    )
+
+
+def _computed(node_id: str, node: dict[str, Any]) -> ComputedNodeSpec:
+    agent = node["agent"]
+    inputs = node.get("inputs")
+    graph = node.get("graph")
+    timeout = _number(node.get("timeout"))
+    repeat_until = node.get("repeatUntil") if isinstance(node.get("repeatUntil"), dict) else {}
+    compiled_inputs = compile_inputs(inputs) if isinstance(inputs, dict) and inputs else DictOf({})  # a new {} each call
+    pass_through = compile_inputs(node["passThrough"]) if is_named_inputs(node.get("passThrough")) else None
+    refs = [parse_ref(node.get(field)) for field in ("if", "unless", "agent", "graph")]
+    dependencies = [
+        *compiled_inputs.node_ids(),
+        *(ref.node_id for ref in refs if ref is not None),
+        *(pass_through.node_ids() if pass_through is not None else ()),
+    ]
+    return ComputedNodeSpec(
+        node_id=node_id,
+        agent=agent,
+        agent_ref=refs[2],
+        inputs=compiled_inputs,
+        params=_mapping(node.get("params")),
+        dependencies=tuple(dict.fromkeys(dependencies)),
+        is_result=is_truthy(node.get("isResult")),
+        any_input=is_truthy(node.get("anyInput")),
+        output=_output(node["output"]) if node.get("output") is not None else None,
+        pass_through=pass_through,
+        filter_params=_mapping(node.get("filterParams")),
+        retry=_number(node["retry"]) if node.get("retry") is not None else None,
+        repeat_until=compile_self_path(repeat_until["exists"]) if "exists" in repeat_until else None,
+        timeout=timeout / 1000 if timeout > 0 else None,
+        if_ref=refs[0],
+        unless_ref=refs[1],
+        default_value=node.get("defaultValue", UNDEFINED),
+        graph=refs[3] if isinstance(graph, str) else graph,
+        graph_loader=node.get("graphLoader"),
+        priority=_number(node.get("priority")),
+        label=node.get("label"),
+        console=node.get("console"),
+    )
+
+
+def compile_graph(data: dict[str, Any], source: GraphSource | None = None) -> GraphSpec:
+    """Builds the spec of validated GraphData (see `validate.validate_graph`)."""
+    nodes: dict[str, NodeSpec] = {}
+    for node_id, node in data["nodes"].items():
+        node_id = str(node_id)
+        nodes[node_id] = _computed(node_id, node) if "agent" in node else _static(node_id, node)
+    nodes[LOOP_COUNTER] = StaticNodeSpec(LOOP_COUNTER, value=0, update=parse_ref(f":{LOOP_COUNTER}.add(1)"))
+
+    waitlists: dict[str, list[str]] = {}
+    for node in nodes.values():
+        if isinstance(node, ComputedNodeSpec):
+            for dependency in node.dependencies:
+                waitlists.setdefault(dependency, []).append(node.node_id)
+
+    loop = data.get("loop")
+    concurrency = data.get("concurrency", DEFAULT_CONCURRENCY)
+    if isinstance(concurrency, dict):
+        limit, labels = concurrency["global"], dict(concurrency.get("labels") or {})
+    else:
+        limit, labels = concurrency, {}
+    return GraphSpec(
+        nodes=nodes,
+        waitlists={node_id: tuple(waiters) for node_id, waiters in waitlists.items()},
+        loop=LoopSpec(count=_number(loop["count"]) if "count" in loop else None, while_=_while_source(loop)) if loop else None,
+        concurrency=limit,
+        label_limits=labels,
+        retry=_number(data["retry"]) if data.get("retry") is not None else None,
+        version=data.get("version", 0.5),
+        source=source or GraphSource(),
+        data=data,
+    )
+
+
+def _while_source(loop: dict[str, Any]) -> Source | None:
+    if "while" not in loop:
+        return None
+    ref = parse_ref(loop["while"])
+    return ref if ref is not None else Literal(loop["while"])
+
