@@ -351,6 +351,28 @@ def test_a_cycle_and_the_nodes_behind_it_are_reported_together() -> None:
     ]
 
 
+def test_nodes_that_all_wait_for_each_other_name_one_cycle_not_every_cycle() -> None:
+    # 40 nodes that all wait for each other hold more cycles than could ever be listed.
+    ids = [f"n{i}" for i in range(40)]
+    nodes = {"a": A, "r": copy(x=":a"), **{i: copy(**{j: f":{j}" for j in ids if j != i}) for i in ids}}
+    found = messages({"nodes": nodes})
+    assert found[0] == (
+        "node 'n0': a cycle between computed nodes can never run: n0 -> n1 -> n0 (loops go through a static node's 'update')"
+    )
+    assert len(found) == 39
+    assert found[1].startswith("node 'n2': can never run: it waits for n0, n1, n10,")
+    assert found[1].endswith(", in a cycle with 'n0'")
+
+
+def test_separate_cycles_are_each_named_once() -> None:
+    graph = {"nodes": {"a": A, "r": copy(x=":a"), "p": copy(x=":q"), "q": copy(x=":p", y=":c"),
+                       "b": copy(x=":c"), "c": copy(x=":b")}}
+    assert messages(graph) == [
+        "node 'p': a cycle between computed nodes can never run: p -> q -> p (loops go through a static node's 'update')",
+        "node 'b': a cycle between computed nodes can never run: b -> c -> b (loops go through a static node's 'update')",
+    ]
+
+
 def test_a_graph_where_no_node_can_start_still_names_its_cycle() -> None:
     graph = {"nodes": {"b": copy(x=":c"), "c": copy(x=":b")}}
     assert messages(graph) == [
