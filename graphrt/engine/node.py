@@ -112,6 +112,9 @@ class NodeInvoker:
             if not will_retry:
                 self._fail(node, error, timed_out, emit=False)
                 return
+            # An agent that fails without awaiting anything never lets the event loop run:
+            # without this, a retry storm ignores Ctrl-C, abort() and cancel scopes.
+            await anyio.lowlevel.checkpoint()
 
     async def _attempt(
         self, node: "NodeRun", ticket: "Ticket", agent_id: str | None, call: Any, inputs: dict, params: dict, started: float
