@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
-from graphrt.base.jsvalue import is_null, js_string
+from graphrt.base.jsvalue import UNDEFINED, is_null, js_string
 
 __all__ = ["AGENTS", "text_input_agent"]
 
@@ -29,7 +29,9 @@ async def text_input_agent(ctx: AgentContext) -> dict[str, Any]:
     Raises:
         Interrupt: no answer yet (the run stops and waits for one).
     """
-    question = ctx.inputs.get("message", ctx.params.get("message"))
+    question = ctx.inputs.get("message", UNDEFINED)
+    if question is UNDEFINED:
+        question = ctx.params.get("message")
     question = _DEFAULT_QUESTION if is_null(question) else js_string(question)
     answer = ctx.ask(question)
     text = answer if isinstance(answer, str) else js_string(answer)

@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from graphrt.authoring.registry import AgentContext
-from graphrt.base.jsvalue import is_null
+from graphrt.base.jsvalue import defined, is_null
 
 __all__ = ["openai_mock_agent"]
 
@@ -62,7 +62,7 @@ async def openai_mock_agent(ctx: AgentContext) -> dict[str, Any]:
         _result,
     )
 
-    options = {**ctx.params, **ctx.inputs}
+    options = {**ctx.params, **defined(ctx.inputs)}
     messages = _conversation(options, ctx)
     turn = _last_user_turn(messages)
     user_text = _text(messages[turn]) if turn >= 0 else ""

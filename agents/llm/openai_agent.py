@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 import anyio
 
 from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
-from graphrt.base.jsvalue import UNDEFINED, is_null, is_truthy
+from graphrt.base.jsvalue import UNDEFINED, defined, is_null, is_truthy
 from graphrt.observe.events import LlmCallFinished, LlmCallStarted
 
 from . import local_model
@@ -343,7 +343,7 @@ async def openai_agent(ctx: AgentContext) -> dict[str, Any]:
     """
     import openai  # imported on first use: it takes a while, and most graphs use no LLM
 
-    options = {**ctx.config, **ctx.params, **ctx.inputs}
+    options = {**ctx.config, **ctx.params, **defined(ctx.inputs)}
     server = await _server_for(options, ctx)
     messages = _conversation(options, ctx)
     body = _body(options, server, server.model or DEFAULT_OPENAI_MODEL, messages)

@@ -24,7 +24,7 @@ from graphrt.authoring.plugins import default_registry
 from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
 from graphrt.authoring.tool_calls import split_tool_name, tool_call_inputs
 from graphrt.base.errors import GraphError, ToolCallError
-from graphrt.base.jsvalue import UNDEFINED, is_null, is_truthy, to_json_compatible
+from graphrt.base.jsvalue import UNDEFINED, defined, is_null, is_truthy, to_json_compatible
 from graphrt.observe.events import ToolCalled, ToolReturned
 
 from .toolbox import Tool, Toolbox
@@ -193,7 +193,7 @@ async def tools_agent(ctx: AgentContext) -> dict[str, Any]:
         answer, or None), `finished` (False when `maxRounds` ran out) and `model` (the
         model that answered last, as the server named it).
     """
-    options = {**ctx.params, **ctx.inputs}
+    options = {**ctx.params, **defined(ctx.inputs)}
     registry = ctx.nesting.registry if ctx.nesting is not None else default_registry()
     toolbox = Toolbox.from_spec(options.get("tools") or [], registry)
     passthrough = options.get("passthrough") if isinstance(options.get("passthrough"), dict) else {}

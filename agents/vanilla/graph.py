@@ -57,13 +57,18 @@ async def nested_agent(ctx: AgentContext) -> Any:
     if ctx.graph_data is None:
         raise ValueError("nestedAgent: graph is required")
     nodes = _nested_nodes(ctx.graph_data)
-    for name in ctx.inputs:
-        nodes.setdefault(name, {})  # a static node; the input's value is injected (a computed one refuses it)
+    inject = {}
+    for name, value in ctx.inputs.items():
+        if name not in nodes:
+            nodes[name] = {}  # a static node; the input's value is injected
+        elif value is UNDEFINED:
+            continue  # GraphAI: an undefined input leaves the node's own value alone
+        inject[name] = value  # (a computed node of that name refuses it)
     graph = {**ctx.graph_data, "nodes": nodes, "version": _GRAPH_VERSION}
     loop_count = ctx.inputs.get("loopCount")
     try:
         spec = ctx.nesting.compile(graph, key=("nestedAgent", *ctx.inputs)) if ctx.nesting else graph
-        results = await ctx.run_graph(spec, inject=ctx.inputs, loop_count=loop_count if is_truthy(loop_count) else None)
+        results = await ctx.run_graph(spec, inject=inject, loop_count=loop_count if is_truthy(loop_count) else None)
     except Exception as error:
         if ctx.params.get("supressError"):
             return _suppressed(error)

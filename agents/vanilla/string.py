@@ -243,8 +243,10 @@ async def string_update_text_agent(ctx: AgentContext) -> Any:
     from the text, and its last node never runs, so there is no result, when
     the chosen text is null or an empty list.
     """
-    new_text = ctx.inputs.get("newText", "")
-    old_text = ctx.inputs.get("oldText", "")
+    # The nested graph's static nodes hold "" unless an input gives them a value (undefined gives none).
+    new_text, old_text = (ctx.inputs.get(key, UNDEFINED) for key in ("newText", "oldText"))
+    new_text = "" if new_text is UNDEFINED else new_text
+    old_text = "" if old_text is UNDEFINED else old_text
     chosen = _drop_nulls(new_text if is_logically_true(new_text) else old_text)
     if is_null(chosen) or chosen == []:
         return UNDEFINED

@@ -55,6 +55,7 @@ from graphrt.authoring.tool_calls import (
     tool_result,
 )
 from graphrt.base.errors import AgentError, RegistrationError, ToolCallError
+from graphrt.base.jsvalue import defined
 from graphrt.base.schema import Violation, format_path, violations
 
 __all__ = [
@@ -276,6 +277,7 @@ def node_arguments(schema: FunctionSchema, ctx: AgentContext, name: str,
     inputs, params = ctx.inputs, ctx.params
     arguments: dict[str, Any] = {}
     from_params: set[str] = set()
+    inputs = defined(inputs)  # an input whose reference found nothing leaves the parameter to its default
     for parameter in schema.parameters:
         if parameter.name in inputs:
             arguments[parameter.name] = inputs[parameter.name]

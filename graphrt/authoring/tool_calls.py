@@ -77,7 +77,10 @@ def function_tool(name: str, description: str, parameters: Mapping[str, Any]) ->
 
 def is_tool_call(inputs: Mapping[str, Any]) -> bool:
     """Whether a node's inputs are a tool call: `tool_call`, or both `func` and `arg`."""
-    return "tool_call" in inputs or ("func" in inputs and "arg" in inputs)
+    def has(key: str) -> bool:  # an input whose reference found nothing (UNDEFINED) is not there
+        return inputs.get(key, UNDEFINED) is not UNDEFINED
+
+    return has("tool_call") or (has("func") and has("arg"))
 
 
 def tool_call_inputs(tool_call: Mapping[str, Any], data: Any = UNDEFINED) -> dict[str, Any]:

@@ -24,6 +24,7 @@ __all__ = [
     "json_stringify",
     "to_json_compatible",
     "without_undefined",
+    "defined",
 ]
 
 
@@ -190,6 +191,15 @@ def json_stringify(value: Any, indent: int | None = None) -> str:
         return "undefined"
     separators = (",", ":") if indent is None else (",", ": ")
     return json.dumps(to_json_compatible(value), ensure_ascii=False, indent=indent, separators=separators)
+
+
+def defined(mapping: Any) -> dict[str, Any]:
+    """The entries of named inputs that have a value: UNDEFINED ones left out (top level only).
+
+    GraphAI keeps `{v: undefined}` in named inputs, and JS code reads such a key as absent
+    (`x ?? default`); Python code that spreads inputs over params or defaults uses this.
+    """
+    return {key: value for key, value in mapping.items() if value is not UNDEFINED}
 
 
 def without_undefined(value: Any) -> Any:

@@ -29,6 +29,7 @@ from typing import Any, Callable, Literal, Mapping, Union
 
 import jsonschema
 
+from graphrt.base.jsvalue import without_undefined
 from graphrt.base.quick_check import compile_check
 
 __all__ = [
@@ -259,6 +260,9 @@ def validator_of(schema: Mapping[str, Any]) -> jsonschema.protocols.Validator:
 def violations(schema: Mapping[str, Any], value: Any) -> list[Violation]:
     """Every way `value` breaks `schema`, in order of where they are; empty when it is valid."""
     _, validator, quick = _compiled(schema)
+    if quick is not None and quick(value):
+        return []
+    value = without_undefined(value)  # a key whose value is undefined is absent (as ajv sees `{v: undefined}`)
     if quick is not None and quick(value):
         return []
     found = []

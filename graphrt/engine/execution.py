@@ -209,8 +209,8 @@ class GraphRun:
                 value = self._static_value(spec)
                 if value is not UNDEFINED:
                     self.results[node_id] = value
-                elif spec.update is None:
-                    missing.append(node_id)
+                elif spec.update is None and node_id not in self.injected:
+                    missing.append(node_id)  # injecting undefined (a graph agent's undefined input) is a choice
         if missing:
             raise GraphValidationError(
                 [ValidationIssue("a static node needs a value: set 'value', inject one, or set 'update'", node_id, "value",

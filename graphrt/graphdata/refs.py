@@ -179,7 +179,12 @@ class ListOf(Source):
 
 
 class DictOf(Source):
-    """An object in `inputs`: each value resolved; missing values are left out."""
+    """An object in `inputs`: each value resolved.
+
+    A value that does not resolve stays as UNDEFINED under its key, as GraphAI keeps
+    `{v: undefined}`: the key counts (copyAgent sees named inputs, a template shows
+    "undefined"), and JSON output drops it.
+    """
 
     __slots__ = ("items",)
 
@@ -187,12 +192,7 @@ class DictOf(Source):
         self.items = items
 
     def resolve(self, results: Mapping[str, Any]) -> Any:
-        resolved = {}
-        for key, source in self.items.items():
-            value = source.resolve(results)
-            if value is not UNDEFINED:
-                resolved[key] = value
-        return resolved
+        return {key: source.resolve(results) for key, source in self.items.items()}
 
     def node_ids(self) -> Iterator[str]:
         for source in self.items.values():

@@ -119,8 +119,10 @@ def test_an_object_in_inputs_resolves_each_value() -> None:
     assert resolve({"t": ":doc.title", "n": ":list.$0"}) == {"t": "Hello", "n": 10}
 
 
-def test_an_object_in_inputs_leaves_out_missing_values() -> None:
-    assert resolve({"t": ":doc.title", "gone": ":doc.author"}) == {"t": "Hello"}
+def test_an_object_in_inputs_keeps_a_missing_value_as_undefined() -> None:
+    # GraphAI keeps `{gone: undefined}`: the key counts, JSON output drops it.
+    assert resolve({"t": ":doc.title", "gone": ":doc.author"}) == {"t": "Hello", "gone": UNDEFINED}
+    assert resolve({"outer": {"gone": ":doc.author"}}) == {"outer": {"gone": UNDEFINED}}
 
 
 def test_an_array_in_inputs_turns_a_missing_item_into_null() -> None:
