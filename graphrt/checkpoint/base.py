@@ -3,7 +3,7 @@
 A store keeps two things per run:
 
 - a `RunRecord`: the graph's source (file, text, hash), injected values and
-  config (secrets redacted), the run's status and, once it completed, its results;
+  config (credentials left out), the run's status and, once it completed, its results;
 - `Row`s, written one at a time while the run goes: the static values at the start
   of an iteration (`kind="iteration"`), one row per completed node (`"node"`),
   and answers to questions (`"answer"`). Writing an iteration row drops the rows

@@ -4,11 +4,13 @@ The file is in WAL mode with `synchronous=NORMAL`: each write is committed
 when `add_row` returns, so a process killed at any moment (SIGKILL included)
 loses nothing it had written; only a power cut can lose the last commits.
 Several processes can use one file; each write waits up to `timeout` seconds
-for another writer.
+for another writer. A new file is readable by its owner only (0600): it holds
+the runs' real data.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +22,20 @@ from graphrt.checkpoint.sql import SqlStore, schema
 __all__ = ["SQLiteStore"]
 
 _SCHEMA = schema(sequence="INTEGER PRIMARY KEY AUTOINCREMENT", boolean="INTEGER", real="REAL")
+
+
+def _create_private(path: Path) -> None:
+    """Creates the file readable by its owner only (0600): it holds the runs' data as it is.
+
+    SQLite gives its -wal and -shm files the database file's permissions. An
+    existing file keeps the permissions it has.
+    """
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        pass
+    except OSError as error:
+        raise CheckpointError(f"cannot create checkpoint file {path}: {error.strerror or error}") from None
 
 
 class SQLiteStore(SqlStore):
@@ -36,6 +52,8 @@ class SQLiteStore(SqlStore):
     def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:
         self.location = str(path)
         try:
+            if self.location != ":memory:":
+                _create_private(Path(path))
             # Writes come from the event loop thread; a sync agent's worker thread never writes.
             self._db = sqlite3.connect(self.location, timeout=timeout, isolation_level=None, check_same_thread=False)
             if self.location != ":memory:":

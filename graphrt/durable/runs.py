@@ -15,6 +15,12 @@ What is not saved: the inside of a node. A node that was running when the
 process died (a nestedAgent or mapAgent node with all its nested nodes, too)
 runs again from its start. A node whose result JSON cannot hold (bytes, an
 object) is not saved either and runs again on resume.
+
+A checkpoint holds the run's real data - node results, injected values,
+answers - never redacted, so that resuming gives exactly the results of an
+uninterrupted run; a SQLite file is created readable by its owner only.
+Credentials are left out: the config's keys and URL passwords, and those in
+the graph's node params (the saved copy of the graph has them blanked out).
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ import uuid
 import weakref
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 import anyio
 
@@ -45,6 +51,7 @@ from graphrt.checkpoint.base import (
     snapshot_from_rows,
 )
 from graphrt.engine.execution import RunSnapshot
+from graphrt.base.secrets import SECRET_KEY, url_passwords
 from graphrt.observe.trace import REDACTED, Redactor
 
 if TYPE_CHECKING:
@@ -52,39 +59,75 @@ if TYPE_CHECKING:
     from graphrt.engine.execution import GraphRun
     from graphrt.engine.graph import AgentsArg, Graph
 
-__all__ = ["CheckpointWriter", "SecretFilter", "run_checkpointed", "from_checkpoint", "find_run", "aresume", "resume",
+__all__ = ["CheckpointWriter", "saved_config", "saved_source", "run_checkpointed", "from_checkpoint", "find_run", "aresume", "resume",
            "graph_hash"]
 
 # Graphs from_checkpoint built with force=True, or from the saved copy (which differs from the
-# original by its redacted secrets): their runs continue although the graph's hash differs.
+# original by its credentials): their runs continue although the graph's hash differs.
 _FORCED: "weakref.WeakSet[Graph]" = weakref.WeakSet()
 
-_SECRET_NAME = r"[\w.-]*(?:api[-_]?key|authorization|password|passwd|secret|token|cookie|credentials?|private[-_]?key)"
-# "apiKey": "..." in JSON text, and `apiKey: ...` on a line of YAML.
-_JSON_SECRET = re.compile(rf'("{_SECRET_NAME}"\s*:\s*)"(?:[^"\\]|\\.)*"', re.IGNORECASE)
-_YAML_SECRET = re.compile(rf"^(\s*(?:-\s+)?[\"']?{_SECRET_NAME}[\"']?\s*:[ \t]+)(?![{{\[>|&*!#]).+$",
-                          re.IGNORECASE | re.MULTILINE)
+
+def _credentials_in(value: Any, under_secret_key: bool = False) -> Iterator[str]:
+    """The credentials in an agent's params or config: strings under secret keys, passwords in URLs."""
+    if isinstance(value, str):
+        if under_secret_key and value and value != REDACTED:
+            yield value
+        else:
+            yield from url_passwords(value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _credentials_in(item, under_secret_key or bool(SECRET_KEY.search(str(key))))
+    elif isinstance(value, list):
+        for item in value:
+            yield from _credentials_in(item, under_secret_key)
 
 
-class SecretFilter:
-    """Blanks out secrets in what a checkpoint stores: values under secret-sounding keys,
-    bearer tokens, `sk-` keys, and the values of secret environment variables (see graphrt.trace)."""
+def _graph_credentials(data: Any) -> Iterator[str]:
+    """The credentials written in a graph's node params (nested graphs included); static values are data."""
+    nodes = data.get("nodes") if isinstance(data, dict) else None
+    if not isinstance(nodes, dict):
+        return
+    for node in nodes.values():
+        if isinstance(node, dict) and "agent" in node:
+            yield from _credentials_in(node.get("params"))
+            yield from _credentials_in(node.get("filterParams"))
+            yield from _graph_credentials(node.get("graph"))
 
-    def __init__(self) -> None:
-        self._redactor = Redactor()
 
-    def json(self, text: str) -> str:
-        return self._redactor.text(_JSON_SECRET.sub(rf'\1"{REDACTED}"', text))
+def saved_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The config as a checkpoint keeps it: credentials left out (resuming takes them from the
+    environment or the config given again), everything else as it is."""
 
-    def source(self, text: str) -> str:
-        return self.json(_YAML_SECRET.sub(rf'\g<1>"{REDACTED}"', text))
+    def kept(value: Any, under_secret_key: bool) -> Any:
+        if any(True for _ in _credentials_in(value, under_secret_key)):
+            if isinstance(value, dict):
+                return {key: kept(item, under_secret_key or bool(SECRET_KEY.search(str(key)))) for key, item in value.items()}
+            if isinstance(value, list):
+                return [kept(item, under_secret_key) for item in value]
+            return REDACTED
+        return value
 
-    def value(self, value: Any) -> Any:
-        """A value with its secrets blanked out, otherwise as it was (UNDEFINED included)."""
-        try:
-            return decode_value(self.json(encode_value(value)))
-        except Unsavable:
-            return self._redactor.value(value)
+    try:
+        return decode_value(encode_value(kept(dict(config), False)))
+    except Unsavable:
+        return Redactor().value(kept(dict(config), False))
+
+
+_SOURCE_MASK = "REDACTED"  # a plain word: YAML would read "[redacted]" unquoted as a list
+
+
+def saved_source(text: str, data: Any) -> str | None:
+    """The graph's text as a checkpoint keeps it: the credentials in its node params blanked out.
+
+    None if a credential cannot be found in the text as written (the file is then the only copy).
+    """
+    for credential in sorted(set(_graph_credentials(data)), key=len, reverse=True):
+        written = [form for form in (credential, json.dumps(credential, ensure_ascii=False)[1:-1]) if form in text]
+        if not written:
+            return None
+        for form in written:
+            text = text.replace(form, _SOURCE_MASK)
+    return text
 
 
 class CheckpointWriter:
@@ -94,11 +137,9 @@ class CheckpointWriter:
     calls `on_failure` (which stops the run), and the caller raises CheckpointError.
     """
 
-    def __init__(self, store: CheckpointStore, run_id: str, saved_iteration: int | None = None,
-                 secrets: SecretFilter | None = None) -> None:
+    def __init__(self, store: CheckpointStore, run_id: str, saved_iteration: int | None = None) -> None:
         self.store = store
         self.run_id = run_id
-        self._secrets = secrets or SecretFilter()
         self.failure: BaseException | None = None
         self.on_failure: Callable[[], None] = lambda: None
         self._iteration = saved_iteration  # the iteration whose static values are saved
@@ -115,7 +156,7 @@ class CheckpointWriter:
                     value = encode_value(run.results.get(node_id, UNDEFINED))
                 except Unsavable:
                     return  # not saved: the node runs again on resume
-                self.store.add_row(Row(self.run_id, run.iteration, "node", node_id, self._secrets.json(value)))
+                self.store.add_row(Row(self.run_id, run.iteration, "node", node_id, value))
         except Exception as error:  # noqa: BLE001 - a store failure stops the run, it is reported by the caller
             self.failure = error
             self.on_failure()
@@ -130,7 +171,7 @@ class CheckpointWriter:
         except Unsavable:
             self._unsavable = run.iteration  # resuming goes back to the last iteration that was saved
             return
-        self.store.add_row(Row(self.run_id, run.iteration, "iteration", "", self._secrets.json(value)))
+        self.store.add_row(Row(self.run_id, run.iteration, "iteration", "", value))
         self._iteration = run.iteration
 
 
@@ -158,7 +199,6 @@ def _source_of(graph: "Graph") -> tuple[str | None, str | None, str]:
 
 def _new_record(graph: "Graph", run_id: str, all_results: bool) -> RunRecord:
     file, text, digest = _source_of(graph)
-    secrets = SecretFilter()
     injected = dict(graph._injected)
     for node_id, value in injected.items():
         try:
@@ -169,10 +209,10 @@ def _new_record(graph: "Graph", run_id: str, all_results: bool) -> RunRecord:
     return RunRecord(
         run_id=run_id,
         graph_file=str(Path(file).resolve()) if file else None,
-        graph_text=secrets.source(text) if text is not None else None,
+        graph_text=saved_source(text, _graph_data(graph)) if text is not None else None,
         graph_hash=digest,
-        injected=secrets.value(injected),
-        config=secrets.value(graph.config),
+        injected=injected,
+        config=saved_config(graph.config),
         all_results=all_results,
     )
 
@@ -229,7 +269,7 @@ def _restore_state(store: CheckpointStore, record: RunRecord, answer: Any) -> Ru
         raise CheckpointError(f"run {record.run_id!r} asked {record.detail.get('question')!r} but its state was not "
                               "saved; run the graph again")
     try:
-        store.add_row(Row(record.run_id, snapshot.iteration, "answer", key, SecretFilter().json(encode_value(answer))))
+        store.add_row(Row(record.run_id, snapshot.iteration, "answer", key, encode_value(answer)))
     except Unsavable as error:
         raise CheckpointError(f"cannot save the answer: {error}") from None
     return RunSnapshot(snapshot.run_id, snapshot.iteration, snapshot.results, snapshot.completed, snapshot.injected,
@@ -247,8 +287,7 @@ async def _run(graph: "Graph", store: CheckpointStore, *, all_results: bool, run
     else:
         _check_same_graph(graph, record, store.location)
         for node_id, value in record.injected.items():
-            if value != REDACTED:
-                graph._injected.setdefault(node_id, value)  # this graph continues that run, with its values
+            graph._injected.setdefault(node_id, value)  # this graph continues that run, with its values
         if record.status == RunStatus.COMPLETED:
             return record.results if isinstance(record.results, dict) else {}
         restore = _restore_state(store, record, answer)
@@ -290,7 +329,7 @@ def _finish(graph: "Graph", store: CheckpointStore, writer: CheckpointWriter, ru
             writer.save_iteration(run)  # a run stopped before any node completed still has its first iteration
         if status == RunStatus.COMPLETED:
             try:
-                results = decode_value(SecretFilter().json(encode_value(results)))
+                encode_value(results)
             except Unsavable:
                 results, detail = None, {"results": "not saved: JSON cannot hold them"}
         store.update_run(run_id, status=status, detail=detail, results=results)
@@ -390,9 +429,8 @@ def from_checkpoint(
         source = json.loads(source)  # a graph given as a dict was saved as JSON
     graph = Graph(source, agents=agents, config=_config(record.config, config), filters=filters)
     for node_id, value in record.injected.items():
-        if value != REDACTED:  # a secret was not saved: the node keeps its own value
-            graph.inject(node_id, value)
-    if force or not isinstance(source, Path):  # the saved copy: it differs from the original only by secrets
+        graph.inject(node_id, value)
+    if force or not isinstance(source, Path):  # the saved copy: it differs from the original only by credentials
         _FORCED.add(graph)
     return graph, record
 

@@ -5,7 +5,7 @@
 and its fields as JSON: errors as text, anything JSON cannot hold as its repr.
 What looks like a secret is replaced by "[redacted]": values under keys such as
 `apiKey`, `Authorization` or `password`, bearer tokens and `sk-...` keys in
-text, and the values of environment variables whose names end in KEY, TOKEN,
+text, passwords in URLs, and the values of environment variables whose names end in KEY, TOKEN,
 SECRET or PASSWORD wherever they appear.
 """
 
@@ -21,15 +21,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from graphrt.base.jsvalue import UNDEFINED
+from graphrt.base.secrets import SECRET_KEY, hide_url_passwords
 from graphrt.observe.events import Event, RunFinished
 
 __all__ = ["REDACTED", "Redactor", "TraceWriter", "event_record"]
 
 REDACTED = "[redacted]"
 
-_SECRET_KEY = re.compile(
-    r"(api[-_]?key|authorization|password|passwd|secret|token|cookie|credentials?|private[-_]?key)$", re.IGNORECASE
-)
+_SECRET_KEY = SECRET_KEY
 _SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
 _SECRET_TEXT = re.compile(r"(?i:bearer)\s+[A-Za-z0-9._~+/=-]{8,}|\bsk-[A-Za-z0-9_-]{16,}")
 _MIN_SECRET_LENGTH = 8
@@ -48,7 +47,7 @@ class Redactor:
         for secret in self._env_secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
-        return _SECRET_TEXT.sub(REDACTED, text)
+        return hide_url_passwords(_SECRET_TEXT.sub(REDACTED, text), REDACTED)
 
     def value(self, value: Any, depth: int = 0) -> Any:
         """`value` as JSON data: keys that name secrets have their values replaced."""

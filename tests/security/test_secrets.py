@@ -1,4 +1,5 @@
-"""Secrets (API keys, Authorization headers, config apiKey) never reach checkpoints, traces or the terminal."""
+"""Credentials (API keys, Authorization headers, config apiKey, URL passwords) never reach traces, errors or the
+terminal, nor a checkpoint's config and graph copy; a checkpoint's data is kept as it is, in a file only its owner reads."""
 
 from __future__ import annotations
 
@@ -97,26 +98,37 @@ def test_keys_written_in_the_graph_file_are_not_copied_into_the_checkpoint(opena
     graphrt.Graph(graph_file).run(checkpoint=tmp_path / "runs.db", run_id="r1")
 
     text = SQLiteStore(tmp_path / "runs.db").get_run("r1").graph_text
-    assert 'apiKey: "[redacted]"' in text and 'Authorization: "[redacted]"' in text
+    assert "apiKey: REDACTED" in text and "Authorization: REDACTED" in text
     assert FILE_KEY not in _everything_saved(tmp_path)
 
 
-def test_a_node_result_holding_a_secret_is_saved_redacted(tmp_path: Path, monkeypatch) -> None:
+def test_a_node_result_under_a_secret_sounding_key_is_saved_as_it_is(tmp_path: Path, monkeypatch) -> None:
+    # A checkpoint holds data, not logs: resuming must give exactly what an uninterrupted run gives.
     monkeypatch.setenv("SERVICE_TOKEN", "tok-from-the-environment-42")
+    value = {"token": "abc-secret-value", "nextPageToken": "p2", "note": "the token is tok-from-the-environment-42",
+             "key": "sk-aaaaaaaaaaaaaaaaaaaaaaaa"}
 
-    async def leak(ctx):
-        return {"token": "abc-secret-value", "note": "the token is tok-from-the-environment-42"}
+    async def page(ctx):
+        return value
 
-    graph = graphrt.Graph({"version": 0.5, "nodes": {"leak": {"agent": "leakAgent", "isResult": True}}},
-                          agents=[graphrt.AgentInfo("leakAgent", leak)])
+    agents = [graphrt.AgentInfo("pageAgent", page)]
+    graph = graphrt.Graph({"version": 0.5, "nodes": {"page": {"agent": "pageAgent", "isResult": True}}}, agents=agents)
 
-    assert graph.run(checkpoint=tmp_path / "runs.db", run_id="r1")["leak"]["token"] == "abc-secret-value"
+    assert graph.run(checkpoint=tmp_path / "runs.db", run_id="r1") == {"page": value}
     row = SQLiteStore(tmp_path / "runs.db").get_rows("r1")[-1]
-    assert json.loads(row.value) == {"token": "[redacted]", "note": "the token is [redacted]"}
-    assert "abc-secret-value" not in _everything_saved(tmp_path)
+    assert json.loads(row.value) == value
+    assert graphrt.resume(tmp_path / "runs.db", "r1", agents=agents) == {"page": value}
 
 
-def test_an_injected_secret_is_not_saved(tmp_path: Path) -> None:
+def test_a_checkpoint_file_is_readable_by_its_owner_only(tmp_path: Path) -> None:
+    graphrt.Graph({"nodes": {"a": {"value": 1}, "b": {"agent": "copyAgent", "inputs": {"a": ":a"}}}}).run(
+        checkpoint=tmp_path / "runs.db")
+
+    for path in tmp_path.iterdir():  # the database and SQLite's -wal and -shm files beside it
+        assert path.stat().st_mode & 0o777 == 0o600, path.name
+
+
+def test_an_injected_value_is_saved_as_it_is(tmp_path: Path) -> None:
     data = {"version": 0.5, "nodes": {"apiKey": {"value": "none"},
                                       "use": {"agent": "copyAgent", "inputs": {"k": ":apiKey"}, "isResult": True}}}
     graph = graphrt.Graph(data)
@@ -124,4 +136,24 @@ def test_an_injected_secret_is_not_saved(tmp_path: Path) -> None:
 
     graph.run(checkpoint=tmp_path / "runs.db", run_id="r1")
 
-    assert "sk-injected-0123456789abcdef" not in _everything_saved(tmp_path)
+    assert SQLiteStore(tmp_path / "runs.db").get_run("r1").injected == {"apiKey": "sk-injected-0123456789abcdef"}
+
+
+def test_a_dict_graph_is_saved_with_its_data_and_without_its_credentials(tmp_path: Path) -> None:
+    data = {"version": 0.5, "nodes": {
+        "page": {"value": {"nextPageToken": "p2", "password_hint": "blue"}},
+        "use": {"agent": "copyAgent", "inputs": {"p": ":page"}, "isResult": True,
+                "params": {"apiKey": "sk-in-params-0123456789abcdef", "baseURL": "http://me:hunter2pass@127.0.0.1:9/v1"}},
+    }}
+    graph = graphrt.Graph(data, config={"openAIAgent": {"baseURL": "http://me:hunter2pass@127.0.0.1:9/v1", "model": "m"}})
+
+    graph.run(checkpoint=tmp_path / "runs.db", run_id="r1")
+
+    record = SQLiteStore(tmp_path / "runs.db").get_run("r1")
+    saved = json.loads(record.graph_text)
+    assert saved["nodes"]["page"] == data["nodes"]["page"]
+    assert saved["nodes"]["use"]["params"] == {"apiKey": "REDACTED", "baseURL": "http://me:REDACTED@127.0.0.1:9/v1"}
+    assert record.config == {"openAIAgent": {"baseURL": "[redacted]", "model": "m"}}
+    for secret in ("sk-in-params-0123456789abcdef", "hunter2pass"):
+        assert secret not in _everything_saved(tmp_path)
+    assert graphrt.Graph.from_checkpoint(tmp_path / "runs.db", "r1").run() == {"use": {"p": data["nodes"]["page"]["value"]}}
