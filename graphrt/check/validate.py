@@ -95,7 +95,8 @@ class _Checker:
             if key not in GRAPH_KEYS:
                 self.add(f"unknown graph attribute '{key}' (allowed: {', '.join(sorted(GRAPH_KEYS))})", field=key)
         self.check_loop(self.data.get("loop"))
-        self.check_concurrency(self.data.get("concurrency"))
+        if "concurrency" in self.data:  # present, even as null, it must be valid (as in GraphAI)
+            self.check_concurrency(self.data["concurrency"])
         if "retry" in self.data and not _is_count(self.data["retry"]):
             self.add(f"graph 'retry' must be a non-negative integer, got {self.data['retry']!r}", field="retry")
         if isinstance(nodes, dict) and nodes:
@@ -134,8 +135,6 @@ class _Checker:
             self.add(f"'loop.while' refers to unknown node '{ref.node_id}'{self.suggest(ref.node_id)}", field="loop")
 
     def check_concurrency(self, concurrency: Any) -> None:
-        if concurrency is None:
-            return
         if isinstance(concurrency, dict):
             for key in concurrency:
                 if key not in ("global", "labels"):
@@ -144,15 +143,17 @@ class _Checker:
                 self.add("'concurrency' as a mapping needs a 'global' limit", field="concurrency")
             elif not _is_positive_int(concurrency["global"]):
                 self.add(f"'concurrency.global' must be a positive integer, got {concurrency['global']!r}", field="concurrency")
-            labels = concurrency.get("labels")
-            if labels is not None and not isinstance(labels, dict):
-                self.add(f"'concurrency.labels' must be a mapping of label to limit, got {type(labels).__name__}", field="concurrency")
+            labels = concurrency.get("labels", {})
+            if not isinstance(labels, dict):  # null too: it would turn the label limits off
+                labels_type = "null" if labels is None else type(labels).__name__
+                self.add(f"'concurrency.labels' must be a mapping of label to limit, got {labels_type}", field="concurrency")
             elif labels:
                 for label, limit in labels.items():
                     if not _is_positive_int(limit):
                         self.add(f"'concurrency.labels.{label}' must be a positive integer, got {limit!r}", field="concurrency")
         elif not _is_positive_int(concurrency):
-            self.add(f"'concurrency' must be a positive integer or {{global, labels}}, got {concurrency!r}", field="concurrency")
+            shown = "null" if concurrency is None else repr(concurrency)
+            self.add(f"'concurrency' must be a positive integer or {{global, labels}}, got {shown}", field="concurrency")
 
     def known(self, node_id: str) -> bool:
         """A node of the file; the loop counter is internal (read it with `@loop`), as in GraphAI."""

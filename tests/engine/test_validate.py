@@ -152,6 +152,16 @@ INVALID = [
         "field 'concurrency': 'concurrency.labels' must be a mapping of label to limit, got list",
         id="concurrency-labels-list",
     ),
+    pytest.param(  # GraphAI: "Concurrency.labels must be an object"; null would turn the label limits off
+        {"concurrency": {"global": 5, "labels": None}, "nodes": {"a": A}},
+        "field 'concurrency': 'concurrency.labels' must be a mapping of label to limit, got null",
+        id="concurrency-labels-null",
+    ),
+    pytest.param(  # GraphAI: "Concurrency must be an integer"; an absent concurrency is the default
+        {"concurrency": None, "nodes": {"a": A}},
+        "field 'concurrency': 'concurrency' must be a positive integer or {global, labels}, got null",
+        id="concurrency-null",
+    ),
     pytest.param(
         {"retry": "x", "nodes": {"a": A}},
         "field 'retry': graph 'retry' must be a non-negative integer, got 'x'",
