@@ -10,13 +10,13 @@ import anyio
 from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import is_null, js_number
 
-__all__ = ["AGENTS", "sleeper_agent"]
+__all__ = ["AGENTS", "sleeper_agent", "set_timeout_seconds"]
 
 _DEFAULT_DURATION_MS = 10
 _MAX_TIMEOUT_MS = 2**31 - 1
 
 
-def _seconds(duration_ms: Any) -> float:
+def set_timeout_seconds(duration_ms: Any) -> float:
     """`setTimeout`'s delay in seconds: NaN and negatives wait 0 ms, delays past 2**31-1 ms wait 1 ms."""
     milliseconds = js_number(duration_ms)
     if math.isnan(milliseconds) or milliseconds < 0:
@@ -33,7 +33,7 @@ async def sleeper_agent(ctx: AgentContext) -> dict[str, Any]:
     a node timeout or an aborted run cancels it.
     """
     duration = ctx.params.get("duration")
-    await anyio.sleep(_seconds(_DEFAULT_DURATION_MS if is_null(duration) else duration))
+    await anyio.sleep(set_timeout_seconds(_DEFAULT_DURATION_MS if is_null(duration) else duration))
     return ctx.inputs
 
 
