@@ -10,6 +10,10 @@ A store keeps two things per run:
   of earlier iterations, so a store holds one iteration per run, never the
   whole history, and a write costs the same at node 10 as at node 10,000.
 
+A run is claimed by the one process (and task) that runs it: a second resume of
+the same run is refused while the first goes on. The claim ends with the
+process, so a run killed with SIGKILL can be resumed at once.
+
 Values are JSON text. JavaScript's `undefined` survives the round trip: it is
 written as `{"$graphrt": "undefined"}` (an object that really has a `$graphrt`
 key is wrapped, so it cannot be mistaken for one).
@@ -33,6 +37,7 @@ __all__ = [
     "Row",
     "RunStatus",
     "Unsavable",
+    "run_taken",
     "encode_value",
     "decode_value",
     "snapshot_from_rows",
@@ -113,6 +118,16 @@ class CheckpointStore(Protocol):
     def runs(self) -> list[RunRecord]:
         """Every saved run, most recently updated first."""
 
+    def claim_run(self, run_id: str) -> None:
+        """Takes the run for this store until `release_run`, or until the process ends however it ends.
+
+        Raises:
+            CheckpointError: another store (another process, or another task) holds the run.
+        """
+
+    def release_run(self, run_id: str) -> None:
+        """Gives up a run this store claimed; nothing if it holds none."""
+
     def close(self) -> None:
         """Closes the connection; the store cannot be used after."""
 
@@ -120,6 +135,12 @@ class CheckpointStore(Protocol):
 # ----- values -----
 
 _TAG = "$graphrt"
+
+
+def run_taken(run_id: str, location: str) -> CheckpointError:
+    """The error for a run that another process or task is running."""
+    return CheckpointError(f"run {run_id!r} in {location} is running elsewhere (another process or task resumed it); "
+                           "wait for it to finish or stop it, then resume")
 
 
 class Unsavable(TypeError):

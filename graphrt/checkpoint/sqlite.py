@@ -4,19 +4,22 @@ The file is in WAL mode with `synchronous=NORMAL`: each write is committed
 when `add_row` returns, so a process killed at any moment (SIGKILL included)
 loses nothing it had written; only a power cut can lose the last commits.
 Several processes can use one file; each write waits up to `timeout` seconds
-for another writer. A new file is readable by its owner only (0600): it holds
+for another writer. A run being run is claimed with an flock on a small file in
+`PATH-locks/`, which the kernel releases when the process ends. A new file is readable by its owner only (0600): it holds
 the runs' real data.
 """
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from graphrt.checkpoint.base import CheckpointError
+from graphrt.checkpoint.base import CheckpointError, run_taken
 from graphrt.checkpoint.sql import SqlStore, schema
 
 __all__ = ["SQLiteStore"]
@@ -51,6 +54,7 @@ class SQLiteStore(SqlStore):
 
     def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:
         self.location = str(path)
+        self._claims: dict[str, int] = {}  # run id -> the locked file's descriptor
         try:
             if self.location != ":memory:":
                 _create_private(Path(path))
@@ -72,3 +76,49 @@ class SQLiteStore(SqlStore):
             self._db.execute("ROLLBACK")
             raise
         self._db.execute("COMMIT")
+
+    # ----- claims: one flock'ed file per running run, beside the database -----
+
+    def claim_run(self, run_id: str) -> None:
+        if run_id in self._claims:
+            raise run_taken(run_id, self.location)
+        if self.location == ":memory:":  # no other process can see it; another task of this store is refused above
+            self._claims[run_id] = -1
+            return
+        folder = Path(self.location + "-locks")
+        path = folder / hashlib.sha256(run_id.encode("utf-8")).hexdigest()[:32]
+        try:
+            folder.mkdir(mode=0o700, exist_ok=True)
+            while True:
+                descriptor = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+                try:
+                    fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    os.close(descriptor)
+                    raise run_taken(run_id, self.location) from None
+                try:
+                    same = os.fstat(descriptor).st_ino == os.stat(path).st_ino
+                except FileNotFoundError:
+                    same = False
+                if same:  # not a file its last holder removed while we waited for it
+                    break
+                os.close(descriptor)
+        except OSError as error:
+            raise CheckpointError(f"cannot claim run {run_id!r} in {self.location}: {error.strerror or error}") from None
+        self._claims[run_id] = descriptor
+
+    def release_run(self, run_id: str) -> None:
+        descriptor = self._claims.pop(run_id, None)
+        if descriptor is None or descriptor < 0:
+            return
+        folder = Path(self.location + "-locks")
+        try:
+            os.unlink(folder / hashlib.sha256(run_id.encode("utf-8")).hexdigest()[:32])  # while still holding it
+        except OSError:
+            pass
+        os.close(descriptor)
+
+    def close(self) -> None:
+        for run_id in list(self._claims):
+            self.release_run(run_id)
+        super().close()

@@ -277,18 +277,44 @@ def _restore_state(store: CheckpointStore, record: RunRecord, answer: Any) -> Ru
 
 
 async def _run(graph: "Graph", store: CheckpointStore, *, all_results: bool, run_id: str | None, answer: Any) -> dict[str, Any]:
-    record = store.get_run(run_id) if run_id else None
+    run_id = run_id or uuid.uuid4().hex[:12]
+    store.claim_run(run_id)  # a second run or resume of it, elsewhere, is refused until this one ends
+    try:
+        return await _run_claimed(graph, store, all_results=all_results, run_id=run_id, answer=answer)
+    finally:
+        try:
+            store.release_run(run_id)
+        except Exception:  # noqa: BLE001 - the claim ends with the connection anyway; the run's outcome matters more
+            pass
+
+
+def _check_same_inputs(graph: "Graph", record: RunRecord, location: str) -> None:
+    """A saved run continues with the values it was started with: other values need a new run id."""
+    for node_id, value in graph._injected.items():
+        if node_id in record.injected and record.injected[node_id] != value:
+            raise CheckpointError(
+                f"run {record.run_id!r} in {location} was started with other values for '{node_id}'; "
+                "use a new run id to run with these, or leave them out to continue that run", node_id=node_id)
+
+
+async def _run_claimed(graph: "Graph", store: CheckpointStore, *, all_results: bool, run_id: str,
+                       answer: Any) -> dict[str, Any]:
+    record = store.get_run(run_id)
     if record is None:
         if answer is not None:
             raise CheckpointError(f"run {run_id!r} is not saved in {store.location}, so it has no question to answer")
-        record = _new_record(graph, run_id or uuid.uuid4().hex[:12], all_results)
+        record = _new_record(graph, run_id, all_results)
         store.create_run(record)
         restore = None
     else:
         _check_same_graph(graph, record, store.location)
+        _check_same_inputs(graph, record, store.location)
         for node_id, value in record.injected.items():
             graph._injected.setdefault(node_id, value)  # this graph continues that run, with its values
         if record.status == RunStatus.COMPLETED:
+            if record.results is None and "results" in record.detail:
+                raise CheckpointError(f"run {record.run_id!r} completed, but its results were {record.detail['results']}; "
+                                      "run the graph again with a new run id")
             return record.results if isinstance(record.results, dict) else {}
         restore = _restore_state(store, record, answer)
         store.update_run(record.run_id, status=RunStatus.RUNNING)
@@ -330,8 +356,8 @@ def _finish(graph: "Graph", store: CheckpointStore, writer: CheckpointWriter, ru
         if status == RunStatus.COMPLETED:
             try:
                 encode_value(results)
-            except Unsavable:
-                results, detail = None, {"results": "not saved: JSON cannot hold them"}
+            except Unsavable as error:
+                results, detail = None, {"results": f"not saved: JSON cannot hold them ({error})"}
         store.update_run(run_id, status=status, detail=detail, results=results)
     except Exception:  # noqa: BLE001 - the run's own error (or results) matters more than this write
         pass

@@ -1,0 +1,187 @@
+"""One run, one runner: a second resume of a running run is refused; a run id keeps its inputs; results are kept or
+resuming says why not (graphrt/checkpoint, graphrt/durable)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import anyio
+import pytest
+
+import graphrt
+from graphrt import AgentContext, AgentInfo
+from graphrt.checkpoint import CheckpointError, CheckpointStore, SQLiteStore
+
+pytestmark = pytest.mark.anyio
+
+# ----- the store's claims -----
+
+
+def _second(store: CheckpointStore, tmp_path: Path) -> CheckpointStore:
+    """Another connection to the same store, as another process would open it."""
+    if isinstance(store, SQLiteStore):
+        return SQLiteStore(store.location)
+    from graphrt.checkpoint.postgres import PostgresStore
+
+    return PostgresStore(store._db.info.dsn)
+
+
+def test_a_claimed_run_is_refused_to_another_connection_until_released(store: CheckpointStore, tmp_path: Path) -> None:
+    other = _second(store, tmp_path)
+    try:
+        store.claim_run("r1")
+        with pytest.raises(CheckpointError, match="run 'r1' in .* is running elsewhere"):
+            other.claim_run("r1")
+        other.claim_run("r2")  # other runs are free
+        store.release_run("r1")
+        other.claim_run("r1")
+        with pytest.raises(CheckpointError, match="running elsewhere"):
+            store.claim_run("r1")
+    finally:
+        other.close()
+    store.claim_run("r1")  # closing a store ends its claims
+
+
+def test_a_store_refuses_its_own_second_claim(store: CheckpointStore) -> None:
+    store.claim_run("r1")
+    with pytest.raises(CheckpointError, match="running elsewhere"):
+        store.claim_run("r1")
+
+
+def test_a_claim_ends_with_the_process_that_held_it(tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    for target in ("sqlite", "postgres"):
+        if target == "sqlite":
+            location = str(tmp_path / "runs.db")
+        else:
+            location = request.getfixturevalue("postgres_url")
+        holder = subprocess.Popen(
+            [sys.executable, "-c", "import sys, time; from graphrt.checkpoint import open_store; "
+             "store = open_store(sys.argv[1]); store.claim_run('r1'); print('held', flush=True); time.sleep(60)", location],
+            stdout=subprocess.PIPE, text=True)
+        assert holder.stdout.readline() == "held\n"
+        store = graphrt.checkpoint.open_store(location)
+        try:
+            with pytest.raises(CheckpointError, match="running elsewhere"):
+                store.claim_run("r1")
+            holder.send_signal(signal.SIGKILL)
+            holder.wait()
+            for _ in range(50):  # the server notices the closed connection at once, or nearly
+                try:
+                    store.claim_run("r1")
+                    break
+                except CheckpointError:
+                    import time
+
+                    time.sleep(0.1)
+            else:
+                pytest.fail(f"{target}: the claim of a killed process was never released")
+        finally:
+            store.close()
+            holder.kill()
+
+
+# ----- concurrent resumes -----
+
+CHAIN = {
+    "version": 0.5,
+    "nodes": {
+        "who": {"value": "Ada"},
+        "first": {"agent": "stepAgent", "inputs": {"who": ":who"}},
+        "second": {"agent": "stepAgent", "inputs": {"before": ":first.node"}},
+        "third": {"agent": "stepAgent", "inputs": {"before": ":second.node"}, "isResult": True},
+    },
+}
+
+
+def _steps(calls: list[str], before: Callable[[str], Any]) -> list[AgentInfo]:
+    async def step(ctx: AgentContext) -> Any:
+        calls.append(ctx.node_id)
+        await before(ctx.node_id)
+        return {"node": ctx.node_id}
+
+    return [AgentInfo("stepAgent", step)]
+
+
+async def test_a_second_resume_of_a_running_run_is_refused_and_runs_nothing(store: CheckpointStore, tmp_path: Path) -> None:
+    calls: list[str] = []
+    failing = {"second"}
+
+    async def fail_second(node_id: str) -> None:
+        if node_id in failing:
+            raise RuntimeError("down")
+
+    with pytest.raises(graphrt.AgentError):
+        await graphrt.Graph(CHAIN, agents=_steps(calls, fail_second)).arun(checkpoint=store, run_id="r1")
+    failing.clear()
+    started, go_on = anyio.Event(), anyio.Event()
+
+    async def hold_second(node_id: str) -> None:
+        if node_id == "second":
+            started.set()
+            await go_on.wait()
+
+    other = _second(store, tmp_path)
+    try:
+        async with anyio.create_task_group() as group:
+            first_results: list[dict] = []
+
+            async def first_resume() -> None:
+                first_results.append(await graphrt.aresume(store, "r1", agents=_steps(calls, hold_second)))
+
+            group.start_soon(first_resume)
+            await started.wait()
+            with pytest.raises(CheckpointError, match="running elsewhere"):
+                await graphrt.aresume(other, "r1", agents=_steps(calls, hold_second))
+            go_on.set()
+    finally:
+        other.close()
+
+    assert first_results == [{"third": {"node": "third"}}]
+    assert calls == ["first", "second", "second", "third"]  # nothing ran twice but the failed node
+
+
+# ----- a run id keeps its inputs -----
+
+NAMED = {"version": 0.5, "nodes": {"name": {"value": "nobody"},
+                                   "hello": {"agent": "copyAgent", "inputs": {"to": ":name"}, "isResult": True}}}
+
+
+async def test_a_run_id_used_again_with_other_inputs_is_an_error(store: CheckpointStore) -> None:
+    graph = graphrt.Graph(NAMED)
+    graph.inject("name", "Ada")
+    assert await graph.arun(checkpoint=store, run_id="x") == {"hello": {"to": "Ada"}}
+
+    again = graphrt.Graph(NAMED)
+    again.inject("name", "Bob")
+    with pytest.raises(CheckpointError, match="run 'x' in .* was started with other values for 'name'; use a new run id"):
+        await again.arun(checkpoint=store, run_id="x")
+
+    same = graphrt.Graph(NAMED)
+    same.inject("name", "Ada")
+    assert await same.arun(checkpoint=store, run_id="x") == {"hello": {"to": "Ada"}}
+    assert await graphrt.Graph(NAMED).arun(checkpoint=store, run_id="x") == {"hello": {"to": "Ada"}}
+
+
+# ----- results JSON cannot hold -----
+
+
+async def test_results_that_could_not_be_saved_make_resume_say_so(tmp_path: Path) -> None:
+    async def deep(ctx: AgentContext) -> Any:
+        value: Any = "bottom"
+        for _ in range(300):
+            value = [value]
+        return value
+
+    agents = [AgentInfo("deepAgent", deep)]
+    graph = graphrt.Graph({"version": 0.5, "nodes": {"d": {"agent": "deepAgent", "isResult": True}}}, agents=agents)
+    results = await graph.arun(checkpoint=tmp_path / "runs.db", run_id="r1")
+    assert isinstance(results["d"], list)
+
+    with pytest.raises(CheckpointError, match="run 'r1' completed, but its results were not saved: JSON cannot hold "
+                                              r"them \(nested more than 200 levels deep\); run the graph again"):
+        await graphrt.aresume(tmp_path / "runs.db", "r1", agents=agents)
