@@ -7,6 +7,7 @@ from typing import Any, Iterable, Mapping
 
 from graphrt.authoring.filters import AgentFilter, FilterFunction
 from graphrt.engine.graph import AgentsArg, Graph
+from graphrt.graphdata.loader import GraphLoader
 
 __all__ = ["run", "arun", "resume", "aresume"]
 
@@ -15,8 +16,10 @@ Filters = Iterable[AgentFilter | FilterFunction] | None
 
 
 def _prepare(graph: Mapping[str, Any] | str | Path, inject: Mapping[str, Any] | None, agents: AgentsArg,
-             config: Mapping[str, Any] | None, filters: Filters) -> Graph:
-    prepared = Graph(graph, agents=agents, config=config, filters=filters)
+             config: Mapping[str, Any] | None, filters: Filters, bypass_agent_ids: Iterable[str],
+             graph_loader: GraphLoader | None) -> Graph:
+    prepared = Graph(graph, agents=agents, config=config, filters=filters, bypass_agent_ids=bypass_agent_ids,
+                     graph_loader=graph_loader)
     for node_id, value in (inject or {}).items():
         prepared.inject(node_id, value)
     return prepared
@@ -30,6 +33,8 @@ def run(
     agents: AgentsArg = None,
     config: Mapping[str, Any] | None = None,
     filters: Filters = None,
+    bypass_agent_ids: Iterable[str] = (),
+    graph_loader: GraphLoader | None = None,
 ) -> dict[str, Any]:
     """Loads, validates and runs a graph; returns `{nodeId: result}`.
 
@@ -40,11 +45,15 @@ def run(
         agents: a Registry to use as is, or agents to add to the built-in ones.
         config: per-agent configuration, `{"global": {...}, "<agentId>": {...}}`.
         filters: agent filters wrapped around every agent call, in order (see graphrt.filters).
+        bypass_agent_ids: agent ids that need no agent (GraphAI's `bypassAgentIds`): a filter answers
+            for them, else their nodes give null.
+        graph_loader: `loader(fileName, option)` -> GraphData for `graphLoader` nodes (GraphAI's
+            option); without one, `fileName` is read beside the graph file.
 
     Raises:
         GraphError: a subclass saying what went wrong, where.
     """
-    return _prepare(graph, inject, agents, config, filters).run(all_results)
+    return _prepare(graph, inject, agents, config, filters, bypass_agent_ids, graph_loader).run(all_results)
 
 
 async def arun(
@@ -55,9 +64,11 @@ async def arun(
     agents: AgentsArg = None,
     config: Mapping[str, Any] | None = None,
     filters: Filters = None,
+    bypass_agent_ids: Iterable[str] = (),
+    graph_loader: GraphLoader | None = None,
 ) -> dict[str, Any]:
     """`run()` for async callers (asyncio or trio)."""
-    return await _prepare(graph, inject, agents, config, filters).arun(all_results)
+    return await _prepare(graph, inject, agents, config, filters, bypass_agent_ids, graph_loader).arun(all_results)
 
 
 def resume(checkpoint: Any, run_id: str | None = None, *, answer: Any = None, **options: Any) -> dict[str, Any]:

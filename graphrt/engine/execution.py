@@ -26,6 +26,7 @@ from graphrt.base.errors import GraphError, GraphValidationError, ValidationIssu
 from graphrt.base.jsvalue import UNDEFINED, is_logically_true
 from graphrt.engine.node import NodeInvoker, NodeState
 from graphrt.engine.scheduler import Scheduler, Ticket
+from graphrt.graphdata.loader import GraphLoader
 from graphrt.graphdata.refs import LOOP_COUNTER, DictOf, ListOf
 from graphrt.graphdata.spec import ComputedNodeSpec, GraphSpec, LoopSpec, StaticNodeSpec
 from graphrt.observe.events import Emitter, LoopIteration, NodeQueued, NodeSkipped
@@ -102,8 +103,10 @@ class GraphRun:
         filters: Sequence[AgentFilter] = (),
         restore: RunSnapshot | None = None,
         on_checkpoint: Callable[["GraphRun", str | None], None] | None = None,
+        graph_loader: GraphLoader | None = None,
     ) -> None:
         self.spec = spec
+        self.graph_loader = graph_loader  # for `graphLoader` nodes; None reads files beside the graph file
         self.registry = registry
         self.scheduler = scheduler
         self.config = dict(config or {})

@@ -14,7 +14,7 @@ import anyio
 
 from graphrt.authoring.filters import AgentFilter, FilterFunction, as_filters
 from graphrt.authoring.plugins import default_registry
-from graphrt.authoring.registry import AgentLike, Registry
+from graphrt.authoring.registry import AgentContext, AgentInfo, AgentLike, Registry
 from graphrt.base.errors import (
     GraphAbortedError,
     GraphError,
@@ -25,11 +25,11 @@ from graphrt.base.jsvalue import without_undefined
 from graphrt.check.validate import collect_issues, validate_graph
 from graphrt.engine.execution import GraphRun, RunSnapshot
 from graphrt.engine.scheduler import Scheduler
-from graphrt.graphdata.loader import load_graph
+from graphrt.graphdata.loader import GraphLoader, load_graph
 from graphrt.graphdata.spec import StaticNodeSpec, compile_graph
 from graphrt.observe.events import Emitter, Event, EventStream, RunFinished, RunStarted
 
-__all__ = ["Graph", "AgentsArg", "make_registry"]
+__all__ = ["Graph", "AgentsArg", "make_registry", "with_bypassed_agents"]
 
 AgentsArg = Registry | Iterable[AgentLike] | None
 
@@ -46,6 +46,22 @@ def make_registry(agents: AgentsArg) -> Registry:
     return registry
 
 
+async def _bypassed(ctx: AgentContext) -> None:
+    """The agent of a bypassed agent id: null, as GraphAI's; a filter usually answers first."""
+    return None
+
+
+def with_bypassed_agents(registry: Registry, agent_ids: Iterable[str]) -> Registry:
+    """The registry plus a null agent for each bypassed id it lacks (a real agent of that id wins, as in GraphAI)."""
+    missing = [agent_id for agent_id in dict.fromkeys(agent_ids) if agent_id not in registry]
+    if not missing:
+        return registry
+    registry = registry.copy()
+    for agent_id in missing:
+        registry.register(AgentInfo(name=agent_id, func=_bypassed, description="bypassed: its filters answer, else null"))
+    return registry
+
+
 class Graph:
     """A graph ready to run.
 
@@ -55,6 +71,10 @@ class Graph:
             functions, toolset classes or instances).
         config: per-agent configuration, `{"global": {...}, "<agentId>": {...}}`.
         filters: agent filters wrapped around every agent call, in order (see graphrt.filters).
+        bypass_agent_ids: agent ids that need no agent (GraphAI's `bypassAgentIds`): valid in the
+            graph, their nodes go through the filters, and without a filter that answers they give null.
+        graph_loader: `loader(fileName, option)` -> GraphData, for nodes with `graphLoader` (GraphAI's
+            option), in nested graphs too; without one, `fileName` is read beside the graph file.
 
     Raises:
         GraphLoadError: the file cannot be read or parsed.
@@ -68,9 +88,12 @@ class Graph:
         agents: AgentsArg = None,
         config: Mapping[str, Any] | None = None,
         filters: Iterable[AgentFilter | FilterFunction] | None = None,
+        bypass_agent_ids: Iterable[str] = (),
+        graph_loader: GraphLoader | None = None,
     ) -> None:
         data, source = load_graph(graph)
-        self.registry = make_registry(agents)
+        self.registry = with_bypassed_agents(make_registry(agents), bypass_agent_ids)
+        self.graph_loader = graph_loader
         validate_graph(data, self.registry, source)
         self._loaded = (data, source)
         self._warnings: list[ValidationIssue] | None = None
@@ -146,7 +169,8 @@ class Graph:
         scheduler = Scheduler(self.spec.concurrency, self.spec.label_limits)
         run = GraphRun(self.spec, registry=self.registry, scheduler=scheduler, config=self.config,
                        emitter=self._emitter, injected=self._injected,
-                       filters=self.filters, run_id=run_id, restore=restore, on_checkpoint=on_checkpoint)
+                       filters=self.filters, run_id=run_id, restore=restore, on_checkpoint=on_checkpoint,
+                       graph_loader=self.graph_loader)
         self._run = run
         emitter = self._emitter
         if emitter:

@@ -86,6 +86,7 @@ class NestingPort:
             path=path,
             run_id=parent.run_id,
             filters=parent.filters,
+            graph_loader=parent.graph_loader,
         )
         child.answers = parent.answers  # a nested node's answer is keyed by its path (GraphRun.answer_key)
         self._lend()

@@ -20,13 +20,14 @@ from graphrt.authoring.registry import AgentContext, AgentInfo
 from graphrt.base.errors import (
     AgentError,
     GraphError,
+    GraphLoadError,
     GraphInterrupted,
     Interrupt,
     NodeTimeoutError,
     ResolveError,
 )
 from graphrt.base.jsvalue import is_named_inputs, is_null, is_truthy, json_stringify
-from graphrt.graphdata.loader import load_graph_beside
+from graphrt.graphdata.loader import load_graph_beside, load_with
 from graphrt.graphdata.spec import ComputedNodeSpec, StaticNodeSpec
 from graphrt.observe.events import NodeCompleted, NodeFailed, NodeStarted, failure_event
 
@@ -141,7 +142,7 @@ class NodeInvoker:
             from graphrt.engine.nesting import NestingPort
 
             try:
-                ctx.graph_data = self._graph_data(spec)
+                ctx.graph_data = await self._graph_data(spec)
             except GraphError as error:
                 return error, False
             ctx.nesting = NestingPort(run, ticket, spec.node_id)
@@ -216,11 +217,19 @@ class NodeInvoker:
             return config
         return {**config.get("global", {}), **config.get(agent_id, {})}
 
-    def _graph_data(self, spec: ComputedNodeSpec) -> dict[str, Any] | None:
+    async def _graph_data(self, spec: ComputedNodeSpec) -> dict[str, Any] | None:
         if spec.graph_loader is not None:
+            request = spec.graph_loader
             try:
-                return load_graph_beside(self.run.spec.source, str(spec.graph_loader.get("fileName", "")))[0]
+                if self.run.graph_loader is not None:  # the run's `graph_loader`, as GraphAI's option
+                    return await load_with(self.run.graph_loader, request)
+                if request.get("option") is not None:
+                    raise GraphLoadError(f"graphLoader {request.get('fileName')!r}: 'option' needs a graph_loader that "
+                                         "reads it (graphrt.run(..., graph_loader=...)); the built-in file loader takes none")
+                return load_graph_beside(self.run.spec.source, str(request.get("fileName", "")))[0]
             except GraphError as error:
+                if error.field is None:
+                    error.field = "graphLoader"
                 raise self._located(error.with_context(node_id=spec.node_id)) from None
         graph = spec.graph
         if graph is None or isinstance(graph, dict):

@@ -7,18 +7,24 @@ when an error needs them, so a valid file is parsed once.
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Awaitable, Callable, Mapping, Union
 
 import yaml
 
 from graphrt.base.errors import GraphLoadError, Location
 from graphrt.base.jsvalue import js_string
 
-__all__ = ["GraphSource", "load_graph", "load_graph_beside", "parse_graph_text"]
+__all__ = ["GraphSource", "GraphLoader", "load_graph", "load_graph_beside", "load_with", "parse_graph_text"]
+
+LoadedGraph = Union[Mapping[str, Any], str, Path]
+GraphLoader = Callable[[str, Any], Union[LoadedGraph, Awaitable[LoadedGraph]]]
+"""GraphAI's `graphLoader` option: `loader(fileName, option)` -> GraphData (a dict, a path, or YAML/JSON text),
+or an awaitable of one. `option` is the node's `graphLoader.option` (None when absent)."""
 
 # The C loader when PyYAML has it: the same safe constructor, several times faster.
 _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -280,3 +286,23 @@ def load_graph_beside(parent: GraphSource, file_name: str) -> tuple[dict[str, An
     if not path.is_relative_to(folder):
         raise GraphLoadError(f"graphLoader {file_name!r}: a graph can only load files inside its folder {folder}")
     return load_graph(path)
+
+
+async def load_with(loader: GraphLoader, request: Mapping[str, Any]) -> dict[str, Any]:
+    """The graph a `graph_loader` gives for a node's `graphLoader: {fileName, option}`.
+
+    Raises:
+        GraphLoadError: the loader failed, or gave something that is not a graph.
+    """
+    file_name = request.get("fileName")
+    try:
+        loaded = loader(file_name, request.get("option"))
+        if inspect.isawaitable(loaded):
+            loaded = await loaded
+    except GraphLoadError:
+        raise
+    except Exception as error:  # noqa: BLE001 - the user's loader: any failure is a load failure, with its cause
+        raise GraphLoadError(f"graphLoader {file_name!r}: the graph loader failed: {type(error).__name__}: {error}") from error
+    if isinstance(loaded, (Mapping, str, Path)):
+        return load_graph(loaded)[0]
+    raise GraphLoadError(f"graphLoader {file_name!r}: the graph loader gave a {type(loaded).__name__}, not a graph")
