@@ -17,13 +17,14 @@ from graphrt.cli import (
     resume_command,
     run_command,
     samples_command,
+    serve_command,
     validate_command,
     viz_command,
 )
 
 __all__ = ["main", "COMMANDS"]
 
-COMMANDS = [run_command, resume_command, validate_command, viz_command, agents_command, samples_command]
+COMMANDS = [run_command, resume_command, validate_command, viz_command, agents_command, samples_command, serve_command]
 
 
 def build_parser() -> argparse.ArgumentParser:

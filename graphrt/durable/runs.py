@@ -59,8 +59,8 @@ if TYPE_CHECKING:
     from graphrt.engine.execution import GraphRun
     from graphrt.engine.graph import AgentsArg, Graph
 
-__all__ = ["CheckpointWriter", "saved_config", "saved_source", "run_checkpointed", "from_checkpoint", "find_run", "aresume", "resume",
-           "graph_hash"]
+__all__ = ["CheckpointWriter", "saved_config", "saved_source", "run_checkpointed", "save_new_run", "from_checkpoint",
+           "find_run", "aresume", "resume", "graph_hash"]
 
 # Graphs from_checkpoint built with force=True, or from the saved copy (which differs from the
 # original by its credentials): their runs continue although the graph's hash differs.
@@ -215,6 +215,18 @@ def _new_record(graph: "Graph", run_id: str, all_results: bool) -> RunRecord:
         config=saved_config(graph.config),
         all_results=all_results,
     )
+
+
+def save_new_run(graph: "Graph", store: CheckpointStore, run_id: str, *, all_results: bool = False) -> RunRecord:
+    """Saves a run before it starts (a server's queued run): `run_checkpointed` with this `run_id` starts it,
+    and so does resuming it after a crash.
+
+    Raises:
+        CheckpointError: the id is taken, or an injected value cannot be saved.
+    """
+    record = _new_record(graph, run_id, all_results)
+    store.create_run(record)
+    return record
 
 
 def _check_same_graph(graph: "Graph", record: RunRecord, location: str) -> None:

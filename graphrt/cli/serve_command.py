@@ -1,0 +1,93 @@
+"""`graphrt serve DIR_OR_FILES`: serve graph files over HTTP, with the run viewer at `/`.
+
+Needs the `serve` extra (`pip install 'graphrt[serve]'`). Runs are saved to
+`--checkpoint` (a SQLite file by default, or a postgresql:// URL); a server
+started again on the same checkpoint continues the runs the last one left.
+The key comes from `--api-key` or the GRAPHRT_API_KEY environment variable
+(which keeps it out of the process list).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import sys
+
+from graphrt.base.errors import GraphError
+from graphrt.cli.agent_modules import add_agents_option, registry_for
+
+__all__ = ["add_parser", "handle", "API_KEY_ENV"]
+
+API_KEY_ENV = "GRAPHRT_API_KEY"
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("serve", help="serve graph files over HTTP, with a live run viewer at /")
+    parser.add_argument("targets", nargs="+", metavar="DIR_OR_FILES", help="a folder of graph files, or graph files")
+    parser.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="the port (default: 8000; 0 picks a free one)")
+    parser.add_argument("--checkpoint", default="graphrt-runs.db", metavar="URL",
+                        help="where runs are saved: a SQLite file (default: graphrt-runs.db) or a postgresql:// URL")
+    parser.add_argument("--max-runs", type=int, default=8, metavar="N", help="runs at once (default: 8)")
+    parser.add_argument("--max-queue", type=int, default=1000, metavar="N",
+                        help="runs waiting for a slot before requests get 429 (default: 1000)")
+    parser.add_argument("--max-body", type=int, default=1024 * 1024, metavar="BYTES",
+                        help="the largest request body (default: 1 MiB)")
+    parser.add_argument("--api-key", default=os.environ.get(API_KEY_ENV), metavar="KEY",
+                        help=f"require this key on every API request (default: ${API_KEY_ENV})")
+    add_agents_option(parser)
+    parser.set_defaults(handler=handle)
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def handle(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from graphrt.serve import GraphCatalog, create_app
+    except ImportError as error:
+        raise GraphError(f"graphrt serve needs the serve extra: pip install 'graphrt[serve]' ({error})") from None
+    if args.max_runs < 1:
+        raise GraphError("--max-runs must be at least 1")
+    catalog = GraphCatalog(args.targets, registry_for(args))
+    if not _is_loopback(args.host) and not args.api_key:
+        print(f"graphrt: warning: serving on {args.host} without an API key: anyone who reaches it can run graphs "
+              f"(set {API_KEY_ENV})", file=sys.stderr)
+    app = create_app(catalog, args.checkpoint, max_runs=args.max_runs, max_queue=args.max_queue,
+                     api_key=args.api_key, max_body=args.max_body)
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=5)
+    server = uvicorn.Server(config)
+    names = ", ".join(sorted(catalog.graphs))
+    print(f"graphrt: serving {len(catalog.graphs)} graph(s) ({names})", file=sys.stderr)
+
+    async def started_message() -> None:
+        import anyio
+
+        while not server.started:
+            await anyio.sleep(0.05)
+        for listener in server.servers:
+            for sock in listener.sockets:
+                host, port = sock.getsockname()[:2]
+                print(f"graphrt: listening on http://{host}:{port}/", file=sys.stderr, flush=True)
+
+    async def main() -> None:
+        import anyio
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(started_message)
+            await server.serve()
+            tg.cancel_scope.cancel()
+
+    import asyncio
+
+    asyncio.run(main())
+    return 0

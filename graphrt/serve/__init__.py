@@ -1,0 +1,17 @@
+"""`graphrt serve`: graphs over HTTP, with durable runs, live events and a run viewer page.
+
+Needs the `serve` extra (Starlette and uvicorn): `pip install 'graphrt[serve]'`.
+Layer: above graphrt.durable and graphrt.api, below graphrt.cli.
+
+    catalog.py  the served graph files, by name (the only way from a request to a file)
+    runs.py     RunService: the bounded queue, workers, checkpointed runs, recovery at start
+    events.py   EventLog: a run's numbered events for SSE replay (Last-Event-ID)
+    app.py      the Starlette routes and the viewer page; security.py the API key and body limit
+    openapi.py  the OpenAPI document; static/ the viewer (plain HTML, CSS and JS, no build step)
+"""
+
+from graphrt.serve.app import create_app
+from graphrt.serve.catalog import GraphCatalog
+from graphrt.serve.runs import RunService, Status
+
+__all__ = ["create_app", "GraphCatalog", "RunService", "Status"]

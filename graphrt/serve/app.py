@@ -1,0 +1,296 @@
+"""The HTTP API and the viewer page, as a Starlette app around a RunService.
+
+    app = create_app(GraphCatalog(["graphs"], registry), checkpoint="runs.db")
+    uvicorn.run(app, host="127.0.0.1", port=8000)
+
+Routes (the OpenAPI document at /openapi.json describes them): GET /graphs,
+POST /graphs/{name}/runs, GET /runs, GET /runs/{id}, GET /runs/{id}/events
+(Server-Sent Events), POST /runs/{id}/resume, POST /runs/{id}/cancel, GET /health,
+and the viewer page at GET / with its files under /static/.
+
+Other features mount their own routes with `extra_routes` (an MCP endpoint:
+`extra_routes=[Mount("/mcp", app=...)]`); they find the RunService in
+`request.app.state.service`, and the guard (API key, body size) covers them too.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from contextlib import asynccontextmanager
+from importlib import resources
+from typing import Any, AsyncIterator, Sequence
+
+import anyio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import BaseRoute, Route
+
+from graphrt.base.errors import GraphError
+from graphrt.checkpoint import CheckpointTarget
+from graphrt.serve.catalog import GraphCatalog
+from graphrt.serve.openapi import openapi_document
+from graphrt.serve.runs import QueueFull, RunConflict, RunNotFound, RunService, ServedRun
+from graphrt.serve.security import BodyTooLarge, Guard
+
+__all__ = ["create_app", "DEFAULT_MAX_BODY"]
+
+DEFAULT_MAX_BODY = 1024 * 1024  # bytes of a request body
+_KEEP_ALIVE_SECONDS = 15
+_STATIC = {  # the viewer's files: a fixed list, so a request names no path
+    "app.js": "text/javascript; charset=utf-8",
+    "graph.js": "text/javascript; charset=utf-8",
+    "style.css": "text/css; charset=utf-8",
+}
+
+
+class _BadRequest(Exception):
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.headers = headers or {}
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    try:
+        body = await request.body()
+    except BodyTooLarge:
+        raise _BadRequest(413, "the request body is too large") from None
+    if not body.strip():
+        return {}
+    try:
+        data = json.loads(body)
+    except ValueError as error:
+        raise _BadRequest(400, f"the request body is not JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise _BadRequest(400, "the request body must be a JSON object")
+    return data
+
+
+def _service(request: Request) -> RunService:
+    return request.app.state.service
+
+
+def _run_json(run: ServedRun) -> dict[str, Any]:
+    return {**run.to_json(), "url": f"/runs/{run.id}", "events_url": f"/runs/{run.id}/events"}
+
+
+def _handled(handler):  # noqa: ANN001, ANN202 - wraps a route handler
+    """Turns the service's exceptions into JSON errors with their status codes."""
+
+    async def route(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except _BadRequest as error:
+            return _error(error.status, str(error), error.headers)
+        except RunNotFound as error:
+            return _error(404, str(error.args[0]))
+        except RunConflict as error:
+            return _error(409, str(error))
+        except QueueFull as error:
+            return _error(429, str(error), {"Retry-After": str(error.retry_after)})
+        except GraphError as error:
+            return _error(400, _service(request).redactor.text(str(error)))
+
+    route.__name__ = handler.__name__
+    route.__doc__ = handler.__doc__
+    return route
+
+
+# ----- graphs -----
+
+
+@_handled
+async def list_graphs(request: Request) -> Response:
+    return JSONResponse({"graphs": _service(request).catalog.listing()})
+
+
+@_handled
+async def get_graph(request: Request) -> Response:
+    served = _service(request).catalog.get(request.path_params["name"])
+    if served is None:
+        raise RunNotFound(f"no graph named {request.path_params['name']!r}")
+    return JSONResponse(GraphCatalog.entry(served))
+
+
+@_handled
+async def start_run(request: Request) -> Response:
+    service = _service(request)
+    body = await _json_body(request)
+    inputs = body.get("inputs", {})
+    if not isinstance(inputs, dict):
+        raise _BadRequest(400, "'inputs' must be an object of static node ids to values")
+    run = service.submit(request.path_params["name"], inputs, all_results=bool(body.get("all_results", False)))
+    if request.query_params.get("wait", "").lower() in ("1", "true", "yes"):
+        await run.settled()
+        return JSONResponse(_run_json(run))
+    return JSONResponse(_run_json(run), status_code=202, headers={"Location": f"/runs/{run.id}"})
+
+
+# ----- runs -----
+
+
+@_handled
+async def list_runs(request: Request) -> Response:
+    try:
+        limit = min(500, max(1, int(request.query_params.get("limit", "50"))))
+    except ValueError:
+        raise _BadRequest(400, "'limit' must be a number") from None
+    return JSONResponse({"runs": _service(request).recent(limit)})
+
+
+@_handled
+async def get_run(request: Request) -> Response:
+    return JSONResponse(_run_json(_service(request).get(request.path_params["run_id"])))
+
+
+@_handled
+async def resume_run(request: Request) -> Response:
+    body = await _json_body(request)
+    if "answer" not in body:
+        raise _BadRequest(400, "send {\"answer\": ...}")
+    run = _service(request).resume(request.path_params["run_id"], body["answer"])
+    if request.query_params.get("wait", "").lower() in ("1", "true", "yes"):
+        await run.settled()
+        return JSONResponse(_run_json(run))
+    return JSONResponse(_run_json(run), status_code=202)
+
+
+@_handled
+async def cancel_run(request: Request) -> Response:
+    run = await _service(request).cancel(request.path_params["run_id"])
+    return JSONResponse(_run_json(run))
+
+
+def _last_event_id(request: Request, epoch: str) -> int:
+    """The id after which a reader wants events: Last-Event-ID (or ?last_event_id=), 0 if from another server."""
+    text = request.headers.get("last-event-id") or request.query_params.get("last_event_id") or ""
+    given_epoch, _, number = text.rpartition(".")
+    if given_epoch != epoch or not number.isdigit():
+        return 0  # from start, or an id of an earlier server: this one's log starts with the run's state
+    return int(number)
+
+
+@_handled
+async def run_events(request: Request) -> Response:
+    service = _service(request)
+    run = service.get(request.path_params["run_id"])
+    epoch = request.app.state.epoch
+    last_id = _last_event_id(request, epoch)
+
+    async def stream() -> AsyncIterator[str]:
+        sent = last_id
+        _, missed = run.events.after(sent)
+        if missed:
+            yield f"event: EventsMissed\ndata: {json.dumps({'type': 'EventsMissed', 'count': missed})}\n\n"
+        idle = 0.0
+        while True:
+            records, _ = run.events.after(sent)
+            for event_id, record in records:
+                yield f"id: {epoch}.{event_id}\nevent: {record['type']}\ndata: {json.dumps(record)}\n\n"
+                sent = event_id
+            if (run.events.closed and sent >= run.events.last_id) or service.stopping.is_set():
+                return
+            if records:
+                idle = 0.0
+            elif idle >= _KEEP_ALIVE_SECONDS:
+                yield ": keep-alive\n\n"
+                idle = 0.0
+            before = anyio.current_time()
+            await run.events.wait(sent, 1.0)  # 1 s: events from threads outside anyio are polled
+            idle += anyio.current_time() - before
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+# ----- the rest -----
+
+
+async def health(request: Request) -> Response:
+    service = _service(request)
+    return JSONResponse({"status": "ok", "running": service.running, "queued": service.queued(),
+                         "max_runs": service.max_runs, "max_queue": service.max_queue})
+
+
+async def openapi(request: Request) -> Response:
+    return JSONResponse(openapi_document())
+
+
+def _static_text(name: str) -> str:
+    return resources.files("graphrt.serve").joinpath("static", name).read_text(encoding="utf-8")
+
+
+async def index(request: Request) -> Response:
+    return Response(_static_text("index.html"), media_type="text/html; charset=utf-8",
+                    headers={"Content-Security-Policy": "default-src 'self'; style-src 'self'; script-src 'self'",
+                             "X-Content-Type-Options": "nosniff"})
+
+
+async def favicon(request: Request) -> Response:
+    return Response(status_code=204)
+
+
+async def static_file(request: Request) -> Response:
+    name = request.path_params["name"]
+    if name not in _STATIC:
+        return _error(404, "no such file")
+    return Response(_static_text(name), media_type=_STATIC[name], headers={"X-Content-Type-Options": "nosniff"})
+
+
+def create_app(
+    catalog: GraphCatalog,
+    checkpoint: CheckpointTarget,
+    *,
+    max_runs: int = 8,
+    max_queue: int = 1000,
+    api_key: str | None = None,
+    max_body: int = DEFAULT_MAX_BODY,
+    extra_routes: Sequence[BaseRoute] = (),
+) -> Guard:
+    """The ASGI app: the API and viewer, behind the guard. `app.state.service` is the RunService.
+
+    Args:
+        catalog: the served graphs.
+        checkpoint: where runs are saved (a SQLite file, a postgresql:// URL, or a store).
+        max_runs: runs at once; the others wait in a queue of at most `max_queue` (then 429).
+        api_key: required on every API request when set (Bearer or X-API-Key).
+        max_body: the largest request body, in bytes (413 past it).
+        extra_routes: routes of other features, mounted beside the API.
+    """
+    service = RunService(catalog, checkpoint, max_runs=max_runs, max_queue=max_queue)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with anyio.create_task_group() as tg:
+            await tg.start(service.serve)
+            yield
+            tg.cancel_scope.cancel()
+
+    routes: list[BaseRoute] = [
+        Route("/", index),
+        Route("/static/{name}", static_file),
+        Route("/favicon.ico", favicon),
+        Route("/openapi.json", openapi),
+        Route("/health", health),
+        Route("/graphs", list_graphs),
+        Route("/graphs/{name:path}/runs", start_run, methods=["POST"]),
+        Route("/graphs/{name:path}", get_graph),
+        Route("/runs", list_runs),
+        Route("/runs/{run_id}", get_run),
+        Route("/runs/{run_id}/events", run_events),
+        Route("/runs/{run_id}/resume", resume_run, methods=["POST"]),
+        Route("/runs/{run_id}/cancel", cancel_run, methods=["POST"]),
+        *extra_routes,
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.service = service
+    app.state.epoch = secrets.token_hex(4)
+    guarded = Guard(app, api_key=api_key, max_body=max_body)
+    guarded.state = app.state  # type: ignore[attr-defined] - so that callers reach the service from what they hold
+    return guarded

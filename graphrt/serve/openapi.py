@@ -1,0 +1,144 @@
+"""The OpenAPI 3.1 document of the server's API, served at /openapi.json."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["openapi_document"]
+
+_STATUS = ["queued", "running", "interrupted", "finished", "failed", "cancelled"]
+_NODE_STATE = ["waiting", "queued", "running", "retrying", "done", "failed", "skipped", "interrupted"]
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict[str, Any], description: str, headers: dict[str, Any] | None = None) -> dict[str, Any]:
+    response: dict[str, Any] = {"description": description, "content": {"application/json": {"schema": schema}}}
+    if headers:
+        response["headers"] = headers
+    return response
+
+
+_ERROR = _json(_ref("Error"), "what went wrong")
+_RUN_ID = {"name": "run_id", "in": "path", "required": True, "schema": {"type": "string"}}
+_WAIT = {"name": "wait", "in": "query", "required": False, "schema": {"type": "boolean"},
+         "description": "wait until the run finishes, fails, is cancelled or asks a question"}
+_SCHEMAS: dict[str, Any] = {
+    "Error": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}}},
+    "Graph": {
+        "type": "object",
+        "required": ["name", "file"],
+        "properties": {
+            "name": {"type": "string", "description": "the path under the served folder, without the suffix"},
+            "file": {"type": "string"},
+            "error": {"type": "string", "description": "why the graph cannot run (load or validation error)"},
+            "inputs": {"type": "object", "description": "static nodes a caller may set, with their default values",
+                       "additionalProperties": {"type": "object", "properties": {"default": {}}}},
+            "results": {"type": "array", "items": {"type": "string"}, "description": "the isResult nodes"},
+            "mermaid": {"type": "string", "description": "the graph as a Mermaid flowchart"},
+            "drawing": {"type": "object", "description": "top-level nodes and edges, for the viewer",
+                        "properties": {"nodes": {"type": "array", "items": {"type": "object"}},
+                                       "edges": {"type": "array", "items": {"type": "object"}}}},
+            "loop": {"type": "boolean"},
+        },
+    },
+    "StartRun": {
+        "type": "object",
+        "properties": {
+            "inputs": {"type": "object", "description": "values for static nodes, by node id"},
+            "all_results": {"type": "boolean", "description": "every node's result, not only isResult nodes'"},
+        },
+    },
+    "Answer": {"type": "object", "required": ["answer"], "properties": {"answer": {}}},
+    "Run": {
+        "type": "object",
+        "required": ["id", "graph", "status", "nodes"],
+        "properties": {
+            "id": {"type": "string"},
+            "graph": {"type": "string"},
+            "status": {"type": "string", "enum": _STATUS},
+            "nodes": {"type": "object", "additionalProperties": {"type": "string", "enum": _NODE_STATE}},
+            "results": {"type": "object", "description": "once finished"},
+            "error": {"type": "string", "description": "once failed: FILE:LINE:COL: node ..., as the CLI prints it"},
+            "question": {"type": "string", "description": "while interrupted: what the run asks"},
+            "created_at": {"type": "number"},
+            "updated_at": {"type": "number"},
+            "last_event_id": {"type": "integer"},
+            "url": {"type": "string"},
+            "events_url": {"type": "string"},
+        },
+    },
+    "RunSummary": {
+        "type": "object",
+        "properties": {"id": {"type": "string"}, "graph": {"type": "string"},
+                       "status": {"type": "string", "enum": _STATUS},
+                       "created_at": {"type": "number"}, "updated_at": {"type": "number"}},
+    },
+}
+
+
+def openapi_document() -> dict[str, Any]:
+    """The API as OpenAPI 3.1."""
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "graphrt serve", "version": "1",
+                 "description": "Run GraphAI graph files over HTTP: durable runs, live events, human-in-the-loop answers."},
+        "components": {
+            "schemas": _SCHEMAS,
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"},
+                                "apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"}},
+        },
+        "security": [{"bearer": []}, {"apiKey": []}],
+        "paths": {
+            "/graphs": {"get": {"summary": "The served graphs", "operationId": "listGraphs", "responses": {
+                "200": _json({"type": "object", "properties": {"graphs": {"type": "array", "items": _ref("Graph")}}},
+                             "every graph file of the served folder")}}},
+            "/graphs/{name}": {"get": {
+                "summary": "One graph", "operationId": "getGraph",
+                "parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}],
+                "responses": {"200": _json(_ref("Graph"), "the graph"), "404": _ERROR}}},
+            "/graphs/{name}/runs": {"post": {
+                "summary": "Start a run", "operationId": "startRun",
+                "parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}, _WAIT],
+                "requestBody": {"content": {"application/json": {"schema": _ref("StartRun")}}},
+                "responses": {
+                    "202": _json(_ref("Run"), "queued; follow it at /runs/{id}"),
+                    "200": _json(_ref("Run"), "with ?wait=true: the settled run"),
+                    "400": _ERROR, "404": _ERROR, "413": _ERROR,
+                    "429": _json(_ref("Error"), "the queue is full", {"Retry-After": {"schema": {"type": "integer"}}}),
+                }}},
+            "/runs": {"get": {
+                "summary": "Recent runs, newest first", "operationId": "listRuns",
+                "parameters": [{"name": "limit", "in": "query", "schema": {"type": "integer", "maximum": 500}}],
+                "responses": {"200": _json({"type": "object", "properties": {
+                    "runs": {"type": "array", "items": _ref("RunSummary")}}}, "the runs")}}},
+            "/runs/{run_id}": {"get": {"summary": "A run's status, node states, results or error",
+                                       "operationId": "getRun", "parameters": [_RUN_ID],
+                                       "responses": {"200": _json(_ref("Run"), "the run"), "404": _ERROR}}},
+            "/runs/{run_id}/events": {"get": {
+                "summary": "The run's events as Server-Sent Events",
+                "description": "Each event's name is its type (NodeStarted, NodeCompleted, NodeFailed, TokenDelta, "
+                               "ToolCalled, ToolReturned, AgentProgress, RunStatus, ...) and its data the event as "
+                               "JSON. Send Last-Event-ID (or ?last_event_id=) to get only the events after it. "
+                               "The stream ends when the run ends.",
+                "operationId": "runEvents",
+                "parameters": [_RUN_ID, {"name": "Last-Event-ID", "in": "header", "schema": {"type": "string"}}],
+                "responses": {"200": {"description": "the event stream",
+                                      "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+                              "404": _ERROR}}},
+            "/runs/{run_id}/resume": {"post": {
+                "summary": "Answer the question an interrupted run asks, and continue it", "operationId": "resumeRun",
+                "parameters": [_RUN_ID, _WAIT],
+                "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("Answer")}}},
+                "responses": {"202": _json(_ref("Run"), "queued again"), "200": _json(_ref("Run"), "with ?wait=true"),
+                              "404": _ERROR, "409": _ERROR, "429": _ERROR}}},
+            "/runs/{run_id}/cancel": {"post": {
+                "summary": "Cancel a run (its running agents are cancelled)", "operationId": "cancelRun",
+                "parameters": [_RUN_ID],
+                "responses": {"200": _json(_ref("Run"), "the cancelled run"), "404": _ERROR, "409": _ERROR}}},
+            "/health": {"get": {"summary": "Liveness and load", "operationId": "health", "security": [],
+                                "responses": {"200": _json({"type": "object"}, "running and queued runs")}}},
+        },
+    }

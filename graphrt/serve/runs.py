@@ -1,0 +1,467 @@
+"""The server's runs: a bounded queue, at most `max_runs` at once, every run saved to a checkpoint store.
+
+A run is saved when it is submitted (`save_new_run`), so a queued run survives
+the server too. Workers take runs from the queue and run them with
+`run_checkpointed`, which saves every completed node. When the server starts,
+every saved run of a served graph that was queued or running when the last
+server stopped (or was killed) goes back in the queue and continues where its
+rows leave off: completed nodes are not run again.
+
+Statuses, as clients see them: queued, running, interrupted (a node asked a
+question; `resume` answers it), finished, failed, cancelled.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import anyio
+from anyio.abc import ObjectReceiveStream, ObjectSendStream
+
+from graphrt.base.errors import GraphError, GraphInterrupted
+from graphrt.checkpoint import CheckpointStore, CheckpointTarget, RunRecord, RunStatus, open_store
+from graphrt.durable.runs import from_checkpoint, run_checkpointed, save_new_run
+from graphrt.engine.graph import Graph
+from graphrt.observe.events import (
+    Event,
+    NodeCompleted,
+    NodeFailed,
+    NodeQueued,
+    NodeRetried,
+    NodeSkipped,
+    NodeStarted,
+)
+from graphrt.observe.trace import Redactor, event_record
+from graphrt.serve.catalog import GraphCatalog, ServedGraph
+from graphrt.serve.events import EventLog
+
+__all__ = ["Status", "ServedRun", "RunService", "RunNotFound", "QueueFull", "RunConflict"]
+
+log = logging.getLogger("graphrt.serve")
+
+
+class Status:
+    QUEUED = "queued"
+    RUNNING = "running"
+    INTERRUPTED = "interrupted"
+    FINISHED = "finished"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+    ENDED = (FINISHED, FAILED, CANCELLED)
+    SETTLED = (INTERRUPTED, FINISHED, FAILED, CANCELLED)  # what `?wait=true` waits for
+
+
+_FROM_STORE = {
+    RunStatus.RUNNING: Status.QUEUED,  # saved, not finished: it goes back in the queue
+    RunStatus.INTERRUPTED: Status.INTERRUPTED,
+    RunStatus.STOPPED: Status.CANCELLED,
+    RunStatus.FAILED: Status.FAILED,
+    RunStatus.COMPLETED: Status.FINISHED,
+}
+
+
+class RunNotFound(LookupError):
+    """No such run (or graph) on this server."""
+
+
+class RunConflict(RuntimeError):
+    """The run is not in a state that allows the request (answering a run that asks nothing, ...)."""
+
+
+class QueueFull(RuntimeError):
+    """The queue is at its bound; `retry_after` is a guess in seconds of when a slot frees up."""
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(f"the run queue is full; retry after {retry_after} s")
+        self.retry_after = retry_after
+
+
+def _node_state(event: Event) -> str | None:
+    """The state a top-level node is in after `event` (None: the event says nothing about it)."""
+    if isinstance(event, NodeQueued):
+        return "queued"
+    if isinstance(event, NodeStarted):
+        return "running"
+    if isinstance(event, NodeCompleted):
+        return "done"
+    if isinstance(event, NodeRetried):
+        return "retrying"
+    if isinstance(event, NodeFailed):
+        return "interrupted" if isinstance(event.error, GraphInterrupted) else "failed"
+    if isinstance(event, NodeSkipped):
+        return "skipped"
+    return None
+
+
+class ServedRun:
+    """One run as the server tracks it: its status, node states, outcome and event log."""
+
+    def __init__(self, run_id: str, graph: ServedGraph, redactor: Redactor, *, status: str = Status.QUEUED,
+                 all_results: bool = False, created_at: float | None = None, event_limit: int = 10_000) -> None:
+        self.id = run_id
+        self.graph = graph
+        self.status = status
+        self.all_results = all_results
+        self.created_at = created_at or time.time()
+        self.updated_at = self.created_at
+        self.started_at: float | None = None
+        self.ended_at: float | None = None
+        self.results: Any = None
+        self.error: str | None = None
+        self.question: str | None = None
+        self.nodes: dict[str, str] = {
+            node["id"]: "waiting" for node in graph.description.get("drawing", {}).get("nodes", [])
+            if node["kind"] == "computed"
+        }
+        self.events = EventLog(event_limit)
+        self.cancel_requested = False
+        self.scope: anyio.CancelScope | None = None
+        self._redactor = redactor
+        self._settled = anyio.Event()
+        self._loop_thread = threading.get_ident()
+
+    # ----- what happens to it -----
+
+    def on_event(self, event: Event) -> None:
+        """The graph's subscriber; sync agents call it from worker threads."""
+        if threading.get_ident() == self._loop_thread:
+            self._record_event(event)
+            return
+        try:
+            anyio.from_thread.run_sync(self._record_event, event)
+        except RuntimeError:  # a thread anyio did not start: record it, readers poll
+            self.events.append(event_record(event, self._redactor), notify=False)
+
+    def _record_event(self, event: Event) -> None:
+        if not event.path and (state := _node_state(event)) is not None and getattr(event, "node_id", None):
+            self.nodes[event.node_id] = state  # type: ignore[attr-defined]
+        self.events.append(event_record(event, self._redactor))
+
+    def set_status(self, status: str, *, results: Any = None, error: str | None = None,
+                   question: str | None = None) -> None:
+        self.status = status
+        self.updated_at = time.time()
+        if status == Status.RUNNING and self.started_at is None:
+            self.started_at = self.updated_at
+        if status in Status.ENDED:
+            self.ended_at = self.updated_at
+        self.results = results
+        self.error = error
+        self.question = question
+        if status in Status.SETTLED:
+            self._settled.set()
+        elif self._settled.is_set():
+            self._settled = anyio.Event()
+        self.events.append({"type": "RunStatus", "run_id": self.id, "time": self.updated_at, **self._outcome(),
+                           "nodes": dict(self.nodes)})
+        if status in Status.ENDED:
+            self.events.close()
+
+    async def settled(self) -> None:
+        """Waits until the run ends or asks a question."""
+        while self.status not in Status.SETTLED:
+            await self._settled.wait()
+
+    # ----- what a client sees -----
+
+    def _outcome(self) -> dict[str, Any]:
+        outcome: dict[str, Any] = {"status": self.status}
+        if self.results is not None:
+            outcome["results"] = self.results
+        if self.error is not None:
+            outcome["error"] = self.error
+        if self.question is not None:
+            outcome["question"] = self.question
+        return outcome
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "graph": self.graph.name,
+            **self._outcome(),
+            "nodes": dict(self.nodes),
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "last_event_id": self.events.last_id,
+        }
+
+
+@dataclass
+class _Job:
+    run: ServedRun
+    graph: Graph | None  # None: rebuilt from the checkpoint (a resumed or recovered run)
+    answer: Any = None
+
+
+class RunService:
+    """Runs graphs of a catalog: queue, workers, checkpoint store, and the runs' states.
+
+    Use `async with anyio.create_task_group() as tg: await tg.start(service.serve)`;
+    cancelling that task group stops the workers and leaves unfinished runs saved
+    as running, so the next server continues them.
+    """
+
+    def __init__(self, catalog: GraphCatalog, checkpoint: CheckpointTarget, *, max_runs: int = 8,
+                 max_queue: int = 1000, redactor: Redactor | None = None, keep_runs: int = 1000,
+                 event_limit: int = 10_000) -> None:
+        if max_runs < 1 or max_queue < 0:
+            raise ValueError("max_runs must be at least 1 and max_queue at least 0")
+        self.catalog = catalog
+        self.checkpoint = checkpoint
+        self.max_runs = max_runs
+        self.max_queue = max_queue
+        self.redactor = redactor or Redactor()
+        self._keep_runs = keep_runs
+        self._event_limit = event_limit
+        self._runs: OrderedDict[str, ServedRun] = OrderedDict()
+        self._store: CheckpointStore | None = None
+        self._send: ObjectSendStream[_Job] | None = None
+        self._durations: list[float] = []  # recent run times, for Retry-After
+        self.running = 0
+        self.stopping = anyio.Event()
+
+    @property
+    def store(self) -> CheckpointStore:
+        if self._store is None:
+            raise RuntimeError("the run service is not serving")
+        return self._store
+
+    # ----- lifecycle -----
+
+    async def serve(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        self._store = open_store(self.checkpoint)
+        send, receive = anyio.create_memory_object_stream[_Job](self.max_queue)
+        self._send = send
+        try:
+            async with anyio.create_task_group() as tg, send, receive:
+                for _ in range(self.max_runs):
+                    tg.start_soon(self._worker, receive.clone())
+                recovered = self._recover()
+                if recovered:
+                    tg.start_soon(self._enqueue_all, recovered)
+                task_status.started()
+                await anyio.sleep_forever()
+        finally:
+            self.stopping.set()
+            self._send = None
+            if self._store is not self.checkpoint:
+                self._store.close()
+            self._store = None
+
+    def _recover(self) -> list[_Job]:
+        """Unfinished runs of served graphs, from the store: back in the queue, or waiting for an answer."""
+        jobs = []
+        for record in sorted(self.store.runs(), key=lambda saved: saved.created_at):
+            served = self.catalog.by_path(record.graph_file)
+            if served is None or record.status not in (RunStatus.RUNNING, RunStatus.INTERRUPTED):
+                continue
+            run = self._from_record(record, served)
+            self._remember(run)
+            if run.status == Status.QUEUED:
+                jobs.append(_Job(run, None))
+        if jobs:
+            log.info("continuing %d saved run(s)", len(jobs))
+        return jobs
+
+    async def _enqueue_all(self, jobs: list[_Job]) -> None:
+        for job in jobs:
+            if self._send is not None:
+                await self._send.send(job)
+
+    def _from_record(self, record: RunRecord, served: ServedGraph) -> ServedRun:
+        run = ServedRun(record.run_id, served, self.redactor, status=_FROM_STORE.get(record.status, Status.FAILED),
+                        all_results=record.all_results, created_at=record.created_at or None,
+                        event_limit=self._event_limit)
+        run.updated_at = record.updated_at or run.created_at
+        run.question = record.question
+        if record.status == RunStatus.FAILED:
+            run.error = record.detail.get("error")
+        if record.status == RunStatus.COMPLETED:
+            run.results = self.redactor.value(record.results)
+        for row in self.store.get_rows(record.run_id):
+            if row.kind == "node" and row.key in run.nodes:
+                run.nodes[row.key] = "done"
+        if record.status == RunStatus.INTERRUPTED and record.detail.get("node_id") in run.nodes:
+            run.nodes[record.detail["node_id"]] = "interrupted"
+        run.set_status(run.status, results=run.results, error=run.error, question=run.question)
+        return run
+
+    def _remember(self, run: ServedRun) -> None:
+        self._runs[run.id] = run
+        while len(self._runs) > self._keep_runs:
+            oldest = next((run_id for run_id, kept in self._runs.items() if kept.status in Status.ENDED), None)
+            if oldest is None:
+                break
+            del self._runs[oldest]
+
+    # ----- requests -----
+
+    def queued(self) -> int:
+        return self._send.statistics().current_buffer_used if self._send is not None else 0
+
+    def _check_room(self) -> None:
+        if self._send is None:
+            raise RuntimeError("the server is stopping")
+        if self.running >= self.max_runs and self.queued() >= self.max_queue:
+            raise QueueFull(self._retry_after())
+
+    def _retry_after(self) -> int:
+        recent = self._durations[-50:]
+        mean = sum(recent) / len(recent) if recent else 1.0
+        return max(1, math.ceil(mean * (self.queued() / self.max_runs + 1)))
+
+    def submit(self, name: str, inputs: Mapping[str, Any] | None = None, *, all_results: bool = False) -> ServedRun:
+        """Saves and queues a run of graph `name`.
+
+        Raises:
+            RunNotFound: no such graph. QueueFull: the queue is at its bound.
+            GraphError: the graph cannot run, or an input names no static node.
+        """
+        served = self.catalog.get(name)
+        if served is None:
+            raise RunNotFound(f"no graph named {name!r}")
+        if served.error is not None:
+            raise GraphError(f"graph {name!r} cannot run: {served.error}")
+        self._check_room()
+        graph = served.build(self.catalog.registry)
+        for node_id, value in (inputs or {}).items():
+            graph.inject(node_id, value)
+        run_id = uuid.uuid4().hex[:16]
+        save_new_run(graph, self.store, run_id, all_results=all_results)
+        run = ServedRun(run_id, served, self.redactor, all_results=all_results, event_limit=self._event_limit)
+        run.set_status(Status.QUEUED)
+        self._remember(run)
+        self._send.send_nowait(_Job(run, graph))  # type: ignore[union-attr] - room was checked above
+        return run
+
+    def get(self, run_id: str) -> ServedRun:
+        """A run of this server: one it holds, or one saved in its store (a run of an earlier server).
+
+        Raises:
+            RunNotFound: no such run of a served graph.
+        """
+        run = self._runs.get(run_id)
+        if run is not None:
+            return run
+        record = self.store.get_run(run_id)
+        served = self.catalog.by_path(record.graph_file) if record is not None else None
+        if record is None or served is None:
+            raise RunNotFound(f"no run {run_id!r}")
+        run = self._from_record(record, served)
+        self._remember(run)
+        return run
+
+    def recent(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The most recently updated runs of served graphs, newest first."""
+        listed = []
+        for record in self.store.runs():
+            if len(listed) >= limit:
+                break
+            served = self.catalog.by_path(record.graph_file)
+            if served is None:
+                continue
+            held = self._runs.get(record.run_id)
+            status = held.status if held is not None else _FROM_STORE.get(record.status, Status.FAILED)
+            listed.append({"id": record.run_id, "graph": served.name, "status": status,
+                           "created_at": record.created_at, "updated_at": record.updated_at})
+        return listed
+
+    def resume(self, run_id: str, answer: Any) -> ServedRun:
+        """Queues an interrupted run again, with the answer to its question.
+
+        Raises:
+            RunNotFound, RunConflict (it asks nothing), QueueFull.
+        """
+        run = self.get(run_id)
+        if run.status != Status.INTERRUPTED:
+            raise RunConflict(f"run {run_id!r} is {run.status}, not waiting for an answer")
+        if answer is None:
+            raise RunConflict(f"run {run_id!r} asks {run.question!r}: send an answer")
+        self._check_room()
+        run.nodes.update({node_id: "waiting" for node_id, state in run.nodes.items() if state == "interrupted"})
+        run.set_status(Status.QUEUED)
+        self._send.send_nowait(_Job(run, None, answer))  # type: ignore[union-attr]
+        return run
+
+    async def cancel(self, run_id: str) -> ServedRun:
+        """Cancels a run: a queued or interrupted one at once, a running one by cancelling its agents.
+
+        Raises:
+            RunNotFound, RunConflict (it has ended).
+        """
+        run = self.get(run_id)
+        if run.status in Status.ENDED:
+            raise RunConflict(f"run {run_id!r} has {run.status} already")
+        run.cancel_requested = True
+        if run.status == Status.RUNNING and run.scope is not None:
+            run.scope.cancel()
+            with anyio.move_on_after(10):
+                await run.settled()
+            return run
+        self.store.update_run(run.id, status=RunStatus.STOPPED, detail={"cancelled": True})
+        run.set_status(Status.CANCELLED)
+        return run
+
+    # ----- running -----
+
+    async def _worker(self, receive: ObjectReceiveStream[_Job]) -> None:
+        async with receive:
+            async for job in receive:
+                if job.run.cancel_requested:
+                    continue
+                self.running += 1
+                try:
+                    await self._execute(job)
+                finally:
+                    self.running -= 1
+
+    async def _execute(self, job: _Job) -> None:
+        run = job.run
+        started = time.perf_counter()
+        try:
+            graph = job.graph
+            if graph is None:
+                graph, _ = from_checkpoint(self.store, run.id, agents=self.catalog.registry)
+        except GraphError as error:
+            run.set_status(Status.FAILED, error=self.redactor.text(str(error)))
+            return
+        graph.subscribe(run.on_event)
+        run.set_status(Status.RUNNING)
+        try:
+            with anyio.CancelScope() as scope:
+                run.scope = scope
+                try:
+                    results = await run_checkpointed(graph, self.store, all_results=run.all_results, run_id=run.id,
+                                                     answer=job.answer)
+                except GraphInterrupted as asked:
+                    if asked.node_id in run.nodes:
+                        run.nodes[asked.node_id] = "interrupted"
+                    run.set_status(Status.INTERRUPTED, question=asked.question)
+                except GraphError as error:
+                    run.set_status(Status.FAILED, error=self.redactor.text(str(error)))
+                except Exception as error:  # noqa: BLE001 - an agent's bug fails its run, not the server
+                    log.exception("run %s failed", run.id)
+                    run.set_status(Status.FAILED, error=self.redactor.text(f"{type(error).__name__}: {error}"))
+                else:
+                    run.set_status(Status.FINISHED, results=self.redactor.value(results))
+            if scope.cancelled_caught:
+                run.set_status(Status.CANCELLED)
+        except anyio.get_cancelled_exc_class():
+            # The server is stopping, not the run: leave it saved as running, for the next server.
+            with anyio.CancelScope(shield=True):
+                try:
+                    self.store.update_run(run.id, status=RunStatus.RUNNING)
+                except Exception:  # noqa: BLE001 - the next server then sees it as stopped
+                    log.exception("could not mark run %s to continue", run.id)
+            raise
+        finally:
+            run.scope = None
+            self._durations = [*self._durations[-99:], time.perf_counter() - started]

@@ -1,0 +1,100 @@
+"""The server's guards, as one ASGI middleware: the API key, and the size limit on request bodies.
+
+The key is checked on every request except the viewer page's own files (which
+hold no data; the page asks for the key and sends it with its API calls).
+It is compared in constant time: both sides are hashed first, so neither
+their content nor their length shows in the time a refusal takes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from typing import Any, Awaitable, Callable
+
+__all__ = ["BodyTooLarge", "Guard", "PUBLIC_PATHS", "key_matches"]
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+PUBLIC_PATHS = ("/", "/favicon.ico", "/health")
+PUBLIC_PREFIXES = ("/static/",)
+
+
+def key_matches(given: str | None, key: str) -> bool:
+    """Whether `given` is `key`, in time that depends on neither."""
+    given_digest = hashlib.sha256((given or "").encode("utf-8")).digest()
+    return hmac.compare_digest(given_digest, hashlib.sha256(key.encode("utf-8")).digest()) and given is not None
+
+
+def _presented_key(scope: Scope) -> str | None:
+    """The key from `Authorization: Bearer KEY` or `X-API-Key: KEY`."""
+    for name, value in scope.get("headers", []):
+        if name == b"authorization":
+            scheme, _, token = value.decode("latin-1").partition(" ")
+            if scheme.lower() == "bearer":
+                return token.strip()
+        elif name == b"x-api-key":
+            return value.decode("latin-1").strip()
+    return None
+
+
+async def _refuse(send: Send, status: int, message: str, headers: list[tuple[bytes, bytes]] = ()) -> None:
+    body = json.dumps({"error": message}).encode("utf-8")
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            *headers]})
+    await send({"type": "http.response.body", "body": body})
+
+
+class BodyTooLarge(Exception):
+    """Raised while reading a request body that goes over the limit (handlers answer 413)."""
+
+
+class Guard:
+    """ASGI middleware: 401 without the key (when one is set), 413 for a body over `max_body` bytes."""
+
+    def __init__(self, app: ASGIApp, *, api_key: str | None, max_body: int) -> None:
+        self.app = app
+        self.api_key = api_key or None
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        public = path in PUBLIC_PATHS or path.startswith(PUBLIC_PREFIXES)
+        if self.api_key is not None and not public and not key_matches(_presented_key(scope), self.api_key):
+            await _refuse(send, 401, "missing or wrong API key (send 'Authorization: Bearer KEY')",
+                          [(b"www-authenticate", b'Bearer realm="graphrt"')])
+            return
+        for name, value in scope.get("headers", []):
+            if name == b"content-length" and value.isdigit() and int(value) > self.max_body:
+                await _refuse(send, 413, f"the request body is over {self.max_body} bytes")
+                return
+        received = 0
+        started = False
+
+        async def limited_receive() -> dict[str, Any]:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_body:
+                    raise BodyTooLarge
+            return message
+
+        async def tracking_send(message: dict[str, Any]) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except BodyTooLarge:
+            if not started:
+                await _refuse(send, 413, f"the request body is over {self.max_body} bytes")

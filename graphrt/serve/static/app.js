@@ -1,0 +1,343 @@
+// The run viewer: lists graphs, starts runs, follows a run's events (SSE read with fetch, so the API
+// key can go in a header and Last-Event-ID on reconnect), and answers a run that asks a question.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const state = { graphs: new Map(), graph: null, run: null, picture: null, stream: null, tokens: new Map() };
+
+// ----- the API -----
+
+function apiKey() { return sessionStorage.getItem("graphrt-key") || ""; }
+
+async function api(path, options = {}) {
+  const headers = { ...(options.headers || {}) };
+  if (apiKey()) headers.Authorization = `Bearer ${apiKey()}`;
+  if (options.body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(path, { ...options, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  if (response.status === 401) {
+    $("key-form").hidden = false;
+    throw new Error("this server needs an API key");
+  }
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(data.error || `${response.status} ${response.statusText}`);
+  return data;
+}
+
+// ----- graphs -----
+
+async function loadGraphs() {
+  const { graphs } = await api("/graphs");
+  const list = $("graph-list");
+  list.textContent = "";
+  for (const graph of graphs) {
+    state.graphs.set(graph.name, graph);
+    const item = document.createElement("li");
+    item.textContent = graph.name;
+    item.dataset.graph = graph.name;
+    if (graph.error) item.classList.add("error");
+    item.addEventListener("click", () => { location.hash = `graph=${encodeURIComponent(graph.name)}`; });
+    list.appendChild(item);
+  }
+  $("server-state").textContent = `${graphs.length} graph${graphs.length === 1 ? "" : "s"}`;
+}
+
+async function loadRuns() {
+  const { runs } = await api("/runs?limit=30");
+  const list = $("run-list");
+  list.textContent = "";
+  for (const run of runs) {
+    const item = document.createElement("li");
+    const id = document.createElement("code");
+    id.textContent = `${run.graph} · ${run.id.slice(0, 6)}`;
+    const status = document.createElement("span");
+    status.className = `badge status-${run.status}`;
+    status.textContent = run.status;
+    item.append(id, status);
+    item.dataset.run = run.id;
+    if (state.run && state.run.id === run.id) item.classList.add("selected");
+    item.addEventListener("click", () => { location.hash = `run=${run.id}`; });
+    list.appendChild(item);
+  }
+}
+
+function showGraph(name) {
+  const graph = state.graphs.get(name);
+  if (!graph) return;
+  state.graph = graph;
+  for (const li of $("graph-list").children) li.classList.toggle("selected", li.dataset.graph === name);
+  $("graph-view").hidden = false;
+  $("graph-title").textContent = graph.name;
+  $("graph-error").hidden = !graph.error;
+  $("graph-error").textContent = graph.error || "";
+  $("run-form").hidden = Boolean(graph.error);
+  const fields = $("input-fields");
+  fields.textContent = "";
+  for (const [node, input] of Object.entries(graph.inputs || {})) {
+    const row = document.createElement("div");
+    row.className = "field";
+    const label = document.createElement("label");
+    label.textContent = node;
+    label.htmlFor = `input-${node}`;
+    const field = document.createElement("input");
+    field.id = `input-${node}`;
+    field.name = node;
+    field.placeholder = "JSON, or plain text";
+    if (input.default !== null && input.default !== undefined) {
+      field.value = typeof input.default === "string" ? input.default : JSON.stringify(input.default);
+    }
+    row.append(label, field);
+    fields.appendChild(row);
+  }
+  $("mermaid-box").hidden = !graph.mermaid;
+  $("mermaid").textContent = graph.mermaid || "";
+  if (!state.run || state.run.graph !== name) {
+    $("run-view").hidden = true;
+    if (graph.drawing) {
+      // The picture before any run: every node waiting.
+      $("run-view").hidden = false;
+      resetRunView(null, graph);
+    }
+  }
+}
+
+function readInputs() {
+  const inputs = {};
+  for (const field of $("input-fields").querySelectorAll("input")) {
+    const text = field.value;
+    if (text === "") continue;
+    try { inputs[field.name] = JSON.parse(text); } catch { inputs[field.name] = text; }
+  }
+  return inputs;
+}
+
+async function startRun(event) {
+  event.preventDefault();
+  $("start-error").textContent = "";
+  try {
+    const run = await api(`/graphs/${state.graph.name.split("/").map(encodeURIComponent).join("/")}/runs`,
+                          { method: "POST", body: { inputs: readInputs() } });
+    location.hash = `run=${run.id}`;
+  } catch (error) {
+    $("start-error").textContent = error.message;
+  }
+}
+
+// ----- a run -----
+
+function resetRunView(run, graph) {
+  stopStream();
+  state.run = run;
+  state.tokens = new Map();
+  $("run-view").hidden = false;
+  $("run-id").textContent = run ? run.id : "(not started)";
+  $("activity").textContent = "";
+  $("results").textContent = "none yet";
+  $("results").classList.add("muted");
+  $("run-error").hidden = true;
+  $("answer-form").hidden = true;
+  state.picture = graph.drawing ? GraphPicture.draw($("drawing"), graph.drawing) : null;
+  setStatus(run ? run.status : "");
+  if (run) applyRun(run);
+}
+
+async function showRun(id) {
+  const run = await api(`/runs/${encodeURIComponent(id)}`);
+  const graph = state.graphs.get(run.graph);
+  if (graph && (!state.graph || state.graph.name !== graph.name)) showGraph(graph.name);
+  resetRunView(run, graph || { drawing: null });
+  for (const li of $("run-list").children) li.classList.toggle("selected", li.dataset.run === id);
+  followEvents(run.id);
+}
+
+function setStatus(status) {
+  const badge = $("run-status");
+  badge.textContent = status || "";
+  badge.className = `badge status-${status}`;
+  badge.dataset.status = status || "";
+  $("cancel-run").hidden = !["queued", "running", "interrupted"].includes(status);
+}
+
+function applyRun(run) {
+  setStatus(run.status);
+  for (const [node, nodeState] of Object.entries(run.nodes || {})) state.picture?.setState(node, nodeState);
+  if (run.results !== undefined) {
+    $("results").textContent = JSON.stringify(run.results, null, 2);
+    $("results").classList.remove("muted");
+  }
+  $("run-error").hidden = !run.error;
+  $("run-error").textContent = run.error || "";
+  const asking = run.status === "interrupted";
+  $("answer-form").hidden = !asking;
+  if (asking) {
+    $("question").textContent = run.question || "The run asks:";
+    $("answer-input").focus();
+  }
+  if (["finished", "failed", "cancelled", "interrupted"].includes(run.status)) loadRuns().catch(() => {});
+}
+
+function activityFor(node) {
+  let box = $("activity").querySelector(`[data-activity="${CSS.escape(node)}"]`);
+  if (!box) {
+    box = document.createElement("div");
+    box.className = "activity-node";
+    box.dataset.activity = node;
+    const name = document.createElement("b");
+    name.textContent = node;
+    const nodeState = document.createElement("span");
+    nodeState.className = "state";
+    box.append(name, nodeState);
+    $("activity").appendChild(box);
+  }
+  return box;
+}
+
+function setNodeState(node, nodeState, detail) {
+  state.picture?.setState(node, nodeState);
+  activityFor(node).querySelector(".state").textContent = detail ? `${nodeState}: ${detail}` : nodeState;
+}
+
+const NODE_STATES = { NodeQueued: "queued", NodeStarted: "running", NodeCompleted: "done", NodeSkipped: "skipped",
+                      NodeRetried: "retrying", NodeTimedOut: "failed" };
+
+function onEvent(type, data) {
+  const top = !data.path || data.path.length === 0;
+  const node = data.node_id;
+  if (type === "RunStatus") { applyRun({ ...data, nodes: data.nodes }); return; }
+  if (top && node && NODE_STATES[type]) {
+    setNodeState(node, NODE_STATES[type], type === "NodeCompleted" ? `${(data.duration * 1000).toFixed(0)} ms` : "");
+  } else if (top && node && type === "NodeFailed") {
+    const asking = typeof data.error === "string" && data.error.startsWith("GraphInterrupted");
+    setNodeState(node, asking ? "interrupted" : "failed", asking ? "asks a question" : data.error);
+  }
+  const owner = top ? node : data.path[0];
+  if (!owner) return;
+  if (type === "TokenDelta") {
+    const text = (state.tokens.get(owner) || "") + data.token;
+    state.tokens.set(owner, text);
+    const box = activityFor(owner);
+    let tokens = box.querySelector(".tokens");
+    if (!tokens) { tokens = document.createElement("div"); tokens.className = "tokens"; box.appendChild(tokens); }
+    tokens.textContent = text;
+    state.picture?.setTokens(owner, text);
+  } else if (type === "ToolCalled" || type === "ToolReturned") {
+    const box = activityFor(owner);
+    let line = box.querySelector(`[data-call="${CSS.escape(data.tool_call_id)}"]`);
+    if (!line) { line = document.createElement("div"); line.className = "tool"; line.dataset.call = data.tool_call_id; box.appendChild(line); }
+    if (type === "ToolCalled") {
+      line.textContent = "";
+      const name = document.createElement("code");
+      name.textContent = data.name;
+      line.append("🔧 ", name, ` ${JSON.stringify(data.arguments)}`);
+    } else {
+      const result = document.createElement("div");
+      result.textContent = data.error ? `✗ ${data.error}` : `→ ${data.content}`;
+      line.appendChild(result);
+    }
+  } else if (type === "AgentProgress") {
+    const box = activityFor(owner);
+    const line = document.createElement("div");
+    line.className = "progress";
+    line.textContent = data.message;
+    box.appendChild(line);
+  }
+}
+
+function stopStream() {
+  if (state.stream) state.stream.abort();
+  state.stream = null;
+}
+
+// Server-Sent Events read with fetch: reconnects with Last-Event-ID until the server ends the stream.
+async function followEvents(runId) {
+  const controller = new AbortController();
+  state.stream = controller;
+  let lastId = "";
+  for (let attempt = 0; !controller.signal.aborted; attempt++) {
+    try {
+      const headers = { Accept: "text/event-stream" };
+      if (apiKey()) headers.Authorization = `Bearer ${apiKey()}`;
+      if (lastId) headers["Last-Event-ID"] = lastId;
+      const response = await fetch(`/runs/${encodeURIComponent(runId)}/events`, { headers, signal: controller.signal });
+      if (!response.ok) throw new Error(`events: ${response.status}`);
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return; // the run has ended
+        buffer += value;
+        let end;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          let type = "message", data = "";
+          for (const line of block.split("\n")) {
+            if (line.startsWith("id: ")) lastId = line.slice(4);
+            else if (line.startsWith("event: ")) type = line.slice(7);
+            else if (line.startsWith("data: ")) data += line.slice(6);
+          }
+          if (data) onEvent(type, JSON.parse(data));
+        }
+      }
+    } catch (error) {
+      if (controller.signal.aborted) return;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 500 * (attempt + 1))));
+    }
+  }
+}
+
+async function answer(event) {
+  event.preventDefault();
+  const text = $("answer-input").value;
+  let value;
+  try { value = JSON.parse(text); } catch { value = text; }
+  try {
+    await api(`/runs/${encodeURIComponent(state.run.id)}/resume`, { method: "POST", body: { answer: value } });
+    $("answer-input").value = "";
+    $("answer-form").hidden = true;
+  } catch (error) {
+    $("question").textContent = error.message;
+  }
+}
+
+async function cancel() {
+  try { applyRun(await api(`/runs/${encodeURIComponent(state.run.id)}/cancel`, { method: "POST" })); } catch (error) {
+    $("run-error").hidden = false;
+    $("run-error").textContent = error.message;
+  }
+}
+
+// ----- navigation: #graph=NAME, #run=ID -----
+
+async function route() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  try {
+    if (params.get("run")) await showRun(params.get("run"));
+    else if (params.get("graph")) showGraph(params.get("graph"));
+    else if (state.graphs.size) showGraph(state.graphs.keys().next().value);
+  } catch (error) {
+    $("server-state").textContent = error.message;
+  }
+}
+
+async function boot() {
+  try {
+    await loadGraphs();
+    $("key-form").hidden = true;
+    await loadRuns();
+    await route();
+  } catch (error) {
+    $("server-state").textContent = error.message;
+  }
+}
+
+$("run-form").addEventListener("submit", startRun);
+$("answer-form").addEventListener("submit", answer);
+$("cancel-run").addEventListener("click", cancel);
+$("refresh-runs").addEventListener("click", () => loadRuns().catch(() => {}));
+$("key-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  sessionStorage.setItem("graphrt-key", $("key-input").value);
+  boot();
+});
+window.addEventListener("hashchange", route);
+boot();

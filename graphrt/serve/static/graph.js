@@ -1,0 +1,141 @@
+// Draws a graph as SVG: nodes in layers (longest path from the sources), ordered to cut crossings.
+// No library: the drawing comes from GET /graphs (`drawing.nodes`, `drawing.edges`).
+"use strict";
+
+const GraphPicture = (() => {
+  const SVG = "http://www.w3.org/2000/svg";
+  const NODE_W = 156, NODE_H = 50, GAP_X = 34, GAP_Y = 62, PAD = 24;
+
+  function el(name, attrs, parent) {
+    const node = document.createElementNS(SVG, name);
+    for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, value);
+    if (parent) parent.appendChild(node);
+    return node;
+  }
+
+  // Layers: a node sits one below the lowest of its inputs. `update` edges loop back and are left out.
+  function layers(nodes, edges) {
+    const ids = nodes.map((n) => n.id);
+    const preds = new Map(ids.map((id) => [id, []]));
+    for (const e of edges) {
+      if (e.kind !== "update" && preds.has(e.target) && preds.has(e.source) && e.source !== e.target) {
+        preds.get(e.target).push(e.source);
+      }
+    }
+    const layer = new Map();
+    const visiting = new Set();
+    function depth(id) {
+      if (layer.has(id)) return layer.get(id);
+      if (visiting.has(id)) return 0; // a cycle: cut it here
+      visiting.add(id);
+      let d = 0;
+      for (const p of preds.get(id)) d = Math.max(d, depth(p) + 1);
+      visiting.delete(id);
+      layer.set(id, d);
+      return d;
+    }
+    ids.forEach(depth);
+    const rows = [];
+    for (const id of ids) (rows[layer.get(id)] ||= []).push(id);
+    // Two sweeps of barycenters: each node near the mean position of its inputs.
+    const pos = new Map();
+    rows.forEach((row) => row.forEach((id, i) => pos.set(id, i)));
+    for (let sweep = 0; sweep < 2; sweep++) {
+      for (let r = 1; r < rows.length; r++) {
+        const centre = (id) => {
+          const ps = preds.get(id).filter((p) => layer.get(p) < r);
+          return ps.length ? ps.reduce((s, p) => s + pos.get(p), 0) / ps.length : pos.get(id);
+        };
+        rows[r].sort((a, b) => centre(a) - centre(b));
+        rows[r].forEach((id, i) => pos.set(id, i));
+      }
+    }
+    return rows.filter(Boolean);
+  }
+
+  function draw(container, drawing) {
+    container.textContent = "";
+    const nodes = drawing.nodes;
+    const rows = layers(nodes, drawing.edges);
+    const widest = Math.max(1, ...rows.map((row) => row.length));
+    const width = PAD * 2 + widest * NODE_W + (widest - 1) * GAP_X;
+    const height = PAD * 2 + rows.length * NODE_H + (rows.length - 1) * GAP_Y;
+    const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, width, height, role: "img" }, container);
+    const defs = el("defs", {}, svg);
+    const marker = el("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" }, defs);
+    el("path", { d: "M0,0 L10,5 L0,10 z", fill: "#9aa3b5" }, marker);
+
+    const at = new Map();
+    rows.forEach((row, r) => {
+      const rowWidth = row.length * NODE_W + (row.length - 1) * GAP_X;
+      const x0 = (width - rowWidth) / 2;
+      row.forEach((id, i) => at.set(id, { x: x0 + i * (NODE_W + GAP_X), y: PAD + r * (NODE_H + GAP_Y) }));
+    });
+
+    const edgeLayer = el("g", { class: "edges" }, svg);
+    for (const e of drawing.edges) {
+      const a = at.get(e.source), b = at.get(e.target);
+      if (!a || !b) continue;
+      const g = el("g", { class: `edge ${e.kind}` }, edgeLayer);
+      let d, lx, ly;
+      if (b.y > a.y) {
+        const x1 = a.x + NODE_W / 2, y1 = a.y + NODE_H, x2 = b.x + NODE_W / 2, y2 = b.y;
+        const my = (y1 + y2) / 2;
+        if (y2 - y1 > NODE_H + GAP_Y) { // past other layers: bend aside so the line does not run under their nodes
+          const side = x2 >= x1 ? 1 : -1, off = side * (NODE_W * 0.5 + GAP_X * 0.6);
+          d = `M${x1},${y1} C${x1 + off},${y1 + GAP_Y} ${x2 + off},${y2 - GAP_Y} ${x2},${y2}`;
+          lx = (x1 + x2) / 2 + off * 0.75; ly = my;
+        } else {
+          d = `M${x1},${y1} C${x1},${my} ${x2},${my} ${x2},${y2}`;
+          lx = (x1 + x2) / 2; ly = my - 3;
+        }
+      } else { // back or sideways (update, loop): around the right side
+        const x1 = a.x + NODE_W, y1 = a.y + NODE_H / 2, x2 = b.x + NODE_W, y2 = b.y + NODE_H / 2;
+        const bulge = Math.max(x1, x2) + 30;
+        d = `M${x1},${y1} C${bulge},${y1} ${bulge},${y2} ${x2},${y2}`;
+        lx = bulge - 8; ly = (y1 + y2) / 2;
+      }
+      el("path", { d, "marker-end": "url(#arrow)" }, g);
+      if (e.label) {
+        const t = el("text", { x: lx, y: ly, "text-anchor": "middle" }, g);
+        t.textContent = e.label.length > 18 ? e.label.slice(0, 17) + "…" : e.label;
+      }
+    }
+
+    const nodeLayer = el("g", { class: "nodes" }, svg);
+    const shapes = new Map();
+    for (const n of nodes) {
+      const p = at.get(n.id);
+      const classes = ["node", n.kind, n.result ? "result" : "", n.kind === "computed" ? "state-waiting" : ""];
+      const g = el("g", { class: classes.join(" ").trim(), transform: `translate(${p.x},${p.y})`, "data-node": n.id,
+                          "data-state": n.kind === "computed" ? "waiting" : n.kind }, nodeLayer);
+      const radius = n.kind === "static" || n.kind === "injected" ? 22 : n.kind === "loop" ? 2 : 8;
+      el("rect", { width: NODE_W, height: NODE_H, rx: radius, ry: radius }, g);
+      const title = el("title", {}, g);
+      title.textContent = n.agent ? `${n.label} (${n.agent})` : n.label;
+      const name = el("text", { x: NODE_W / 2, y: n.agent ? 21 : 30, "text-anchor": "middle" }, g);
+      name.textContent = n.label.length > 20 ? n.label.slice(0, 19) + "…" : n.label;
+      if (n.agent) {
+        const agent = el("text", { x: NODE_W / 2, y: 37, "text-anchor": "middle", class: "agent" }, g);
+        agent.textContent = n.agent;
+      }
+      const tokens = el("text", { x: NODE_W / 2, y: NODE_H + 13, "text-anchor": "middle", class: "tokens" }, g);
+      shapes.set(n.id, { group: g, tokens });
+    }
+    return {
+      setState(id, state) {
+        const shape = shapes.get(id);
+        if (!shape || !shape.group.classList.contains("computed")) return;
+        for (const c of [...shape.group.classList]) if (c.startsWith("state-")) shape.group.classList.remove(c);
+        shape.group.classList.add(`state-${state}`);
+        shape.group.setAttribute("data-state", state);
+      },
+      setTokens(id, text) {
+        const shape = shapes.get(id);
+        if (shape) shape.tokens.textContent = text.length > 28 ? "…" + text.slice(-27) : text;
+      },
+    };
+  }
+
+  return { draw };
+})();
