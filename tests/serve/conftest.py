@@ -1,0 +1,161 @@
+"""Fixtures for graphrt serve: a real server (uvicorn) on a free loopback port, in a thread or a process.
+
+Without the serve extra (`pip install -e '.[serve]'`) these tests are skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import httpx
+import pytest
+
+pytest.importorskip("starlette")
+uvicorn = pytest.importorskip("uvicorn")
+
+from graphrt.engine.graph import make_registry  # noqa: E402
+from graphrt.serve import GraphCatalog, create_app  # noqa: E402
+
+HERE = Path(__file__).parent
+
+SLOW_ASK = """\
+version: 0.5
+nodes:
+  topic:
+    value: graphs
+  slow:
+    agent: sleeperAgent
+    params:
+      duration: 1200
+    inputs:
+      topic: :topic
+  name:
+    agent: textInputAgent
+    inputs:
+      after: :slow
+    params:
+      message: What is your name?
+  greeting:
+    agent: stringTemplateAgent
+    inputs:
+      name: :name.text
+      topic: :slow.topic
+    params:
+      template: Hello, ${name}! Welcome to ${topic}.
+    isResult: true
+"""
+
+HELLO = """\
+version: 0.5
+nodes:
+  name:
+    value: World
+  greeting:
+    agent: stringTemplateAgent
+    inputs:
+      name: :name
+    params:
+      template: Hello, ${name}!
+    isResult: true
+"""
+
+
+@dataclass
+class Served:
+    url: str
+    app: Any
+    server: Any
+    thread: threading.Thread
+    folder: Path
+
+    @property
+    def service(self) -> Any:
+        return self.app.state.service
+
+    def client(self, **options: Any) -> httpx.Client:
+        return httpx.Client(base_url=self.url, timeout=30, **options)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[Callable[..., Served]]:
+    """`serve({"name.yaml": text}, agents=[...], **create_app options)`: a server in a thread, stopped after the test."""
+    started: list[Served] = []
+
+    def start(graphs: dict[str, str], *, agents: Any = None, checkpoint: Any = None, **options: Any) -> Served:
+        folder = tmp_path / "graphs"
+        for name, text in graphs.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text(text, encoding="utf-8")
+        catalog = GraphCatalog([folder], make_registry(agents))
+        app = create_app(catalog, checkpoint or str(tmp_path / "runs.db"), **options)
+        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning",
+                                               timeout_graceful_shutdown=2))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 20
+        while not server.started:
+            if time.monotonic() > deadline or not thread.is_alive():
+                raise RuntimeError("the server did not start")
+            time.sleep(0.02)
+        served = Served(f"http://127.0.0.1:{server.config.port}", app, server, thread, folder)
+        started.append(served)
+        return served
+
+    yield start
+    for served in started:
+        served.server.should_exit = True
+        served.thread.join(15)
+
+
+def sse_events(response: httpx.Response) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(id, event name, data) of each Server-Sent Event of a streamed response."""
+    import json
+
+    event_id, name, data = "", "message", ""
+    for line in response.iter_lines():
+        if line == "":
+            if data:
+                yield event_id, name, json.loads(data)
+            name, data = "message", ""
+        elif line.startswith("id: "):
+            event_id = line[4:]
+        elif line.startswith("event: "):
+            name = line[7:]
+        elif line.startswith("data: "):
+            data += line[6:]
+
+
+def start_process(folder: Path, checkpoint: Path, port: int, *extra: str, env: dict[str, str] | None = None
+                  ) -> subprocess.Popen:
+    """`graphrt serve` as its own process (for kill -9), once it listens."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "graphrt.cli.main", "serve", str(folder), "--port", str(port),
+         "--checkpoint", str(checkpoint), *extra],
+        env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                return process
+        except httpx.HTTPError:
+            pass
+        if process.poll() is not None:
+            raise RuntimeError(f"graphrt serve exited: {process.stderr.read()}")
+        time.sleep(0.1)
+    process.kill()
+    raise RuntimeError("graphrt serve did not start")
