@@ -17,7 +17,7 @@ import sys
 from graphrt.base.errors import GraphError
 from graphrt.cli.agent_modules import add_agents_option, registry_for
 
-__all__ = ["add_parser", "handle", "API_KEY_ENV"]
+__all__ = ["API_KEY_ENV", "add_parser", "handle"]
 
 API_KEY_ENV = "GRAPHRT_API_KEY"
 

@@ -14,4 +14,4 @@ from graphrt.serve.app import create_app
 from graphrt.serve.catalog import GraphCatalog
 from graphrt.serve.runs import RunService, Status
 
-__all__ = ["create_app", "GraphCatalog", "RunService", "Status"]
+__all__ = ["GraphCatalog", "RunService", "Status", "create_app"]

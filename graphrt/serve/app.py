@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from importlib import resources
-from typing import Any, AsyncIterator, Sequence
+from typing import Any
 
 import anyio
 from starlette.applications import Starlette
@@ -31,10 +32,16 @@ from graphrt.base.errors import GraphError
 from graphrt.checkpoint import CheckpointTarget
 from graphrt.serve.catalog import GraphCatalog
 from graphrt.serve.openapi import openapi_document
-from graphrt.serve.runs import QueueFull, RunConflict, RunNotFound, RunService, ServedRun
+from graphrt.serve.runs import (
+    QueueFull,
+    RunConflict,
+    RunNotFound,
+    RunService,
+    ServedRun,
+)
 from graphrt.serve.security import BodyTooLarge, Guard
 
-__all__ = ["create_app", "DEFAULT_MAX_BODY"]
+__all__ = ["DEFAULT_MAX_BODY", "create_app"]
 
 DEFAULT_MAX_BODY = 1024 * 1024  # bytes of a request body
 _KEEP_ALIVE_SECONDS = 15
@@ -80,7 +87,7 @@ def _run_json(run: ServedRun) -> dict[str, Any]:
     return {**run.to_json(), "url": f"/runs/{run.id}", "events_url": f"/runs/{run.id}/events"}
 
 
-def _handled(handler):  # noqa: ANN001, ANN202 - wraps a route handler
+def _handled(handler):
     """Turns the service's exceptions into JSON errors with their status codes."""
 
     async def route(request: Request) -> Response:

@@ -8,9 +8,10 @@ file outside the folder (symlinks that lead out of it are skipped too).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from graphrt.authoring.registry import Registry
 from graphrt.base.errors import GraphError
@@ -66,7 +67,7 @@ def _files(targets: Iterable[str | Path]) -> list[tuple[str, Path]]:
 
 def describe(graph: Graph, redactor: Redactor) -> dict[str, Any]:
     """What GET /graphs shows of a graph: inputs, results, Mermaid text and the drawing's nodes and edges."""
-    data = graph._loaded[0]  # noqa: SLF001 - the parsed GraphData, as loaded
+    data = graph._loaded[0]
     nodes = data.get("nodes") or {}
     inputs = {
         node_id: {"default": redactor.value(node.get("value")) if "value" in node else None}

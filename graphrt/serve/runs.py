@@ -19,14 +19,21 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import anyio
 from anyio.abc import ObjectReceiveStream, ObjectSendStream
 
 from graphrt.base.errors import GraphError, GraphInterrupted
-from graphrt.checkpoint import CheckpointStore, CheckpointTarget, RunRecord, RunStatus, open_store
+from graphrt.checkpoint import (
+    CheckpointStore,
+    CheckpointTarget,
+    RunRecord,
+    RunStatus,
+    open_store,
+)
 from graphrt.durable.runs import from_checkpoint, run_checkpointed, save_new_run
 from graphrt.engine.graph import Graph
 from graphrt.observe.events import (
@@ -42,7 +49,7 @@ from graphrt.observe.trace import Redactor, event_record
 from graphrt.serve.catalog import GraphCatalog, ServedGraph
 from graphrt.serve.events import EventLog
 
-__all__ = ["Status", "ServedRun", "RunService", "RunNotFound", "QueueFull", "RunConflict"]
+__all__ = ["QueueFull", "RunConflict", "RunNotFound", "RunService", "ServedRun", "Status"]
 
 log = logging.getLogger("graphrt.serve")
 
@@ -447,7 +454,7 @@ class RunService:
                     run.set_status(Status.INTERRUPTED, question=asked.question)
                 except GraphError as error:
                     run.set_status(Status.FAILED, error=self.redactor.text(str(error)))
-                except Exception as error:  # noqa: BLE001 - an agent's bug fails its run, not the server
+                except Exception as error:
                     log.exception("run %s failed", run.id)
                     run.set_status(Status.FAILED, error=self.redactor.text(f"{type(error).__name__}: {error}"))
                 else:
@@ -456,11 +463,10 @@ class RunService:
                 run.set_status(Status.CANCELLED)
         except anyio.get_cancelled_exc_class():
             # The server is stopping, not the run: leave it saved as running, for the next server.
-            with anyio.CancelScope(shield=True):
-                try:
-                    self.store.update_run(run.id, status=RunStatus.RUNNING)
-                except Exception:  # noqa: BLE001 - the next server then sees it as stopped
-                    log.exception("could not mark run %s to continue", run.id)
+            try:
+                self.store.update_run(run.id, status=RunStatus.RUNNING)
+            except Exception:
+                log.exception("could not mark run %s to continue", run.id)
             raise
         finally:
             run.scope = None

@@ -11,9 +11,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
-__all__ = ["BodyTooLarge", "Guard", "PUBLIC_PATHS", "key_matches"]
+__all__ = ["PUBLIC_PATHS", "BodyTooLarge", "Guard", "key_matches"]
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]

@@ -11,9 +11,10 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -21,8 +22,8 @@ import pytest
 pytest.importorskip("starlette")
 uvicorn = pytest.importorskip("uvicorn")
 
-from graphrt.engine.graph import make_registry  # noqa: E402
-from graphrt.serve import GraphCatalog, create_app  # noqa: E402
+from graphrt.engine.graph import make_registry
+from graphrt.serve import GraphCatalog, create_app
 
 HERE = Path(__file__).parent
 

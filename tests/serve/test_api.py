@@ -8,7 +8,6 @@ from typing import Any
 
 import anyio
 import httpx
-import pytest
 
 from graphrt.authoring.registry import AgentContext, AgentInfo
 from graphrt.serve.security import key_matches

@@ -58,7 +58,7 @@ const GraphPicture = (() => {
     const nodes = drawing.nodes;
     const rows = layers(nodes, drawing.edges);
     const widest = Math.max(1, ...rows.map((row) => row.length));
-    const width = PAD * 2 + widest * NODE_W + (widest - 1) * GAP_X;
+    const width = PAD * 2 + widest * NODE_W + (widest - 1) * GAP_X + NODE_W; // room on the right for edges around
     const height = PAD * 2 + rows.length * NODE_H + (rows.length - 1) * GAP_Y;
     const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, width, height, role: "img" }, container);
     const defs = el("defs", {}, svg);
@@ -68,7 +68,7 @@ const GraphPicture = (() => {
     const at = new Map();
     rows.forEach((row, r) => {
       const rowWidth = row.length * NODE_W + (row.length - 1) * GAP_X;
-      const x0 = (width - rowWidth) / 2;
+      const x0 = (width - NODE_W - rowWidth) / 2;
       row.forEach((id, i) => at.set(id, { x: x0 + i * (NODE_W + GAP_X), y: PAD + r * (NODE_H + GAP_Y) }));
     });
 
@@ -77,14 +77,15 @@ const GraphPicture = (() => {
       const a = at.get(e.source), b = at.get(e.target);
       if (!a || !b) continue;
       const g = el("g", { class: `edge ${e.kind}` }, edgeLayer);
-      let d, lx, ly;
+      let d, lx, ly, anchor = "middle";
       if (b.y > a.y) {
         const x1 = a.x + NODE_W / 2, y1 = a.y + NODE_H, x2 = b.x + NODE_W / 2, y2 = b.y;
         const my = (y1 + y2) / 2;
-        if (y2 - y1 > NODE_H + GAP_Y) { // past other layers: bend aside so the line does not run under their nodes
-          const side = x2 >= x1 ? 1 : -1, off = side * (NODE_W * 0.5 + GAP_X * 0.6);
-          d = `M${x1},${y1} C${x1 + off},${y1 + GAP_Y} ${x2 + off},${y2 - GAP_Y} ${x2},${y2}`;
-          lx = (x1 + x2) / 2 + off * 0.75; ly = my;
+        if (y2 - y1 > NODE_H + GAP_Y) { // past other layers: around them, beside the nodes in between
+          const xs = Math.max(x1, x2) + NODE_W / 2 + GAP_X / 2, r = 18;
+          d = `M${x1},${y1} C${x1},${y1 + r * 2} ${xs},${y1 + r} ${xs},${y1 + GAP_Y / 2 + r}` +
+              ` L${xs},${y2 - GAP_Y / 2 - r} C${xs},${y2 - r} ${x2},${y2 - r * 2} ${x2},${y2}`;
+          lx = xs + 4; ly = my; anchor = "start";
         } else {
           d = `M${x1},${y1} C${x1},${my} ${x2},${my} ${x2},${y2}`;
           lx = (x1 + x2) / 2; ly = my - 3;
@@ -93,11 +94,11 @@ const GraphPicture = (() => {
         const x1 = a.x + NODE_W, y1 = a.y + NODE_H / 2, x2 = b.x + NODE_W, y2 = b.y + NODE_H / 2;
         const bulge = Math.max(x1, x2) + 30;
         d = `M${x1},${y1} C${bulge},${y1} ${bulge},${y2} ${x2},${y2}`;
-        lx = bulge - 8; ly = (y1 + y2) / 2;
+        lx = bulge + 4; ly = (y1 + y2) / 2; anchor = "start";
       }
       el("path", { d, "marker-end": "url(#arrow)" }, g);
       if (e.label) {
-        const t = el("text", { x: lx, y: ly, "text-anchor": "middle" }, g);
+        const t = el("text", { x: lx, y: ly, "text-anchor": anchor }, g);
         t.textContent = e.label.length > 18 ? e.label.slice(0, 17) + "…" : e.label;
       }
     }

@@ -1,0 +1,94 @@
+"""The run viewer page in a real browser: Debian's chromium, driven by Playwright.
+
+Skipped when chromium or Playwright is missing, unless GRAPHRT_REQUIRE_BROWSER=1
+(as .ci/run sets once it has installed chromium): then it fails instead.
+Playwright's own browser download is never used (`executable_path`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from .conftest import SLOW_ASK
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+def _missing() -> str | None:
+    if not os.path.exists(CHROMIUM):
+        return f"{CHROMIUM} is not installed (apt-get install chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright is not installed (pip install -e '.[browser]')"
+    return None
+
+
+@pytest.fixture
+def browser():
+    reason = _missing()
+    if reason:
+        if os.environ.get("GRAPHRT_REQUIRE_BROWSER") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+def test_a_run_goes_live_from_start_to_answer_to_results(serve, browser, tmp_path):
+    from playwright.sync_api import expect
+
+    served = serve({"slow_ask.yaml": SLOW_ASK})
+    page = browser.new_page(viewport={"width": 1280, "height": 820})
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+
+    page.goto(served.url + "/")
+    page.locator("#graph-list").get_by_text("slow_ask", exact=True).click()
+    expect(page.locator("#graph-title")).to_have_text("slow_ask")
+    page.locator("#input-topic").fill("browsers")
+    page.get_by_role("button", name="Start run").click()
+
+    slow = page.locator('[data-node="slow"]')
+    expect(slow).to_have_attribute("data-state", "running", timeout=10_000)
+    expect(page.locator("#run-status")).to_have_text("running")
+    expect(slow).to_have_attribute("data-state", "done", timeout=10_000)
+
+    expect(page.locator("#answer-form")).to_be_visible(timeout=10_000)
+    expect(page.locator("#question")).to_have_text("What is your name?")
+    expect(page.locator('[data-node="name"]')).to_have_attribute("data-state", "interrupted")
+    page.locator("#answer-input").fill("Ada")
+    page.get_by_role("button", name="Answer").click()
+
+    expect(page.locator("#run-status")).to_have_text("finished", timeout=10_000)
+    expect(page.locator("#results")).to_contain_text('"greeting": "Hello, Ada! Welcome to browsers."')
+    for node in ("slow", "name", "greeting"):
+        expect(page.locator(f'[data-node="{node}"]')).to_have_attribute("data-state", "done")
+    expect(page.locator("#answer-form")).to_be_hidden()
+    expect(page.locator("#run-list")).to_contain_text("finished")
+
+    # Opened later from its link, the finished run shows the same.
+    run_id = page.locator("#run-id").inner_text()
+    page.goto(f"{served.url}/#run={run_id}")
+    page.reload()
+    expect(page.locator("#results")).to_contain_text("Hello, Ada!")
+    expect(page.locator('[data-node="greeting"]')).to_have_attribute("data-state", "done")
+
+    assert not errors, errors
+    assert all(re.match(re.escape(served.url), url) for url in requests), "the page loaded something from elsewhere"
+    shots = os.environ.get("GRAPHRT_VIEWER_SCREENSHOT")
+    if shots:
+        page.screenshot(path=shots, full_page=True)
