@@ -21,10 +21,12 @@ from typing import Any
 import anyio
 
 from graphrt.authoring.plugins import default_registry
+from graphrt.authoring.functions import inputs_error
 from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
 from graphrt.authoring.tool_calls import split_tool_name, tool_call_inputs
 from graphrt.base.errors import GraphError, ToolCallError
 from graphrt.base.jsvalue import UNDEFINED, defined, is_null, is_truthy, to_json_compatible
+from graphrt.base.schema import violations
 from graphrt.observe.events import ToolCalled, ToolReturned
 
 from .toolbox import Tool, Toolbox
@@ -32,6 +34,26 @@ from .toolbox import Tool, Toolbox
 __all__ = ["AGENTS", "tools_agent"]
 
 _DEFAULT_MAX_ROUNDS = 8
+
+OPTIONS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "llmAgent": {"type": ["string", "null"], "description": "the LLM agent (default openAIAgent)"},
+        "tools": {"type": ["array", "null"], "description": "function schemas named agentName--func, or agent names"},
+        "messages": {"type": ["array", "string", "null"],
+                     "description": "the conversation so far; a string is one user message"},
+        "userInput": {"type": ["object", "null"],
+                      "properties": {"text": {"type": ["string", "null"]}, "message": {"type": ["object", "null"]}}},
+        "system": {"type": ["string", "null"]},
+        "passthrough": {"type": ["object", "null"], "description": "per agent name, the data its first call gets"},
+        "maxRounds": {"type": ["integer", "null"], "minimum": 1, "description": f"LLM calls at most (default {_DEFAULT_MAX_ROUNDS})"},
+        "tool_choice": {"type": ["string", "object", "null"]},
+        "llmModel": {"type": ["string", "null"]},
+        "stream": {"type": ["boolean", "null"]},
+        "llmParams": {"type": ["object", "null"], "description": "params of the LLM node"},
+    },
+}
+"""What toolsAgent reads, from its inputs or its params (inputs win): checked before the first LLM call."""
 
 
 @dataclass
@@ -177,14 +199,35 @@ async def _ask(ctx: AgentContext, llm_agent: str, conversation: list[Any], tools
     return reply
 
 
+def _options(ctx: AgentContext) -> dict[str, Any]:
+    """Params and inputs merged (inputs win), checked against OPTIONS_SCHEMA.
+
+    Raises:
+        AgentError: naming the field (`inputs.maxRounds` or `params.maxRounds`) of every violation.
+    """
+    inputs = defined(ctx.inputs)
+    options = {**ctx.params, **inputs}
+    found = violations(OPTIONS_SCHEMA, options)
+    if found:
+        raise inputs_error(found, ctx.agent_id, from_params=set(ctx.params) - set(inputs))
+    return options
+
+
+def _messages(messages: Any) -> list[Any]:
+    """The history the conversation starts from: a string is one user message, not one message per character."""
+    if isinstance(messages, str):
+        return [{"role": "user", "content": messages}]
+    return list(messages or [])
+
+
 async def tools_agent(ctx: AgentContext) -> dict[str, Any]:
     """Lets an LLM call the node's tools, round after round, until it answers in text.
 
     Args:
         ctx: inputs (or params) `llmAgent` (default openAIAgent), `tools` (schemas named
-            `agentName--func`, or agent names), `messages`, `userInput` (`{text}` or
+            `agentName--func`, or agent names), `messages` (a string is one user message), `userInput` (`{text}` or
             `{message}`), `system`, `passthrough` (per agent, the `data` its first call
-            gets), `maxRounds` (default 8), `tool_choice` (first round only, so the loop can
+            gets), `maxRounds` (at least 1, default 8), `tool_choice` (first round only, so the loop can
             end), `llmModel`, `stream`, `llmParams` (params of the LLM node).
 
     Returns:
@@ -193,7 +236,7 @@ async def tools_agent(ctx: AgentContext) -> dict[str, Any]:
         answer, or None), `finished` (False when `maxRounds` ran out) and `model` (the
         model that answered last, as the server named it).
     """
-    options = {**ctx.params, **defined(ctx.inputs)}
+    options = _options(ctx)
     registry = ctx.nesting.registry if ctx.nesting is not None else default_registry()
     toolbox = Toolbox.from_spec(options.get("tools") or [], registry)
     passthrough = options.get("passthrough") if isinstance(options.get("passthrough"), dict) else {}
@@ -201,7 +244,7 @@ async def tools_agent(ctx: AgentContext) -> dict[str, Any]:
     llm_agent = str(options.get("llmAgent") or "openAIAgent")
     max_rounds = int(options.get("maxRounds") or _DEFAULT_MAX_ROUNDS)
 
-    history = list(options.get("messages") or [])
+    history = _messages(options.get("messages"))
     user_input = options.get("userInput") if isinstance(options.get("userInput"), dict) else {}
     if isinstance(user_input.get("message"), dict):
         history.append(user_input["message"])
@@ -247,19 +290,8 @@ tools_agent_info = AgentInfo(
     name="toolsAgent",
     func=tools_agent,
     description="Lets an LLM call the node's granted agents as tools, concurrently, until it answers",
-    inputs={
-        "type": "object",
-        "properties": {
-            "llmAgent": {"type": "string", "description": "the LLM agent (default openAIAgent)"},
-            "tools": {"type": "array", "description": "function schemas named agentName--func, or agent names"},
-            "messages": {"type": "array"},
-            "userInput": {"type": "object", "properties": {"text": {"type": "string"}, "message": {"type": "object"}}},
-            "system": {"type": "string"},
-            "passthrough": {"type": "object", "description": "per agent name, the data its first call gets"},
-            "maxRounds": {"type": "integer", "minimum": 1},
-            "tool_choice": {"anyOf": [{"type": "string"}, {"type": "object"}]},
-        },
-    },
+    inputs=OPTIONS_SCHEMA,
+    params=OPTIONS_SCHEMA,
     output={
         "type": "object",
         "properties": {
@@ -303,5 +335,7 @@ tools_agent_info = AgentInfo(
     license="MIT",
     has_graph_data=True,
 )
+
+tools_agent.checks_inputs = True  # type: ignore[attr-defined] - _options checks them; lint makes a bad literal an error
 
 AGENTS: list[AgentInfo] = [tools_agent_info]

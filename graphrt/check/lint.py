@@ -244,6 +244,9 @@ class _Linter:
                 self.check_nested(str(node_id), node)
                 nested.add(node_id)
         if not self.full:
+            for node_id, node in nodes.items():
+                if isinstance(node, dict) and "agent" in node:
+                    self.check_agent_schemas(str(node_id), node, errors_only=True)
             return self.issues
         self.check_schema(nested)
         if nodes:
@@ -345,21 +348,38 @@ class _Linter:
                 has = f" (it has: {', '.join(listed)})" if listed else ""
                 self.add(f"'{ref.text}': {whose} has no property '{prop}'{has}", owner, field)
 
-    def check_agent_schemas(self, node_id: str, node: dict[str, Any]) -> None:
+    def check_agent_schemas(self, node_id: str, node: dict[str, Any], errors_only: bool = False) -> None:
+        """Inputs and params against the agent's schemas; `errors_only`: only what is sure to fail the run."""
         info = self.info(node.get("agent"))
         if info is None:
             return
+        # An agent that checks its own inputs (as @graphrt.agent functions and toolsAgent do) fails on a
+        # literal that breaks its schema, whenever the node runs: an error. For any other agent, a warning.
+        checks_inputs = bool(getattr(info.func, "checks_inputs", False))
+        if errors_only and not checks_inputs:
+            return
         inputs = node.get("inputs")
         if isinstance(info.inputs, dict) and isinstance(inputs, dict) and not node.get("anyInput"):
-            self.check_against_schema(node_id, "inputs", inputs, info.inputs, info.name)
+            self.check_against_schema(node_id, "inputs", inputs, info.inputs, info.name, checks_inputs, errors_only)
         params = node.get("params")
         if isinstance(info.params, dict) and isinstance(params, dict) and not (isinstance(inputs, dict) and "params" in inputs):
-            self.check_against_schema(node_id, "params", params, info.params, info.name)
+            overridden = set(inputs) if isinstance(inputs, dict) else set()
+            params = {key: value for key, value in params.items() if key not in overridden}
+            self.check_against_schema(node_id, "params", params, info.params, info.name, checks_inputs, errors_only)
 
-    def check_against_schema(self, node_id: str, field: str, values: dict[str, Any], schema: dict[str, Any], agent: str) -> None:
-        """Checks what is statically known: missing and unknown keys, and literal values."""
+    def check_against_schema(self, node_id: str, field: str, values: dict[str, Any], schema: dict[str, Any], agent: str,
+                             literal_errors: bool = False, errors_only: bool = False) -> None:
+        """Checks what is statically known: missing and unknown keys (warnings), and literal values.
+
+        A literal that breaks the schema is an error when `literal_errors` (the agent refuses it at run time).
+        """
         properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
         one = field[:-1]  # "input", "param"
+        validator = validator_of(schema)
+        severity = "error" if literal_errors else "warning"
+        if errors_only:
+            self.check_literals(node_id, field, values, properties, validator, agent, severity)
+            return
         for key in schema.get("required") or ():
             if key not in values:
                 self.add(f"{agent} needs {one} '{key}'", node_id, field)
@@ -368,7 +388,12 @@ class _Linter:
                 if key not in properties and not (field == "inputs" and key == "params"):  # inputs.params overrides params
                     takes = f"it takes: {', '.join(properties)}" if properties else f"it takes no {field}"
                     self.add(f"{agent} takes no {one} '{key}' ({takes})", node_id, f"{field}.{key}")
-        validator = validator_of(schema)
+        self.check_literals(node_id, field, values, properties, validator, agent, severity)
+
+    def check_literals(self, node_id: str, field: str, values: dict[str, Any], properties: dict[str, Any],
+                       validator: Any, agent: str, severity: str) -> None:
+        """Values written in the file (no reference in them) against their property's schema."""
+        one = field[:-1]
         for key, value in values.items():
             subschema = properties.get(key)
             if not isinstance(subschema, (dict, bool)) or not _is_literal(value):
@@ -376,7 +401,7 @@ class _Linter:
             for error in validator.evolve(schema=subschema).iter_errors(value):
                 for path, message in _explain(error):
                     where = ".".join(str(part) for part in (field, key, *path))
-                    self.add(f"{agent} {one} schema: {message}", node_id, where)
+                    self.add(f"{agent} {one} schema: {message}", node_id, where, severity)
 
     # ----- unused results -----
 

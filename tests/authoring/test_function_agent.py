@@ -264,10 +264,21 @@ def test_dataclass_and_enum_parameters_are_built_from_json_values() -> None:
 
 def test_a_wrong_input_type_fails_naming_node_field_and_agent(tmp_path) -> None:
     path = tmp_path / "books.yaml"
-    path.write_text("version: 0.5\nnodes:\n  find:\n    agent: search_books\n    inputs:\n      query: 42\n    isResult: true\n")
+    path.write_text("version: 0.5\nnodes:\n  q: {value: 42}\n  find:\n    agent: search_books\n    inputs:\n"
+                    "      query: ':q'\n    isResult: true\n")
     with pytest.raises(graphrt.AgentError) as caught:
         graphrt.run(path, agents=[search_books])
-    assert str(caught.value) == f"{path}:6:7: node 'find', field 'inputs.query': 42 is not of type 'string' (agent search_books)"
+    assert str(caught.value) == f"{path}:7:7: node 'find', field 'inputs.query': 42 is not of type 'string' (agent search_books)"
+
+
+def test_a_wrong_literal_input_is_a_validation_error_before_the_run(tmp_path) -> None:
+    """The agent refuses it whenever the node runs, so validation says so first."""
+    path = tmp_path / "books.yaml"
+    path.write_text("version: 0.5\nnodes:\n  find:\n    agent: search_books\n    inputs:\n      query: 42\n    isResult: true\n")
+    with pytest.raises(graphrt.GraphValidationError) as caught:
+        graphrt.run(path, agents=[search_books])
+    assert str(caught.value) == (f"{path}:6:7: node 'find', field 'inputs.query': "
+                                 "search_books input schema: must be a string, got number 42")
 
 
 def test_a_missing_input_fails_naming_the_field() -> None:
@@ -277,7 +288,8 @@ def test_a_missing_input_fails_naming_the_field() -> None:
 
 
 def test_a_bad_value_from_params_is_named_as_a_param_and_all_violations_are_listed() -> None:
-    graph = one_node("search_books", inputs={"query": "x", "limit": "ten"}, params={"sort": "random"})
+    graph = one_node("search_books", inputs={"query": "x", "limit": ":ten"}, params={"sort": "random"})
+    graph["nodes"]["ten"] = {"value": "ten"}
     with pytest.raises(graphrt.AgentError) as caught:
         graphrt.run(graph, agents=[search_books])
     assert str(caught.value) == (

@@ -216,6 +216,50 @@ async def test_max_rounds_bounds_the_loop(reply, openai_server, run_graph, weath
     assert results["chat"]["messages"][-1]["role"] == "tool"
 
 
+async def test_messages_as_a_string_is_one_user_message(reply, openai_server, run_graph, weather):
+    openai_server.script(reply.text("Hello to you."))
+    node = tools_node(messages="hello")
+    del node["nodes"]["chat"]["inputs"]["userInput"]
+    results = await run_graph(node, agents=weather.agents())
+    assert openai_server.requests[0]["messages"] == [{"role": "user", "content": "hello"}]
+    assert results["chat"]["messages"] == [{"role": "user", "content": "hello"},
+                                           {"role": "assistant", "content": "Hello to you."}]
+
+
+@pytest.mark.parametrize("where", ["inputs", "params"])
+@pytest.mark.parametrize("rounds", [0, -1])
+async def test_max_rounds_below_one_is_a_validation_error(run_graph, weather, openai_server, where, rounds):
+    graph = tools_node()
+    graph["nodes"]["chat"].setdefault(where, {})["maxRounds"] = rounds
+    with pytest.raises(graphrt.GraphValidationError) as caught:
+        await run_graph(graph, agents=weather.agents())
+    [issue] = caught.value.issues
+    assert (issue.node_id, issue.field) == ("chat", f"{where}.maxRounds")
+    assert f"must be at least 1, got {rounds}" in issue.message
+    assert openai_server.requests == []
+
+
+async def test_max_rounds_below_one_from_a_reference_fails_the_node_before_any_llm_call(run_graph, weather,
+                                                                                         openai_server):
+    graph = tools_node(maxRounds=":rounds")
+    graph["nodes"]["rounds"] = {"value": 0}
+    with pytest.raises(graphrt.GraphError) as caught:
+        await run_graph(graph, agents=weather.agents())
+    error = caught.value
+    assert error.node_id == "chat" and error.field == "inputs.maxRounds"
+    assert "0 is less than the minimum of 1" in str(error)
+    assert openai_server.requests == []
+
+
+async def test_messages_of_another_type_are_a_clear_error(run_graph, weather, openai_server):
+    graph = tools_node(messages=":history")
+    graph["nodes"]["history"] = {"value": 42}
+    with pytest.raises(graphrt.GraphError) as caught:
+        await run_graph(graph, agents=weather.agents())
+    assert caught.value.field == "inputs.messages"
+    assert "42 is not of type 'array', 'string', 'null'" in str(caught.value)
+
+
 async def test_tool_choice_forces_the_first_round_only(reply, openai_server, run_graph, weather):
     forced = {"type": "function", "function": {"name": "weatherAgent--get"}}
     openai_server.script(reply.tool_calls(("weatherAgent--get", {"city": "Paris"})), reply.text("Fine."))
