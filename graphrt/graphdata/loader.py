@@ -76,6 +76,53 @@ _GraphLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.cons
 _GRAPH_SUFFIXES = (".yaml", ".yml", ".json")
 
 
+class _Positions:
+    """Where each key of a text is: its YAML node tree, composed on the first question, and a key index per mapping.
+
+    A valid file never pays for this. The first located error composes the text
+    once, with libyaml and no tag resolution (positions need only the
+    structure), so it costs one pass over the text, less than the parse; each
+    mapping asked about is indexed once, so a thousand errors in a 100,000-node
+    file cost a thousand dictionary lookups, not a thousand scans.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._root: Any = None
+        self._composed = False
+        self._keys: dict[int, dict[str, tuple[Any, Any]]] = {}
+
+    def root(self) -> Any:
+        if not self._composed:
+            self._composed = True
+            try:
+                self._root = yaml.compose(self.text, Loader=_SafePositionLoader)
+            except yaml.YAMLError:
+                self._root = None
+        return self._root
+
+    def child(self, node: Any, key: str | int) -> tuple[Any, Any] | None:
+        """The value node under `key` and the mark of the key itself."""
+        if isinstance(node, yaml.MappingNode):
+            keys = self._keys.get(id(node))
+            if keys is None:
+                keys = self._keys[id(node)] = {}
+                for key_node, value_node in node.value:
+                    if isinstance(key_node, yaml.ScalarNode):
+                        keys.setdefault(key_node.value, (value_node, key_node.start_mark))
+            return keys.get(str(key))
+        if isinstance(node, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
+            item = node.value[key]
+            return item, item.start_mark
+        return None
+
+
+class _SafePositionLoader(_SafeLoader):  # type: ignore[misc, valid-type]
+    """The safe loader without tag resolution: positions need only the structure, and resolving costs time."""
+
+    yaml_implicit_resolvers: dict = {}
+
+
 @dataclass
 class GraphSource:
     """Where a graph came from: a file, a text, or a dict built in Python."""
@@ -83,13 +130,15 @@ class GraphSource:
     file: str | None = None
     text: str | None = None
     prefix: tuple[str | int, ...] = ()
-    _marks: Any = field(default=None, repr=False)
+    _positions: _Positions | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self._positions is None and self.text is not None:
+            self._positions = _Positions(self.text)
 
     def nested(self, *path: str | int) -> "GraphSource":
-        """The source of a graph written inside this one, at `path` (e.g. a node's `graph`)."""
-        nested = GraphSource(self.file, self.text, (*self.prefix, *path))
-        nested._marks = self._marks
-        return nested
+        """The source of a graph written inside this one, at `path` (e.g. a node's `graph`); it shares the positions."""
+        return GraphSource(self.file, self.text, (*self.prefix, *path), self._positions)
 
     @property
     def folder(self) -> Path | None:
@@ -97,12 +146,13 @@ class GraphSource:
 
     def locate(self, *path: str | int) -> Location | None:
         """The file position of `nodes.<id>.<field>...`: the deepest key of the path found."""
-        if self.text is None:
+        positions = self._positions
+        if positions is None:
             return Location(self.file) if self.file else None
-        node = self._composed()
+        node = positions.root()
         mark = node.start_mark if node is not None else None
         for key in (*self.prefix, *path):
-            child = _child(node, key)
+            child = positions.child(node, key)
             if child is None:
                 break
             node, mark = child
@@ -116,26 +166,6 @@ class GraphSource:
         if field:
             path.extend(int(part) if part.isascii() and part.isdigit() else part for part in field.split("."))
         return self.locate(*path)
-
-    def _composed(self) -> Any:
-        if self._marks is None:
-            try:
-                self._marks = yaml.compose(self.text, Loader=yaml.SafeLoader)
-            except yaml.YAMLError:
-                self._marks = False
-        return self._marks or None
-
-
-def _child(node: Any, key: str | int) -> tuple[Any, Any] | None:
-    """The value node under `key` and the mark of the key itself."""
-    if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            if key_node.value == str(key):
-                return value_node, key_node.start_mark
-    if isinstance(node, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
-        item = node.value[key]
-        return item, item.start_mark
-    return None
 
 
 def parse_graph_text(text: str, file: str | None = None) -> tuple[dict[str, Any], GraphSource]:
