@@ -260,11 +260,9 @@ class _Linter:
 
     # ----- GraphData schema -----
 
-    def covered(self, node_id: str | None, field: str | None) -> bool:
-        """True if validate.py (or a nested graph's check) already reported this place."""
-        for issue in itertools.chain(self.found, self.issues):
-            if issue.node_id != node_id:
-                continue
+    def covered(self, node_id: str | None, field: str | None, reported: dict[str | None, list[ValidationIssue]]) -> bool:
+        """True if validate.py (or a nested graph's check) already reported this place; `reported` by node id."""
+        for issue in reported.get(node_id, ()):
             if issue.field is None or field is None:
                 if issue.field is field:
                     return True
@@ -273,6 +271,9 @@ class _Linter:
         return False
 
     def check_schema(self, nested: set[str]) -> None:
+        reported: dict[str | None, list[ValidationIssue]] = {}
+        for issue in itertools.chain(self.found, self.issues):
+            reported.setdefault(issue.node_id, []).append(issue)
         for error in _graph_validator().iter_errors(self.data):
             if callable(error.instance):
                 continue  # an agent given as a Python function
@@ -282,8 +283,9 @@ class _Linter:
                 node_id = str(path[1]) if len(path) > 1 and path[0] == "nodes" else None
                 parts = path[2:] if node_id is not None else path
                 field = ".".join(str(part) for part in parts) or None
-                if not self.covered(node_id, field):
+                if not self.covered(node_id, field, reported):
                     self.add(message, node_id, field)
+                    reported.setdefault(node_id, []).append(self.issues[-1])
 
     # ----- nested graphs -----
 

@@ -10,6 +10,7 @@ graph came from a file.
 from __future__ import annotations
 
 import difflib
+import itertools
 from typing import Any, Callable, Container, Iterator
 
 from graphrt.base.errors import GraphValidationError, ValidationIssue
@@ -27,6 +28,8 @@ COMPUTED_NODE_KEYS = frozenset(
     }
 )  # fmt: skip
 STATIC_NODE_KEYS = frozenset({"value", "update", "isResult", "console"})
+MAX_SUGGESTED = 20
+"""Unknown node names that get `did you mean` hints, at most (each costs a comparison with every node)."""
 
 
 def _is_positive_int(value: Any) -> bool:
@@ -79,6 +82,8 @@ class _Checker:
         self.source = source or GraphSource()
         self.issues: list[ValidationIssue] = []
         self.dependencies: dict[str, list[tuple[str, str]]] = {}
+        self._suggestions: dict[str, str] = {}  # unknown node name -> its hint
+        self._agent_hints: dict[str, str] = {}  # unknown agent name -> its hint
 
     def add(self, message: str, node_id: str | None = None, field: str | None = None, severity: str = "error") -> None:
         self.issues.append(ValidationIssue(message, node_id, field, self.source.locate_field(node_id, field), severity))
@@ -160,12 +165,23 @@ class _Checker:
         return node_id in self.data["nodes"]
 
     def suggest(self, node_id: str) -> str:
-        names = [str(n) for n in self.data["nodes"]]
-        close = difflib.get_close_matches(node_id, names, n=3)
-        if close:
-            return f" (did you mean {', '.join(close)}?)"
-        shown = ", ".join(names[:10]) + (", ..." if len(names) > 10 else "")
-        return f" (known: {shown})"
+        """` (did you mean a, b?)` or ` (known: ...)`; worked out once per unknown name.
+
+        Close matches cost a comparison with every node, so only the first
+        MAX_SUGGESTED unknown names get them: a graph with thousands of dangling
+        references stays linear, and its first errors still get their hints.
+        """
+        hint = self._suggestions.get(node_id)
+        if hint is None:
+            names = self.data["nodes"]
+            close = difflib.get_close_matches(node_id, map(str, names), n=3) if len(self._suggestions) < MAX_SUGGESTED else []
+            if close:
+                hint = f" (did you mean {', '.join(close)}?)"
+            else:
+                shown = ", ".join(str(name) for name in itertools.islice(names, 10))
+                hint = f" (known: {shown}{', ...' if len(names) > 10 else ''})"
+            self._suggestions[node_id] = hint
+        return hint
 
     def check_refs(self, node_id: str, refs: Iterator[tuple[str, str]]) -> None:
         for field, ref_id in refs:
@@ -228,10 +244,12 @@ class _Checker:
             return
         if agent.startswith(":") or agent in self.agents:
             return
-        # A Registry iterates over its AgentInfos; a plain container of names over the names.
-        names = sorted(getattr(info, "name", info) for info in self.agents) if hasattr(self.agents, "__iter__") else []
-        close = difflib.get_close_matches(agent, names, n=3)
-        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        hint = self._agent_hints.get(agent)
+        if hint is None:
+            # A Registry iterates over its AgentInfos; a plain container of names over the names.
+            names = sorted(getattr(info, "name", info) for info in self.agents) if hasattr(self.agents, "__iter__") else []
+            close = difflib.get_close_matches(agent, names, n=3)
+            hint = self._agent_hints[agent] = f" (did you mean {', '.join(close)}?)" if close else ""
         self.add(f"unknown agent '{agent}'{hint}", node_id, "agent")
 
     def check_reachability(self, nodes: dict[str, Any]) -> None:

@@ -293,3 +293,68 @@ def test_a_node_id_written_twice_is_refused_with_its_line(tmp_path: Path) -> Non
 def test_a_yaml_merge_key_may_override_what_it_merges() -> None:
     data, _ = parse_graph_text("base: &b {x: 1}\nnodes:\n  a: {value: {<<: *b, x: 2}}\n")
     assert data["nodes"]["a"] == {"value": {"x": 2}}
+
+
+# ----- positions of issues in large files -----
+
+
+def _fan_out_without_sink(n: int) -> str:
+    """`n` computed nodes that nobody reads: one 'nothing uses this node' warning each, one per line."""
+    lines = ["version: 0.5", "nodes:", '  source: {"value": 0}']
+    lines += [f'  f{i}: {{"agent": "copyAgent", "inputs": {{"v": ":source"}}}}' for i in range(1, n + 1)]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture
+def compositions(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The length of every text composed for positions."""
+    import yaml
+
+    composed: list[int] = []
+    compose = yaml.compose
+
+    def counting(stream, Loader):  # noqa: N803 - yaml's own argument name
+        composed.append(len(stream))
+        return compose(stream, Loader=Loader)
+
+    monkeypatch.setattr(yaml, "compose", counting)
+    return composed
+
+
+def test_thousands_of_issues_are_each_located_with_one_pass_over_the_text(tmp_path: Path, compositions) -> None:
+    from graphrt.check.validate import collect_issues
+    from graphrt.authoring.plugins import default_registry
+
+    path = tmp_path / "wide.yaml"
+    path.write_text(_fan_out_without_sink(3000))
+    data, source = load_graph(path)
+
+    issues = collect_issues(data, default_registry(), source)
+
+    assert len(issues) == 3000
+    assert [(issue.node_id, issue.location.line, issue.location.column) for issue in issues[:2]] == [("f1", 4, 3), ("f2", 5, 3)]
+    assert all(issue.location.line == int(issue.node_id[1:]) + 3 for issue in issues)
+    assert compositions == [len(path.read_text())]
+
+
+def test_a_valid_file_is_never_composed_for_positions(tmp_path: Path, compositions) -> None:
+    path = tmp_path / "ok.yaml"
+    path.write_text("version: 0.5\nnodes:\n  a: {value: 1}\n  b: {agent: copyAgent, inputs: {v: ':a'}, isResult: true}\n")
+
+    assert graphrt.run(path) == {"b": {"v": 1}}
+    assert compositions == []
+
+
+def test_issues_of_nested_graphs_share_the_file_s_one_composition(compositions) -> None:
+    from graphrt.check.validate import collect_issues
+    from graphrt.authoring.plugins import default_registry
+
+    text = ("version: 0.5\nnodes:\n  rows: {value: [1]}\n  unused: {agent: copyAgent, inputs: {v: ':rows'}}\n"
+            "  map:\n    agent: mapAgent\n    inputs: {rows: ':rows'}\n    isResult: true\n    graph:\n      nodes:\n"
+            "        inner: {agent: copyAgent, inputs: {v: ':rwo'}, isResult: true}\n")
+    data, source = parse_graph_text(text, file="g.yaml")
+
+    issues = collect_issues(data, default_registry(), source)
+
+    assert sorted(str(issue.location) for issue in issues) == ["g.yaml:11:44", "g.yaml:4:3"]
+    assert compositions == [len(text)]

@@ -558,3 +558,17 @@ def test_an_invalid_nested_graph_fails_its_node_naming_the_inner_node() -> None:
 
 def test_a_node_id_that_is_not_a_string_is_reported() -> None:
     assert messages({"nodes": {"a": A, True: copy(v=":a")}}) == ["node 'True': a node id must be a string, got bool True"]
+
+
+def test_only_the_first_unknown_names_get_close_matches_so_many_dangling_references_stay_cheap() -> None:
+    from graphrt.check.validate import MAX_SUGGESTED, collect_issues
+
+    nodes = {"source": {"value": 1}}
+    nodes.update({f"n{i}": {"agent": "copyAgent", "inputs": {"v": f":sourc{i}"}, "isResult": True} for i in range(30)})
+
+    issues = collect_issues({"version": 0.5, "nodes": nodes}, ["copyAgent"])
+
+    messages = [issue.message for issue in issues if issue.field == "inputs.v"]
+    assert messages[:MAX_SUGGESTED] == [f"unknown node 'sourc{i}' (did you mean source?)" for i in range(MAX_SUGGESTED)]
+    assert messages[MAX_SUGGESTED] == f"unknown node 'sourc{MAX_SUGGESTED}' (known: source, n0, n1, n2, n3, n4, n5, n6, n7, n8, ...)"
+    assert len(messages) == 30
