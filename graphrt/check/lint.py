@@ -24,7 +24,7 @@ import jsonschema
 
 from graphrt.authoring.registry import AgentInfo
 from graphrt.base.errors import ValidationIssue, _describe
-from graphrt.base.schema import validator_of
+from graphrt.base.schema import validator_of, violations
 from graphrt.check.validate import _Checker
 from graphrt.graphdata.loader import GraphSource
 from graphrt.graphdata.propfuncs import is_prop_function
@@ -55,9 +55,82 @@ def graphdata_schema() -> dict[str, Any]:
 
 
 @functools.cache
-def _graph_validator() -> Any:
+def _graph_validators() -> tuple[Any, Any]:
+    """Validators of the graph without its nodes' insides, and of one node (the `$defs/node` of the same schema).
+
+    A graph is checked as a whole and then node by node, so that nodes of the
+    same shape (see `_node_shape`) are checked once.
+    """
     schema = graphdata_schema()
-    return jsonschema.validators.validator_for(schema)(schema)
+    top = {**schema, "properties": {**schema["properties"], "nodes": {"type": "object", "minProperties": 1}}}
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(top), cls(schema).evolve(schema=schema["$defs"]["node"])
+
+
+_ANY, _TYPE = "any", "type"
+
+
+@functools.cache
+def _node_properties() -> dict[bool, dict[str, str]]:
+    """Per kind of node (computed: True), what the schema looks at in each property's value.
+
+    `any`: nothing (only a description); `type`: only its JSON type. Every other
+    property's value is looked at whole.
+    """
+    defs = graphdata_schema()["$defs"]
+    kinds = {}
+    for computed, name in ((True, "computedNode"), (False, "staticNode")):
+        kinds[computed] = {
+            key: _ANY if set(sub) <= {"description"} else _TYPE if set(sub) <= {"type", "description"} else ""
+            for key, sub in defs[name]["properties"].items()
+        }
+    return kinds
+
+
+def _node_shape(node: Any) -> tuple[Any, ...] | None:
+    """All that the node schema can see of a node: nodes of one shape are valid or invalid together.
+
+    A value the schema checks beyond its type is part of the shape as it is
+    (as JSON text); None when that cannot be (a value that is not JSON).
+    """
+    if not isinstance(node, dict):
+        return None
+    computed = "agent" in node
+    properties = _node_properties()[computed]
+    parts: list[Any] = [computed]
+    for key, value in node.items():
+        how = properties.get(key, _ANY)  # an unknown key is an error whatever its value
+        if how == _ANY:
+            parts.append(key)
+        elif how == _TYPE and not isinstance(value, float):  # 1.0 is an integer to JSON Schema, 1.5 is not
+            parts.append((key, type(value)))
+        else:
+            try:
+                parts.append((key, json.dumps(value, sort_keys=True, allow_nan=False)))
+            except (TypeError, ValueError):
+                return None
+    return tuple(parts)
+
+
+def _schema_errors(data: dict[str, Any]) -> Iterator[tuple[tuple[Any, ...], jsonschema.ValidationError]]:
+    """Every error of the GraphData schema, with the path its error is under: `("nodes", id)` for a node's."""
+    top, node_validator = _graph_validators()
+    for error in top.iter_errors(data):
+        yield (), error
+    nodes = data.get("nodes")
+    if not isinstance(nodes, dict):
+        return
+    valid_shapes: set[tuple[Any, ...]] = set()
+    for node_id, node in nodes.items():
+        shape = _node_shape(node)
+        if shape is not None and shape in valid_shapes:
+            continue
+        found = False
+        for error in node_validator.iter_errors(node):
+            found = True
+            yield ("nodes", node_id), error
+        if not found and shape is not None:
+            valid_shapes.add(shape)
 
 
 def lint_issues(
@@ -149,9 +222,9 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _explain(error: jsonschema.ValidationError) -> Iterator[tuple[list[str | int], str]]:
-    """A schema error as `(path, message)` pairs, in graphrt's words."""
-    path = list(error.absolute_path)
+def _explain(error: jsonschema.ValidationError, under: tuple[Any, ...] = ()) -> Iterator[tuple[list[str | int], str]]:
+    """A schema error as `(path, message)` pairs, in graphrt's words; `under` is where the validated value is."""
+    path = [*under, *error.absolute_path]
     kind, expected, instance = error.validator, error.validator_value, error.instance
     if kind == "additionalProperties" and isinstance(instance, dict):
         known = error.schema.get("properties", {})
@@ -274,10 +347,10 @@ class _Linter:
         reported: dict[str | None, list[ValidationIssue]] = {}
         for issue in itertools.chain(self.found, self.issues):
             reported.setdefault(issue.node_id, []).append(issue)
-        for error in _graph_validator().iter_errors(self.data):
+        for under, error in _schema_errors(self.data):
             if callable(error.instance):
                 continue  # an agent given as a Python function
-            for path, message in _explain(error):
+            for path, message in _explain(error, under):
                 if len(path) > 3 and path[0] == "nodes" and path[2] == "graph" and path[1] in nested:
                     continue  # the nested graph's own check reports it, with its injected nodes
                 node_id = str(path[1]) if len(path) > 1 and path[0] == "nodes" else None
@@ -400,6 +473,11 @@ class _Linter:
             subschema = properties.get(key)
             if not isinstance(subschema, (dict, bool)) or not _is_literal(value):
                 continue
+            try:
+                if isinstance(subschema, dict) and not violations(subschema, value):
+                    continue  # valid: a cached validator, and no jsonschema at all for a simple schema
+            except Exception:  # noqa: BLE001 - e.g. a $ref that only the whole schema resolves: ask it below
+                pass
             for error in validator.evolve(schema=subschema).iter_errors(value):
                 for path, message in _explain(error):
                     where = ".".join(str(part) for part in (field, key, *path))

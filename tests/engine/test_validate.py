@@ -572,3 +572,26 @@ def test_only_the_first_unknown_names_get_close_matches_so_many_dangling_referen
     assert messages[:MAX_SUGGESTED] == [f"unknown node 'sourc{i}' (did you mean source?)" for i in range(MAX_SUGGESTED)]
     assert messages[MAX_SUGGESTED] == f"unknown node 'sourc{MAX_SUGGESTED}' (known: source, n0, n1, n2, n3, n4, n5, n6, n7, n8, ...)"
     assert len(messages) == 30
+
+
+def test_nodes_of_one_shape_are_schema_checked_once_but_every_bad_value_is_still_found() -> None:
+    """The GraphData schema runs once per node shape; a value it checks beyond its type is part of the shape."""
+    def node(i: int, **extra: Any) -> dict[str, Any]:
+        return {"agent": "copyAgent", "inputs": {"v": f":n{i - 1}"}, "params": {"namedKey": "v"}, **extra}
+
+    nodes: dict[str, Any] = {"n0": {"value": 0}}
+    nodes.update({f"n{i}": node(i, output={"x": ".v"}) for i in range(1, 200)})
+    nodes["n50"] = node(50, output=3)
+    nodes["n120"] = node(120, output={"x": ".v"}, console="loud")
+    nodes["n121"] = node(121, output={"x": ".v"}, console={"before": True})
+    nodes["n130"] = node(130, output={"x": ".v"}, repeatUntil={"exists": ".v"})
+    nodes["n131"] = node(131, output={"x": ".v"}, repeatUntil={"exists": 3})  # the same type, a bad value inside
+    nodes["n199"]["isResult"] = True
+
+    issues = collect_issues({"version": 0.5, "nodes": nodes}, ["copyAgent"])
+
+    assert [(issue.node_id, issue.field, issue.message) for issue in issues] == [
+        ("n50", "output", "must be an object, got number 3"),
+        ("n120", "console", "must be a boolean, got string 'loud'"),
+        ("n131", "repeatUntil.exists", "must be a string, got number 3"),
+    ]
