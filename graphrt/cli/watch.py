@@ -1,18 +1,23 @@
 """Live progress of a run on a terminal, for `graphrt run`.
 
-A subscriber that writes one line per thing worth seeing (a node done with its
-duration, a failure, a retry, a timeout, a skip, a loop iteration, a tool call,
-an agent's progress), streams tokens as they come, and keeps a status line at
-the bottom with the loop counts and the nodes running now. The status line is
-redrawn in place and removed at the end, so the terminal keeps only the lines.
-Nodes done inside mapAgent rows are counted, not listed: there may be thousands.
+The display summarises. A status line at the bottom, redrawn in place by a
+thread of its own at most `rate` times a second (never once per event), shows
+how long the run has taken, the loop iteration, how many nodes are done, failed
+and skipped, and the first few of the nodes running now. Lines above it are
+kept for what a person reads: failures, retries, timeouts, questions, tool and
+LLM calls, agent progress, streamed tokens, and nodes slow enough to wait for
+(`slow` seconds or more, outside mapAgent rows). At the end the status line
+gives way to one summary line. A graph of 100,000 fast nodes prints that line
+and nothing else, and each event costs a few dictionary operations.
 """
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import threading
-from typing import Any, TextIO
+import time
+from typing import Any, Callable, TextIO
 
 from graphrt.base.errors import GraphInterrupted
 from graphrt.observe.events import (
@@ -36,6 +41,7 @@ __all__ = ["ProgressDisplay", "graph_name", "node_name"]
 
 _CLEAR_LINE = "\r\x1b[K"
 _SHOWN_RUNNING = 4
+_SHOWN_LOOPS = 2
 _SHORT = 80
 
 
@@ -72,99 +78,224 @@ def _message(error: BaseException) -> str:
     return _short(getattr(error, "message", None) or error)
 
 
-class ProgressDisplay:
-    """Shows a run's progress on `stream`, a terminal; call `close()` when the run is over."""
+def _in_map_row(path: tuple[str | int, ...]) -> bool:
+    return any(isinstance(step, int) for step in path)
 
-    def __init__(self, stream: TextIO) -> None:
+
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+class ProgressDisplay:
+    """Shows a run's progress on `stream`, a terminal; call `close()` when the run is over.
+
+    `rate` bounds the status redraws per second; `slow` is the duration (seconds) from
+    which a finished node gets a line of its own; `clock` is for tests.
+    """
+
+    def __init__(self, stream: TextIO, *, rate: float = 10.0, slow: float = 1.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.stream = stream
-        self._running: dict[tuple[Any, ...], str] = {}
-        self._done = 0
-        self._failed = 0
-        self._iterations: dict[tuple[str | int, ...], int] = {}
+        self.interval = 1.0 / rate
+        self.slow = slow
+        self.clock = clock
+        self.started: float | None = None
+        self.done = 0
+        self.failed = 0
+        self.skipped = 0
+        self.iterations = 0  # of the top-level graph, once it loops
+        self.redraws = 0
+        self._running: dict[tuple[Any, ...], None] = {}  # (path, node id), in the order they started
+        self._loops: dict[tuple[str | int, ...], int] = {}  # nested graph path -> its iteration index
+        self._loops_of: dict[tuple[str | int, ...], list[tuple[str | int, ...]]] = {}  # node path -> its graphs' loops
+        self._paused = False  # between the top-level run's end and the next event (a prompt may be on screen)
+        self._slowest: tuple[float, str] | None = None
         self._streaming: tuple[Any, ...] | None = None
         self._status = ""
         self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
+        self._handlers: dict[type, Callable[[Any], None]] = {
+            NodeStarted: self._started,
+            NodeCompleted: self._completed,
+            NodeSkipped: self._skipped,
+            NodeRetried: self._retried,
+            NodeTimedOut: self._timed_out,
+            NodeFailed: self._failed,
+            LoopIteration: self._loop,
+            TokenDelta: self._token,
+            ToolCalled: self._tool_called,
+            ToolReturned: self._tool_returned,
+            AgentProgress: self._progress,
+            LlmCallFinished: self._llm,
+            RunFinished: self._run_finished,
+        }
 
     def __call__(self, event: Event) -> None:
+        handler = self._handlers.get(type(event))
+        if handler is None:
+            return
         with self._lock:
-            self._handle(event)
-            self.stream.flush()
+            if self.started is None:
+                self._start()
+            self._paused = False
+            handler(event)
 
     def close(self) -> None:
+        """Stops the redraws and leaves one summary line in place of the status line."""
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
         with self._lock:
             self._end_tokens()
             self._clear_status()
+            if self.started is not None:
+                self.stream.write(self.summary() + "\n")
+                self.started = None
             self.stream.flush()
+
+    def summary(self) -> str:
+        """`finished 10,001 nodes in 3.21 s (1 failed, 2 skipped, 3 loop iterations); slowest: llm 1.25 s`."""
+        elapsed = self.clock() - self.started if self.started is not None else 0.0
+        counts = [f"{self.failed:,} failed" if self.failed else "", f"{self.skipped:,} skipped" if self.skipped else "",
+                  _plural(self.iterations, "loop iteration") if self.iterations else ""]
+        counts = [count for count in counts if count]
+        text = f"finished {_plural(self.done, 'node')} in {_duration(elapsed)}"
+        text += f" ({', '.join(counts)})" if counts else ""
+        if self._slowest is not None:
+            text += f"; slowest: {self._slowest[1]} {_duration(self._slowest[0])}"
+        return text
+
+    # ----- the status line -----
+
+    def _start(self) -> None:
+        self.started = self.clock()
+        self._ticker = threading.Thread(target=self._tick, name="graphrt-progress", daemon=True)
+        self._ticker.start()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self.interval):
+            with self._lock:
+                if self.started is not None and not self._paused:
+                    self._draw_status()
+
+    def status(self) -> str:
+        """The status line's text: elapsed time, loop, counts, and the first nodes running now."""
+        parts = [_duration(self.clock() - self.started) if self.started is not None else "0 ms"]
+        if self.iterations:
+            parts.append(f"loop {self.iterations}")
+        parts += [f"{graph_name(path)} loop {index + 1}" for path, index in itertools.islice(self._loops.items(), _SHOWN_LOOPS)]
+        parts.append(f"done {self.done:,}")
+        if self.failed:
+            parts.append(f"failed {self.failed:,}")
+        if self.skipped:
+            parts.append(f"skipped {self.skipped:,}")
+        running = len(self._running)
+        names = ", ".join(node_name(*key) for key in itertools.islice(self._running, _SHOWN_RUNNING))
+        more = f" (+{running - _SHOWN_RUNNING:,})" if running > _SHOWN_RUNNING else ""
+        parts.append(f"running {running:,}: {names}{more}" if running else "running: -")
+        return " | ".join(parts)
+
+    def _draw_status(self) -> None:
+        if self._streaming is not None:
+            return  # the token line is in the way; the status comes back after it
+        status = self.status()[: shutil.get_terminal_size().columns - 1]
+        if status != self._status:
+            self.stream.write(_CLEAR_LINE + status)
+            self.stream.flush()
+            self._status = status
+            self.redraws += 1
+
+    def _clear_status(self) -> None:
+        if self._status:
+            self.stream.write(_CLEAR_LINE)
+            self._status = ""
 
     # ----- events -----
 
-    def _handle(self, event: Event) -> None:
-        node_id = getattr(event, "node_id", None)
-        key = (event.path, node_id)
-        name = node_name(event.path, node_id) if node_id is not None else ""
-        if isinstance(event, TokenDelta):
-            self._token(key, name, event.token)
-        elif isinstance(event, NodeStarted):
-            self._running[key] = name
-        elif isinstance(event, NodeCompleted):
-            self._node_ended(event.path, event.node_id)
-            self._done += 1
-            if not any(isinstance(step, int) for step in event.path):
-                self._line(f"done     {name}  {_duration(event.duration)}")
-        elif isinstance(event, NodeRetried):
-            self._running.pop(key, None)
-            self._line(f"retry    {name}  attempt failed: {_message(event.error)}")
-        elif isinstance(event, NodeTimedOut):
-            self._node_ended(event.path, event.node_id)
-            self._failed += 1
-            self._line(f"timeout  {name}  {_message(event.error)}")
-        elif isinstance(event, NodeFailed) and isinstance(event.error, GraphInterrupted):
-            self._node_ended(event.path, event.node_id)
-            self._line(f"asks     {name}  {event.error.question}")
-        elif isinstance(event, NodeFailed):
-            self._node_ended(event.path, event.node_id)
-            self._failed += 1
-            self._line(f"FAILED   {name}  {_message(event.error)}")
-        elif isinstance(event, NodeSkipped):
-            self._line(f"skipped  {name}")
-        elif isinstance(event, LoopIteration):
-            if event.index:
-                self._iterations[event.path] = event.index
-                where = f"{graph_name(event.path)} " if event.path else ""
-                self._line(f"loop     {where}iteration {event.index + 1}")
-        elif isinstance(event, ToolCalled):
-            self._line(f"tool     {name}  -> {event.name}({_short(event.arguments)})")
-        elif isinstance(event, ToolReturned):
-            outcome = f"error: {_short(event.error)}" if event.error else _short(event.content)
-            self._line(f"tool     {name}  <- {event.name}: {outcome}")
-        elif isinstance(event, AgentProgress):
-            self._line(f"progress {name}  {_short(event.message)}")
-        elif isinstance(event, LlmCallFinished):
-            usage = f"{event.input_tokens or 0} in, {event.output_tokens or 0} out"
-            self._line(f"llm      {name}  {event.model or ''} ({usage}){' error: ' + _short(event.error) if event.error else ''}")
-        elif isinstance(event, RunFinished):
-            if not event.path:
-                self._end_tokens()
-                self._clear_status()
-            return
-        self._draw_status()
+    def _started(self, event: NodeStarted) -> None:
+        self._running[(event.path, event.node_id)] = None
 
-    def _node_ended(self, path: tuple[str | int, ...], node_id: str) -> None:
-        """Forgets a node that will not run again now, and the loops of the graphs it ran."""
-        self._running.pop((path, node_id), None)
-        inner = (*path, node_id)
-        for looping in [p for p in self._iterations if p[: len(inner)] == inner]:
-            del self._iterations[looping]
+    def _ended(self, event: Any) -> None:
+        """Forgets a node that is not running now, and the loops of the graphs it ran (nested or map rows)."""
+        self._running.pop((event.path, event.node_id), None)
+        if self._loops_of:
+            for path in self._loops_of.pop((*event.path, event.node_id), ()):
+                self._loops.pop(path, None)
+
+    def _completed(self, event: NodeCompleted) -> None:
+        self._ended(event)
+        self.done += 1
+        duration = event.duration
+        if self._slowest is None or duration > self._slowest[0]:
+            self._slowest = (duration, node_name(event.path, event.node_id))
+        if duration >= self.slow and not _in_map_row(event.path):
+            self._line(f"done     {node_name(event.path, event.node_id)}  {_duration(duration)}")
+
+    def _skipped(self, event: NodeSkipped) -> None:
+        self.skipped += 1
+
+    def _retried(self, event: NodeRetried) -> None:
+        self._ended(event)
+        self._line(f"retry    {node_name(event.path, event.node_id)}  attempt failed: {_message(event.error)}")
+
+    def _timed_out(self, event: NodeTimedOut) -> None:
+        self._ended(event)
+        self.failed += 1
+        self._line(f"timeout  {node_name(event.path, event.node_id)}  {_message(event.error)}")
+
+    def _failed(self, event: NodeFailed) -> None:
+        self._ended(event)
+        name = node_name(event.path, event.node_id)
+        if isinstance(event.error, GraphInterrupted):
+            self._line(f"asks     {name}  {event.error.question}")
+        else:
+            self.failed += 1
+            self._line(f"FAILED   {name}  {_message(event.error)}")
+
+    def _loop(self, event: LoopIteration) -> None:
+        if not event.index:
+            return  # every graph has a first iteration; only a looping one has a second
+        if event.path:
+            if event.path not in self._loops:
+                owner = event.path[:-1] if isinstance(event.path[-1], int) else event.path  # a map row's node
+                self._loops_of.setdefault(owner, []).append(event.path)
+            self._loops[event.path] = event.index
+        else:
+            self.iterations = event.index + 1
+
+    def _run_finished(self, event: RunFinished) -> None:
+        if not event.path:
+            self._end_tokens()
+            self._clear_status()
+            self._paused = True
+
+    def _tool_called(self, event: ToolCalled) -> None:
+        self._line(f"tool     {node_name(event.path, event.node_id)}  -> {event.name}({_short(event.arguments)})")
+
+    def _tool_returned(self, event: ToolReturned) -> None:
+        outcome = f"error: {_short(event.error)}" if event.error else _short(event.content)
+        self._line(f"tool     {node_name(event.path, event.node_id)}  <- {event.name}: {outcome}")
+
+    def _progress(self, event: AgentProgress) -> None:
+        self._line(f"progress {node_name(event.path, event.node_id)}  {_short(event.message)}")
+
+    def _llm(self, event: LlmCallFinished) -> None:
+        usage = f"{event.input_tokens or 0} in, {event.output_tokens or 0} out"
+        error = f" error: {_short(event.error)}" if event.error else ""
+        self._line(f"llm      {node_name(event.path, event.node_id)}  {event.model or ''} ({usage}){error}")
 
     # ----- writing -----
 
-    def _token(self, key: tuple[Any, ...], name: str, token: str) -> None:
+    def _token(self, event: TokenDelta) -> None:
+        key = (event.path, event.node_id)
         if self._streaming != key:
             self._end_tokens()
             self._clear_status()
-            self.stream.write(f"{name} > ")
+            self.stream.write(f"{node_name(event.path, event.node_id)} > ")
             self._streaming = key
-        self.stream.write(token)
+        self.stream.write(event.token)
+        self.stream.flush()
 
     def _end_tokens(self) -> None:
         if self._streaming is not None:
@@ -175,26 +306,4 @@ class ProgressDisplay:
         self._end_tokens()
         self._clear_status()
         self.stream.write(text + "\n")
-
-    def _clear_status(self) -> None:
-        if self._status:
-            self.stream.write(_CLEAR_LINE)
-            self._status = ""
-
-    def _draw_status(self) -> None:
-        if self._streaming is not None:
-            return  # the token line is in the way; the status comes back after it
-        running = list(self._running.values())
-        shown = ", ".join(running[:_SHOWN_RUNNING]) + (f" (+{len(running) - _SHOWN_RUNNING})" if len(running) > _SHOWN_RUNNING else "")
-        parts = [
-            f"{graph_name(path) + ' ' if path else ''}loop {index + 1}"
-            for path, index in self._iterations.items()
-        ]
-        parts += [f"running: {shown or '-'}", f"done {self._done}"]
-        if self._failed:
-            parts.append(f"failed {self._failed}")
-        width = shutil.get_terminal_size().columns - 1
-        status = " | ".join(parts)[:width]
-        if status != self._status:
-            self.stream.write(_CLEAR_LINE + status)
-            self._status = status
+        self.stream.flush()

@@ -6,6 +6,7 @@ import io
 import re
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -45,8 +46,14 @@ def visible(text: str) -> list[str]:
     return [line.rsplit("\r\x1b[K", 1)[-1] for line in text.split("\n")]
 
 
-def without_times(lines: list[str]) -> list[str]:
-    return [re.sub(r"<?\d+(\.\d+)? (ms|s)$", "<time>", line) for line in lines]
+class Clock:
+    """A clock that moves only when told to."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
 def test_run_refuses_a_graph_that_validate_rejects_naming_every_error(in_tmp, capsys) -> None:
@@ -96,23 +103,15 @@ def test_piped_output_has_only_the_results(capsys) -> None:
     assert capsys.readouterr() == ('{\n  "greeting": "Hello, World!"\n}\n', "")
 
 
-def test_a_terminal_shows_nodes_and_loop_iterations_as_they_happen(monkeypatch, capsys) -> None:
+def test_a_terminal_ends_with_one_summary_line_and_lists_no_fast_node(monkeypatch, capsys) -> None:
     terminal = FakeTerminal()
     monkeypatch.setattr(sys, "stderr", terminal)
 
     assert main(["run", "graphs/accumulate.yaml"]) == 0
 
-    assert without_times(visible(terminal.getvalue())) == [
-        "done     shift  <time>",
-        "done     push  <time>",
-        "loop     iteration 2",
-        "done     shift  <time>",
-        "done     push  <time>",
-        "loop     iteration 3",
-        "done     shift  <time>",
-        "done     push  <time>",
-        "",
-    ]
+    [summary, end] = visible(terminal.getvalue())
+    assert re.fullmatch(r"finished 6 nodes in \S+ (ms|s) \(3 loop iterations\); slowest: (shift|push) \S+ (ms|s)", summary)
+    assert end == ""
     assert capsys.readouterr().out.startswith('{\n  "list": [')
 
 
@@ -125,9 +124,9 @@ def test_quiet_shows_nothing_on_a_terminal_either(monkeypatch, capsys) -> None:
     assert terminal.getvalue() == ""
 
 
-def test_the_display_streams_tokens_reports_trouble_and_lists_nested_nodes_but_not_map_rows() -> None:
+def test_the_display_streams_tokens_reports_trouble_and_slow_nodes_and_counts_the_rest() -> None:
     terminal = FakeTerminal()
-    display = ProgressDisplay(terminal)
+    display = ProgressDisplay(terminal, clock=Clock())
     timeout = NodeTimeoutError("timed out after 10 ms", node_id="slow", field="timeout")
     events = [
         LoopIteration(run_id="r", index=0),
@@ -158,10 +157,91 @@ def test_the_display_streams_tokens_reports_trouble_and_lists_nested_nodes_but_n
         "retry    flaky  attempt failed: boom",
         "timeout  slow  timed out after 10 ms",
         "FAILED   map[2] > inner  bad row",
-        "skipped  maybe",
         "progress crawl  page 2 of 3",
-        "loop     react iteration 2",
-        "done     react > act  2.0 ms",
         "done     llm  1.25 s",
+        "finished 3 nodes in <0.1 ms (2 failed, 1 skipped); slowest: llm 1.25 s",
         "",
     ]
+
+
+def node_events(count: int, path: tuple = ()) -> list:
+    events = []
+    for i in range(count):
+        events.append(NodeStarted(run_id="r", path=path, node_id=f"n{i}", agent_id="copyAgent", attempt=1, inputs={}))
+        events.append(NodeCompleted(run_id="r", path=path, node_id=f"n{i}", result=i, duration=0.001))
+    return events
+
+
+def test_the_status_line_is_redrawn_at_a_bounded_rate_not_per_event() -> None:
+    terminal = FakeTerminal()
+    display = ProgressDisplay(terminal, rate=20)
+    started = time.monotonic()
+    for event in node_events(20_000):
+        display(event)
+    time.sleep(0.3)  # the status catches up within one interval of the events stopping
+    status = terminal.getvalue().rsplit("\r\x1b[K", 1)[-1]
+    display.close()
+    elapsed = time.monotonic() - started
+
+    assert display.redraws <= elapsed * 20 + 1
+    assert "done 20,000" in status and "running: -" in status
+    assert visible(terminal.getvalue())[-2].startswith("finished 20,000 nodes in ")
+
+
+def test_the_status_summarises_running_nodes_and_nested_loops_instead_of_listing_them() -> None:
+    clock = Clock()
+    display = ProgressDisplay(FakeTerminal(), clock=clock)
+    display(LoopIteration(run_id="r", index=0))
+    display(LoopIteration(run_id="r", index=4))
+    for i in range(1000):
+        display(NodeStarted(run_id="r", path=("map", i), node_id="inner", agent_id="a", attempt=1, inputs={}))
+    for i in range(3):
+        display(LoopIteration(run_id="r", path=("react", i), index=2))
+    display(NodeCompleted(run_id="r", path=("map", 0), node_id="inner", result=0, duration=2.0))
+    display(NodeSkipped(run_id="r", node_id="maybe"))
+    clock.now = 1.5
+
+    assert display.status() == ("1.50 s | loop 5 | react[0] loop 3 | react[1] loop 3 | done 1 | skipped 1 | "
+                                "running 999: map[1] > inner, map[2] > inner, map[3] > inner, map[4] > inner (+995)")
+    display(NodeCompleted(run_id="r", node_id="react", result=0, duration=0.1))
+    assert "react" not in display.status()
+    display.close()
+
+
+def test_the_status_pauses_when_the_run_ends_so_a_prompt_after_it_stays_clean() -> None:
+    terminal = FakeTerminal()
+    display = ProgressDisplay(terminal, rate=50)
+    display(NodeStarted(run_id="r", node_id="ask", agent_id="a", attempt=1, inputs={}))
+    time.sleep(0.1)
+    display(RunFinished(run_id="r"))
+    shown = terminal.getvalue()
+    time.sleep(0.1)
+
+    assert shown.endswith("\r\x1b[K") and terminal.getvalue() == shown
+    display(NodeStarted(run_id="r", node_id="ask", agent_id="a", attempt=2, inputs={}))
+    time.sleep(0.1)
+    assert terminal.getvalue() != shown
+    display.close()
+
+
+def test_a_slow_node_gets_a_line_but_not_inside_map_rows(monkeypatch) -> None:
+    terminal = FakeTerminal()
+    display = ProgressDisplay(terminal, slow=0.5)
+    for event in [
+        NodeCompleted(run_id="r", node_id="fast", result=1, duration=0.1),
+        NodeCompleted(run_id="r", node_id="llm", result=1, duration=0.5),
+        NodeCompleted(run_id="r", path=("map", 3), node_id="inner", result=1, duration=3.0),
+        NodeCompleted(run_id="r", path=("react",), node_id="think", result=1, duration=0.75),
+    ]:
+        display(event)
+    display.close()
+
+    lines = visible(terminal.getvalue())
+    assert lines[:2] == ["done     llm  500 ms", "done     react > think  750 ms"]
+    assert lines[2].endswith("slowest: map[3] > inner 3.00 s") and lines[3:] == [""]
+
+
+def test_a_closed_display_that_saw_no_event_writes_nothing() -> None:
+    terminal = FakeTerminal()
+    ProgressDisplay(terminal).close()
+    assert terminal.getvalue() == ""
