@@ -130,6 +130,7 @@ class ProgressDisplay:
             LlmCallFinished: self._llm,
             RunFinished: self._run_finished,
         }
+        self.event_types = tuple(self._handlers)  # the engine builds no other events for the display (Emitter.wants)
 
     def __call__(self, event: Event) -> None:
         handler = self._handlers.get(type(event))

@@ -121,6 +121,7 @@ class GraphRun:
         self.iteration = 0
         self._invoker: NodeInvoker | None = NodeInvoker(self)
         self.emitting = bool(self.emitter)
+        self.emitting_queued = self.emitting and self.emitter.wants(NodeQueued)  # one event per node that few read
         self._active = 0  # nodes of this run queued or running
         self._drained: anyio.Event | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
@@ -316,7 +317,7 @@ class GraphRun:
     def _queue(self, node: NodeRun) -> None:
         node.state = NodeState.QUEUED
         self._active += 1
-        if self.emitting:
+        if self.emitting_queued:
             self.emitter.emit(NodeQueued(run_id=self.run_id, path=self.path, node_id=node.spec.node_id))
         self.scheduler.submit(Ticket(node.spec.priority, node.spec.label, self._granted, self, node))
 

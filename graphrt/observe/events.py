@@ -217,6 +217,15 @@ class Emitter:
     def __bool__(self) -> bool:
         return bool(self.subscribers)
 
+    def wants(self, event_type: type[Event]) -> bool:
+        """True if some subscriber takes events of this type, so the engine need not build the others.
+
+        A subscriber that handles only some types (the live display) lists them in
+        an `event_types` attribute; one without it takes every event.
+        """
+        return any(not hasattr(subscriber, "event_types") or issubclass(event_type, tuple(subscriber.event_types))
+                   for subscriber in self.subscribers)
+
     def emit(self, event: Event) -> None:
         for subscriber in self.subscribers:
             try:

@@ -166,3 +166,31 @@ async def test_events_are_frozen() -> None:
     event = ev.NodeQueued(run_id="r", node_id="n")
     with pytest.raises(AttributeError):
         event.node_id = "other"  # type: ignore[misc]
+
+
+def test_no_queued_events_are_built_when_every_subscriber_lists_types_without_them() -> None:
+    from graphrt.observe.events import NodeCompleted, NodeQueued
+
+    class Picky:
+        event_types = (NodeCompleted,)
+
+        def __init__(self) -> None:
+            self.seen: list[type] = []
+
+        def __call__(self, event) -> None:
+            self.seen.append(type(event))
+
+    graph_data = {"version": 0.5, "nodes": {"a": {"value": 1}, "b": {"agent": "copyAgent", "inputs": {"v": ":a"}, "isResult": True}}}
+    picky = Picky()
+    graph = graphrt.Graph(graph_data)
+    graph.subscribe(picky)
+    graph.run()
+    assert NodeCompleted in picky.seen and NodeQueued not in picky.seen
+
+    everything: list[type] = []
+    picky = Picky()
+    graph = graphrt.Graph(graph_data)
+    graph.subscribe(picky)
+    graph.subscribe(lambda event: everything.append(type(event)))
+    graph.run()
+    assert NodeQueued in everything and NodeQueued in picky.seen  # built for one, handed to all
