@@ -33,6 +33,8 @@ ENGINES = ("graphrt", "graphai", "langgraph")
 # The I/O fan-out without an engine (bench/baseline_io.*): the floor this machine allows.
 BASELINES = ("asyncio", "node")
 TIMEOUT_S = 1800
+# What bench/engine_tools.py times besides the run (ms samples), kept in Measurement.extra.
+TOOL_PHASES = ("run_ms", "display_ms", "run_cpu_ms", "display_cpu_ms", "validate_ms", "lint_ms", "viz_ms", "locate_ms")
 
 
 @dataclass
@@ -106,7 +108,8 @@ def _command(engine: str, workload: Workload, n: int, file: Path, *options: str)
     if engine == "node":
         return ["node", str(Path(__file__).with_name("baseline_io.cjs")), "--n", str(n), *options]
     if engine == "graphrt":
-        return [sys.executable, "-m", "bench.engine_graphrt", str(file), *options]
+        runner = "bench.engine_tools" if workload.tools else "bench.engine_graphrt"
+        return [sys.executable, "-m", runner, str(file), *options]
     if engine == "graphai":
         return graphai.command(file, *options)
     return [sys.executable, "-m", "bench.engine_langgraph", workload.name, "--n", str(n), *options]
@@ -203,8 +206,12 @@ def _in_process(measurement: Measurement, workload: Workload, n: int, file: Path
     measurement.result = record.get("result")
     measurement.samples = record.get("samples", [])
     measurement.peak_rss_kb = max(measurement.peak_rss_kb or 0, record.get("peak_rss_kb") or rss)
-    measurement.extra = {key: value for key, value in record.items()
-                         if key in ("version", "vanilla_version", "node_version", "traced_peak_kb", "tracemalloc", "steps")}
+    measurement.extra.update((key, value) for key, value in record.items()
+                             if key in ("version", "vanilla_version", "node_version", "traced_peak_kb", "tracemalloc", "steps",
+                                        "issues", "redraws", "display_bytes"))
+    if workload.tools and engine == "graphrt":  # bench/engine_tools.py: every round's samples, in the order taken
+        for key in TOOL_PHASES:
+            measurement.extra.setdefault(key, []).extend(record.get(key) or [])
     for key in ("parse_ms", "build_ms", "run_ms"):
         samples[key].extend(record.get(key) or [])
 

@@ -152,6 +152,7 @@ class Workload:
     extra_rounds: int = 3
     command_max_n: int | None = None  # whole commands only up to this size (None: every size)
     memory: bool = False  # samples memory while the loop runs instead of timing repeats
+    tools: bool = False  # graphrt's tools (validate, lint, viz, the live display) are timed beside its run
     langgraph: bool = False  # bench/engine_langgraph.py has an equivalent
     ideal_ms: float | None = None
 
@@ -176,6 +177,10 @@ WORKLOADS: list[Workload] = [
              lambda n: {"sink": [n // min(BIG_WIDTH, n)] * min(BIG_WIDTH, n)}, 100_000, 20,
              kept_in_git=False, rounds=1, repeat=1, warmup=0, command_repeat=1, extra_sizes=(10_000,),
              command_max_n=10_000),
+    Workload("large_tools", "validate, lint, viz and the live display on the big graph", big_graph,
+             lambda n: {"sink": [n // min(BIG_WIDTH, n)] * min(BIG_WIDTH, n)}, 100_000, 20,
+             kept_in_git=False, rounds=1, repeat=2, warmup=0, command_repeat=0, extra_sizes=(1_000, 10_000),
+             command_max_n=0, tools=True),
     Workload("loop_memory", "memory across 100,000 loop iterations", counter_count,
              lambda n: {"counter": n}, 100_000, 5, rounds=1, repeat=1, warmup=0, command_repeat=0, memory=True,
              langgraph=True),
