@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from graphrt.authoring.filters import AgentFilter, FilterFunction
+from graphrt.engine.executor import Executor
 from graphrt.engine.graph import AgentsArg, Graph
 from graphrt.graphdata.loader import GraphLoader
 
@@ -13,6 +15,9 @@ __all__ = ["run", "arun", "resume", "aresume"]
 
 
 Filters = Iterable[AgentFilter | FilterFunction] | None
+
+
+ExecutorArg = Executor | str | None
 
 
 def _prepare(graph: Mapping[str, Any] | str | Path, inject: Mapping[str, Any] | None, agents: AgentsArg,
@@ -25,6 +30,24 @@ def _prepare(graph: Mapping[str, Any] | str | Path, inject: Mapping[str, Any] | 
     return prepared
 
 
+def _executor(executor: ExecutorArg) -> tuple[Executor | None, bool]:
+    """The run's executor, and whether this call made it (and so shuts it down after the run)."""
+    if isinstance(executor, Executor):
+        return executor, False
+    if executor is None and not os.environ.get("GRAPHRT_EXECUTOR"):
+        return None, False  # in-process: the executors package (and Ray) is not even imported
+    from graphrt.executors import executor_from_spec
+
+    made = executor_from_spec(executor)
+    return made, made is not None
+
+
+def _shutdown(executor: Executor | None) -> None:
+    from graphrt.executors import close_executor
+
+    close_executor(executor)
+
+
 def run(
     graph: Mapping[str, Any] | str | Path,
     *,
@@ -35,6 +58,7 @@ def run(
     filters: Filters = None,
     bypass_agent_ids: Iterable[str] = (),
     graph_loader: GraphLoader | None = None,
+    executor: ExecutorArg = None,
 ) -> dict[str, Any]:
     """Loads, validates and runs a graph; returns `{nodeId: result}`.
 
@@ -49,11 +73,20 @@ def run(
             for them, else their nodes give null.
         graph_loader: `loader(fileName, option)` -> GraphData for `graphLoader` nodes (GraphAI's
             option); without one, `fileName` is read beside the graph file.
+        executor: where agent calls run: an Executor, "ray", "ray://HOST:PORT", or "inprocess";
+            None reads the GRAPHRT_EXECUTOR variable (unset: in this process). An executor
+            named by text is started for this run and shut down after it.
 
     Raises:
         GraphError: a subclass saying what went wrong, where.
     """
-    return _prepare(graph, inject, agents, config, filters, bypass_agent_ids, graph_loader).run(all_results)
+    prepared = _prepare(graph, inject, agents, config, filters, bypass_agent_ids, graph_loader)
+    prepared.executor, made = _executor(executor)
+    try:
+        return prepared.run(all_results)
+    finally:
+        if made:
+            _shutdown(prepared.executor)
 
 
 async def arun(
@@ -66,9 +99,16 @@ async def arun(
     filters: Filters = None,
     bypass_agent_ids: Iterable[str] = (),
     graph_loader: GraphLoader | None = None,
+    executor: ExecutorArg = None,
 ) -> dict[str, Any]:
     """`run()` for async callers (asyncio or trio)."""
-    return await _prepare(graph, inject, agents, config, filters, bypass_agent_ids, graph_loader).arun(all_results)
+    prepared = _prepare(graph, inject, agents, config, filters, bypass_agent_ids, graph_loader)
+    prepared.executor, made = _executor(executor)
+    try:
+        return await prepared.arun(all_results)
+    finally:
+        if made:
+            _shutdown(prepared.executor)
 
 
 def resume(checkpoint: Any, run_id: str | None = None, *, answer: Any = None, **options: Any) -> dict[str, Any]:

@@ -53,6 +53,7 @@ _MOCK_ANSWER = "message from the user"
 text_input_agent_info = AgentInfo(
     name="textInputAgent",
     func=text_input_agent,
+    runs_local=True,  # it asks a person: the question and the answer belong to the driver
     description="Asks a person for text: the run stops with the question and resumes with the answer",
     inputs={
         "type": "object",

@@ -376,6 +376,7 @@ _ROLE_ARRAY = {"anyOf": [{"type": "string"}, {"type": "array"}]}
 openai_agent_info = AgentInfo(
     name="openAIAgent",
     func=openai_agent,
+    runs_local=True,  # holds a pooled HTTP client to the LLM server and streams tokens to the driver
     description="Chat completion from OpenAI or any OpenAI-compatible server (Ollama, vLLM, llama.cpp); "
     "the embedded local model when none is configured",
     inputs={

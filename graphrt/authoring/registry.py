@@ -135,6 +135,11 @@ class AgentInfo:
     environment_variables: tuple[str, ...] = ()
     stream: bool = False
     has_graph_data: bool = False
+    # Where the call may run (graphrt.engine.executor): `runs_local` keeps it in the driver's process under
+    # any executor (it asks a person, or holds a live connection); `stateful` agents (toolsets) keep their
+    # state in one place, e.g. one Ray actor, so that every call sees the same state.
+    runs_local: bool = False
+    stateful: bool = False
     mock: AgentFunction | None = None  # GraphAI's `mock`: a stand-in that needs no outside service; samples run it
     is_async: bool = field(init=False, default=False)
 
@@ -179,6 +184,10 @@ class AgentInfo:
             "stream": self.stream,
             "hasGraphData": self.has_graph_data,
         }
+        if self.runs_local:
+            info["runsLocal"] = True
+        if self.stateful:
+            info["stateful"] = True
         return {key: value for key, value in info.items() if value is not None}
 
 

@@ -146,6 +146,7 @@ def build_toolset(target: Any, **overrides: Any) -> AgentInfo:
     normalize_options(options)
     options.setdefault("description", _class_description(cls))
     options.setdefault("inputs", _inputs_schema(list(methods)))
+    options.setdefault("stateful", True)  # one instance, one state: an executor keeps it in one place
     return AgentInfo(name=name, func=run, tools=tools, **options)
 
 

@@ -24,6 +24,7 @@ import anyio
 from graphrt.authoring.registry import Registry
 from graphrt.base.errors import GraphError, GraphValidationError, ValidationIssue
 from graphrt.base.jsvalue import UNDEFINED, is_logically_true
+from graphrt.engine.executor import Executor
 from graphrt.engine.node import NodeInvoker, NodeState
 from graphrt.engine.scheduler import Scheduler, Ticket
 from graphrt.graphdata.loader import GraphLoader
@@ -104,6 +105,7 @@ class GraphRun:
         restore: RunSnapshot | None = None,
         on_checkpoint: Callable[["GraphRun", str | None], None] | None = None,
         graph_loader: GraphLoader | None = None,
+        executor: Executor | None = None,
     ) -> None:
         self.spec = spec
         self.graph_loader = graph_loader  # for `graphLoader` nodes; None reads files beside the graph file
@@ -111,6 +113,7 @@ class GraphRun:
         self.scheduler = scheduler
         self.config = dict(config or {})
         self.filters = tuple(filters)
+        self.executor = executor  # where agent calls run; None: in this process (graphrt.engine.executor)
         self.emitter = emitter if emitter is not None else Emitter()
         self.injected = dict(injected or {})
         self.loop = spec.loop if loop_count is None else LoopSpec(count=loop_count)

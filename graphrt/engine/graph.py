@@ -24,6 +24,7 @@ from graphrt.base.errors import (
 from graphrt.base.jsvalue import without_undefined
 from graphrt.check.validate import collect_issues, validate_graph
 from graphrt.engine.execution import GraphRun, RunSnapshot
+from graphrt.engine.executor import Executor
 from graphrt.engine.scheduler import Scheduler
 from graphrt.graphdata.loader import GraphLoader, load_graph
 from graphrt.graphdata.spec import StaticNodeSpec, compile_graph
@@ -75,6 +76,7 @@ class Graph:
             graph, their nodes go through the filters, and without a filter that answers they give null.
         graph_loader: `loader(fileName, option)` -> GraphData, for nodes with `graphLoader` (GraphAI's
             option), in nested graphs too; without one, `fileName` is read beside the graph file.
+        executor: where agent calls run (graphrt.executors, e.g. a RayExecutor); None: in this process.
 
     Raises:
         GraphLoadError: the file cannot be read or parsed.
@@ -90,6 +92,7 @@ class Graph:
         filters: Iterable[AgentFilter | FilterFunction] | None = None,
         bypass_agent_ids: Iterable[str] = (),
         graph_loader: GraphLoader | None = None,
+        executor: Executor | None = None,
     ) -> None:
         data, source = load_graph(graph)
         self.registry = with_bypassed_agents(make_registry(agents), bypass_agent_ids)
@@ -100,6 +103,7 @@ class Graph:
         self.spec = compile_graph(data, source)
         self.config = dict(config or {})
         self.filters = as_filters(filters)
+        self.executor = executor
         self._injected: dict[str, Any] = {}
         self._emitter = Emitter()
         self._run: GraphRun | None = None
@@ -170,7 +174,7 @@ class Graph:
         run = GraphRun(self.spec, registry=self.registry, scheduler=scheduler, config=self.config,
                        emitter=self._emitter, injected=self._injected,
                        filters=self.filters, run_id=run_id, restore=restore, on_checkpoint=on_checkpoint,
-                       graph_loader=self.graph_loader)
+                       graph_loader=self.graph_loader, executor=self.executor)
         self._run = run
         emitter = self._emitter
         if emitter:
@@ -179,7 +183,11 @@ class Graph:
         try:
             with anyio.CancelScope() as scope:
                 self._cancel_scope = scope
-                results = await run.run(all_results)
+                if self.executor is None:
+                    results = await run.run(all_results)
+                else:
+                    async with self.executor:
+                        results = await run.run(all_results)
             if scope.cancelled_caught:
                 raise GraphAbortedError("the run was aborted")
             return without_undefined(results)

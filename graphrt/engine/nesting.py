@@ -87,6 +87,7 @@ class NestingPort:
             run_id=parent.run_id,
             filters=parent.filters,
             graph_loader=parent.graph_loader,
+            executor=parent.executor,
         )
         child.answers = parent.answers  # a nested node's answer is keyed by its path (GraphRun.answer_key)
         self._lend()

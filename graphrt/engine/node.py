@@ -27,6 +27,7 @@ from graphrt.base.errors import (
     ResolveError,
 )
 from graphrt.base.jsvalue import is_named_inputs, is_null, is_truthy, json_stringify
+from graphrt.engine.executor import call_in_process, must_stay_local
 from graphrt.graphdata.loader import load_graph_beside, load_with
 from graphrt.graphdata.spec import ComputedNodeSpec, StaticNodeSpec
 from graphrt.observe.events import NodeCompleted, NodeFailed, NodeStarted, failure_event
@@ -182,18 +183,12 @@ class NodeInvoker:
         return None, False
 
     async def _call(self, call: Any, ctx: AgentContext) -> Any:
+        """Calls the agent inside the node's filters, here or on the run's executor (the seam)."""
+        executor = self.run.executor
+        target = call_in_process if executor is None or must_stay_local(call) else executor.call
         if self.run.filters:
-            return await apply_filters(self.run.filters, call, ctx, self._call_agent)
-        return await self._call_agent(call, ctx)
-
-    @staticmethod
-    async def _call_agent(call: Any, ctx: AgentContext) -> Any:
-        if isinstance(call, AgentInfo):
-            if call.is_async:
-                return await call.func(ctx)
-            # A thread cannot be killed: on timeout or abort the run stops waiting for it.
-            return await anyio.to_thread.run_sync(call.func, ctx, abandon_on_cancel=True)
-        return await call(ctx)
+            return await apply_filters(self.run.filters, call, ctx, target)
+        return await target(call, ctx)
 
     def _agent(self, spec: ComputedNodeSpec) -> tuple[str | None, Any]:
         """The agent id and what to call: an AgentInfo, or an anonymous callable."""

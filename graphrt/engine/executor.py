@@ -1,0 +1,76 @@
+"""Where an agent call runs: the seam between the engine and an executor.
+
+The engine decides *when* a node runs (readiness, the scheduler's limits,
+retries, timeouts); an executor decides *where* its agent call runs. The
+default is this process: a run without an executor calls `call_in_process`
+directly and pays nothing for the seam. An executor (graphrt.executors, e.g.
+Ray) receives each agent call after the node's filters, and may run it
+elsewhere; it keeps graph agents (nestedAgent, mapAgent: the orchestration)
+and agents whose function info says `runs_local` in this process.
+
+Because every call still goes through the one scheduler in this process, the
+graph's `concurrency` limits (global and per label) bound the calls in flight
+on the whole cluster, and timeouts, retries and checkpoints work unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from graphrt.authoring.registry import AgentContext, AgentInfo
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+__all__ = ["Executor", "call_in_process", "must_stay_local"]
+
+
+async def call_in_process(call: Any, ctx: AgentContext) -> Any:
+    """Calls an agent here: an AgentInfo, or an anonymous callable taking the context."""
+    if isinstance(call, AgentInfo):
+        if call.is_async:
+            return await call.func(ctx)
+        # A thread cannot be killed: on timeout or abort the run stops waiting for it.
+        return await anyio.to_thread.run_sync(call.func, ctx, abandon_on_cancel=True)
+    return await call(ctx)
+
+
+def must_stay_local(call: Any) -> bool:
+    """Whether an agent call has to run in the driver's process whatever the executor.
+
+    Graph agents orchestrate nested runs on this process's scheduler (their rows'
+    agent calls go to the executor), and an agent's function info can ask for it
+    (`runs_local`: it asks a person, or holds a live connection).
+    """
+    return isinstance(call, AgentInfo) and (call.has_graph_data or call.runs_local)
+
+
+class Executor:
+    """Runs agent calls somewhere else; a base class for executors.
+
+    A run opens its executor before the first node (`async with executor:`)
+    and closes it after the last. `call` must behave as `call_in_process`:
+    return the agent's result or raise its exception (a GraphError subclass
+    where the agent raised one), and stop the remote work when cancelled.
+    """
+
+    name = "in-process"
+
+    async def open(self) -> None:
+        """Connects to whatever runs the calls (once per run; may be called again for the next run)."""
+
+    async def close(self) -> None:
+        """Releases what `open` took."""
+
+    async def call(self, call: Any, ctx: AgentContext) -> Any:
+        return await call_in_process(call, ctx)
+
+    async def __aenter__(self) -> "Executor":
+        await self.open()
+        return self
+
+    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                        traceback: "TracebackType | None") -> None:
+        await self.close()

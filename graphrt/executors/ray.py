@@ -1,0 +1,412 @@
+"""The Ray executor: a graph's agent calls run as tasks on a Ray cluster.
+
+    graphrt run graph.yaml --executor ray                   # a local Ray, started for the run
+    graphrt run graph.yaml --executor ray --address auto    # the Ray cluster running on this machine
+    graphrt run graph.yaml --executor ray://HOST:10001      # a remote cluster, through Ray Client
+    graphrt.run(graph, executor=RayExecutor(address="auto"))
+
+What runs where:
+- The engine (readiness, the scheduler, loops, checkpoints) stays in the driver.
+  Every agent call it grants a slot to becomes one Ray task, so a mapAgent's
+  rows spread over the cluster while the graph's `concurrency` limits (global
+  and per label) bound the tasks in flight, cluster-wide.
+- Graph agents (nestedAgent, mapAgent: the orchestration) and agents whose
+  function info says `runs_local` (one that asks a person, or holds a live
+  connection) run in the driver (graphrt.engine.executor.must_stay_local).
+- A `stateful` agent (a toolset) lives in one Ray actor: every call, from any
+  node or run, sees the same state. The actor starts from a copy of the
+  registered instance; the driver's instance does not see its changes.
+- Values of `large_value_bytes` or more (inputs and results) go through Ray's
+  object store: put once, and every later edge passes the reference, not a copy.
+- Timeouts and aborts cancel the remote task (`ray.cancel`). An agent's
+  exception comes back as itself, so the node fails with the same GraphError,
+  node and location as in-process. A worker that dies mid-call fails the
+  attempt with an AgentError: the node's `retry` runs it again (Ray's own task
+  retries are off, so that `retry` alone decides), else the node fails.
+
+Events an agent reports on the cluster (progress, tokens) reach the driver's
+subscribers when its call returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import os
+import pickle
+import sys
+import threading
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import anyio
+import ray
+import ray.exceptions
+
+from graphrt.authoring.registry import AgentContext, AgentInfo
+from graphrt.base.errors import AgentError
+from graphrt.engine.executor import Executor
+
+__all__ = ["RayExecutor", "start_local_ray"]
+
+DEFAULT_LARGE_VALUE_BYTES = 100_000  # Ray inlines smaller task arguments anyway
+
+# Failures of the cluster rather than of the agent: the attempt fails and the node's `retry` decides.
+_LOST_WORKER = (
+    ray.exceptions.WorkerCrashedError,
+    ray.exceptions.RayActorError,
+    ray.exceptions.NodeDiedError,
+    ray.exceptions.ObjectLostError,
+    ray.exceptions.OutOfMemoryError,
+    ray.exceptions.LocalRayletDiedError,
+)
+
+
+def start_local_ray(num_cpus: int | None = None, **options: Any) -> None:
+    """Starts a Ray on this machine for this process, whose workers import what the driver imports.
+
+    The workers get the driver's `sys.path`, so agents from test modules, `--agents`
+    files and the current folder unpickle there as they were defined here.
+    """
+    runtime_env = dict(options.pop("runtime_env", None) or {})
+    env_vars = dict(runtime_env.get("env_vars", {}))
+    paths = [path for path in sys.path if path and os.path.isdir(path)]
+    env_vars.setdefault("PYTHONPATH", os.pathsep.join(dict.fromkeys([os.getcwd(), *paths])))
+    runtime_env["env_vars"] = env_vars
+    options.setdefault("include_dashboard", False)
+    options.setdefault("log_to_driver", True)
+    ray.init(num_cpus=num_cpus, runtime_env=runtime_env, **options)
+
+
+# ----- what crosses to a worker and back -----
+
+
+@dataclass
+class _Call:
+    """One agent call as a worker receives it: the context without the driver-only parts."""
+
+    inputs: dict[str, Any]
+    params: dict[str, Any]
+    node_id: str
+    agent_id: str | None
+    filter_params: dict[str, Any]
+    config: dict[str, Any]
+    retry_count: int
+    run_id: str
+    path: tuple[str | int, ...]
+    answer: Any
+    listening: bool  # the driver has event subscribers: record the agent's events
+
+
+@dataclass
+class _Outcome:
+    """What a worker sends back: the result (or its object ref), or the exception; and the agent's events."""
+
+    result: Any = None
+    result_ref: Any = None
+    error: BaseException | None = None
+    error_type: str = ""
+    error_text: str = ""
+    events: list[Any] = field(default_factory=list)
+
+
+class _Recorder:
+    """The emitter of an agent on a worker: keeps the events for the driver."""
+
+    def __init__(self, listening: bool) -> None:
+        self.listening = listening
+        self.events: list[Any] = []
+
+    def __bool__(self) -> bool:
+        return self.listening
+
+    def emit(self, event: Any) -> None:
+        self.events.append(event)
+
+
+def _materialized(inputs: dict[str, Any]) -> dict[str, Any]:
+    """The inputs with the object refs the driver put in their place fetched from the object store."""
+    if not any(isinstance(value, ray.ObjectRef) for value in inputs.values()):
+        return inputs
+    return {key: ray.get(value) if isinstance(value, ray.ObjectRef) else value for key, value in inputs.items()}
+
+
+def _invoke(call: Any, request: _Call, large_value_bytes: int) -> _Outcome:
+    """Runs an agent on a worker, as graphrt.engine.executor.call_in_process does in the driver.
+
+    A sync agent runs on the worker's main thread, so that `ray.cancel` interrupts it.
+    """
+    recorder = _Recorder(request.listening)
+    ctx = AgentContext(
+        inputs=_materialized(request.inputs), params=request.params, node_id=request.node_id,
+        agent_id=request.agent_id, filter_params=request.filter_params, config=request.config,
+        retry_count=request.retry_count, emitter=recorder, run_id=request.run_id,  # type: ignore[arg-type]
+        path=request.path, answer=request.answer, agent_info=call if isinstance(call, AgentInfo) else None,
+    )
+    try:
+        if isinstance(call, AgentInfo):
+            result = asyncio.run(call.func(ctx)) if call.is_async else call.func(ctx)
+        else:
+            result = call(ctx)
+        if inspect.isawaitable(result):
+            result = asyncio.run(_awaited(result))
+    except Exception as error:  # noqa: BLE001 - every agent failure goes back to the driver
+        return _failure(error, recorder.events)
+    if _is_large(result, large_value_bytes):
+        return _Outcome(result_ref=ray.put(result), events=recorder.events)
+    return _Outcome(result=result, events=recorder.events)
+
+
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
+
+
+def _failure(error: Exception, events: list[Any]) -> _Outcome:
+    """The agent's exception as it is, when it survives pickling; else its type name and text."""
+    error.__traceback__ = None
+    try:
+        pickle.loads(pickle.dumps(error))
+    except Exception:  # noqa: BLE001 - an exception that does not pickle still reports its text
+        text = "".join(traceback.format_exception_only(type(error), error)).strip()
+        return _Outcome(error_type=type(error).__name__, error_text=str(error) or text, events=events)
+    return _Outcome(error=error, events=events)
+
+
+class _AgentActor:
+    """Holds one stateful agent (a toolset instance) for every call of it on the cluster."""
+
+    def __init__(self, call: Any, large_value_bytes: int) -> None:
+        self._call = call
+        self._large = large_value_bytes
+
+    def run(self, request: _Call) -> _Outcome:
+        return _invoke(self._call, request, self._large)
+
+
+def _is_large(value: Any, limit: int) -> bool:
+    """Whether a value's size reaches `limit` bytes, roughly, stopping as soon as it does."""
+    budget = limit
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (str, bytes, bytearray)):
+            budget -= len(item)
+        elif isinstance(item, dict):
+            budget -= 16 * len(item)
+            stack.extend(item.values())
+            stack.extend(key for key in item if isinstance(key, str))
+        elif isinstance(item, (list, tuple)):
+            budget -= 8 * len(item)
+            stack.extend(item)
+        else:
+            nbytes = getattr(item, "nbytes", None)  # numpy arrays and the like
+            budget -= nbytes if isinstance(nbytes, int) else 8
+        if budget <= 0:
+            return True
+    return False
+
+
+class _RemoteException(Exception):
+    """An agent's exception that could not cross the wire; it keeps the type's name in messages."""
+
+
+def _rebuilt(outcome: _Outcome) -> BaseException:
+    if outcome.error is not None:
+        return outcome.error
+    kind = type(outcome.error_type or "Exception", (_RemoteException,), {"__module__": __name__})
+    return kind(outcome.error_text)
+
+
+# ----- the driver's side -----
+
+
+class RayExecutor(Executor):
+    """Runs agent calls as Ray tasks (and stateful agents in Ray actors).
+
+    Args:
+        address: the cluster: None starts a local Ray for the run (unless this process
+            is connected already, or RAY_ADDRESS is set), "auto" the one running on
+            this machine, "ray://HOST:PORT" a remote one through Ray Client.
+        num_cpus: the CPUs of a local Ray that this executor starts.
+        task_options: Ray options for every task (e.g. `num_cpus`, `resources`, `runtime_env`).
+        agent_options: Ray options by agent name, over `task_options` (e.g. `{"fetchAgent": {"num_cpus": 0.25}}`).
+        large_value_bytes: values this large or larger travel by object ref.
+        force_cancel: `ray.cancel(force=True)` on timeout or abort (kills the worker process;
+            needed for agents stuck in native code). By default the task gets KeyboardInterrupt.
+        init_options: more options for `ray.init` when this executor starts or connects to Ray.
+    """
+
+    name = "ray"
+
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        num_cpus: int | None = None,
+        task_options: Mapping[str, Any] | None = None,
+        agent_options: Mapping[str, Mapping[str, Any]] | None = None,
+        large_value_bytes: int = DEFAULT_LARGE_VALUE_BYTES,
+        force_cancel: bool = False,
+        init_options: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.address = address
+        self.num_cpus = num_cpus
+        self.task_options = {"num_cpus": 1, **(task_options or {})}
+        self.agent_options = {name: dict(options) for name, options in (agent_options or {}).items()}
+        self.large_value_bytes = large_value_bytes
+        self.force_cancel = force_cancel
+        self.init_options = dict(init_options or {})
+        self.started_ray = False  # this executor started (or connected) Ray, so `shutdown` disconnects
+        self._lock = threading.Lock()
+        self._task: Any = None
+        self._functions: dict[int, tuple[Any, Any]] = {}  # id(agent) -> (agent, its object ref)
+        self._values: dict[int, tuple[Any, Any]] = {}  # id(value) -> (value, its object ref), for one run
+        self._actors: dict[int, tuple[Any, Any]] = {}  # id(stateful agent) -> (agent, its actor)
+
+    # ----- lifecycle -----
+
+    async def open(self) -> None:
+        with self._lock:
+            if not ray.is_initialized():
+                if self.address is None and not os.environ.get("RAY_ADDRESS"):
+                    start_local_ray(self.num_cpus, **self.init_options)
+                else:
+                    ray.init(address=self.address, **{"include_dashboard": False, **self.init_options})
+                self.started_ray = True
+            if self._task is None:
+                self._task = ray.remote(_invoke).options(max_retries=0, **self.task_options)
+
+    async def close(self) -> None:
+        """Lets go of the run's values in the object store (the actors stay for the next run)."""
+        self._values.clear()
+
+    def shutdown(self) -> None:
+        """Ends the actors, and disconnects from Ray (stopping a local Ray) if this executor started it."""
+        for _, actor in self._actors.values():
+            ray.kill(actor)
+        self._actors.clear()
+        self._functions.clear()
+        self._values.clear()
+        self._task = None
+        if self.started_ray and ray.is_initialized():
+            ray.shutdown()
+        self.started_ray = False
+
+    def __repr__(self) -> str:
+        return f"RayExecutor(address={self.address!r})"
+
+    # ----- calls -----
+
+    async def call(self, call: Any, ctx: AgentContext) -> Any:
+        if self._task is None:
+            await self.open()
+        request = _Call(
+            inputs=self._by_reference(ctx.inputs), params=ctx.params, node_id=ctx.node_id, agent_id=ctx.agent_id,
+            filter_params=ctx.filter_params, config=ctx.config, retry_count=ctx.retry_count, run_id=ctx.run_id,
+            path=ctx.path, answer=ctx.answer, listening=bool(ctx.emitter),
+        )
+        stateful = isinstance(call, AgentInfo) and call.stateful
+        if stateful:
+            ref = self._actor(call).run.remote(request)
+        else:
+            options = self.agent_options.get(ctx.agent_id or "")
+            task = self._task.options(**options) if options else self._task
+            ref = task.remote(self._shared(call), request, self.large_value_bytes)
+        try:
+            outcome: _Outcome = await _resolved(ref)
+            if outcome.result_ref is not None:
+                outcome.result = await _resolved(outcome.result_ref)
+                self._values[id(outcome.result)] = (outcome.result, outcome.result_ref)
+        except anyio.get_cancelled_exc_class():
+            with anyio.CancelScope(shield=True):
+                ray.cancel(ref, force=self.force_cancel and not stateful)
+            raise
+        except _LOST_WORKER as lost:
+            if stateful:
+                self._actors.pop(id(call), None)  # a new actor (with a fresh state) takes the next call
+            where = "actor" if stateful else "worker"
+            raise AgentError(f"the Ray {where} running this call died ({type(lost).__name__}: {_first_line(lost)})",
+                             agent_id=ctx.agent_id) from lost
+        except ray.exceptions.TaskCancelledError as cancelled:
+            raise AgentError("the Ray task was cancelled from outside the run", agent_id=ctx.agent_id) from cancelled
+        except ray.exceptions.RayError as failed:  # e.g. the agent cannot be unpickled on the worker
+            raise AgentError(f"Ray could not run this call ({type(failed).__name__}: {_first_line(failed)})",
+                             agent_id=ctx.agent_id) from failed
+        if ctx.emitter:
+            for event in outcome.events:
+                ctx.emitter.emit(event)
+        if outcome.error is not None or outcome.error_type:
+            raise _rebuilt(outcome)
+        return outcome.result
+
+    def _shared(self, call: Any) -> Any:
+        """The agent as an object ref: pickled and uploaded once, not at every call."""
+        entry = self._functions.get(id(call))
+        if entry is None or entry[0] is not call:
+            entry = (call, ray.put(call))
+            self._functions[id(call)] = entry
+        return entry[1]
+
+    def _actor(self, call: AgentInfo) -> Any:
+        entry = self._actors.get(id(call))
+        if entry is None or entry[0] is not call:
+            options = self.agent_options.get(call.name, {})
+            actor_class = ray.remote(_AgentActor).options(max_restarts=0, max_task_retries=0, **options)
+            entry = (call, actor_class.remote(call, self.large_value_bytes))
+            self._actors[id(call)] = entry
+        return entry[1]
+
+    def _by_reference(self, inputs: dict[str, Any]) -> dict[str, Any]:
+        """The inputs with each large value replaced by its object ref (put once per value and run)."""
+        replaced = None
+        for key, value in inputs.items():
+            if value is None or isinstance(value, (bool, int, float)):
+                continue
+            entry = self._values.get(id(value))
+            if entry is None or entry[0] is not value:
+                if not _is_large(value, self.large_value_bytes):
+                    continue
+                entry = (value, ray.put(value))
+                self._values[id(value)] = entry
+            if replaced is None:
+                replaced = dict(inputs)
+            replaced[key] = entry[1]
+        return inputs if replaced is None else replaced
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+async def _resolved(ref: Any) -> Any:
+    """The value of an object ref, awaited under asyncio or trio alike (an abort or timeout stops the wait)."""
+    future = ref.future()
+    if not future.done():
+        event = anyio.Event()
+        wake = _waker(event)
+        future.add_done_callback(lambda _: wake())
+        await event.wait()
+    return future.result()
+
+
+def _waker(event: anyio.Event) -> Callable[[], None]:
+    """A function that sets `event` from any thread (Ray completes futures on its own threads)."""
+    import sniffio
+
+    if sniffio.current_async_library() == "trio":
+        import trio
+
+        token = trio.lowlevel.current_trio_token()
+        schedule: Callable[[Callable[[], Any]], Any] = token.run_sync_soon
+    else:
+        schedule = asyncio.get_running_loop().call_soon_threadsafe
+
+    def wake() -> None:
+        try:
+            schedule(event.set)
+        except RuntimeError:  # the run is over (its loop closed) before the abandoned call ended
+            pass
+
+    return wake
