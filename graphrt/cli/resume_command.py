@@ -22,6 +22,7 @@ from graphrt.base.errors import GraphError, GraphInterrupted
 from graphrt.base.jsvalue import to_json_compatible
 from graphrt.checkpoint import open_store
 from graphrt.cli.agent_modules import add_agents_option, registry_for
+from graphrt.cli.executor_option import add_executor_option, executor_for
 from graphrt.durable.runs import find_run, from_checkpoint
 from graphrt.engine.graph import Graph
 from graphrt.observe.trace import TraceWriter
@@ -42,6 +43,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the results")
     parser.add_argument("--trace", metavar="FILE.jsonl", help="write every event of the run to FILE, one JSON object a line")
     add_agents_option(parser)
+    add_executor_option(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -117,8 +119,11 @@ def handle(args: argparse.Namespace, stdin: TextIO | None = None, stderr: TextIO
     if trace is not None:
         graph.subscribe(trace)
     try:
-        code, results = run_saved(graph, args.checkpoint, run_id=record.run_id, all_results=args.all or record.all_results,
-                                  answer=args.answer, stdin=stdin, stderr=stderr, quiet=True)
+        with executor_for(args) as executor:
+            graph.executor = executor
+            code, results = run_saved(graph, args.checkpoint, run_id=record.run_id,
+                                      all_results=args.all or record.all_results,
+                                      answer=args.answer, stdin=stdin, stderr=stderr, quiet=True)
     finally:
         if trace is not None:
             trace.close()

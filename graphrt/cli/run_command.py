@@ -5,6 +5,7 @@ are shown on stderr. On a terminal, stderr also shows the run's progress (node
 states, loop count, streamed tokens); piped or with `--quiet`, only the results
 are printed. `--trace FILE.jsonl` writes every event of the run, secrets redacted.
 `--checkpoint PATH` saves the run as it goes, for `graphrt resume PATH` (graphrt/cli/resume_command.py).
+`--executor ray` runs the agent calls on Ray (graphrt/executors/ray.py).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any, TextIO
 from graphrt.base.errors import ValidationIssue
 from graphrt.base.jsvalue import to_json_compatible
 from graphrt.cli.agent_modules import add_agents_option, registry_for
+from graphrt.cli.executor_option import add_executor_option, executor_for
 from graphrt.cli.resume_command import run_saved
 from graphrt.cli.watch import ProgressDisplay
 from graphrt.engine.graph import Graph
@@ -51,6 +53,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         "to continue it with 'graphrt resume PATH'")
     parser.add_argument("--run-id", metavar="ID", help="the saved run's id (default: a new one)")
     add_agents_option(parser)
+    add_executor_option(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -74,13 +77,15 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
         if subscriber is not None:
             graph.subscribe(subscriber)
     try:
-        if args.checkpoint:
-            code, results = run_saved(graph, args.checkpoint, run_id=args.run_id, all_results=args.all, quiet=args.quiet,
-                                      stderr=stderr)
-            if results is None:
-                return code
-        else:
-            results = graph.run(args.all)
+        with executor_for(args) as executor:
+            graph.executor = executor
+            if args.checkpoint:
+                code, results = run_saved(graph, args.checkpoint, run_id=args.run_id, all_results=args.all,
+                                          quiet=args.quiet, stderr=stderr)
+                if results is None:
+                    return code
+            else:
+                results = graph.run(args.all)
     finally:
         if display is not None:
             display.close()

@@ -344,6 +344,7 @@ class RayExecutor(Executor):
         """The agent as an object ref: pickled and uploaded once, not at every call."""
         entry = self._functions.get(id(call))
         if entry is None or entry[0] is not call:
+            _ship_unimportable_modules()
             entry = (call, ray.put(call))
             self._functions[id(call)] = entry
         return entry[1]
@@ -351,6 +352,7 @@ class RayExecutor(Executor):
     def _actor(self, call: AgentInfo) -> Any:
         entry = self._actors.get(id(call))
         if entry is None or entry[0] is not call:
+            _ship_unimportable_modules()
             options = self.agent_options.get(call.name, {})
             actor_class = ray.remote(_AgentActor).options(max_restarts=0, max_task_retries=0, **options)
             entry = (call, actor_class.remote(call, self.large_value_bytes))
@@ -373,6 +375,34 @@ class RayExecutor(Executor):
                 replaced = dict(inputs)
             replaced[key] = entry[1]
         return inputs if replaced is None else replaced
+
+
+_CHECKED_MODULES: set[str] = set()
+
+
+def _ship_unimportable_modules() -> None:
+    """Pickles by value the modules a worker could not import by name (e.g. `--agents path/to/file.py`).
+
+    cloudpickle sends a module-level function as "module.name", which a worker
+    imports; a module loaded from a file path has a name no worker can import.
+    """
+    from importlib.machinery import PathFinder
+
+    from ray import cloudpickle
+
+    for name, module in list(sys.modules.items()):
+        if name in _CHECKED_MODULES or module is None:
+            continue
+        _CHECKED_MODULES.add(name)
+        if getattr(module, "__file__", None) is None or name == "__main__":
+            continue  # built in, or pickled by value by cloudpickle anyway
+        top = name.partition(".")[0]
+        try:
+            found = top in sys.builtin_module_names or PathFinder.find_spec(top, sys.path) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            cloudpickle.register_pickle_by_value(module)
 
 
 def _first_line(error: BaseException) -> str:

@@ -187,7 +187,7 @@ def test_an_unknown_option_is_named_with_the_known_ones() -> None:
     assert str(caught.value) == (
         "agent 'search_books': unknown option 'descripton' (options: author, cache_type, category, config, "
         "description, environment_variables, has_graph_data, inputs, license, mock, name, output, package, params, "
-        "repository, samples, source, stream, tools)"
+        "repository, runs_local, samples, source, stateful, stream, tools)"
     )
 
 

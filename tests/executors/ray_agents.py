@@ -1,0 +1,109 @@
+"""Agents for the Ray executor's tests; also loaded with `graphrt run --agents tests/executors/ray_agents.py`.
+
+They report the process they ran in, so a test can tell the driver from a Ray worker.
+Files they write are named in their inputs, not in environment variables: a Ray
+worker does not see the environment of the driver that sent it the call.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import graphrt
+from graphrt.authoring.registry import AgentContext, AgentInfo
+
+
+async def where_agent(ctx: AgentContext) -> Any:
+    return {"pid": os.getpid(), **ctx.inputs}
+
+
+def spin_agent(ctx: AgentContext) -> Any:
+    """Busy for `params.ms` of pure-Python work (holds the GIL), then says when and where it ran."""
+    started = time.time()
+    until = time.perf_counter() + ctx.params.get("ms", 20) / 1000
+    count = 0
+    while time.perf_counter() < until:
+        count += 1
+    return {"pid": os.getpid(), "start": started, "end": time.time(), "row": ctx.inputs.get("row")}
+
+
+def nap_agent(ctx: AgentContext) -> Any:
+    """Sleeps `inputs.seconds`; touches `inputs.started` before and `inputs.finished` after, when given."""
+    if ctx.inputs.get("started"):
+        Path(ctx.inputs["started"]).touch()
+    time.sleep(ctx.inputs.get("seconds", 0.05))
+    if ctx.inputs.get("finished"):
+        Path(ctx.inputs["finished"]).touch()
+    return {"pid": os.getpid()}
+
+
+async def fail_agent(ctx: AgentContext) -> Any:
+    raise ValueError(f"cannot handle {ctx.inputs.get('what')!r}")
+
+
+def die_once_agent(ctx: AgentContext) -> Any:
+    """Kills its own process the first time (while `inputs.marker` does not exist yet), then answers."""
+    marker = Path(ctx.inputs["marker"])
+    if not marker.exists():
+        marker.touch()
+        os._exit(1)
+    return {"pid": os.getpid(), "retry": ctx.retry_count}
+
+
+def die_always_agent(ctx: AgentContext) -> Any:
+    os._exit(1)
+
+
+async def local_agent(ctx: AgentContext) -> Any:
+    return {"pid": os.getpid()}
+
+
+async def big_agent(ctx: AgentContext) -> Any:
+    return "x" * ctx.params.get("size", 300_000)
+
+
+async def length_agent(ctx: AgentContext) -> Any:
+    return {"length": len(ctx.inputs["text"]), "pid": os.getpid()}
+
+
+def log_agent(ctx: AgentContext) -> Any:
+    """Appends `node` to `inputs.log`, then sleeps `inputs.sleep` seconds: counts runs across processes."""
+    with open(ctx.inputs["log"], "a", encoding="utf-8") as log:
+        log.write(f"{ctx.node_id}\n")
+    time.sleep(ctx.inputs.get("sleep", 0))
+    return {"node": ctx.node_id, "pid": os.getpid()}
+
+
+class Counter:
+    """Counts, and remembers the count between calls."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    @graphrt.tool
+    def add(self, n: int = 1) -> dict:
+        """Adds n to the count.
+
+        Args:
+            n: how much to add.
+        """
+        self.count += n
+        return {"count": self.count, "pid": os.getpid()}
+
+
+AGENTS = [
+    AgentInfo("whereAgent", where_agent),
+    AgentInfo("spinAgent", spin_agent),
+    AgentInfo("napAgent", nap_agent),
+    AgentInfo("failAgent", fail_agent),
+    AgentInfo("dieOnceAgent", die_once_agent),
+    AgentInfo("dieAlwaysAgent", die_always_agent),
+    AgentInfo("localAgent", local_agent, runs_local=True),
+    AgentInfo("bigAgent", big_agent),
+    AgentInfo("lengthAgent", length_agent),
+    AgentInfo("logAgent", log_agent),
+    Counter,
+]

@@ -1,0 +1,62 @@
+"""The public conformance cases (../shared/conformance/cases), run with the Ray executor.
+
+The suite's own runner forks a process per case and calls `graphrt.run`; with
+`GRAPHRT_EXECUTOR=ray RAY_ADDRESS=auto` it runs every case on a running Ray, but
+connects a new driver per case. Here the cases run in this process on the test
+session's Ray, judged by the runner's own comparison (`diff`), so CI checks that
+the Ray executor keeps GraphAI's semantics case by case.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import anyio
+import pytest
+import yaml
+
+import graphrt
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFORMANCE = Path(os.environ.get("GRAPHRT_CONFORMANCE", ROOT.parent / "shared" / "conformance"))
+RUNNER = CONFORMANCE / "run.py"
+TIME_LIMIT_S = 10  # the runner's own limit per case
+
+
+def _runner():
+    spec = importlib.util.spec_from_file_location("conformance_runner", RUNNER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _cases():
+    if not RUNNER.is_file():
+        return [pytest.param(None, marks=pytest.mark.skip(reason=f"no conformance suite at {CONFORMANCE}"))]
+    return [pytest.param(path, id=name) for name, path in _runner().collect([CONFORMANCE / "cases"])]
+
+
+@pytest.fixture(scope="module")
+def runner():
+    return _runner()
+
+
+@pytest.mark.parametrize("case_file", _cases())
+def test_case_on_ray(case_file, runner, ray_executor, capsys):
+    case = yaml.safe_load(case_file.read_text(encoding="utf-8"))
+
+    async def run():
+        with anyio.fail_after(TIME_LIMIT_S):
+            return await graphrt.arun(case["graph"], inject=case.get("inject") or {},
+                                      all_results=bool(case.get("all", False)), executor=ray_executor)
+
+    if case.get("expected_error") is True:
+        with pytest.raises(graphrt.GraphError):
+            anyio.run(run)
+        return
+    import json
+
+    result = json.loads(json.dumps(anyio.run(run)))
+    assert runner.diff(case["expected"], result) is None

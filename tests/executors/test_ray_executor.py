@@ -1,0 +1,194 @@
+"""The Ray executor: the same graphs give the same results, with agent calls on Ray workers."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+import graphrt
+from graphrt.authoring.plugins import module_agents
+from graphrt.base.errors import AgentError, GraphError, NodeTimeoutError
+from graphrt.engine.graph import Graph, make_registry
+from graphrt.observe.events import AgentProgress
+
+AGENTS = module_agents(str(Path(__file__).with_name("ray_agents.py")))
+DRIVER = os.getpid()
+
+
+def _run(graph, executor, **options):
+    return graphrt.run(graph, agents=AGENTS, executor=executor, **options)
+
+
+def _max_overlap(spans):
+    """The most calls running at one moment, from their (start, end) times."""
+    edges = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans], key=lambda e: (e[0], e[1]))
+    running = peak = 0
+    for _, step in edges:
+        running += step
+        peak = max(peak, running)
+    return peak
+
+
+def test_same_results_as_in_process(ray_executor):
+    graph = {
+        "version": 0.5,
+        "loop": {"count": 3},
+        "nodes": {
+            "total": {"value": 0, "update": ":add"},
+            "rows": {"value": [1, 2, 3]},
+            "mapped": {"agent": "mapAgent", "inputs": {"rows": ":rows"}, "isResult": True,
+                       "graph": {"nodes": {"double": {"agent": "copyAgent", "inputs": {"v": ":row"}, "isResult": True}}}},
+            "add": {"agent": "dataSumTemplateAgent", "inputs": {"array": [":total", 1]}, "isResult": True},
+            "text": {"agent": "stringTemplateAgent", "inputs": {"n": ":add"}, "params": {"template": "n=${n}"},
+                     "isResult": True},
+        },
+    }
+    assert _run(graph, ray_executor) == _run(graph, None)
+
+
+def test_agent_calls_run_on_workers_and_map_rows_spread(ray_executor):
+    graph = {
+        "version": 0.5,
+        "nodes": {
+            "rows": {"value": list(range(8))},
+            "map": {"agent": "mapAgent", "inputs": {"rows": ":rows"}, "isResult": True,
+                    "graph": {"nodes": {"spin": {"agent": "spinAgent", "params": {"ms": 150}, "inputs": {"row": ":row"},
+                                                 "isResult": True}}}},
+            "here": {"agent": "localAgent", "isResult": True},
+        },
+    }
+    results = _run(graph, ray_executor)
+    pids = {row["spin"]["pid"] for row in results["map"]}
+    assert DRIVER not in pids
+    assert len(pids) == 2  # both Ray workers took rows
+    assert [row["spin"]["row"] for row in results["map"]] == list(range(8))
+    assert results["here"]["pid"] == DRIVER  # runs_local: stays in the driver
+
+
+def test_global_concurrency_holds_on_the_cluster(ray_executor):
+    nodes = {f"n{i}": {"agent": "spinAgent", "params": {"ms": 120}, "isResult": True} for i in range(4)}
+    results = _run({"version": 0.5, "concurrency": 1, "nodes": nodes}, ray_executor)
+    assert _max_overlap([(r["start"], r["end"]) for r in results.values()]) == 1
+
+
+def test_label_concurrency_holds_on_the_cluster(ray_executor):
+    nodes = {f"n{i}": {"agent": "spinAgent", "params": {"ms": 120}, "label": "cpu", "isResult": True} for i in range(4)}
+    graph = {"version": 0.5, "concurrency": {"global": 4, "labels": {"cpu": 1}}, "nodes": nodes}
+    results = _run(graph, ray_executor)
+    assert _max_overlap([(r["start"], r["end"]) for r in results.values()]) == 1
+
+
+def test_a_stateful_toolset_lives_in_one_actor(ray_executor):
+    counter = AGENTS[-1]
+    assert counter.stateful
+    nodes = {f"add{i}": {"agent": "Counter", "inputs": {"func": "add", "arg": {"n": 1}}, "isResult": True}
+             for i in range(5)}
+    results = _run({"version": 0.5, "concurrency": 2, "nodes": nodes}, ray_executor)
+    counts = sorted(result["data"]["count"] for result in results.values())
+    pids = {result["data"]["pid"] for result in results.values()}
+    assert len(pids) == 1 and DRIVER not in pids
+    again = _run({"version": 0.5, "nodes": {"add": nodes["add0"]}}, ray_executor)
+    # One state for every call and every run: the counts follow on, none is lost or repeated.
+    assert counts == sorted(counts) and len(set(counts)) == 5
+    assert again["add"]["data"]["count"] == max(counts) + 1
+
+
+def test_large_values_are_put_once_and_passed_by_reference(ray_executor, monkeypatch):
+    import ray
+
+    from graphrt.executors.ray import RayExecutor
+
+    sent = []
+    by_reference = RayExecutor._by_reference
+    monkeypatch.setattr(RayExecutor, "_by_reference",
+                        lambda self, inputs: sent.append(by_reference(self, inputs)) or sent[-1])
+    nodes = {"big": {"agent": "bigAgent", "params": {"size": 300_000}}}
+    nodes.update({f"len{i}": {"agent": "lengthAgent", "inputs": {"text": ":big"}, "isResult": True} for i in range(4)})
+    results = _run({"version": 0.5, "nodes": nodes}, ray_executor)
+    assert {r["length"] for r in results.values()} == {300_000}
+    refs = [inputs["text"] for inputs in sent if "text" in inputs]
+    # The worker put the big result in the object store; all four edges pass that one ref, no copy.
+    assert len(refs) == 4 and all(isinstance(ref, ray.ObjectRef) for ref in refs)
+    assert len({ref.hex() for ref in refs}) == 1
+
+
+def test_an_agent_exception_is_the_same_graph_error(ray_executor):
+    graph = "version: 0.5\nnodes:\n  bad:\n    agent: failAgent\n    inputs:\n      what: it\n"
+    errors = []
+    for executor in (None, ray_executor):
+        with pytest.raises(AgentError) as caught:
+            _run(graph, executor)
+        errors.append(caught.value)
+    local, remote = errors
+    assert str(remote) == str(local)
+    assert remote.node_id == "bad" and remote.location is not None and remote.location.line == 3
+    assert isinstance(remote.__cause__, ValueError)
+
+
+def test_a_timeout_cancels_the_remote_task(ray_executor, tmp_path):
+    started, finished = tmp_path / "started", tmp_path / "finished"
+    graph = {"version": 0.5, "nodes": {"slow": {
+        "agent": "napAgent", "timeout": 800, "isResult": True,
+        "inputs": {"seconds": 2.5, "started": str(started), "finished": str(finished)}}}}
+    with pytest.raises(NodeTimeoutError) as caught:
+        _run(graph, ray_executor)
+    assert caught.value.node_id == "slow"
+    assert started.exists()
+    time.sleep(2.5)
+    assert not finished.exists()  # ray.cancel stopped it
+
+
+def test_a_dead_worker_is_retried_under_the_nodes_retry(ray_executor, tmp_path):
+    graph = {"version": 0.5, "nodes": {"flaky": {"agent": "dieOnceAgent", "retry": 1, "isResult": True,
+                                                 "inputs": {"marker": str(tmp_path / "died")}}}}
+    result = _run(graph, ray_executor)["flaky"]
+    assert result["retry"] == 1 and (tmp_path / "died").exists()
+
+
+def test_a_dead_worker_without_retry_fails_its_node_cleanly(ray_executor):
+    graph = {"version": 0.5, "nodes": {
+        "doomed": {"agent": "dieAlwaysAgent"},
+        "fine": {"agent": "whereAgent", "isResult": True}}}
+    prepared = Graph(graph, agents=AGENTS, executor=ray_executor)
+    with pytest.raises(AgentError) as caught:
+        prepared.run()
+    assert caught.value.node_id == "doomed" and "died" in str(caught.value)
+    assert prepared.states() == {"doomed": "failed", "fine": "completed"}
+
+
+def test_events_from_the_cluster_reach_subscribers(ray_executor):
+    async def report(ctx):
+        ctx.progress("half way", 50)
+        return {"pid": os.getpid()}
+
+    registry = make_registry([*AGENTS, graphrt.AgentInfo("reportAgent", report)])
+    prepared = Graph({"version": 0.5, "nodes": {"r": {"agent": "reportAgent", "isResult": True}}},
+                     agents=registry, executor=ray_executor)
+    seen = []
+    prepared.subscribe(lambda event: seen.append(event) if isinstance(event, AgentProgress) else None)
+    assert prepared.run()["r"]["pid"] != DRIVER
+    assert [(e.node_id, e.message, e.data) for e in seen] == [("r", "half way", 50)]
+
+
+def test_trio_runs_too(ray_executor):
+    graph = {"version": 0.5, "nodes": {"w": {"agent": "whereAgent", "inputs": {"a": 1}, "isResult": True}}}
+    prepared = Graph(graph, agents=AGENTS, executor=ray_executor)
+    result = prepared.run(backend="trio")["w"]
+    assert result["a"] == 1 and result["pid"] != DRIVER
+
+
+def test_executor_names():
+    from graphrt.executors import ExecutorError, executor_from_spec
+    from graphrt.executors.ray import RayExecutor
+
+    assert executor_from_spec("inprocess") is None
+    assert isinstance(executor_from_spec("ray"), RayExecutor)
+    assert executor_from_spec("ray://10.0.0.1:10001").address == "ray://10.0.0.1:10001"
+    assert executor_from_spec("ray", address="auto").address == "auto"
+    with pytest.raises(ExecutorError, match="unknown executor 'spark'"):
+        executor_from_spec("spark")
+    with pytest.raises(GraphError, match="needs a cluster executor"):
+        executor_from_spec("inprocess", address="auto")
