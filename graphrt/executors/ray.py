@@ -26,6 +26,10 @@ What runs where:
 
 Events an agent reports on the cluster (progress, tokens) reach the driver's
 subscribers when its call returns.
+
+Ray ships agents, inputs and results to the cluster with its own serializer
+(cloudpickle): point the executor only at a cluster you trust, as any Ray job
+does. Nothing read from a graph file is ever unpickled; graph text stays data.
 """
 
 from __future__ import annotations
@@ -33,7 +37,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import os
-import pickle
 import sys
 import threading
 import traceback
@@ -163,14 +166,27 @@ async def _awaited(awaitable: Any) -> Any:
 
 
 def _failure(error: Exception, events: list[Any]) -> _Outcome:
-    """The agent's exception as it is, when it survives pickling; else its type name and text."""
+    """The agent's exception as it is, when the driver can rebuild it; else its type name and text."""
     error.__traceback__ = None
+    if _rebuildable(error):
+        return _Outcome(error=error, events=events)
+    text = "".join(traceback.format_exception_only(type(error), error)).strip()
+    return _Outcome(error_type=type(error).__name__, error_text=str(error) or text, events=events)
+
+
+def _rebuildable(error: Exception) -> bool:
+    """Whether an exception survives the trip: rebuilt as `type(*args)` (BaseException's reduce), or its own reduce.
+
+    An exception whose `__init__` wants other arguments than its `args` pickles but
+    cannot be unpickled on the driver; it goes back as its type name and text instead.
+    """
+    if type(error).__reduce__ is not BaseException.__reduce__ or type(error).__reduce_ex__ is not BaseException.__reduce_ex__:
+        return True
     try:
-        pickle.loads(pickle.dumps(error))
-    except Exception:  # noqa: BLE001 - an exception that does not pickle still reports its text
-        text = "".join(traceback.format_exception_only(type(error), error)).strip()
-        return _Outcome(error_type=type(error).__name__, error_text=str(error) or text, events=events)
-    return _Outcome(error=error, events=events)
+        type(error)(*error.args)
+    except Exception:  # noqa: BLE001 - any constructor failure means: send the text
+        return False
+    return True
 
 
 class _AgentActor:

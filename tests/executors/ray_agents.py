@@ -107,3 +107,17 @@ AGENTS = [
     AgentInfo("logAgent", log_agent),
     Counter,
 ]
+
+
+class PickyError(Exception):
+    """An exception whose constructor takes other arguments than its `args`: it cannot be rebuilt elsewhere."""
+
+    def __init__(self, code: int, *, reason: str) -> None:
+        super().__init__(f"code {code}: {reason}")
+
+
+async def picky_agent(ctx: AgentContext) -> Any:
+    raise PickyError(7, reason="picky")
+
+
+AGENTS.append(AgentInfo("pickyAgent", picky_agent))

@@ -82,7 +82,7 @@ def test_label_concurrency_holds_on_the_cluster(ray_executor):
 
 
 def test_a_stateful_toolset_lives_in_one_actor(ray_executor):
-    counter = AGENTS[-1]
+    counter = next(info for info in AGENTS if info.name == "Counter")
     assert counter.stateful
     nodes = {f"add{i}": {"agent": "Counter", "inputs": {"func": "add", "arg": {"n": 1}}, "isResult": True}
              for i in range(5)}
@@ -192,3 +192,13 @@ def test_executor_names():
         executor_from_spec("spark")
     with pytest.raises(GraphError, match="needs a cluster executor"):
         executor_from_spec("inprocess", address="auto")
+
+
+def test_an_exception_that_cannot_cross_keeps_its_type_name_and_text(ray_executor):
+    graph = {"version": 0.5, "nodes": {"p": {"agent": "pickyAgent"}}}
+    messages = []
+    for executor in (None, ray_executor):
+        with pytest.raises(AgentError) as caught:
+            _run(graph, executor)
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1] == "node 'p': PickyError: code 7: picky (agent pickyAgent)"
