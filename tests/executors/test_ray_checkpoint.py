@@ -1,0 +1,79 @@
+"""A driver killed with SIGKILL while its agent calls run on Ray resumes from its checkpoint.
+
+The driver is `graphrt run --executor ray --address auto`, a separate process
+joining the test session's Ray. Nodes that completed on the cluster before the
+kill are not run again on resume; the node that was running then runs again.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+AGENTS = str(Path(__file__).with_name("ray_agents.py"))
+
+GRAPH = """\
+version: 0.5
+nodes:
+  log:
+    value: ""
+  a:
+    agent: logAgent
+    inputs: {log: ":log", sleep: 0.2}
+  b:
+    agent: logAgent
+    inputs: {log: ":log", sleep: 0.2, after: ":a.node"}
+  c:
+    agent: logAgent
+    inputs: {log: ":log", sleep: 30, after: ":b.node"}
+    timeout: 60000
+  d:
+    agent: logAgent
+    inputs: {log: ":log", after: ":c.node"}
+    isResult: true
+"""
+
+
+def _graphrt(*args: str) -> subprocess.Popen:
+    command = [sys.executable, "-c", "import sys; from graphrt.cli import main; sys.exit(main())", *args]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def _wait_for(predicate, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting")
+        time.sleep(0.05)
+
+
+def test_a_killed_driver_resumes_and_completed_nodes_do_not_rerun(ray_executor, tmp_path):
+    graph, db, log = tmp_path / "chain.yaml", str(tmp_path / "runs.db"), tmp_path / "calls.log"
+    graph.write_text(GRAPH)
+    common = ["--executor", "ray", "--address", "auto", "--agents", AGENTS, "--run-id", "r1"]
+    driver = _graphrt("run", str(graph), "-q", "-i", f"log={log}", "--checkpoint", db, *common)
+    try:
+        _wait_for(lambda: log.exists() and "c" in log.read_text().split(), 60)
+    except AssertionError:
+        driver.kill()
+        pytest.fail(f"the driver never reached node c: {driver.communicate()[1][-2000:]}")
+    os.killpg(driver.pid, signal.SIGKILL)
+    driver.wait()
+    assert driver.returncode == -signal.SIGKILL
+
+    # c sleeps 30 s when it runs: on resume it must run again (it was cut off), but not a or b.
+    GRAPH_FAST = GRAPH.replace("sleep: 30", "sleep: 0")
+    graph.write_text(GRAPH_FAST)
+    resumed = _graphrt("resume", db, "--force", *common)
+    out, err = resumed.communicate(timeout=120)
+    assert resumed.returncode == 0, err[-2000:]
+    assert '"node": "d"' in out
+    calls = Counter(log.read_text().split())
+    assert calls == {"a": 1, "b": 1, "c": 2, "d": 1}
