@@ -16,6 +16,7 @@ import sys
 
 from graphrt.base.errors import GraphError
 from graphrt.cli.agent_modules import add_agents_option, registry_for
+from graphrt.cli.executor_option import add_executor_option, executor_for
 
 __all__ = ["API_KEY_ENV", "add_parser", "handle"]
 
@@ -37,6 +38,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--api-key", default=os.environ.get(API_KEY_ENV), metavar="KEY",
                         help=f"require this key on every API request (default: ${API_KEY_ENV})")
     add_agents_option(parser)
+    add_executor_option(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -58,7 +60,15 @@ def handle(args: argparse.Namespace) -> int:
         raise GraphError(f"graphrt serve needs the serve extra: pip install 'graphrt[serve]' ({error})") from None
     if args.max_runs < 1:
         raise GraphError("--max-runs must be at least 1")
-    catalog = GraphCatalog(args.targets, registry_for(args))
+    with executor_for(args) as executor:
+        return _serve(args, GraphCatalog(args.targets, registry_for(args), executor=executor))
+
+
+def _serve(args: argparse.Namespace, catalog: "GraphCatalog") -> int:  # noqa: F821 - imported in handle
+    import uvicorn
+
+    from graphrt.serve import create_app
+
     if not _is_loopback(args.host) and not args.api_key:
         print(f"graphrt: warning: serving on {args.host} without an API key: anyone who reaches it can run graphs "
               f"(set {API_KEY_ENV})", file=sys.stderr)

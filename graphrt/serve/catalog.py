@@ -16,6 +16,7 @@ from typing import Any
 from graphrt.authoring.registry import Registry
 from graphrt.base.errors import GraphError
 from graphrt.check.viz import LOOP, graph_model, to_mermaid
+from graphrt.engine.executor import Executor
 from graphrt.engine.graph import Graph
 from graphrt.graphdata.loader import load_graph
 from graphrt.observe.trace import Redactor
@@ -38,9 +39,9 @@ class ServedGraph:
     error: str | None = None  # the load or validation error; the graph is listed but cannot run
     description: dict[str, Any] = field(default_factory=dict)
 
-    def build(self, registry: Registry) -> Graph:
+    def build(self, registry: Registry, executor: Executor | None = None) -> Graph:
         """A fresh Graph for one run (a Graph holds one run's state)."""
-        return Graph(self.path, agents=registry)
+        return Graph(self.path, agents=registry, executor=executor)
 
 
 def _files(targets: Iterable[str | Path]) -> list[tuple[str, Path]]:
@@ -105,8 +106,10 @@ def describe(graph: Graph, redactor: Redactor) -> dict[str, Any]:
 class GraphCatalog:
     """Every graph file under the served folder(s), by name."""
 
-    def __init__(self, targets: Iterable[str | Path], registry: Registry, redactor: Redactor | None = None) -> None:
+    def __init__(self, targets: Iterable[str | Path], registry: Registry, redactor: Redactor | None = None,
+                 executor: Executor | None = None) -> None:
         self.registry = registry
+        self.executor = executor  # where every run's agent calls run (graphrt.executors); None: in this process
         redactor = redactor or Redactor()
         self.graphs: dict[str, ServedGraph] = {}
         for name, path in _files(targets):

@@ -338,7 +338,7 @@ class RunService:
         if served.error is not None:
             raise GraphError(f"graph {name!r} cannot run: {served.error}")
         self._check_room()
-        graph = served.build(self.catalog.registry)
+        graph = served.build(self.catalog.registry, self.catalog.executor)
         for node_id, value in (inputs or {}).items():
             graph.inject(node_id, value)
         run_id = uuid.uuid4().hex[:16]
@@ -437,6 +437,7 @@ class RunService:
             graph = job.graph
             if graph is None:
                 graph, _ = from_checkpoint(self.store, run.id, agents=self.catalog.registry)
+                graph.executor = self.catalog.executor
         except GraphError as error:
             run.set_status(Status.FAILED, error=self.redactor.text(str(error)))
             return

@@ -1,6 +1,6 @@
 """A driver killed with SIGKILL while its agent calls run on Ray resumes from its checkpoint.
 
-The driver is `graphrt run --executor ray --address auto`, a separate process
+The driver is `graphrt run --executor ray --address ADDRESS`, a separate process
 joining the test session's Ray. Nodes that completed on the cluster before the
 kill are not run again on resume; the node that was running then runs again.
 """
@@ -57,7 +57,11 @@ def _wait_for(predicate, seconds: float) -> None:
 def test_a_killed_driver_resumes_and_completed_nodes_do_not_rerun(ray_executor, tmp_path):
     graph, db, log = tmp_path / "chain.yaml", str(tmp_path / "runs.db"), tmp_path / "calls.log"
     graph.write_text(GRAPH)
-    common = ["--executor", "ray", "--address", "auto", "--agents", AGENTS, "--run-id", "r1"]
+    import ray
+
+    # The session's own cluster by its address ("auto" would take the newest Ray on the machine).
+    address = ray.get_runtime_context().gcs_address
+    common = ["--executor", "ray", "--address", address, "--agents", AGENTS, "--run-id", "r1"]
     driver = _graphrt("run", str(graph), "-q", "-i", f"log={log}", "--checkpoint", db, *common)
     try:
         _wait_for(lambda: log.exists() and "c" in log.read_text().split(), 60)

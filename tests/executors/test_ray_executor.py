@@ -202,3 +202,29 @@ def test_an_exception_that_cannot_cross_keeps_its_type_name_and_text(ray_executo
             _run(graph, executor)
         messages.append(str(caught.value))
     assert messages[0] == messages[1] == "node 'p': PickyError: code 7: picky (agent pickyAgent)"
+
+
+def test_run_resume_and_serve_take_the_executor_options():
+    from graphrt.cli.main import build_parser
+
+    parser = build_parser()
+    for argv in (["run", "g.yaml"], ["resume", "runs.db"], ["serve", "graphs"]):
+        args = parser.parse_args([*argv, "--executor", "ray", "--address", "auto"])
+        assert (args.executor, args.address) == ("ray", "auto")
+
+
+def test_graphrt_run_on_ray_from_the_command_line(ray_executor, tmp_path, capsys):
+    import json
+
+    import ray
+
+    from graphrt.cli.main import main
+
+    graph = tmp_path / "g.yaml"
+    graph.write_text("version: 0.5\nnodes:\n  w:\n    agent: whereAgent\n    inputs: {a: 1}\n    isResult: true\n")
+    address = ray.get_runtime_context().gcs_address
+    agents = str(Path(__file__).with_name("ray_agents.py"))
+    assert main(["run", str(graph), "-q", "--executor", "ray", "--address", address, "--agents", agents]) == 0
+    result = json.loads(capsys.readouterr().out)["w"]
+    assert result["a"] == 1 and result["pid"] != DRIVER
+    assert ray.is_initialized()  # the command used the session's Ray and left it running
