@@ -29,6 +29,7 @@ from graphrt.base.errors import (
     NodeTimeoutError,
     RegistrationError,
     ResolveError,
+    RunTimeoutError,
     ToolCallError,
     ValidationIssue,
 )
@@ -66,6 +67,7 @@ __all__ = [
     "AgentError",
     "NodeTimeoutError",
     "GraphAbortedError",
+    "RunTimeoutError",
     "GraphInterrupted",
     "CheckpointError",
     "Interrupt",

@@ -59,6 +59,7 @@ def run(
     bypass_agent_ids: Iterable[str] = (),
     graph_loader: GraphLoader | None = None,
     executor: ExecutorArg = None,
+    timeout: float | None = None,
 ) -> dict[str, Any]:
     """Loads, validates and runs a graph; returns `{nodeId: result}`.
 
@@ -76,14 +77,15 @@ def run(
         executor: where agent calls run: an Executor, "ray", "ray://HOST:PORT", or "inprocess";
             None reads the GRAPHRT_EXECUTOR variable (unset: in this process). An executor
             named by text is started for this run and shut down after it.
+        timeout: seconds the whole run may take (default: GRAPHRT_RUN_TIMEOUT, else no limit).
 
     Raises:
-        GraphError: a subclass saying what went wrong, where.
+        GraphError: a subclass saying what went wrong, where (RunTimeoutError past `timeout`).
     """
     prepared = _prepare(graph, inject, agents, config, filters, bypass_agent_ids, graph_loader)
     prepared.executor, made = _executor(executor)
     try:
-        return prepared.run(all_results)
+        return prepared.run(all_results, timeout=timeout)
     finally:
         if made:
             _shutdown(prepared.executor)
@@ -100,12 +102,13 @@ async def arun(
     bypass_agent_ids: Iterable[str] = (),
     graph_loader: GraphLoader | None = None,
     executor: ExecutorArg = None,
+    timeout: float | None = None,
 ) -> dict[str, Any]:
     """`run()` for async callers (asyncio or trio)."""
     prepared = _prepare(graph, inject, agents, config, filters, bypass_agent_ids, graph_loader)
     prepared.executor, made = _executor(executor)
     try:
-        return await prepared.arun(all_results)
+        return await prepared.arun(all_results, timeout=timeout)
     finally:
         if made:
             _shutdown(prepared.executor)

@@ -34,6 +34,7 @@ __all__ = [
     "AgentError",
     "NodeTimeoutError",
     "GraphAbortedError",
+    "RunTimeoutError",
     "GraphInterrupted",
     "CheckpointError",
     "Interrupt",
@@ -165,6 +166,10 @@ class NodeTimeoutError(GraphError, TimeoutError):
 
 class GraphAbortedError(GraphError):
     """Raised by a run that was aborted with `Graph.abort()`."""
+
+
+class RunTimeoutError(GraphAbortedError):
+    """Raised by a run stopped because it took longer than its `timeout` (a node's own limit is NodeTimeoutError)."""
 
 
 class GraphInterrupted(GraphError):

@@ -135,6 +135,9 @@ class _Checker:
             # Any other value is always true or always false: GraphAI loops forever or runs once.
             hint = f" (did you mean ':{condition}'?)" if isinstance(condition, str) and condition else ""
             self.add(f"'loop.while' must be a reference like ':node.prop' or a boolean, got {condition!r}{hint}", field="loop")
+        if condition is True:
+            self.add("'loop.while' is always true: the run ends only when a node fails or asks a question, or when "
+                     "it is aborted or times out (graphrt run --timeout)", field="loop", severity="warning")
         ref = parse_ref(condition)
         if ref is not None and isinstance(self.data.get("nodes"), dict) and not self.known(ref.node_id):
             self.add(f"'loop.while' refers to unknown node '{ref.node_id}'{self.suggest(ref.node_id)}", field="loop")

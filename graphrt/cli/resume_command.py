@@ -80,6 +80,7 @@ def run_saved(
     stdin: TextIO | None = None,
     stderr: TextIO | None = None,
     quiet: bool = False,
+    timeout: float | None = None,
 ) -> tuple[int, dict[str, Any] | None]:
     """Runs (or continues) a saved run until it ends; returns (exit code, results or None)."""
     stdin = stdin or sys.stdin
@@ -90,7 +91,7 @@ def run_saved(
     while True:
         try:
             try:
-                return 0, graph.run(all_results, checkpoint=checkpoint, run_id=run_id, answer=answer)
+                return 0, graph.run(all_results, checkpoint=checkpoint, run_id=run_id, answer=answer, timeout=timeout)
             except GraphInterrupted as asked:
                 answer = _prompt(asked.question, stdin, stderr) if _interactive(stdin, stderr) else None
                 if answer is None:

@@ -52,6 +52,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="save the run as it goes to PATH (a SQLite file or a postgresql:// URL), "
                         "to continue it with 'graphrt resume PATH'")
     parser.add_argument("--run-id", metavar="ID", help="the saved run's id (default: a new one)")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS",
+                        help="stop the run after SECONDS (default: $GRAPHRT_RUN_TIMEOUT, else no limit)")
     add_agents_option(parser)
     add_executor_option(parser)
     parser.set_defaults(handler=handle)
@@ -81,11 +83,11 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
             graph.executor = executor
             if args.checkpoint:
                 code, results = run_saved(graph, args.checkpoint, run_id=args.run_id, all_results=args.all,
-                                          quiet=args.quiet, stderr=stderr)
+                                          quiet=args.quiet, stderr=stderr, timeout=args.timeout)
                 if results is None:
                     return code
             else:
-                results = graph.run(args.all)
+                results = graph.run(args.all, timeout=args.timeout)
     finally:
         if display is not None:
             display.close()

@@ -6,6 +6,8 @@ subscribe to events, read every node's error, or abort a run from another task.
 
 from __future__ import annotations
 
+import math
+import os
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -19,6 +21,7 @@ from graphrt.base.errors import (
     GraphAbortedError,
     GraphError,
     GraphValidationError,
+    RunTimeoutError,
     ValidationIssue,
 )
 from graphrt.base.jsvalue import without_undefined
@@ -30,7 +33,9 @@ from graphrt.graphdata.loader import GraphLoader, load_graph
 from graphrt.graphdata.spec import StaticNodeSpec, compile_graph
 from graphrt.observe.events import Emitter, Event, EventStream, RunFinished, RunStarted
 
-__all__ = ["Graph", "AgentsArg", "make_registry", "with_bypassed_agents"]
+__all__ = ["Graph", "AgentsArg", "make_registry", "with_bypassed_agents", "run_timeout", "RUN_TIMEOUT_VARIABLE"]
+
+RUN_TIMEOUT_VARIABLE = "GRAPHRT_RUN_TIMEOUT"  # seconds every run may take unless it is given a timeout
 
 AgentsArg = Registry | Iterable[AgentLike] | None
 
@@ -45,6 +50,27 @@ def make_registry(agents: AgentsArg) -> Registry:
     for info in agents:
         registry.register(info, replace=True)
     return registry
+
+
+def run_timeout(timeout: float | None) -> float | None:
+    """The run's time limit in seconds: `timeout`, else GRAPHRT_RUN_TIMEOUT, else None (no limit).
+
+    Raises:
+        GraphError: the limit is not a positive number.
+    """
+    where = "timeout"
+    if timeout is None:
+        text = os.environ.get(RUN_TIMEOUT_VARIABLE, "").strip()
+        if not text:
+            return None
+        where = RUN_TIMEOUT_VARIABLE
+        try:
+            timeout = float(text)
+        except ValueError:
+            raise GraphError(f"{where} must be a number of seconds, got {text!r}") from None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0 or math.isinf(timeout):
+        raise GraphError(f"{where} must be a positive number of seconds, got {timeout!r}")
+    return float(timeout)
 
 
 async def _bypassed(ctx: AgentContext) -> None:
@@ -139,7 +165,8 @@ class Graph:
         return EventStream(self._emitter, max_buffer)
 
     async def arun(
-        self, all_results: bool = False, *, checkpoint: Any = None, run_id: str | None = None, answer: Any = None
+        self, all_results: bool = False, *, checkpoint: Any = None, run_id: str | None = None, answer: Any = None,
+        timeout: float | None = None,
     ) -> dict[str, Any]:
         """Runs the graph; returns `{nodeId: result}` of the `isResult` nodes (or of all).
 
@@ -149,17 +176,23 @@ class Graph:
                 as it goes (see graphrt.durable); a `run_id` saved there already is continued.
             run_id: the run's id (in events, and in the checkpoint store).
             answer: with a checkpoint, the answer to the question the saved run stopped on.
+            timeout: seconds the whole run may take (default: the GRAPHRT_RUN_TIMEOUT environment
+                variable, else no limit); then running agents are cancelled and RunTimeoutError raised.
 
         Raises:
             GraphError: the first node error in file order, once every node that could run has run.
             GraphAbortedError: `abort()` was called.
+            RunTimeoutError: the run took longer than `timeout` (`results()` has what it got so far).
             GraphInterrupted: an agent asked a question (resume with an answer).
         """
-        if checkpoint is not None:
-            from graphrt.durable.runs import run_checkpointed
+        limit = run_timeout(timeout)
+        with anyio.move_on_after(limit if limit is not None else math.inf):
+            if checkpoint is not None:
+                from graphrt.durable.runs import run_checkpointed
 
-            return await run_checkpointed(self, checkpoint, all_results=all_results, run_id=run_id, answer=answer)
-        return await self._execute(all_results, run_id=run_id)
+                return await run_checkpointed(self, checkpoint, all_results=all_results, run_id=run_id, answer=answer)
+            return await self._execute(all_results, run_id=run_id)
+        raise RunTimeoutError(f"the run did not finish within {limit:g} s (timeout)")
 
     @classmethod
     def from_checkpoint(cls, checkpoint: Any, run_id: str | None = None, **options: Any) -> "Graph":

@@ -1,0 +1,103 @@
+"""A whole run's time limit: `timeout=`, GRAPHRT_RUN_TIMEOUT, `graphrt run --timeout`.
+
+GraphAI's own abort tests loop forever (`loop: {while: true}`) until the test aborts them;
+a time limit ends such a run cleanly, with a RunTimeoutError and the results so far.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+
+import graphrt
+from graphrt.check.validate import collect_issues
+
+# GraphAI's packages/graphai/tests/units/test_abort.ts (graph_loop_data)
+FOREVER = {"version": 0.5, "loop": {"while": True}, "nodes": {
+    "message": {"value": "Hello World Loop"},
+    "sleep1": {"agent": "sleeperAgent", "params": {"duration": 20}, "inputs": {"text": ":message"}},
+    "sleep2": {"agent": "sleeperAgent", "params": {"duration": 20}, "inputs": {"text": ":sleep1.text"}},
+}}
+
+
+def test_a_timeout_ends_an_endless_loop_with_a_graph_error() -> None:
+    graph = graphrt.Graph(FOREVER)
+    started = time.monotonic()
+    with pytest.raises(graphrt.RunTimeoutError, match=r"did not finish within 0\.3 s") as caught:
+        graph.run(timeout=0.3)
+    assert time.monotonic() - started < 5
+    assert isinstance(caught.value, graphrt.GraphAbortedError)  # a run stopped before its end
+    assert graph.results(all_results=True)["message"] == "Hello World Loop"
+
+
+def test_a_run_that_ends_in_time_returns_its_results() -> None:
+    graph = {"version": 0.5, "nodes": {"a": {"agent": "copyAgent", "inputs": {"x": 1}, "isResult": True}}}
+    assert graphrt.run(graph, timeout=10) == {"a": {"x": 1}}
+
+
+def test_the_environment_sets_the_default_and_an_argument_wins(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRAPHRT_RUN_TIMEOUT", "0.2")
+    with pytest.raises(graphrt.RunTimeoutError, match="0.2 s"):
+        graphrt.run(FOREVER)
+    with pytest.raises(graphrt.RunTimeoutError, match="0.3 s"):
+        graphrt.run(FOREVER, timeout=0.3)
+
+
+@pytest.mark.parametrize("timeout", [0, -1, float("nan"), "soon", True])
+def test_a_bad_timeout_is_a_graph_error(timeout: object) -> None:
+    with pytest.raises(graphrt.GraphError, match="timeout must be a positive number of seconds"):
+        graphrt.run(FOREVER, timeout=timeout)  # type: ignore[arg-type]
+
+
+def test_a_bad_environment_value_is_a_graph_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRAPHRT_RUN_TIMEOUT", "ten")
+    with pytest.raises(graphrt.GraphError, match="GRAPHRT_RUN_TIMEOUT must be a number of seconds, got 'ten'"):
+        graphrt.run(FOREVER)
+
+
+@pytest.mark.anyio
+async def test_abort_is_still_an_abort_under_a_timeout() -> None:
+    graph = graphrt.Graph(FOREVER)
+
+    async def abort_soon() -> None:
+        await anyio.sleep(0.1)
+        graph.abort()
+
+    async with anyio.create_task_group() as task_group:
+        task_group.start_soon(abort_soon)
+        with pytest.raises(graphrt.GraphAbortedError) as caught:
+            await graph.arun(timeout=30)
+    assert not isinstance(caught.value, graphrt.RunTimeoutError)
+
+
+def test_a_saved_run_that_times_out_can_be_resumed(tmp_path: Path) -> None:
+    graph = {"version": 0.5, "loop": {"count": 12}, "nodes": {
+        "n": {"value": 0, "update": ":step.n"},
+        "step": {"agent": "sleeperAgent", "inputs": {"n": ":n.add(1)"}, "params": {"duration": 30}, "isResult": True},
+    }}
+    store = tmp_path / "runs.sqlite"
+    with pytest.raises(graphrt.RunTimeoutError):
+        graphrt.Graph(graph).run(checkpoint=store, run_id="r1", timeout=0.15)
+    assert graphrt.resume(store, "r1") == {"step": {"n": 12}}
+
+
+def test_the_cli_stops_at_its_timeout(tmp_path: Path) -> None:
+    path = tmp_path / "forever.yaml"
+    path.write_text("version: 0.5\nloop: {while: true}\nnodes:\n  a: {value: 1}\n"
+                    "  b: {agent: sleeperAgent, inputs: {x: ':a'}, params: {duration: 20}}\n")
+    done = subprocess.run([sys.executable, "-m", "graphrt.cli.main", "run", "-q", "--timeout", "0.3", str(path)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == "graphrt: the run did not finish within 0.3 s (timeout)"
+    assert done.stdout == ""
+
+
+def test_validate_warns_that_while_true_never_ends_by_itself() -> None:
+    warnings = [issue.message for issue in collect_issues(FOREVER, graphrt.default_registry()) if issue.field == "loop"]
+    assert warnings == ["'loop.while' is always true: the run ends only when a node fails or asks a question, "
+                        "or when it is aborted or times out (graphrt run --timeout)"]
