@@ -25,6 +25,7 @@ __all__ = [
     "to_json_compatible",
     "without_undefined",
     "defined",
+    "escape_lone_surrogates",
 ]
 
 
@@ -228,3 +229,15 @@ def without_undefined(value: Any) -> Any:
                     pending.append((item, copy, index))
         parent[key] = copy
     return root[0]
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_lone_surrogates(json_text: str) -> str:
+    """JSON text with lone UTF-16 surrogates written as `\\udXXX` escapes, as JavaScript's JSON.stringify
+    writes them: a string can hold one (from JSON's "\\ud800"), but UTF-8 cannot encode it."""
+    if not _LONE_SURROGATE.search(json_text):
+        return json_text
+    return _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found[0]):04x}", json_text)
+

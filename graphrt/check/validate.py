@@ -230,6 +230,8 @@ class _Checker:
         graph = node.get("graph")
         if graph is not None and not isinstance(graph, dict) and parse_ref(graph) is None:
             self.add(f"'graph' must be a graph or a reference to one, got {graph!r}", node_id, "graph")
+        if "graphLoader" in node:
+            self.check_graph_loader(node_id, node["graphLoader"])
         if "label" in node and not isinstance(node["label"], str):
             self.add(f"'label' must be a string, got {node['label']!r}", node_id, "label")
         for field, check, expected in _FIELD_CHECKS:
@@ -238,6 +240,15 @@ class _Checker:
                 self.add(f"'{field}' should be {expected}, got {node[field]!r}", node_id, field, severity="warning")
         self.dependencies[node_id] = list(node_dependencies(node))
         self.check_refs(node_id, iter(self.dependencies[node_id]))
+
+    def check_graph_loader(self, node_id: str, loader: Any) -> None:
+        """`graphLoader: {fileName: FILE}`: a file name the run can open, known before the run."""
+        file_name = loader.get("fileName") if isinstance(loader, dict) else None
+        if not isinstance(file_name, str) or not file_name.strip():
+            got = f"{type(loader).__name__} {loader!r}" if not isinstance(loader, dict) else f"fileName {file_name!r}"
+            self.add(f"'graphLoader' must be a mapping with a 'fileName', got {got}"[:300], node_id, "graphLoader")
+        elif "\0" in file_name:
+            self.add("'graphLoader.fileName' cannot hold a NUL character", node_id, "graphLoader.fileName")
 
     def check_agent(self, node_id: str, agent: Any) -> None:
         if callable(agent):

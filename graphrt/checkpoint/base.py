@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol, runtime_checkable
 
 from graphrt.base.errors import CheckpointError
-from graphrt.base.jsvalue import UNDEFINED
+from graphrt.base.jsvalue import UNDEFINED, escape_lone_surrogates
 from graphrt.engine.execution import RunSnapshot
 
 __all__ = [
@@ -191,7 +191,11 @@ def encode_value(value: Any) -> str:
     Raises:
         Unsavable: the value holds something JSON cannot (bytes, objects, non-string keys).
     """
-    return json.dumps(_tagged(value), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        text = json.dumps(_tagged(value), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError as error:  # an integer longer than Python writes (sys.get_int_max_str_digits)
+        raise Unsavable(str(error).split(";")[0]) from None
+    return escape_lone_surrogates(text)  # UTF-8 (a database's text) cannot hold them unescaped
 
 
 def decode_value(text: str) -> Any:

@@ -8,6 +8,7 @@ names the file, the node and the field.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Sequence
 
@@ -46,6 +47,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("graphrt: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`graphrt run g.yaml | head`): stop quietly, as other tools do.
+        _silence_stdout()
+        return 141  # 128 + SIGPIPE
+    except RecursionError:
+        print("graphrt: a value is nested too deeply to handle", file=sys.stderr)
+        return 1
+
+
+def _silence_stdout() -> None:
+    """Points stdout at /dev/null, so that flushing it at exit raises no second BrokenPipeError."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a real file (a test's capture)
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

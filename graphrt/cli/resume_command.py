@@ -12,17 +12,16 @@ on a terminal, and tells how to resume when the run stops.
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 import uuid
 from typing import Any, TextIO
 
 from graphrt.base.errors import GraphError, GraphInterrupted
-from graphrt.base.jsvalue import to_json_compatible
 from graphrt.checkpoint import open_store
 from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.executor_option import add_executor_option, executor_for
+from graphrt.cli.output import write_results
 from graphrt.durable.runs import find_run, from_checkpoint
 from graphrt.engine.graph import Graph
 from graphrt.observe.trace import TraceWriter
@@ -129,6 +128,5 @@ def handle(args: argparse.Namespace, stdin: TextIO | None = None, stderr: TextIO
         if trace is not None:
             trace.close()
     if results is not None:
-        json.dump(to_json_compatible(results), sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
+        write_results(results)
     return code

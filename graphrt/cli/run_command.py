@@ -17,9 +17,9 @@ import sys
 from typing import Any, TextIO
 
 from graphrt.base.errors import ValidationIssue
-from graphrt.base.jsvalue import to_json_compatible
 from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.executor_option import add_executor_option, executor_for
+from graphrt.cli.output import write_results
 from graphrt.cli.resume_command import run_saved
 from graphrt.cli.watch import ProgressDisplay
 from graphrt.engine.graph import Graph
@@ -37,6 +37,8 @@ def parse_injection(text: str) -> tuple[str, Any]:
         value = json.loads(raw)
     except ValueError:
         value = raw
+    except RecursionError:
+        raise argparse.ArgumentTypeError(f"the value of {node_id} is nested too deeply") from None
     return node_id, value
 
 
@@ -93,6 +95,5 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
             display.close()
         if trace is not None:
             trace.close()
-    json.dump(to_json_compatible(results), sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
+    write_results(results)
     return 0

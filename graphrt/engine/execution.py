@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 import anyio
 
 from graphrt.authoring.registry import Registry
-from graphrt.base.errors import GraphError, GraphValidationError, ValidationIssue
+from graphrt.base.errors import GraphError, GraphValidationError, ResolveError, ValidationIssue
 from graphrt.base.jsvalue import UNDEFINED, is_logically_true
 from graphrt.engine.executor import Executor
 from graphrt.engine.node import NodeInvoker, NodeState
@@ -81,9 +81,26 @@ def _has_any_input(spec: ComputedNodeSpec, results: Mapping[str, Any]) -> bool:
         if isinstance(source, ListOf):
             if source.any_defined(results):
                 return True
-        elif source.resolve(results) is not UNDEFINED:
-            return True
+        else:
+            try:
+                if source.resolve(results) is not UNDEFINED:
+                    return True
+            except Exception:  # noqa: BLE001 - the node runs, and fails where its inputs are resolved, with its location
+                return True
     return False
+
+
+def located(error: Exception, spec: Any, field: str | None, source: Any) -> GraphError:
+    """`error` as a GraphError that names the node (or graph) field it came from and its place in the file."""
+    if not isinstance(error, GraphError):
+        error = ResolveError(f"{type(error).__name__}: {error}").with_cause(error)
+    node_id = getattr(spec, "node_id", None)
+    if error.field is None and field is not None:
+        error.field = field
+    error.with_context(node_id=node_id)
+    if error.location is None:
+        error.location = source.locate_field(error.node_id, error.field)
+    return error
 
 
 class GraphRun:
@@ -122,6 +139,7 @@ class GraphRun:
         self.results: dict[str, Any] = {}
         self.nodes: dict[str, NodeRun] = {}
         self.iteration = 0
+        self.loop_error: GraphError | None = None  # an `update`, `loop.while` or static `console` that failed
         self._invoker: NodeInvoker | None = NodeInvoker(self)
         self.emitting = bool(self.emitter)
         self.emitting_queued = self.emitting and self.emitter.wants(NodeQueued)  # one event per node that few read
@@ -154,7 +172,7 @@ class GraphRun:
                 try:
                     while True:
                         queued_any = await self._run_iteration()
-                        if self.iteration == 0 and not queued_any and self._restore is None:
+                        if self.iteration == 0 and not queued_any and self._restore is None and self._first_error() is None:
                             return {}  # GraphAI: "nothing to execute"
                         if self._first_error() is not None or not self._advance_loop():
                             break
@@ -186,7 +204,7 @@ class GraphRun:
         for node in self.nodes.values():
             if node.error is not None:
                 return node.error
-        return None
+        return self.loop_error
 
     async def _run_iteration(self) -> bool:
         """Runs one iteration until nothing is queued or running; True if any node was queued."""
@@ -269,15 +287,27 @@ class GraphRun:
         if loop is None:
             return False
         settled = self.results  # becomes what the run returns if this was the last iteration
-        updates = [(spec.node_id, spec.update.resolve(settled)) for spec in self.spec.updated_statics]
+        updates = []
+        for spec in self.spec.updated_statics:
+            try:
+                updates.append((spec.node_id, spec.update.resolve(settled)))
+            except Exception as error:  # noqa: BLE001 - e.g. jsonParse() of bad JSON: the run stops with a located error
+                self.loop_error = located(error, spec, "update", self.spec.source)
+                return False
         for node_id, value in updates:
             if value is not UNDEFINED:
                 settled[node_id] = value
         self.iteration += 1
         if loop.count is not None and self.iteration >= loop.count:
             return False
-        if loop.while_ is not None and not is_logically_true(loop.while_.resolve(settled)):
-            return False
+        if loop.while_ is not None:
+            try:
+                go_on = is_logically_true(loop.while_.resolve(settled))
+            except Exception as error:  # noqa: BLE001
+                self.loop_error = located(error, None, "loop.while", self.spec.source)
+                return False
+            if not go_on:
+                return False
         fresh: dict[str, Any] = {node_id: value for node_id, value in updates if value is not UNDEFINED}
         for spec in self.spec.statics:
             if spec.update is None:
@@ -285,7 +315,11 @@ class GraphRun:
                 if value is not UNDEFINED:
                     fresh[spec.node_id] = value
             if spec.console:
-                NodeInvoker.print_after(spec, fresh.get(spec.node_id, UNDEFINED))
+                try:
+                    NodeInvoker.print_after(spec, fresh.get(spec.node_id, UNDEFINED))
+                except Exception as error:  # noqa: BLE001
+                    self.loop_error = located(error, spec, "console", self.spec.source)
+                    return False
         self.results = fresh
         self._create_nodes()
         self._checkpoint()
@@ -307,9 +341,16 @@ class GraphRun:
             return False
         spec = node.spec
         if spec.if_ref is not None or spec.unless_ref is not None:
-            node.skip = (spec.if_ref is not None and not is_logically_true(spec.if_ref.resolve(self.results))) or (
-                spec.unless_ref is not None and is_logically_true(spec.unless_ref.resolve(self.results))
-            )
+            field = "if"
+            try:
+                node.skip = spec.if_ref is not None and not is_logically_true(spec.if_ref.resolve(self.results))
+                field = "unless"
+                node.skip = node.skip or (
+                    spec.unless_ref is not None and is_logically_true(spec.unless_ref.resolve(self.results))
+                )
+            except Exception as error:  # noqa: BLE001 - e.g. jsonParse() of bad JSON: the node fails, not the run
+                self._invoker.fail(node, located(error, spec, field, self.spec.source))  # type: ignore[union-attr]
+                return False
             if node.skip and spec.default_value is UNDEFINED:
                 node.state = NodeState.SKIPPED
                 if self.emitting:

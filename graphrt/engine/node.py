@@ -96,6 +96,8 @@ class NodeInvoker:
         except Exception as error:  # noqa: BLE001 - a node that cannot even start fails alone
             if not isinstance(error, GraphError):
                 error = ResolveError(f"cannot compute the inputs: {type(error).__name__}: {error}").with_cause(error)
+            if error.field is None and isinstance(error, ResolveError):
+                error.field = "inputs"
             self._fail(node, self._located(error.with_context(node_id=spec.node_id)), timed_out=False)
             return
         # A fresh dict per call, as GraphAI spreads it: an agent that changes its params changes no other call.
@@ -170,7 +172,13 @@ class NodeInvoker:
         except Exception as error:  # noqa: BLE001 - any agent failure becomes the node's error
             return self._agent_error(spec, agent_id, error), False
         if spec.console:
-            self.print_after(spec, result)
+            try:
+                self.print_after(spec, result)
+            except Exception as error:  # noqa: BLE001 - e.g. jsonParse() of bad JSON in console.after
+                if not isinstance(error, GraphError):
+                    error = ResolveError(f"{type(error).__name__}: {error}").with_cause(error)
+                error.field = error.field or "console"
+                return self._located(error.with_context(node_id=spec.node_id)), False
         try:
             result = self._with_pass_through(spec, result)
             if spec.repeat_until is not None and is_null(spec.repeat_until.resolve({"self": result})):
@@ -178,7 +186,9 @@ class NodeInvoker:
                 message = f"repeatUntil: {path!r} does not exist in the result"
                 return self._located(AgentError(message, agent_id=agent_id, node_id=spec.node_id, field="repeatUntil")), False
             self._complete(node, result, started)
-        except GraphError as error:  # e.g. a passThrough reference that cannot be resolved
+        except Exception as error:  # noqa: BLE001 - e.g. a passThrough reference that cannot be resolved
+            if not isinstance(error, GraphError):
+                error = ResolveError(f"{type(error).__name__}: {error}").with_cause(error)
             return self._located(error.with_context(node_id=spec.node_id)), False
         return None, False
 
@@ -260,6 +270,10 @@ class NodeInvoker:
             run.emitter.emit(NodeCompleted(run_id=run.run_id, path=run.path, node_id=spec.node_id, result=result,
                                            duration=time.perf_counter() - started))
         run.set_result(node, result)
+
+    def fail(self, node: "NodeRun", error: GraphError) -> None:
+        """Fails a node before it started (its `if` could not be computed, say)."""
+        self._fail(node, error, timed_out=False)
 
     def _fail(self, node: "NodeRun", error: GraphError, timed_out: bool, emit: bool = True) -> None:
         node.state = NodeState.TIMED_OUT if timed_out else NodeState.FAILED

@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import json
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Mapping, Union
@@ -59,7 +60,27 @@ def _construct_int(loader: Any, node: Any) -> int:
     text = loader.construct_scalar(node)
     sign, digits = (-1, text[1:]) if text[0] == "-" else (1, text.lstrip("+"))
     base = {"0b": 2, "0o": 8, "0x": 16}.get(digits[:2], 10)
-    return sign * int(digits[2:] if base != 10 else digits, base)
+    try:
+        return sign * int(digits[2:] if base != 10 else digits, base)
+    except ValueError:  # longer than Python converts (sys.get_int_max_str_digits)
+        raise yaml.constructor.ConstructorError(None, None, _too_long(digits), node.start_mark) from None
+
+
+def _too_long(digits: str) -> str:
+    return f"an integer of {len(digits)} digits is longer than graphrt reads ({sys.get_int_max_str_digits()} digits)"
+
+
+def _json_int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise GraphLoadError(f"not valid YAML/JSON: {_too_long(text.lstrip('-'))}") from None
+
+
+def _refuse_bytes_and_sets(loader: Any, node: Any) -> Any:
+    raise yaml.constructor.ConstructorError(
+        None, None, f"a {node.tag.rsplit(':', 1)[-1]} value is not graph data (graphs hold JSON values)", node.start_mark
+    )
 
 
 for _tag, _pattern, _first in (
@@ -73,6 +94,8 @@ for _tag, _pattern, _first in (
     _GraphLoader.add_implicit_resolver(f"tag:yaml.org,2002:{_tag}", re.compile(_pattern), list(_first))
 _GraphLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 _GraphLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
+_GraphLoader.add_constructor("tag:yaml.org,2002:binary", _refuse_bytes_and_sets)
+_GraphLoader.add_constructor("tag:yaml.org,2002:set", _refuse_bytes_and_sets)
 _GRAPH_SUFFIXES = (".yaml", ".yml", ".json")
 
 
@@ -176,12 +199,16 @@ def parse_graph_text(text: str, file: str | None = None) -> tuple[dict[str, Any]
     """
     source = GraphSource(file=file, text=text)
     try:
-        data = json.loads(text) if text.lstrip().startswith("{") and (file or "").endswith(".json") else None
+        data = (json.loads(text, parse_int=_json_int) if text.lstrip().startswith("{") and (file or "").endswith(".json")
+                else None)
         if data is None:
             data = yaml.load(text, Loader=_GraphLoader)  # noqa: S506 - a safe loader
     except json.JSONDecodeError as error:
         # JSON's own error carries the position; keep it out of the message, it goes in front.
         raise GraphLoadError(f"not valid YAML/JSON: {error.msg}", location=Location(file, error.lineno, error.colno)) from error
+    except GraphLoadError as error:
+        error.location = Location(file)
+        raise
     except RecursionError:
         raise GraphLoadError(f"not valid YAML/JSON: nested more than {MAX_DEPTH} levels deep", location=Location(file)) from None
     except (yaml.YAMLError, ValueError) as error:
@@ -291,6 +318,12 @@ def load_graph(graph: Mapping[str, Any] | str | Path) -> tuple[dict[str, Any], G
             text = path.read_text(encoding="utf-8")
         except OSError as error:
             raise GraphLoadError(f"cannot read graph file: {error.strerror}", location=Location(str(path))) from error
+        except UnicodeDecodeError as error:
+            before = error.object[: error.start]
+            line = before.count(b"\n") + 1
+            column = error.start - (before.rfind(b"\n") + 1) + 1
+            raise GraphLoadError(f"not UTF-8 text: byte 0x{error.object[error.start]:02x} cannot be read "
+                                 "(save the file as UTF-8)", location=Location(str(path), line, column)) from None
         return parse_graph_text(text, file=str(path))
     if isinstance(graph, str):
         if ":" not in graph and "\n" not in graph:
@@ -312,7 +345,10 @@ def load_graph_beside(parent: GraphSource, file_name: str) -> tuple[dict[str, An
     folder = parent.folder
     if folder is None:
         raise GraphLoadError(f"graphLoader {file_name!r}: only a graph read from a file can load other graph files")
-    path = (folder / file_name).resolve()
+    try:
+        path = (folder / file_name).resolve()
+    except (OSError, ValueError) as error:  # a NUL character, a name too long
+        raise GraphLoadError(f"graphLoader {file_name!r}: not a file name: {error}") from None
     if not path.is_relative_to(folder):
         raise GraphLoadError(f"graphLoader {file_name!r}: a graph can only load files inside its folder {folder}")
     return load_graph(path)

@@ -20,7 +20,8 @@ import threading
 from pathlib import Path
 from typing import Any, TextIO
 
-from graphrt.base.jsvalue import UNDEFINED
+from graphrt.base.errors import GraphError
+from graphrt.base.jsvalue import UNDEFINED, escape_lone_surrogates
 from graphrt.base.secrets import SECRET_KEY, hide_url_passwords
 from graphrt.observe.events import Event, RunFinished
 
@@ -94,12 +95,18 @@ class TraceWriter:
 
     def __init__(self, file: str | Path | TextIO, *, redactor: Redactor | None = None) -> None:
         self._owns = isinstance(file, (str, Path))
-        self._file: TextIO = open(file, "w", encoding="utf-8") if self._owns else file  # noqa: SIM115
+        try:
+            self._file: TextIO = open(file, "w", encoding="utf-8") if self._owns else file  # noqa: SIM115
+        except OSError as error:  # a folder, a missing folder, no permission
+            raise GraphError(f"cannot write the trace to {file}: {error.strerror or error}") from None
         self._redactor = redactor or Redactor()
         self._lock = threading.Lock()
 
     def __call__(self, event: Event) -> None:
-        line = json.dumps(event_record(event, self._redactor), ensure_ascii=False)
+        try:
+            line = escape_lone_surrogates(json.dumps(event_record(event, self._redactor), ensure_ascii=False))
+        except ValueError as error:  # an integer longer than Python writes
+            line = json.dumps({"type": type(event).__name__, "error": f"event not written: {error}"})
         with self._lock:
             self._file.write(line + "\n")
             if isinstance(event, RunFinished) and not event.path:
