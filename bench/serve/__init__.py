@@ -1,0 +1,1 @@
+"""`python -m bench.serve`: graphrt serve under load and under kill -9 (see __main__.py)."""

@@ -1,0 +1,331 @@
+"""`python -m bench.serve`: graphrt serve measured against calling graphrt.arun directly, in one run.
+
+- load: `--runs` runs (200) started at once by as many concurrent clients against `--max-runs` (50),
+  each a graph with one 50 ms I/O node (sleeperAgent). Every run must finish with its own result.
+  Per-run latency (submit to result) is compared with the same runs through `graphrt.arun` in one
+  process under the same concurrency limit; then one run at a time, to show the server's own cost.
+- faults: `--fault-runs` runs (100) of a chain of three 100 ms nodes; the server is killed with
+  SIGKILL while they are in flight, then started again on the same checkpoint. Every run must finish
+  once, with the results of an undisturbed run, and no node saved before the kill may run again.
+
+Exits 1 if a run was lost or wrong. Needs the serve extra (pip install -e '.[serve]').
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+
+import graphrt
+from graphrt.checkpoint import SQLiteStore
+
+ROOT = Path(__file__).resolve().parents[2]
+COUNT_AGENTS = ROOT / "tests" / "serve" / "count_agents.py"
+
+IO_GRAPH = """\
+version: 0.5
+nodes:
+  n:
+    value: 0
+  io:
+    agent: sleeperAgent
+    params:
+      duration: 50
+    inputs:
+      n: :n
+    isResult: true
+"""
+
+CHAIN_GRAPH = """\
+version: 0.5
+nodes:
+  n:
+    value: 0
+  a:
+    agent: countedAgent
+    params:
+      ms: 100
+    inputs:
+      n: :n
+  b:
+    agent: countedAgent
+    params:
+      ms: 100
+    inputs:
+      previous: :a
+  c:
+    agent: countedAgent
+    params:
+      ms: 100
+    inputs:
+      previous: :b
+    isResult: true
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _start(folder: Path, checkpoint: Path, port: int, *extra: str, env: dict[str, str] | None = None
+           ) -> subprocess.Popen:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "graphrt.cli.main", "serve", str(folder), "--port", str(port),
+         "--checkpoint", str(checkpoint), *extra],
+        env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                return process
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    process.kill()
+    raise RuntimeError("graphrt serve did not start")
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f}"
+
+
+# ----- load -----
+
+
+async def _direct(path: Path, runs: int, limit: int, checkpoint: Path | None = None) -> tuple[list[float], list[Any]]:
+    """Each run's latency through graphrt.arun, `runs` at once under a limit of `limit`; saved to
+    `checkpoint` as the server saves its runs, when given."""
+    limiter = anyio.CapacityLimiter(limit)
+    latencies: list[float] = [0.0] * runs
+    results: list[Any] = [None] * runs
+    store = SQLiteStore(checkpoint) if checkpoint is not None else None
+
+    async def one(n: int) -> None:
+        started = time.perf_counter()
+        async with limiter:
+            graph = graphrt.Graph(path)
+            graph.inject("n", n)
+            results[n] = await (graph.arun(checkpoint=store) if store is not None else graph.arun())
+        latencies[n] = time.perf_counter() - started
+
+    try:
+        async with anyio.create_task_group() as tg:
+            for n in range(runs):
+                tg.start_soon(one, n)
+    finally:
+        if store is not None:
+            store.close()
+    return latencies, results
+
+
+async def _served(url: str, runs: int) -> tuple[list[float], list[float], list[Any], int]:
+    """Each run's latency through the server (POST ?wait=true), `runs` clients at once, as the client sees it
+    and inside the server (queued to finished); and the 429s seen."""
+    latencies: list[float] = [0.0] * runs
+    inside: list[float] = [0.0] * runs
+    results: list[Any] = [None] * runs
+    refused = 0
+    limits = httpx.Limits(max_connections=runs + 10, max_keepalive_connections=runs + 10)
+    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
+        async def one(n: int) -> None:
+            nonlocal refused
+            started = time.perf_counter()
+            while True:
+                response = await client.post("/graphs/io/runs?wait=true", json={"inputs": {"n": n}})
+                if response.status_code != 429:
+                    break
+                refused += 1
+                await anyio.sleep(float(response.headers.get("retry-after", "1")))
+            latencies[n] = time.perf_counter() - started
+            run = response.json()
+            results[n] = run.get("results") if run.get("status") == "finished" else run
+            inside[n] = run["updated_at"] - run["created_at"]
+
+        async with anyio.create_task_group() as tg:
+            for n in range(runs):
+                tg.start_soon(one, n)
+    return latencies, inside, results, refused
+
+
+async def _sequential(url: str, path: Path, runs: int) -> tuple[list[float], list[float]]:
+    """One run at a time: latency through the server and through graphrt.arun, alternating."""
+    served, direct = [], []
+    async with httpx.AsyncClient(base_url=url, timeout=60) as client:
+        for n in range(runs):
+            started = time.perf_counter()
+            response = await client.post("/graphs/io/runs?wait=true", json={"inputs": {"n": n}})
+            served.append(time.perf_counter() - started)
+            assert response.json()["results"] == {"io": {"n": n}}, response.text
+            started = time.perf_counter()
+            await graphrt.arun(path, inject={"n": n})
+            direct.append(time.perf_counter() - started)
+    return served, direct
+
+
+def load(folder: Path, runs: int, max_runs: int, sequential: int) -> tuple[list[str], bool]:
+    path = folder / "io.yaml"
+    path.write_text(IO_GRAPH, encoding="utf-8")
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = _start(folder, folder / "load.db", port, "--max-runs", str(max_runs))
+    try:
+        anyio.run(_direct, path, 10, max_runs)  # warm both up
+        anyio.run(_served, url, 10)
+        started = time.perf_counter()
+        served_latency, served_inside, served_results, refused = anyio.run(_served, url, runs)
+        served_wall = time.perf_counter() - started
+        started = time.perf_counter()
+        direct_latency, direct_results = anyio.run(_direct, path, runs, max_runs)
+        direct_wall = time.perf_counter() - started
+        saved_latency, saved_results = anyio.run(_direct, path, runs, max_runs, folder / "direct.db")
+        one_served, one_direct = anyio.run(_sequential, url, path, sequential)
+        health = httpx.get(f"{url}/health").json()
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(30)
+    expected = [{"io": {"n": n}} for n in range(runs)]
+    right = sum(result == want for result, want in zip(served_results, expected, strict=True))
+    store = SQLiteStore(folder / "load.db")
+    completed = sum(record.status == "completed" for record in store.runs())
+    store.close()
+    ok = right == runs and direct_results == expected and saved_results == expected
+    lines = [
+        f"## load: {runs} runs at once, --max-runs {max_runs}, one 50 ms I/O node each",
+        "",
+        (f"- finished with the right result: {right}/{runs} through the server (429s retried: {refused}); "
+        f"{completed} completed runs in its checkpoint (incl. {10 + sequential} warm-up and one-at-a-time runs); "
+        f"queue empty after: {health['queued'] == 0 and health['running'] == 0}"),
+        (f"- wall time for all {runs}: server {served_wall:.2f} s, graphrt.arun {direct_wall:.2f} s "
+        f"(ratio {served_wall / direct_wall:.2f})"),
+        "",
+        "| per-run latency, ms | p50 | p99 | max |",
+        "| --- | ---: | ---: | ---: |",
+        (f"| graphrt.arun, {runs} at once, limit {max_runs} | {_ms(_percentile(direct_latency, .5))} | "
+        f"{_ms(_percentile(direct_latency, .99))} | {_ms(max(direct_latency))} |"),
+        (f"| graphrt.arun with checkpoint=, {runs} at once, limit {max_runs} | "
+        f"{_ms(_percentile(saved_latency, .5))} | {_ms(_percentile(saved_latency, .99))} | {_ms(max(saved_latency))} |"),
+        (f"| graphrt serve, {runs} clients at once | {_ms(_percentile(served_latency, .5))} | "
+        f"{_ms(_percentile(served_latency, .99))} | {_ms(max(served_latency))} |"),
+        (f"| graphrt serve, queued to finished inside the server | {_ms(_percentile(served_inside, .5))} | "
+         f"{_ms(_percentile(served_inside, .99))} | {_ms(max(served_inside))} |"),
+        (f"| added by the server under load | {_ms(_percentile(served_latency, .5) - _percentile(direct_latency, .5))} | "
+        f"{_ms(_percentile(served_latency, .99) - _percentile(direct_latency, .99))} | |"),
+        (f"| graphrt.arun, one at a time ({sequential} runs) | {_ms(_percentile(one_direct, .5))} | "
+        f"{_ms(_percentile(one_direct, .99))} | {_ms(max(one_direct))} |"),
+        (f"| graphrt serve, one at a time | {_ms(_percentile(one_served, .5))} | {_ms(_percentile(one_served, .99))} | "
+        f"{_ms(max(one_served))} |"),
+        (f"| added by the server, one at a time | "
+        f"{_ms(statistics.median(s - d for s, d in zip(one_served, one_direct, strict=True)))} | "
+        f"{_ms(_percentile([s - d for s, d in zip(one_served, one_direct, strict=True)], .99))} | |"),
+    ]
+    return lines, ok
+
+
+# ----- faults -----
+
+
+def faults(folder: Path, runs: int, max_runs: int, kill_at: float) -> tuple[list[str], bool]:
+    (folder / "chain.yaml").write_text(CHAIN_GRAPH, encoding="utf-8")
+    checkpoint, count_log = folder / "faults.db", folder / "calls.log"
+    env = {"GRAPHRT_SERVE_COUNT_LOG": str(count_log)}
+    extra = ("--agents", str(COUNT_AGENTS), "--max-runs", str(max_runs))
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    undisturbed = [graphrt.run(folder / "chain.yaml", inject={"n": n}, agents=graphrt.authoring.plugins.module_agents(
+        str(COUNT_AGENTS))) for n in range(3)]
+    count_log.unlink(missing_ok=True)
+    server = _start(folder, checkpoint, port, *extra, env=env)
+    with httpx.Client(base_url=url, timeout=30) as client:
+        ids = [client.post("/graphs/chain/runs", json={"inputs": {"n": n}}).json()["id"] for n in range(runs)]
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not count_log.exists() or
+                                           len(count_log.read_text().splitlines()) < runs * 3 * kill_at):
+        time.sleep(0.01)
+    os.kill(server.pid, signal.SIGKILL)
+    server.wait()
+    store = SQLiteStore(checkpoint)
+    saved = {(run_id, row.key) for run_id in ids for row in store.get_rows(run_id) if row.kind == "node"}
+    statuses = collections.Counter(store.get_run(run_id).status for run_id in ids)
+    store.close()
+    restarted = time.perf_counter()
+    server = _start(folder, checkpoint, port, *extra, env=env)
+    results: dict[str, Any] = {}
+    try:
+        with httpx.Client(base_url=url, timeout=30) as client:
+            deadline = time.monotonic() + 300
+            for run_id in ids:
+                while (run := client.get(f"/runs/{run_id}").json())["status"] not in ("finished", "failed", "cancelled"):
+                    if time.monotonic() > deadline:
+                        break
+                    time.sleep(0.05)
+                results[run_id] = run.get("results")
+        recovered = time.perf_counter() - restarted
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(30)
+    calls = collections.Counter(tuple(line.split()) for line in count_log.read_text().splitlines())
+    expected = [{"c": {"n": n, "seen": ["a", "b", "c"]}} for n in range(runs)]
+    right = sum(results[run_id] == want for run_id, want in zip(ids, expected, strict=True))
+    missing = sum((run_id, node) not in calls for run_id in ids for node in "abc")
+    saved_again = sum(calls[key] > 1 for key in saved)
+    in_flight_again = sum(count > 1 for key, count in calls.items() if key not in saved)
+    store = SQLiteStore(checkpoint)
+    completed = sum(store.get_run(run_id).status == "completed" for run_id in ids)
+    store.close()
+    ok = right == runs and completed == runs and missing == 0 and saved_again == 0 and \
+        undisturbed == expected[:3]
+    lines = [
+        f"## faults: kill -9 with {runs} runs in flight or queued (--max-runs {max_runs}), then restart",
+        "",
+        (f"- killed once {kill_at:.0%} of the nodes had run: {len(saved)} of {runs * 3} nodes saved; "
+        f"store statuses {dict(statuses)}"),
+        (f"- after the restart: {right}/{runs} runs finished with the results of an undisturbed run, "
+        f"{completed}/{runs} saved as completed once; all done {recovered:.2f} s after the restart began"),
+        (f"- nodes saved before the kill that ran again: {saved_again}; nodes in flight at the kill that ran "
+        f"again (their work was not saved): {in_flight_again}; nodes never run: {missing}"),
+    ]
+    return lines, ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.serve", description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--max-runs", type=int, default=50)
+    parser.add_argument("--sequential", type=int, default=100, help="runs one at a time, each way")
+    parser.add_argument("--fault-runs", type=int, default=100)
+    parser.add_argument("--kill-at", type=float, default=0.4, help="kill -9 once this share of the nodes has run")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as temporary:
+        load_folder, fault_folder = Path(temporary) / "load", Path(temporary) / "faults"
+        load_folder.mkdir()
+        fault_folder.mkdir()
+        load_lines, load_ok = load(load_folder, args.runs, args.max_runs, args.sequential)
+        print("\n".join(load_lines), flush=True)
+        print()
+        fault_lines, fault_ok = faults(fault_folder, args.fault_runs, 20, args.kill_at)
+        print("\n".join(fault_lines))
+    return 0 if load_ok and fault_ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
