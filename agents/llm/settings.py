@@ -12,6 +12,8 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
+from graphrt.base.secrets import hide_url_passwords
+
 __all__ = ["ServerSettings", "resolve_server", "DEFAULT_OPENAI_MODEL"]
 
 DEFAULT_OPENAI_MODEL = "gpt-4o"  # GraphAI's default
@@ -45,10 +47,10 @@ class ServerSettings:
         return replace(self, model=model) if model else self
 
     def redact(self, text: str) -> str:
-        """`text` with the API key blanked out, for error messages."""
+        """`text` with the API key and any password in a URL blanked out, for error messages."""
         if self.api_key and len(self.api_key) >= 4:
             text = text.replace(self.api_key, "***")
-        return text
+        return hide_url_passwords(text)
 
 
 def _first(*values: Any) -> str | None:

@@ -25,6 +25,7 @@ import jsonschema
 from graphrt.authoring.registry import AgentInfo
 from graphrt.base.errors import ValidationIssue, _describe
 from graphrt.base.schema import validator_of, violations
+from graphrt.base.secrets import SECRET_KEY, hide_url_passwords
 from graphrt.check.validate import _Checker
 from graphrt.graphdata.loader import GraphSource
 from graphrt.graphdata.propfuncs import is_prop_function
@@ -219,13 +220,24 @@ def _json_type(value: Any) -> str:
 
 def _short(value: Any, limit: int = 60) -> str:
     text = json.dumps(value, ensure_ascii=False, default=repr) if not isinstance(value, str) else repr(value)
+    text = hide_url_passwords(text)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _is_secret(path: list[str | int]) -> bool:
+    """A value under a key such as `apiKey`: a message shows its type, never the value."""
+    return any(isinstance(key, str) and SECRET_KEY.search(key) for key in path)
 
 
 def _explain(error: jsonschema.ValidationError, under: tuple[Any, ...] = ()) -> Iterator[tuple[list[str | int], str]]:
     """A schema error as `(path, message)` pairs, in graphrt's words; `under` is where the validated value is."""
     path = [*under, *error.absolute_path]
     kind, expected, instance = error.validator, error.validator_value, error.instance
+    if _is_secret(path) and kind not in ("additionalProperties", "required", "minProperties"):
+        wanted = f"must be {' or '.join(expected) if isinstance(expected, list) else expected}" if kind == "type" else (
+            f"does not fit the schema ({kind})")
+        yield path, f"{wanted}, got {_json_type(instance)} (a credential: its value is not shown)"
+        return
     if kind == "additionalProperties" and isinstance(instance, dict):
         known = error.schema.get("properties", {})
         for key in instance:
@@ -245,7 +257,7 @@ def _explain(error: jsonschema.ValidationError, under: tuple[Any, ...] = ()) -> 
         missing = [key for key in expected if isinstance(instance, dict) and key not in instance]
         yield path, f"'{missing[0] if missing else expected[0]}' is required"
     else:
-        message = error.message
+        message = hide_url_passwords(error.message)
         yield path, message if len(message) <= 200 else message[:197] + "..."
 
 
@@ -479,8 +491,8 @@ class _Linter:
             except Exception:  # noqa: BLE001 - e.g. a $ref that only the whole schema resolves: ask it below
                 pass
             for error in validator.evolve(schema=subschema).iter_errors(value):
-                for path, message in _explain(error):
-                    where = ".".join(str(part) for part in (field, key, *path))
+                for path, message in _explain(error, (key,)):
+                    where = ".".join(str(part) for part in (field, *path))
                     self.add(f"{agent} {one} schema: {message}", node_id, where, severity)
 
     # ----- unused results -----

@@ -22,6 +22,7 @@ from graphrt.cli import (
     validate_command,
     viz_command,
 )
+from graphrt.observe.trace import Redactor
 
 __all__ = ["main", "COMMANDS"]
 
@@ -42,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.handler(args) or 0
     except GraphError as error:
-        print(f"graphrt: {error}", file=sys.stderr)
+        print(f"graphrt: {Redactor().text(str(error))}", file=sys.stderr)  # an agent's error may quote a credential
         return 1
     except KeyboardInterrupt:
         print("graphrt: interrupted", file=sys.stderr)

@@ -157,3 +157,40 @@ def test_a_dict_graph_is_saved_with_its_data_and_without_its_credentials(tmp_pat
     for secret in ("sk-in-params-0123456789abcdef", "hunter2pass"):
         assert secret not in _everything_saved(tmp_path)
     assert graphrt.Graph.from_checkpoint(tmp_path / "runs.db", "r1").run() == {"use": {"p": data["nodes"]["page"]["value"]}}
+
+
+URL_PASSWORD_GRAPH = """\
+version: 0.5
+nodes:
+  topic: {value: tea}
+  ask:
+    agent: openAIAgent
+    inputs: {prompt: ":topic"}
+    params: {baseURL: "http://me:hunter2-url-password@127.0.0.1:9/v1", model: m, maxRetries: 0}
+    isResult: true
+"""
+
+
+def test_a_password_in_a_base_url_is_in_no_error_trace_or_checkpoint(tmp_path: Path, capsys) -> None:
+    saved = tmp_path / "saved"
+    saved.mkdir()
+    (tmp_path / "g.yaml").write_text(URL_PASSWORD_GRAPH)
+
+    code = main(["run", str(tmp_path / "g.yaml"), "--checkpoint", str(saved / "runs.db"), "--run-id", "r1",
+                 "--trace", str(saved / "trace.jsonl")])
+
+    output = capsys.readouterr()
+    assert code == 1
+    assert "http://me:***@127.0.0.1:9/v1 could not connect" in output.err
+    assert "hunter2-url-password" not in _everything_saved(saved) + output.out + output.err
+
+
+def test_an_api_key_of_the_wrong_type_is_not_shown_in_a_warning(tmp_path: Path, capsys) -> None:
+    (tmp_path / "g.yaml").write_text(URL_PASSWORD_GRAPH.replace("baseURL", "apiKey: [sk-listed-0123456789abcdef], baseURL"))
+
+    main(["validate", str(tmp_path / "g.yaml")])
+
+    output = capsys.readouterr()
+    assert "params.apiKey: openAIAgent param schema: must be string, got array (a credential: its value is not shown)" in (
+        output.out + output.err)
+    assert "sk-listed-0123456789abcdef" not in output.out + output.err
