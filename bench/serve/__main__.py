@@ -112,6 +112,22 @@ def _ms(seconds: float) -> str:
 # ----- load -----
 
 
+def _saved_runs(checkpoint: Path, ids: list[str] | None = None) -> Any:
+    """Every run saved in a SQLite checkpoint; with `ids`, (records, rows) of those runs by id."""
+
+    async def read() -> Any:
+        store = SQLiteStore(checkpoint)
+        try:
+            if ids is None:
+                return await store.runs()
+            return ({run_id: await store.get_run(run_id) for run_id in ids},
+                    {run_id: await store.get_rows(run_id) for run_id in ids})
+        finally:
+            await store.close()
+
+    return anyio.run(read)
+
+
 async def _direct(path: Path, runs: int, limit: int, checkpoint: Path | None = None) -> tuple[list[float], list[Any]]:
     """Each run's latency through graphrt.arun, `runs` at once under a limit of `limit`; saved to
     `checkpoint` as the server saves its runs, when given."""
@@ -134,7 +150,7 @@ async def _direct(path: Path, runs: int, limit: int, checkpoint: Path | None = N
                 tg.start_soon(one, n)
     finally:
         if store is not None:
-            store.close()
+            await store.close()
     return latencies, results
 
 
@@ -205,9 +221,7 @@ def load(folder: Path, runs: int, max_runs: int, sequential: int) -> tuple[list[
         server.wait(30)
     expected = [{"io": {"n": n}} for n in range(runs)]
     right = sum(result == want for result, want in zip(served_results, expected, strict=True))
-    store = SQLiteStore(folder / "load.db")
-    completed = sum(record.status == "completed" for record in store.runs())
-    store.close()
+    completed = sum(record.status == "completed" for record in _saved_runs(folder / "load.db"))
     ok = right == runs and direct_results == expected and saved_results == expected
     lines = [
         f"## load: {runs} runs at once, --max-runs {max_runs}, one 50 ms I/O node each",
@@ -263,10 +277,9 @@ def faults(folder: Path, runs: int, max_runs: int, kill_at: float) -> tuple[list
         time.sleep(0.01)
     os.kill(server.pid, signal.SIGKILL)
     server.wait()
-    store = SQLiteStore(checkpoint)
-    saved = {(run_id, row.key) for run_id in ids for row in store.get_rows(run_id) if row.kind == "node"}
-    statuses = collections.Counter(store.get_run(run_id).status for run_id in ids)
-    store.close()
+    records, rows = _saved_runs(checkpoint, ids)
+    saved = {(run_id, row.key) for run_id in ids for row in rows[run_id] if row.kind == "node"}
+    statuses = collections.Counter(records[run_id].status for run_id in ids)
     restarted = time.perf_counter()
     server = _start(folder, checkpoint, port, *extra, env=env)
     results: dict[str, Any] = {}
@@ -289,9 +302,8 @@ def faults(folder: Path, runs: int, max_runs: int, kill_at: float) -> tuple[list
     missing = sum((run_id, node) not in calls for run_id in ids for node in "abc")
     saved_again = sum(calls[key] > 1 for key in saved)
     in_flight_again = sum(count > 1 for key, count in calls.items() if key not in saved)
-    store = SQLiteStore(checkpoint)
-    completed = sum(store.get_run(run_id).status == "completed" for run_id in ids)
-    store.close()
+    records, _ = _saved_runs(checkpoint, ids)
+    completed = sum(records[run_id].status == "completed" for run_id in ids)
     ok = right == runs and completed == runs and missing == 0 and saved_again == 0 and \
         undisturbed == expected[:3]
     lines = [

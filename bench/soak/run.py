@@ -158,7 +158,7 @@ async def soak(
                 group.start_soon(_one, index, graph_text, store, report, max_resumes, limiter)
     finally:
         report.seconds = time.perf_counter() - started
-        store.close()
+        await store.close()
         server.close()
         for name, value in saved_env.items():
             if value is None:

@@ -28,7 +28,7 @@ from typing import Any, Iterable, Protocol, runtime_checkable
 
 from graphrt.base.errors import CheckpointError
 from graphrt.base.jsvalue import UNDEFINED, escape_lone_surrogates
-from graphrt.engine.execution import RunSnapshot
+from graphrt.checkpoint.snapshot import RunSnapshot
 
 __all__ = [
     "CheckpointError",
@@ -92,43 +92,44 @@ class Row:
 
 @runtime_checkable
 class CheckpointStore(Protocol):
-    """Where runs are saved. Methods are synchronous and each write is durable when it returns.
+    """Where runs are saved. Methods are coroutines, so a networked store never blocks the
+    event loop; each write is durable when it returns. A store connects on first use.
 
     Stores: `SQLiteStore` (a file, the default) and `PostgresStore` (a server).
     """
 
     location: str  # what to show a person: a file path or a URL without its password
 
-    def create_run(self, record: RunRecord) -> None:
+    async def create_run(self, record: RunRecord) -> None:
         """Adds a run. Raises CheckpointError if the id is taken."""
 
-    def update_run(self, run_id: str, *, status: str, detail: dict[str, Any] | None = None,
-                   results: Any = None) -> None:
+    async def update_run(self, run_id: str, *, status: str, detail: dict[str, Any] | None = None,
+                         results: Any = None) -> None:
         """Sets a run's status (with its detail, and its results once completed)."""
 
-    def add_row(self, row: Row) -> None:
+    async def add_row(self, row: Row) -> None:
         """Appends a row; an `iteration` row also drops the run's rows of earlier iterations."""
 
-    def get_run(self, run_id: str) -> RunRecord | None:
+    async def get_run(self, run_id: str) -> RunRecord | None:
         """The run's record, or None."""
 
-    def get_rows(self, run_id: str) -> list[Row]:
+    async def get_rows(self, run_id: str) -> list[Row]:
         """The run's rows of its latest iteration, in the order they were written."""
 
-    def runs(self) -> list[RunRecord]:
+    async def runs(self) -> list[RunRecord]:
         """Every saved run, most recently updated first."""
 
-    def claim_run(self, run_id: str) -> None:
+    async def claim_run(self, run_id: str) -> None:
         """Takes the run for this store until `release_run`, or until the process ends however it ends.
 
         Raises:
             CheckpointError: another store (another process, or another task) holds the run.
         """
 
-    def release_run(self, run_id: str) -> None:
+    async def release_run(self, run_id: str) -> None:
         """Gives up a run this store claimed; nothing if it holds none."""
 
-    def close(self) -> None:
+    async def close(self) -> None:
         """Closes the connection; the store cannot be used after."""
 
 

@@ -4,25 +4,30 @@ Needs the `postgres` extra (`pip install 'graphrt[postgres]'`, psycopg 3). The
 tables are the SQLite store's, created on first use. Each write is committed
 when it returns. A run being run is claimed with a session-level advisory
 lock, which the server releases when the connection ends (the process died).
-The connection URL's password is never shown: `location` and
-every error message leave it out.
+On asyncio the store talks to the server through psycopg's
+async connection, so a write never blocks the event loop; psycopg's async
+side needs asyncio, so on trio a blocking connection runs in a worker thread.
+The connection URL's password is never shown: `location` and every error
+message leave it out.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from contextlib import AbstractContextManager
 from typing import Any
 
-from graphrt.checkpoint.base import CheckpointError, run_taken
-from graphrt.checkpoint.sql import SqlStore, schema
+import anyio
+import sniffio
 
-__all__ = ["PostgresStore"]
+from graphrt.checkpoint.base import CheckpointError, run_taken
+from graphrt.checkpoint.sql import SqlStore, Statement, ThreadedConnection, schema
+
+__all__ = ["PostgresStore", "without_password"]
 
 _SCHEMA = schema(sequence="BIGSERIAL PRIMARY KEY", boolean="BOOLEAN", real="DOUBLE PRECISION")
-
 _CLAIM_WAIT_MS = 1000
+_SCHEMA_LOCK = "SELECT pg_advisory_xact_lock(7074011)"  # one schema creator at a time
 
 _PASSWORD = re.compile(r"(://[^:/@]*:)[^@]*@")
 
@@ -33,7 +38,7 @@ def without_password(url: str) -> str:
 
 
 class PostgresStore(SqlStore):
-    """A checkpoint store in PostgreSQL.
+    """A checkpoint store in PostgreSQL; it connects on first use.
 
     Args:
         url: a libpq connection string, e.g. `postgresql://user@127.0.0.1:5432/graphrt`.
@@ -48,45 +53,135 @@ class PostgresStore(SqlStore):
             raise CheckpointError(
                 "a postgresql:// checkpoint needs psycopg: pip install 'graphrt[postgres]'"
             ) from None
+        self._psycopg = psycopg
+        self._url = url
         self.location = without_password(url)
-        self._claims: set[str] = set()
         self._duplicate = psycopg.errors.UniqueViolation
         self._lock_timeout = psycopg.errors.LockNotAvailable
+        self._claims: set[str] = set()
+        self._async: Any = None  # psycopg.AsyncConnection, on asyncio
+        self._async_lock: anyio.Lock | None = None
+        self._async_loop: Any = None  # the loop it was made on: a connection serves one loop
+        self._threaded = ThreadedConnection(self._connect_blocking)
+
+    # ----- connections -----
+
+    def _failed(self, error: Exception) -> CheckpointError:
+        return CheckpointError(f"cannot use checkpoint database {self.location}: {_first_line(error)}")
+
+    def _connect_blocking(self) -> Any:
+        psycopg = self._psycopg
         try:
-            self._db = psycopg.connect(url, autocommit=True)
-            with self._db.transaction():
-                self._db.execute("SELECT pg_advisory_xact_lock(7074011)")  # one schema creator at a time
-                self._db.execute(_SCHEMA)
+            db = psycopg.connect(self._url, autocommit=True)
+            with db.transaction():
+                db.execute(_SCHEMA_LOCK)
+                db.execute(_SCHEMA)
         except psycopg.Error as error:
-            raise CheckpointError(f"cannot use checkpoint database {self.location}: {_first_line(error)}") from None
+            raise self._failed(error) from None
+        return db
 
-    def _transaction(self) -> AbstractContextManager[Any]:
-        return self._db.transaction()
+    def _loop_lock(self) -> anyio.Lock:
+        """The lock of this event loop's connection: one statement (or transaction) at a time."""
+        import asyncio
 
-    def _lock_key(self, run_id: str) -> int:
+        loop = asyncio.get_running_loop()
+        if self._async_loop is not loop or self._async_lock is None:
+            self._drop_async()
+            self._async_loop, self._async_lock = loop, anyio.Lock()
+        return self._async_lock
+
+    async def _connected(self) -> Any:
+        """The async connection (call with the loop's lock held); opened and set up on first use."""
+        if self._async is None:
+            psycopg = self._psycopg
+            try:
+                db = await psycopg.AsyncConnection.connect(self._url, autocommit=True)
+                async with db.transaction():
+                    await db.execute(_SCHEMA_LOCK)
+                    await db.execute(_SCHEMA)
+            except psycopg.Error as error:
+                raise self._failed(error) from None
+            self._async = db
+        return self._async
+
+    def _drop_async(self) -> None:
+        if self._async is not None:
+            self._async.pgconn.finish()  # its loop is gone: close the socket without awaiting
+            self._async = None
+
+    @staticmethod
+    def _on_asyncio() -> bool:
+        return sniffio.current_async_library() == "asyncio"
+
+    # ----- SqlStore -----
+
+    async def _read(self, query: str, values: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        query = self._sql(query)
+        if not self._on_asyncio():
+            return await self._threaded.read(query, values)
+        async with self._loop_lock():
+            cursor = await (await self._connected()).execute(query, values)
+            return list(await cursor.fetchall())
+
+    async def _write(self, *statements: Statement) -> None:
+        statements = tuple((self._sql(query), values) for query, values in statements)
+        if not self._on_asyncio():
+            await self._threaded.write(*statements)
+            return
+        async with self._loop_lock():
+            db = await self._connected()
+            if len(statements) == 1:
+                await db.execute(*statements[0])
+                return
+            async with db.transaction():
+                for query, values in statements:
+                    await db.execute(query, values)
+
+    # ----- claims -----
+
+    async def _lock_key(self, run_id: str) -> int:
         """A 64-bit advisory lock key for the run in this store's schema (locks are per database)."""
-        schema = self._db.execute("SELECT current_schema()").fetchone()[0] or ""
+        schema = (await self._read("SELECT current_schema()"))[0][0] or ""
         digest = hashlib.sha256(f"graphrt-run\0{schema}\0{run_id}".encode("utf-8")).digest()
         return int.from_bytes(digest[:8], "big", signed=True)
 
-    def claim_run(self, run_id: str) -> None:
+    async def claim_run(self, run_id: str) -> None:
         # A session's advisory locks are re-entrant: this store's own second claim is refused here.
         if run_id in self._claims:
             raise run_taken(run_id, self.location)
-        key = self._lock_key(run_id)
+        key = await self._lock_key(run_id)
         try:
             # Waits a moment: the server frees a dead connection's locks just after the connection ends.
-            with self._db.transaction():
-                self._db.execute(f"SET LOCAL lock_timeout = '{_CLAIM_WAIT_MS}ms'")
-                self._db.execute("SELECT pg_advisory_lock(%s)", (key,))  # a session lock: it outlives the transaction
+            # A session lock: it outlives the transaction, and ends with the connection.
+            await self._write((f"SET LOCAL lock_timeout = '{_CLAIM_WAIT_MS}ms'", ()),
+                              ("SELECT pg_advisory_lock(?)", (key,)))
         except self._lock_timeout:
             raise run_taken(run_id, self.location) from None
         self._claims.add(run_id)
 
-    def release_run(self, run_id: str) -> None:
+    async def release_run(self, run_id: str) -> None:
         if run_id in self._claims:
             self._claims.discard(run_id)
-            self._db.execute("SELECT pg_advisory_unlock(%s)", (self._lock_key(run_id),))
+            await self._write(("SELECT pg_advisory_unlock(?)", (await self._lock_key(run_id),)))
+
+    async def close(self) -> None:
+        self._claims.clear()  # the server ends them with the connection
+        self._threaded.close()
+        if self._async is not None:
+            db, self._async = self._async, None
+            if self._on_asyncio() and self._async_loop is _running_loop():
+                await db.close()
+            else:
+                db.pgconn.finish()
+
+
+def _running_loop() -> Any:
+    import asyncio
+
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def _first_line(error: Exception) -> str:

@@ -1,16 +1,20 @@
-"""What the SQLite and PostgreSQL stores share: the same two tables and the same queries.
+"""What the SQLite and PostgreSQL stores share: the same two tables, the same queries, and a
+way to use a blocking DB-API connection without blocking the event loop.
 
 Queries are written with `?` placeholders; a store whose driver wants `%s`
-sets `placeholder`. Each store opens its connection and says how to run a
-transaction and which error means "this run id is taken".
+sets `placeholder`. Each store says how to read (`_read`), how to write a
+few statements in one transaction (`_write`), and which error means "this
+run id is taken".
 """
 
 from __future__ import annotations
 
 import json
+import threading
 import time
-from contextlib import AbstractContextManager
-from typing import Any
+from typing import Any, Callable
+
+import anyio
 
 from graphrt.checkpoint.base import (
     CheckpointError,
@@ -20,7 +24,10 @@ from graphrt.checkpoint.base import (
     encode_value,
 )
 
-__all__ = ["SqlStore", "RUN_COLUMNS", "schema", "record_from_row", "record_values"]
+__all__ = ["SqlStore", "ThreadedConnection", "Statement", "RUN_COLUMNS", "schema", "record_from_row", "record_values"]
+
+Statement = tuple[str, tuple[Any, ...]]
+"""A query (with `?` placeholders) and its values."""
 
 RUN_COLUMNS = ("run_id, graph_file, graph_text, graph_hash, injected, config, all_results, status, detail, results, "
                "created_at, updated_at")
@@ -82,68 +89,118 @@ def record_values(record: RunRecord) -> tuple[Any, ...]:
             record.created_at or now, record.updated_at or now)
 
 
+class ThreadedConnection:
+    """A blocking DB-API connection, used from worker threads one call at a time.
+
+    The connection opens on first use (in a thread, too). `begin` is the
+    statement that opens a transaction; the connection is in autocommit mode.
+    """
+
+    def __init__(self, connect: Callable[[], Any], *, begin: str = "BEGIN") -> None:
+        self._connect = connect
+        self._begin = begin
+        self._db: Any = None
+        self._lock = threading.Lock()  # one statement at a time: a DB-API connection is not shared safely
+
+    def _connection(self) -> Any:
+        if self._db is None:
+            self._db = self._connect()
+        return self._db
+
+    def _read(self, query: str, values: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        with self._lock:
+            return list(self._connection().execute(query, values).fetchall())
+
+    def _write(self, statements: tuple[Statement, ...]) -> None:
+        with self._lock:
+            db = self._connection()
+            if len(statements) == 1:
+                db.execute(*statements[0])
+                return
+            db.execute(self._begin)
+            try:
+                for query, values in statements:
+                    db.execute(query, values)
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+
+    async def read(self, query: str, values: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        return await anyio.to_thread.run_sync(self._read, query, values)
+
+    async def write(self, *statements: Statement) -> None:
+        await anyio.to_thread.run_sync(self._write, statements)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+
 class SqlStore:
-    """A checkpoint store on a DB-API connection `_db`; subclasses open it."""
+    """A checkpoint store in SQL; subclasses say how to read and write."""
 
     location: str
     placeholder = "?"
-    _db: Any
     _duplicate: type[BaseException]  # the driver's error for a run id that is already saved
     _runs_order = "updated_at DESC, run_id"
 
-    def _transaction(self) -> AbstractContextManager[Any]:
+    async def _read(self, query: str, values: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """The rows a query finds."""
         raise NotImplementedError
 
-    def _execute(self, query: str, values: tuple[Any, ...] = ()) -> Any:
-        if self.placeholder != "?":
-            query = query.replace("?", self.placeholder)
-        return self._db.execute(query, values)
+    async def _write(self, *statements: Statement) -> None:
+        """Runs the statements, several in one transaction."""
+        raise NotImplementedError
 
-    def create_run(self, record: RunRecord) -> None:
+    def _sql(self, query: str) -> str:
+        return query if self.placeholder == "?" else query.replace("?", self.placeholder)
+
+    async def create_run(self, record: RunRecord) -> None:
         try:
-            self._execute(f"INSERT INTO graphrt_runs ({RUN_COLUMNS}) VALUES ({', '.join('?' * 12)})",
-                          record_values(record))
+            await self._write((f"INSERT INTO graphrt_runs ({RUN_COLUMNS}) VALUES ({', '.join('?' * 12)})",
+                               record_values(record)))
         except self._duplicate:
             raise CheckpointError(f"run {record.run_id!r} is already saved in {self.location}") from None
 
-    def update_run(self, run_id: str, *, status: str, detail: dict[str, Any] | None = None, results: Any = None) -> None:
-        self._execute(
+    async def update_run(self, run_id: str, *, status: str, detail: dict[str, Any] | None = None,
+                         results: Any = None) -> None:
+        await self._write((
             "UPDATE graphrt_runs SET status = ?, detail = ?, results = ?, updated_at = ? WHERE run_id = ?",
             (status, json.dumps(detail or {}), encode_value(results) if results is not None else None, time.time(),
              run_id),
-        )
+        ))
 
-    def add_row(self, row: Row) -> None:
+    async def add_row(self, row: Row) -> None:
         """Saves a row; an iteration row also drops the earlier iterations' rows, in one transaction."""
+        insert = ("INSERT INTO graphrt_rows (run_id, iteration, kind, key, value) VALUES (?, ?, ?, ?, ?)",
+                  (row.run_id, row.iteration, row.kind, row.key, row.value))
         if row.kind != "iteration":
-            self._insert(row)
+            await self._write(insert)
             return
-        with self._transaction():
-            self._execute("DELETE FROM graphrt_rows WHERE run_id = ? AND iteration < ?", (row.run_id, row.iteration))
-            self._insert(row)
+        await self._write(("DELETE FROM graphrt_rows WHERE run_id = ? AND iteration < ?", (row.run_id, row.iteration)),
+                          insert)
 
-    def _insert(self, row: Row) -> None:
-        self._execute("INSERT INTO graphrt_rows (run_id, iteration, kind, key, value) VALUES (?, ?, ?, ?, ?)",
-                      (row.run_id, row.iteration, row.kind, row.key, row.value))
+    async def get_run(self, run_id: str) -> RunRecord | None:
+        found = await self._read(f"SELECT {RUN_COLUMNS} FROM graphrt_runs WHERE run_id = ?", (run_id,))
+        return record_from_row(found[0]) if found else None
 
-    def get_run(self, run_id: str) -> RunRecord | None:
-        found = self._execute(f"SELECT {RUN_COLUMNS} FROM graphrt_runs WHERE run_id = ?", (run_id,)).fetchone()
-        return record_from_row(found) if found else None
-
-    def get_rows(self, run_id: str) -> list[Row]:
-        found = self._execute(
+    async def get_rows(self, run_id: str) -> list[Row]:
+        found = await self._read(
             "SELECT run_id, iteration, kind, key, value FROM graphrt_rows WHERE run_id = ? AND iteration = "
             "(SELECT MAX(iteration) FROM graphrt_rows WHERE run_id = ?) ORDER BY seq",
             (run_id, run_id),
-        ).fetchall()
+        )
         return [Row(*row) for row in found]
 
-    def runs(self) -> list[RunRecord]:
-        found = self._execute(f"SELECT {RUN_COLUMNS} FROM graphrt_runs ORDER BY {self._runs_order}")
-        return [record_from_row(row) for row in found.fetchall()]
+    async def runs(self) -> list[RunRecord]:
+        found = await self._read(f"SELECT {RUN_COLUMNS} FROM graphrt_runs ORDER BY {self._runs_order}")
+        return [record_from_row(row) for row in found]
 
-    def close(self) -> None:
-        self._db.close()
+    async def close(self) -> None:
+        raise NotImplementedError
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.location!r})"

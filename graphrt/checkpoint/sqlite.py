@@ -6,7 +6,7 @@ loses nothing it had written; only a power cut can lose the last commits.
 Several processes can use one file; each write waits up to `timeout` seconds
 for another writer. A run being run is claimed with an flock on a small file in
 `PATH-locks/`, which the kernel releases when the process ends. A new file is readable by its owner only (0600): it holds
-the runs' real data.
+the runs' real data. sqlite3 blocks, so every call runs in a worker thread.
 """
 
 from __future__ import annotations
@@ -15,12 +15,11 @@ import fcntl
 import hashlib
 import os
 import sqlite3
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Any
 
 from graphrt.checkpoint.base import CheckpointError, run_taken
-from graphrt.checkpoint.sql import SqlStore, schema
+from graphrt.checkpoint.sql import SqlStore, Statement, ThreadedConnection, schema
 
 __all__ = ["SQLiteStore"]
 
@@ -42,7 +41,7 @@ def _create_private(path: Path) -> None:
 
 
 class SQLiteStore(SqlStore):
-    """A checkpoint store in a SQLite file (created if missing); `":memory:"` keeps it in memory.
+    """A checkpoint store in a SQLite file (created on first use); `":memory:"` keeps it in memory.
 
     Args:
         path: the database file.
@@ -54,41 +53,48 @@ class SQLiteStore(SqlStore):
 
     def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:
         self.location = str(path)
+        self._timeout = timeout
         self._claims: dict[str, int] = {}  # run id -> the locked file's descriptor
+        self._db = ThreadedConnection(self._connect, begin="BEGIN IMMEDIATE")
+
+    def _connect(self) -> sqlite3.Connection:
+        if self.location != ":memory:":
+            _create_private(Path(self.location))
         try:
+            db = sqlite3.connect(self.location, timeout=self._timeout, isolation_level=None, check_same_thread=False)
             if self.location != ":memory:":
-                _create_private(Path(path))
-            # Writes come from the event loop thread; a sync agent's worker thread never writes.
-            self._db = sqlite3.connect(self.location, timeout=timeout, isolation_level=None, check_same_thread=False)
-            if self.location != ":memory:":
-                self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
+                db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(_SCHEMA)
         except sqlite3.Error as error:
             raise CheckpointError(f"cannot open checkpoint file {self.location}: {error}") from error
+        return db
 
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+    async def _read(self, query: str, values: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        return await self._db.read(query, values)
 
-    # ----- claims: one flock'ed file per running run, beside the database -----
+    async def _write(self, *statements: Statement) -> None:
+        await self._db.write(*statements)
 
-    def claim_run(self, run_id: str) -> None:
+    async def close(self) -> None:
+        for run_id in list(self._claims):
+            await self.release_run(run_id)
+        self._db.close()
+
+    # ----- claims: one flock'ed file per running run, beside the database (never waits: LOCK_NB) -----
+
+    def _lock_file(self, run_id: str) -> Path:
+        return Path(self.location + "-locks") / hashlib.sha256(run_id.encode("utf-8")).hexdigest()[:32]
+
+    async def claim_run(self, run_id: str) -> None:
         if run_id in self._claims:
             raise run_taken(run_id, self.location)
         if self.location == ":memory:":  # no other process can see it; another task of this store is refused above
             self._claims[run_id] = -1
             return
-        folder = Path(self.location + "-locks")
-        path = folder / hashlib.sha256(run_id.encode("utf-8")).hexdigest()[:32]
+        path = self._lock_file(run_id)
         try:
-            folder.mkdir(mode=0o700, exist_ok=True)
+            path.parent.mkdir(mode=0o700, exist_ok=True)
             while True:
                 descriptor = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
                 try:
@@ -107,18 +113,12 @@ class SQLiteStore(SqlStore):
             raise CheckpointError(f"cannot claim run {run_id!r} in {self.location}: {error.strerror or error}") from None
         self._claims[run_id] = descriptor
 
-    def release_run(self, run_id: str) -> None:
+    async def release_run(self, run_id: str) -> None:
         descriptor = self._claims.pop(run_id, None)
         if descriptor is None or descriptor < 0:
             return
-        folder = Path(self.location + "-locks")
         try:
-            os.unlink(folder / hashlib.sha256(run_id.encode("utf-8")).hexdigest()[:32])  # while still holding it
+            os.unlink(self._lock_file(run_id))  # while still holding it
         except OSError:
             pass
         os.close(descriptor)
-
-    def close(self) -> None:
-        for run_id in list(self._claims):
-            self.release_run(run_id)
-        super().close()

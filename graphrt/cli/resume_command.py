@@ -17,8 +17,10 @@ import sys
 import uuid
 from typing import Any, TextIO
 
+import anyio
+
 from graphrt.base.errors import GraphError, GraphInterrupted
-from graphrt.checkpoint import open_store
+from graphrt.checkpoint import RunRecord, open_store
 from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.executor_option import add_executor_option, executor_for
 from graphrt.cli.output import write_results
@@ -108,12 +110,16 @@ def run_saved(
             return 1, None
 
 
-def handle(args: argparse.Namespace, stdin: TextIO | None = None, stderr: TextIO | None = None) -> int:
-    store = open_store(args.checkpoint)
+async def _find_run(checkpoint: str, run_id: str | None) -> RunRecord:
+    store = open_store(checkpoint)
     try:
-        record = find_run(store, args.run_id)
+        return await find_run(store, run_id)
     finally:
-        store.close()
+        await store.close()
+
+
+def handle(args: argparse.Namespace, stdin: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    record = anyio.run(_find_run, args.checkpoint, args.run_id)
     graph, _ = from_checkpoint(args.checkpoint, record.run_id, agents=registry_for(args), force=args.force)
     trace = TraceWriter(args.trace) if args.trace else None
     if trace is not None:

@@ -4,9 +4,10 @@
     results = graphrt.resume("runs.db", "nightly")                        # after a crash
     results = graphrt.resume("runs.db", answer="yes")                     # after a question
 
-Saving is a hook, as in Burr: the run calls `on_checkpoint(run, node_id)` after
-every node completes and when an iteration starts, and `CheckpointWriter` turns
-each call into one row (that node's result, or the iteration's static values).
+Saving is a hook, as in Burr: `Graph.execute(checkpointer=...)` awaits the
+`CheckpointWriter` after every node completes and when an iteration starts, and
+the writer turns each call into one row (that node's result, or the iteration's
+static values). Store calls are coroutines, so saving never blocks the event loop.
 A resumed run is rebuilt from the saved graph and values, and starts where the
 rows leave off: completed nodes are not run again, so its results are those of
 an uninterrupted run.
@@ -50,7 +51,7 @@ from graphrt.checkpoint.base import (
     encode_value,
     snapshot_from_rows,
 )
-from graphrt.engine.execution import RunSnapshot
+from graphrt.checkpoint.snapshot import RunSnapshot
 from graphrt.base.secrets import SECRET_KEY, url_passwords
 from graphrt.observe.trace import REDACTED, Redactor
 
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
     from graphrt.engine.graph import AgentsArg, Graph
 
 __all__ = ["CheckpointWriter", "saved_config", "saved_source", "run_checkpointed", "save_new_run", "from_checkpoint",
+           "afrom_checkpoint",
            "find_run", "aresume", "resume", "graph_hash"]
 
 # Graphs from_checkpoint built with force=True, or from the saved copy (which differs from the
@@ -131,7 +133,7 @@ def saved_source(text: str, data: Any) -> str | None:
 
 
 class CheckpointWriter:
-    """The checkpoint hook: one row per completed node, one per iteration start.
+    """The checkpoint hook (an engine `Checkpointer`): one row per completed node, one per iteration start.
 
     It never raises into the run: if the store fails, it remembers the error and
     calls `on_failure` (which stops the run), and the caller raises CheckpointError.
@@ -142,26 +144,38 @@ class CheckpointWriter:
         self.run_id = run_id
         self.failure: BaseException | None = None
         self.on_failure: Callable[[], None] = lambda: None
+        self.run: "GraphRun | None" = None  # the run being saved, once it started
         self._iteration = saved_iteration  # the iteration whose static values are saved
         self._unsavable: int | None = None  # an iteration whose static values JSON cannot hold
+        self._lock = anyio.Lock()  # nodes completing together are saved one after the other
 
-    def __call__(self, run: "GraphRun", node_id: str | None) -> None:
+    async def iteration_started(self, run: "GraphRun") -> None:
+        first = self.run is None
+        self.run = run
+        if not first:  # the first iteration is saved with its first node (or when the run stops)
+            await self._save(run, None)
+
+    async def node_completed(self, run: "GraphRun", node_id: str) -> None:
+        await self._save(run, node_id)
+
+    async def _save(self, run: "GraphRun", node_id: str | None) -> None:
         if self.failure is not None or run.iteration == self._unsavable:
             return
-        try:
-            if node_id is None or run.iteration != self._iteration:
-                self.save_iteration(run)
-            if node_id is not None and run.iteration == self._iteration:
-                try:
-                    value = encode_value(run.results.get(node_id, UNDEFINED))
-                except Unsavable:
-                    return  # not saved: the node runs again on resume
-                self.store.add_row(Row(self.run_id, run.iteration, "node", node_id, value))
-        except Exception as error:  # noqa: BLE001 - a store failure stops the run, it is reported by the caller
-            self.failure = error
-            self.on_failure()
+        async with self._lock:
+            try:
+                if node_id is None or run.iteration != self._iteration:
+                    await self.save_iteration(run)
+                if node_id is not None and run.iteration == self._iteration:
+                    try:
+                        value = encode_value(run.results.get(node_id, UNDEFINED))
+                    except Unsavable:
+                        return  # not saved: the node runs again on resume
+                    await self.store.add_row(Row(self.run_id, run.iteration, "node", node_id, value))
+            except Exception as error:  # noqa: BLE001 - a store failure stops the run, it is reported by the caller
+                self.failure = error
+                self.on_failure()
 
-    def save_iteration(self, run: "GraphRun") -> None:
+    async def save_iteration(self, run: "GraphRun") -> None:
         """Saves the static values the current iteration started with (unless already saved)."""
         if run.iteration == self._iteration:
             return
@@ -171,16 +185,11 @@ class CheckpointWriter:
         except Unsavable:
             self._unsavable = run.iteration  # resuming goes back to the last iteration that was saved
             return
-        self.store.add_row(Row(self.run_id, run.iteration, "iteration", "", value))
+        await self.store.add_row(Row(self.run_id, run.iteration, "iteration", "", value))
         self._iteration = run.iteration
 
 
 # ----- the graph's source -----
-
-
-def _graph_data(graph: "Graph") -> Any:
-    loaded = getattr(graph, "_loaded", None)
-    return loaded[0] if loaded else None
 
 
 def graph_hash(text: str) -> str:
@@ -192,14 +201,14 @@ def _source_of(graph: "Graph") -> tuple[str | None, str | None, str]:
     source = graph.spec.source
     if source.text is not None:
         return source.file, source.text, graph_hash(source.text)
-    text = json.dumps(_graph_data(graph), sort_keys=True, ensure_ascii=False,
+    text = json.dumps(graph.data, sort_keys=True, ensure_ascii=False,
                       default=lambda value: getattr(value, "__qualname__", type(value).__name__))
     return None, text, graph_hash(text)
 
 
 def _new_record(graph: "Graph", run_id: str, all_results: bool) -> RunRecord:
     file, text, digest = _source_of(graph)
-    injected = dict(graph._injected)
+    injected = dict(graph.injected)
     for node_id, value in injected.items():
         try:
             encode_value(value)
@@ -209,7 +218,7 @@ def _new_record(graph: "Graph", run_id: str, all_results: bool) -> RunRecord:
     return RunRecord(
         run_id=run_id,
         graph_file=str(Path(file).resolve()) if file else None,
-        graph_text=saved_source(text, _graph_data(graph)) if text is not None else None,
+        graph_text=saved_source(text, graph.data) if text is not None else None,
         graph_hash=digest,
         injected=injected,
         config=saved_config(graph.config),
@@ -217,7 +226,7 @@ def _new_record(graph: "Graph", run_id: str, all_results: bool) -> RunRecord:
     )
 
 
-def save_new_run(graph: "Graph", store: CheckpointStore, run_id: str, *, all_results: bool = False) -> RunRecord:
+async def save_new_run(graph: "Graph", store: CheckpointStore, run_id: str, *, all_results: bool = False) -> RunRecord:
     """Saves a run before it starts (a server's queued run): `run_checkpointed` with this `run_id` starts it,
     and so does resuming it after a crash.
 
@@ -225,7 +234,7 @@ def save_new_run(graph: "Graph", store: CheckpointStore, run_id: str, *, all_res
         CheckpointError: the id is taken, or an injected value cannot be saved.
     """
     record = _new_record(graph, run_id, all_results)
-    store.create_run(record)
+    await store.create_run(record)
     return record
 
 
@@ -264,11 +273,12 @@ async def run_checkpointed(
         return await _run(graph, store, all_results=all_results, run_id=run_id, answer=answer)
     finally:
         if store is not checkpoint:
-            store.close()
+            with anyio.CancelScope(shield=True):
+                await store.close()
 
 
-def _restore_state(store: CheckpointStore, record: RunRecord, answer: Any) -> RunSnapshot | None:
-    snapshot = snapshot_from_rows(record, store.get_rows(record.run_id))
+async def _restore_state(store: CheckpointStore, record: RunRecord, answer: Any) -> RunSnapshot | None:
+    snapshot = snapshot_from_rows(record, await store.get_rows(record.run_id))
     if record.status != RunStatus.INTERRUPTED:
         if answer is not None:
             raise CheckpointError(f"run {record.run_id!r} is not waiting for an answer (it is {record.status}); "
@@ -281,7 +291,7 @@ def _restore_state(store: CheckpointStore, record: RunRecord, answer: Any) -> Ru
         raise CheckpointError(f"run {record.run_id!r} asked {record.detail.get('question')!r} but its state was not "
                               "saved; run the graph again")
     try:
-        store.add_row(Row(record.run_id, snapshot.iteration, "answer", key, encode_value(answer)))
+        await store.add_row(Row(record.run_id, snapshot.iteration, "answer", key, encode_value(answer)))
     except Unsavable as error:
         raise CheckpointError(f"cannot save the answer: {error}") from None
     return RunSnapshot(snapshot.run_id, snapshot.iteration, snapshot.results, snapshot.completed, snapshot.injected,
@@ -290,19 +300,20 @@ def _restore_state(store: CheckpointStore, record: RunRecord, answer: Any) -> Ru
 
 async def _run(graph: "Graph", store: CheckpointStore, *, all_results: bool, run_id: str | None, answer: Any) -> dict[str, Any]:
     run_id = run_id or uuid.uuid4().hex[:12]
-    store.claim_run(run_id)  # a second run or resume of it, elsewhere, is refused until this one ends
+    await store.claim_run(run_id)  # a second run or resume of it, elsewhere, is refused until this one ends
     try:
         return await _run_claimed(graph, store, all_results=all_results, run_id=run_id, answer=answer)
     finally:
         try:
-            store.release_run(run_id)
+            with anyio.CancelScope(shield=True):
+                await store.release_run(run_id)
         except Exception:  # noqa: BLE001 - the claim ends with the connection anyway; the run's outcome matters more
             pass
 
 
 def _check_same_inputs(graph: "Graph", record: RunRecord, location: str) -> None:
     """A saved run continues with the values it was started with: other values need a new run id."""
-    for node_id, value in graph._injected.items():
+    for node_id, value in graph.injected.items():
         if node_id in record.injected and record.injected[node_id] != value:
             raise CheckpointError(
                 f"run {record.run_id!r} in {location} was started with other values for '{node_id}'; "
@@ -311,32 +322,33 @@ def _check_same_inputs(graph: "Graph", record: RunRecord, location: str) -> None
 
 async def _run_claimed(graph: "Graph", store: CheckpointStore, *, all_results: bool, run_id: str,
                        answer: Any) -> dict[str, Any]:
-    record = store.get_run(run_id)
+    record = await store.get_run(run_id)
     if record is None:
         if answer is not None:
             raise CheckpointError(f"run {run_id!r} is not saved in {store.location}, so it has no question to answer")
         record = _new_record(graph, run_id, all_results)
-        store.create_run(record)
+        await store.create_run(record)
         restore = None
     else:
         _check_same_graph(graph, record, store.location)
         _check_same_inputs(graph, record, store.location)
         for node_id, value in record.injected.items():
-            graph._injected.setdefault(node_id, value)  # this graph continues that run, with its values
+            if node_id not in graph.injected:
+                graph.inject(node_id, value)  # this graph continues that run, with its values
         if record.status == RunStatus.COMPLETED:
             if record.results is None and "results" in record.detail:
                 raise CheckpointError(f"run {record.run_id!r} completed, but its results were {record.detail['results']}; "
                                       "run the graph again with a new run id")
             return record.results if isinstance(record.results, dict) else {}
-        restore = _restore_state(store, record, answer)
-        store.update_run(record.run_id, status=RunStatus.RUNNING)
+        restore = await _restore_state(store, record, answer)
+        await store.update_run(record.run_id, status=RunStatus.RUNNING)
     saved_iteration = restore.iteration if restore is not None else None
     writer = CheckpointWriter(store, record.run_id, saved_iteration)
     status, detail, results = RunStatus.STOPPED, {}, None
     try:
         with anyio.CancelScope() as scope:
             writer.on_failure = scope.cancel
-            results = await graph._execute(all_results, run_id=record.run_id, restore=restore, on_checkpoint=writer)
+            results = await graph.execute(all_results, run_id=record.run_id, restore=restore, checkpointer=writer)
             status = RunStatus.COMPLETED
         if writer.failure is not None:
             raise CheckpointError(f"could not save run {record.run_id!r} to {store.location}: "
@@ -353,24 +365,25 @@ async def _run_claimed(graph: "Graph", store: CheckpointStore, *, all_results: b
             status, detail = RunStatus.FAILED, {"node_id": error.node_id, "error": Redactor().text(str(error))}
         raise
     finally:
-        _finish(graph, store, writer, record.run_id, status, detail, results)
+        with anyio.CancelScope(shield=True):  # a cancelled run is saved as stopped
+            await _finish(store, writer, record.run_id, status, detail, results)
 
 
-def _finish(graph: "Graph", store: CheckpointStore, writer: CheckpointWriter, run_id: str, status: str,
-            detail: dict[str, Any], results: Any) -> None:
+async def _finish(store: CheckpointStore, writer: CheckpointWriter, run_id: str, status: str,
+                  detail: dict[str, Any], results: Any) -> None:
     """Saves how the run ended; never raises over the run's own outcome."""
     if writer.failure is not None:
         return
     try:
-        run = graph._run
+        run = writer.run
         if status != RunStatus.COMPLETED and run is not None and (run.nodes or run.results):
-            writer.save_iteration(run)  # a run stopped before any node completed still has its first iteration
+            await writer.save_iteration(run)  # a run stopped before any node completed still has its first iteration
         if status == RunStatus.COMPLETED:
             try:
                 encode_value(results)
             except Unsavable as error:
                 results, detail = None, {"results": f"not saved: JSON cannot hold them ({error})"}
-        store.update_run(run_id, status=status, detail=detail, results=results)
+        await store.update_run(run_id, status=status, detail=detail, results=results)
     except Exception:  # noqa: BLE001 - the run's own error (or results) matters more than this write
         pass
 
@@ -378,19 +391,19 @@ def _finish(graph: "Graph", store: CheckpointStore, writer: CheckpointWriter, ru
 # ----- resuming -----
 
 
-def find_run(store: CheckpointStore, run_id: str | None) -> RunRecord:
+async def find_run(store: CheckpointStore, run_id: str | None) -> RunRecord:
     """The saved run `run_id`, or the most recent unfinished run.
 
     Raises:
         CheckpointError: no such run (the message lists the saved ones).
     """
     if run_id is not None:
-        record = store.get_run(run_id)
+        record = await store.get_run(run_id)
         if record is None:
-            known = ", ".join(saved.run_id for saved in store.runs()[:10]) or "none"
+            known = ", ".join(saved.run_id for saved in (await store.runs())[:10]) or "none"
             raise CheckpointError(f"no run {run_id!r} in {store.location} (saved runs: {known})")
         return record
-    runs = store.runs()
+    runs = await store.runs()
     for record in runs:
         if record.status in RunStatus.UNFINISHED:
             return record
@@ -414,7 +427,7 @@ def _config(saved: Mapping[str, Any], given: Mapping[str, Any] | None) -> dict[s
     return merged
 
 
-def from_checkpoint(
+async def afrom_checkpoint(
     checkpoint: CheckpointTarget,
     run_id: str | None = None,
     *,
@@ -439,11 +452,11 @@ def from_checkpoint(
 
     store = open_store(checkpoint)
     try:
-        record = find_run(store, run_id)
+        record = await find_run(store, run_id)
         location = store.location
     finally:
         if store is not checkpoint:
-            store.close()
+            await store.close()
     source: str | Path
     if record.graph_file is not None:
         path = Path(record.graph_file)
@@ -473,6 +486,11 @@ def from_checkpoint(
     return graph, record
 
 
+def from_checkpoint(checkpoint: CheckpointTarget, run_id: str | None = None, **options: Any) -> tuple["Graph", RunRecord]:
+    """`afrom_checkpoint()` for synchronous callers."""
+    return anyio.run(partial(afrom_checkpoint, checkpoint, run_id, **options))
+
+
 async def aresume(
     checkpoint: CheckpointTarget,
     run_id: str | None = None,
@@ -494,7 +512,7 @@ async def aresume(
         GraphInterrupted: the run asks a question (again, or a new one).
         CheckpointError: no such run, or its graph file changed (see `force`).
     """
-    graph, record = from_checkpoint(checkpoint, run_id, agents=agents, config=config, filters=filters, force=force)
+    graph, record = await afrom_checkpoint(checkpoint, run_id, agents=agents, config=config, filters=filters, force=force)
     for callback in subscribe:
         graph.subscribe(callback)
     wanted = record.all_results if all_results is None else all_results

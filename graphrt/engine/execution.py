@@ -16,14 +16,14 @@ only when more nodes can run at once.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Protocol, Sequence
 
 import anyio
 
 from graphrt.authoring.registry import Registry
 from graphrt.base.errors import GraphError, GraphValidationError, ResolveError, ValidationIssue
 from graphrt.base.jsvalue import UNDEFINED, is_logically_true
+from graphrt.checkpoint.snapshot import RunSnapshot
 from graphrt.engine.executor import Executor
 from graphrt.engine.node import NodeInvoker, NodeState
 from graphrt.engine.scheduler import Scheduler, Ticket
@@ -35,25 +35,22 @@ from graphrt.observe.events import Emitter, LoopIteration, NodeQueued, NodeSkipp
 if TYPE_CHECKING:
     from graphrt.authoring.filters import AgentFilter
 
-__all__ = ["NodeState", "NodeRun", "GraphRun", "RunSnapshot"]
+__all__ = ["NodeState", "NodeRun", "GraphRun", "RunSnapshot", "Checkpointer"]
 
 _YIELD_EVERY = 64  # nodes (or iterations) a worker runs before it lets other tasks in
 
 
-@dataclass(frozen=True)
-class RunSnapshot:
-    """What a checkpoint keeps of a run, enough to resume it where it stopped.
+class Checkpointer(Protocol):
+    """What a saved run tells its checkpoint store (graphrt.durable's CheckpointWriter is one).
 
-    `results` are the values of the current iteration (static nodes and the
-    computed nodes that completed); `answers` are human answers to interrupts.
+    The run awaits each call: a node's waiters start only after its result is saved.
     """
 
-    run_id: str
-    iteration: int
-    results: dict[str, Any]
-    completed: list[str]
-    injected: dict[str, Any] = field(default_factory=dict)
-    answers: dict[str, Any] = field(default_factory=dict)
+    async def iteration_started(self, run: "GraphRun") -> None:
+        """An iteration starts (the first one, a restored one, or the next of a loop)."""
+
+    async def node_completed(self, run: "GraphRun", node_id: str) -> None:
+        """A node completed; its result is in `run.results` (absent if undefined)."""
 
 
 class NodeRun:
@@ -120,7 +117,7 @@ class GraphRun:
         run_id: str | None = None,
         filters: Sequence[AgentFilter] = (),
         restore: RunSnapshot | None = None,
-        on_checkpoint: Callable[["GraphRun", str | None], None] | None = None,
+        checkpointer: Checkpointer | None = None,
         graph_loader: GraphLoader | None = None,
         executor: Executor | None = None,
     ) -> None:
@@ -149,7 +146,7 @@ class GraphRun:
         self._accepting = False  # a worker of this run is free to take the next granted node
         self._handoff: Ticket | None = None
         self._restore = restore
-        self.on_checkpoint = on_checkpoint
+        self.checkpointer = checkpointer
         self.answers: dict[str, Any] = dict(restore.answers) if restore else {}
         for node_id in self.injected:
             if not isinstance(spec.nodes.get(node_id), StaticNodeSpec) or node_id == LOOP_COUNTER:
@@ -166,6 +163,8 @@ class GraphRun:
             self._restore_iteration(self._restore)
         else:
             self._start_first_iteration()
+        if self.checkpointer is not None:
+            await self.checkpointer.iteration_started(self)
         try:
             async with anyio.create_task_group() as task_group:
                 self._task_group = task_group
@@ -176,6 +175,8 @@ class GraphRun:
                             return {}  # GraphAI: "nothing to execute"
                         if self._first_error() is not None or not self._advance_loop():
                             break
+                        if self.checkpointer is not None:
+                            await self.checkpointer.iteration_started(self)
                         if self.iteration % _YIELD_EVERY == 0:
                             await anyio.lowlevel.checkpoint()
                 finally:
@@ -266,11 +267,6 @@ class GraphRun:
         """The key of a node's answer in `answers`: its id, prefixed by the path of a nested run."""
         return "/".join(map(str, (*self.path, node_id))) if self.path else node_id
 
-    def _checkpoint(self) -> None:
-        """Tells the checkpoint hook that an iteration starts (node None) with fresh static values."""
-        if self.on_checkpoint is not None:
-            self.on_checkpoint(self, None)
-
     def _create_nodes(self) -> None:
         self.nodes = {spec.node_id: NodeRun(spec) for spec in self.spec.computed}
         results = self.results
@@ -322,7 +318,6 @@ class GraphRun:
                     return False
         self.results = fresh
         self._create_nodes()
-        self._checkpoint()
         return True
 
     # ----- readiness -----
@@ -403,15 +398,22 @@ class GraphRun:
         """Stores a node's result and queues the nodes that were waiting only for it.
 
         Called by the worker that ran the node, which takes the first node granted here.
+        A run with a checkpointer saves the result in between (see NodeInvoker._complete).
         """
+        self.store_result(node, result)
+        self.release_waiters(node.spec.node_id)
+
+    def store_result(self, node: NodeRun, result: Any) -> None:
+        """Marks the node completed with its result; its waiters are not told yet."""
         node_id = node.spec.node_id
         node.state = NodeState.COMPLETED
         if result is not UNDEFINED:
             self.results[node_id] = result
         if self.answers:
             self.answers.pop(self.answer_key(node_id), None)  # answered; a later iteration asks again
-        if self.on_checkpoint is not None:
-            self.on_checkpoint(self, node_id)
+
+    def release_waiters(self, node_id: str) -> None:
+        """Queues the nodes that were waiting only for `node_id`."""
         waiters = self.spec.waitlists.get(node_id)
         if not waiters:
             return
@@ -426,4 +428,3 @@ class GraphRun:
             if self._is_ready(waiter):
                 self._queue(waiter)
         self._accepting = False
-

@@ -10,6 +10,7 @@ import math
 import os
 from functools import partial
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping
 
 import anyio
@@ -26,7 +27,8 @@ from graphrt.base.errors import (
 )
 from graphrt.base.jsvalue import without_undefined
 from graphrt.check.validate import collect_issues, validate_graph
-from graphrt.engine.execution import GraphRun, RunSnapshot
+from graphrt.checkpoint.snapshot import RunSnapshot
+from graphrt.engine.execution import Checkpointer, GraphRun
 from graphrt.engine.executor import Executor
 from graphrt.engine.scheduler import Scheduler
 from graphrt.graphdata.loader import GraphLoader, load_graph
@@ -147,6 +149,16 @@ class Graph:
     def file(self) -> str | None:
         return self.spec.source.file
 
+    @property
+    def data(self) -> Mapping[str, Any]:
+        """The GraphData as loaded (before compiling); do not change it."""
+        return self._loaded[0]
+
+    @property
+    def injected(self) -> Mapping[str, Any]:
+        """The values set with `inject()`, by node id (read-only)."""
+        return MappingProxyType(self._injected)
+
     def inject(self, node_id: str, value: Any) -> None:
         """Sets a static node's value before the run; it stays through loop iterations."""
         if not isinstance(self.spec.nodes.get(node_id), StaticNodeSpec) or node_id.startswith("__"):
@@ -191,7 +203,7 @@ class Graph:
                 from graphrt.durable.runs import run_checkpointed
 
                 return await run_checkpointed(self, checkpoint, all_results=all_results, run_id=run_id, answer=answer)
-            return await self._execute(all_results, run_id=run_id)
+            return await self.execute(all_results, run_id=run_id)
         raise RunTimeoutError(f"the run did not finish within {limit:g} s (timeout)")
 
     @classmethod
@@ -201,12 +213,19 @@ class Graph:
 
         return from_checkpoint(checkpoint, run_id, **options)[0]
 
-    async def _execute(self, all_results: bool, *, run_id: str | None = None, restore: RunSnapshot | None = None,
-                       on_checkpoint: Callable[[GraphRun, str | None], None] | None = None) -> dict[str, Any]:
+    async def execute(self, all_results: bool = False, *, run_id: str | None = None,
+                      restore: RunSnapshot | None = None, checkpointer: Checkpointer | None = None) -> dict[str, Any]:
+        """Runs the graph once, as `arun()` without a checkpoint; the seam durable runs are built on.
+
+        Args:
+            restore: continue from this saved state instead of starting afresh.
+            checkpointer: told of every iteration start and node completion, and awaited
+                before the run goes on (see graphrt.durable.CheckpointWriter).
+        """
         scheduler = Scheduler(self.spec.concurrency, self.spec.label_limits)
         run = GraphRun(self.spec, registry=self.registry, scheduler=scheduler, config=self.config,
                        emitter=self._emitter, injected=self._injected,
-                       filters=self.filters, run_id=run_id, restore=restore, on_checkpoint=on_checkpoint,
+                       filters=self.filters, run_id=run_id, restore=restore, checkpointer=checkpointer,
                        graph_loader=self.graph_loader, executor=self.executor)
         self._run = run
         emitter = self._emitter

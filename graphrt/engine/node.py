@@ -86,7 +86,7 @@ class NodeInvoker:
         spec = node.spec
         try:
             if node.skip:
-                self._complete(node, self._with_pass_through(spec, spec.default_value), time.perf_counter())
+                await self._complete(node, self._with_pass_through(spec, spec.default_value), time.perf_counter())
                 return
             node.state = NodeState.EXECUTING
             inputs = spec.inputs.resolve(run.results)
@@ -185,7 +185,7 @@ class NodeInvoker:
                 path = getattr(spec.repeat_until, "text", getattr(spec.repeat_until, "value", None))
                 message = f"repeatUntil: {path!r} does not exist in the result"
                 return self._located(AgentError(message, agent_id=agent_id, node_id=spec.node_id, field="repeatUntil")), False
-            self._complete(node, result, started)
+            await self._complete(node, result, started)
         except Exception as error:  # noqa: BLE001 - e.g. a passThrough reference that cannot be resolved
             if not isinstance(error, GraphError):
                 error = ResolveError(f"{type(error).__name__}: {error}").with_cause(error)
@@ -258,7 +258,7 @@ class NodeInvoker:
             return [{**item, **extra} if isinstance(item, dict) else item for item in result]
         return result
 
-    def _complete(self, node: "NodeRun", result: Any, started: float) -> None:
+    async def _complete(self, node: "NodeRun", result: Any, started: float) -> None:
         """Applies `output` to a result (already given its `passThrough`) and hands it to the run."""
         spec = node.spec
         run = self.run
@@ -269,7 +269,12 @@ class NodeInvoker:
         if run.emitting:
             run.emitter.emit(NodeCompleted(run_id=run.run_id, path=run.path, node_id=spec.node_id, result=result,
                                            duration=time.perf_counter() - started))
-        run.set_result(node, result)
+        if run.checkpointer is None:
+            run.set_result(node, result)
+            return
+        run.store_result(node, result)
+        await run.checkpointer.node_completed(run, spec.node_id)  # saved before its waiters start
+        run.release_waiters(spec.node_id)
 
     def fail(self, node: "NodeRun", error: GraphError) -> None:
         """Fails a node before it started (its `if` could not be computed, say)."""

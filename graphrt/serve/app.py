@@ -132,7 +132,7 @@ async def start_run(request: Request) -> Response:
     inputs = body.get("inputs", {})
     if not isinstance(inputs, dict):
         raise _BadRequest(400, "'inputs' must be an object of static node ids to values")
-    run = service.submit(request.path_params["name"], inputs, all_results=bool(body.get("all_results", False)))
+    run = await service.submit(request.path_params["name"], inputs, all_results=bool(body.get("all_results", False)))
     if request.query_params.get("wait", "").lower() in ("1", "true", "yes"):
         await run.settled()
         return JSONResponse(_run_json(run))
@@ -148,12 +148,12 @@ async def list_runs(request: Request) -> Response:
         limit = min(500, max(1, int(request.query_params.get("limit", "50"))))
     except ValueError:
         raise _BadRequest(400, "'limit' must be a number") from None
-    return JSONResponse({"runs": _service(request).recent(limit)})
+    return JSONResponse({"runs": await _service(request).recent(limit)})
 
 
 @_handled
 async def get_run(request: Request) -> Response:
-    return JSONResponse(_run_json(_service(request).get(request.path_params["run_id"])))
+    return JSONResponse(_run_json(await _service(request).get(request.path_params["run_id"])))
 
 
 @_handled
@@ -161,7 +161,7 @@ async def resume_run(request: Request) -> Response:
     body = await _json_body(request)
     if "answer" not in body:
         raise _BadRequest(400, "send {\"answer\": ...}")
-    run = _service(request).resume(request.path_params["run_id"], body["answer"])
+    run = await _service(request).resume(request.path_params["run_id"], body["answer"])
     if request.query_params.get("wait", "").lower() in ("1", "true", "yes"):
         await run.settled()
         return JSONResponse(_run_json(run))
@@ -186,7 +186,7 @@ def _last_event_id(request: Request, epoch: str) -> int:
 @_handled
 async def run_events(request: Request) -> Response:
     service = _service(request)
-    run = service.get(request.path_params["run_id"])
+    run = await service.get(request.path_params["run_id"])
     epoch = request.app.state.epoch
     last_id = _last_event_id(request, epoch)
 

@@ -34,7 +34,7 @@ from graphrt.checkpoint import (
     RunStatus,
     open_store,
 )
-from graphrt.durable.runs import from_checkpoint, run_checkpointed, save_new_run
+from graphrt.durable.runs import afrom_checkpoint, run_checkpointed, save_new_run
 from graphrt.engine.graph import Graph
 from graphrt.observe.events import (
     Event,
@@ -251,7 +251,7 @@ class RunService:
             async with anyio.create_task_group() as tg, send, receive:
                 for _ in range(self.max_runs):
                     tg.start_soon(self._worker, receive.clone())
-                recovered = self._recover()
+                recovered = await self._recover()
                 if recovered:
                     tg.start_soon(self._enqueue_all, recovered)
                 task_status.started()
@@ -260,17 +260,18 @@ class RunService:
             self.stopping.set()
             self._send = None
             if self._store is not self.checkpoint:
-                self._store.close()
+                with anyio.CancelScope(shield=True):
+                    await self._store.close()
             self._store = None
 
-    def _recover(self) -> list[_Job]:
+    async def _recover(self) -> list[_Job]:
         """Unfinished runs of served graphs, from the store: back in the queue, or waiting for an answer."""
         jobs = []
-        for record in sorted(self.store.runs(), key=lambda saved: saved.created_at):
+        for record in sorted(await self.store.runs(), key=lambda saved: saved.created_at):
             served = self.catalog.by_path(record.graph_file)
             if served is None or record.status not in (RunStatus.RUNNING, RunStatus.INTERRUPTED):
                 continue
-            run = self._from_record(record, served)
+            run = await self._from_record(record, served)
             self._remember(run)
             if run.status == Status.QUEUED:
                 jobs.append(_Job(run, None))
@@ -283,7 +284,7 @@ class RunService:
             if self._send is not None:
                 await self._send.send(job)
 
-    def _from_record(self, record: RunRecord, served: ServedGraph) -> ServedRun:
+    async def _from_record(self, record: RunRecord, served: ServedGraph) -> ServedRun:
         run = ServedRun(record.run_id, served, self.redactor, status=_FROM_STORE.get(record.status, Status.FAILED),
                         all_results=record.all_results, created_at=record.created_at or None,
                         event_limit=self._event_limit)
@@ -293,7 +294,7 @@ class RunService:
             run.error = record.detail.get("error")
         if record.status == RunStatus.COMPLETED:
             run.results = self.redactor.value(record.results)
-        for row in self.store.get_rows(record.run_id):
+        for row in await self.store.get_rows(record.run_id):
             if row.kind == "node" and row.key in run.nodes:
                 run.nodes[row.key] = "done"
         if record.status == RunStatus.INTERRUPTED and record.detail.get("node_id") in run.nodes:
@@ -325,7 +326,7 @@ class RunService:
         mean = sum(recent) / len(recent) if recent else 1.0
         return max(1, math.ceil(mean * (self.queued() / self.max_runs + 1)))
 
-    def submit(self, name: str, inputs: Mapping[str, Any] | None = None, *, all_results: bool = False) -> ServedRun:
+    async def submit(self, name: str, inputs: Mapping[str, Any] | None = None, *, all_results: bool = False) -> ServedRun:
         """Saves and queues a run of graph `name`.
 
         Raises:
@@ -342,14 +343,19 @@ class RunService:
         for node_id, value in (inputs or {}).items():
             graph.inject(node_id, value)
         run_id = uuid.uuid4().hex[:16]
-        save_new_run(graph, self.store, run_id, all_results=all_results)
+        await save_new_run(graph, self.store, run_id, all_results=all_results)
+        try:
+            self._check_room()  # again: other requests went on while the run was saved
+        except QueueFull:
+            await self.store.update_run(run_id, status=RunStatus.STOPPED, detail={"cancelled": True})
+            raise
         run = ServedRun(run_id, served, self.redactor, all_results=all_results, event_limit=self._event_limit)
         run.set_status(Status.QUEUED)
         self._remember(run)
         self._send.send_nowait(_Job(run, graph))  # type: ignore[union-attr] - room was checked above
         return run
 
-    def get(self, run_id: str) -> ServedRun:
+    async def get(self, run_id: str) -> ServedRun:
         """A run of this server: one it holds, or one saved in its store (a run of an earlier server).
 
         Raises:
@@ -358,18 +364,18 @@ class RunService:
         run = self._runs.get(run_id)
         if run is not None:
             return run
-        record = self.store.get_run(run_id)
+        record = await self.store.get_run(run_id)
         served = self.catalog.by_path(record.graph_file) if record is not None else None
         if record is None or served is None:
             raise RunNotFound(f"no run {run_id!r}")
-        run = self._from_record(record, served)
+        run = await self._from_record(record, served)
         self._remember(run)
         return run
 
-    def recent(self, limit: int = 50) -> list[dict[str, Any]]:
+    async def recent(self, limit: int = 50) -> list[dict[str, Any]]:
         """The most recently updated runs of served graphs, newest first."""
         listed = []
-        for record in self.store.runs():
+        for record in await self.store.runs():
             if len(listed) >= limit:
                 break
             served = self.catalog.by_path(record.graph_file)
@@ -381,13 +387,13 @@ class RunService:
                            "created_at": record.created_at, "updated_at": record.updated_at})
         return listed
 
-    def resume(self, run_id: str, answer: Any) -> ServedRun:
+    async def resume(self, run_id: str, answer: Any) -> ServedRun:
         """Queues an interrupted run again, with the answer to its question.
 
         Raises:
             RunNotFound, RunConflict (it asks nothing), QueueFull.
         """
-        run = self.get(run_id)
+        run = await self.get(run_id)
         if run.status != Status.INTERRUPTED:
             raise RunConflict(f"run {run_id!r} is {run.status}, not waiting for an answer")
         if answer is None:
@@ -404,7 +410,7 @@ class RunService:
         Raises:
             RunNotFound, RunConflict (it has ended).
         """
-        run = self.get(run_id)
+        run = await self.get(run_id)
         if run.status in Status.ENDED:
             raise RunConflict(f"run {run_id!r} has {run.status} already")
         run.cancel_requested = True
@@ -413,7 +419,7 @@ class RunService:
             with anyio.move_on_after(10):
                 await run.settled()
             return run
-        self.store.update_run(run.id, status=RunStatus.STOPPED, detail={"cancelled": True})
+        await self.store.update_run(run.id, status=RunStatus.STOPPED, detail={"cancelled": True})
         run.set_status(Status.CANCELLED)
         return run
 
@@ -436,7 +442,7 @@ class RunService:
         try:
             graph = job.graph
             if graph is None:
-                graph, _ = from_checkpoint(self.store, run.id, agents=self.catalog.registry)
+                graph, _ = await afrom_checkpoint(self.store, run.id, agents=self.catalog.registry)
                 graph.executor = self.catalog.executor
         except GraphError as error:
             run.set_status(Status.FAILED, error=self.redactor.text(str(error)))
@@ -465,7 +471,8 @@ class RunService:
         except anyio.get_cancelled_exc_class():
             # The server is stopping, not the run: leave it saved as running, for the next server.
             try:
-                self.store.update_run(run.id, status=RunStatus.RUNNING)
+                with anyio.CancelScope(shield=True):
+                    await self.store.update_run(run.id, status=RunStatus.RUNNING)
             except Exception:
                 log.exception("could not mark run %s to continue", run.id)
             raise

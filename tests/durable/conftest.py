@@ -20,6 +20,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Iterator
 
+import anyio
 import pytest
 
 import graphrt
@@ -126,7 +127,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Checkpoint
 
         opened = PostgresStore(request.getfixturevalue("postgres_url"))
     yield opened
-    opened.close()
+    anyio.run(opened.close)
 
 
 class Recorder:

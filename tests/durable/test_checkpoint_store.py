@@ -14,73 +14,75 @@ from graphrt.checkpoint import (
     encode_value,
 )
 
+pytestmark = pytest.mark.anyio
+
 
 def _record(run_id: str = "r1", **fields) -> RunRecord:
     return RunRecord(run_id=run_id, graph_file="/graphs/g.yaml", graph_text="nodes: {}", graph_hash="abc", **fields)
 
 
-def test_every_store_follows_the_protocol(store: CheckpointStore) -> None:
+async def test_every_store_follows_the_protocol(store: CheckpointStore) -> None:
     assert isinstance(store, CheckpointStore)
 
 
-def test_a_new_run_comes_back_as_it_was_saved(store: CheckpointStore) -> None:
-    store.create_run(_record(injected={"name": "Ada", "gone": UNDEFINED}, config={"global": {"x": 1}}, all_results=True))
+async def test_a_new_run_comes_back_as_it_was_saved(store: CheckpointStore) -> None:
+    await store.create_run(_record(injected={"name": "Ada", "gone": UNDEFINED}, config={"global": {"x": 1}}, all_results=True))
 
-    saved = store.get_run("r1")
+    saved = await store.get_run("r1")
 
     assert (saved.run_id, saved.graph_file, saved.graph_text, saved.graph_hash) == ("r1", "/graphs/g.yaml", "nodes: {}", "abc")
     assert saved.injected == {"name": "Ada", "gone": UNDEFINED}
     assert (saved.config, saved.all_results, saved.status, saved.results) == ({"global": {"x": 1}}, True, "running", None)
 
 
-def test_an_unknown_run_is_none(store: CheckpointStore) -> None:
-    assert store.get_run("nope") is None
+async def test_an_unknown_run_is_none(store: CheckpointStore) -> None:
+    assert await store.get_run("nope") is None
 
 
-def test_saving_a_run_id_twice_is_an_error(store: CheckpointStore) -> None:
-    store.create_run(_record())
+async def test_saving_a_run_id_twice_is_an_error(store: CheckpointStore) -> None:
+    await store.create_run(_record())
 
     with pytest.raises(CheckpointError, match="run 'r1' is already saved in"):
-        store.create_run(_record())
+        await store.create_run(_record())
 
 
-def test_update_run_sets_the_status_its_detail_and_results(store: CheckpointStore) -> None:
-    store.create_run(_record())
+async def test_update_run_sets_the_status_its_detail_and_results(store: CheckpointStore) -> None:
+    await store.create_run(_record())
 
-    store.update_run("r1", status=RunStatus.COMPLETED, detail={"note": "done"}, results={"out": [1, UNDEFINED]})
+    await store.update_run("r1", status=RunStatus.COMPLETED, detail={"note": "done"}, results={"out": [1, UNDEFINED]})
 
-    saved = store.get_run("r1")
+    saved = await store.get_run("r1")
     assert (saved.status, saved.detail, saved.results) == ("completed", {"note": "done"}, {"out": [1, UNDEFINED]})
 
 
-def test_rows_come_back_in_the_order_they_were_written(store: CheckpointStore) -> None:
+async def test_rows_come_back_in_the_order_they_were_written(store: CheckpointStore) -> None:
     rows = [Row("r1", 0, "iteration", "", encode_value({"a": 1})), Row("r1", 0, "node", "z", "1"),
             Row("r1", 0, "node", "b", "2"), Row("r1", 0, "answer", "q", '"yes"')]
     for row in rows:
-        store.add_row(row)
+        await store.add_row(row)
 
-    assert store.get_rows("r1") == rows
-
-
-def test_an_iteration_row_drops_the_rows_of_earlier_iterations(store: CheckpointStore) -> None:
-    store.add_row(Row("r1", 0, "iteration", "", "{}"))
-    store.add_row(Row("r1", 0, "node", "a", "1"))
-    store.add_row(Row("r1", 1, "iteration", "", "{}"))
-    store.add_row(Row("r1", 1, "node", "a", "2"))
-
-    assert store.get_rows("r1") == [Row("r1", 1, "iteration", "", "{}"), Row("r1", 1, "node", "a", "2")]
+    assert await store.get_rows("r1") == rows
 
 
-def test_rows_of_other_runs_are_kept_apart(store: CheckpointStore) -> None:
-    store.add_row(Row("r1", 0, "iteration", "", "{}"))
-    store.add_row(Row("r2", 5, "iteration", "", "{}"))
+async def test_an_iteration_row_drops_the_rows_of_earlier_iterations(store: CheckpointStore) -> None:
+    await store.add_row(Row("r1", 0, "iteration", "", "{}"))
+    await store.add_row(Row("r1", 0, "node", "a", "1"))
+    await store.add_row(Row("r1", 1, "iteration", "", "{}"))
+    await store.add_row(Row("r1", 1, "node", "a", "2"))
 
-    assert store.get_rows("r1") == [Row("r1", 0, "iteration", "", "{}")]
+    assert await store.get_rows("r1") == [Row("r1", 1, "iteration", "", "{}"), Row("r1", 1, "node", "a", "2")]
 
 
-def test_runs_are_listed_most_recently_updated_first(store: CheckpointStore) -> None:
+async def test_rows_of_other_runs_are_kept_apart(store: CheckpointStore) -> None:
+    await store.add_row(Row("r1", 0, "iteration", "", "{}"))
+    await store.add_row(Row("r2", 5, "iteration", "", "{}"))
+
+    assert await store.get_rows("r1") == [Row("r1", 0, "iteration", "", "{}")]
+
+
+async def test_runs_are_listed_most_recently_updated_first(store: CheckpointStore) -> None:
     for run_id in ("r1", "r2", "r3"):
-        store.create_run(_record(run_id))
-    store.update_run("r2", status=RunStatus.FAILED)
+        await store.create_run(_record(run_id))
+    await store.update_run("r2", status=RunStatus.FAILED)
 
-    assert [record.run_id for record in store.runs()][0] == "r2"
+    assert [record.run_id for record in await store.runs()][0] == "r2"

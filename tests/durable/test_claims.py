@@ -28,60 +28,59 @@ def _second(store: CheckpointStore, tmp_path: Path) -> CheckpointStore:
         return SQLiteStore(store.location)
     from graphrt.checkpoint.postgres import PostgresStore
 
-    return PostgresStore(store._db.info.dsn)
+    return PostgresStore(store._url)
 
 
-def test_a_claimed_run_is_refused_to_another_connection_until_released(store: CheckpointStore, tmp_path: Path) -> None:
+async def test_a_claimed_run_is_refused_to_another_connection_until_released(store: CheckpointStore, tmp_path: Path) -> None:
     other = _second(store, tmp_path)
     try:
-        store.claim_run("r1")
+        await store.claim_run("r1")
         with pytest.raises(CheckpointError, match="run 'r1' in .* is running elsewhere"):
-            other.claim_run("r1")
-        other.claim_run("r2")  # other runs are free
-        store.release_run("r1")
-        other.claim_run("r1")
+            await other.claim_run("r1")
+        await other.claim_run("r2")  # other runs are free
+        await store.release_run("r1")
+        await other.claim_run("r1")
         with pytest.raises(CheckpointError, match="running elsewhere"):
-            store.claim_run("r1")
+            await store.claim_run("r1")
     finally:
-        other.close()
-    store.claim_run("r1")  # closing a store ends its claims
+        await other.close()
+    await store.claim_run("r1")  # closing a store ends its claims
 
 
-def test_a_store_refuses_its_own_second_claim(store: CheckpointStore) -> None:
-    store.claim_run("r1")
+async def test_a_store_refuses_its_own_second_claim(store: CheckpointStore) -> None:
+    await store.claim_run("r1")
     with pytest.raises(CheckpointError, match="running elsewhere"):
-        store.claim_run("r1")
+        await store.claim_run("r1")
 
 
-def test_a_claim_ends_with_the_process_that_held_it(tmp_path: Path, request: pytest.FixtureRequest) -> None:
+async def test_a_claim_ends_with_the_process_that_held_it(tmp_path: Path, request: pytest.FixtureRequest) -> None:
     for target in ("sqlite", "postgres"):
         if target == "sqlite":
             location = str(tmp_path / "runs.db")
         else:
             location = request.getfixturevalue("postgres_url")
         holder = subprocess.Popen(
-            [sys.executable, "-c", "import sys, time; from graphrt.checkpoint import open_store; "
-             "store = open_store(sys.argv[1]); store.claim_run('r1'); print('held', flush=True); time.sleep(60)", location],
+            [sys.executable, "-c", "import sys, time, anyio; from graphrt.checkpoint import open_store; "
+             "store = open_store(sys.argv[1]); anyio.run(store.claim_run, 'r1'); print('held', flush=True); "
+             "time.sleep(60)", location],
             stdout=subprocess.PIPE, text=True)
         assert holder.stdout.readline() == "held\n"
         store = graphrt.checkpoint.open_store(location)
         try:
             with pytest.raises(CheckpointError, match="running elsewhere"):
-                store.claim_run("r1")
+                await store.claim_run("r1")
             holder.send_signal(signal.SIGKILL)
             holder.wait()
             for _ in range(50):  # the server notices the closed connection at once, or nearly
                 try:
-                    store.claim_run("r1")
+                    await store.claim_run("r1")
                     break
                 except CheckpointError:
-                    import time
-
-                    time.sleep(0.1)
+                    await anyio.sleep(0.1)
             else:
                 pytest.fail(f"{target}: the claim of a killed process was never released")
         finally:
-            store.close()
+            await store.close()
             holder.kill()
 
 
@@ -139,7 +138,7 @@ async def test_a_second_resume_of_a_running_run_is_refused_and_runs_nothing(stor
                 await graphrt.aresume(other, "r1", agents=_steps(calls, hold_second))
             go_on.set()
     finally:
-        other.close()
+        await other.close()
 
     assert first_results == [{"third": {"node": "third"}}]
     assert calls == ["first", "second", "second", "third"]  # nothing ran twice but the failed node

@@ -105,7 +105,7 @@ async def test_a_node_that_times_out_is_saved_as_failed_and_runs_again_on_resume
                                                "isResult": True}}}
     with pytest.raises(graphrt.NodeTimeoutError, match="timed out after 50 ms"):
         await graphrt.Graph(data, agents=agents).arun(checkpoint=tmp_path / "runs.db", run_id="r1")
-    assert SQLiteStore(tmp_path / "runs.db").get_run("r1").status == RunStatus.FAILED
+    assert (await SQLiteStore(tmp_path / "runs.db").get_run("r1")).status == RunStatus.FAILED
 
     results = await graphrt.aresume(tmp_path / "runs.db", "r1", agents=agents)
 
@@ -122,7 +122,7 @@ async def test_a_cancelled_run_is_saved_as_stopped_and_resumes(recorder, tmp_pat
         data = {"version": 0.5, "nodes": {"first": {"agent": "recordAgent"},
                                           "stop": {"agent": "cancelAgent", "inputs": {"x": ":first"}}}}
         await graphrt.Graph(data, agents=agents).arun(checkpoint=tmp_path / "runs.db", run_id="r1")
-    assert SQLiteStore(tmp_path / "runs.db").get_run("r1").status == RunStatus.STOPPED
+    assert (await SQLiteStore(tmp_path / "runs.db").get_run("r1")).status == RunStatus.STOPPED
 
     done = [*recorder.agents, graphrt.AgentInfo("cancelAgent", lambda ctx: "resumed")]
     results = await graphrt.aresume(tmp_path / "runs.db", "r1", agents=done, all_results=True)

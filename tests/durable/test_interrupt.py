@@ -57,7 +57,7 @@ async def test_an_interrupted_run_is_saved_with_its_question(recorder, store: Ch
     with pytest.raises(graphrt.GraphInterrupted):
         await recorder.graph(ASK).arun(checkpoint=store, run_id="r1")
 
-    saved = store.get_run("r1")
+    saved = await store.get_run("r1")
 
     assert (saved.status, saved.question) == (RunStatus.INTERRUPTED, "Your name?")
     assert saved.detail == {"node_id": "name", "key": "name", "question": "Your name?"}

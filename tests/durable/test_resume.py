@@ -39,7 +39,7 @@ async def test_a_checkpointed_run_gives_the_results_of_a_plain_run(recorder, sto
     saved = await recorder.graph(CHAIN).arun(checkpoint=store, run_id="r1")
 
     assert saved == plain == {"third": {"node": "third", "before": "second"}}
-    assert store.get_run("r1").status == RunStatus.COMPLETED
+    assert (await store.get_run("r1")).status == RunStatus.COMPLETED
 
 
 async def test_a_failed_run_resumes_without_running_completed_nodes_again(recorder, store: CheckpointStore) -> None:
@@ -59,7 +59,7 @@ async def test_a_failed_run_is_saved_as_failed_with_its_error(recorder, store: C
     with pytest.raises(graphrt.AgentError):
         await recorder.graph(CHAIN).arun(checkpoint=store, run_id="r1")
 
-    saved = store.get_run("r1")
+    saved = await store.get_run("r1")
 
     assert (saved.status, saved.detail["node_id"]) == ("failed", "second")
     assert saved.detail["error"] == "node 'second': RuntimeError: second is broken (agent recordAgent)"
@@ -80,7 +80,7 @@ async def test_a_loop_resumes_in_the_iteration_it_stopped_in(recorder, store: Ch
 async def test_a_store_keeps_only_the_rows_of_the_latest_iteration(recorder, store: CheckpointStore) -> None:
     await recorder.graph(LOOP).arun(checkpoint=store, run_id="r1")
 
-    rows = store.get_rows("r1")
+    rows = await store.get_rows("r1")
 
     assert {row.iteration for row in rows} == {3}
     assert [(row.kind, row.key) for row in rows] == [("iteration", ""), ("node", "step"), ("node", "push")]
@@ -94,7 +94,7 @@ async def test_each_completed_node_adds_one_row(recorder, tmp_path: Path) -> Non
 
     await recorder.graph({"version": 0.5, "nodes": nodes}).arun(checkpoint=store, run_id="r1")
 
-    assert [row.kind for row in store.get_rows("r1")] == ["iteration"] + ["node"] * 50
+    assert [row.kind for row in await store.get_rows("r1")] == ["iteration"] + ["node"] * 50
 
 
 async def test_resuming_a_completed_run_returns_its_results_without_running(recorder, store: CheckpointStore) -> None:
@@ -117,7 +117,7 @@ async def test_injected_values_are_saved_and_used_on_resume(recorder, store: Che
     results = await graphrt.aresume(store, "r1", agents=recorder.agents)
 
     assert results["first"] == {"node": "first", "who": "Grace"}
-    assert store.get_run("r1").injected == {"who": "Grace"}
+    assert (await store.get_run("r1")).injected == {"who": "Grace"}
 
 
 async def test_resume_without_a_run_id_continues_the_latest_unfinished_run(recorder, store: CheckpointStore) -> None:
@@ -131,7 +131,7 @@ async def test_resume_without_a_run_id_continues_the_latest_unfinished_run(recor
     await graphrt.aresume(store, agents=recorder.agents)
 
     assert recorder.calls == ["third"]
-    assert store.get_run("broken").status == RunStatus.COMPLETED
+    assert (await store.get_run("broken")).status == RunStatus.COMPLETED
 
 
 async def test_resuming_an_unknown_run_lists_the_saved_runs(recorder, tmp_path: Path) -> None:
@@ -243,10 +243,10 @@ async def test_an_injected_value_json_cannot_hold_is_refused_before_the_run(reco
 
 
 class _BrokenStore(SQLiteStore):
-    def add_row(self, row) -> None:
+    async def add_row(self, row) -> None:
         if row.kind == "node" and row.key == "second":
             raise OSError("disk full")
-        super().add_row(row)
+        await super().add_row(row)
 
 
 async def test_a_store_that_fails_stops_the_run_with_a_checkpoint_error(recorder, tmp_path: Path) -> None:
@@ -255,7 +255,7 @@ async def test_a_store_that_fails_stops_the_run_with_a_checkpoint_error(recorder
     with pytest.raises(CheckpointError, match=r"could not save run 'r1' to .*: OSError: disk full"):
         await recorder.graph(CHAIN).arun(checkpoint=store, run_id="r1")
 
-    assert store.get_run("r1").status == RunStatus.RUNNING  # not marked done: resuming runs 'second' again
+    assert (await store.get_run("r1")).status == RunStatus.RUNNING  # not marked done: resuming runs 'second' again
 
 
 async def test_an_aborted_run_is_saved_as_stopped(recorder, store: CheckpointStore) -> None:
@@ -270,8 +270,8 @@ async def test_an_aborted_run_is_saved_as_stopped(recorder, store: CheckpointSto
     with pytest.raises(graphrt.GraphAbortedError):
         await graph.arun(checkpoint=store, run_id="r1")
 
-    assert store.get_run("r1").status == RunStatus.STOPPED
-    assert [row.key for row in store.get_rows("r1")] == ["", "first"]
+    assert (await store.get_run("r1")).status == RunStatus.STOPPED
+    assert [row.key for row in await store.get_rows("r1")] == ["", "first"]
 
 
 def test_checkpointed_runs_work_on_trio(recorder, tmp_path: Path) -> None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
 
 import graphrt
@@ -42,6 +44,19 @@ nodes:
       text: :ask.text
     isResult: true
 """
+
+
+def _saved(folder: Path, method: str, run_id: str) -> Any:
+    """`get_run` or `get_rows` of the SQLite checkpoint runs.db in `folder`."""
+
+    async def read() -> Any:
+        store = SQLiteStore(folder / "runs.db")
+        try:
+            return await getattr(store, method)(run_id)
+        finally:
+            await store.close()
+
+    return anyio.run(read)
 
 
 def _everything_saved(folder: Path) -> str:
@@ -87,7 +102,7 @@ def test_a_config_api_key_is_saved_redacted_and_resume_uses_the_environment(open
     results = graphrt.resume(tmp_path / "runs.db", "r1")
 
     assert results == {"answer": {"text": "green tea"}}
-    assert SQLiteStore(tmp_path / "runs.db").get_run("r1").config == {"openAIAgent": {"apiKey": "[redacted]", "model": "m"}}
+    assert _saved(tmp_path, "get_run", "r1").config == {"openAIAgent": {"apiKey": "[redacted]", "model": "m"}}
     assert openai_server.headers[-1]["authorization"] == f"Bearer {ENV_KEY}"
     assert CONFIG_KEY not in _everything_saved(tmp_path)
 
@@ -97,7 +112,7 @@ def test_keys_written_in_the_graph_file_are_not_copied_into_the_checkpoint(opena
 
     graphrt.Graph(graph_file).run(checkpoint=tmp_path / "runs.db", run_id="r1")
 
-    text = SQLiteStore(tmp_path / "runs.db").get_run("r1").graph_text
+    text = _saved(tmp_path, "get_run", "r1").graph_text
     assert "apiKey: REDACTED" in text and "Authorization: REDACTED" in text
     assert FILE_KEY not in _everything_saved(tmp_path)
 
@@ -115,7 +130,7 @@ def test_a_node_result_under_a_secret_sounding_key_is_saved_as_it_is(tmp_path: P
     graph = graphrt.Graph({"version": 0.5, "nodes": {"page": {"agent": "pageAgent", "isResult": True}}}, agents=agents)
 
     assert graph.run(checkpoint=tmp_path / "runs.db", run_id="r1") == {"page": value}
-    row = SQLiteStore(tmp_path / "runs.db").get_rows("r1")[-1]
+    row = _saved(tmp_path, "get_rows", "r1")[-1]
     assert json.loads(row.value) == value
     assert graphrt.resume(tmp_path / "runs.db", "r1", agents=agents) == {"page": value}
 
@@ -136,7 +151,7 @@ def test_an_injected_value_is_saved_as_it_is(tmp_path: Path) -> None:
 
     graph.run(checkpoint=tmp_path / "runs.db", run_id="r1")
 
-    assert SQLiteStore(tmp_path / "runs.db").get_run("r1").injected == {"apiKey": "sk-injected-0123456789abcdef"}
+    assert _saved(tmp_path, "get_run", "r1").injected == {"apiKey": "sk-injected-0123456789abcdef"}
 
 
 def test_a_dict_graph_is_saved_with_its_data_and_without_its_credentials(tmp_path: Path) -> None:
@@ -149,7 +164,7 @@ def test_a_dict_graph_is_saved_with_its_data_and_without_its_credentials(tmp_pat
 
     graph.run(checkpoint=tmp_path / "runs.db", run_id="r1")
 
-    record = SQLiteStore(tmp_path / "runs.db").get_run("r1")
+    record = _saved(tmp_path, "get_run", "r1")
     saved = json.loads(record.graph_text)
     assert saved["nodes"]["page"] == data["nodes"]["page"]
     assert saved["nodes"]["use"]["params"] == {"apiKey": "REDACTED", "baseURL": "http://me:REDACTED@127.0.0.1:9/v1"}

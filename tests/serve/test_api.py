@@ -162,7 +162,8 @@ def test_cancel_stops_the_running_agent(serve):
         assert response.json()["status"] == "cancelled"
         assert cancelled.wait(5), "the agent was not cancelled"
         assert client.post(f"/runs/{run_id}/cancel").status_code == 409
-        assert served.service.store.get_run(run_id).status == "stopped"  # not resumed by the next server
+        saved = anyio.run(served.service.store.get_run, run_id)  # a SQLite store: usable from this thread
+        assert saved.status == "stopped"  # not resumed by the next server
 
 
 def test_a_full_queue_answers_429_with_retry_after(serve):

@@ -8,6 +8,9 @@ import os
 import signal
 import time
 from pathlib import Path
+from typing import Any
+
+import anyio
 
 import httpx
 
@@ -39,6 +42,20 @@ nodes:
 """
 
 
+def _saved(checkpoint: Path, ids: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(records, rows) of saved runs, by id."""
+
+    async def read() -> tuple[dict[str, Any], dict[str, Any]]:
+        store = SQLiteStore(checkpoint)
+        try:
+            return ({run_id: await store.get_run(run_id) for run_id in ids},
+                    {run_id: await store.get_rows(run_id) for run_id in ids})
+        finally:
+            await store.close()
+
+    return anyio.run(read)
+
+
 def test_runs_survive_kill_9_and_finish_once(tmp_path: Path):
     folder = tmp_path / "graphs"
     folder.mkdir()
@@ -58,10 +75,9 @@ def test_runs_survive_kill_9_and_finish_once(tmp_path: Path):
     finally:
         os.kill(server.pid, signal.SIGKILL)
         server.wait()
-    store = SQLiteStore(checkpoint)
-    saved = {(run_id, row.key) for run_id in runs for row in store.get_rows(run_id) if row.kind == "node"}
-    assert all(store.get_run(run_id).status == "running" for run_id in runs)  # in flight or queued: none ended
-    store.close()
+    records, rows = _saved(checkpoint, runs)
+    saved = {(run_id, row.key) for run_id in runs for row in rows[run_id] if row.kind == "node"}
+    assert all(records[run_id].status == "running" for run_id in runs)  # in flight or queued: none ended
     assert saved, "nothing was saved before the kill"
 
     server = start_process(folder, checkpoint, port, *agents, env=env)
@@ -82,7 +98,7 @@ def test_runs_survive_kill_9_and_finish_once(tmp_path: Path):
     assert set(calls) == {(run_id, node) for run_id in runs for node in "abc"}  # every node ran
     assert all(calls[key] == 1 for key in saved), "a node saved before the kill ran again"
     assert all(count <= 2 for count in calls.values())  # only a node in flight at the kill runs twice
-    assert SQLiteStore(checkpoint).get_run(runs[0]).status == "completed"
+    assert _saved(checkpoint, runs[:1])[0][runs[0]].status == "completed"
 
 
 def test_a_server_stopped_gracefully_continues_its_runs_when_started_again(tmp_path: Path):
@@ -98,7 +114,7 @@ def test_a_server_stopped_gracefully_continues_its_runs_when_started_again(tmp_p
     time.sleep(1.0)
     server.send_signal(signal.SIGTERM)
     server.wait(20)  # uvicorn shuts down, then lets SIGTERM end the process (exit code -15)
-    assert SQLiteStore(checkpoint).get_run(run_id).status == "running"  # not "stopped": it was not cancelled
+    assert _saved(checkpoint, [run_id])[0][run_id].status == "running"  # not "stopped": it was not cancelled
     server = start_process(folder, checkpoint, port, *agents)
     try:
         deadline = time.monotonic() + 20

@@ -1,0 +1,28 @@
+"""`RunSnapshot`: the state a run can be resumed from.
+
+It lives in the checkpoint layer, below the engine: stores build it from their
+rows without importing the engine, and the engine restores a run from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["RunSnapshot"]
+
+
+@dataclass(frozen=True)
+class RunSnapshot:
+    """What a checkpoint keeps of a run, enough to resume it where it stopped.
+
+    `results` are the values of the current iteration (static nodes and the
+    computed nodes that completed); `answers` are human answers to interrupts.
+    """
+
+    run_id: str
+    iteration: int
+    results: dict[str, Any]
+    completed: list[str]
+    injected: dict[str, Any] = field(default_factory=dict)
+    answers: dict[str, Any] = field(default_factory=dict)
