@@ -192,6 +192,9 @@ class _Checker:
                 self.add(f"unknown node '{ref_id}'{self.suggest(ref_id)}", node_id, field)
 
     def check_node(self, node_id: str, node: Any, nodes: dict) -> None:
+        if node_id == LOOP_COUNTER:
+            self.add(f"'{LOOP_COUNTER}' is a reserved node id (the loop counter; read it with '@loop')", node_id)
+            return
         if not isinstance(node, dict):
             self.add(f"a node must be a mapping, got {type(node).__name__}", node_id)
             return

@@ -15,6 +15,7 @@ import argparse
 import shlex
 import sys
 import uuid
+from contextlib import nullcontext, redirect_stdout
 from typing import Any, TextIO
 
 import anyio
@@ -125,7 +126,8 @@ def handle(args: argparse.Namespace, stdin: TextIO | None = None, stderr: TextIO
     if trace is not None:
         graph.subscribe(trace)
     try:
-        with executor_for(args) as executor:
+        # With -q, stdout holds the results alone: what agents and `console` print goes to stderr.
+        with executor_for(args) as executor, redirect_stdout(stderr or sys.stderr) if args.quiet else nullcontext():
             graph.executor = executor
             code, results = run_saved(graph, args.checkpoint, run_id=record.run_id,
                                       all_results=args.all or record.all_results,

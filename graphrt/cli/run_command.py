@@ -14,6 +14,7 @@ import argparse
 import dataclasses
 import json
 import sys
+from contextlib import nullcontext, redirect_stdout
 from typing import Any, TextIO
 
 from graphrt.base.errors import ValidationIssue
@@ -81,7 +82,8 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
         if subscriber is not None:
             graph.subscribe(subscriber)
     try:
-        with executor_for(args) as executor:
+        # With -q, stdout holds the results alone: what agents and `console` print goes to stderr.
+        with executor_for(args) as executor, redirect_stdout(stderr) if args.quiet else nullcontext():
             graph.executor = executor
             if args.checkpoint:
                 code, results = run_saved(graph, args.checkpoint, run_id=args.run_id, all_results=args.all,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Hashable, Mapping
 
 from graphrt.check.validate import validate_graph
+from graphrt.graphdata.loader import GraphSource
 from graphrt.graphdata.spec import GraphSpec, compile_graph
 
 if TYPE_CHECKING:
@@ -23,11 +24,12 @@ __all__ = ["NestingPort"]
 class NestingPort:
     """Runs graphs on behalf of one node of a parent run."""
 
-    def __init__(self, parent: "GraphRun", ticket: "Ticket", node_id: str) -> None:
+    def __init__(self, parent: "GraphRun", ticket: "Ticket", node_id: str, source: GraphSource | None = None) -> None:
         self._parent = parent
         self._ticket = ticket
         self._lent = 0
         self.node_id = node_id
+        self._source = source  # the file of a graph loaded by graphLoader: its errors and its own graphLoaders
 
     @property
     def registry(self) -> "Registry":
@@ -52,7 +54,7 @@ class NestingPort:
         cache_key = (self.node_id, key) if key is not None and written_in_file else None
         if cache_key is not None and cache_key in parent.spec.nested:
             return parent.spec.nested[cache_key]
-        source = parent.spec.source.nested("nodes", self.node_id, "graph") if written_in_file else None
+        source = parent.spec.source.nested("nodes", self.node_id, "graph") if written_in_file else self._source
         data = dict(graph_data)
         validate_graph(data, parent.registry, source)
         spec = compile_graph(data, source)

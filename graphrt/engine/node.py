@@ -28,7 +28,7 @@ from graphrt.base.errors import (
 )
 from graphrt.base.jsvalue import is_named_inputs, is_null, is_truthy, json_stringify
 from graphrt.engine.executor import call_in_process, must_stay_local
-from graphrt.graphdata.loader import load_graph_beside, load_with
+from graphrt.graphdata.loader import GraphSource, load_graph_beside, load_with
 from graphrt.graphdata.spec import ComputedNodeSpec, StaticNodeSpec
 from graphrt.observe.events import NodeCompleted, NodeFailed, NodeStarted, failure_event
 
@@ -145,10 +145,10 @@ class NodeInvoker:
             from graphrt.engine.nesting import NestingPort
 
             try:
-                ctx.graph_data = await self._graph_data(spec)
+                ctx.graph_data, source = await self._graph_data(spec)
             except GraphError as error:
                 return error, False
-            ctx.nesting = NestingPort(run, ticket, spec.node_id)
+            ctx.nesting = NestingPort(run, ticket, spec.node_id, source)
         if run.emitting:
             run.emitter.emit(NodeStarted(run_id=run.run_id, path=run.path, node_id=spec.node_id, agent_id=agent_id,
                                          attempt=node.attempts, inputs=inputs))
@@ -222,29 +222,30 @@ class NodeInvoker:
             return config
         return {**config.get("global", {}), **config.get(agent_id, {})}
 
-    async def _graph_data(self, spec: ComputedNodeSpec) -> dict[str, Any] | None:
+    async def _graph_data(self, spec: ComputedNodeSpec) -> tuple[dict[str, Any] | None, GraphSource | None]:
+        """The node's graph, and the file it was loaded from (None when it is written in the node, or given)."""
         if spec.graph_loader is not None:
             request = spec.graph_loader
             try:
                 if self.run.graph_loader is not None:  # the run's `graph_loader`, as GraphAI's option
-                    return await load_with(self.run.graph_loader, request)
+                    return await load_with(self.run.graph_loader, request), None
                 if request.get("option") is not None:
                     raise GraphLoadError(f"graphLoader {request.get('fileName')!r}: 'option' needs a graph_loader that "
                                          "reads it (graphrt.run(..., graph_loader=...)); the built-in file loader takes none")
-                return load_graph_beside(self.run.spec.source, str(request.get("fileName", "")))[0]
+                return load_graph_beside(self.run.spec.source, str(request.get("fileName", "")))
             except GraphError as error:
                 if error.field is None:
                     error.field = "graphLoader"
                 raise self._located(error.with_context(node_id=spec.node_id)) from None
         graph = spec.graph
         if graph is None or isinstance(graph, dict):
-            return graph
+            return graph, None
         value = graph.resolve(self.run.results)
         if not isinstance(value, dict):
             raise self._located(
                 ResolveError(f"'{graph.text}' is not a graph (got {type(value).__name__})", node_id=spec.node_id, field="graph")
             )
-        return value
+        return value, None
 
     # ----- results -----
 

@@ -154,6 +154,7 @@ class GraphSource:
     text: str | None = None
     prefix: tuple[str | int, ...] = ()
     _positions: _Positions | None = field(default=None, repr=False)
+    root: Path | None = None  # for a graph loaded by graphLoader: the folder its files must stay in (the first graph's)
 
     def __post_init__(self) -> None:
         if self._positions is None and self.text is not None:
@@ -161,7 +162,7 @@ class GraphSource:
 
     def nested(self, *path: str | int) -> "GraphSource":
         """The source of a graph written inside this one, at `path` (e.g. a node's `graph`); it shares the positions."""
-        return GraphSource(self.file, self.text, (*self.prefix, *path), self._positions)
+        return GraphSource(self.file, self.text, (*self.prefix, *path), self._positions, self.root)
 
     @property
     def folder(self) -> Path | None:
@@ -337,7 +338,8 @@ def load_graph_beside(parent: GraphSource, file_name: str) -> tuple[dict[str, An
     """A graph file named by a graph (`graphLoader: {fileName}`), read from the parent's folder.
 
     A graph may only load files inside its own folder (or below it), so a graph
-    file cannot reach other files on the machine.
+    file cannot reach other files on the machine. A graph loaded that way may load
+    files in turn, relative to its own folder, within the first graph's folder.
 
     Raises:
         GraphLoadError: no parent folder, a path outside it, or an unreadable file.
@@ -345,13 +347,16 @@ def load_graph_beside(parent: GraphSource, file_name: str) -> tuple[dict[str, An
     folder = parent.folder
     if folder is None:
         raise GraphLoadError(f"graphLoader {file_name!r}: only a graph read from a file can load other graph files")
+    boundary = parent.root or folder
     try:
         path = (folder / file_name).resolve()
     except (OSError, ValueError) as error:  # a NUL character, a name too long
         raise GraphLoadError(f"graphLoader {file_name!r}: not a file name: {error}") from None
-    if not path.is_relative_to(folder):
-        raise GraphLoadError(f"graphLoader {file_name!r}: a graph can only load files inside its folder {folder}")
-    return load_graph(path)
+    if not path.is_relative_to(boundary):
+        raise GraphLoadError(f"graphLoader {file_name!r}: a graph can only load files inside its folder {boundary}")
+    data, source = load_graph(path)
+    source.root = boundary
+    return data, source
 
 
 async def load_with(loader: GraphLoader, request: Mapping[str, Any]) -> dict[str, Any]:

@@ -200,3 +200,19 @@ def test_the_installed_graphrt_script_runs_a_graph(write) -> None:
         [str(script), "run", write(HELLO), "-i", "name=Ada"], capture_output=True, text=True, timeout=60, cwd=ROOT
     )
     assert (completed.returncode, json.loads(completed.stdout)) == (0, {"greeting": "Hello, Ada!"})
+
+
+def test_with_quiet_what_agents_print_goes_to_stderr_and_stdout_holds_the_results_alone(tmp_path, capsys) -> None:
+    import json as _json
+
+    from graphrt.cli import main as _main
+
+    path = tmp_path / "g.yaml"
+    path.write_text("version: 0.5\nnodes:\n  s: {value: hello}\n  c: {agent: consoleAgent, inputs: {text: ':s'}}\n"
+                    "  a: {agent: copyAgent, inputs: {x: ':s'}, console: {after: true}, isResult: true}\n")
+
+    assert _main(["run", "-q", str(path)]) == 0
+
+    out, err = capsys.readouterr()
+    assert _json.loads(out) == {"a": {"x": "hello"}}
+    assert "hello" in err

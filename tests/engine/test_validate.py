@@ -595,3 +595,9 @@ def test_nodes_of_one_shape_are_schema_checked_once_but_every_bad_value_is_still
         ("n120", "console", "must be a boolean, got string 'loud'"),
         ("n131", "repeatUntil.exists", "must be a string, got number 3"),
     ]
+
+
+def test_the_loop_counter_is_a_reserved_node_id() -> None:
+    assert messages({"nodes": {"a": A, "__loopIndex": copy(x=":a")}}) == [
+        "node '__loopIndex': '__loopIndex' is a reserved node id (the loop counter; read it with '@loop')"
+    ]

@@ -82,3 +82,29 @@ def test_a_symlink_inside_the_folder_that_points_out_of_it_is_refused(folder: Pa
 def test_a_graph_given_as_text_cannot_load_graph_files(folder: Path) -> None:
     with pytest.raises(GraphLoadError, match="only a graph read from a file can load other graph files"):
         graphrt.run(_outer("inner.yaml"))
+
+
+def test_a_loaded_graph_loads_files_of_the_same_folder_tree_relative_to_itself(folder: Path) -> None:
+    (folder / "sub" / "middle.yaml").write_text(_outer("deeper/inner.yaml"))
+    (folder / "sub" / "deeper").mkdir()
+    (folder / "sub" / "deeper" / "inner.yaml").write_text(INNER)
+    (folder / "sub" / "up.yaml").write_text(_outer("../inner.yaml"))
+
+    assert _run(folder, "sub/middle.yaml") == {"loaded": {"loaded": {"answer": {"n": 42}}}}
+    assert _run(folder, "sub/up.yaml") == {"loaded": {"loaded": {"answer": {"n": 42}}}}
+
+
+def test_a_loaded_graph_cannot_leave_the_first_graph_folder(folder: Path) -> None:
+    (folder / "sub" / "escape.yaml").write_text(_outer("../../outside.yaml"))
+
+    with pytest.raises(graphrt.AgentError, match="graphLoader '../../outside.yaml': a graph can only load files inside "
+                                                 f"its folder {folder.resolve()}"):
+        _run(folder, "sub/escape.yaml")
+
+
+def test_an_error_in_a_loaded_graph_names_its_file(folder: Path) -> None:
+    (folder / "broken.yaml").write_text(INNER.replace(":number", ":nummber"))
+
+    with pytest.raises(graphrt.AgentError) as caught:
+        _run(folder, "broken.yaml")
+    assert str(caught.value.location).startswith(str(folder.resolve() / "broken.yaml"))
