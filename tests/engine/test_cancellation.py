@@ -70,8 +70,8 @@ async def test_ctrl_c_stops_the_command(anyio_backend: str, tmp_path: Path, grap
     process = subprocess.Popen([sys.executable, "-c", "import sys; from graphrt.cli import main; sys.exit(main())", "run", str(path)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        # Its one warning ("nothing uses this node's result") comes just before the run starts.
-        assert "warning: node 'b'" in process.stderr.readline()
+        # Its first warning comes just before the run starts.
+        assert "warning" in process.stderr.readline()
         await anyio.sleep(0.5)
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=60)
