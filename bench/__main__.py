@@ -5,6 +5,7 @@
     .venv/bin/python -m bench --engines graphrt,graphai --quick
     .venv/bin/python -m bench --profile chain      # graphrt under pyinstrument
     .venv/bin/python -m bench --write-workloads    # regenerate bench/workloads/*.yaml
+    .venv/bin/python -m bench startup              # whole-command start times (bench/startup.py)
 
 Raw numbers go to bench/results/latest.json and the tables, as Markdown, to
 bench/results/latest.md (both git-ignored); BENCHMARKS.md keeps a reviewed copy.
@@ -60,6 +61,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.report:
         return _print_report(args.report, args.markdown)
+    if args.workloads == ["startup"]:
+        from .startup import measure, table
+
+        print(table(measure(args.rounds or 11)))
+        return 0
     if args.profile:
         from .profile import profile
 

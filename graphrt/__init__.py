@@ -2,40 +2,87 @@
 
     import graphrt
     graphrt.run("graphs/hello.yaml", inject={"name": "Ada"})
+
+Names are imported on first use (PEP 562), so that `import graphrt`, and the
+`graphrt` command, start at once.
 """
 
-from graphrt.api import aresume, arun, resume, run
-from graphrt.authoring.filters import AgentFilter
-from graphrt.authoring.functions import agent
-from graphrt.authoring.plugins import as_agent, default_registry
-from graphrt.authoring.progress import Progress
-from graphrt.authoring.registry import AgentContext, AgentInfo, Registry, Sample
-from graphrt.authoring.standard_filters import (
-    cache_filter,
-    input_validation_filter,
-    stream_filter,
-)
-from graphrt.authoring.toolsets import tool, toolset
-from graphrt.base.errors import (
-    AgentError,
-    CheckpointError,
-    GraphAbortedError,
-    GraphError,
-    GraphInterrupted,
-    GraphLoadError,
-    GraphValidationError,
-    Interrupt,
-    Location,
-    NodeTimeoutError,
-    RegistrationError,
-    ResolveError,
-    RunTimeoutError,
-    ToolCallError,
-    ValidationIssue,
-)
-from graphrt.base.jsvalue import UNDEFINED
-from graphrt.engine.graph import Graph
-from graphrt.observe.events import Event
+import typing as _typing
+from importlib import import_module as _import_module
+from importlib.util import find_spec as _find_spec
+
+_EXPORTS = {
+    "aresume": "graphrt.api",
+    "arun": "graphrt.api",
+    "resume": "graphrt.api",
+    "run": "graphrt.api",
+    "AgentFilter": "graphrt.authoring.filters",
+    "agent": "graphrt.authoring.functions",
+    "as_agent": "graphrt.authoring.plugins",
+    "default_registry": "graphrt.authoring.plugins",
+    "Progress": "graphrt.authoring.progress",
+    "AgentContext": "graphrt.authoring.registry",
+    "AgentInfo": "graphrt.authoring.registry",
+    "Registry": "graphrt.authoring.registry",
+    "Sample": "graphrt.authoring.registry",
+    "cache_filter": "graphrt.authoring.standard_filters",
+    "input_validation_filter": "graphrt.authoring.standard_filters",
+    "stream_filter": "graphrt.authoring.standard_filters",
+    "tool": "graphrt.authoring.toolsets",
+    "toolset": "graphrt.authoring.toolsets",
+    "AgentError": "graphrt.base.errors",
+    "CheckpointError": "graphrt.base.errors",
+    "GraphAbortedError": "graphrt.base.errors",
+    "GraphError": "graphrt.base.errors",
+    "GraphInterrupted": "graphrt.base.errors",
+    "GraphLoadError": "graphrt.base.errors",
+    "GraphValidationError": "graphrt.base.errors",
+    "Interrupt": "graphrt.base.errors",
+    "Location": "graphrt.base.errors",
+    "NodeTimeoutError": "graphrt.base.errors",
+    "RegistrationError": "graphrt.base.errors",
+    "ResolveError": "graphrt.base.errors",
+    "RunTimeoutError": "graphrt.base.errors",
+    "ToolCallError": "graphrt.base.errors",
+    "ValidationIssue": "graphrt.base.errors",
+    "UNDEFINED": "graphrt.base.jsvalue",
+    "Graph": "graphrt.engine.graph",
+    "Event": "graphrt.observe.events",
+}
+
+if _typing.TYPE_CHECKING:  # what the names are, for type checkers and editors
+    from graphrt.api import aresume, arun, resume, run
+    from graphrt.authoring.filters import AgentFilter
+    from graphrt.authoring.functions import agent
+    from graphrt.authoring.plugins import as_agent, default_registry
+    from graphrt.authoring.progress import Progress
+    from graphrt.authoring.registry import AgentContext, AgentInfo, Registry, Sample
+    from graphrt.authoring.standard_filters import (
+        cache_filter,
+        input_validation_filter,
+        stream_filter,
+    )
+    from graphrt.authoring.toolsets import tool, toolset
+    from graphrt.base.errors import (
+        AgentError,
+        CheckpointError,
+        GraphAbortedError,
+        GraphError,
+        GraphInterrupted,
+        GraphLoadError,
+        GraphValidationError,
+        Interrupt,
+        Location,
+        NodeTimeoutError,
+        RegistrationError,
+        ResolveError,
+        RunTimeoutError,
+        ToolCallError,
+        ValidationIssue,
+    )
+    from graphrt.base.jsvalue import UNDEFINED
+    from graphrt.engine.graph import Graph
+    from graphrt.observe.events import Event
 
 __all__ = [
     "run",
@@ -75,3 +122,18 @@ __all__ = [
     "ToolCallError",
     "Location",
 ]
+
+
+def __getattr__(name: str) -> _typing.Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        if _find_spec(f"graphrt.{name}") is not None:  # a subpackage: graphrt.checkpoint, ...
+            return _import_module(f"graphrt.{name}")
+        raise AttributeError(f"module 'graphrt' has no attribute {name!r}")
+    value = getattr(_import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -35,10 +35,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Iterable
 
-from graphrt.authoring.registry import AgentInfo, Registry
+from graphrt.authoring.registry import AgentInfo, AgentLike, Registry
 from graphrt.base.errors import RegistrationError
 
 __all__ = [
+    "AgentsArg",
+    "make_registry",
     "ENTRY_POINT_GROUP", "as_agent", "agents_of", "default_registry", "entry_point_agents", "import_agent_module", "module_agents",
 ]
 
@@ -165,3 +167,18 @@ def default_registry() -> Registry:
             registry.add(*_load(point), replace=not _is_builtin(point))
         _default = registry
     return _default
+
+
+AgentsArg = Registry | Iterable[AgentLike] | None
+
+
+def make_registry(agents: AgentsArg) -> Registry:
+    """A Registry as given, or the built-in agents plus the ones listed."""
+    if agents is None:
+        return default_registry()
+    if isinstance(agents, Registry):
+        return agents
+    registry = default_registry().copy()
+    for info in agents:
+        registry.register(info, replace=True)
+    return registry

@@ -25,9 +25,10 @@ import json
 import types
 import typing
 from dataclasses import dataclass
-from typing import Any, Callable, Literal, Mapping, Union
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Union
 
-import jsonschema
+if TYPE_CHECKING:
+    import jsonschema
 
 from graphrt.base.jsvalue import without_undefined
 from graphrt.base.quick_check import compile_check
@@ -219,6 +220,8 @@ def coerce(value: Any, hint: Any) -> Any:
 
 
 def _accepts(hint: Any, value: Any) -> bool:
+    import jsonschema  # on first use: importing it costs ~50 ms at start
+
     try:
         return not any(jsonschema.Draft202012Validator(type_schema(hint)).iter_errors(value))
     except UnsupportedType:
@@ -237,7 +240,7 @@ class Violation:
 
 
 _MAX_VALIDATORS = 512
-_Compiled = tuple[Mapping[str, Any], jsonschema.protocols.Validator, Callable[[Any], bool] | None]
+_Compiled = tuple[Mapping[str, Any], "jsonschema.protocols.Validator", Callable[[Any], bool] | None]
 _validators: dict[int, _Compiled] = {}
 
 
@@ -247,6 +250,8 @@ def _compiled(schema: Mapping[str, Any]) -> _Compiled:
     if cached is None or cached[0] is not schema:
         if len(_validators) >= _MAX_VALIDATORS:
             _validators.clear()
+        import jsonschema  # on first use: importing it costs ~50 ms at start
+
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         cached = _validators[id(schema)] = (schema, cls(schema), compile_check(schema))
     return cached

@@ -18,9 +18,10 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Container, Iterator
+from typing import TYPE_CHECKING, Any, Container, Iterator
 
-import jsonschema
+if TYPE_CHECKING:
+    import jsonschema
 
 from graphrt.authoring.registry import AgentInfo
 from graphrt.base.errors import ValidationIssue, _describe
@@ -64,6 +65,8 @@ def _graph_validators() -> tuple[Any, Any]:
     """
     schema = graphdata_schema()
     top = {**schema, "properties": {**schema["properties"], "nodes": {"type": "object", "minProperties": 1}}}
+    import jsonschema  # on first use: importing it costs ~50 ms at start
+
     cls = jsonschema.validators.validator_for(schema)
     return cls(top), cls(schema).evolve(schema=schema["$defs"]["node"])
 

@@ -12,9 +12,10 @@ as a hexagon saying how the graph loops, results in bold.
 from __future__ import annotations
 
 import re
-from typing import Any, Hashable
+from typing import TYPE_CHECKING, Any, Hashable
 
-import networkx as nx
+if TYPE_CHECKING:
+    import networkx as nx
 
 from graphrt.check.lint import graph_references, nested_inputs
 
@@ -32,6 +33,8 @@ def _edge_kind(field: str) -> str:
 
 def graph_model(data: dict[str, Any]) -> nx.MultiDiGraph:
     """GraphData (already validated) as a MultiDiGraph; see the module docstring."""
+    import networkx as nx  # on first use: importing it costs ~0.2 s at start
+
     model = nx.MultiDiGraph()
     _add_graph(model, data, (), None, frozenset())
     return model

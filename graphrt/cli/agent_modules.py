@@ -7,7 +7,7 @@ import argparse
 from graphrt.authoring.plugins import module_agents
 from graphrt.authoring.registry import AgentInfo, Registry
 from graphrt.base.errors import RegistrationError
-from graphrt.engine.graph import make_registry
+from graphrt.authoring.plugins import make_registry
 from graphrt.testing.samples import select_agents
 
 __all__ = ["add_agents_option", "registry_for", "named_agents"]

@@ -8,41 +8,58 @@ names the file, the node and the field.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from typing import Sequence
 
-from graphrt.base.errors import GraphError
-from graphrt.cli import (
-    agents_command,
-    resume_command,
-    run_command,
-    samples_command,
-    serve_command,
-    validate_command,
-    viz_command,
-)
-from graphrt.observe.trace import Redactor
-
 __all__ = ["main", "COMMANDS"]
 
-COMMANDS = [run_command, resume_command, validate_command, viz_command, agents_command, samples_command, serve_command]
+# Each command's module, imported only when that command runs (or shows its own --help),
+# so that `graphrt --help` answers at once: (name, module under graphrt.cli, one-line help).
+COMMANDS = [
+    ("run", "run_command", "run a graph file and print its results as JSON"),
+    ("resume", "resume_command", "continue a run saved with 'graphrt run --checkpoint'"),
+    ("validate", "validate_command", "report every problem of graph files without running them"),
+    ("viz", "viz_command", "draw a graph file as a Mermaid or Graphviz DOT diagram"),
+    ("agents", "agents_command", "list the registered agents, their descriptions and schemas"),
+    ("test-agents", "samples_command", "run the registered agents' samples and report failures"),
+    ("serve", "serve_command", "serve graph files over HTTP, with a live run viewer at /"),
+]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _chosen(argv: Sequence[str]) -> str | None:
+    """The command named on the command line (its first word that is not an option)."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser, with the full sub-parser of the chosen command (all of them if `argv` is None)."""
     parser = argparse.ArgumentParser(prog="graphrt", description="Run GraphAI graph files in Python.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in COMMANDS:
-        command.add_parser(subparsers)
+    chosen = _chosen(argv) if argv is not None else None
+    for name, module, help_text in COMMANDS:
+        if argv is None or name == chosen:
+            importlib.import_module(f"graphrt.cli.{module}").add_parser(subparsers)
+        else:
+            subparsers.add_parser(name, help=help_text)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `graphrt` command; returns the exit code."""
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(argv).parse_args(argv)
+    from graphrt.base.errors import GraphError  # after parsing: `graphrt --help` needs none of graphrt
+
     try:
         return args.handler(args) or 0
     except GraphError as error:
+        from graphrt.observe.trace import Redactor
+
         print(f"graphrt: {Redactor().text(str(error))}", file=sys.stderr)  # an agent's error may quote a credential
         return 1
     except KeyboardInterrupt:

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Mapping
 import anyio
 
 from graphrt.authoring.filters import AgentFilter, FilterFunction, as_filters
-from graphrt.authoring.plugins import default_registry
+from graphrt.authoring.plugins import AgentsArg, make_registry
 from graphrt.authoring.registry import AgentContext, AgentInfo, AgentLike, Registry
 from graphrt.base.errors import (
     GraphAbortedError,
@@ -38,21 +38,6 @@ from graphrt.observe.events import Emitter, Event, EventStream, RunFinished, Run
 __all__ = ["Graph", "AgentsArg", "make_registry", "with_bypassed_agents", "run_timeout", "RUN_TIMEOUT_VARIABLE"]
 
 RUN_TIMEOUT_VARIABLE = "GRAPHRT_RUN_TIMEOUT"  # seconds every run may take unless it is given a timeout
-
-AgentsArg = Registry | Iterable[AgentLike] | None
-
-
-def make_registry(agents: AgentsArg) -> Registry:
-    """A Registry as given, or the built-in agents plus the ones listed."""
-    if agents is None:
-        return default_registry()
-    if isinstance(agents, Registry):
-        return agents
-    registry = default_registry().copy()
-    for info in agents:
-        registry.register(info, replace=True)
-    return registry
-
 
 def run_timeout(timeout: float | None) -> float | None:
     """The run's time limit in seconds: `timeout`, else GRAPHRT_RUN_TIMEOUT, else None (no limit).

@@ -29,7 +29,7 @@ from graphrt.authoring.registry import (
     Registry,
     Sample,
 )
-from graphrt.engine.graph import make_registry
+from graphrt.authoring.plugins import make_registry
 from graphrt.testing.samples import SampleOutcome, run_sample
 
 __all__ = ["SampleCase", "sample_cases", "parametrize_samples", "assert_samples_pass", "agent_context"]
