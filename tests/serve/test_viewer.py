@@ -9,8 +9,13 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 
+import anyio
 import pytest
+
+from graphrt.authoring.registry import AgentContext, AgentInfo
+from graphrt.observe.events import ToolCalled, ToolReturned
 
 from .conftest import SLOW_ASK
 
@@ -92,3 +97,63 @@ def test_a_run_goes_live_from_start_to_answer_to_results(serve, browser, tmp_pat
     shots = os.environ.get("GRAPHRT_VIEWER_SCREENSHOT")
     if shots:
         page.screenshot(path=shots, full_page=True)
+
+
+CHAT = """\
+version: 0.5
+nodes:
+  question:
+    value: Who built the Eiffel Tower?
+  research:
+    agent: chattyAgent
+    inputs:
+      question: :question
+  answer:
+    agent: stringTemplateAgent
+    inputs:
+      text: :research.text
+      question: :question
+    params:
+      template: "${question} ${text}"
+    isResult: true
+"""
+
+TOKENS = ["The ", "tower ", "was ", "built ", "by ", "Gustave ", "Eiffel's ", "company."]
+
+
+async def chatty_agent(ctx: AgentContext) -> dict[str, Any]:
+    """Calls a tool and streams its answer token by token, as an LLM agent reports them."""
+    ctx.emit(ToolCalled, tool_call_id="call-1", name="wiki--search", arguments={"query": ctx.inputs["question"]})
+    await anyio.sleep(0.3)
+    ctx.emit(ToolReturned, tool_call_id="call-1", name="wiki--search", content="Eiffel Tower: built 1887-1889")
+    for token in TOKENS:
+        await anyio.sleep(0.25)
+        ctx.stream_token(token)
+    return {"text": "".join(TOKENS)}
+
+
+def test_tokens_stream_into_their_node_and_tool_calls_show(serve, browser):
+    from playwright.sync_api import expect
+
+    served = serve({"research.yaml": CHAT}, agents=[AgentInfo(name="chattyAgent", func=chatty_agent)])
+    page = browser.new_page(viewport={"width": 1280, "height": 760})
+    page.goto(served.url + "/#graph=research")
+    expect(page.locator("#graph-title")).to_have_text("research")
+    page.get_by_role("button", name="Start run").click()
+
+    research = page.locator('[data-activity="research"]')
+    expect(research.locator(".tool")).to_contain_text('wiki--search {"query":"Who built the Eiffel Tower?"}',
+                                                      timeout=10_000)
+    expect(research.locator(".tool")).to_contain_text("→ Eiffel Tower: built 1887-1889")
+    expect(research.locator(".tokens")).to_contain_text("The tower was", timeout=10_000)
+    expect(page.locator('[data-node="research"]')).to_have_attribute("data-state", "running")  # still streaming
+    expect(page.locator('[data-node="research"] text.tokens')).to_contain_text("tower was")  # the node's last words
+
+    expect(page.locator("#run-status")).to_have_text("finished", timeout=10_000)
+    expect(research.locator(".tokens")).to_have_text("".join(TOKENS))
+    expect(page.locator('[data-node="research"] text.agent')).to_have_text("chattyAgent")
+    expect(page.locator("#results")).to_contain_text(
+        "Who built the Eiffel Tower? The tower was built by Gustave Eiffel's company.")
+    shot = os.environ.get("GRAPHRT_VIEWER_SCREENSHOT_TOOLS")
+    if shot:
+        page.screenshot(path=shot, full_page=True)

@@ -227,7 +227,10 @@ function onEvent(type, data) {
       line.textContent = "";
       const name = document.createElement("code");
       name.textContent = data.name;
-      line.append("🔧 ", name, ` ${JSON.stringify(data.arguments)}`);
+      const tag = document.createElement("span");
+      tag.className = "tag";
+      tag.textContent = "tool";
+      line.append(tag, name, ` ${JSON.stringify(data.arguments)}`);
     } else {
       const result = document.createElement("div");
       result.textContent = data.error ? `✗ ${data.error}` : `→ ${data.content}`;

@@ -116,12 +116,12 @@ const GraphPicture = (() => {
       title.textContent = n.agent ? `${n.label} (${n.agent})` : n.label;
       const name = el("text", { x: NODE_W / 2, y: n.agent ? 21 : 30, "text-anchor": "middle" }, g);
       name.textContent = n.label.length > 20 ? n.label.slice(0, 19) + "…" : n.label;
+      let agent = null;
       if (n.agent) {
-        const agent = el("text", { x: NODE_W / 2, y: 37, "text-anchor": "middle", class: "agent" }, g);
+        agent = el("text", { x: NODE_W / 2, y: 37, "text-anchor": "middle", class: "agent" }, g);
         agent.textContent = n.agent;
       }
-      const tokens = el("text", { x: NODE_W / 2, y: NODE_H + 13, "text-anchor": "middle", class: "tokens" }, g);
-      shapes.set(n.id, { group: g, tokens });
+      shapes.set(n.id, { group: g, agent, name: n.agent || "" });
     }
     return {
       setState(id, state) {
@@ -130,10 +130,18 @@ const GraphPicture = (() => {
         for (const c of [...shape.group.classList]) if (c.startsWith("state-")) shape.group.classList.remove(c);
         shape.group.classList.add(`state-${state}`);
         shape.group.setAttribute("data-state", state);
+        if (state !== "running" && shape.agent) { // the agent's name again, in place of streamed text
+          shape.agent.textContent = shape.name;
+          shape.agent.setAttribute("class", "agent");
+        }
       },
+      // While a node streams text, its last words show in place of its agent's name.
       setTokens(id, text) {
         const shape = shapes.get(id);
-        if (shape) shape.tokens.textContent = text.length > 28 ? "…" + text.slice(-27) : text;
+        if (!shape || !shape.agent || shape.group.getAttribute("data-state") !== "running") return;
+        const tail = text.trim().slice(-22);
+        shape.agent.textContent = text.trim().length > 22 ? "…" + tail : tail;
+        shape.agent.setAttribute("class", "agent tokens");
       },
     };
   }
