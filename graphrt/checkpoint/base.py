@@ -40,6 +40,8 @@ __all__ = [
     "run_taken",
     "encode_value",
     "decode_value",
+    "damaged",
+    "GuardedStore",
     "snapshot_from_rows",
 ]
 
@@ -54,6 +56,7 @@ class RunStatus:
     COMPLETED = "completed"  # finished; `results` holds what the run returned
 
     UNFINISHED = (RUNNING, INTERRUPTED, STOPPED, FAILED)
+    ALL = (*UNFINISHED, COMPLETED)
 
 
 @dataclass
@@ -138,6 +141,34 @@ class CheckpointStore(Protocol):
 _TAG = "$graphrt"
 
 
+class GuardedStore:
+    """A store whose every failure is a CheckpointError that names the store and the call.
+
+    A driver raises its own errors (sqlite3.OperationalError, psycopg's, OSError);
+    the run reports them as the GraphError they are for its caller.
+    """
+
+    def __init__(self, store: CheckpointStore) -> None:
+        self.store = store
+        self.location = store.location
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self.store, name)
+        if not callable(method):
+            return method
+
+        async def guarded(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return await method(*args, **kwargs)
+            except CheckpointError:
+                raise
+            except Exception as error:  # noqa: BLE001 - any driver's failure
+                raise CheckpointError(f"checkpoint store {self.location}: {name} failed: "
+                                      f"{type(error).__name__}: {error}") from error
+
+        return guarded
+
+
 def run_taken(run_id: str, location: str) -> CheckpointError:
     """The error for a run that another process or task is running."""
     return CheckpointError(f"run {run_id!r} in {location} is running elsewhere (another process or task resumed it); "
@@ -199,9 +230,22 @@ def encode_value(value: Any) -> str:
     return escape_lone_surrogates(text)  # UTF-8 (a database's text) cannot hold them unescaped
 
 
-def decode_value(text: str) -> Any:
-    """The value encode_value wrote."""
-    return _untagged(json.loads(text))
+def decode_value(text: str, what: str = "a saved value") -> Any:
+    """The value encode_value wrote.
+
+    Raises:
+        CheckpointError: "checkpoint is damaged": the text is not what encode_value writes.
+    """
+    try:
+        return _untagged(json.loads(text))
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as error:
+        raise damaged(what, error) from None
+
+
+def damaged(what: str, error: BaseException | str) -> CheckpointError:
+    """The error for a checkpoint that a crash of the disk, or a hand, left unreadable."""
+    reason = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+    return CheckpointError(f"checkpoint is damaged: {what} cannot be read ({reason[:200]})")
 
 
 # ----- state -----
@@ -210,6 +254,9 @@ def decode_value(text: str) -> Any:
 def answer_node(key: str) -> str:
     """The top-level node an answer key belongs to (`outer/0/inner` -> `outer`)."""
     return key.split("/", 1)[0]
+
+
+_ROW_KINDS = ("iteration", "node", "answer")
 
 
 def snapshot_from_rows(record: RunRecord, rows: Iterable[Row]) -> RunSnapshot | None:
@@ -222,17 +269,22 @@ def snapshot_from_rows(record: RunRecord, rows: Iterable[Row]) -> RunSnapshot | 
     results: dict[str, Any] = {}
     answers: dict[str, Any] = {}
     for row in rows:
+        what = f"run {record.run_id!r}, iteration {row.iteration!r}, {row.kind!r} row {row.key!r}"
+        if not isinstance(row.iteration, int) or not isinstance(row.key, str) or row.kind not in _ROW_KINDS:
+            raise damaged(what, "not a row graphrt writes")
         if iteration is None or row.iteration > iteration:
             iteration, statics, results, answers = row.iteration, None, {}, {}
         if row.iteration < iteration:
             continue
         if row.kind == "iteration":
-            statics = decode_value(row.value) if row.value is not None else None
+            statics = decode_value(row.value, what) if row.value is not None else None
+            if statics is not None and not isinstance(statics, dict):
+                raise damaged(what, f"the static values are a {type(statics).__name__}, not an object")
         elif row.kind == "node":
             results.pop(row.key, None)
-            results[row.key] = decode_value(row.value) if row.value is not None else UNDEFINED
+            results[row.key] = decode_value(row.value, what) if row.value is not None else UNDEFINED
         elif row.kind == "answer":
-            answers[row.key] = decode_value(row.value) if row.value is not None else None
+            answers[row.key] = decode_value(row.value, what) if row.value is not None else None
     if iteration is None or statics is None:
         return None
     completed = list(results)

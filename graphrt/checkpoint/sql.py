@@ -20,6 +20,8 @@ from graphrt.checkpoint.base import (
     CheckpointError,
     Row,
     RunRecord,
+    RunStatus,
+    damaged,
     decode_value,
     encode_value,
 )
@@ -72,12 +74,27 @@ def record_from_row(row: tuple[Any, ...]) -> RunRecord:
     """A RunRecord from a `graphrt_runs` row."""
     (run_id, graph_file, graph_text, graph_hash, injected, config, all_results, status, detail, results,
      created_at, updated_at) = row
-    return RunRecord(
+    what = f"run {run_id!r}"
+    record = RunRecord(
         run_id=run_id, graph_file=graph_file, graph_text=graph_text, graph_hash=graph_hash,
-        injected=decode_value(injected), config=json.loads(config), all_results=bool(all_results), status=status,
-        detail=json.loads(detail), results=decode_value(results) if results is not None else None,
+        injected=decode_value(injected, f"{what}, column 'injected'"), config=_json(config, f"{what}, column 'config'"),
+        all_results=bool(all_results), status=status, detail=_json(detail, f"{what}, column 'detail'"),
+        results=decode_value(results, f"{what}, column 'results'") if results is not None else None,
         created_at=created_at, updated_at=updated_at,
     )
+    for column in ("injected", "config", "detail"):
+        if not isinstance(getattr(record, column), dict):
+            raise damaged(f"{what}, column {column!r}", "not an object")
+    if not isinstance(run_id, str) or not isinstance(graph_hash, str) or status not in RunStatus.ALL:
+        raise damaged(what, "not a run graphrt writes")
+    return record
+
+
+def _json(text: Any, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, TypeError, RecursionError) as error:
+        raise damaged(what, error) from None
 
 
 def record_values(record: RunRecord) -> tuple[Any, ...]:

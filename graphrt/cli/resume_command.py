@@ -22,6 +22,7 @@ import anyio
 
 from graphrt.base.errors import GraphError, GraphInterrupted
 from graphrt.checkpoint import RunRecord, open_store
+from graphrt.checkpoint.base import GuardedStore
 from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.executor_option import add_executor_option, executor_for
 from graphrt.cli.output import write_results
@@ -112,7 +113,7 @@ def run_saved(
 
 
 async def _find_run(checkpoint: str, run_id: str | None) -> RunRecord:
-    store = open_store(checkpoint)
+    store = GuardedStore(open_store(checkpoint))
     try:
         return await find_run(store, run_id)
     finally:

@@ -43,6 +43,7 @@ from graphrt.checkpoint import CheckpointTarget, open_store
 from graphrt.checkpoint.base import (
     CheckpointError,
     CheckpointStore,
+    GuardedStore,
     Row,
     RunRecord,
     RunStatus,
@@ -174,6 +175,10 @@ class CheckpointWriter:
             except Exception as error:  # noqa: BLE001 - a store failure stops the run, it is reported by the caller
                 self.failure = error
                 self.on_failure()
+        if self.failure is not None:
+            # Stop here, before the waiters of a node whose result is not saved start: agents that
+            # await nothing would otherwise run the whole graph before the cancellation is seen.
+            await anyio.lowlevel.checkpoint()
 
     async def save_iteration(self, run: "GraphRun") -> None:
         """Saves the static values the current iteration started with (unless already saved)."""
@@ -268,11 +273,12 @@ async def run_checkpointed(
         CheckpointError: the store failed, or the saved run belongs to a changed graph.
         GraphError: as `Graph.arun`; the state is saved, so the run can be resumed.
     """
-    store = open_store(checkpoint)
+    opened = open_store(checkpoint)
+    store = GuardedStore(opened)
     try:
         return await _run(graph, store, all_results=all_results, run_id=run_id, answer=answer)
     finally:
-        if store is not checkpoint:
+        if opened is not checkpoint:
             with anyio.CancelScope(shield=True):
                 await store.close()
 
@@ -450,12 +456,13 @@ async def afrom_checkpoint(
     """
     from graphrt.engine.graph import Graph
 
-    store = open_store(checkpoint)
+    opened = open_store(checkpoint)
+    store = GuardedStore(opened)
     try:
         record = await find_run(store, run_id)
         location = store.location
     finally:
-        if store is not checkpoint:
+        if opened is not checkpoint:
             await store.close()
     source: str | Path
     if record.graph_file is not None:
