@@ -8,9 +8,9 @@ POST /graphs/{name}/runs, GET /runs, GET /runs/{id}, GET /runs/{id}/events
 (Server-Sent Events), POST /runs/{id}/resume, POST /runs/{id}/cancel, GET /health,
 and the viewer page at GET / with its files under /static/.
 
-Other features mount their own routes with `extra_routes` (an MCP endpoint:
-`extra_routes=[Mount("/mcp", app=...)]`); they find the RunService in
-`request.app.state.service`, and the guard (API key, body size) covers them too.
+Other features plug in as an `Extension` (the MCP endpoint, say): its routes are
+mounted beside the API, behind the same guard (API key, body size), and its
+`lifespan` runs while the server does, with the RunService at hand.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from importlib import resources
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 from starlette.applications import Starlette
@@ -50,6 +50,16 @@ _STATIC = {  # the viewer's files: a fixed list, so a request names no path
     "graph.js": "text/javascript; charset=utf-8",
     "style.css": "text/css; charset=utf-8",
 }
+
+
+class Extension(Protocol):
+    """A feature served by `graphrt serve` beside its API (e.g. graphrt.mcp's endpoint at /mcp)."""
+
+    def routes(self, service: RunService) -> Sequence[BaseRoute]:
+        """Its routes (a `Mount("/mcp", app=...)`); they may use `service` to run graphs."""
+
+    def lifespan(self, service: RunService) -> AbstractAsyncContextManager[None]:
+        """Entered once the RunService serves, left before it stops (start and stop session managers here)."""
 
 
 class _BadRequest(Exception):
@@ -258,7 +268,7 @@ def create_app(
     max_queue: int = 1000,
     api_key: str | None = None,
     max_body: int = DEFAULT_MAX_BODY,
-    extra_routes: Sequence[BaseRoute] = (),
+    extensions: Sequence[Extension] = (),
 ) -> Guard:
     """The ASGI app: the API and viewer, behind the guard. `app.state.service` is the RunService.
 
@@ -268,7 +278,7 @@ def create_app(
         max_runs: runs at once; the others wait in a queue of at most `max_queue` (then 429).
         api_key: required on every API request when set (Bearer or X-API-Key).
         max_body: the largest request body, in bytes (413 past it).
-        extra_routes: routes of other features, mounted beside the API.
+        extensions: other features served beside the API, with their routes and lifespans.
     """
     service = RunService(catalog, checkpoint, max_runs=max_runs, max_queue=max_queue)
 
@@ -276,7 +286,10 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with anyio.create_task_group() as tg:
             await tg.start(service.serve)
-            yield
+            async with AsyncExitStack() as stack:
+                for extension in extensions:
+                    await stack.enter_async_context(extension.lifespan(service))
+                yield
             tg.cancel_scope.cancel()
 
     routes: list[BaseRoute] = [
@@ -293,7 +306,7 @@ def create_app(
         Route("/runs/{run_id}/events", run_events),
         Route("/runs/{run_id}/resume", resume_run, methods=["POST"]),
         Route("/runs/{run_id}/cancel", cancel_run, methods=["POST"]),
-        *extra_routes,
+        *(route for extension in extensions for route in extension.routes(service)),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.service = service

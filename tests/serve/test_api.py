@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -252,3 +253,37 @@ def test_secrets_are_redacted_in_events_results_and_errors(serve, monkeypatch):
         failed = client.post("/graphs/bad/runs?wait=true", json={"inputs": {"text": f"{{{secret}"}}).json()
         assert failed["status"] == "failed" and secret not in failed["error"]
         assert secret not in client.get(f"/runs/{failed['id']}").text
+
+
+class _Echo:
+    """An extension as graphrt.mcp mounts one: routes that use the service, and a lifespan."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+    def routes(self, service):
+        from starlette.responses import JSONResponse
+        from starlette.routing import Mount, Route
+
+        async def graphs(request):
+            return JSONResponse(sorted(service.catalog.graphs))
+
+        return [Mount("/echo", routes=[Route("/graphs", graphs)])]
+
+    @asynccontextmanager
+    async def lifespan(self, service):
+        self.events.append(f"started with {service.max_runs} slots")
+        yield
+        self.events.append("stopped")
+
+
+def test_an_extension_mounts_routes_behind_the_guard_and_runs_with_the_server(serve):
+    echo = _Echo()
+    served = serve({"hello.yaml": HELLO}, extensions=[echo], api_key="k3y-value")
+    with served.client() as client:
+        assert client.get("/echo/graphs").status_code == 401
+        assert client.get("/echo/graphs", headers={"Authorization": "Bearer k3y-value"}).json() == ["hello"]
+    assert echo.events == ["started with 8 slots"]
+    served.server.should_exit = True
+    served.thread.join(15)
+    assert echo.events == ["started with 8 slots", "stopped"]

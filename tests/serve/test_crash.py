@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-
 import httpx
 
 from graphrt.checkpoint import SQLiteStore
