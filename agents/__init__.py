@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from graphrt_agents.input import AGENTS as _input
 from graphrt_agents.llm import AGENTS as _llm
+from graphrt_agents.mcp import AGENTS as _mcp
 from graphrt_agents.sleeper import AGENTS as _sleeper
 from graphrt_agents.vanilla import AGENTS as _vanilla
 from graphrt_agents.wiki import AGENTS as _wiki
 
 __all__ = ["AGENTS"]
 
-AGENTS = [*_vanilla, *_sleeper, *_llm, *_wiki, *_input]
+AGENTS = [*_vanilla, *_sleeper, *_llm, *_mcp, *_wiki, *_input]

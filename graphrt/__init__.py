@@ -43,6 +43,7 @@ _EXPORTS = {
     "RegistrationError": "graphrt.base.errors",
     "ResolveError": "graphrt.base.errors",
     "RunTimeoutError": "graphrt.base.errors",
+    "ServiceError": "graphrt.base.errors",
     "ToolCallError": "graphrt.base.errors",
     "ValidationIssue": "graphrt.base.errors",
     "UNDEFINED": "graphrt.base.jsvalue",
@@ -77,6 +78,7 @@ if _typing.TYPE_CHECKING:  # what the names are, for type checkers and editors
         RegistrationError,
         ResolveError,
         RunTimeoutError,
+        ServiceError,
         ToolCallError,
         ValidationIssue,
     )
@@ -120,6 +122,7 @@ __all__ = [
     "Interrupt",
     "RegistrationError",
     "ToolCallError",
+    "ServiceError",
     "Location",
 ]
 

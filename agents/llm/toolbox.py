@@ -3,7 +3,8 @@
 Tools are OpenAI function schemas named `agentName--func` (GraphAI's naming; a
 schema named just `agentName` is an agent that is one function), or agent names
 whose schemas come from their function info (`AgentInfo.tools`), which the LLM
-then sees as `agentName--func`. A call is checked
+then sees as `agentName--func`, or MCP servers' tools (`server--tool`, or a server's
+name for all its tools), whose schemas are the servers' own (see `add_mcp_tools`). A call is checked
 against the granted schemas, as `graphrt.tool_calls` defines: unknown names,
 arguments that are not a JSON object, and arguments that break the schema raise
 `ToolCallError`, whose text goes back to the LLM so that it can correct itself.
@@ -35,6 +36,7 @@ class Tool:
     agent: str
     func: str | None
     schema: dict[str, Any]
+    mcp: bool = False  # an MCP server's tool: `agent` is the server, `func` the server's name for the tool
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -87,6 +89,11 @@ class Toolbox:
             raise ValueError(f"toolsAgent: a tool must be an agent name or a function schema named "
                              f"'agentName--func', got {json.dumps(entry, default=str)[:120]}")
         return [_named(entry, split_tool_name(name)[0])]
+
+    def add_mcp_tools(self, tools: Iterable[Any]) -> None:
+        """Grants MCP tools (graphrt.mcp.client.McpTool), each with its server's own input schema."""
+        for tool in tools:
+            self.tools[tool.full_name] = Tool(tool.full_name, tool.server, tool.name, tool.function_schema(), mcp=True)
 
     def schemas(self) -> list[dict[str, Any]]:
         """The schemas to send to the LLM."""

@@ -10,6 +10,12 @@ every LLM call; the loop runs until the LLM answers without tool calls (at most
 arguments that are not JSON or break the schema, and tool failures become tool
 messages the LLM can correct itself from. Each tool runs as a one-node nested
 graph, so filters, timeouts and events apply to it as to any node.
+
+MCP servers are tool sources beside registered agents: `tools` may name a server of the
+run's MCP config (all its tools) or one of its tools (`server--tool`); the LLM sees them
+with the server's own input schemas, and each call goes through mcpToolsCallAgent. A tool's
+error comes back to the LLM as any tool's does; a server that cannot start, dies or hangs
+(a ServiceError) fails the node instead.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from graphrt.authoring.plugins import default_registry
 from graphrt.authoring.functions import inputs_error
 from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
 from graphrt.authoring.tool_calls import split_tool_name, tool_call_inputs
-from graphrt.base.errors import GraphError, ToolCallError
+from graphrt.base.errors import GraphError, ServiceError, ToolCallError
 from graphrt.base.jsvalue import UNDEFINED, defined, is_null, is_truthy, to_json_compatible
 from graphrt.base.schema import violations
 from graphrt.observe.events import ToolCalled, ToolReturned
@@ -39,7 +45,8 @@ OPTIONS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "llmAgent": {"type": ["string", "null"], "description": "the LLM agent (default openAIAgent)"},
-        "tools": {"type": ["array", "null"], "description": "function schemas named agentName--func, or agent names"},
+        "tools": {"type": ["array", "null"], "description": "function schemas named agentName--func, agent names, "
+                  "MCP server names (all their tools) or MCP tools named server--tool"},
         "messages": {"type": ["array", "string", "null"],
                      "description": "the conversation so far; a string is one user message"},
         "userInput": {"type": ["object", "null"],
@@ -93,6 +100,9 @@ class _Session:
             result = await self._run(tool, arguments, call)
             outcome = self._record(tool, result)
         except Exception as error:  # noqa: BLE001 - the LLM reads the failure and may retry
+            service = _service_failure(error)
+            if service is not None:  # not the tool's failure: its server is gone
+                raise ServiceError(service.message, service=service.service) from error
             message = _failure(error, name)
             outcome = _Outcome(f"Error: {message}", error=message)
         ctx.emit(ToolReturned, tool_call_id=call["id"], name=name, content=outcome.content, error=outcome.error)
@@ -100,6 +110,10 @@ class _Session:
 
     async def _run(self, tool: Tool, arguments: dict[str, Any], call: dict[str, Any]) -> Any:
         """Runs the tool's agent as a one-node graph with GraphAI's `{arg, func, tool_call, data}`."""
+        if tool.mcp:
+            results = await _run_one_node(self.ctx, "tool", "mcpToolsCallAgent",
+                                          {"tools": {"name": tool.name, "arguments": arguments}})
+            return _mcp_result(results.get("tool"))
         tool_call = {"id": call["id"], "name": tool.name, "arguments": arguments}
         inputs = tool_call_inputs(tool_call, self.data_for(tool.agent))
         results = await _run_one_node(self.ctx, "tool", tool.agent, inputs)
@@ -127,6 +141,40 @@ async def _run_one_node(ctx: AgentContext, node_id: str, agent: str, inputs: dic
     nodes: dict[str, Any] = {key: {"value": value} for key, value in inputs.items()}
     nodes[node_id] = {"agent": agent, "inputs": {key: f":{key}" for key in inputs}, **node, "isResult": True}
     return await ctx.run_graph({"version": 0.5, "nodes": nodes})
+
+
+def _mcp_result(result: Any) -> dict[str, Any]:
+    """mcpToolsCallAgent's `{response}` as a tool result: the text of its content; `isError` makes it a failure."""
+    response = result.get("response") if isinstance(result, dict) else None
+    response = response if isinstance(response, dict) else {}
+    parts = []
+    for block in response.get("content") or []:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        elif block.get("type") == "resource" and isinstance(block.get("resource"), dict) and "text" in block["resource"]:
+            parts.append(str(block["resource"]["text"]))
+        else:
+            summary = {key: value for key, value in block.items() if key not in ("data", "blob")}
+            parts.append(json.dumps(summary, ensure_ascii=False, default=str))
+    if not parts and "structuredContent" in response:
+        parts.append(json.dumps(response["structuredContent"], ensure_ascii=False, default=str))
+    content = "\n".join(parts)
+    outcome: dict[str, Any] = {"content": content, "response": response}
+    if response.get("isError"):
+        outcome["error"] = content or "the tool reported an error"
+    return outcome
+
+
+def _service_failure(error: BaseException) -> ServiceError | None:
+    """The ServiceError behind a failed tool call, if that is why it failed."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, ServiceError):
+            return seen
+        seen = seen.__cause__
+    return None
 
 
 def _content(result: Any) -> str:
@@ -179,6 +227,47 @@ def _tool_message(call: dict[str, Any], outcome: _Outcome, tool_name: str) -> di
         "content": outcome.content,
         "extra": {"agent": agent, "arg": arguments if arguments is not UNDEFINED else None, "func": func},
     }
+
+
+async def _toolbox(ctx: AgentContext, spec: list[Any], registry: Any) -> Toolbox:
+    """The node's granted tools: registered agents' and schemas as given, MCP servers' from the servers.
+
+    Raises:
+        ValueError: an entry names nothing known, or both an agent and an MCP server.
+        McpServerError: a granted MCP server cannot start or list its tools.
+    """
+    servers = _mcp_servers(ctx) if spec else {}
+    local, remote = [], []
+    for entry in spec:
+        function = entry.get("function") if isinstance(entry, dict) else None
+        name = entry if isinstance(entry, str) else function.get("name") if isinstance(function, dict) else None
+        prefix = split_tool_name(name)[0] if isinstance(name, str) else None
+        if prefix in servers and prefix in registry:
+            raise ValueError(f"toolsAgent: '{prefix}' names both a registered agent and an MCP server; "
+                             f"rename the server in the MCP config")
+        (remote if prefix in servers else local).append(name if prefix in servers else entry)
+    toolbox = Toolbox.from_spec(local, registry)
+    if remote:
+        from graphrt.mcp.client import server_connection
+
+        for grant in remote:
+            server, tool = split_tool_name(grant)
+            offered = await (await server_connection(ctx, server)).tools()
+            chosen = [item for item in offered if tool is None or item.name == tool]
+            if not chosen:
+                known = ", ".join(item.name for item in offered) or "none"
+                raise ValueError(f"toolsAgent: MCP server '{server}' has no tool '{tool}' (its tools: {known})")
+            toolbox.add_mcp_tools(chosen)
+    return toolbox
+
+
+def _mcp_servers(ctx: AgentContext) -> dict[str, Any]:
+    """The run's MCP servers by name; none when the run has no MCP config."""
+    if ctx.services is None or not ctx.services.config.get("mcp"):
+        return {}
+    from graphrt.mcp.client import configured_servers
+
+    return configured_servers(ctx.services)
 
 
 async def _ask(ctx: AgentContext, llm_agent: str, conversation: list[Any], tools: list[Any], options: dict[str, Any],
@@ -238,7 +327,7 @@ async def tools_agent(ctx: AgentContext) -> dict[str, Any]:
     """
     options = _options(ctx)
     registry = ctx.nesting.registry if ctx.nesting is not None else default_registry()
-    toolbox = Toolbox.from_spec(options.get("tools") or [], registry)
+    toolbox = await _toolbox(ctx, list(options.get("tools") or []), registry)
     passthrough = options.get("passthrough") if isinstance(options.get("passthrough"), dict) else {}
     session = _Session(ctx, toolbox, passthrough)
     llm_agent = str(options.get("llmAgent") or "openAIAgent")
@@ -265,13 +354,19 @@ async def tools_agent(ctx: AgentContext) -> dict[str, Any]:
             text, finished = reply.get("text"), True
             break
         outcomes: list[_Outcome | None] = [None] * len(calls)
+        broken: list[ServiceError] = []
 
         async def run(index: int, call: dict[str, Any], raw: Any) -> None:
-            outcomes[index] = await session.call(call, raw)
+            try:
+                outcomes[index] = await session.call(call, raw)
+            except ServiceError as error:
+                broken.append(error)
 
         async with anyio.create_task_group() as group:
             for index, (call, raw) in enumerate(calls):
                 group.start_soon(run, index, call, raw)
+        if broken:
+            raise broken[0]
         history.extend(_tool_message(call, outcome, str(call.get("name") or ""))
                        for (call, _), outcome in zip(calls, outcomes) if outcome is not None)
     return {

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Iterator, 
 from graphrt.base.errors import Interrupt, RegistrationError
 
 if TYPE_CHECKING:
+    from graphrt.authoring.services import RunServices
     from graphrt.engine.nesting import NestingPort
     from graphrt.observe.events import Emitter, Event
 
@@ -32,6 +33,8 @@ class AgentContext:
     `agent_info` is the AgentInfo being called, for agent filters.
     `answer` is a person's answer to the question this node asked (see
     `ask`), when the run was resumed with one; None otherwise.
+    `services` is what the whole run shares: the run-wide config
+    (`services.config`) and long-lived services such as MCP connections.
     """
 
     inputs: dict[str, Any]
@@ -49,6 +52,7 @@ class AgentContext:
     path: tuple[str | int, ...] = ()
     agent_info: "AgentInfo | None" = None
     answer: Any = None
+    services: "RunServices | None" = None
 
     def ask(self, question: str) -> Any:
         """The answer to `question` if the run was resumed with one; else stops the run to ask it.

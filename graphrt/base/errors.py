@@ -11,6 +11,7 @@
       CheckpointError       a run cannot be saved to or resumed from a checkpoint store
       RegistrationError     bad agent or function info
       ToolCallError         bad tool arguments; the text goes back to the LLM
+      ServiceError          an outside service of the run (an MCP server) failed to start, died or hung
 
 `Interrupt` is not an error but a signal: an agent raises it to ask a person
 something, and the run stops with GraphInterrupted once its state is saved.
@@ -40,6 +41,7 @@ __all__ = [
     "Interrupt",
     "RegistrationError",
     "ToolCallError",
+    "ServiceError",
 ]
 
 
@@ -215,3 +217,16 @@ class RegistrationError(GraphError):
 
 class ToolCallError(GraphError):
     """Raised for a bad tool call; its message is written for the LLM to correct itself."""
+
+
+class ServiceError(GraphError):
+    """Raised when an outside service the run depends on (e.g. an MCP server) cannot be used.
+
+    It failed to start, ended mid-run or did not answer in time. Unlike a tool's own
+    failure, it is not handed to an LLM as a tool message: the node fails with it.
+    `.service` names the service.
+    """
+
+    def __init__(self, message: str, *, service: str, **context) -> None:
+        self.service = service
+        super().__init__(message, **context)

@@ -25,6 +25,7 @@ COMMANDS = [
     ("agents", "agents_command", "list the registered agents, their descriptions and schemas"),
     ("test-agents", "samples_command", "run the registered agents' samples and report failures"),
     ("serve", "serve_command", "serve graph files over HTTP, with a live run viewer at /"),
+    ("mcp", "mcp_command", "serve graph files as MCP tools (stdio, or streamable HTTP)"),
 ]
 
 

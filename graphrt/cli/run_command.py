@@ -6,6 +6,8 @@ states, loop count, streamed tokens); piped or with `--quiet`, only the results
 are printed. `--trace FILE.jsonl` writes every event of the run, secrets redacted.
 `--checkpoint PATH` saves the run as it goes, for `graphrt resume PATH` (graphrt/cli/resume_command.py).
 `--executor ray` runs the agent calls on Ray (graphrt/executors/ray.py).
+`--mcp-config mcp.json` gives the run MCP servers (the `mcpServers` shape, see graphrt.mcp.config),
+whose tools mcpToolsListAgent, mcpToolsCallAgent and toolsAgent use; they stop when the run ends.
 """
 
 from __future__ import annotations
@@ -57,6 +59,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--run-id", metavar="ID", help="the saved run's id (default: a new one)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS",
                         help="stop the run after SECONDS (default: $GRAPHRT_RUN_TIMEOUT, else no limit)")
+    parser.add_argument("--mcp-config", metavar="FILE.json",
+                        help="MCP servers for the run, as MCP clients configure them: "
+                        '{"mcpServers": {"name": {"command", "args", "env"} or {"url", "headers"}}}')
     add_agents_option(parser)
     add_executor_option(parser)
     parser.set_defaults(handler=handle)
@@ -68,9 +73,18 @@ def format_warning(issue: ValidationIssue) -> str:
     return f"graphrt: {where}warning: {dataclasses.replace(issue, location=None)}"
 
 
+def run_config(args: argparse.Namespace) -> dict[str, Any]:
+    """The run config the options give: `{"mcp": ...}` from `--mcp-config`."""
+    if not args.mcp_config:
+        return {}
+    from graphrt.mcp.config import load_config_file
+
+    return {"mcp": load_config_file(args.mcp_config)}
+
+
 def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
     stderr = stderr or sys.stderr
-    graph = Graph(args.file, agents=registry_for(args))
+    graph = Graph(args.file, agents=registry_for(args), config=run_config(args))
     for node_id, value in args.inject:
         graph.inject(node_id, value)
     if not args.quiet:

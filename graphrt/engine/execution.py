@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Protocol, Sequence
 import anyio
 
 from graphrt.authoring.registry import Registry
+from graphrt.authoring.services import RunServices
 from graphrt.base.errors import GraphError, GraphValidationError, ResolveError, ValidationIssue
 from graphrt.base.jsvalue import UNDEFINED, is_logically_true
 from graphrt.checkpoint.snapshot import RunSnapshot
@@ -120,9 +121,11 @@ class GraphRun:
         checkpointer: Checkpointer | None = None,
         graph_loader: GraphLoader | None = None,
         executor: Executor | None = None,
+        services: RunServices | None = None,
     ) -> None:
         self.spec = spec
         self.graph_loader = graph_loader  # for `graphLoader` nodes; None reads files beside the graph file
+        self.services = services
         self.registry = registry
         self.scheduler = scheduler
         self.config = dict(config or {})

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+from contextlib import AsyncExitStack
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
@@ -18,6 +19,7 @@ import anyio
 from graphrt.authoring.filters import AgentFilter, FilterFunction, as_filters
 from graphrt.authoring.plugins import AgentsArg, make_registry
 from graphrt.authoring.registry import AgentContext, AgentInfo, AgentLike, Registry
+from graphrt.authoring.services import RunServices
 from graphrt.base.errors import (
     GraphAbortedError,
     GraphError,
@@ -83,13 +85,17 @@ class Graph:
         graph: GraphData as a dict, YAML/JSON text, or a path to a file.
         agents: a Registry to use as is, or agents to add to the built-in ones (AgentInfos,
             functions, toolset classes or instances).
-        config: per-agent configuration, `{"global": {...}, "<agentId>": {...}}`.
+        config: per-agent configuration, `{"global": {...}, "<agentId>": {...}}`, and run-wide
+            settings such as `"mcp"` (MCP servers, see graphrt.mcp); agents read all of it as
+            `ctx.services.config`.
         filters: agent filters wrapped around every agent call, in order (see graphrt.filters).
         bypass_agent_ids: agent ids that need no agent (GraphAI's `bypassAgentIds`): valid in the
             graph, their nodes go through the filters, and without a filter that answers they give null.
         graph_loader: `loader(fileName, option)` -> GraphData, for nodes with `graphLoader` (GraphAI's
             option), in nested graphs too; without one, `fileName` is read beside the graph file.
         executor: where agent calls run (graphrt.executors, e.g. a RayExecutor); None: in this process.
+        services: run services to share with other runs (open, owned by the caller, e.g. a
+            server's); by default each run opens its own, from `config`, and closes them at its end.
 
     Raises:
         GraphLoadError: the file cannot be read or parsed.
@@ -106,6 +112,7 @@ class Graph:
         bypass_agent_ids: Iterable[str] = (),
         graph_loader: GraphLoader | None = None,
         executor: Executor | None = None,
+        services: RunServices | None = None,
     ) -> None:
         data, source = load_graph(graph)
         self.registry = with_bypassed_agents(make_registry(agents), bypass_agent_ids)
@@ -117,6 +124,7 @@ class Graph:
         self.config = dict(config or {})
         self.filters = as_filters(filters)
         self.executor = executor
+        self.services = services
         self._injected: dict[str, Any] = {}
         self._emitter = Emitter()
         self._run: GraphRun | None = None
@@ -207,11 +215,19 @@ class Graph:
             checkpointer: told of every iteration start and node completion, and awaited
                 before the run goes on (see graphrt.durable.CheckpointWriter).
         """
+        async with AsyncExitStack() as stack:
+            services = self.services
+            if services is None:  # the run's own: MCP servers and the like close when it ends, however it ends
+                services = await stack.enter_async_context(RunServices(self.config))
+            return await self._execute_with(services, all_results, run_id, restore, checkpointer)
+
+    async def _execute_with(self, services: RunServices, all_results: bool, run_id: str | None,
+                            restore: RunSnapshot | None, checkpointer: Checkpointer | None) -> dict[str, Any]:
         scheduler = Scheduler(self.spec.concurrency, self.spec.label_limits)
         run = GraphRun(self.spec, registry=self.registry, scheduler=scheduler, config=self.config,
-                       emitter=self._emitter, injected=self._injected,
-                       filters=self.filters, run_id=run_id, restore=restore, checkpointer=checkpointer,
-                       graph_loader=self.graph_loader, executor=self.executor)
+                       emitter=self._emitter, injected=self._injected, filters=self.filters, run_id=run_id,
+                       restore=restore, checkpointer=checkpointer, graph_loader=self.graph_loader,
+                       executor=self.executor, services=services)
         self._run = run
         emitter = self._emitter
         if emitter:

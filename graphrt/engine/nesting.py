@@ -1,7 +1,7 @@
 """How graph agents (nestedAgent, mapAgent) run graphs inside a node.
 
-A nested graph shares its parent's scheduler, registry, config and event
-stream. While it runs, the parent node lends its concurrency slot to the
+A nested graph shares its parent's scheduler, registry, config, run services
+(e.g. MCP connections) and event stream. While it runs, the parent node lends its concurrency slot to the
 nested nodes, so nesting never deadlocks, even at `concurrency: 1`.
 """
 
@@ -90,6 +90,7 @@ class NestingPort:
             filters=parent.filters,
             graph_loader=parent.graph_loader,
             executor=parent.executor,
+            services=parent.services,
         )
         child.answers = parent.answers  # a nested node's answer is keyed by its path (GraphRun.answer_key)
         self._lend()

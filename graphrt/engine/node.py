@@ -140,6 +140,7 @@ class NodeInvoker:
             run_id=run.run_id,
             path=run.path,
             answer=run.answers.get(run.answer_key(spec.node_id)) if run.answers else None,
+            services=run.services,
         )
         if info is not None and (info.has_graph_data or spec.graph is not None or spec.graph_loader is not None):
             from graphrt.engine.nesting import NestingPort

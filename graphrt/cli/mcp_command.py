@@ -1,0 +1,58 @@
+"""`graphrt mcp DIR_OR_FILES`: serve graph files as MCP tools.
+
+Over stdio by default, for MCP clients that start a command (Claude Desktop's
+`{"command": "graphrt", "args": ["mcp", "graphs/"]}`); `--http PORT` serves streamable
+HTTP at http://127.0.0.1:PORT/mcp instead, with a bearer key from `--key` or
+GRAPHRT_MCP_KEY when one is set. `--mcp-config` gives the graphs MCP servers of their
+own, started once for the server's life. Each graph is a tool (graphrt/mcp/graph_tools.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import anyio
+
+from graphrt.cli.agent_modules import add_agents_option, registry_for
+
+__all__ = ["add_parser"]
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("mcp", help="serve graph files as MCP tools (stdio, or streamable HTTP)")
+    parser.add_argument("paths", nargs="+", metavar="DIR_OR_FILE", help="graph files, or folders of graph files")
+    parser.add_argument("--http", type=int, metavar="PORT", help="serve streamable HTTP at http://HOST:PORT/mcp")
+    parser.add_argument("--host", default="127.0.0.1", help="the address to bind with --http (default: loopback)")
+    parser.add_argument("--key", help="with --http, the bearer key clients must send (default: $GRAPHRT_MCP_KEY)")
+    parser.add_argument("--mcp-config", metavar="FILE.json", help="MCP servers that the served graphs use")
+    add_agents_option(parser)
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    try:
+        from graphrt.mcp.server import GraphToolServer
+    except ImportError:  # pragma: no cover - the extra is missing
+        print("graphrt: 'graphrt mcp' needs the MCP SDK: pip install 'graphrt[mcp]'", file=sys.stderr)
+        return 1
+    from graphrt.mcp.config import load_config_file
+    from graphrt.mcp.graph_tools import collect_graph_tools
+
+    tools = collect_graph_tools(args.paths)
+    mcp_config = load_config_file(args.mcp_config) if args.mcp_config else None
+    server = GraphToolServer(tools, mcp_config=mcp_config, agents=registry_for(args))
+    if args.http is None:
+        anyio.run(server.serve_stdio)
+        return 0
+    import uvicorn
+
+    key = args.key or os.environ.get("GRAPHRT_MCP_KEY") or None
+    if args.host not in ("127.0.0.1", "localhost", "::1") and not key:
+        print("graphrt: serving beyond loopback needs a key (--key or GRAPHRT_MCP_KEY)", file=sys.stderr)
+        return 2
+    app = server.http_app(host=args.host, key=key)
+    print(f"graphrt: {len(tools)} graph tool(s) at http://{args.host}:{args.http}/mcp", file=sys.stderr)
+    uvicorn.run(app, host=args.host, port=args.http, log_level="warning")
+    return 0

@@ -1,0 +1,275 @@
+"""MCP servers' tools in graphs: connections shared by a run, tool lists, tool calls.
+
+A server starts when a node first needs it, in the run's services (graphrt.authoring.services),
+and stays up for the rest of the run, nested graphs included; it is closed when the run ends.
+Everything that can go wrong with the server itself (it cannot start, exits, or does not
+answer) is a `McpServerError` (a ServiceError) that names the server; the node adds its own
+name. Waits end before the node's own timeout, so that the error says which server hung.
+A tool's own failure (`isError`, or the server rejecting the call) is a `McpToolError`, for
+toolsAgent to hand back to the LLM.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
+
+import anyio
+
+from graphrt.authoring.registry import AgentContext
+from graphrt.authoring.services import RunServices, ServiceFailed
+from graphrt.authoring.tool_calls import SEPARATOR
+from graphrt.base.errors import GraphError, ServiceError
+from graphrt.mcp.config import McpConfigError, ServerConfig, parse_servers
+
+__all__ = [
+    "McpServerError", "McpToolError", "McpTool", "ServerConnection", "connect", "configured_servers",
+    "server_connection", "list_tools", "call_tool", "split_tool",
+]
+
+_T = TypeVar("_T")
+_STDERR_TAIL_LINES = 5
+_PAGE_LIMIT = 100  # tools/list pages read at most: a server that pages forever cannot hang a node
+
+
+class McpServerError(ServiceError):
+    """An MCP server failed to start, ended mid-run, or did not answer in time."""
+
+    def __init__(self, server: str, problem: str, **context: Any) -> None:
+        super().__init__(f"MCP server '{server}' {problem}", service=server, **context)
+
+
+class McpToolError(GraphError):
+    """An MCP tool failed: its result has `isError`, or the server refused the call."""
+
+
+@dataclass(frozen=True)
+class McpTool:
+    """One tool of one server, named for the LLM as `server--tool`."""
+
+    server: str
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.server}{SEPARATOR}{self.name}"
+
+    def listing(self) -> dict[str, Any]:
+        """GraphAI's mcpToolsListAgent entry: `{name: server--tool, description, inputSchema}`."""
+        return {"name": self.full_name, "description": self.description, "inputSchema": self.input_schema}
+
+    def function_schema(self) -> dict[str, Any]:
+        """The OpenAI tool schema: the server's own input schema as the parameters."""
+        return {"type": "function", "function": {"name": self.full_name, "description": self.description,
+                                                 "parameters": self.input_schema}}
+
+
+def split_tool(full_name: str) -> tuple[str, str]:
+    """`server--tool` as (server, tool); the tool's own name may contain `--`."""
+    server, separator, tool = str(full_name).partition(SEPARATOR)
+    if not separator or not server or not tool:
+        raise McpToolError(f"'{full_name}' is not an MCP tool name of the form server{SEPARATOR}tool")
+    return server, tool
+
+
+def _time_left(own_limit: float) -> float:
+    """`own_limit`, cut short so that it ends just before the caller's deadline (a node's timeout)."""
+    remaining = anyio.current_effective_deadline() - anyio.current_time()
+    if math.isinf(remaining):
+        return own_limit
+    return max(0.0, min(own_limit, remaining - min(1.0, remaining * 0.2)))
+
+
+class ServerConnection:
+    """A connected server: its SDK client, its tools (listed once), and what it wrote to stderr."""
+
+    def __init__(self, config: ServerConfig, client: Any, stderr: Any) -> None:
+        self.config = config
+        self.client = client
+        self._stderr = stderr
+        self._tools: list[McpTool] | None = None
+        self._lock = anyio.Lock()
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    def stderr_tail(self) -> str:
+        """The server's last lines on stderr (stdio servers), to explain why it failed."""
+        if self._stderr is None:
+            return ""
+        try:
+            self._stderr.seek(0)
+            lines = [line.rstrip() for line in self._stderr.read().splitlines() if line.strip()]
+        except (OSError, ValueError):
+            return ""
+        return " | ".join(lines[-_STDERR_TAIL_LINES:])[-600:]
+
+    async def _request(self, what: str, send: Callable[[], Awaitable[_T]]) -> _T:
+        """One request, within the server's timeout and the caller's deadline; transport failures named."""
+        from mcp.shared.exceptions import MCPError
+        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+        limit = _time_left(self.config.timeout)
+        try:
+            with anyio.fail_after(limit):
+                return await send()
+        except TimeoutError:
+            raise McpServerError(self.name, f"did not answer {what} within {limit:g} s") from None
+        except MCPError as error:
+            if error.code == CONNECTION_CLOSED:
+                raise self._ended(what) from error
+            if error.code == REQUEST_TIMEOUT:
+                raise McpServerError(self.name, f"did not answer {what} within {self.config.timeout:g} s") from error
+            raise McpToolError(f"MCP server '{self.name}' refused {what}: {error}") from error
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, OSError) as error:
+            raise self._ended(what) from error
+
+    def _ended(self, what: str) -> McpServerError:
+        tail = self.stderr_tail()
+        return McpServerError(self.name, f"closed the connection during {what} (did it exit?)"
+                              + (f"; its stderr: {tail}" if tail else ""))
+
+    async def tools(self) -> list[McpTool]:
+        """The server's tools, listed once per connection (every page)."""
+        async with self._lock:
+            if self._tools is None:
+                tools: list[McpTool] = []
+                cursor: str | None = None
+                for _ in range(_PAGE_LIMIT):
+                    page = await self._request("tools/list", partial(self.client.list_tools, cursor=cursor))
+                    tools += [McpTool(self.name, tool.name, tool.description or "", dict(tool.input_schema))
+                              for tool in page.tools]
+                    cursor = page.next_cursor
+                    if not cursor:
+                        break
+                self._tools = tools
+        return list(self._tools)
+
+    async def call(self, tool: str, arguments: dict[str, Any],
+                   on_progress: Callable[[float, float | None, str | None], Awaitable[None]] | None = None) -> dict[str, Any]:
+        """Calls a tool; returns its CallToolResult as MCP spells it (`content`, `structuredContent`, `isError`)."""
+        result = await self._request(f"tools/call '{tool}'", partial(
+            self.client.call_tool, tool, arguments, progress_callback=on_progress))
+        data = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        data.pop("resultType", None)
+        if not data.get("isError"):
+            data.pop("isError", None)
+        return data
+
+
+@asynccontextmanager
+async def connect(config: ServerConfig) -> AsyncIterator[ServerConnection]:
+    """Starts (stdio) or reaches (streamable HTTP) one server and opens an MCP session with it."""
+    from mcp import Client, StdioServerParameters
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+    from mcp_types import Implementation
+
+    stderr = None
+    if config.url is not None:
+        http_client = create_mcp_http_client(headers=config.headers or None)
+        transport: Any = streamable_http_client(config.url, http_client=http_client)
+    else:
+        stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
+        parameters = StdioServerParameters(command=config.command or "", args=list(config.args),
+                                           env=config.env or None, cwd=config.cwd)
+        from mcp.client.stdio import stdio_client
+
+        transport = stdio_client(parameters, errlog=stderr)
+    client = Client(transport, cache=None,
+                    client_info=Implementation(name="graphrt", version="0.1.0"))
+    try:
+        async with AsyncExitStack() as stack:
+            try:
+                await stack.enter_async_context(client)
+            except Exception as error:  # noqa: BLE001 - explained with what the server wrote to stderr
+                connection = ServerConnection(config, client, stderr)
+                tail = connection.stderr_tail()
+                raise McpServerError(config.name, f"failed to start: {_describe_failure(error)}"
+                                     + (f"; its stderr: {tail}" if tail else "")) from error
+            yield ServerConnection(config, client, stderr)
+    finally:
+        if config.url is not None:
+            await http_client.aclose()
+        if stderr is not None:
+            stderr.close()
+
+
+def configured_servers(services: RunServices | None) -> dict[str, ServerConfig]:
+    """The MCP servers of the run's config (`config["mcp"]`), by name."""
+    if services is None:
+        return {}
+    return parse_servers(services.config.get("mcp"))
+
+
+def _describe_failure(error: BaseException | None) -> str:
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    if error is None:
+        return "ended"
+    if isinstance(error, FileNotFoundError):
+        return f"cannot run its command: {error.strerror or error} ({error.filename})"
+    if isinstance(error, GraphError):
+        return error.message
+    return f"{type(error).__name__}: {error}"
+
+
+async def server_connection(ctx: AgentContext, server: str) -> ServerConnection:
+    """The run's connection to `server`, started on first use.
+
+    Raises:
+        McpConfigError: no such server is configured for this run.
+        McpServerError: the server could not start, or did not within its timeout (or the node's).
+    """
+    services = ctx.services
+    servers = configured_servers(services)
+    config = servers.get(server)
+    if config is None or services is None:
+        known = ", ".join(servers) or "none"
+        raise McpConfigError(f"no MCP server '{server}' is configured for this run (configured: {known}); "
+                             f"give servers with --mcp-config or config={{'mcp': {{'mcpServers': ...}}}}")
+    limit = _time_left(config.startup_timeout)
+    try:
+        with anyio.fail_after(limit):
+            connection = await services.open(("mcp", server), partial(connect, config))
+    except TimeoutError:
+        raise McpServerError(server, f"did not start within {limit:g} s") from None
+    except ServiceFailed as failed:
+        cause = failed.__cause__
+        if isinstance(cause, McpServerError):
+            raise McpServerError(server, cause.message.removeprefix(f"MCP server '{server}' ")) from cause
+        raise McpServerError(server, f"failed to start: {_describe_failure(cause)}") from cause
+    return connection
+
+
+async def list_tools(ctx: AgentContext, servers: list[str] | None = None) -> list[McpTool]:
+    """The tools of the given servers (all configured servers when None or empty), in config order."""
+    names = list(servers) if servers else list(configured_servers(ctx.services))
+    tools: list[McpTool] = []
+    for name in names:
+        tools += await (await server_connection(ctx, name)).tools()
+    return tools
+
+
+async def call_tool(ctx: AgentContext, full_name: str, arguments: Any) -> dict[str, Any]:
+    """Calls `server--tool` with `arguments`; MCP's progress notifications become the node's progress events.
+
+    Raises:
+        McpServerError: the server is not usable (see server_connection), or died or hung during the call.
+        McpToolError: the server refused the call (e.g. an unknown tool or bad arguments).
+    """
+    server, tool = split_tool(full_name)
+    connection = await server_connection(ctx, server)
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        ctx.progress(message or f"{full_name}: {progress:g}" + (f"/{total:g}" if total else ""),
+                     {"tool": full_name, "progress": progress, "total": total})
+
+    return await connection.call(tool, dict(arguments or {}), on_progress)

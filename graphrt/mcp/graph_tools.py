@@ -1,0 +1,167 @@
+"""Graph files as MCP tools: a name, a description and an input schema per graph, and its run.
+
+A graph's tool is named after its file (`graphs/hello.yaml` is `hello`). Its arguments are
+the graph's injectable inputs: the static nodes without `update` (loop state is not an
+input), each typed after its value, which is also the default; a static node without a
+value is required. The graph's `metadata.inputs` may add JSON Schema per input (a
+`description`, a `type` for a required input, an `enum`). Its result is the graph's results
+(`isResult` nodes): the structured content is `{nodeId: result}`, the text is the one string
+result, or the results as JSON. Its description is `metadata.description`, else the comment
+block that opens the file.
+
+    metadata:
+      description: Greets someone.
+      inputs:
+        name: {type: string, description: who to greet}
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from graphrt.base.errors import GraphError, GraphLoadError
+from graphrt.base.jsvalue import UNDEFINED, to_json_compatible
+from graphrt.base.schema import format_path, violations
+from graphrt.engine.graph import Graph
+from graphrt.graphdata.loader import load_graph
+from graphrt.graphdata.spec import compile_graph
+from graphrt.graphdata.refs import LOOP_COUNTER
+from graphrt.observe.events import Event
+
+__all__ = ["GraphTool", "collect_graph_tools", "input_schema", "result_text"]
+
+_GRAPH_SUFFIXES = (".yaml", ".yml", ".json")
+_JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"), (list, "array"), (dict, "object"))
+
+
+def _json_type(value: Any) -> str | None:
+    for python_type, name in _JSON_TYPES:
+        if isinstance(value, python_type):
+            return name
+    return None
+
+
+def input_schema(graph_data: dict[str, Any], source: Any = None) -> dict[str, Any]:
+    """The JSON Schema of a graph's injectable inputs (its static nodes without `update`)."""
+    spec = compile_graph(graph_data, source)
+    metadata = graph_data.get("metadata") if isinstance(graph_data.get("metadata"), dict) else {}
+    written_inputs = metadata.get("inputs") if isinstance(metadata.get("inputs"), dict) else {}
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for node in spec.statics:
+        if node.node_id == LOOP_COUNTER or node.node_id.startswith("__") or node.update is not None:
+            continue
+        prop: dict[str, Any] = {}
+        if node.value is UNDEFINED or node.value is None:
+            required.append(node.node_id)
+        else:
+            kind = _json_type(node.value)
+            if kind is not None:
+                prop["type"] = kind
+            prop["default"] = to_json_compatible(node.value)
+        written = written_inputs.get(node.node_id)
+        properties[node.node_id] = {**prop, **written} if isinstance(written, dict) else prop
+    schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def _description(graph_data: dict[str, Any], path: Path) -> str:
+    metadata = graph_data.get("metadata") if isinstance(graph_data.get("metadata"), dict) else {}
+    written = metadata.get("description")
+    if isinstance(written, str) and written.strip():
+        return written.strip()
+    lines = []
+    try:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.startswith("#"):
+                break
+            lines.append(line.lstrip("#").strip())
+    except OSError:
+        pass
+    return " ".join(line for line in lines if line) or f"Runs the graph {path.name}."
+
+
+def result_text(results: dict[str, Any]) -> str:
+    """What a client's LLM reads: the one string result as it is, else the results as JSON."""
+    if len(results) == 1:
+        (value,) = results.values()
+        if isinstance(value, str):
+            return value
+    return json.dumps(to_json_compatible(results), ensure_ascii=False, indent=2)
+
+
+@dataclass(frozen=True)
+class GraphTool:
+    """One graph file served as a tool."""
+
+    name: str
+    path: Path
+    description: str
+    input_schema: dict[str, Any]
+
+    def check(self, arguments: dict[str, Any]) -> None:
+        """Raises GraphError naming every bad argument (checked before the graph runs)."""
+        found = violations(self.input_schema, arguments)
+        if found:
+            details = "; ".join(f"{format_path(v.path)}: {v.message}" if v.path else v.message for v in found)
+            raise GraphError(f"invalid arguments: {details}")
+
+    async def run(self, arguments: dict[str, Any], *, services: Any = None, agents: Any = None,
+                  config: dict[str, Any] | None = None, on_event: Callable[[Event], Any] | None = None) -> dict[str, Any]:
+        """Runs the graph with `arguments` injected; returns its results.
+
+        Raises:
+            GraphError: bad arguments, or the run failed (the message names the node).
+        """
+        self.check(arguments)
+        graph = Graph(self.path, agents=agents, config=config, services=services)
+        for node_id, value in arguments.items():
+            graph.inject(node_id, value)
+        if on_event is not None:
+            graph.subscribe(on_event)
+        return await graph.arun()
+
+
+def _tool_name(path: Path, taken: set[str]) -> str:
+    base = re.sub(r"[^A-Za-z0-9_-]", "_", path.stem) or "graph"
+    name, number = base, 2
+    while name in taken:
+        name, number = f"{base}_{number}", number + 1
+    return name
+
+
+def collect_graph_tools(paths: list[str | Path]) -> list[GraphTool]:
+    """The tools of graph files, and of the graph files directly in folders.
+
+    Raises:
+        GraphLoadError: a path does not exist, or a folder holds no graph file.
+        GraphError: a graph file cannot be loaded or compiled (the message names the file).
+    """
+    files: list[tuple[Path, bool]] = []  # (file, named on its own rather than found in a folder)
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            found = sorted(p for p in path.iterdir() if p.is_file() and p.suffix in _GRAPH_SUFFIXES)
+            if not found:
+                raise GraphLoadError(f"{path}: no graph files (.yaml, .yml, .json) in this folder")
+            files += [(file, False) for file in found]
+        elif path.is_file():
+            files.append((path, True))
+        else:
+            raise GraphLoadError(f"{path}: no such file or folder")
+    tools: list[GraphTool] = []
+    taken: set[str] = set()
+    for path, named in files:
+        data, source = load_graph(path)
+        if not named and not isinstance(data.get("nodes"), dict):
+            continue  # a folder's other JSON/YAML files (e.g. an mcp.json beside the graphs)
+        name = _tool_name(path, taken)
+        taken.add(name)
+        tools.append(GraphTool(name, path, _description(data, path), input_schema(data, source)))
+    return tools

@@ -1,0 +1,198 @@
+"""Graphs served as MCP tools, over stdio or streamable HTTP.
+
+`GraphToolServer` is the core: it lists the graph tools (graph_tools.py) and runs one per
+`tools/call`, turning the run's events into MCP progress notifications (a node completed,
+an agent's own progress) when the client asked for progress. A failed run or bad arguments
+come back as a tool result with `isError`, naming the node. Graphs that use MCP servers
+themselves share one set of connections for the server's whole life (`mcp_config`).
+
+- `serve_stdio()`: for MCP clients that start a command (`graphrt mcp DIR_OR_FILES`).
+- `http_endpoint()`: an ASGI app and the lifespan it needs, to mount in a Starlette app
+  (`graphrt serve` mounts it at /mcp); `http_app()` is it as a whole app for
+  `graphrt mcp --http` (loopback, and a bearer key when one is given).
+"""
+
+from __future__ import annotations
+
+import hmac
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, AsyncIterator, Callable
+
+import anyio
+
+from graphrt.authoring.services import RunServices
+from graphrt.base.errors import GraphError
+from graphrt.base.jsvalue import to_json_compatible
+from graphrt.mcp.graph_tools import GraphTool, result_text
+from graphrt.observe.events import AgentProgress, Event, NodeCompleted
+
+__all__ = ["GraphToolServer", "HttpEndpoint"]
+
+_PROGRESS_BUFFER = 256  # progress notifications waiting to be sent; more are dropped, never block the run
+
+
+class GraphToolServer:
+    """The MCP server of a set of graph tools."""
+
+    def __init__(self, tools: list[GraphTool], *, mcp_config: Any = None, agents: Any = None,
+                 name: str = "graphrt") -> None:
+        self.tools = {tool.name: tool for tool in tools}
+        self.mcp_config = mcp_config
+        self.agents = agents
+        self.name = name
+        self._services: RunServices | None = None
+        self._lowlevel = self._build()
+
+    @property
+    def lowlevel(self) -> Any:
+        """The SDK's `mcp.server.Server`."""
+        return self._lowlevel
+
+    @asynccontextmanager
+    async def _lifespan(self, _server: Any) -> AsyncIterator[dict[str, Any]]:
+        """The MCP servers the graphs use: started on first use, stopped when this server stops."""
+        async with RunServices({"mcp": self.mcp_config} if self.mcp_config else {}) as services:
+            self._services = services
+            try:
+                yield {}
+            finally:
+                self._services = None
+
+    def _build(self) -> Any:
+        from mcp.server import Server
+
+        async def list_tools(ctx: Any, params: Any) -> Any:
+            return self._list_tools()
+
+        async def call_tool(ctx: Any, params: Any) -> Any:
+            return await self._call_tool(params.name, params.arguments or {}, ctx.session.report_progress)
+
+        return Server(self.name, version="0.1.0", lifespan=self._lifespan,
+                      instructions="Each tool runs a graphrt graph file; its arguments are the graph's inputs.",
+                      on_list_tools=list_tools, on_call_tool=call_tool)
+
+    def _list_tools(self) -> Any:
+        import mcp_types as types
+
+        return types.ListToolsResult(tools=[
+            types.Tool(name=tool.name, description=tool.description, input_schema=tool.input_schema)
+            for tool in self.tools.values()
+        ])
+
+    async def _call_tool(self, name: str, arguments: dict[str, Any],
+                         report_progress: Callable[[float, float | None, str | None], Any]) -> Any:
+        import mcp_types as types
+
+        tool = self.tools.get(name)
+        if tool is None:
+            return _error(f"unknown tool '{name}'; the tools are: {', '.join(self.tools) or 'none'}")
+        progress = _ProgressRelay(report_progress)
+        failure: GraphError | None = None
+        async with anyio.create_task_group() as group:
+            group.start_soon(progress.forward)
+            try:
+                results = await tool.run(arguments, services=self._services, agents=self.agents,
+                                         on_event=progress.on_event)
+            except GraphError as error:
+                failure = error
+            finally:
+                progress.close()
+        if failure is not None:
+            return _error(f"{tool.name}: {failure}")
+        results = to_json_compatible(results)
+        return types.CallToolResult(content=[types.TextContent(text=result_text(results))],
+                                    structured_content=results)
+
+    async def serve_stdio(self) -> None:
+        """Serves MCP over this process's stdin/stdout until the client closes them."""
+        from mcp.server.stdio import stdio_server
+
+        async with stdio_server() as (read_stream, write_stream):
+            await self._lowlevel.run(read_stream, write_stream, self._lowlevel.create_initialization_options())
+
+    def http_endpoint(self, *, host: str = "127.0.0.1") -> "HttpEndpoint":
+        """The streamable-HTTP endpoint: an ASGI app and the lifespan to run around it."""
+        app = self._lowlevel.streamable_http_app(streamable_http_path="/", host=host)
+        return HttpEndpoint(app=app.routes[0].endpoint, lifespan=self._lowlevel.session_manager.run)
+
+    def http_app(self, *, path: str = "/mcp", host: str = "127.0.0.1", key: str | None = None) -> Any:
+        """A whole Starlette app serving the endpoint at `path`; with `key`, requests need `Authorization: Bearer KEY`."""
+        from starlette.applications import Starlette
+        from starlette.routing import Route
+
+        endpoint = self.http_endpoint(host=host)
+
+        @asynccontextmanager
+        async def lifespan(_app: Any) -> AsyncIterator[None]:
+            async with endpoint.lifespan():
+                yield
+
+        return Starlette(routes=[Route(path, endpoint=endpoint.guarded(key))], lifespan=lifespan)
+
+
+@dataclass(frozen=True)
+class HttpEndpoint:
+    """The MCP streamable-HTTP endpoint: mount `app` (ASGI) at a path and run `lifespan()` around the host app."""
+
+    app: Any
+    lifespan: Callable[[], Any]
+
+    def guarded(self, key: str | None) -> Any:
+        """`app`, answering 401 unless the request carries `Authorization: Bearer KEY` (as is, without a key)."""
+        return _KeyCheck(self.app, key) if key else self.app
+
+
+class _KeyCheck:
+    """An ASGI app in front of another that lets only requests with the right bearer key through."""
+
+    def __init__(self, inner: Any, key: str) -> None:
+        self.inner = inner
+        self.expected = f"Bearer {key}".encode()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("type") == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                await send({"type": "http.response.start", "status": 401,
+                            "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")]})
+                await send({"type": "http.response.body", "body": b"a valid key is needed: Authorization: Bearer KEY"})
+                return
+        await self.inner(scope, receive, send)
+
+
+def _error(message: str) -> Any:
+    import mcp_types as types
+
+    return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
+
+
+class _ProgressRelay:
+    """Run events (called synchronously by the run) to MCP progress notifications (sent by a task)."""
+
+    def __init__(self, report: Callable[[float, float | None, str | None], Any]) -> None:
+        self._report = report
+        self._send, self._receive = anyio.create_memory_object_stream[tuple[float, str]](_PROGRESS_BUFFER)
+        self._completed = 0
+
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, NodeCompleted):
+            self._completed += 1
+            where = "/".join(str(part) for part in (*event.path, event.node_id))
+            self._queue(float(self._completed), f"node '{where}' completed")
+        elif isinstance(event, AgentProgress):
+            self._queue(float(self._completed), f"node '{event.node_id}': {event.message}")
+
+    def _queue(self, progress: float, message: str) -> None:
+        try:
+            self._send.send_nowait((progress, message))
+        except (anyio.WouldBlock, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+
+    def close(self) -> None:
+        self._send.close()
+
+    async def forward(self) -> None:
+        async with self._receive:
+            async for progress, message in self._receive:
+                await self._report(progress, None, message)

@@ -1,0 +1,92 @@
+"""The MCP server the tests talk to, written with the SDK: `python tool_server.py [MODE] [--http PORT]`.
+
+Modes: `tools` (default) serves the tools below; `broken` writes to stderr and exits at
+once; `silent` reads its input and never answers (a server that hangs at start).
+The tools record calls in a counter, so a test can see that one process served a run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+COUNTER = {"calls": 0}
+
+
+def build() -> MCPServer:
+    server = MCPServer("tests")
+
+    @server.tool()
+    def echo(text: str) -> str:
+        """Returns the text it is given."""
+        COUNTER["calls"] += 1
+        return f"echo: {text}"
+
+    @server.tool()
+    def add(a: int, b: int) -> str:
+        """Adds two integers."""
+        COUNTER["calls"] += 1
+        return str(a + b)
+
+    @server.tool()
+    def whoami() -> str:
+        """This server's process id and how many calls it has served."""
+        COUNTER["calls"] += 1
+        return f"{os.getpid()} {COUNTER['calls']}"
+
+    @server.tool()
+    def fail(reason: str = "it broke") -> str:
+        """Always fails (a tool error, reported with isError)."""
+        raise ToolError(reason)
+
+    @server.tool()
+    def die() -> str:
+        """Ends the server process in the middle of the call."""
+        sys.stderr.write("tool_server: dying on purpose\n")
+        sys.stderr.flush()
+        os._exit(3)
+
+    @server.tool()
+    async def hang() -> str:
+        """Never answers."""
+        await anyio.sleep(3600)
+        return "never"
+
+    @server.tool()
+    async def count(steps: int, ctx: Context) -> str:
+        """Counts to `steps`, reporting progress at each step."""
+        for step in range(1, steps + 1):
+            await ctx.report_progress(step, steps, f"step {step}")
+            await anyio.sleep(0.01)
+        return f"counted to {steps}"
+
+    return server
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("mode", nargs="?", default="tools", choices=["tools", "broken", "silent"])
+    parser.add_argument("--http", type=int)
+    args = parser.parse_args()
+    if args.mode == "broken":
+        sys.stderr.write("tool_server: missing setting TEST_TOKEN\n")
+        sys.exit(2)
+    if args.mode == "silent":
+        for _ in sys.stdin:
+            pass
+        time.sleep(3600)
+    server = build()
+    if args.http:
+        server.run("streamable-http", host="127.0.0.1", port=args.http)
+    else:
+        server.run("stdio")
+
+
+if __name__ == "__main__":
+    main()
