@@ -190,7 +190,7 @@ def nested_inputs(node: dict[str, Any]) -> set[str]:
     if node.get("agent") != "mapAgent":
         return set(inputs)
     params = node.get("params") if isinstance(node.get("params"), dict) else {}
-    row_key = params.get("rowKey") or "row"
+    row_key = params.get("rowKey") if isinstance(params.get("rowKey"), str) and params.get("rowKey") else "row"
     return {row_key if name == "rows" else name for name in inputs} | {row_key, "__mapIndex"}
 
 
