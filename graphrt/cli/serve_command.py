@@ -4,7 +4,9 @@ Needs the `serve` extra (`pip install 'graphrt[serve]'`). Runs are saved to
 `--checkpoint` (a SQLite file by default, or a postgresql:// URL); a server
 started again on the same checkpoint continues the runs the last one left.
 The key comes from `--api-key` or the GRAPHRT_API_KEY environment variable
-(which keeps it out of the process list).
+(which keeps it out of the process list). With the `mcp` extra, the graphs are MCP tools
+too, over streamable HTTP at `/mcp` behind the same key (graphrt/mcp/serve_extension.py);
+`--mcp-config` gives the graphs MCP servers, started once for the server.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import argparse
 import ipaddress
 import os
 import sys
+from typing import Any
 
 from graphrt.base.errors import GraphError
 from graphrt.cli.agent_modules import add_agents_option, registry_for
@@ -37,6 +40,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="the largest request body (default: 1 MiB)")
     parser.add_argument("--api-key", default=os.environ.get(API_KEY_ENV), metavar="KEY",
                         help=f"require this key on every API request (default: ${API_KEY_ENV})")
+    parser.add_argument("--mcp-config", metavar="FILE.json",
+                        help="MCP servers the graphs use (the mcpServers shape), started once for the server")
     add_agents_option(parser)
     add_executor_option(parser)
     parser.set_defaults(handler=handle)
@@ -64,6 +69,20 @@ def handle(args: argparse.Namespace) -> int:
         return _serve(args, GraphCatalog(args.targets, registry_for(args), executor=executor))
 
 
+def _extensions(args: argparse.Namespace, catalog: "GraphCatalog") -> list[Any]:  # noqa: F821
+    """The MCP endpoint at /mcp (the graphs as MCP tools), when the mcp extra is installed."""
+    try:
+        from graphrt.mcp.serve_extension import McpExtension
+    except ImportError:
+        if args.mcp_config:
+            raise GraphError("--mcp-config needs the MCP SDK: pip install 'graphrt[mcp]'") from None
+        return []
+    from graphrt.mcp.config import load_config_file
+
+    mcp_config = load_config_file(args.mcp_config) if args.mcp_config else None
+    return [McpExtension(catalog, mcp_config=mcp_config, host=args.host)]
+
+
 def _serve(args: argparse.Namespace, catalog: "GraphCatalog") -> int:  # noqa: F821 - imported in handle
     import uvicorn
 
@@ -73,7 +92,7 @@ def _serve(args: argparse.Namespace, catalog: "GraphCatalog") -> int:  # noqa: F
         print(f"graphrt: warning: serving on {args.host} without an API key: anyone who reaches it can run graphs "
               f"(set {API_KEY_ENV})", file=sys.stderr)
     app = create_app(catalog, args.checkpoint, max_runs=args.max_runs, max_queue=args.max_queue,
-                     api_key=args.api_key, max_body=args.max_body)
+                     api_key=args.api_key, max_body=args.max_body, extensions=_extensions(args, catalog))
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=5)
     server = uvicorn.Server(config)
     names = ", ".join(sorted(catalog.graphs))

@@ -32,7 +32,7 @@ from graphrt.graphdata.spec import compile_graph
 from graphrt.graphdata.refs import LOOP_COUNTER
 from graphrt.observe.events import Event
 
-__all__ = ["GraphTool", "collect_graph_tools", "input_schema", "result_text"]
+__all__ = ["GraphTool", "collect_graph_tools", "graph_tool", "input_schema", "result_text"]
 
 _GRAPH_SUFFIXES = (".yaml", ".yml", ".json")
 _JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"), (list, "array"), (dict, "object"))
@@ -165,3 +165,14 @@ def collect_graph_tools(paths: list[str | Path]) -> list[GraphTool]:
         taken.add(name)
         tools.append(GraphTool(name, path, _description(data, path), input_schema(data, source)))
     return tools
+
+
+def graph_tool(path: str | Path, name: str) -> GraphTool:
+    """The tool of one graph file, named `name`.
+
+    Raises:
+        GraphError: the file cannot be loaded or compiled.
+    """
+    path = Path(path)
+    data, source = load_graph(path)
+    return GraphTool(name, path, _description(data, path), input_schema(data, source))

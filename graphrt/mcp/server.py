@@ -45,6 +45,11 @@ class GraphToolServer:
         self._lowlevel = self._build()
 
     @property
+    def services(self) -> RunServices | None:
+        """The MCP servers the graphs use, while this server runs (None before and after)."""
+        return self._services
+
+    @property
     def lowlevel(self) -> Any:
         """The SDK's `mcp.server.Server`."""
         return self._lowlevel

@@ -39,9 +39,9 @@ class ServedGraph:
     error: str | None = None  # the load or validation error; the graph is listed but cannot run
     description: dict[str, Any] = field(default_factory=dict)
 
-    def build(self, registry: Registry, executor: Executor | None = None) -> Graph:
-        """A fresh Graph for one run (a Graph holds one run's state)."""
-        return Graph(self.path, agents=registry, executor=executor)
+    def build(self, registry: Registry, executor: Executor | None = None, services: Any = None) -> Graph:
+        """A fresh Graph for one run (a Graph holds one run's state); `services` are shared (MCP servers)."""
+        return Graph(self.path, agents=registry, executor=executor, services=services)
 
 
 def _files(targets: Iterable[str | Path]) -> list[tuple[str, Path]]:
@@ -110,6 +110,7 @@ class GraphCatalog:
                  executor: Executor | None = None) -> None:
         self.registry = registry
         self.executor = executor  # where every run's agent calls run (graphrt.executors); None: in this process
+        self.services: Any = None  # run services every run shares (the MCP servers of --mcp-config), while served
         redactor = redactor or Redactor()
         self.graphs: dict[str, ServedGraph] = {}
         for name, path in _files(targets):

@@ -339,7 +339,7 @@ class RunService:
         if served.error is not None:
             raise GraphError(f"graph {name!r} cannot run: {served.error}")
         self._check_room()
-        graph = served.build(self.catalog.registry, self.catalog.executor)
+        graph = served.build(self.catalog.registry, self.catalog.executor, self.catalog.services)
         for node_id, value in (inputs or {}).items():
             graph.inject(node_id, value)
         run_id = uuid.uuid4().hex[:16]
