@@ -15,7 +15,7 @@ import httpx
 
 from graphrt.checkpoint import SQLiteStore
 
-from .conftest import HERE, free_port, start_process
+from .conftest import HERE, free_port, sse_events, start_process
 
 CHAIN = """\
 version: 0.5
@@ -121,6 +121,13 @@ def test_a_server_stopped_gracefully_continues_its_runs_when_started_again(tmp_p
             assert time.monotonic() < deadline and run["status"] in ("queued", "running"), run
             time.sleep(0.1)
         assert run["results"] == {"c": {"n": 7, "seen": ["a", "b", "c"]}}
+        # A client that comes back with an event id of the earlier server gets this server's log from its start,
+        # which opens with the run's state as recovered (queued again, with its node states), and ends with the run.
+        with httpx.stream("GET", f"{url}/runs/{run_id}/events", headers={"Last-Event-ID": "0badcafe.3"}) as response:
+            events = list(sse_events(response))
+        assert events[0][1] == "RunStatus" and events[0][2]["status"] == "queued"
+        assert set(events[0][2]["nodes"]) == {"a", "b", "c"}
+        assert events[-1][2]["status"] == "finished"
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(20)
