@@ -76,3 +76,19 @@ async def test_a_service_still_opening_is_cancelled_at_the_end_without_the_grace
 async def test_open_outside_async_with_is_an_error():
     with pytest.raises(RuntimeError, match="not open"):
         await RunServices().open("a", Recorder().service)
+
+
+async def test_a_run_without_config_opens_no_services_and_one_with_config_does():
+    import graphrt
+
+    seen = []
+
+    async def record(ctx):
+        seen.append((ctx.services.is_open, dict(ctx.services.config)))
+        return {}
+
+    agent = graphrt.AgentInfo(name="recordServices", func=record)
+    graph = {"version": 0.5, "nodes": {"r": {"agent": "recordServices"}}}
+    await graphrt.arun(graph, agents=[agent])
+    await graphrt.arun(graph, agents=[agent], config={"mcp": {"mcpServers": {}}})
+    assert seen == [(False, {}), (True, {"mcp": {"mcpServers": {}}})]
