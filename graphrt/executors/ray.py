@@ -276,6 +276,7 @@ class RayExecutor(Executor):
         self.started_ray = False  # this executor started (or connected) Ray, so `shutdown` disconnects
         self._lock = threading.Lock()
         self._task: Any = None
+        self._task_options: dict[str | None, dict[str, Any]] = {}
         self._functions: dict[int, tuple[Any, Any]] = {}  # id(agent) -> (agent, its object ref)
         self._values: dict[int, tuple[Any, Any]] = {}  # id(value) -> (value, its object ref), for one run
         self._actors: dict[int, tuple[Any, Any]] = {}  # id(stateful agent) -> (agent, its actor)
@@ -291,7 +292,7 @@ class RayExecutor(Executor):
                     ray.init(address=self.address, **{"include_dashboard": False, **self.init_options})
                 self.started_ray = True
             if self._task is None:
-                self._task = ray.remote(_invoke).options(max_retries=0, **self.task_options)
+                self._task = ray.remote(_invoke)
 
     async def close(self) -> None:
         """Lets go of the run's values in the object store (the actors stay for the next run)."""
@@ -326,9 +327,8 @@ class RayExecutor(Executor):
         if stateful:
             ref = self._actor(call).run.remote(request)
         else:
-            options = self.agent_options.get(ctx.agent_id or "")
-            task = self._task.options(**options) if options else self._task
-            ref = task.remote(self._shared(call), request, self.large_value_bytes)
+            ref = self._task.options(**self._options(ctx.agent_id)).remote(self._shared(call), request,
+                                                                           self.large_value_bytes)
         try:
             outcome: _Outcome = await _resolved(ref)
             if outcome.result_ref is not None:
@@ -355,6 +355,14 @@ class RayExecutor(Executor):
         if outcome.error is not None or outcome.error_type:
             raise _rebuilt(outcome)
         return outcome.result
+
+    def _options(self, agent_id: str | None) -> dict[str, Any]:
+        """The Ray options of an agent's tasks: no Ray retries (the node's `retry` decides), then the user's."""
+        options = self._task_options.get(agent_id)
+        if options is None:
+            options = {**self.task_options, **self.agent_options.get(agent_id or "", {}), "max_retries": 0}
+            self._task_options[agent_id] = options
+        return options
 
     def _shared(self, call: Any) -> Any:
         """The agent as an object ref: pickled and uploaded once, not at every call."""

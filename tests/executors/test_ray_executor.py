@@ -228,3 +228,14 @@ def test_graphrt_run_on_ray_from_the_command_line(ray_executor, tmp_path, capsys
     result = json.loads(capsys.readouterr().out)["w"]
     assert result["a"] == 1 and result["pid"] != DRIVER
     assert ray.is_initialized()  # the command used the session's Ray and left it running
+
+
+def test_agent_options_reach_ray(ray_executor):
+    from graphrt.executors.ray import RayExecutor
+
+    # A task asking for 3 CPUs on a 2-CPU Ray could never start; a quarter CPU runs at once.
+    light = RayExecutor(agent_options={"whereAgent": {"num_cpus": 0.25}})
+    graph = {"version": 0.5, "nodes": {"w": {"agent": "whereAgent", "isResult": True}}}
+    assert _run(graph, light)["w"]["pid"] != DRIVER
+    assert light._options("whereAgent") == {"num_cpus": 0.25, "max_retries": 0}
+    assert light._options("copyAgent") == {"num_cpus": 1, "max_retries": 0}

@@ -1,0 +1,194 @@
+"""`python -m bench.ray_scaling`: a mapAgent in-process and on Ray (2 workers), side by side in one run.
+
+    .venv/bin/pip install -e '.[ray]'
+    .venv/bin/python -m bench.ray_scaling                    # 2,000 rows of 20 ms CPU, 2,000 of 50 ms I/O
+    .venv/bin/python -m bench.ray_scaling --rows 500 --quick
+
+Workloads (the same graph file for both executors; only `executor=` changes):
+- cpu: a mapAgent over N rows whose agent spins 20 ms of pure-Python work (it holds the GIL);
+- io: a mapAgent over N rows whose agent waits 50 ms (an async sleep, as an HTTP call would);
+- overhead: a chain of trivial copyAgent nodes (latency per call) and a map of trivial rows
+  (throughput), from which the per-task cost of the Ray executor follows; the driver's own
+  CPU time per task is what caps a single driver on a large cluster (BENCHMARKS.md).
+
+Ray is started once (`num_cpus=2`, no dashboard) and warmed up before anything is timed.
+Writes bench/results/ray_latest.json (git-ignored) and prints a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+import graphrt
+from graphrt.authoring.registry import AgentContext, AgentInfo
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def work(steps: int) -> int:
+    """A fixed amount of pure-Python CPU work (it holds the GIL throughout)."""
+    total = 0
+    for i in range(steps):
+        total += i * i % 7
+    return total
+
+
+def steps_for(ms: float) -> int:
+    """How many steps of `work` take `ms` milliseconds on this machine, alone (the median of 5 tries)."""
+    trial = 200_000
+    times = []
+    for _ in range(5):
+        started = time.perf_counter()
+        work(trial)
+        times.append(time.perf_counter() - started)
+    return int(trial * (ms / 1000) / sorted(times)[2])
+
+
+def spin(ctx: AgentContext) -> int:
+    """`params.steps` of CPU work: the same work wherever it runs (a wall-clock spin would not be)."""
+    work(ctx.params["steps"])
+    return ctx.inputs["row"]
+
+
+async def wait(ctx: AgentContext) -> int:
+    """I/O-like: waits `params.ms` milliseconds without using the CPU."""
+    await anyio.sleep(ctx.params["ms"] / 1000)
+    return ctx.inputs["row"]
+
+
+AGENTS = [AgentInfo("benchSpinAgent", spin), AgentInfo("benchWaitAgent", wait)]
+
+
+def map_graph(rows: int, agent: str, params: dict[str, Any], concurrency: int) -> dict[str, Any]:
+    return {
+        "version": 0.5,
+        "concurrency": concurrency,
+        "nodes": {
+            "rows": {"value": list(range(rows))},
+            "map": {"agent": "mapAgent", "inputs": {"rows": ":rows"}, "isResult": True,
+                    "graph": {"nodes": {"work": {"agent": agent, "params": params, "inputs": {"row": ":row"},
+                                                 "isResult": True}}}},
+        },
+    }
+
+
+def chain_graph(length: int) -> dict[str, Any]:
+    nodes: dict[str, Any] = {"n0": {"value": {"v": 1}}}
+    for i in range(1, length + 1):
+        nodes[f"n{i}"] = {"agent": "copyAgent", "inputs": {"v": f":n{i - 1}.v"}}
+    nodes[f"n{length}"]["isResult"] = True
+    return {"version": 0.5, "nodes": nodes}
+
+
+def timed(graph: dict[str, Any], executor: Any) -> dict[str, float]:
+    """Wall and driver-CPU seconds of one run, with its result checked by the caller."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    result = graphrt.run(graph, agents=AGENTS, executor=executor)
+    return {"wall_s": time.perf_counter() - wall, "driver_cpu_s": time.process_time() - cpu, "result": result}
+
+
+def check_map(outcome: dict[str, Any], rows: int) -> None:
+    got = [row["work"] for row in outcome.pop("result")["map"]]
+    assert got == list(range(rows)), "wrong map result"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.ray_scaling", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=2000)
+    parser.add_argument("--cpu-ms", type=float, default=20)
+    parser.add_argument("--io-ms", type=float, default=50)
+    parser.add_argument("--concurrency", type=int, default=8, help="the graphs' concurrency limit (GraphAI's default: 8)")
+    parser.add_argument("--chain", type=int, default=300, help="nodes in the latency chain")
+    parser.add_argument("--quick", action="store_true", help="a quarter of the rows")
+    args = parser.parse_args(argv)
+    rows = args.rows // 4 if args.quick else args.rows
+
+    import ray
+
+    from graphrt.executors.ray import RayExecutor, start_local_ray
+
+    steps = steps_for(args.cpu_ms)  # before Ray starts: its start-up takes the CPU for seconds
+    started = time.perf_counter()
+    # Ray keeps as many idle workers as CPUs and ends the others after a second; the I/O rows want
+    # `concurrency` workers (a quarter CPU each) to stay between runs, as a service's would.
+    start_local_ray(num_cpus=2, include_dashboard=False, log_to_driver=False,
+                    _system_config={"num_workers_soft_limit": args.concurrency})
+    ray_start_s = time.perf_counter() - started
+    # I/O rows hold no CPU: a quarter CPU each lets `concurrency` of them wait at once on 2 CPUs.
+    io_share = 2 / args.concurrency
+    on_ray = RayExecutor(agent_options={"benchWaitAgent": {"num_cpus": io_share}})
+    cpu_params, io_params = {"steps": steps}, {"ms": args.io_ms}
+    # Warm up: every worker process started (waits long enough that all `concurrency` run at once), agents shipped.
+    for _ in range(2):
+        graphrt.run(map_graph(2 * args.concurrency, "benchWaitAgent", {"ms": 500}, args.concurrency), agents=AGENTS,
+                    executor=on_ray)
+        graphrt.run(map_graph(8, "benchSpinAgent", cpu_params, args.concurrency), agents=AGENTS, executor=on_ray)
+
+    table: dict[str, dict[str, Any]] = {}
+    for name, graph in (("cpu", map_graph(rows, "benchSpinAgent", cpu_params, args.concurrency)),
+                        ("io", map_graph(rows, "benchWaitAgent", io_params, args.concurrency)),
+                        ("trivial_map", map_graph(rows, "copyAgent", {}, args.concurrency))):
+        entry = {}
+        for label, executor in (("in_process", None), ("ray", on_ray)):
+            outcome = timed(graph, executor)
+            if name == "trivial_map":
+                outcome.pop("result")
+            else:
+                check_map(outcome, rows)
+            entry[label] = outcome
+            print(f"{name:12} {label:10} {outcome['wall_s']:8.2f} s wall, {outcome['driver_cpu_s']:7.2f} s driver CPU",
+                  flush=True)
+        table[name] = entry
+    chain = {}
+    for label, executor in (("in_process", None), ("ray", on_ray)):
+        outcome = timed(chain_graph(args.chain), executor)
+        assert outcome.pop("result") == {f"n{args.chain}": {"v": 1}}
+        chain[label] = outcome
+        print(f"{'chain':12} {label:10} {outcome['wall_s']:8.2f} s wall, {outcome['driver_cpu_s']:7.2f} s driver CPU",
+              flush=True)
+    table["chain"] = chain
+    on_ray.shutdown()
+    ray.shutdown()
+
+    per_call_ms = (chain["ray"]["wall_s"] - chain["in_process"]["wall_s"]) / args.chain * 1000
+    trivial = table["trivial_map"]
+    per_task_ms = (trivial["ray"]["wall_s"] - trivial["in_process"]["wall_s"]) / rows * 1000
+    driver_ms = trivial["ray"]["driver_cpu_s"] / rows * 1000
+    summary = {
+        "rows": rows, "cpu_ms": args.cpu_ms, "cpu_steps": steps, "io_ms": args.io_ms, "concurrency": args.concurrency,
+        "ray_start_s": ray_start_s, "io_num_cpus": io_share,
+        "cpu_speedup": table["cpu"]["in_process"]["wall_s"] / table["cpu"]["ray"]["wall_s"],
+        "io_ratio": table["io"]["ray"]["wall_s"] / table["io"]["in_process"]["wall_s"],
+        "latency_per_call_ms": per_call_ms, "overhead_per_task_ms": per_task_ms, "driver_cpu_per_task_ms": driver_ms,
+        "machine": {"nproc": os.cpu_count(), "python": platform.python_version(), "ray": ray.__version__},
+        "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    }
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "ray_latest.json").write_text(json.dumps({"summary": summary, "runs": table}, indent=2))
+    print()
+    print("| workload | rows | in-process s | Ray (2 workers) s | in-process / Ray |")
+    print("|---|---:|---:|---:|---:|")
+    for name, label in (("cpu", f"{args.cpu_ms:g} ms CPU"), ("io", f"{args.io_ms:g} ms I/O"),
+                        ("trivial_map", "copyAgent")):
+        local, remote = table[name]["in_process"]["wall_s"], table[name]["ray"]["wall_s"]
+        print(f"| map, {label} | {rows:,} | {local:.2f} | {remote:.2f} | {local / remote:.2f}× |")
+    print(f"| chain of {args.chain} copyAgent | 1 at a time | {chain['in_process']['wall_s']:.2f} | "
+          f"{chain['ray']['wall_s']:.2f} | {chain['in_process']['wall_s'] / chain['ray']['wall_s']:.2f}× |")
+    print()
+    print(f"Ray executor: {per_call_ms:.2f} ms more per call in a chain (latency), {per_task_ms:.2f} ms per task in a "
+          f"map at concurrency {args.concurrency} (throughput), {driver_ms:.2f} ms of driver CPU per task; "
+          f"local Ray start {ray_start_s:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
