@@ -40,6 +40,20 @@ def nap_agent(ctx: AgentContext) -> Any:
     return {"pid": os.getpid()}
 
 
+def meet_agent(ctx: AgentContext) -> Any:
+    """Writes its pid into `inputs.folder`, then waits (up to 30 s) until `inputs.count` processes have.
+
+    Rows that meet were running at the same time in different processes.
+    """
+    folder = Path(ctx.inputs["folder"])
+    (folder / str(os.getpid())).touch()
+    deadline = time.monotonic() + 30
+    while len(list(folder.iterdir())) < ctx.inputs.get("count", 2) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return {"pid": os.getpid(), "met": len(list(folder.iterdir())) >= ctx.inputs.get("count", 2),
+            "row": ctx.inputs.get("row")}
+
+
 async def fail_agent(ctx: AgentContext) -> Any:
     raise ValueError(f"cannot handle {ctx.inputs.get('what')!r}")
 
@@ -98,6 +112,7 @@ AGENTS = [
     AgentInfo("whereAgent", where_agent),
     AgentInfo("spinAgent", spin_agent),
     AgentInfo("napAgent", nap_agent),
+    AgentInfo("meetAgent", meet_agent),
     AgentInfo("failAgent", fail_agent),
     AgentInfo("dieOnceAgent", die_once_agent),
     AgentInfo("dieAlwaysAgent", die_always_agent),
