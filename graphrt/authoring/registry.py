@@ -90,7 +90,12 @@ class AgentContext:
         loop_count: int | None = None,
         map_index: int | None = None,
     ) -> dict[str, Any]:
-        """Runs a nested graph under this run's scheduler, filters and config."""
+        """Runs a nested graph under this run's scheduler, filters and config.
+
+        Raises:
+            RuntimeError: a programming error, not the graph's: the agent was registered without
+                `has_graph_data`, so the engine gave it no nesting handle.
+        """
         if self.nesting is None:
             raise RuntimeError(f"agent {self.agent_id!r} runs a nested graph, but its AgentInfo has no has_graph_data")
         return await self.nesting.run_graph(

@@ -247,12 +247,6 @@ class GraphRun:
             )
         self._create_nodes()
 
-    def snapshot(self) -> RunSnapshot:
-        """The state a run can be resumed from: iteration, results so far, completed nodes."""
-        completed = [node_id for node_id, node in self.nodes.items() if node.state is NodeState.COMPLETED]
-        return RunSnapshot(self.run_id, self.iteration, dict(self.results), completed, dict(self.injected),
-                           dict(self.answers))
-
     def _restore_iteration(self, snapshot: RunSnapshot) -> None:
         """Continues a saved run: completed nodes keep their results and are not run again."""
         self.iteration = snapshot.iteration

@@ -49,7 +49,6 @@ class NodeState(str, Enum):
     FAILED = "failed"
     TIMED_OUT = "timed-out"
     SKIPPED = "skipped"
-    INJECTED = "injected"
     ABORTED = "abort"
 
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-__all__ = ["Ticket", "Scheduler", "SchedulerStatistics"]
+__all__ = ["Ticket", "Scheduler"]
 
 
 class Ticket:
@@ -30,16 +29,6 @@ class Ticket:
         self.owner = owner
         self.node = node
         self.discarded = False
-
-
-@dataclass(frozen=True)
-class SchedulerStatistics:
-    """A snapshot of the scheduler, for progress displays and tests."""
-
-    limit: int
-    running: int
-    queued: int
-    running_by_label: dict[str, int]
 
 
 class Scheduler:
@@ -74,10 +63,6 @@ class Scheduler:
         for _, _, ticket in self._queue:
             if ticket.owner is owner:
                 ticket.discarded = True
-
-    def statistics(self) -> SchedulerStatistics:
-        queued = sum(1 for _, _, ticket in self._queue if not ticket.discarded)
-        return SchedulerStatistics(self.limit, self.running, queued, dict(self._running_by_label))
 
     def _take(self, ticket: Ticket) -> None:
         self.running += 1

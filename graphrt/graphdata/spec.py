@@ -100,9 +100,7 @@ class GraphSpec:
     concurrency: int
     label_limits: dict[str, int]
     retry: int | None
-    version: float
     source: GraphSource
-    data: dict[str, Any]
     nested: dict[Any, "GraphSpec"] = field(default_factory=dict, compare=False, repr=False)
     """Compiled graphs of this graph's graph agents, by node and shape (see NestingPort.compile)."""
 
@@ -217,9 +215,7 @@ def compile_graph(data: dict[str, Any], source: GraphSource | None = None) -> Gr
         concurrency=limit,
         label_limits=labels,
         retry=_number(data["retry"]) if data.get("retry") is not None else None,
-        version=data.get("version", 0.5),
         source=source or GraphSource(),
-        data=data,
     )
 
 
