@@ -143,11 +143,13 @@ class ThreadedConnection:
                 raise
             db.execute("COMMIT")
 
+    # A cancelled caller stops waiting (a write in flight still finishes in its thread, under the lock):
+    # a shielded wait would swallow asyncio's own cancellation, the one Ctrl-C sends.
     async def read(self, query: str, values: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        return await anyio.to_thread.run_sync(self._read, query, values)
+        return await anyio.to_thread.run_sync(self._read, query, values, abandon_on_cancel=True)
 
     async def write(self, *statements: Statement) -> None:
-        await anyio.to_thread.run_sync(self._write, statements)
+        await anyio.to_thread.run_sync(self._write, statements, abandon_on_cancel=True)
 
     def close(self) -> None:
         with self._lock:
