@@ -62,7 +62,7 @@ class Location:
         return ":".join(parts)
 
 
-def _describe(
+def describe_issue(
     message: str, node_id: str | None, field: str | None, location: Location | None, nested: tuple[str, ...] = ()
 ) -> str:
     where = []
@@ -96,7 +96,7 @@ class GraphError(Exception):
         super().__init__(message)
 
     def __str__(self) -> str:
-        return _describe(self.message, self.node_id, self.field, self.location, self.nested)
+        return describe_issue(self.message, self.node_id, self.field, self.location, self.nested)
 
     def with_cause(self, cause: BaseException) -> "GraphError":
         """Chains the exception that caused this one (as `raise ... from cause` does); returns self."""
@@ -127,7 +127,7 @@ class ValidationIssue:
     severity: str = "error"
 
     def __str__(self) -> str:
-        return _describe(self.message, self.node_id, self.field, self.location)
+        return describe_issue(self.message, self.node_id, self.field, self.location)
 
 
 class GraphValidationError(GraphError):

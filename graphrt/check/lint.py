@@ -24,10 +24,10 @@ if TYPE_CHECKING:
     import jsonschema
 
 from graphrt.authoring.registry import AgentInfo
-from graphrt.base.errors import ValidationIssue, _describe
+from graphrt.base.errors import ValidationIssue, describe_issue
 from graphrt.base.schema import validator_of, violations
 from graphrt.base.secrets import SECRET_KEY, hide_url_passwords
-from graphrt.check.validate import _Checker
+from graphrt.check.rules import rule_issues
 from graphrt.graphdata.loader import GraphSource
 from graphrt.graphdata.propfuncs import is_prop_function
 from graphrt.graphdata.refs import NodeRef, parse_ref, reference_texts, template_refs
@@ -47,7 +47,7 @@ class NestedIssue(ValidationIssue):
     nested: tuple[str, ...] = ()
 
     def __str__(self) -> str:
-        return _describe(self.message, self.node_id, self.field, self.location, self.nested)
+        return describe_issue(self.message, self.node_id, self.field, self.location, self.nested)
 
 
 @functools.cache
@@ -390,7 +390,7 @@ class _Linter:
             injected = frozenset(name for name in names if name not in nested_nodes)
             data = {**graph, "nodes": {**nested_nodes, **{name: {"value": None} for name in injected}}}
         source = self.source.nested("nodes", node_id, "graph")
-        found = _Checker(data, self.agents, source).run()
+        found = rule_issues(data, self.agents, source)
         results_all = agent == "mapAgent" and bool(params.get("resultAll"))
         inner = found + _Linter(data, self.agents, source, found, injected | names, results_all, self.full).run()
         # GraphAI fails on an invalid nested graph only when it runs it and does not suppress the error.

@@ -107,14 +107,15 @@ def record_values(record: RunRecord) -> tuple[Any, ...]:
 
 
 class ThreadedConnection:
-    """A blocking DB-API connection, used from worker threads one call at a time.
+    """A blocking DB-API connection, used from worker threads (or `inline`) one call at a time.
 
     The connection opens on first use (in a thread, too). `begin` is the
     statement that opens a transaction; the connection is in autocommit mode.
     """
 
-    def __init__(self, connect: Callable[[], Any], *, begin: str = "BEGIN") -> None:
+    def __init__(self, connect: Callable[[], Any], *, begin: str = "BEGIN", inline: bool = False) -> None:
         self._connect = connect
+        self._inline = inline  # call on the event loop's thread: for a local file, a thread hop costs more
         self._begin = begin
         self._db: Any = None
         self._lock = threading.Lock()  # one statement at a time: a DB-API connection is not shared safely
@@ -146,9 +147,14 @@ class ThreadedConnection:
     # A cancelled caller stops waiting (a write in flight still finishes in its thread, under the lock):
     # a shielded wait would swallow asyncio's own cancellation, the one Ctrl-C sends.
     async def read(self, query: str, values: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        if self._inline:
+            return self._read(query, values)
         return await anyio.to_thread.run_sync(self._read, query, values, abandon_on_cancel=True)
 
     async def write(self, *statements: Statement) -> None:
+        if self._inline:
+            self._write(statements)
+            return
         await anyio.to_thread.run_sync(self._write, statements, abandon_on_cancel=True)
 
     def close(self) -> None:

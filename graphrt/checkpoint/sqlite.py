@@ -6,7 +6,9 @@ loses nothing it had written; only a power cut can lose the last commits.
 Several processes can use one file; each write waits up to `timeout` seconds
 for another writer. A run being run is claimed with an flock on a small file in
 `PATH-locks/`, which the kernel releases when the process ends. A new file is readable by its owner only (0600): it holds
-the runs' real data. sqlite3 blocks, so every call runs in a worker thread.
+the runs' real data. A write to a local WAL file is quick, so calls run on the
+event loop's thread: a worker-thread hop per node cost more than it saved, and
+awaiting a thread after Ctrl-C's cancellation could hang the run's cleanup.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ class SQLiteStore(SqlStore):
         self.location = str(path)
         self._timeout = timeout
         self._claims: dict[str, int] = {}  # run id -> the locked file's descriptor
-        self._db = ThreadedConnection(self._connect, begin="BEGIN IMMEDIATE")
+        self._db = ThreadedConnection(self._connect, begin="BEGIN IMMEDIATE", inline=True)
 
     def _connect(self) -> sqlite3.Connection:
         if self.location != ":memory:":

@@ -158,6 +158,17 @@ class GraphRun:
                     [ValidationIssue(f"cannot inject a value: '{node_id}' is {kind}", node_id, "value")]
                 )
 
+    def child(self, spec: GraphSpec, *, injected: Mapping[str, Any] | None, loop_count: int | None,
+              path: tuple[str | int, ...]) -> "GraphRun":
+        """A run of a nested graph that shares this run's scheduler, agents, config, events, filters,
+        loader, executor and answers (a nested node's answer is keyed by its path: see answer_key)."""
+        child = GraphRun(spec, registry=self.registry, scheduler=self.scheduler, config=self.config,
+                         emitter=self.emitter, injected=injected, loop_count=loop_count, path=path,
+                         run_id=self.run_id, filters=self.filters, graph_loader=self.graph_loader,
+                         executor=self.executor, services=self.services)
+        child.answers = self.answers
+        return child
+
     # ----- the run -----
 
     async def run(self, all_results: bool = False) -> dict[str, Any]:

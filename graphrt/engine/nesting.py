@@ -72,27 +72,10 @@ class NestingPort:
         map_index: int | None = None,
     ) -> dict[str, Any]:
         """Runs a nested graph to the end and returns its results (raises its first error)."""
-        from graphrt.engine.execution import GraphRun
-
         parent = self._parent
         spec = graph if isinstance(graph, GraphSpec) else self.compile(graph)
         path = (*parent.path, self.node_id) if map_index is None else (*parent.path, self.node_id, map_index)
-        child = GraphRun(
-            spec,
-            registry=parent.registry,
-            scheduler=parent.scheduler,
-            config=parent.config,
-            emitter=parent.emitter,
-            injected=inject,
-            loop_count=loop_count,
-            path=path,
-            run_id=parent.run_id,
-            filters=parent.filters,
-            graph_loader=parent.graph_loader,
-            executor=parent.executor,
-            services=parent.services,
-        )
-        child.answers = parent.answers  # a nested node's answer is keyed by its path (GraphRun.answer_key)
+        child = parent.child(spec, injected=inject, loop_count=loop_count, path=path)
         self._lend()
         try:
             return await child.run(all_results)

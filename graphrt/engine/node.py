@@ -28,6 +28,7 @@ from graphrt.base.errors import (
 )
 from graphrt.base.jsvalue import is_named_inputs, is_null, is_truthy, json_stringify
 from graphrt.engine.executor import call_in_process, must_stay_local
+from graphrt.engine.nesting import NestingPort
 from graphrt.graphdata.loader import GraphSource, load_graph_beside, load_with
 from graphrt.graphdata.spec import ComputedNodeSpec, StaticNodeSpec
 from graphrt.observe.events import NodeCompleted, NodeFailed, NodeStarted, failure_event
@@ -142,8 +143,6 @@ class NodeInvoker:
             services=run.services,
         )
         if info is not None and (info.has_graph_data or spec.graph is not None or spec.graph_loader is not None):
-            from graphrt.engine.nesting import NestingPort
-
             try:
                 ctx.graph_data, source = await self._graph_data(spec)
             except GraphError as error:

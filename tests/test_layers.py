@@ -1,0 +1,177 @@
+"""The architecture, checked: imports go only downward through the layers, no module import circle,
+and pyproject's explicit `packages` list names every package folder (see ARCHITECTURE.md).
+
+Every import counts, including those inside functions; only imports under `if TYPE_CHECKING:`
+(which never run) may point sideways into a circle, never upward.
+"""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Lowest first: a module may import its own layer and the layers before it.
+LAYERS = ["base", "graphdata", "observe", "checkpoint", "authoring", "check", "engine", "durable", "testing",
+          "executors", "api", "serve", "mcp", "graphrt_agents", "cli"]
+
+# What is not yet as it should be, each with why; this list may only shrink (issue #10).
+KNOWN_UPWARD = {
+    ("graphrt.engine.graph", "graphrt.durable.runs"):
+        "Graph.arun(checkpoint=...) and Graph.from_checkpoint hand over to graphrt.durable",
+    ("graphrt.authoring.registry", "graphrt.engine.nesting"):
+        "AgentContext.nesting's type, for type checkers only (an authoring-level protocol would end it)",
+}
+KNOWN_CIRCLES: list[set[str]] = [
+    # Registry.register turns a function or toolset into an agent through plugins.as_agent.
+    {"graphrt.authoring.function_schema", "graphrt.authoring.functions", "graphrt.authoring.plugins",
+     "graphrt.authoring.progress", "graphrt.authoring.registry", "graphrt.authoring.toolsets"},
+    {"graphrt.durable.runs", "graphrt.engine.graph"},  # see KNOWN_UPWARD
+    # The mock builds openAIAgent's chat result; openAIAgent falls back to the mock.
+    {"graphrt_agents.llm", "graphrt_agents.llm.mock", "graphrt_agents.llm.openai_agent"},
+]
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[0] == "agents":
+        parts[0] = "graphrt_agents"
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for top in ("graphrt", "agents"):
+        for path in (ROOT / top).rglob("*.py"):
+            found[_module_name(path)] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _type_checking_lines(tree: ast.AST) -> set[int]:
+    """Lines of the imports under `if TYPE_CHECKING:` blocks."""
+    lines = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for inner in node.body:
+                for sub in ast.walk(inner):
+                    if isinstance(sub, (ast.Import, ast.ImportFrom)):
+                        lines.add(sub.lineno)
+    return lines
+
+
+def _known(name: str) -> str | None:
+    """The module of ours that an imported name is (or is in), or None."""
+    while name:
+        if name in MODULES:
+            return name
+        name = name.rpartition(".")[0]
+    return None
+
+
+def imports(module: str) -> list[tuple[str, int, bool]]:
+    """(imported module of ours, line, only for type checkers) of every import in `module`."""
+    path = MODULES[module]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = _type_checking_lines(tree)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([node.module] if node.module else []))
+            names = [base] + [f"{base}.{alias.name}" for alias in node.names]
+        for name in names:
+            target = _known(name)
+            if target is not None and target != module:
+                found.append((target, node.lineno, node.lineno in typing_only))
+    return found
+
+
+def layer(module: str) -> int | None:
+    parts = module.split(".")
+    if parts[0] == "graphrt_agents":
+        return LAYERS.index("graphrt_agents")
+    if len(parts) > 1 and parts[1] in LAYERS:
+        return LAYERS.index(parts[1])
+    return None  # the package root `graphrt`, which loads its names lazily from every layer
+
+
+def test_every_module_is_in_a_layer() -> None:
+    outside = [module for module in MODULES if module != "graphrt" and layer(module) is None]
+    assert not outside, f"modules in no layer (add their package to LAYERS and ARCHITECTURE.md): {outside}"
+
+
+def test_no_import_goes_up_a_layer() -> None:
+    upward = []
+    for module in MODULES:
+        for target, line, _ in imports(module):
+            if layer(module) is not None and layer(target) is not None and layer(target) > layer(module):
+                if (module, target) not in KNOWN_UPWARD:
+                    upward.append(f"{module}:{line} imports {target}")
+    assert not upward, "imports that go up a layer:\n" + "\n".join(upward)
+
+
+def test_graphrt_never_imports_the_agent_library() -> None:
+    found = [f"{module}:{line}" for module in MODULES if module.startswith("graphrt.") or module == "graphrt"
+             for target, line, _ in imports(module) if target.startswith("graphrt_agents")]
+    assert not found, f"graphrt imports graphrt_agents (agents come in through entry points): {found}"
+
+
+def _circles() -> list[set[str]]:
+    """The strongly connected groups (more than one module) of the import graph, by Tarjan's algorithm."""
+    edges = {module: {target for target, _, typing_only in imports(module) if not typing_only} for module in MODULES}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[set[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for target in edges[module]:
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in on_stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            group = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.add(member)
+                if member == module:
+                    break
+            if len(group) > 1:
+                groups.append(group)
+
+    for module in sorted(edges):
+        if module not in index:
+            visit(module)
+    return groups
+
+
+def test_no_import_circle() -> None:
+    circles = [sorted(group) for group in _circles() if group not in KNOWN_CIRCLES]
+    assert not circles, f"modules that import each other, directly or around a circle: {circles}"
+
+
+def test_pyproject_lists_every_package_folder() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    listed = set(config["packages"])
+    folders = {module for module, path in MODULES.items() if path.name == "__init__.py"}
+    assert folders <= listed, f"package folders missing from pyproject's packages: {sorted(folders - listed)}"
