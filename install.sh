@@ -45,6 +45,7 @@ fi
 # pip -v prints the compiler's progress lines ([12/96] Building ...); keep those and pip's own steps.
 started=$(date +%s)
 .venv/bin/pip install -v -e ".[$extras]" 2>&1 | while IFS= read -r line; do
+  line="${line#"${line%%[![:space:]]*}"}"
   if [[ $line =~ ^\[([0-9]+)/([0-9]+)\] ]]; then
     step="${BASH_REMATCH[1]}/${BASH_REMATCH[2]}"
     if [[ $line =~ \ -c\ ([^ ]+) ]]; then what=$(basename "${BASH_REMATCH[1]}"); else what="linking"; fi

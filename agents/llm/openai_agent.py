@@ -2,7 +2,8 @@
 
 Inputs and params are GraphAI's (`prompt`, `system`, `messages`, `tools`,
 `tool_choice`, `response_format`, `max_tokens`, `temperature`, `stream`,
-`model`), and so is the result: `{text, tool, tool_calls, message, messages,
+`model`), plus `grammar` (a GBNF grammar, sent to servers other than OpenAI's
+as llama.cpp's `grammar` field), and so is the result: `{text, tool, tool_calls, message, messages,
 usage}` with the response's own fields beside them. Requests go through the
 official `openai` SDK; 429s, 5xx answers, timeouts and dropped connections are
 retried with exponential backoff a bounded number of times.
@@ -125,6 +126,11 @@ def _body(options: dict[str, Any], server: ServerSettings, model: str, messages:
         body.pop("tool_choice", None)
     if "temperature" not in body and model.startswith("gpt-4"):
         body["temperature"] = 0.7  # GraphAI's default for gpt-4 models (reasoning models take none)
+    grammar = options.get("grammar")
+    if isinstance(grammar, str) and grammar.strip() and not server.is_openai:
+        # llama.cpp's servers (and llama-cpp-python's) constrain the reply to a GBNF grammar;
+        # OpenAI has no such field and would refuse the request, so it is sent only elsewhere.
+        body["extra_body"] = {"grammar": grammar}
     limit = options.get("max_completion_tokens", options.get("max_tokens"))
     if not is_null(limit):
         # OpenAI's newer models want max_completion_tokens; other servers know max_tokens.
@@ -391,6 +397,7 @@ openai_agent_info = AgentInfo(
             "tools": {"type": "array"},
             "tool_choice": {"anyOf": [{"type": "string"}, {"type": "object"}]},
             "response_format": {"type": "object"},
+            "grammar": {"type": "string", "description": "a GBNF grammar the reply must follow (llama.cpp servers)"},
             "max_tokens": {"type": "number"},
             "max_completion_tokens": {"type": "number"},
             "temperature": {"type": "number"},

@@ -330,11 +330,11 @@ ARRAY_TO_OBJECT_AGENT = AgentInfo(
     **_META,
 )
 
-# GraphAI's description and source for this agent are those of arrayFlatAgent; kept as is.
+# GraphAI's description for this agent is arrayFlatAgent's ("Array Flat Agent"), a copy slip: this one says what it does.
 ARRAY_FIND_FIRST_EXISTS_AGENT = AgentInfo(
     name="arrayFindFirstExistsAgent",
     func=array_find_first_exists_agent,
-    description="Array Flat Agent",
+    description="Returns the first item of an array that is not null or undefined",
     inputs=_array_input("The array to be find"),
     output={"type": "object"},
     params={},

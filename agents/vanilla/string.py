@@ -485,7 +485,8 @@ def _fenced(language: str) -> str:
 JSON_PARSER_AGENT = AgentInfo(
     name="jsonParserAgent",
     func=json_parser_agent,
-    description="Template agent",
+    # GraphAI's says "Template agent", a copy slip from stringTemplateAgent.
+    description="Parses JSON text (fenced code blocks too) into data, or writes data as JSON text",
     inputs={
         "type": "object",
         "description": "The input object containing either a JSON string in 'text' or a raw JavaScript object in "

@@ -55,8 +55,12 @@ async def test_react_searches_looks_up_and_finishes(reply, openai_server):
     assert [message["role"] for message in first[3:8]] == ["user", "assistant", "user", "assistant", "user"]
     assert first[-1] == {"role": "user", "content": "Question: Who designed the Eiffel Tower?"}
     assert second[-1]["content"].startswith("Observation: The Eiffel Tower is a wrought-iron lattice tower in Paris.")
+    assert second[-1]["content"].endswith("\nQuestion: Who designed the Eiffel Tower?")
     assert third[-1] == {"role": "user", "content": "Observation: (Result 1/1) It is named after the engineer "
-                                                    "Gustave Eiffel, whose company designed and built it."}
+                                                    "Gustave Eiffel, whose company designed and built it.\n"
+                                                    "Question: Who designed the Eiffel Tower?"}
+    # The step format goes to the server as a GBNF grammar, so that a llama.cpp server cannot stray from it.
+    assert all(request["grammar"].startswith('root ::= "Thought: "') for request in openai_server.requests)
     assert len(third) == 14  # system, the worked examples, then every prompt and reply so far
 
 
@@ -66,7 +70,15 @@ async def test_react_stops_after_max_steps_without_an_answer(reply, openai_serve
     results = await run_file("react.yaml", question="Who designed the Eiffel Tower?", maxSteps=2)
     assert results == {"answer": None, "status": "out of steps", "steps": 2, "model": "scripted-model"}
     observations = [request["messages"][-1]["content"] for request in openai_server.requests]
-    assert observations[1] == "Observation: Invalid action. Use search[entity], lookup[term] or finish[answer]."
+    assert observations[1] == ("Observation: Invalid action. Use search[entity], lookup[term] or finish[answer].\n"
+                               "Question: Who designed the Eiffel Tower?")
+
+
+@pytest.mark.anyio
+async def test_react_without_a_valid_action_in_the_last_step_says_so(reply, openai_server):
+    openai_server.script(reply.text("search[Eiffel Tower]"), reply.text("The capital of Australia"))
+    results = await run_file("react.yaml", question="What is the capital of Australia?", maxSteps=2)
+    assert results == {"answer": None, "status": "no valid action", "steps": 2, "model": "scripted-model"}
 
 
 @pytest.mark.anyio
@@ -91,4 +103,12 @@ async def test_react_tools_calls_the_wiki_until_the_llm_answers(reply, openai_se
 async def test_react_tools_without_finish_answers_with_the_llm_s_text(reply, openai_server):
     openai_server.script(reply.tool_calls(("wikiAgent--search", {"entity": "Paris"})), reply.text("Paris is in France."))
     results = await run_file("react_tools.yaml", question="Where is Paris?")
-    assert results == {"answer": "Paris is in France.", "status": "finished", "model": "scripted-model"}
+    # An answer in text is kept, but only a call of finish is "finished".
+    assert results == {"answer": "Paris is in France.", "status": "no valid action", "model": "scripted-model"}
+
+
+@pytest.mark.anyio
+async def test_react_tools_out_of_rounds_is_out_of_steps(reply, openai_server):
+    openai_server.script(*[reply.tool_calls(("wikiAgent--search", {"entity": "Paris"}))] * 2)
+    results = await run_file("react_tools.yaml", question="Where is Paris?", maxRounds=2)
+    assert results == {"status": "out of steps", "model": "scripted-model"}  # no answer at all

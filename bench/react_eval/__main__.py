@@ -1,0 +1,123 @@
+"""`python -m bench.react_eval`: how often the ReAct graphs answer right, and how fast.
+
+    .venv/bin/python -m bench.react_eval                          # both graphs, every question
+    .venv/bin/python -m bench.react_eval graphs/react.yaml --limit 5
+    .venv/bin/python -m bench.react_eval --kind two-hop
+
+Each question of `questions.yaml` runs through each graph, one at a time, on
+whatever server openAIAgent picks (the embedded model when neither
+OPENAI_BASE_URL nor OPENAI_API_KEY is set). An answer is right when one of the
+question's accepted forms occurs in it, case-insensitively, and it is short
+(at most 12 words), so that pasting a whole observation does not count.
+Results go to bench/results/react_eval.json (git-ignored) and a Markdown table
+to stdout; BENCHMARKS.md keeps a reviewed copy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+import graphrt
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+RESULTS = ROOT / "bench" / "results"
+GRAPHS = ("graphs/react.yaml", "graphs/react_tools.yaml")
+MAX_ANSWER_WORDS = 12
+
+
+def _fold(text: str) -> str:
+    """Lower case without accents, so that "Brasilia" matches "Brasília"."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
+
+
+def is_right(answer: Any, accepted: list[str]) -> bool:
+    """True when the answer is short and contains one of the accepted forms."""
+    if not isinstance(answer, str) or len(answer.split()) > MAX_ANSWER_WORDS:
+        return False
+    return any(_fold(str(form)) in _fold(answer) for form in accepted)
+
+
+def load_questions(kind: str | None = None) -> list[dict[str, Any]]:
+    questions = yaml.safe_load((HERE / "questions.yaml").read_text(encoding="utf-8"))
+    return [question for question in questions if kind is None or question["kind"] == kind]
+
+
+def ask(graph_file: str, question: dict[str, Any]) -> dict[str, Any]:
+    """Runs one question through one graph; a failed run counts as wrong, with its error."""
+    started = time.perf_counter()
+    try:
+        results = graphrt.run(ROOT / graph_file, inject={"question": question["question"]})
+        error = None
+    except graphrt.GraphError as failure:
+        results, error = {}, str(failure).splitlines()[0]
+    seconds = time.perf_counter() - started
+    answer = results.get("answer", {}).get("answer") if isinstance(results.get("answer"), dict) else results.get("answer")
+    status = (results.get("status") or {}).get("status") if isinstance(results.get("status"), dict) else results.get("status")
+    return {
+        "graph": graph_file, "kind": question["kind"], "question": question["question"], "answer": answer,
+        "right": is_right(answer, question["answers"]), "status": status or ("error" if error else None),
+        "error": error, "seconds": round(seconds, 2), "model": _model(results),
+    }
+
+
+def _model(results: dict[str, Any]) -> str | None:
+    model = results.get("model")
+    return model.get("model") if isinstance(model, dict) else model
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """Per graph and kind: right answers, statuses and the median and 90th-percentile time."""
+    lines = ["| graph | questions | right | easy | medium | two-hop | finished | median s | p90 s |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for graph_file in dict.fromkeys(row["graph"] for row in rows):
+        mine = [row for row in rows if row["graph"] == graph_file]
+        times = sorted(row["seconds"] for row in mine)
+
+        def share(kind: str) -> str:
+            subset = [row for row in mine if row["kind"] == kind]
+            return f"{sum(row['right'] for row in subset)}/{len(subset)}" if subset else "-"
+
+        right = sum(row["right"] for row in mine)
+        finished = sum(row["status"] == "finished" for row in mine)
+        p90 = times[min(len(times) - 1, int(0.9 * len(times)))]
+        lines.append(f"| {graph_file} | {len(mine)} | {right} ({100 * right / len(mine):.0f}%) | {share('easy')} | "
+                     f"{share('medium')} | {share('two-hop')} | {finished} | {statistics.median(times):.1f} | {p90:.1f} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.react_eval", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("graphs", nargs="*", default=list(GRAPHS))
+    parser.add_argument("--kind", choices=["easy", "medium", "two-hop"])
+    parser.add_argument("--limit", type=int, help="only the first N questions")
+    parser.add_argument("--out", type=Path, default=RESULTS / "react_eval.json")
+    args = parser.parse_args(argv)
+    questions = load_questions(args.kind)[: args.limit]
+    rows: list[dict[str, Any]] = []
+    for graph_file in args.graphs:
+        for number, question in enumerate(questions, 1):
+            row = ask(graph_file, question)
+            rows.append(row)
+            mark = "ok " if row["right"] else "BAD"
+            print(f"{mark} {graph_file} {number}/{len(questions)} {row['seconds']:5.1f}s {row['status']}: "
+                  f"{question['question']} -> {row['answer']!r}", file=sys.stderr, flush=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
