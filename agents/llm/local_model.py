@@ -151,9 +151,9 @@ async def ensure_server(ctx: "AgentContext | None" = None) -> ServerSettings:
     settings, started = await anyio.to_thread.run_sync(_ensure_started)
     if started:
         note = f"no LLM server configured; using the embedded model {settings.model} (llama.cpp at {settings.base_url})"
-        if ctx is not None:
-            ctx.progress(note, {"model": settings.model, "baseURL": settings.base_url})
         print(f"graphrt: {note}", file=sys.stderr)
+        if ctx is not None:  # `onStderr`: a terminal display need not show it a second time
+            ctx.progress(note, {"model": settings.model, "baseURL": settings.base_url, "onStderr": True})
     return settings
 
 

@@ -112,6 +112,10 @@ def import_agent_module(name: str) -> ModuleType:
             spec = importlib.util.spec_from_file_location(path.stem, path)
             if spec is None or spec.loader is None or not path.is_file():
                 raise ImportError(f"no such file: {name}")
+            # The file's folder goes on the path, so that it can import the modules beside it.
+            folder = str(path.resolve().parent)
+            if folder not in sys.path:
+                sys.path.insert(0, folder)
             module = importlib.util.module_from_spec(spec)
             sys.modules[path.stem] = module
             spec.loader.exec_module(module)

@@ -19,13 +19,15 @@ import sys
 from contextlib import nullcontext, redirect_stdout
 from typing import Any, TextIO
 
-from graphrt.base.errors import ValidationIssue
+from graphrt.base.errors import GraphError, GraphValidationError, ValidationIssue
+from graphrt.check.validate import collect_issues
 from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.executor_option import add_executor_option, executor_for
 from graphrt.cli.output import write_results
 from graphrt.cli.resume_command import run_saved
 from graphrt.cli.watch import ProgressDisplay
 from graphrt.engine.graph import Graph
+from graphrt.graphdata.loader import load_graph
 from graphrt.observe.trace import TraceWriter
 
 __all__ = ["add_parser", "parse_injection"]
@@ -82,9 +84,24 @@ def run_config(args: argparse.Namespace) -> dict[str, Any]:
     return {"mcp": load_config_file(args.mcp_config)}
 
 
+def _print_warnings(file: str, registry: Any, stderr: TextIO) -> None:
+    try:
+        data, source = load_graph(file)
+    except GraphError:
+        return
+    for issue in collect_issues(data, registry, source):
+        if issue.severity != "error":
+            print(format_warning(issue), file=stderr)
+
+
 def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
     stderr = stderr or sys.stderr
-    graph = Graph(args.file, agents=registry_for(args), config=run_config(args))
+    try:
+        graph = Graph(args.file, agents=registry_for(args), config=run_config(args))
+    except GraphValidationError:
+        if not args.quiet:  # the warnings count too when there are errors: show them before the errors
+            _print_warnings(args.file, registry_for(args), stderr)
+        raise
     for node_id, value in args.inject:
         graph.inject(node_id, value)
     if not args.quiet:

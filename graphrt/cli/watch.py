@@ -82,6 +82,13 @@ def _in_map_row(path: tuple[str | int, ...]) -> bool:
     return any(isinstance(step, int) for step in path)
 
 
+def _usage(input_tokens: int | None, output_tokens: int | None) -> str:
+    """Token counts as the server reported them; a server that sends no usage gets "tokens unknown", not 0."""
+    if input_tokens is None and output_tokens is None:
+        return "tokens unknown"
+    return f"{'?' if input_tokens is None else input_tokens} in, {'?' if output_tokens is None else output_tokens} out"
+
+
 def _plural(count: int, word: str) -> str:
     return f"{count:,} {word}{'' if count == 1 else 's'}"
 
@@ -279,10 +286,12 @@ class ProgressDisplay:
         self._line(f"tool     {node_name(event.path, event.node_id)}  <- {event.name}: {outcome}")
 
     def _progress(self, event: AgentProgress) -> None:
+        if isinstance(event.data, dict) and event.data.get("onStderr"):
+            return  # the agent printed it on stderr itself, in full: once is enough
         self._line(f"progress {node_name(event.path, event.node_id)}  {_short(event.message)}")
 
     def _llm(self, event: LlmCallFinished) -> None:
-        usage = f"{event.input_tokens or 0} in, {event.output_tokens or 0} out"
+        usage = _usage(event.input_tokens, event.output_tokens)
         error = f" error: {_short(event.error)}" if event.error else ""
         self._line(f"llm      {node_name(event.path, event.node_id)}  {event.model or ''} ({usage}){error}")
 

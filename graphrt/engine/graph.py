@@ -6,6 +6,7 @@ subscribe to events, read every node's error, or abort a run from another task.
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 from contextlib import AsyncExitStack
@@ -156,6 +157,11 @@ class Graph:
         """Sets a static node's value before the run; it stays through loop iterations."""
         if not isinstance(self.spec.nodes.get(node_id), StaticNodeSpec) or node_id.startswith("__"):
             kind = "a computed node" if node_id in self.spec.nodes else "not a node of this graph"
+            if node_id not in self.spec.nodes:
+                static = [name for name, spec in self.spec.nodes.items()
+                          if isinstance(spec, StaticNodeSpec) and not name.startswith("__")]
+                close = difflib.get_close_matches(node_id, static, n=3)
+                kind += f" (did you mean {', '.join(close)}?)" if close else f" (its static nodes: {', '.join(static) or 'none'})"
             location = self.spec.source.locate("nodes", node_id)
             raise GraphValidationError([ValidationIssue(f"cannot inject a value: '{node_id}' is {kind}", node_id, None, location)])
         self._injected[node_id] = value

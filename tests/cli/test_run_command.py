@@ -11,6 +11,8 @@ import pytest
 
 from graphrt.cli import main
 
+GRAPHS = Path(__file__).parents[2] / "graphs"
+
 ROOT = Path(__file__).resolve().parents[2]
 
 HELLO = """\
@@ -130,7 +132,10 @@ def test_an_invalid_graph_fails_with_one_line_naming_file_node_and_field(write, 
     path = write(HELLO.replace("name: :name", "name: :nmae"))
     code, out, err = run(capsys, path)
     assert (code, out) == (1, "")
-    assert err == f"graphrt: {path}:8:7: node 'greeting', field 'inputs.name': unknown node 'nmae' (did you mean name?)\n"
+    # The error is one line, the last; the warnings that come with it are shown before it.
+    assert err.splitlines()[-1] == f"graphrt: {path}:8:7: node 'greeting', field 'inputs.name': unknown node 'nmae' (did you mean name?)"
+    assert err.splitlines()[:-1] == [f"graphrt: {path}:3:3: warning: node 'name': nothing uses this node's value: "
+                                     "no node refers to it and it is not isResult"]
 
 
 def test_a_timeout_fails_with_one_line_naming_file_node_and_field(write, capsys) -> None:
@@ -216,3 +221,9 @@ def test_with_quiet_what_agents_print_goes_to_stderr_and_stdout_holds_the_result
     out, err = capsys.readouterr()
     assert _json.loads(out) == {"a": {"x": "hello"}}
     assert "hello" in err
+
+
+def test_an_unknown_injected_node_gets_a_did_you_mean(capsys) -> None:
+    code, out, err = run(capsys, str(GRAPHS / "hello.yaml"), "-i", "nmae=Ada")
+    assert (code, out) == (1, "")
+    assert err.strip().endswith("cannot inject a value: 'nmae' is not a node of this graph (did you mean name?)")

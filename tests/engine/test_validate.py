@@ -531,7 +531,7 @@ def test_collect_issues_accepts_a_plain_set_of_agent_names() -> None:
         pytest.param(
             {"nodes": {"a": A, "b": copy(x=":a")}},
             {"zz": 2},
-            "node 'zz': cannot inject a value: 'zz' is not a node of this graph",
+            "node 'zz': cannot inject a value: 'zz' is not a node of this graph (its static nodes: a)",
             id="inject-into-an-unknown-node",
         ),
     ],
