@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs graphrt into .venv, as the README's first command does.
 #
-#   ./install.sh            graphrt, the offline wiki and the embedded model (compiles llama.cpp once)
-#   ./install.sh test       the same plus the test tools (.ci/run uses this)
+#   ./install.sh                   graphrt, its test tools, the offline wiki and the embedded model
+#   ./install.sh postgres,serve    the same plus these extras of pyproject.toml (.ci/run adds its own)
 #
 # With OPENAI_BASE_URL or OPENAI_API_KEY set, the embedded model is not needed and nothing compiles.
 # llama-cpp-python has no prebuilt wheel on PyPI, so pip compiles llama.cpp from source; the build
@@ -11,8 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-extras="wiki"
-[ "${1:-}" = "test" ] && extras="$extras,test"
+extras="wiki,test,mcp"
+[ -n "${1:-}" ] && extras="$extras,$1"
 if [ -n "${OPENAI_BASE_URL:-}" ] || [ -n "${OPENAI_API_KEY:-}" ]; then
   echo "install: an LLM server is configured (OPENAI_BASE_URL/OPENAI_API_KEY): the embedded model is skipped"
 else
@@ -22,11 +22,10 @@ fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/pip install -q --upgrade pip
 
-# What llama.cpp's build needs: the text library and the CPU backend, nothing else. `llama` is the only
-# target built (it pulls in ggml): llama-cpp-python would otherwise also compile llama.cpp's `common`
-# library, which it never loads.
-export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DGGML_NATIVE=ON}"
-export SKBUILD_BUILD_TARGETS="${SKBUILD_BUILD_TARGETS:-llama}"
+# What llama.cpp's build needs: the text library (libllama) and the CPU backend for this CPU, nothing
+# else: no multimodal library, tools, tests, server, curl or TLS, and not llama.cpp's `common` library,
+# which llama-cpp-python builds but never loads (cmake/llama-text-only.cmake turns it off).
+export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DGGML_NATIVE=ON -DCMAKE_PROJECT_llama.cpp_INCLUDE=$PWD/cmake/llama-text-only.cmake}"
 export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
 
 needs_build() {
