@@ -74,6 +74,9 @@ def test_run_refuses_a_graph_that_validate_rejects_naming_every_error(in_tmp, ca
     assert main(["run", "bad.yaml"]) == 1
 
     assert capsys.readouterr() == ("", (
+        # the warnings come too, before the errors
+        "graphrt: bad.yaml:3:3: warning: node 'answer': nothing uses this node's result: no node refers to it and it is "
+        "not isResult\n"
         "graphrt: bad.yaml:4:5: node 'answer', field 'agent': unknown agent 'stringTemplateAgnet' "
         "(did you mean stringTemplateAgent, stringSplitterAgent, stringUpdateTextAgent?)\n"
         "  ... and 1 more:\n"
