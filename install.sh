@@ -38,7 +38,8 @@ needs_build() {
 
 if needs_build; then
   echo "install: compiling llama.cpp for the embedded model (llama-cpp-python has no prebuilt wheel):"
-  echo "install: about 6-12 minutes on 2 cores, once; pip keeps the wheel in its cache. Progress [done/total] follows."
+  echo "install: minutes on 2 idle cores (17 min measured on 2 busy ones), once: pip keeps the"
+  echo "install: wheel in its cache. Set OPENAI_BASE_URL to use a server of yours instead. Progress [step/total] follows."
 fi
 
 # pip -v prints the compiler's progress lines ([12/96] Building ...); keep those and pip's own steps.

@@ -82,3 +82,102 @@ react_action_agent_info = AgentInfo(
 )
 
 AGENTS: list[AgentInfo] = [react_action_agent_info]
+
+
+# --- the step format as a grammar ---------------------------------------------------------------
+
+_PHRASE = re.compile(
+    r"\d[\d,.]*\d|\d"                                             # numbers: 1851, 7,088, 8,848.86
+    r"|[A-Z][\w'’-]*(?:\s+(?:(?:de|da|di|del|von|van|of|the|and)\s+)*[A-Z][\w'’-]*)*"  # names: Gustave Eiffel
+    r"|[a-z][\w'-]+"                                              # any other word
+)
+_TEXT = r"[^\n\[\]]{1,200}"
+_ARGUMENT = r"[^\n\[\]]{1,80}"
+
+
+def _literal(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _plain(text: str) -> str:
+    """Lower-case words only: "Moby-Dick?" and "moby dick" are the same."""
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+def answer_candidates(observations: str, question: str, limit: int = 300) -> list[str]:
+    """The phrases of what was observed that an answer may be: names, numbers and words, not the question's own.
+
+    A phrase the question already contains ("Eiffel Tower" in "Who designed the Eiffel Tower?") is left
+    out: a small model otherwise tends to answer with the very thing it searched for.
+    """
+    asked = f" {_plain(question)} "
+    found: dict[str, None] = {}
+    for match in _PHRASE.finditer(observations):
+        phrase = match.group(0).strip(".,'’-")
+        if len(phrase) < 2 and not phrase.isdigit():
+            continue
+        if f" {_plain(phrase)} " in asked or phrase.casefold() in _STOP:
+            continue
+        found.setdefault(phrase, None)
+    return list(found)[:limit]
+
+
+_STOP = frozenset(
+    "a an and are as at be by for from has have he her his in is it its of on or she that the their they this to "
+    "was were which who with also than then there these those been being into over under after before about".split()
+)
+
+
+def react_grammar(question: str, observations: str, first: bool) -> str:
+    """The GBNF grammar of one ReAct reply: `Thought: ...` on one line, then one action and nothing after it.
+
+    The first reply must search. After that, `finish` takes only a phrase of what was observed (see
+    `answer_candidates`), so that the answer is grounded in the pages read; search and lookup stay free.
+    """
+    head = f'root ::= "Thought: " {_TEXT} "\\nAction: " '
+    if first:
+        return head + f'"search[" {_ARGUMENT} "]"'
+    candidates = answer_candidates(observations, question)
+    finish = f' | "finish[" ({" | ".join(_literal(phrase) for phrase in candidates)}) "]"' if candidates else ""
+    return head + f'(("search" | "lookup") "[" {_ARGUMENT} "]"{finish})'
+
+
+async def react_grammar_agent(ctx: AgentContext) -> str:
+    """The grammar for the next ReAct reply, from the question and the observations so far.
+
+    Args:
+        ctx: inputs `question` and `observations` (the text of every observation so far; empty
+            before the first step).
+
+    Returns:
+        A GBNF grammar for openAIAgent's `grammar` (llama.cpp servers).
+    """
+    question = ctx.inputs.get("question")
+    observations = ctx.inputs.get("observations")
+    question = "" if is_null(question) else str(question)
+    observations = "" if is_null(observations) else str(observations)
+    return react_grammar(question, observations, first=not observations.strip())
+
+
+react_grammar_agent_info = AgentInfo(
+    name="reactGrammarAgent",
+    func=react_grammar_agent,
+    description="The GBNF grammar of the next ReAct reply: a thought and one action; the first must search, and "
+    "finish takes a phrase of what was observed",
+    inputs={"type": "object", "properties": {"question": {"type": ["string", "null"]},
+                                             "observations": {"type": ["string", "null"]}}},
+    output={"type": "string"},
+    samples=(
+        Sample(inputs={"question": "Who wrote Hamlet?", "observations": ""}, params={},
+               result='root ::= "Thought: " [^\\n\\[\\]]{1,200} "\\nAction: " "search[" [^\\n\\[\\]]{1,80} "]"'),
+        Sample(inputs={"question": "Who wrote Hamlet?", "observations": "Hamlet was written by William Shakespeare."},
+               params={},
+               result='root ::= "Thought: " [^\\n\\[\\]]{1,200} "\\nAction: " (("search" | "lookup") "[" '
+                      '[^\\n\\[\\]]{1,80} "]" | "finish[" ("written" | "William Shakespeare") "]")'),
+    ),
+    category=("llm", "react"),
+    author="graphrt",
+    license="MIT",
+)
+
+AGENTS.append(react_grammar_agent_info)

@@ -112,3 +112,18 @@ async def test_react_tools_out_of_rounds_is_out_of_steps(reply, openai_server):
     openai_server.script(*[reply.tool_calls(("wikiAgent--search", {"entity": "Paris"}))] * 2)
     results = await run_file("react_tools.yaml", question="Where is Paris?", maxRounds=2)
     assert results == {"status": "out of steps", "model": "scripted-model"}  # no answer at all
+
+
+def test_the_first_reply_must_search_and_finish_takes_a_phrase_of_what_was_observed():
+    from graphrt_agents.llm.react import answer_candidates, react_grammar
+
+    assert react_grammar("Who wrote Hamlet?", "", first=True).endswith('"search[" [^\\n\\[\\]]{1,80} "]"')
+    observed = ("The Eiffel Tower is a lattice tower on the Champ de Mars in Paris, France. It is named after the "
+                "engineer Gustave Eiffel, whose company designed and built the tower from 1887 to 1889.")
+    candidates = answer_candidates(observed, "Who designed the Eiffel Tower?")
+    # names, numbers and words of the page, but not what the question already says
+    assert {"Gustave Eiffel", "Champ de Mars", "Paris", "1887", "engineer"} <= set(candidates)
+    assert not {"Eiffel Tower", "designed", "the", "France. It"} & set(candidates)
+    assert '"finish[" (' in react_grammar("Who designed the Eiffel Tower?", observed, first=False)
+    # "Moby-Dick" in the question and "Moby Dick" on the page are the same phrase
+    assert "Moby Dick" not in answer_candidates("Moby Dick, the whale, in 1851.", "When was Moby-Dick published?")
