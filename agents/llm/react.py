@@ -92,6 +92,7 @@ _PHRASE = re.compile(
     r"|[a-z][\w'-]+"                                              # any other word
 )
 _TEXT = r"[^\n\[\]]{1,200}"
+_MISSED = re.compile(r"Could not find \[[^\]]*\]\. Similar: \[[^\]]*\]\.?")
 _ARGUMENT = r"[^\n\[\]]{1,80}"
 
 
@@ -112,6 +113,8 @@ def answer_candidates(observations: str, question: str, limit: int = 300) -> lis
     """
     asked = f" {_plain(question)} "
     found: dict[str, None] = {}
+    # Only what pages said: a failed search's "Could not find [x]. Similar: [...]" lists titles, not answers.
+    observations = _MISSED.sub(" ", observations)
     for match in _PHRASE.finditer(observations):
         phrase = match.group(0).strip(".,'’-")
         if len(phrase) < 2 and not phrase.isdigit():
