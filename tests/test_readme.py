@@ -121,6 +121,8 @@ def _script_llm(server: Any, command: str) -> None:
     elif "react.yaml" in command:
         server.script(text("Thought: I need to read about the tower.\nAction: search[Eiffel Tower]", model=EMBEDDED_MODEL),
                       text("Thought: The page says who designed it.\nAction: finish[Gustave Eiffel]", model=EMBEDDED_MODEL))
+    else:  # any other graph with an LLM (the MCP example's toolsAgent): a plain answer ends it
+        server.script(*[text("Done.")] * 3)
 
 
 def _check_output(command: Command, result: subprocess.CompletedProcess[str]) -> None:
