@@ -41,10 +41,13 @@ from graphrt.base.errors import RegistrationError
 __all__ = [
     "AgentsArg",
     "make_registry",
-    "ENTRY_POINT_GROUP", "as_agent", "agents_of", "default_registry", "entry_point_agents", "import_agent_module", "module_agents",
+    "AGENT_FILE_FOLDERS", "ENTRY_POINT_GROUP", "as_agent", "agents_of", "default_registry", "entry_point_agents", "import_agent_module", "module_agents",
 ]
 
 ENTRY_POINT_GROUP = "graphrt.agents"
+
+AGENT_FILE_FOLDERS: set[str] = set()
+"""Folders that `import_agent_module` put on sys.path for an agent file: a Ray worker's path lacks them."""
 
 
 def as_agent(obj: Any, **overrides: Any) -> AgentInfo:
@@ -116,6 +119,7 @@ def import_agent_module(name: str) -> ModuleType:
             folder = str(path.resolve().parent)
             if folder not in sys.path:
                 sys.path.insert(0, folder)
+                AGENT_FILE_FOLDERS.add(folder)
             module = importlib.util.module_from_spec(spec)
             sys.modules[path.stem] = module
             spec.loader.exec_module(module)

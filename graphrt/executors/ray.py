@@ -414,6 +414,9 @@ def _ship_unimportable_modules() -> None:
 
     from ray import cloudpickle
 
+    from graphrt.authoring.plugins import AGENT_FILE_FOLDERS
+
+    worker_path = [folder for folder in sys.path if folder not in AGENT_FILE_FOLDERS]
     for name, module in list(sys.modules.items()):
         if name in _CHECKED_MODULES or module is None:
             continue
@@ -422,7 +425,7 @@ def _ship_unimportable_modules() -> None:
             continue  # built in, or pickled by value by cloudpickle anyway
         top = name.partition(".")[0]
         try:
-            found = top in sys.builtin_module_names or PathFinder.find_spec(top, sys.path) is not None
+            found = top in sys.builtin_module_names or PathFinder.find_spec(top, worker_path) is not None
         except (ImportError, ValueError):
             found = False
         if not found:
