@@ -38,7 +38,7 @@ needs_build() {
 
 if needs_build; then
   echo "install: compiling llama.cpp for the embedded model (llama-cpp-python has no prebuilt wheel):"
-  echo "install: minutes on 2 idle cores (17 min measured on 2 busy ones), once: pip keeps the"
+  echo "install: about 2 minutes on 2 idle cores (17 min measured on 2 busy ones), once: pip keeps the"
   echo "install: wheel in its cache. Set OPENAI_BASE_URL to use a server of yours instead. Progress [step/total] follows."
 fi
 
