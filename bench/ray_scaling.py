@@ -28,7 +28,7 @@ from typing import Any
 import anyio
 
 import graphrt
-from graphrt.authoring.registry import AgentContext, AgentInfo
+from graphrt.authoring.agent_info import AgentContext, AgentInfo
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -18,13 +18,13 @@ _EXPORTS = {
     "run": "graphrt.api",
     "AgentFilter": "graphrt.authoring.filters",
     "agent": "graphrt.authoring.functions",
-    "as_agent": "graphrt.authoring.plugins",
+    "as_agent": "graphrt.authoring.agent_like",
     "default_registry": "graphrt.authoring.plugins",
     "Progress": "graphrt.authoring.progress",
-    "AgentContext": "graphrt.authoring.registry",
-    "AgentInfo": "graphrt.authoring.registry",
+    "AgentContext": "graphrt.authoring.agent_info",
+    "AgentInfo": "graphrt.authoring.agent_info",
     "Registry": "graphrt.authoring.registry",
-    "Sample": "graphrt.authoring.registry",
+    "Sample": "graphrt.authoring.agent_info",
     "cache_filter": "graphrt.authoring.standard_filters",
     "input_validation_filter": "graphrt.authoring.standard_filters",
     "stream_filter": "graphrt.authoring.standard_filters",
@@ -55,9 +55,11 @@ if _typing.TYPE_CHECKING:  # what the names are, for type checkers and editors
     from graphrt.api import aresume, arun, resume, run
     from graphrt.authoring.filters import AgentFilter
     from graphrt.authoring.functions import agent
-    from graphrt.authoring.plugins import as_agent, default_registry
+    from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
+    from graphrt.authoring.agent_like import as_agent
+    from graphrt.authoring.plugins import default_registry
     from graphrt.authoring.progress import Progress
-    from graphrt.authoring.registry import AgentContext, AgentInfo, Registry, Sample
+    from graphrt.authoring.registry import Registry
     from graphrt.authoring.standard_filters import (
         cache_filter,
         input_validation_filter,

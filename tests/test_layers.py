@@ -21,16 +21,11 @@ LAYERS = ["base", "graphdata", "observe", "checkpoint", "authoring", "check", "e
 KNOWN_UPWARD = {
     ("graphrt.engine.graph", "graphrt.durable.runs"):
         "Graph.arun(checkpoint=...) and Graph.from_checkpoint hand over to graphrt.durable",
-    ("graphrt.authoring.registry", "graphrt.engine.nesting"):
-        "AgentContext.nesting's type, for type checkers only (an authoring-level protocol would end it)",
 }
 KNOWN_CIRCLES: list[set[str]] = [
-    # Registry.register turns a function or toolset into an agent through plugins.as_agent.
-    {"graphrt.authoring.function_schema", "graphrt.authoring.functions", "graphrt.authoring.plugins",
-     "graphrt.authoring.progress", "graphrt.authoring.registry", "graphrt.authoring.toolsets"},
     {"graphrt.durable.runs", "graphrt.engine.graph"},  # see KNOWN_UPWARD
     # The mock builds openAIAgent's chat result; openAIAgent falls back to the mock.
-    {"graphrt_agents.llm", "graphrt_agents.llm.mock", "graphrt_agents.llm.openai_agent"},
+    {"graphrt_agents.llm.mock", "graphrt_agents.llm.openai_agent"},
 ]
 
 

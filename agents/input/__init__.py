@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import UNDEFINED, is_null, js_string
 
 __all__ = ["AGENTS", "text_input_agent"]

@@ -27,7 +27,7 @@ import anyio
 from .settings import ServerSettings
 
 if TYPE_CHECKING:
-    from graphrt.authoring.registry import AgentContext
+    from graphrt.authoring.agent_info import AgentContext
 
 __all__ = ["EmbeddedModelError", "find_gguf", "ensure_server", "stop_server", "MODEL_PACKAGE"]
 

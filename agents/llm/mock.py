@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from graphrt.authoring.registry import AgentContext
+from graphrt.authoring.agent_info import AgentContext
 from graphrt.base.jsvalue import defined, is_null
 
 __all__ = ["openai_mock_agent"]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import anyio
 
-from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import UNDEFINED, defined, is_null, is_truthy
 from graphrt.observe.events import LlmCallFinished, LlmCallStarted
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import is_null
 
 __all__ = ["AGENTS", "parse_action", "react_action_agent"]

@@ -28,7 +28,7 @@ import anyio
 
 from graphrt.authoring.plugins import default_registry
 from graphrt.authoring.functions import inputs_error
-from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.authoring.tool_calls import split_tool_name, tool_call_inputs
 from graphrt.base.errors import GraphError, ServiceError, ToolCallError
 from graphrt.base.jsvalue import UNDEFINED, defined, is_null, is_truthy, to_json_compatible

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from graphrt.authoring.registry import AgentContext, AgentInfo
+from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.base.errors import AgentError
 
 __all__ = ["AGENTS", "mcp_tools_list_agent", "mcp_tools_call_agent"]

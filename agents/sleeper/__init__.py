@@ -11,7 +11,7 @@ from typing import Any
 
 import anyio
 
-from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import is_null, is_truthy, js_number
 from graphrt_agents.vanilla.sleeper import set_timeout_seconds
 

@@ -2,32 +2,14 @@
 
 from __future__ import annotations
 
-from graphrt.authoring.registry import AgentInfo
-
-from . import (
-    array,
-    compare,
-    data,
-    graph,
-    images,
-    matrix,
-    service,
-    sleeper,
-    string,
-    testing,
-)
+from typing import Any
 
 __all__ = ["AGENTS"]
 
-AGENTS: list[AgentInfo] = [
-    *string.AGENTS,
-    *array.AGENTS,
-    *matrix.AGENTS,
-    *data.AGENTS,
-    *graph.AGENTS,
-    *service.AGENTS,
-    *sleeper.AGENTS,
-    *compare.AGENTS,
-    *images.AGENTS,
-    *testing.AGENTS,
-]
+
+def __getattr__(name: str) -> Any:
+    if name == "AGENTS":  # this package's agents, imported on first use (see graphrt_agents.INDEX)
+        from graphrt_agents import agents_under
+
+        return agents_under(__name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

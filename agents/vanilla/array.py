@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import (
     UNDEFINED,
     is_named_inputs,

@@ -12,7 +12,7 @@ from typing import Any
 
 import anyio
 
-from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.errors import GraphError
 from graphrt.base.jsvalue import UNDEFINED, is_truthy
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import UNDEFINED, is_null, is_truthy, js_string
 
 from ._arrays import require_array

@@ -12,7 +12,7 @@ import functools
 import math
 from typing import Any, Sequence
 
-from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import UNDEFINED, is_null, is_truthy, js_number
 
 from ._js import read_error

@@ -12,7 +12,7 @@ import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
-from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import (
     UNDEFINED,
     is_null,

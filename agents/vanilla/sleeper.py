@@ -7,7 +7,7 @@ from typing import Any
 
 import anyio
 
-from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import is_null, js_number
 
 __all__ = ["AGENTS", "sleeper_agent", "set_timeout_seconds"]

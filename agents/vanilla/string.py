@@ -13,7 +13,7 @@ import math
 import re
 from typing import Any
 
-from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import (
     UNDEFINED,
     is_logically_true,

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from graphrt.authoring.registry import AgentInfo
-
-from .agent import AGENTS as _WIKI
+from typing import Any
 
 __all__ = ["AGENTS"]
 
-AGENTS: list[AgentInfo] = [*_WIKI]
+
+def __getattr__(name: str) -> Any:
+    if name == "AGENTS":  # this package's agents, imported on first use (see graphrt_agents.INDEX)
+        from graphrt_agents import agents_under
+
+        return agents_under(__name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,7 +14,7 @@ import os
 import re
 from typing import Any
 
-from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import is_null
 
 from .backends import MediaWiki, OfflineCorpus, Page, WikiBackend

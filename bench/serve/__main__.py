@@ -30,6 +30,7 @@ import anyio
 import httpx
 
 import graphrt
+import graphrt.authoring.agent_like
 from graphrt.checkpoint import SQLiteStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -265,7 +266,7 @@ def faults(folder: Path, runs: int, max_runs: int, kill_at: float) -> tuple[list
     extra = ("--agents", str(COUNT_AGENTS), "--max-runs", str(max_runs))
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
-    undisturbed = [graphrt.run(folder / "chain.yaml", inject={"n": n}, agents=graphrt.authoring.plugins.module_agents(
+    undisturbed = [graphrt.run(folder / "chain.yaml", inject={"n": n}, agents=graphrt.authoring.agent_like.module_agents(
         str(COUNT_AGENTS))) for n in range(3)]
     count_log.unlink(missing_ok=True)
     server = _start(folder, checkpoint, port, *extra, env=env)

@@ -1,6 +1,11 @@
-"""The agent model and how agents are written: AgentInfo, AgentContext and Registry
-(registry), function agents and tool sets built from type hints and docstrings, agent filters,
-tool-call arguments, and agents found in modules and installed packs (plugins).
+"""The agent model and how agents are written.
 
-Imports graphrt.base, graphrt.graphdata and graphrt.observe; never the engine.
+Lowest first (each module imports only those before it): `agent_info` (AgentInfo,
+AgentContext, the NestingHandle protocol graph agents run graphs through), `progress`,
+`function_schema` and `functions` (agents from type hints and docstrings), `toolsets`,
+`agent_like` (any agent-like object or module as AgentInfos), `registry` (Registry, and
+AgentIndex: agents by name, imported on first use), `plugins` (entry-point packs and the
+default registry); beside them agent filters, tool-call arguments and run services.
+
+Imports graphrt.base, graphrt.graphdata, graphrt.observe and graphrt.checkpoint; never the engine.
 """

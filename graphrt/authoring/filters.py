@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Iterable, Mapping, Sequence
 
-from graphrt.authoring.registry import AgentContext, AgentInfo, is_async_callable
+from graphrt.authoring.agent_info import AgentContext, AgentInfo, is_async_callable
 from graphrt.base.errors import RegistrationError
 
 __all__ = ["AgentFilter", "FilterFunction", "Next", "as_filters", "apply_filters"]

@@ -17,7 +17,9 @@ import typing
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
+from graphrt.authoring.agent_info import AgentContext
 from graphrt.authoring.docstrings import parse_docstring
+from graphrt.authoring.progress import Progress
 from graphrt.base.errors import RegistrationError
 from graphrt.base.schema import (
     UnsupportedType,
@@ -101,10 +103,6 @@ def function_schema(func: Callable[..., Any], *, owner: str, skip_self: bool = F
     Raises:
         RegistrationError: listing every problem found.
     """
-    from graphrt.authoring.registry import (
-        AgentContext,  # registry imports this module lazily too
-    )
-
     problems: list[str] = []
     docstring = parse_docstring(inspect.getdoc(func))
     problems.extend(f"docstring: {problem}" for problem in docstring.problems)
@@ -210,8 +208,6 @@ def _kind(func: Callable[..., Any]) -> str:
 
 def _output(hint: Any, description: str) -> dict[str, Any] | None:
     """The result's schema from the return hint (a generator's items, less Progress); None when unknown."""
-    from graphrt.authoring.progress import Progress
-
     if hint is _EMPTY or hint is Any:
         return None
     origin = typing.get_origin(hint)

@@ -45,7 +45,7 @@ import anyio
 
 from graphrt.authoring.function_schema import FunctionSchema, function_schema
 from graphrt.authoring.progress import drain, drain_sync
-from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.authoring.tool_calls import (
     check_arguments,
     error_result,

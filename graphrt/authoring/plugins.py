@@ -1,148 +1,55 @@
-"""Agents from Python objects, modules and installed packages.
+"""Agent packs: the agents installed packages declare, and the default registry.
 
-`as_agent(obj)` accepts what users hand to `Registry.register`,
-`graphrt.run(agents=[...])` and entry points:
-
-    an AgentInfo                      as is
-    a @graphrt.agent function         its AgentInfo
-    any other function                as if decorated with @graphrt.agent
-    a class with @graphrt.tool methods, or an instance of one   a toolset agent
-
-Agent packs. A package ships agents by declaring the entry point group
-`graphrt.agents`; each entry point names an agent (any of the above) or a list
-of them, or a module whose `AGENTS` lists them:
+A package ships agents by declaring the entry point group `graphrt.agents`;
+each entry point names an agent-like object or a list of them (see
+agent_like.as_agent), a module whose `AGENTS` lists them, or an `AgentIndex`
+(registry.py), whose agents are imported only when a graph uses them:
 
     [project.entry-points."graphrt.agents"]
     weather = "weather_pack:AGENTS"
 
-`default_registry()` loads them all after the built-in agents.
-`graphrt run FILE --agents my.module` (or `--agents my_agents.py`) imports a
-module and adds its agents: its `AGENTS` list if it has one, else every
-@graphrt.agent function and toolset class it defines. Agents it registers in
-`default_registry()` while it is imported are there too.
+`default_registry()` holds graphrt's own agent library (`graphrt_agents`, an
+index) and then every pack; a pack's agent replaces a built-in one of the
+same name. `graphrt run FILE --agents my.module` adds a module's agents on top
+(agent_like.module_agents); agents it registers in `default_registry()` while
+it is imported are there too.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import importlib
-import importlib.util
-import inspect
-import os
-import sys
 from importlib.metadata import EntryPoint, entry_points
-from pathlib import Path
-from types import ModuleType
-from typing import Any, Iterable
+from typing import Iterable
 
-from graphrt.authoring.registry import AgentInfo, AgentLike, Registry
+from graphrt.authoring.agent_info import AgentInfo, AgentLike
+from graphrt.authoring.registry import AgentIndex, Registry
 from graphrt.base.errors import RegistrationError
 
-__all__ = [
-    "AgentsArg",
-    "make_registry",
-    "AGENT_FILE_FOLDERS", "ENTRY_POINT_GROUP", "as_agent", "agents_of", "default_registry", "entry_point_agents", "import_agent_module", "module_agents",
-]
+__all__ = ["AgentsArg", "ENTRY_POINT_GROUP", "default_registry", "entry_point_agents", "make_registry"]
 
 ENTRY_POINT_GROUP = "graphrt.agents"
 
-AGENT_FILE_FOLDERS: set[str] = set()
-"""Folders that `import_agent_module` put on sys.path for an agent file: a Ray worker's path lacks them."""
-
-
-def as_agent(obj: Any, **overrides: Any) -> AgentInfo:
-    """The AgentInfo of an agent-like object; `overrides` set AgentInfo fields (e.g. `name=`).
-
-    Raises:
-        RegistrationError: `obj` is not agent-like, or its function info has problems.
-    """
-    from graphrt.authoring.functions import agent_info_of, function_agent
-    from graphrt.authoring.toolsets import build_toolset, is_toolset, tool_options
-
-    if isinstance(obj, AgentInfo):
-        return dataclasses.replace(obj, **overrides) if overrides else obj
-    if inspect.isfunction(obj) or inspect.ismethod(obj):
-        marked = tool_options(obj)  # a function marked @graphrt.tool outside a class
-        if marked is not None and agent_info_of(obj) is None:
-            defaults = {"name": marked.name, "description": marked.description}
-            overrides = {**{key: value for key, value in defaults.items() if value is not None}, **overrides}
-        return function_agent(obj, **overrides)
-    if is_toolset(obj):
-        return build_toolset(obj, **overrides)
-    raise RegistrationError(
-        f"cannot make an agent of {obj!r}: expected an AgentInfo, a function, "
-        "or a class (or instance) with @graphrt.tool methods"
-    )
-
-
-def agents_of(objs: Any) -> list[AgentInfo]:
-    """Agents from one agent-like object, a list of them, or a module (see `module_agents`)."""
-    if isinstance(objs, ModuleType):
-        return module_agents(objs)
-    if isinstance(objs, (list, tuple)):
-        return [as_agent(obj) for obj in objs]
-    return [as_agent(objs)]
-
-
-def module_agents(module: ModuleType | str) -> list[AgentInfo]:
-    """A module's agents: its `AGENTS` list, else the agents and toolset classes it defines."""
-    from graphrt.authoring.functions import agent_info_of
-    from graphrt.authoring.toolsets import is_toolset
-
-    if isinstance(module, str):
-        module = import_agent_module(module)
-    listed = getattr(module, "AGENTS", None)
-    if listed is not None:
-        return [as_agent(obj) for obj in listed]
-    found = []
-    for name, value in vars(module).items():
-        if name.startswith("_") or getattr(value, "__module__", None) != module.__name__:
-            continue
-        if agent_info_of(value) is not None or (isinstance(value, type) and is_toolset(value)):
-            found.append(as_agent(value))
-    return found
-
-
-def import_agent_module(name: str) -> ModuleType:
-    """Imports a module by dotted name (the current directory first on the path) or from a `.py` file.
-
-    Raises:
-        RegistrationError: the module cannot be found or fails to import.
-    """
-    try:
-        if name.endswith(".py") or os.sep in name:
-            path = Path(name)
-            spec = importlib.util.spec_from_file_location(path.stem, path)
-            if spec is None or spec.loader is None or not path.is_file():
-                raise ImportError(f"no such file: {name}")
-            # The file's folder goes on the path, so that it can import the modules beside it.
-            folder = str(path.resolve().parent)
-            if folder not in sys.path:
-                sys.path.insert(0, folder)
-                AGENT_FILE_FOLDERS.add(folder)
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[path.stem] = module
-            spec.loader.exec_module(module)
-            return module
-        if os.getcwd() not in sys.path and "" not in sys.path:
-            sys.path.insert(0, os.getcwd())
-        return importlib.import_module(name)
-    except Exception as error:  # noqa: BLE001 - whatever the module raises, name the module
-        raise RegistrationError(f"cannot import agent module {name!r}: {type(error).__name__}: {error}") from error
-
 
 def entry_point_agents(group: str = ENTRY_POINT_GROUP) -> list[AgentInfo]:
-    """Every agent the installed packages declare under the entry point group.
+    """Every agent the installed packages declare under the entry point group (indexes imported whole).
 
     Raises:
         RegistrationError: naming the entry point that failed to load.
     """
-    return [info for point in _entry_points(group) for info in _load(point)]
+    found: list[AgentInfo] = []
+    for point in _entry_points(group):
+        loaded = _load(point)
+        found.extend(loaded.agents() if isinstance(loaded, AgentIndex) else loaded)
+    return found
 
 
-def _load(point: EntryPoint) -> list[AgentInfo]:
+def _load(point: EntryPoint) -> AgentIndex | list[AgentInfo]:
     try:
-        return agents_of(point.load())
+        loaded = point.load()
+        if isinstance(loaded, AgentIndex):
+            return loaded
+        from graphrt.authoring.agent_like import agents_of  # on first use: it imports the authoring tools
+
+        return agents_of(loaded)
     except Exception as error:  # noqa: BLE001 - a broken pack is reported by name
         reason = error.message if isinstance(error, RegistrationError) else f"{type(error).__name__}: {error}"
         raise RegistrationError(
@@ -172,7 +79,11 @@ def default_registry() -> Registry:
     if _default is None:
         registry = Registry()
         for point in _entry_points(ENTRY_POINT_GROUP):
-            registry.add(*_load(point), replace=not _is_builtin(point))
+            loaded = _load(point)
+            if isinstance(loaded, AgentIndex):
+                registry.add_index(loaded, replace=not _is_builtin(point))
+            else:
+                registry.add(*loaded, replace=not _is_builtin(point))
         _default = registry
     return _default
 

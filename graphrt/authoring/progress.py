@@ -24,9 +24,10 @@ from __future__ import annotations
 
 from contextlib import aclosing, closing
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
 
-from graphrt.authoring.registry import AgentContext
+if TYPE_CHECKING:
+    from graphrt.authoring.agent_info import AgentContext
 
 __all__ = ["Progress", "PARTIAL_RESULT", "drain", "drain_sync"]
 

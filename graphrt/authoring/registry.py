@@ -1,237 +1,92 @@
-"""Agents and their function info, and the registry a graph looks agents up in.
+"""The registry a graph looks agents up in, by name, and agent indexes that load agents on first use.
 
-An agent is a function that takes an `AgentContext` and returns the node's
-result. `AgentInfo` carries what GraphAI's AgentFunctionInfo carries (schemas,
-samples, metadata) so that validation, tool schemas and docs come from one place.
+A registry holds AgentInfos, and names whose agent is not imported yet: an
+`AgentIndex` lists a pack's agents by the module whose `AGENTS` list holds
+them, so a registry knows every name at once (for validation and "did you
+mean") and imports a module only when one of its agents is first looked up.
+graphrt's own agent library (graphrt_agents) comes in that way, so that a run
+imports only the agents its graph uses.
 """
 
 from __future__ import annotations
 
-import inspect
+import importlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Iterator, Mapping
+from typing import Iterable, Iterator, Mapping
 
-from graphrt.base.errors import Interrupt, RegistrationError
+from graphrt.authoring.agent_info import AgentInfo, AgentLike
+from graphrt.base.errors import RegistrationError
 
-if TYPE_CHECKING:
-    from graphrt.authoring.services import RunServices
-    from graphrt.engine.nesting import NestingPort
-    from graphrt.observe.events import Emitter, Event
-
-__all__ = [
-    "AgentContext", "AgentFunction", "AgentInfo", "AgentLike", "Sample", "Registry", "is_async_callable",
-]
+__all__ = ["AgentIndex", "Registry"]
 
 
-@dataclass(slots=True)
-class AgentContext:
-    """What an agent receives: its resolved inputs, its params and the node it runs for.
+@dataclass(frozen=True, eq=False)
+class AgentIndex:
+    """A pack's agent names by module, in order: `{"pack.text": ("upperAgent", ...), ...}`.
 
-    `inputs` are GraphAI's namedInputs: the node's `inputs` with every reference
-    resolved (missing values are left out). `params` are the node's literal
-    params, overridden by `inputs.params` when that is an object.
-    `agent_info` is the AgentInfo being called, for agent filters.
-    `answer` is a person's answer to the question this node asked (see
-    `ask`), when the run was resumed with one; None otherwise.
-    `services` is what the whole run shares: the run-wide config
-    (`services.config`) and long-lived services such as MCP connections.
+    Each module's `AGENTS` list holds exactly the names listed for it (a test of
+    the pack should check that, so that the index cannot drift from the code).
+    An entry point of the group `graphrt.agents` may name an AgentIndex instead
+    of a list of agents.
     """
 
-    inputs: dict[str, Any]
-    params: dict[str, Any]
-    node_id: str
-    agent_id: str | None = None
-    filter_params: dict[str, Any] = field(default_factory=dict)
-    config: dict[str, Any] = field(default_factory=dict)
-    retry_count: int = 0
-    graph_data: dict[str, Any] | None = None
-    nesting: "NestingPort | None" = None
-    log: list[Any] = field(default_factory=list)
-    emitter: "Emitter | None" = None
-    run_id: str = ""
-    path: tuple[str | int, ...] = ()
-    agent_info: "AgentInfo | None" = None
-    answer: Any = None
-    services: "RunServices | None" = None
+    modules: Mapping[str, tuple[str, ...]]
+    _loaded: dict[str, dict[str, AgentInfo]] = field(default_factory=dict, repr=False)
 
-    def ask(self, question: str) -> Any:
-        """The answer to `question` if the run was resumed with one; else stops the run to ask it.
+    def names(self) -> list[str]:
+        """Every agent name, in index order."""
+        return [name for names in self.modules.values() for name in names]
+
+    def agents(self) -> list[AgentInfo]:
+        """Every agent, in index order (imports every module)."""
+        return [self.load(module, name) for module, names in self.modules.items() for name in names]
+
+    def load(self, module: str, name: str) -> AgentInfo:
+        """The agent `name` of `module`'s `AGENTS`, importing the module on first use.
 
         Raises:
-            Interrupt: no answer yet; the run saves its state and raises GraphInterrupted.
+            RegistrationError: the module fails to import, or its AGENTS lacks the name.
         """
-        if self.answer is None:
-            raise Interrupt(question)
-        return self.answer
+        if module not in self._loaded:
+            try:
+                listed = importlib.import_module(module).AGENTS
+            except Exception as error:  # noqa: BLE001 - whatever the module raises, name the agent and module
+                raise RegistrationError(
+                    f"agent {name!r} cannot be loaded: module {module!r} fails: {type(error).__name__}: {error}"
+                ) from error
+            if not all(isinstance(info, AgentInfo) for info in listed):
+                from graphrt.authoring.agent_like import as_agent  # on first use: it imports the authoring tools
 
-    def emit(self, event_type: "type[Event]", **fields: Any) -> None:
-        """Reports an event of this node to the run's subscribers (cheap when nobody listens)."""
-        if self.emitter:
-            self.emitter.emit(event_type(run_id=self.run_id, path=self.path, node_id=self.node_id, **fields))
-
-    def stream_token(self, token: str) -> None:
-        """Reports one streamed piece of text (an LLM token) as a TokenDelta event."""
-        from graphrt.observe.events import TokenDelta
-
-        self.emit(TokenDelta, token=token)
-
-    def progress(self, message: str, data: Any = None) -> None:
-        """Reports progress while the agent works, as an AgentProgress event."""
-        from graphrt.observe.events import AgentProgress
-
-        self.emit(AgentProgress, message=message, data=data)
-
-    async def run_graph(
-        self,
-        graph_data: Mapping[str, Any],
-        *,
-        inject: Mapping[str, Any] | None = None,
-        all_results: bool = False,
-        loop_count: int | None = None,
-        map_index: int | None = None,
-    ) -> dict[str, Any]:
-        """Runs a nested graph under this run's scheduler, filters and config.
-
-        Raises:
-            RuntimeError: a programming error, not the graph's: the agent was registered without
-                `has_graph_data`, so the engine gave it no nesting handle.
-        """
-        if self.nesting is None:
-            raise RuntimeError(f"agent {self.agent_id!r} runs a nested graph, but its AgentInfo has no has_graph_data")
-        return await self.nesting.run_graph(
-            graph_data, inject=inject, all_results=all_results, loop_count=loop_count, map_index=map_index
-        )
-
-
-AgentFunction = Callable[[AgentContext], Awaitable[Any] | Any]
+                listed = [as_agent(info) for info in listed]
+            self._loaded[module] = {info.name: info for info in listed}
+        info = self._loaded[module].get(name)
+        if info is None:
+            raise RegistrationError(
+                f"agent {name!r} cannot be loaded: its index names module {module!r}, whose AGENTS lacks it "
+                "(the index is out of date)"
+            )
+        return info
 
 
 @dataclass(frozen=True, slots=True)
-class Sample:
-    """An example call of an agent: documentation and test in one."""
+class _Indexed:
+    """A registry entry whose agent is not imported yet."""
 
-    inputs: Any
-    params: dict[str, Any]
-    result: Any
-    graph: dict[str, Any] | None = None
-    description: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class AgentInfo:
-    """An agent and its function info (GraphAI's AgentFunctionInfo).
-
-    `func` is `async def f(ctx) -> result`, or a plain function, which runs in a
-    worker thread so that it cannot block the other nodes.
-    """
-
+    index: AgentIndex
+    module: str
     name: str
-    func: AgentFunction
-    description: str = ""
-    inputs: dict[str, Any] | None = None
-    params: dict[str, Any] | None = None
-    output: dict[str, Any] | None = None
-    config: dict[str, Any] | None = None
-    tools: tuple[dict[str, Any], ...] = ()
-    samples: tuple[Sample, ...] = ()
-    category: tuple[str, ...] = ()
-    author: str = ""
-    repository: str = ""
-    source: str = ""
-    package: str = ""
-    license: str = ""
-    cache_type: str | None = None
-    environment_variables: tuple[str, ...] = ()
-    stream: bool = False
-    has_graph_data: bool = False
-    # Where the call may run (graphrt.engine.executor): `runs_local` keeps it in the driver's process under
-    # any executor (it asks a person, or holds a live connection); `stateful` agents (toolsets) keep their
-    # state in one place, e.g. one Ray actor, so that every call sees the same state.
-    runs_local: bool = False
-    stateful: bool = False
-    mock: AgentFunction | None = None  # GraphAI's `mock`: a stand-in that needs no outside service; samples run it
-    is_async: bool = field(init=False, default=False)
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name:
-            raise RegistrationError(f"agent name must be a non-empty string, got {self.name!r}")
-        if "--" in self.name:
-            raise RegistrationError(f"agent {self.name!r}: a name cannot contain '--' (tool names use it: agent--func)")
-        if not callable(self.func):
-            raise RegistrationError(f"agent {self.name!r}: func must be callable, got {type(self.func).__name__}")
-        if inspect.isasyncgenfunction(self.func):
-            object.__setattr__(self, "func", _drained(self.func))
-        object.__setattr__(self, "is_async", is_async_callable(self.func))
-
-    def to_dict(self) -> dict[str, Any]:
-        """The function info as GraphAI spells it (AgentFunctionInfo's camelCase keys), without the function."""
-        samples = []
-        for sample in self.samples:
-            entry = {"inputs": sample.inputs, "params": sample.params, "result": sample.result}
-            if sample.graph is not None:
-                entry["graph"] = sample.graph
-            if sample.description:
-                entry["description"] = sample.description
-            samples.append(entry)
-        info: dict[str, Any] = {
-            "name": self.name,
-            "description": self.description,
-            "category": list(self.category),
-            "author": self.author,
-            "repository": self.repository,
-            "source": self.source,
-            "package": self.package,
-            "license": self.license,
-            "inputs": self.inputs,
-            "params": self.params,
-            "output": self.output,
-            "config": self.config,
-            "tools": list(self.tools),
-            "samples": samples,
-            "cacheType": self.cache_type,
-            "environmentVariables": list(self.environment_variables),
-            "stream": self.stream,
-            "hasGraphData": self.has_graph_data,
-        }
-        if self.runs_local:
-            info["runsLocal"] = True
-        if self.stateful:
-            info["stateful"] = True
-        return {key: value for key, value in info.items() if value is not None}
-
-
-def _drained(func: Callable[[AgentContext], Any]) -> AgentFunction:
-    """An async generator agent `f(ctx)` as an agent whose result is its last item (see graphrt.progress)."""
-    from graphrt.authoring.progress import drain
-
-    async def run(ctx: AgentContext) -> Any:
-        return await drain(func(ctx), ctx)
-
-    run.__name__ = run.__qualname__ = getattr(func, "__name__", "agent")
-    return run
-
-
-AgentLike = Any
-"""An AgentInfo, a function (decorated with @graphrt.agent or not), or a toolset class or instance."""
-
-
-def is_async_callable(func: Any) -> bool:
-    """True for `async def` functions and methods, and for objects whose `__call__` is one.
-
-    Agents and agent filters share this test, so both accept the same callables.
-    """
-    return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(getattr(func, "__call__", None))  # noqa: B004 - reads the method
 
 
 class Registry:
     """The agents a graph can use, by name.
 
     `register` takes an AgentInfo, a function (decorated with @graphrt.agent or
-    not) or a toolset class or instance (see graphrt.plugins.as_agent).
+    not) or a toolset class or instance (see graphrt.authoring.agent_like.as_agent);
+    `add_index` takes an AgentIndex, whose agents are imported when first looked up.
     """
 
     def __init__(self, agents: Iterable[AgentLike] = ()) -> None:
-        self._agents: dict[str, AgentInfo] = {}
+        self._agents: dict[str, AgentInfo | _Indexed] = {}
         for info in agents:
             self.register(info)
 
@@ -247,10 +102,10 @@ class Registry:
         if isinstance(agent, AgentInfo):
             info = agent
         else:
-            from graphrt.authoring.plugins import as_agent
+            from graphrt.authoring.agent_like import as_agent  # on first use: it imports the authoring tools
 
             info = as_agent(agent)
-        if info.name in self._agents and not replace and self._agents[info.name] is not info:
+        if info.name in self._agents and not replace and self.get(info.name) is not info:
             raise RegistrationError(f"agent {info.name!r} is already registered (pass replace=True to replace it)")
         self._agents[info.name] = info
         return info
@@ -260,22 +115,50 @@ class Registry:
         for agent in agents:
             self.register(agent, replace=replace)
 
+    def add_index(self, index: AgentIndex, *, replace: bool = False) -> None:
+        """Registers every agent of an index by name; each is imported when it is first looked up.
+
+        Raises:
+            RegistrationError: a name is taken (unless `replace`).
+        """
+        for module, names in index.modules.items():
+            for name in names:
+                if name in self._agents and not replace:
+                    raise RegistrationError(f"agent {name!r} is already registered (pass replace=True to replace it)")
+                self._agents[name] = _Indexed(index, module, name)
+
     def get(self, name: str) -> AgentInfo | None:
-        return self._agents.get(name)
+        """The agent of that name (imported now if it came from an index), or None.
+
+        Raises:
+            RegistrationError: an indexed agent's module fails to import or lacks it.
+        """
+        entry = self._agents.get(name)
+        if isinstance(entry, _Indexed):
+            entry = self._agents[name] = entry.index.load(entry.module, entry.name)
+        return entry
 
     def __getitem__(self, name: str) -> AgentInfo:
-        return self._agents[name]
+        info = self.get(name)
+        if info is None:
+            raise KeyError(name)
+        return info
 
     def __contains__(self, name: object) -> bool:
         return name in self._agents
 
     def __iter__(self) -> Iterator[AgentInfo]:
-        return iter(self._agents.values())
+        """Every agent, in the order registered (imports every indexed agent)."""
+        for name in list(self._agents):
+            info = self.get(name)
+            if info is not None:
+                yield info
 
     def __len__(self) -> int:
         return len(self._agents)
 
     def names(self) -> list[str]:
+        """Every agent name, sorted; imports nothing."""
         return sorted(self._agents)
 
     def copy(self) -> "Registry":

@@ -15,7 +15,7 @@ from typing import Any, Callable, MutableMapping, Sequence
 
 from graphrt.authoring.filters import AgentFilter, Next
 from graphrt.authoring.functions import inputs_error
-from graphrt.authoring.registry import AgentContext
+from graphrt.authoring.agent_info import AgentContext
 from graphrt.base.jsvalue import json_stringify, to_json_compatible
 from graphrt.base.schema import violations
 

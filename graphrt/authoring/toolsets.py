@@ -37,7 +37,7 @@ from graphrt.authoring.functions import (
     check_options,
     normalize_options,
 )
-from graphrt.authoring.registry import AgentContext, AgentInfo
+from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.authoring.tool_calls import (
     check_arguments,
     error_result,

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Container, Iterator
 if TYPE_CHECKING:
     import jsonschema
 
-from graphrt.authoring.registry import AgentInfo
+from graphrt.authoring.agent_info import AgentInfo
 from graphrt.base.errors import ValidationIssue, describe_issue
 from graphrt.base.schema import validator_of, violations
 from graphrt.base.secrets import SECRET_KEY, hide_url_passwords

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
-from typing import Any, Callable, Container, Iterator
+from typing import Any, Callable, Container, Iterable, Iterator
 
 from graphrt.base.errors import ValidationIssue
 from graphrt.graphdata.loader import GraphSource
@@ -263,8 +263,7 @@ class _Checker:
             return
         hint = self._agent_hints.get(agent)
         if hint is None:
-            # A Registry iterates over its AgentInfos; a plain container of names over the names.
-            names = sorted(getattr(info, "name", info) for info in self.agents) if hasattr(self.agents, "__iter__") else []
+            names = _agent_names(self.agents)
             close = difflib.get_close_matches(agent, names, n=3)
             hint = self._agent_hints[agent] = f" (did you mean {', '.join(close)}?)" if close else ""
         self.add(f"unknown agent '{agent}'{hint}", node_id, "agent")
@@ -354,6 +353,14 @@ def _shortest_cycle(dependencies: Any, first: str, knot: set[str]) -> list[str]:
                     following.append(successor)
         frontier = following
     raise AssertionError("a strongly connected component always has a cycle")
+
+
+def _agent_names(agents: Container[str]) -> list[str]:
+    """The names a container of agents holds: a Registry's `names()` (which imports no agent), or its items."""
+    names = getattr(agents, "names", None)
+    if callable(names):
+        return list(names())
+    return sorted(getattr(item, "name", item) for item in agents) if isinstance(agents, Iterable) else []
 
 
 def rule_issues(data: dict[str, Any], agents: Container[str], source: GraphSource | None = None) -> list[ValidationIssue]:

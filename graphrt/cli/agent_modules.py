@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from graphrt.authoring.plugins import module_agents
-from graphrt.authoring.registry import AgentInfo, Registry
-from graphrt.base.errors import RegistrationError
+from graphrt.authoring.agent_info import AgentInfo
 from graphrt.authoring.plugins import make_registry
-from graphrt.testing.samples import select_agents
+from graphrt.authoring.registry import Registry
+from graphrt.base.errors import RegistrationError
 
 __all__ = ["add_agents_option", "registry_for", "named_agents"]
 
@@ -20,6 +19,10 @@ def add_agents_option(parser: argparse.ArgumentParser) -> None:
 
 def registry_for(args: argparse.Namespace) -> Registry:
     """The built-in agents (and agent packs) plus those of every `--agents` module; the default registry if none."""
+    if not args.agents:
+        return make_registry(None)
+    from graphrt.authoring.agent_like import module_agents  # only with --agents: it imports the authoring tools
+
     return make_registry([info for module in args.agents for info in module_agents(module)] or None)
 
 
@@ -29,6 +32,8 @@ def named_agents(args: argparse.Namespace) -> tuple[Registry, list[AgentInfo]]:
     Raises:
         RegistrationError: naming the agents that are not registered.
     """
+    from graphrt.testing.samples import select_agents
+
     registry = registry_for(args)
     try:
         return registry, select_agents(registry, args.names)

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any, TextIO
 
-from graphrt.authoring.registry import AgentInfo
+from graphrt.authoring.agent_info import AgentInfo
 from graphrt.base.jsvalue import to_json_compatible
 from graphrt.cli.agent_modules import add_agents_option, named_agents
 

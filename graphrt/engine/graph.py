@@ -19,7 +19,8 @@ import anyio
 
 from graphrt.authoring.filters import AgentFilter, FilterFunction, as_filters
 from graphrt.authoring.plugins import AgentsArg, make_registry
-from graphrt.authoring.registry import AgentContext, AgentInfo, Registry
+from graphrt.authoring.agent_info import AgentContext, AgentInfo
+from graphrt.authoring.registry import Registry
 from graphrt.authoring.services import RunServices
 from graphrt.base.errors import (
     GraphAbortedError,

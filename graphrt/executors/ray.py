@@ -47,7 +47,7 @@ import anyio
 import ray
 import ray.exceptions
 
-from graphrt.authoring.registry import AgentContext, AgentInfo
+from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.base.errors import AgentError
 from graphrt.engine.executor import Executor
 
@@ -414,7 +414,7 @@ def _ship_unimportable_modules() -> None:
 
     from ray import cloudpickle
 
-    from graphrt.authoring.plugins import AGENT_FILE_FOLDERS
+    from graphrt.authoring.agent_like import AGENT_FILE_FOLDERS
 
     worker_path = [folder for folder in sys.path if folder not in AGENT_FILE_FOLDERS]
     for name, module in list(sys.modules.items()):

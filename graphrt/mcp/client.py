@@ -20,7 +20,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
 
 import anyio
 
-from graphrt.authoring.registry import AgentContext
+from graphrt.authoring.agent_info import AgentContext
 from graphrt.authoring.services import RunServices, ServiceFailed
 from graphrt.authoring.tool_calls import SEPARATOR
 from graphrt.base.errors import GraphError, ServiceError

@@ -21,15 +21,10 @@ from typing import Any, Callable
 
 import anyio
 
-from graphrt.authoring.plugins import as_agent
-from graphrt.authoring.registry import (
-    AgentContext,
-    AgentInfo,
-    AgentLike,
-    Registry,
-    Sample,
-)
+from graphrt.authoring.agent_info import AgentContext, AgentInfo, AgentLike, Sample
+from graphrt.authoring.agent_like import as_agent
 from graphrt.authoring.plugins import make_registry
+from graphrt.authoring.registry import Registry
 from graphrt.testing.samples import SampleOutcome, run_sample
 
 __all__ = ["SampleCase", "sample_cases", "parametrize_samples", "assert_samples_pass", "agent_context"]

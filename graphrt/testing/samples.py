@@ -26,7 +26,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from graphrt.authoring.registry import AgentInfo, Registry, Sample
+from graphrt.authoring.agent_info import AgentInfo, Sample
+
+from graphrt.authoring.registry import Registry
 from graphrt.base.errors import GraphError
 from graphrt.base.jsvalue import UNDEFINED, json_stringify, to_json_compatible
 

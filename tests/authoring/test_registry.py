@@ -11,7 +11,8 @@ import pytest
 import graphrt
 import graphrt.authoring.plugins
 from graphrt import AgentContext, AgentInfo, RegistrationError, Registry
-from graphrt.authoring.plugins import entry_point_agents, module_agents
+from graphrt.authoring.agent_like import module_agents
+from graphrt.authoring.plugins import entry_point_agents
 
 
 @graphrt.agent
@@ -121,7 +122,7 @@ def test_a_module_gives_its_agents_list(module_dir: Path) -> None:
 def test_without_an_agents_list_a_module_gives_the_agents_it_defines(module_dir: Path) -> None:
     write(module_dir / "authoring_demo_found.py", """
         import graphrt
-        from graphrt.authoring.registry import AgentContext  # imported names are not its agents
+        from graphrt.authoring.agent_info import AgentContext  # imported names are not its agents
 
         @graphrt.agent
         def hello(name: str) -> str:

@@ -12,7 +12,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import StatusCode  # noqa: E402
 
 import graphrt  # noqa: E402
-from graphrt.authoring.registry import AgentContext, AgentInfo  # noqa: E402
+from graphrt.authoring.agent_info import AgentContext, AgentInfo  # noqa: E402
 from graphrt.observe.events import (  # noqa: E402
     LlmCallFinished,
     LlmCallStarted,

@@ -6,7 +6,7 @@ import anyio
 import pytest
 
 import graphrt
-from graphrt.authoring.registry import AgentContext, AgentInfo
+from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.observe.events import (
     Emitter,
     Event,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import graphrt
-from graphrt.authoring.registry import AgentContext, AgentInfo
+from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.cli import main
 from graphrt.observe.events import NodeStarted
 from graphrt.observe.trace import Redactor, TraceWriter, event_record

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import graphrt
-from graphrt.authoring.registry import AgentContext, AgentInfo
+from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.observe.events import LoopIteration, NodeQueued
 from graphrt.observe.transaction_log import TransactionLog
 

@@ -170,7 +170,7 @@ def test_inputs_an_agent_needs_or_does_not_take_are_warned(tmp_path, monkeypatch
 
 def test_agents_from_a_module_are_known_to_validate_and_viz(tmp_path, monkeypatch, capsys) -> None:
     (tmp_path / "my_agents.py").write_text(textwrap.dedent("""\
-        from graphrt.authoring.registry import AgentInfo
+        from graphrt.authoring.agent_info import AgentInfo
 
         def shout(ctx):
             return {"text": ctx.inputs["text"].upper()}

@@ -16,7 +16,7 @@ from typing import Any
 
 import anyio
 
-from graphrt.authoring.registry import AgentContext, AgentInfo
+from graphrt.authoring.agent_info import AgentContext, AgentInfo
 
 
 def _log(ctx: AgentContext) -> None:

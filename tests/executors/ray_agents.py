@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import graphrt
-from graphrt.authoring.registry import AgentContext, AgentInfo
+from graphrt.authoring.agent_info import AgentContext, AgentInfo
 
 
 async def where_agent(ctx: AgentContext) -> Any:

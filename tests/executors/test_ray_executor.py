@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import graphrt
-from graphrt.authoring.plugins import module_agents
+from graphrt.authoring.agent_like import module_agents
 from graphrt.base.errors import AgentError, GraphError, NodeTimeoutError
 from graphrt.engine.graph import Graph, make_registry
 from graphrt.observe.events import AgentProgress

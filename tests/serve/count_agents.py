@@ -13,7 +13,7 @@ from typing import Any
 
 import anyio
 
-from graphrt.authoring.registry import AgentContext, AgentInfo
+from graphrt.authoring.agent_info import AgentContext, AgentInfo
 
 
 async def counted_agent(ctx: AgentContext) -> dict[str, Any]:

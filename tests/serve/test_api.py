@@ -10,7 +10,7 @@ from typing import Any
 import anyio
 import httpx
 
-from graphrt.authoring.registry import AgentContext, AgentInfo
+from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.serve.security import key_matches
 
 from .conftest import HELLO, SLOW_ASK, sse_events

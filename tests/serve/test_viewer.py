@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 import pytest
 
-from graphrt.authoring.registry import AgentContext, AgentInfo
+from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.observe.events import ToolCalled, ToolReturned
 
 from .conftest import SLOW_ASK

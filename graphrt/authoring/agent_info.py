@@ -1,0 +1,258 @@
+"""Agents and their function info: what an agent is, what it receives, and what a registry holds.
+
+An agent is a function that takes an `AgentContext` and returns the node's
+result. `AgentInfo` carries what GraphAI's AgentFunctionInfo carries (schemas,
+samples, metadata) so that validation, tool schemas and docs come from one place.
+The `Registry` of agents by name is in registry.py.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Hashable, Mapping, Protocol
+
+from graphrt.authoring.progress import drain
+from graphrt.base.errors import Interrupt, RegistrationError
+
+if TYPE_CHECKING:
+    from graphrt.authoring.registry import Registry
+    from graphrt.authoring.services import RunServices
+    from graphrt.graphdata.spec import GraphSpec
+    from graphrt.observe.events import Emitter, Event
+
+__all__ = [
+    "AgentContext", "AgentFunction", "AgentInfo", "AgentLike", "NestingHandle", "Sample", "is_async_callable",
+]
+
+
+class NestingHandle(Protocol):
+    """What a graph agent (nestedAgent, mapAgent, toolsAgent) gets to run graphs inside its node.
+
+    The engine's handle (graphrt.engine.nesting) satisfies it; authoring code
+    names only this protocol, so that it never imports the engine.
+    """
+
+    @property
+    def registry(self) -> "Registry":
+        """The agents of the run, which every graph nested in it can use."""
+        ...
+
+    @property
+    def concurrency(self) -> int:
+        """The run's global concurrency limit."""
+        ...
+
+    def compile(self, graph_data: Mapping[str, Any], key: Hashable = None) -> "GraphSpec":
+        """Validates and compiles a nested graph once, for any number of runs of it."""
+        ...
+
+    async def run_graph(
+        self,
+        graph: "GraphSpec | Mapping[str, Any]",
+        *,
+        inject: Mapping[str, Any] | None = None,
+        all_results: bool = False,
+        loop_count: int | None = None,
+        map_index: int | None = None,
+    ) -> dict[str, Any]:
+        """Runs a nested graph to its end and returns its results."""
+        ...
+
+
+@dataclass(slots=True)
+class AgentContext:
+    """What an agent receives: its resolved inputs, its params and the node it runs for.
+
+    `inputs` are GraphAI's namedInputs: the node's `inputs` with every reference
+    resolved (missing values are left out). `params` are the node's literal
+    params, overridden by `inputs.params` when that is an object.
+    `agent_info` is the AgentInfo being called, for agent filters.
+    `answer` is a person's answer to the question this node asked (see
+    `ask`), when the run was resumed with one; None otherwise.
+    `services` is what the whole run shares: the run-wide config
+    (`services.config`) and long-lived services such as MCP connections.
+    """
+
+    inputs: dict[str, Any]
+    params: dict[str, Any]
+    node_id: str
+    agent_id: str | None = None
+    filter_params: dict[str, Any] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+    retry_count: int = 0
+    graph_data: dict[str, Any] | None = None
+    nesting: "NestingHandle | None" = None
+    log: list[Any] = field(default_factory=list)
+    emitter: "Emitter | None" = None
+    run_id: str = ""
+    path: tuple[str | int, ...] = ()
+    agent_info: "AgentInfo | None" = None
+    answer: Any = None
+    services: "RunServices | None" = None
+
+    def ask(self, question: str) -> Any:
+        """The answer to `question` if the run was resumed with one; else stops the run to ask it.
+
+        Raises:
+            Interrupt: no answer yet; the run saves its state and raises GraphInterrupted.
+        """
+        if self.answer is None:
+            raise Interrupt(question)
+        return self.answer
+
+    def emit(self, event_type: "type[Event]", **fields: Any) -> None:
+        """Reports an event of this node to the run's subscribers (cheap when nobody listens)."""
+        if self.emitter:
+            self.emitter.emit(event_type(run_id=self.run_id, path=self.path, node_id=self.node_id, **fields))
+
+    def stream_token(self, token: str) -> None:
+        """Reports one streamed piece of text (an LLM token) as a TokenDelta event."""
+        from graphrt.observe.events import TokenDelta
+
+        self.emit(TokenDelta, token=token)
+
+    def progress(self, message: str, data: Any = None) -> None:
+        """Reports progress while the agent works, as an AgentProgress event."""
+        from graphrt.observe.events import AgentProgress
+
+        self.emit(AgentProgress, message=message, data=data)
+
+    async def run_graph(
+        self,
+        graph_data: Mapping[str, Any],
+        *,
+        inject: Mapping[str, Any] | None = None,
+        all_results: bool = False,
+        loop_count: int | None = None,
+        map_index: int | None = None,
+    ) -> dict[str, Any]:
+        """Runs a nested graph under this run's scheduler, filters and config.
+
+        Raises:
+            RuntimeError: a programming error, not the graph's: the agent was registered without
+                `has_graph_data`, so the engine gave it no nesting handle.
+        """
+        if self.nesting is None:
+            raise RuntimeError(f"agent {self.agent_id!r} runs a nested graph, but its AgentInfo has no has_graph_data")
+        return await self.nesting.run_graph(
+            graph_data, inject=inject, all_results=all_results, loop_count=loop_count, map_index=map_index
+        )
+
+
+AgentFunction = Callable[[AgentContext], Awaitable[Any] | Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """An example call of an agent: documentation and test in one."""
+
+    inputs: Any
+    params: dict[str, Any]
+    result: Any
+    graph: dict[str, Any] | None = None
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentInfo:
+    """An agent and its function info (GraphAI's AgentFunctionInfo).
+
+    `func` is `async def f(ctx) -> result`, or a plain function, which runs in a
+    worker thread so that it cannot block the other nodes.
+    """
+
+    name: str
+    func: AgentFunction
+    description: str = ""
+    inputs: dict[str, Any] | None = None
+    params: dict[str, Any] | None = None
+    output: dict[str, Any] | None = None
+    config: dict[str, Any] | None = None
+    tools: tuple[dict[str, Any], ...] = ()
+    samples: tuple[Sample, ...] = ()
+    category: tuple[str, ...] = ()
+    author: str = ""
+    repository: str = ""
+    source: str = ""
+    package: str = ""
+    license: str = ""
+    cache_type: str | None = None
+    environment_variables: tuple[str, ...] = ()
+    stream: bool = False
+    has_graph_data: bool = False
+    # Where the call may run (graphrt.engine.executor): `runs_local` keeps it in the driver's process under
+    # any executor (it asks a person, or holds a live connection); `stateful` agents (toolsets) keep their
+    # state in one place, e.g. one Ray actor, so that every call sees the same state.
+    runs_local: bool = False
+    stateful: bool = False
+    mock: AgentFunction | None = None  # GraphAI's `mock`: a stand-in that needs no outside service; samples run it
+    is_async: bool = field(init=False, default=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise RegistrationError(f"agent name must be a non-empty string, got {self.name!r}")
+        if "--" in self.name:
+            raise RegistrationError(f"agent {self.name!r}: a name cannot contain '--' (tool names use it: agent--func)")
+        if not callable(self.func):
+            raise RegistrationError(f"agent {self.name!r}: func must be callable, got {type(self.func).__name__}")
+        if inspect.isasyncgenfunction(self.func):
+            object.__setattr__(self, "func", _drained(self.func))
+        object.__setattr__(self, "is_async", is_async_callable(self.func))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The function info as GraphAI spells it (AgentFunctionInfo's camelCase keys), without the function."""
+        samples = []
+        for sample in self.samples:
+            entry = {"inputs": sample.inputs, "params": sample.params, "result": sample.result}
+            if sample.graph is not None:
+                entry["graph"] = sample.graph
+            if sample.description:
+                entry["description"] = sample.description
+            samples.append(entry)
+        info: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "category": list(self.category),
+            "author": self.author,
+            "repository": self.repository,
+            "source": self.source,
+            "package": self.package,
+            "license": self.license,
+            "inputs": self.inputs,
+            "params": self.params,
+            "output": self.output,
+            "config": self.config,
+            "tools": list(self.tools),
+            "samples": samples,
+            "cacheType": self.cache_type,
+            "environmentVariables": list(self.environment_variables),
+            "stream": self.stream,
+            "hasGraphData": self.has_graph_data,
+        }
+        if self.runs_local:
+            info["runsLocal"] = True
+        if self.stateful:
+            info["stateful"] = True
+        return {key: value for key, value in info.items() if value is not None}
+
+
+def _drained(func: Callable[[AgentContext], Any]) -> AgentFunction:
+    """An async generator agent `f(ctx)` as an agent whose result is its last item (see graphrt.progress)."""
+    async def run(ctx: AgentContext) -> Any:
+        return await drain(func(ctx), ctx)
+
+    run.__name__ = run.__qualname__ = getattr(func, "__name__", "agent")
+    return run
+
+
+AgentLike = Any
+"""An AgentInfo, a function (decorated with @graphrt.agent or not), or a toolset class or instance."""
+
+
+def is_async_callable(func: Any) -> bool:
+    """True for `async def` functions and methods, and for objects whose `__call__` is one.
+
+    Agents and agent filters share this test, so both accept the same callables.
+    """
+    return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(getattr(func, "__call__", None))  # noqa: B004 - reads the method
