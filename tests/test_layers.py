@@ -19,11 +19,8 @@ LAYERS = ["base", "graphdata", "observe", "checkpoint", "authoring", "check", "e
 
 # What is not yet as it should be, each with why; this list may only shrink (issue #10).
 KNOWN_UPWARD = {
-    ("graphrt.engine.graph", "graphrt.durable.runs"):
-        "Graph.arun(checkpoint=...) and Graph.from_checkpoint hand over to graphrt.durable",
 }
 KNOWN_CIRCLES: list[set[str]] = [
-    {"graphrt.durable.runs", "graphrt.engine.graph"},  # see KNOWN_UPWARD
     # The mock builds openAIAgent's chat result; openAIAgent falls back to the mock.
     {"graphrt_agents.llm.mock", "graphrt_agents.llm.openai_agent"},
 ]

@@ -32,6 +32,7 @@ import httpx
 import graphrt
 import graphrt.authoring.agent_like
 from graphrt.checkpoint import SQLiteStore
+from graphrt.durable import arun_checkpointed
 
 ROOT = Path(__file__).resolve().parents[2]
 COUNT_AGENTS = ROOT / "tests" / "serve" / "count_agents.py"
@@ -142,7 +143,7 @@ async def _direct(path: Path, runs: int, limit: int, checkpoint: Path | None = N
         async with limiter:
             graph = graphrt.Graph(path)
             graph.inject("n", n)
-            results[n] = await (graph.arun(checkpoint=store) if store is not None else graph.arun())
+            results[n] = await arun_checkpointed((graph, store) if store is not None else graph.arun())
         latencies[n] = time.perf_counter() - started
 
     try:

@@ -22,6 +22,7 @@ import anyio
 
 import graphrt
 from graphrt.checkpoint import SQLiteStore
+from graphrt.durable import arun_checkpointed
 
 from .server import FaultyOpenAIServer, answer
 
@@ -109,7 +110,7 @@ async def _one(index: int, graph_text: str, store: Any, report: SoakReport, max_
         graph.inject("topic", topic)
         results = None
         try:
-            results = await graph.arun(checkpoint=store, run_id=run_id)
+            results = await arun_checkpointed(graph, store, run_id=run_id)
             report.completed_first_time += 1
         except graphrt.GraphError:
             for _ in range(max_resumes):

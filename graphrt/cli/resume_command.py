@@ -26,7 +26,7 @@ from graphrt.checkpoint.base import GuardedStore
 from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.executor_option import add_executor_option, executor_for
 from graphrt.cli.output import write_results
-from graphrt.durable.runs import find_run, from_checkpoint
+from graphrt.durable.runs import find_run, from_checkpoint, run_checkpointed
 from graphrt.engine.graph import Graph
 from graphrt.observe.trace import TraceWriter
 
@@ -94,7 +94,8 @@ def run_saved(
     while True:
         try:
             try:
-                return 0, graph.run(all_results, checkpoint=checkpoint, run_id=run_id, answer=answer, timeout=timeout)
+                return 0, run_checkpointed(graph, checkpoint, all_results=all_results, run_id=run_id, answer=answer,
+                                           timeout=timeout)
             except GraphInterrupted as asked:
                 answer = _prompt(asked.question, stdin, stderr) if _interactive(stdin, stderr) else None
                 if answer is None:

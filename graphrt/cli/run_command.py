@@ -24,11 +24,8 @@ from graphrt.check.validate import collect_issues
 from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.executor_option import add_executor_option, executor_for
 from graphrt.cli.output import write_results
-from graphrt.cli.resume_command import run_saved
-from graphrt.cli.watch import ProgressDisplay
 from graphrt.engine.graph import Graph
 from graphrt.graphdata.loader import load_graph
-from graphrt.observe.trace import TraceWriter
 
 __all__ = ["add_parser", "parse_injection"]
 
@@ -107,8 +104,15 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
     if not args.quiet:
         for issue in graph.warnings:
             print(format_warning(issue), file=stderr)
-    trace = TraceWriter(args.trace) if args.trace else None
-    display = ProgressDisplay(stderr) if not args.quiet and stderr.isatty() else None
+    trace = display = None
+    if args.trace:
+        from graphrt.observe.trace import TraceWriter  # each option's module is imported only when it is given
+
+        trace = TraceWriter(args.trace)
+    if not args.quiet and stderr.isatty():
+        from graphrt.cli.watch import ProgressDisplay
+
+        display = ProgressDisplay(stderr)
     for subscriber in (trace, display):
         if subscriber is not None:
             graph.subscribe(subscriber)
@@ -117,6 +121,8 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
         with executor_for(args) as executor, redirect_stdout(stderr) if args.quiet else nullcontext():
             graph.executor = executor
             if args.checkpoint:
+                from graphrt.cli.resume_command import run_saved
+
                 code, results = run_saved(graph, args.checkpoint, run_id=args.run_id, all_results=args.all,
                                           quiet=args.quiet, stderr=stderr, timeout=args.timeout)
                 if results is None:

@@ -1,8 +1,8 @@
 """Runs that survive crashes: saved to a checkpoint store as they go, resumed where they stopped.
 
-    results = await graph.arun(checkpoint="runs.db", run_id="nightly")   # saves as it runs
-    results = graphrt.resume("runs.db", "nightly")                        # after a crash
-    results = graphrt.resume("runs.db", answer="yes")                     # after a question
+    results = await arun_checkpointed(graph, "runs.db", run_id="nightly")   # saves as it runs
+    results = graphrt.resume("runs.db", "nightly")                          # after a crash
+    results = graphrt.resume("runs.db", answer="yes")                       # after a question
 
 Saving is a hook, as in Burr: `Graph.execute(checkpointer=...)` awaits the
 `CheckpointWriter` after every node completes and when an iteration starts, and
@@ -51,16 +51,17 @@ from graphrt.checkpoint.base import (
     encode_value,
     snapshot_from_rows,
 )
-from graphrt.checkpoint.snapshot import RunSnapshot
 from graphrt.base.secrets import SECRET_KEY, url_passwords
+from graphrt.checkpoint.snapshot import RunSnapshot
+from graphrt.engine.graph import AgentsArg, Graph, within_timeout
 from graphrt.observe.trace import REDACTED, Redactor
 
 if TYPE_CHECKING:
     from graphrt.authoring.filters import AgentFilter, FilterFunction
     from graphrt.engine.execution import GraphRun
-    from graphrt.engine.graph import AgentsArg, Graph
 
-__all__ = ["CheckpointWriter", "saved_config", "saved_source", "run_checkpointed", "save_new_run", "from_checkpoint",
+__all__ = ["CheckpointWriter", "saved_config", "saved_source", "arun_checkpointed", "run_checkpointed", "save_new_run",
+           "from_checkpoint",
            "afrom_checkpoint",
            "find_run", "aresume", "resume", "graph_hash"]
 
@@ -231,7 +232,7 @@ def _new_record(graph: "Graph", run_id: str, all_results: bool) -> RunRecord:
 
 
 async def save_new_run(graph: "Graph", store: CheckpointStore, run_id: str, *, all_results: bool = False) -> RunRecord:
-    """Saves a run before it starts (a server's queued run): `run_checkpointed` with this `run_id` starts it,
+    """Saves a run before it starts (a server's queued run): `arun_checkpointed` with this `run_id` starts it,
     and so does resuming it after a crash.
 
     Raises:
@@ -257,29 +258,43 @@ def _check_same_graph(graph: "Graph", record: RunRecord, location: str) -> None:
 # ----- running -----
 
 
-async def run_checkpointed(
+async def arun_checkpointed(
     graph: "Graph",
     checkpoint: CheckpointTarget,
     *,
     all_results: bool = False,
     run_id: str | None = None,
     answer: Any = None,
+    timeout: float | None = None,
 ) -> dict[str, Any]:
     """Runs `graph`, saving its state to `checkpoint`; continues the run if `run_id` is saved there already.
+
+    Args:
+        checkpoint: a checkpoint store, a SQLite file or a postgresql:// URL.
+        all_results, run_id, timeout: as for `Graph.arun`.
+        answer: the answer to the question the saved run stopped on.
 
     Raises:
         GraphInterrupted: an agent asked a question; resume with `answer`.
         CheckpointError: the store failed, or the saved run belongs to a changed graph.
         GraphError: as `Graph.arun`; the state is saved, so the run can be resumed.
     """
-    opened = open_store(checkpoint)
-    store = GuardedStore(opened)
-    try:
-        return await _run(graph, store, all_results=all_results, run_id=run_id, answer=answer)
-    finally:
-        if opened is not checkpoint:
-            with anyio.CancelScope(shield=True):
-                await store.close()
+    async def run() -> dict[str, Any]:
+        opened = open_store(checkpoint)
+        store = GuardedStore(opened)
+        try:
+            return await _run(graph, store, all_results=all_results, run_id=run_id, answer=answer)
+        finally:
+            if opened is not checkpoint:
+                with anyio.CancelScope(shield=True):
+                    await store.close()
+
+    return await within_timeout(run, timeout)
+
+
+def run_checkpointed(graph: "Graph", checkpoint: CheckpointTarget, *, backend: str = "asyncio", **options: Any) -> dict[str, Any]:
+    """`arun_checkpointed()` for synchronous callers; `backend` is "asyncio" or "trio"."""
+    return anyio.run(partial(arun_checkpointed, graph, checkpoint, **options), backend=backend)
 
 
 async def _restore_state(store: CheckpointStore, record: RunRecord, answer: Any) -> RunSnapshot | None:
@@ -453,8 +468,6 @@ async def afrom_checkpoint(
     Raises:
         CheckpointError: no such run, or the graph file changed (or is gone) and not `force`.
     """
-    from graphrt.engine.graph import Graph
-
     opened = open_store(checkpoint)
     store = GuardedStore(opened)
     try:
@@ -481,7 +494,7 @@ async def afrom_checkpoint(
     elif record.graph_text is not None:
         source = record.graph_text
     else:
-        raise CheckpointError(f"run {record.run_id!r} has no saved graph: resume it with graph.arun(checkpoint=...)")
+        raise CheckpointError(f"run {record.run_id!r} has no saved graph: resume it with arun_checkpointed(graph, ...)")
     if isinstance(source, str) and source.lstrip().startswith("{"):
         source = json.loads(source)  # a graph given as a dict was saved as JSON
     graph = Graph(source, agents=agents, config=_config(record.config, config), filters=filters)
@@ -522,7 +535,7 @@ async def aresume(
     for callback in subscribe:
         graph.subscribe(callback)
     wanted = record.all_results if all_results is None else all_results
-    return await run_checkpointed(graph, checkpoint, all_results=wanted, run_id=record.run_id, answer=answer)
+    return await arun_checkpointed(graph, checkpoint, all_results=wanted, run_id=record.run_id, answer=answer)
 
 
 def resume(checkpoint: CheckpointTarget, run_id: str | None = None, *, backend: str = "asyncio", **options: Any) -> dict[str, Any]:

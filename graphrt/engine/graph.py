@@ -13,7 +13,7 @@ from contextlib import AsyncExitStack
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Awaitable, Callable, Iterable, Mapping, TypeVar
 
 import anyio
 
@@ -39,7 +39,8 @@ from graphrt.graphdata.loader import GraphLoader, load_graph
 from graphrt.graphdata.spec import StaticNodeSpec, compile_graph
 from graphrt.observe.events import Emitter, Event, EventStream, RunFinished, RunStarted
 
-__all__ = ["Graph", "AgentsArg", "make_registry", "with_bypassed_agents", "run_timeout", "RUN_TIMEOUT_VARIABLE"]
+__all__ = ["Graph", "AgentsArg", "make_registry", "with_bypassed_agents", "run_timeout", "within_timeout",
+           "RUN_TIMEOUT_VARIABLE"]
 
 RUN_TIMEOUT_VARIABLE = "GRAPHRT_RUN_TIMEOUT"  # seconds every run may take unless it is given a timeout
 
@@ -62,6 +63,21 @@ def run_timeout(timeout: float | None) -> float | None:
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0 or math.isinf(timeout):
         raise GraphError(f"{where} must be a positive number of seconds, got {timeout!r}")
     return float(timeout)
+
+
+_T = TypeVar("_T")
+
+
+async def within_timeout(run: Callable[[], Awaitable[_T]], timeout: float | None) -> _T:
+    """Awaits `run()` within the run's time limit (see `run_timeout`); cancels it past the limit.
+
+    Raises:
+        RunTimeoutError: `run()` took longer than the limit.
+    """
+    limit = run_timeout(timeout)
+    with anyio.move_on_after(limit if limit is not None else math.inf):
+        return await run()
+    raise RunTimeoutError(f"the run did not finish within {limit:g} s (timeout)")
 
 
 async def _bypassed(ctx: AgentContext) -> None:
@@ -176,18 +192,14 @@ class Graph:
         """The events of the next run as an async iterator: `async with graph.stream() as events:`."""
         return EventStream(self._emitter, max_buffer)
 
-    async def arun(
-        self, all_results: bool = False, *, checkpoint: Any = None, run_id: str | None = None, answer: Any = None,
-        timeout: float | None = None,
-    ) -> dict[str, Any]:
+    async def arun(self, all_results: bool = False, *, run_id: str | None = None, timeout: float | None = None) -> dict[str, Any]:
         """Runs the graph; returns `{nodeId: result}` of the `isResult` nodes (or of all).
+
+        To save the run as it goes and resume it, run it with graphrt.durable's `arun_checkpointed`.
 
         Args:
             all_results: every node's result instead of the `isResult` nodes'.
-            checkpoint: a checkpoint store, SQLite file or postgresql:// URL to save the run to
-                as it goes (see graphrt.durable); a `run_id` saved there already is continued.
-            run_id: the run's id (in events, and in the checkpoint store).
-            answer: with a checkpoint, the answer to the question the saved run stopped on.
+            run_id: the run's id (in events).
             timeout: seconds the whole run may take (default: the GRAPHRT_RUN_TIMEOUT environment
                 variable, else no limit); then running agents are cancelled and RunTimeoutError raised.
 
@@ -195,27 +207,13 @@ class Graph:
             GraphError: the first node error in file order, once every node that could run has run.
             GraphAbortedError: `abort()` was called.
             RunTimeoutError: the run took longer than `timeout` (`results()` has what it got so far).
-            GraphInterrupted: an agent asked a question (resume with an answer).
+            GraphInterrupted: an agent asked a question (graphrt.durable saves the run to resume it with an answer).
         """
-        limit = run_timeout(timeout)
-        with anyio.move_on_after(limit if limit is not None else math.inf):
-            if checkpoint is not None:
-                from graphrt.durable.runs import run_checkpointed
-
-                return await run_checkpointed(self, checkpoint, all_results=all_results, run_id=run_id, answer=answer)
-            return await self.execute(all_results, run_id=run_id)
-        raise RunTimeoutError(f"the run did not finish within {limit:g} s (timeout)")
-
-    @classmethod
-    def from_checkpoint(cls, checkpoint: Any, run_id: str | None = None, **options: Any) -> "Graph":
-        """The graph of a saved run, to subscribe to and `arun(checkpoint=..., run_id=...)` again (see graphrt.durable)."""
-        from graphrt.durable.runs import from_checkpoint
-
-        return from_checkpoint(checkpoint, run_id, **options)[0]
+        return await within_timeout(partial(self.execute, all_results, run_id=run_id), timeout)
 
     async def execute(self, all_results: bool = False, *, run_id: str | None = None,
                       restore: RunSnapshot | None = None, checkpointer: Checkpointer | None = None) -> dict[str, Any]:
-        """Runs the graph once, as `arun()` without a checkpoint; the seam durable runs are built on.
+        """Runs the graph once, as `arun()` without its time limit; the seam durable runs are built on.
 
         Args:
             restore: continue from this saved state instead of starting afresh.

@@ -2,7 +2,7 @@
 
 A run is saved when it is submitted (`save_new_run`), so a queued run survives
 the server too. Workers take runs from the queue and run them with
-`run_checkpointed`, which saves every completed node. When the server starts,
+`arun_checkpointed`, which saves every completed node. When the server starts,
 every saved run of a served graph that was queued or running when the last
 server stopped (or was killed) goes back in the queue and continues where its
 rows leave off: completed nodes are not run again.
@@ -34,7 +34,7 @@ from graphrt.checkpoint import (
     RunStatus,
     open_store,
 )
-from graphrt.durable.runs import afrom_checkpoint, run_checkpointed, save_new_run
+from graphrt.durable.runs import afrom_checkpoint, arun_checkpointed, save_new_run
 from graphrt.engine.graph import Graph
 from graphrt.observe.events import (
     Event,
@@ -453,7 +453,7 @@ class RunService:
             with anyio.CancelScope() as scope:
                 run.scope = scope
                 try:
-                    results = await run_checkpointed(graph, self.store, all_results=run.all_results, run_id=run.id,
+                    results = await arun_checkpointed(graph, self.store, all_results=run.all_results, run_id=run.id,
                                                      answer=job.answer)
                 except GraphInterrupted as asked:
                     if asked.node_id in run.nodes:

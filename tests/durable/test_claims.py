@@ -16,6 +16,7 @@ import pytest
 import graphrt
 from graphrt import AgentContext, AgentInfo
 from graphrt.checkpoint import CheckpointError, CheckpointStore, SQLiteStore
+from graphrt.durable import arun_checkpointed
 
 pytestmark = pytest.mark.anyio
 
@@ -115,7 +116,7 @@ async def test_a_second_resume_of_a_running_run_is_refused_and_runs_nothing(stor
             raise RuntimeError("down")
 
     with pytest.raises(graphrt.AgentError):
-        await graphrt.Graph(CHAIN, agents=_steps(calls, fail_second)).arun(checkpoint=store, run_id="r1")
+        await arun_checkpointed(graphrt.Graph(CHAIN, agents=_steps(calls, fail_second)), store, run_id="r1")
     failing.clear()
     started, go_on = anyio.Event(), anyio.Event()
 
@@ -153,17 +154,17 @@ NAMED = {"version": 0.5, "nodes": {"name": {"value": "nobody"},
 async def test_a_run_id_used_again_with_other_inputs_is_an_error(store: CheckpointStore) -> None:
     graph = graphrt.Graph(NAMED)
     graph.inject("name", "Ada")
-    assert await graph.arun(checkpoint=store, run_id="x") == {"hello": {"to": "Ada"}}
+    assert await arun_checkpointed(graph, store, run_id="x") == {"hello": {"to": "Ada"}}
 
     again = graphrt.Graph(NAMED)
     again.inject("name", "Bob")
     with pytest.raises(CheckpointError, match="run 'x' in .* was started with other values for 'name'; use a new run id"):
-        await again.arun(checkpoint=store, run_id="x")
+        await arun_checkpointed(again, store, run_id="x")
 
     same = graphrt.Graph(NAMED)
     same.inject("name", "Ada")
-    assert await same.arun(checkpoint=store, run_id="x") == {"hello": {"to": "Ada"}}
-    assert await graphrt.Graph(NAMED).arun(checkpoint=store, run_id="x") == {"hello": {"to": "Ada"}}
+    assert await arun_checkpointed(same, store, run_id="x") == {"hello": {"to": "Ada"}}
+    assert await arun_checkpointed(graphrt.Graph(NAMED), store, run_id="x") == {"hello": {"to": "Ada"}}
 
 
 # ----- results JSON cannot hold -----
@@ -178,7 +179,7 @@ async def test_results_that_could_not_be_saved_make_resume_say_so(tmp_path: Path
 
     agents = [AgentInfo("deepAgent", deep)]
     graph = graphrt.Graph({"version": 0.5, "nodes": {"d": {"agent": "deepAgent", "isResult": True}}}, agents=agents)
-    results = await graph.arun(checkpoint=tmp_path / "runs.db", run_id="r1")
+    results = await arun_checkpointed(graph, tmp_path / "runs.db", run_id="r1")
     assert isinstance(results["d"], list)
 
     with pytest.raises(CheckpointError, match="run 'r1' completed, but its results were not saved: JSON cannot hold "

@@ -14,6 +14,7 @@ import pytest
 import graphrt
 from bench.soak.server import FAULTS, FaultyOpenAIServer, answer
 from graphrt.checkpoint import RunStatus, SQLiteStore
+from graphrt.durable import arun_checkpointed
 
 pytestmark = pytest.mark.anyio
 
@@ -69,7 +70,7 @@ async def test_an_llm_fault_past_the_retries_fails_the_node_with_what_went_wrong
 async def test_after_llm_faults_fail_a_run_resume_asks_only_the_failed_node_again(faulty, tmp_path: Path) -> None:
     faulty.force("ok", "server_error", "server_error")
     with pytest.raises(graphrt.AgentError):
-        await graphrt.Graph(_llm_chain()).arun(checkpoint=tmp_path / "runs.db", run_id="r1")
+        await arun_checkpointed(graphrt.Graph(_llm_chain()), tmp_path / "runs.db", run_id="r1")
 
     results = await graphrt.aresume(tmp_path / "runs.db", "r1")
 
@@ -80,7 +81,7 @@ async def test_after_llm_faults_fail_a_run_resume_asks_only_the_failed_node_agai
 async def test_a_saved_llm_result_is_not_requested_again_on_resume(openai_server, reply, tmp_path: Path) -> None:
     openai_server.script(reply.text("first answer"), reply.error(400, "bad request"))
     with pytest.raises(graphrt.AgentError, match="HTTP 400: bad request"):
-        await graphrt.Graph(_llm_chain()).arun(checkpoint=tmp_path / "runs.db", run_id="r1")
+        await arun_checkpointed(graphrt.Graph(_llm_chain()), tmp_path / "runs.db", run_id="r1")
     openai_server.script(reply.text("second answer"))
 
     results = await graphrt.aresume(tmp_path / "runs.db", "r1")
@@ -104,7 +105,7 @@ async def test_a_node_that_times_out_is_saved_as_failed_and_runs_again_on_resume
                                       "slow": {"agent": "stuckOnceAgent", "inputs": {"x": ":first"}, "timeout": 50,
                                                "isResult": True}}}
     with pytest.raises(graphrt.NodeTimeoutError, match="timed out after 50 ms"):
-        await graphrt.Graph(data, agents=agents).arun(checkpoint=tmp_path / "runs.db", run_id="r1")
+        await arun_checkpointed(graphrt.Graph(data, agents=agents), tmp_path / "runs.db", run_id="r1")
     assert (await SQLiteStore(tmp_path / "runs.db").get_run("r1")).status == RunStatus.FAILED
 
     results = await graphrt.aresume(tmp_path / "runs.db", "r1", agents=agents)
@@ -121,7 +122,7 @@ async def test_a_cancelled_run_is_saved_as_stopped_and_resumes(recorder, tmp_pat
         agents = [*recorder.agents, graphrt.AgentInfo("cancelAgent", cancel)]
         data = {"version": 0.5, "nodes": {"first": {"agent": "recordAgent"},
                                           "stop": {"agent": "cancelAgent", "inputs": {"x": ":first"}}}}
-        await graphrt.Graph(data, agents=agents).arun(checkpoint=tmp_path / "runs.db", run_id="r1")
+        await arun_checkpointed(graphrt.Graph(data, agents=agents), tmp_path / "runs.db", run_id="r1")
     assert (await SQLiteStore(tmp_path / "runs.db").get_run("r1")).status == RunStatus.STOPPED
 
     done = [*recorder.agents, graphrt.AgentInfo("cancelAgent", lambda ctx: "resumed")]
@@ -142,7 +143,7 @@ async def test_an_exception_in_a_sync_agent_fails_its_node_and_resume_runs_it_ag
     data = {"version": 0.5, "nodes": {"first": {"agent": "recordAgent"},
                                       "flaky": {"agent": "flakyAgent", "inputs": {"x": ":first"}, "isResult": True}}}
     with pytest.raises(graphrt.AgentError, match="ConnectionError: database went away"):
-        await graphrt.Graph(data, agents=agents).arun(checkpoint=tmp_path / "runs.db", run_id="r1")
+        await arun_checkpointed(graphrt.Graph(data, agents=agents), tmp_path / "runs.db", run_id="r1")
     state["broken"] = False
 
     assert await graphrt.aresume(tmp_path / "runs.db", "r1", agents=agents) == {"flaky": "ok"}

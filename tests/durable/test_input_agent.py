@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 import graphrt
+from graphrt.durable import arun_checkpointed
 
 pytestmark = pytest.mark.anyio
 
@@ -20,7 +21,7 @@ def _ask(params: dict | None = None, inputs: dict | None = None) -> dict:
 
 async def _asked(graph: dict, tmp_path: Path) -> graphrt.GraphInterrupted:
     with pytest.raises(graphrt.GraphInterrupted) as caught:
-        await graphrt.Graph(graph).arun(checkpoint=tmp_path / "runs.db", run_id="r1")
+        await arun_checkpointed(graphrt.Graph(graph), tmp_path / "runs.db", run_id="r1")
     return caught.value
 
 

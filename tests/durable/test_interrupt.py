@@ -8,6 +8,7 @@ import pytest
 
 import graphrt
 from graphrt.checkpoint import CheckpointStore, RunStatus
+from graphrt.durable import arun_checkpointed
 
 pytestmark = pytest.mark.anyio
 
@@ -55,7 +56,7 @@ async def test_other_branches_finish_before_the_run_stops_on_a_question(recorder
 
 async def test_an_interrupted_run_is_saved_with_its_question(recorder, store: CheckpointStore) -> None:
     with pytest.raises(graphrt.GraphInterrupted):
-        await recorder.graph(ASK).arun(checkpoint=store, run_id="r1")
+        await arun_checkpointed(recorder.graph(ASK), store, run_id="r1")
 
     saved = await store.get_run("r1")
 
@@ -65,7 +66,7 @@ async def test_an_interrupted_run_is_saved_with_its_question(recorder, store: Ch
 
 async def test_resuming_with_an_answer_runs_the_asking_node_again_with_it(recorder, store: CheckpointStore) -> None:
     with pytest.raises(graphrt.GraphInterrupted):
-        await recorder.graph(ASK).arun(checkpoint=store, run_id="r1")
+        await arun_checkpointed(recorder.graph(ASK), store, run_id="r1")
 
     results = await graphrt.aresume(store, "r1", answer="Ada", agents=recorder.agents)
 
@@ -75,7 +76,7 @@ async def test_resuming_with_an_answer_runs_the_asking_node_again_with_it(record
 
 async def test_resuming_without_an_answer_asks_the_same_question_without_running(recorder, store: CheckpointStore) -> None:
     with pytest.raises(graphrt.GraphInterrupted):
-        await recorder.graph(ASK).arun(checkpoint=store, run_id="r1")
+        await arun_checkpointed(recorder.graph(ASK), store, run_id="r1")
     recorder.calls.clear()
 
     with pytest.raises(graphrt.GraphInterrupted, match="Your name?"):
@@ -87,7 +88,7 @@ async def test_resuming_without_an_answer_asks_the_same_question_without_running
 async def test_a_question_asked_first_thing_can_be_answered(recorder, tmp_path: Path) -> None:
     data = {"version": 0.5, "nodes": {"name": {"agent": "askAgent", "isResult": True}}}
     with pytest.raises(graphrt.GraphInterrupted):
-        await recorder.graph(data).arun(checkpoint=tmp_path / "runs.db", run_id="r1")
+        await arun_checkpointed(recorder.graph(data), tmp_path / "runs.db", run_id="r1")
 
     assert await graphrt.aresume(tmp_path / "runs.db", "r1", answer="yes", agents=recorder.agents) == {
         "name": {"answer": "yes"}
@@ -106,7 +107,7 @@ async def test_an_answer_is_used_once_so_a_loop_asks_again_in_its_next_iteration
     }
     db = tmp_path / "runs.db"
     with pytest.raises(graphrt.GraphInterrupted):
-        await recorder.graph(data).arun(checkpoint=db, run_id="r1")
+        await arun_checkpointed(recorder.graph(data), db, run_id="r1")
     with pytest.raises(graphrt.GraphInterrupted):
         await graphrt.aresume(db, "r1", answer="one", agents=recorder.agents)
 
@@ -129,7 +130,7 @@ async def test_a_question_in_a_nested_graph_is_answered_on_resume(recorder, tmp_
     }
     db = tmp_path / "runs.db"
     with pytest.raises(graphrt.GraphInterrupted) as caught:
-        await recorder.graph(data).arun(checkpoint=db, run_id="r1")
+        await arun_checkpointed(recorder.graph(data), db, run_id="r1")
     assert (caught.value.node_id, caught.value.nested, caught.value.key) == ("outer", ("inner",), "outer/inner")
 
     results = await graphrt.aresume(db, "r1", answer="yes", agents=recorder.agents)
@@ -155,7 +156,7 @@ async def test_a_question_in_a_map_row_is_keyed_by_the_row(recorder) -> None:
 
 async def test_a_new_run_cannot_take_an_answer(recorder, tmp_path: Path) -> None:
     with pytest.raises(graphrt.CheckpointError, match="run 'new' is not saved in .*, so it has no question to answer"):
-        await recorder.graph(ASK).arun(checkpoint=tmp_path / "runs.db", run_id="new", answer="Ada")
+        await arun_checkpointed(recorder.graph(ASK), tmp_path / "runs.db", run_id="new", answer="Ada")
 
 
 async def test_ctx_ask_returns_the_answer_once_there_is_one() -> None:
@@ -173,7 +174,7 @@ def test_ctx_ask_without_an_answer_raises_interrupt() -> None:
 
 async def test_an_answer_for_a_run_that_is_not_asking_is_refused(recorder, tmp_path: Path) -> None:
     with pytest.raises(graphrt.GraphInterrupted):
-        await recorder.graph(ASK).arun(checkpoint=tmp_path / "runs.db", run_id="r1")
+        await arun_checkpointed(recorder.graph(ASK), tmp_path / "runs.db", run_id="r1")
     recorder.failing.add("greet")
     with pytest.raises(graphrt.AgentError):
         await graphrt.aresume(tmp_path / "runs.db", "r1", answer="Ada", agents=recorder.agents)
@@ -194,7 +195,7 @@ async def test_questions_of_map_rows_are_answered_in_turn_and_each_answer_is_kep
     }}
     db = tmp_path / "runs.db"
     with pytest.raises(graphrt.GraphInterrupted, match="row 1"):
-        await graphrt.Graph(data, agents=agents).arun(checkpoint=db, run_id="r1")
+        await arun_checkpointed(graphrt.Graph(data, agents=agents), db, run_id="r1")
     with pytest.raises(graphrt.GraphInterrupted, match="row 2"):
         await graphrt.aresume(db, "r1", answer="A", agents=agents)
 

@@ -9,6 +9,7 @@ import pytest
 
 import graphrt
 from graphrt.checkpoint import CheckpointError, CheckpointStore, RunStatus, SQLiteStore
+from graphrt.durable import arun_checkpointed, run_checkpointed
 
 pytestmark = pytest.mark.anyio
 
@@ -36,7 +37,7 @@ LOOP = {
 async def test_a_checkpointed_run_gives_the_results_of_a_plain_run(recorder, store: CheckpointStore) -> None:
     plain = await recorder.graph(CHAIN).arun()
 
-    saved = await recorder.graph(CHAIN).arun(checkpoint=store, run_id="r1")
+    saved = await arun_checkpointed(recorder.graph(CHAIN), store, run_id="r1")
 
     assert saved == plain == {"third": {"node": "third", "before": "second"}}
     assert (await store.get_run("r1")).status == RunStatus.COMPLETED
@@ -45,7 +46,7 @@ async def test_a_checkpointed_run_gives_the_results_of_a_plain_run(recorder, sto
 async def test_a_failed_run_resumes_without_running_completed_nodes_again(recorder, store: CheckpointStore) -> None:
     recorder.failing.add("second")
     with pytest.raises(graphrt.AgentError, match="second is broken"):
-        await recorder.graph(CHAIN).arun(checkpoint=store, run_id="r1")
+        await arun_checkpointed(recorder.graph(CHAIN), store, run_id="r1")
     recorder.failing.clear()
 
     results = await graphrt.aresume(store, "r1", agents=recorder.agents)
@@ -57,7 +58,7 @@ async def test_a_failed_run_resumes_without_running_completed_nodes_again(record
 async def test_a_failed_run_is_saved_as_failed_with_its_error(recorder, store: CheckpointStore) -> None:
     recorder.failing.add("second")
     with pytest.raises(graphrt.AgentError):
-        await recorder.graph(CHAIN).arun(checkpoint=store, run_id="r1")
+        await arun_checkpointed(recorder.graph(CHAIN), store, run_id="r1")
 
     saved = await store.get_run("r1")
 
@@ -68,7 +69,7 @@ async def test_a_failed_run_is_saved_as_failed_with_its_error(recorder, store: C
 async def test_a_loop_resumes_in_the_iteration_it_stopped_in(recorder, store: CheckpointStore) -> None:
     recorder.failing.add("step@2")
     with pytest.raises(graphrt.AgentError):
-        await recorder.graph(LOOP).arun(checkpoint=store, run_id="r1", all_results=True)
+        await arun_checkpointed(recorder.graph(LOOP), store, run_id="r1", all_results=True)
     recorder.failing.clear()
 
     results = await graphrt.aresume(store, "r1", agents=recorder.agents)
@@ -78,7 +79,7 @@ async def test_a_loop_resumes_in_the_iteration_it_stopped_in(recorder, store: Ch
 
 
 async def test_a_store_keeps_only_the_rows_of_the_latest_iteration(recorder, store: CheckpointStore) -> None:
-    await recorder.graph(LOOP).arun(checkpoint=store, run_id="r1")
+    await arun_checkpointed(recorder.graph(LOOP), store, run_id="r1")
 
     rows = await store.get_rows("r1")
 
@@ -92,13 +93,13 @@ async def test_each_completed_node_adds_one_row(recorder, tmp_path: Path) -> Non
     }
     store = SQLiteStore(tmp_path / "runs.db")
 
-    await recorder.graph({"version": 0.5, "nodes": nodes}).arun(checkpoint=store, run_id="r1")
+    await arun_checkpointed(recorder.graph({"version": 0.5, "nodes": nodes}), store, run_id="r1")
 
     assert [row.kind for row in await store.get_rows("r1")] == ["iteration"] + ["node"] * 50
 
 
 async def test_resuming_a_completed_run_returns_its_results_without_running(recorder, store: CheckpointStore) -> None:
-    first = await recorder.graph(CHAIN).arun(checkpoint=store, run_id="r1")
+    first = await arun_checkpointed(recorder.graph(CHAIN), store, run_id="r1")
     recorder.calls.clear()
 
     again = await graphrt.aresume(store, "r1", agents=recorder.agents)
@@ -111,7 +112,7 @@ async def test_injected_values_are_saved_and_used_on_resume(recorder, store: Che
     graph.inject("who", "Grace")
     recorder.failing.add("third")
     with pytest.raises(graphrt.AgentError):
-        await graph.arun(checkpoint=store, run_id="r1", all_results=True)
+        await arun_checkpointed(graph, store, run_id="r1", all_results=True)
     recorder.failing.clear()
 
     results = await graphrt.aresume(store, "r1", agents=recorder.agents)
@@ -121,10 +122,10 @@ async def test_injected_values_are_saved_and_used_on_resume(recorder, store: Che
 
 
 async def test_resume_without_a_run_id_continues_the_latest_unfinished_run(recorder, store: CheckpointStore) -> None:
-    await recorder.graph(CHAIN).arun(checkpoint=store, run_id="done")
+    await arun_checkpointed(recorder.graph(CHAIN), store, run_id="done")
     recorder.failing.add("third")
     with pytest.raises(graphrt.AgentError):
-        await recorder.graph(CHAIN).arun(checkpoint=store, run_id="broken")
+        await arun_checkpointed(recorder.graph(CHAIN), store, run_id="broken")
     recorder.failing.clear()
     recorder.calls.clear()
 
@@ -135,14 +136,14 @@ async def test_resume_without_a_run_id_continues_the_latest_unfinished_run(recor
 
 
 async def test_resuming_an_unknown_run_lists_the_saved_runs(recorder, tmp_path: Path) -> None:
-    await recorder.graph(CHAIN).arun(checkpoint=tmp_path / "runs.db", run_id="r1")
+    await arun_checkpointed(recorder.graph(CHAIN), tmp_path / "runs.db", run_id="r1")
 
     with pytest.raises(CheckpointError, match=r"no run 'r2' in .*runs.db \(saved runs: r1\)"):
         await graphrt.aresume(tmp_path / "runs.db", "r2", agents=recorder.agents)
 
 
 async def test_resuming_when_every_run_completed_says_so(recorder, tmp_path: Path) -> None:
-    await recorder.graph(CHAIN).arun(checkpoint=tmp_path / "runs.db", run_id="r1")
+    await arun_checkpointed(recorder.graph(CHAIN), tmp_path / "runs.db", run_id="r1")
 
     with pytest.raises(CheckpointError, match=r"every run in .*runs.db has completed \(latest: r1\)"):
         await graphrt.aresume(tmp_path / "runs.db", agents=recorder.agents)
@@ -155,7 +156,7 @@ async def _broken_file_run(recorder, tmp_path: Path) -> Path:
     file.write_text(yaml.safe_dump(CHAIN))
     recorder.failing.add("third")
     with pytest.raises(graphrt.AgentError):
-        await recorder.graph(file).arun(checkpoint=tmp_path / "runs.db", run_id="r1")
+        await arun_checkpointed(recorder.graph(file), tmp_path / "runs.db", run_id="r1")
     recorder.failing.clear()
     return file
 
@@ -200,19 +201,19 @@ async def test_with_force_a_graph_file_that_is_gone_runs_from_the_saved_copy(rec
 async def test_arun_with_a_saved_run_id_continues_that_run(recorder, store: CheckpointStore) -> None:
     recorder.failing.add("third")
     with pytest.raises(graphrt.AgentError):
-        await recorder.graph(CHAIN).arun(checkpoint=store, run_id="r1")
+        await arun_checkpointed(recorder.graph(CHAIN), store, run_id="r1")
     recorder.failing.clear()
 
-    await recorder.graph(CHAIN).arun(checkpoint=store, run_id="r1")
+    await arun_checkpointed(recorder.graph(CHAIN), store, run_id="r1")
 
     assert recorder.calls == ["first", "second", "third", "third"]
 
 
 async def test_arun_refuses_to_continue_a_run_of_another_graph(recorder, store: CheckpointStore) -> None:
-    await recorder.graph(CHAIN).arun(checkpoint=store, run_id="r1")
+    await arun_checkpointed(recorder.graph(CHAIN), store, run_id="r1")
 
     with pytest.raises(CheckpointError, match="the graph changed since run 'r1' was saved"):
-        await recorder.graph(LOOP).arun(checkpoint=store, run_id="r1")
+        await arun_checkpointed(recorder.graph(LOOP), store, run_id="r1")
 
 
 async def test_a_node_result_json_cannot_hold_runs_again_on_resume(recorder, tmp_path: Path) -> None:
@@ -225,7 +226,7 @@ async def test_a_node_result_json_cannot_hold_runs_again_on_resume(recorder, tmp
                                       "after": {"agent": "recordAgent", "inputs": {"x": ":raw"}, "isResult": True}}}
     recorder.failing.add("after")
     with pytest.raises(graphrt.AgentError):
-        await graphrt.Graph(data, agents=agents).arun(checkpoint=tmp_path / "runs.db", run_id="r1")
+        await arun_checkpointed(graphrt.Graph(data, agents=agents), tmp_path / "runs.db", run_id="r1")
     recorder.failing.clear()
 
     await graphrt.aresume(tmp_path / "runs.db", "r1", agents=agents)
@@ -238,7 +239,7 @@ async def test_an_injected_value_json_cannot_hold_is_refused_before_the_run(reco
     graph.inject("who", b"Ada")
 
     with pytest.raises(CheckpointError, match="cannot save the value injected into 'who' in a checkpoint: a bytes"):
-        await graph.arun(checkpoint=tmp_path / "runs.db")
+        await arun_checkpointed(graph, tmp_path / "runs.db")
     assert recorder.calls == []
 
 
@@ -253,7 +254,7 @@ async def test_a_store_that_fails_stops_the_run_with_a_checkpoint_error(recorder
     store = _BrokenStore(tmp_path / "runs.db")
 
     with pytest.raises(CheckpointError, match=r"could not save run 'r1' to .*: OSError: disk full"):
-        await recorder.graph(CHAIN).arun(checkpoint=store, run_id="r1")
+        await arun_checkpointed(recorder.graph(CHAIN), store, run_id="r1")
 
     assert (await store.get_run("r1")).status == RunStatus.RUNNING  # not marked done: resuming runs 'second' again
 
@@ -268,7 +269,7 @@ async def test_an_aborted_run_is_saved_as_stopped(recorder, store: CheckpointSto
     graph = graphrt.Graph(data, agents=agents)
 
     with pytest.raises(graphrt.GraphAbortedError):
-        await graph.arun(checkpoint=store, run_id="r1")
+        await arun_checkpointed(graph, store, run_id="r1")
 
     assert (await store.get_run("r1")).status == RunStatus.STOPPED
     assert [row.key for row in await store.get_rows("r1")] == ["", "first"]
@@ -277,7 +278,7 @@ async def test_an_aborted_run_is_saved_as_stopped(recorder, store: CheckpointSto
 def test_checkpointed_runs_work_on_trio(recorder, tmp_path: Path) -> None:
     recorder.failing.add("third")
     with pytest.raises(graphrt.AgentError):
-        recorder.graph(CHAIN).run(checkpoint=tmp_path / "runs.db", run_id="r1", backend="trio")
+        run_checkpointed(recorder.graph(CHAIN), tmp_path / "runs.db", run_id="r1", backend="trio")
     recorder.failing.clear()
 
     results = graphrt.resume(tmp_path / "runs.db", "r1", agents=recorder.agents, backend="trio")

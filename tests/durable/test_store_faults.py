@@ -18,6 +18,7 @@ import graphrt
 from graphrt import AgentContext, AgentInfo
 from graphrt.base.errors import GraphError
 from graphrt.checkpoint import CheckpointError, SQLiteStore
+from graphrt.durable import arun_checkpointed
 
 pytestmark = pytest.mark.anyio
 
@@ -73,7 +74,7 @@ async def _plain() -> dict:
 
 async def _reference_calls(tmp_path: Path) -> list[str]:
     store = FaultyStore(tmp_path / "reference.db")
-    await graphrt.Graph(GRAPH, agents=_agents([])).arun(checkpoint=store, run_id="r1")
+    await arun_checkpointed(graphrt.Graph(GRAPH, agents=_agents([])), store, run_id="r1")
     await graphrt.aresume(store, "r1", agents=_agents([]))  # reads of a completed run
     await store.close()
     return store.calls
@@ -89,7 +90,7 @@ async def test_every_write_and_read_can_fail_once_without_a_traceback_or_lost_da
         faulty = FaultyStore(path, fail_at)
         ran: list[str] = []
         try:
-            results = await graphrt.Graph(GRAPH, agents=_agents(ran)).arun(checkpoint=faulty, run_id="r1")
+            results = await arun_checkpointed(graphrt.Graph(GRAPH, agents=_agents(ran)), faulty, run_id="r1")
             assert results == expected
             results = await graphrt.aresume(faulty, "r1", agents=_agents(ran))  # a completed run reads its results
             outcomes["results"] += 1
@@ -105,7 +106,7 @@ async def test_every_write_and_read_can_fail_once_without_a_traceback_or_lost_da
         try:
             saved = await healthy.get_run("r1")
             if saved is None:
-                results = await graphrt.Graph(GRAPH, agents=_agents(ran)).arun(checkpoint=healthy, run_id="r1")
+                results = await arun_checkpointed(graphrt.Graph(GRAPH, agents=_agents(ran)), healthy, run_id="r1")
             else:
                 results = await graphrt.aresume(healthy, "r1", agents=_agents(ran))
         finally:
@@ -126,7 +127,7 @@ async def _failed_run(path: Path) -> None:
         return {"node": ctx.node_id, **ctx.inputs}
 
     with pytest.raises(graphrt.AgentError):
-        await graphrt.Graph(GRAPH, agents=[AgentInfo("stepAgent", step)]).arun(checkpoint=path, run_id="r1")
+        await arun_checkpointed(graphrt.Graph(GRAPH, agents=[AgentInfo("stepAgent", step)]), path, run_id="r1")
 
 
 @pytest.mark.parametrize("damage, what", [

@@ -16,6 +16,7 @@ import pytest
 
 import graphrt
 from graphrt.check.validate import collect_issues
+from graphrt.durable import run_checkpointed
 
 # GraphAI's packages/graphai/tests/units/test_abort.ts (graph_loop_data)
 FOREVER = {"version": 0.5, "loop": {"while": True}, "nodes": {
@@ -82,7 +83,7 @@ def test_a_saved_run_that_times_out_can_be_resumed(tmp_path: Path) -> None:
     }}
     store = tmp_path / "runs.sqlite"
     with pytest.raises(graphrt.RunTimeoutError):
-        graphrt.Graph(graph).run(checkpoint=store, run_id="r1", timeout=0.15)
+        run_checkpointed(graphrt.Graph(graph), store, run_id="r1", timeout=0.15)
     assert graphrt.resume(store, "r1") == {"step": {"n": 12}}
 
 

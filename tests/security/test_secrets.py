@@ -13,6 +13,7 @@ import pytest
 import graphrt
 from graphrt.checkpoint import SQLiteStore
 from graphrt.cli import main
+from graphrt.durable import from_checkpoint, run_checkpointed
 
 ENV_KEY = "sk-env-secret-0123456789abcdef"
 CONFIG_KEY = "sk-config-secret-abcdef0123456789"
@@ -96,7 +97,7 @@ def test_a_config_api_key_is_saved_redacted_and_resume_uses_the_environment(open
     openai_server.script(reply.error(500, "down"))
     graph = graphrt.Graph(graph_file, config={"openAIAgent": {"apiKey": CONFIG_KEY, "model": "m"}})
     with pytest.raises(graphrt.AgentError):
-        graph.run(checkpoint=tmp_path / "runs.db", run_id="r1")
+        run_checkpointed(graph, tmp_path / "runs.db", run_id="r1")
     openai_server.script(reply.text("green tea"))
 
     results = graphrt.resume(tmp_path / "runs.db", "r1")
@@ -110,7 +111,7 @@ def test_a_config_api_key_is_saved_redacted_and_resume_uses_the_environment(open
 def test_keys_written_in_the_graph_file_are_not_copied_into_the_checkpoint(openai_server, reply, graph_file, tmp_path) -> None:
     openai_server.script(reply.text("fine"))
 
-    graphrt.Graph(graph_file).run(checkpoint=tmp_path / "runs.db", run_id="r1")
+    run_checkpointed(graphrt.Graph(graph_file), tmp_path / "runs.db", run_id="r1")
 
     text = _saved(tmp_path, "get_run", "r1").graph_text
     assert "apiKey: REDACTED" in text and "Authorization: REDACTED" in text
@@ -129,15 +130,15 @@ def test_a_node_result_under_a_secret_sounding_key_is_saved_as_it_is(tmp_path: P
     agents = [graphrt.AgentInfo("pageAgent", page)]
     graph = graphrt.Graph({"version": 0.5, "nodes": {"page": {"agent": "pageAgent", "isResult": True}}}, agents=agents)
 
-    assert graph.run(checkpoint=tmp_path / "runs.db", run_id="r1") == {"page": value}
+    assert run_checkpointed(graph, tmp_path / "runs.db", run_id="r1") == {"page": value}
     row = _saved(tmp_path, "get_rows", "r1")[-1]
     assert json.loads(row.value) == value
     assert graphrt.resume(tmp_path / "runs.db", "r1", agents=agents) == {"page": value}
 
 
 def test_a_checkpoint_file_is_readable_by_its_owner_only(tmp_path: Path) -> None:
-    graphrt.Graph({"nodes": {"a": {"value": 1}, "b": {"agent": "copyAgent", "inputs": {"a": ":a"}}}}).run(
-        checkpoint=tmp_path / "runs.db")
+    run_checkpointed(graphrt.Graph({"nodes": {"a": {"value": 1}, "b": {"agent": "copyAgent", "inputs": {"a": ":a"}}}}),
+                     tmp_path / "runs.db")
 
     for path in tmp_path.iterdir():  # the database, SQLite's -wal and -shm files, the folder of run claims
         assert path.stat().st_mode & 0o777 == (0o700 if path.is_dir() else 0o600), path.name
@@ -149,7 +150,7 @@ def test_an_injected_value_is_saved_as_it_is(tmp_path: Path) -> None:
     graph = graphrt.Graph(data)
     graph.inject("apiKey", "sk-injected-0123456789abcdef")
 
-    graph.run(checkpoint=tmp_path / "runs.db", run_id="r1")
+    run_checkpointed(graph, tmp_path / "runs.db", run_id="r1")
 
     assert _saved(tmp_path, "get_run", "r1").injected == {"apiKey": "sk-injected-0123456789abcdef"}
 
@@ -162,7 +163,7 @@ def test_a_dict_graph_is_saved_with_its_data_and_without_its_credentials(tmp_pat
     }}
     graph = graphrt.Graph(data, config={"openAIAgent": {"baseURL": "http://me:hunter2pass@127.0.0.1:9/v1", "model": "m"}})
 
-    graph.run(checkpoint=tmp_path / "runs.db", run_id="r1")
+    run_checkpointed(graph, tmp_path / "runs.db", run_id="r1")
 
     record = _saved(tmp_path, "get_run", "r1")
     saved = json.loads(record.graph_text)
@@ -171,7 +172,7 @@ def test_a_dict_graph_is_saved_with_its_data_and_without_its_credentials(tmp_pat
     assert record.config == {"openAIAgent": {"baseURL": "[redacted]", "model": "m"}}
     for secret in ("sk-in-params-0123456789abcdef", "hunter2pass"):
         assert secret not in _everything_saved(tmp_path)
-    assert graphrt.Graph.from_checkpoint(tmp_path / "runs.db", "r1").run() == {"use": {"p": data["nodes"]["page"]["value"]}}
+    assert from_checkpoint(tmp_path / "runs.db", "r1")[0].run() == {"use": {"p": data["nodes"]["page"]["value"]}}
 
 
 URL_PASSWORD_GRAPH = """\
