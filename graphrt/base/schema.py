@@ -34,7 +34,8 @@ from graphrt.base.jsvalue import without_undefined
 from graphrt.base.quick_check import compile_check
 
 __all__ = [
-    "UnsupportedType", "Violation", "type_schema", "needs_coercion", "coerce", "violations", "validator_of", "format_path",
+    "UnsupportedType", "Violation", "type_schema", "needs_coercion", "coerce", "violations", "validator_of", "quick_check_of",
+    "format_path",
     "json_default",
 ]
 
@@ -239,39 +240,44 @@ class Violation:
     message: str
 
 
-_MAX_VALIDATORS = 512
-_Compiled = tuple[Mapping[str, Any], "jsonschema.protocols.Validator", Callable[[Any], bool] | None]
-_validators: dict[int, _Compiled] = {}
+_MAX_CACHED = 512
+_checks: dict[int, tuple[Mapping[str, Any], Callable[[Any], bool] | None]] = {}
+_validators: dict[int, tuple[Mapping[str, Any], "jsonschema.protocols.Validator"]] = {}
 
 
-def _compiled(schema: Mapping[str, Any]) -> _Compiled:
-    """The validator and quick check of a schema, kept per schema object (which is kept alive with them)."""
-    cached = _validators.get(id(schema))
+def quick_check_of(schema: Mapping[str, Any]) -> Callable[[Any], bool] | None:
+    """The schema's quick check (quick_check.py), kept per schema object; None when it has none."""
+    cached = _checks.get(id(schema))
     if cached is None or cached[0] is not schema:
-        if len(_validators) >= _MAX_VALIDATORS:
-            _validators.clear()
-        import jsonschema  # on first use: importing it costs ~50 ms at start
-
-        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-        cached = _validators[id(schema)] = (schema, cls(schema), compile_check(schema))
-    return cached
+        if len(_checks) >= _MAX_CACHED:
+            _checks.clear()
+        cached = _checks[id(schema)] = (schema, compile_check(schema))
+    return cached[1]
 
 
 def validator_of(schema: Mapping[str, Any]) -> jsonschema.protocols.Validator:
-    """The jsonschema validator of a schema, from the cache `violations` uses, for callers that need its errors."""
-    return _compiled(schema)[1]
+    """The jsonschema validator of a schema, kept per schema object, for callers that need its errors."""
+    cached = _validators.get(id(schema))
+    if cached is None or cached[0] is not schema:
+        if len(_validators) >= _MAX_CACHED:
+            _validators.clear()
+        import jsonschema  # only when a quick check cannot say yes: importing it costs ~50 ms at start
+
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        cached = _validators[id(schema)] = (schema, cls(schema))
+    return cached[1]
 
 
 def violations(schema: Mapping[str, Any], value: Any) -> list[Violation]:
     """Every way `value` breaks `schema`, in order of where they are; empty when it is valid."""
-    _, validator, quick = _compiled(schema)
+    quick = quick_check_of(schema)
     if quick is not None and quick(value):
         return []
     value = without_undefined(value)  # a key whose value is undefined is absent (as ajv sees `{v: undefined}`)
     if quick is not None and quick(value):
         return []
     found = []
-    for error in validator.iter_errors(value):
+    for error in validator_of(schema).iter_errors(value):
         path = tuple(error.absolute_path)
         if error.validator == "required":
             missing = [name for name in error.validator_value if name not in error.instance]

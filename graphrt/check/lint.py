@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 from graphrt.authoring.agent_info import AgentInfo
 from graphrt.base.errors import ValidationIssue, describe_issue
-from graphrt.base.schema import validator_of, violations
+from graphrt.base.schema import quick_check_of, validator_of, violations
 from graphrt.base.secrets import SECRET_KEY, hide_url_passwords
 from graphrt.check.rules import rule_issues
 from graphrt.graphdata.loader import GraphSource
@@ -118,6 +118,9 @@ def _node_shape(node: Any) -> tuple[Any, ...] | None:
 
 def _schema_errors(data: dict[str, Any]) -> Iterator[tuple[tuple[Any, ...], jsonschema.ValidationError]]:
     """Every error of the GraphData schema, with the path its error is under: `("nodes", id)` for a node's."""
+    quick = quick_check_of(graphdata_schema())
+    if quick is not None and quick(data):
+        return  # valid, and jsonschema not even imported
     top, node_validator = _graph_validators()
     for error in top.iter_errors(data):
         yield (), error
@@ -465,10 +468,9 @@ class _Linter:
         """
         properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
         one = field[:-1]  # "input", "param"
-        validator = validator_of(schema)
         severity = "error" if literal_errors else "warning"
         if errors_only:
-            self.check_literals(node_id, field, values, properties, validator, agent, severity)
+            self.check_literals(node_id, field, values, properties, schema, agent, severity)
             return
         for key in schema.get("required") or ():
             if key not in values:
@@ -478,11 +480,11 @@ class _Linter:
                 if key not in properties and not (field == "inputs" and key == "params"):  # inputs.params overrides params
                     takes = f"it takes: {', '.join(properties)}" if properties else f"it takes no {field}"
                     self.add(f"{agent} takes no {one} '{key}' ({takes})", node_id, f"{field}.{key}")
-        self.check_literals(node_id, field, values, properties, validator, agent, severity)
+        self.check_literals(node_id, field, values, properties, schema, agent, severity)
 
     def check_literals(self, node_id: str, field: str, values: dict[str, Any], properties: dict[str, Any],
-                       validator: Any, agent: str, severity: str) -> None:
-        """Values written in the file (no reference in them) against their property's schema."""
+                       schema: dict[str, Any], agent: str, severity: str) -> None:
+        """Values written in the file (no reference in them) against their property's schema (within `schema`)."""
         one = field[:-1]
         for key, value in values.items():
             subschema = properties.get(key)
@@ -493,7 +495,7 @@ class _Linter:
                     continue  # valid: a cached validator, and no jsonschema at all for a simple schema
             except Exception:  # noqa: BLE001 - e.g. a $ref that only the whole schema resolves: ask it below
                 pass
-            for error in validator.evolve(schema=subschema).iter_errors(value):
+            for error in validator_of(schema).evolve(schema=subschema).iter_errors(value):
                 for path, message in _explain(error, (key,)):
                     where = ".".join(str(part) for part in (field, *path))
                     self.add(f"{agent} {one} schema: {message}", node_id, where, severity)

@@ -10,7 +10,7 @@ writes to it from the run's checkpoint hook.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Union
+from typing import TYPE_CHECKING, Any, Union
 
 from graphrt.checkpoint.base import (
     CheckpointError,
@@ -21,7 +21,9 @@ from graphrt.checkpoint.base import (
     decode_value,
     encode_value,
 )
-from graphrt.checkpoint.sqlite import SQLiteStore
+
+if TYPE_CHECKING:
+    from graphrt.checkpoint.sqlite import SQLiteStore
 
 __all__ = [
     "CheckpointError",
@@ -49,7 +51,17 @@ def open_store(target: CheckpointTarget) -> CheckpointStore:
 
         return PostgresStore(target)
     if isinstance(target, (str, Path)):
+        from graphrt.checkpoint.sqlite import SQLiteStore
+
         return SQLiteStore(target)
     if isinstance(target, CheckpointStore):
         return target
     raise CheckpointError(f"a checkpoint must be a file path, a postgresql:// URL or a store, got {type(target).__name__}")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SQLiteStore":  # imported on first use: a run without a checkpoint needs no sqlite3
+        from graphrt.checkpoint.sqlite import SQLiteStore
+
+        return SQLiteStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
