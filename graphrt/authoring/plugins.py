@@ -17,10 +17,10 @@ it is imported are there too.
 
 from __future__ import annotations
 
-from importlib.metadata import EntryPoint, entry_points
 from typing import Iterable
 
 from graphrt.authoring.agent_info import AgentInfo, AgentLike
+from graphrt.authoring.entry_points import EntryPoint, entry_points
 from graphrt.authoring.registry import AgentIndex, Registry
 from graphrt.base.errors import RegistrationError
 
@@ -59,11 +59,11 @@ def _load(point: EntryPoint) -> AgentIndex | list[AgentInfo]:
 
 def _entry_points(group: str) -> Iterable[EntryPoint]:
     """graphrt's own agent library first, then the packs in name order, so that a pack can replace a built-in."""
-    return sorted(entry_points(group=group), key=lambda point: (not _is_builtin(point), point.name))
+    return sorted(entry_points(group), key=lambda point: (not _is_builtin(point), point.name))
 
 
 def _is_builtin(point: EntryPoint) -> bool:
-    return point.dist is not None and point.dist.name == "graphrt"
+    return point.dist_name == "graphrt"
 
 
 _default: Registry | None = None
