@@ -76,9 +76,8 @@ def measure(path: Path, warmup: int, repeat: int) -> dict[str, Any]:
 
     def run_with_display() -> Any:
         terminal = NullTerminal()
-        display = ProgressDisplay(terminal)
         graph = graphrt.Graph(data, agents=registry)
-        graph.subscribe(display)
+        display = ProgressDisplay(terminal).watch(graph)
         try:
             return graph.run()
         finally:

@@ -109,13 +109,11 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
         from graphrt.observe.trace import TraceWriter  # each option's module is imported only when it is given
 
         trace = TraceWriter(args.trace)
+        graph.subscribe(trace)
     if not args.quiet and stderr.isatty():
         from graphrt.cli.watch import ProgressDisplay
 
-        display = ProgressDisplay(stderr)
-    for subscriber in (trace, display):
-        if subscriber is not None:
-            graph.subscribe(subscriber)
+        display = ProgressDisplay(stderr).watch(graph)
     try:
         # With -q, stdout holds the results alone: what agents and `console` print goes to stderr.
         with executor_for(args) as executor, redirect_stdout(stderr) if args.quiet else nullcontext():

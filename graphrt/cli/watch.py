@@ -1,14 +1,16 @@
 """Live progress of a run on a terminal, for `graphrt run`.
 
-The display summarises. A status line at the bottom, redrawn in place by a
-thread of its own at most `rate` times a second (never once per event), shows
-how long the run has taken, the loop iteration, how many nodes are done, failed
-and skipped, and the first few of the nodes running now. Lines above it are
-kept for what a person reads: failures, retries, timeouts, questions, tool and
-LLM calls, agent progress, streamed tokens, and nodes slow enough to wait for
-(`slow` seconds or more, outside mapAgent rows). At the end the status line
-gives way to one summary line. A graph of 100,000 fast nodes prints that line
-and nothing else, and each event costs a few dictionary operations.
+The display summarises, and does no work per node. The engine counts nodes
+into a `RunProgress` (`Graph.track_progress`); a thread of the display reads it
+at most `rate` times a second (never once per event) and redraws a status line
+at the bottom: how long the run has taken, the loop iteration, how many nodes
+are done, failed, skipped and queued, and the first few of the nodes running
+now. Lines above it are kept for what a person reads, which comes as events:
+failures, retries, timeouts, questions, tool and LLM calls, agent progress,
+streamed tokens; and, from the counters, nodes slow enough to wait for (`slow`
+seconds or more, outside mapAgent rows). At the end the status line gives way
+to one summary line. A graph of 100,000 fast nodes prints that line and
+nothing else, and costs the run a few counter updates per node.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import itertools
 import shutil
 import threading
 import time
-from typing import Any, Callable, TextIO
+from typing import TYPE_CHECKING, Any, Callable, TextIO
 
 from graphrt.base.errors import GraphInterrupted
 from graphrt.observe.events import (
@@ -25,17 +27,19 @@ from graphrt.observe.events import (
     Event,
     LlmCallFinished,
     LoopIteration,
-    NodeCompleted,
     NodeFailed,
     NodeRetried,
-    NodeSkipped,
-    NodeStarted,
     NodeTimedOut,
     RunFinished,
+    RunStarted,
     TokenDelta,
     ToolCalled,
     ToolReturned,
 )
+from graphrt.observe.progress import RunProgress
+
+if TYPE_CHECKING:
+    from graphrt.engine.graph import Graph
 
 __all__ = ["ProgressDisplay", "graph_name", "node_name"]
 
@@ -96,36 +100,30 @@ def _plural(count: int, word: str) -> str:
 class ProgressDisplay:
     """Shows a run's progress on `stream`, a terminal; call `close()` when the run is over.
 
-    `rate` bounds the status redraws per second; `slow` is the duration (seconds) from
-    which a finished node gets a line of its own; `clock` is for tests.
+    `watch(graph)` connects it to a graph's runs: the graph counts into `progress`,
+    and hands the display the few events a person reads. `rate` bounds the status
+    redraws per second; `slow` is the duration (seconds) from which a completed node
+    gets a line of its own; `clock` is for tests.
     """
 
-    def __init__(self, stream: TextIO, *, rate: float = 10.0, slow: float = 1.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, stream: TextIO, progress: RunProgress | None = None, *, rate: float = 10.0,
+                 slow: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
         self.stream = stream
+        self.progress = progress if progress is not None else RunProgress(slow_after=slow)
         self.interval = 1.0 / rate
-        self.slow = slow
         self.clock = clock
         self.started: float | None = None
-        self.done = 0
-        self.failed = 0
-        self.skipped = 0
         self.iterations = 0  # of the top-level graph, once it loops
         self.redraws = 0
-        self._running: dict[tuple[Any, ...], None] = {}  # (path, node id), in the order they started
         self._loops: dict[tuple[str | int, ...], int] = {}  # nested graph path -> its iteration index
-        self._loops_of: dict[tuple[str | int, ...], list[tuple[str | int, ...]]] = {}  # node path -> its graphs' loops
         self._paused = False  # between the top-level run's end and the next event (a prompt may be on screen)
-        self._slowest: tuple[float, str] | None = None
         self._streaming: tuple[Any, ...] | None = None
         self._status = ""
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
         self._handlers: dict[type, Callable[[Any], None]] = {
-            NodeStarted: self._started,
-            NodeCompleted: self._completed,
-            NodeSkipped: self._skipped,
+            RunStarted: lambda event: None,  # the status starts (again, after a question) with the run
             NodeRetried: self._retried,
             NodeTimedOut: self._timed_out,
             NodeFailed: self._failed,
@@ -133,11 +131,17 @@ class ProgressDisplay:
             TokenDelta: self._token,
             ToolCalled: self._tool_called,
             ToolReturned: self._tool_returned,
-            AgentProgress: self._progress,
+            AgentProgress: self._agent_progress,
             LlmCallFinished: self._llm,
             RunFinished: self._run_finished,
         }
         self.event_types = tuple(self._handlers)  # the engine builds no other events for the display (Emitter.wants)
+
+    def watch(self, graph: "Graph") -> "ProgressDisplay":
+        """Shows the progress of the graph's later runs: it counts into `progress`, and sends its events here."""
+        graph.track_progress(self.progress)
+        graph.subscribe(self)
+        return self
 
     def __call__(self, event: Event) -> None:
         handler = self._handlers.get(type(event))
@@ -158,20 +162,24 @@ class ProgressDisplay:
             self._end_tokens()
             self._clear_status()
             if self.started is not None:
+                self._slow_lines()
                 self.stream.write(self.summary() + "\n")
                 self.started = None
             self.stream.flush()
 
     def summary(self) -> str:
         """`finished 10,001 nodes in 3.21 s (1 failed, 2 skipped, 3 loop iterations); slowest: llm 1.25 s`."""
+        progress = self.progress
         elapsed = self.clock() - self.started if self.started is not None else 0.0
-        counts = [f"{self.failed:,} failed" if self.failed else "", f"{self.skipped:,} skipped" if self.skipped else "",
+        counts = [f"{progress.failed:,} failed" if progress.failed else "",
+                  f"{progress.skipped:,} skipped" if progress.skipped else "",
                   _plural(self.iterations, "loop iteration") if self.iterations else ""]
         counts = [count for count in counts if count]
-        text = f"finished {_plural(self.done, 'node')} in {_duration(elapsed)}"
+        text = f"finished {_plural(progress.done, 'node')} in {_duration(elapsed)}"
         text += f" ({', '.join(counts)})" if counts else ""
-        if self._slowest is not None:
-            text += f"; slowest: {self._slowest[1]} {_duration(self._slowest[0])}"
+        if progress.slowest is not None:
+            duration, key = progress.slowest
+            text += f"; slowest: {node_name(*key)} {_duration(duration)}"
         return text
 
     # ----- the status line -----
@@ -185,24 +193,42 @@ class ProgressDisplay:
         while not self._stop.wait(self.interval):
             with self._lock:
                 if self.started is not None and not self._paused:
-                    self._draw_status()
+                    self.redraw()
+
+    def redraw(self) -> None:
+        """What each tick does: lines for the slow nodes completed since the last one, then the status line."""
+        self._slow_lines()
+        self._draw_status()
 
     def status(self) -> str:
-        """The status line's text: elapsed time, loop, counts, and the first nodes running now."""
+        """The status line's text: elapsed time, loops, counts, and the first nodes running now."""
+        progress = self.progress
         parts = [_duration(self.clock() - self.started) if self.started is not None else "0 ms"]
         if self.iterations:
             parts.append(f"loop {self.iterations}")
+        if self._loops:
+            self._forget_ended_loops()
         parts += [f"{graph_name(path)} loop {index + 1}" for path, index in itertools.islice(self._loops.items(), _SHOWN_LOOPS)]
-        parts.append(f"done {self.done:,}")
-        if self.failed:
-            parts.append(f"failed {self.failed:,}")
-        if self.skipped:
-            parts.append(f"skipped {self.skipped:,}")
-        running = len(self._running)
-        names = ", ".join(node_name(*key) for key in itertools.islice(self._running, _SHOWN_RUNNING))
+        parts.append(f"done {progress.done:,}")
+        if progress.failed:
+            parts.append(f"failed {progress.failed:,}")
+        if progress.skipped:
+            parts.append(f"skipped {progress.skipped:,}")
+        if progress.queued > 0:
+            parts.append(f"queued {progress.queued:,}")
+        running = len(progress.running)
+        names = ", ".join(node_name(*key) for key in progress.first_running(_SHOWN_RUNNING))
         more = f" (+{running - _SHOWN_RUNNING:,})" if running > _SHOWN_RUNNING else ""
-        parts.append(f"running {running:,}: {names}{more}" if running else "running: -")
+        parts.append(f"running {running:,}: {names}{more}" if running and names else "running: -")
         return " | ".join(parts)
+
+    def _forget_ended_loops(self) -> None:
+        """Drops the loops of nested graphs whose node (the nestedAgent, the mapAgent of a row) is no longer running."""
+        running = {(*path, node_id) for path, node_id in self.progress.running_nodes()}
+        for path in list(self._loops):
+            owner = path[:-1] if isinstance(path[-1], int) else path  # a map row's graph belongs to the map node
+            if owner not in running:
+                del self._loops[path]
 
     def _draw_status(self) -> None:
         if self._streaming is not None:
@@ -219,61 +245,37 @@ class ProgressDisplay:
             self.stream.write(_CLEAR_LINE)
             self._status = ""
 
+    def _slow_lines(self) -> None:
+        for key, duration in self.progress.take_slow():
+            if not _in_map_row(key[0]):
+                self._line(f"done     {node_name(*key)}  {_duration(duration)}")
+
     # ----- events -----
 
-    def _started(self, event: NodeStarted) -> None:
-        self._running[(event.path, event.node_id)] = None
-
-    def _ended(self, event: Any) -> None:
-        """Forgets a node that is not running now, and the loops of the graphs it ran (nested or map rows)."""
-        self._running.pop((event.path, event.node_id), None)
-        if self._loops_of:
-            for path in self._loops_of.pop((*event.path, event.node_id), ()):
-                self._loops.pop(path, None)
-
-    def _completed(self, event: NodeCompleted) -> None:
-        self._ended(event)
-        self.done += 1
-        duration = event.duration
-        if self._slowest is None or duration > self._slowest[0]:
-            self._slowest = (duration, node_name(event.path, event.node_id))
-        if duration >= self.slow and not _in_map_row(event.path):
-            self._line(f"done     {node_name(event.path, event.node_id)}  {_duration(duration)}")
-
-    def _skipped(self, event: NodeSkipped) -> None:
-        self.skipped += 1
-
     def _retried(self, event: NodeRetried) -> None:
-        self._ended(event)
         self._line(f"retry    {node_name(event.path, event.node_id)}  attempt failed: {_message(event.error)}")
 
     def _timed_out(self, event: NodeTimedOut) -> None:
-        self._ended(event)
-        self.failed += 1
         self._line(f"timeout  {node_name(event.path, event.node_id)}  {_message(event.error)}")
 
     def _failed(self, event: NodeFailed) -> None:
-        self._ended(event)
         name = node_name(event.path, event.node_id)
         if isinstance(event.error, GraphInterrupted):
             self._line(f"asks     {name}  {event.error.question}")
         else:
-            self.failed += 1
             self._line(f"FAILED   {name}  {_message(event.error)}")
 
     def _loop(self, event: LoopIteration) -> None:
         if not event.index:
             return  # every graph has a first iteration; only a looping one has a second
         if event.path:
-            if event.path not in self._loops:
-                owner = event.path[:-1] if isinstance(event.path[-1], int) else event.path  # a map row's node
-                self._loops_of.setdefault(owner, []).append(event.path)
             self._loops[event.path] = event.index
         else:
             self.iterations = event.index + 1
 
     def _run_finished(self, event: RunFinished) -> None:
         if not event.path:
+            self._slow_lines()
             self._end_tokens()
             self._clear_status()
             self._paused = True
@@ -285,7 +287,7 @@ class ProgressDisplay:
         outcome = f"error: {_short(event.error)}" if event.error else _short(event.content)
         self._line(f"tool     {node_name(event.path, event.node_id)}  <- {event.name}: {outcome}")
 
-    def _progress(self, event: AgentProgress) -> None:
+    def _agent_progress(self, event: AgentProgress) -> None:
         if isinstance(event.data, dict) and event.data.get("onStderr"):
             return  # the agent printed it on stderr itself, in full: once is enough
         self._line(f"progress {node_name(event.path, event.node_id)}  {_short(event.message)}")

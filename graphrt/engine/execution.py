@@ -31,7 +31,8 @@ from graphrt.engine.scheduler import Scheduler, Ticket
 from graphrt.graphdata.loader import GraphLoader
 from graphrt.graphdata.refs import LOOP_COUNTER, DictOf, ListOf
 from graphrt.graphdata.spec import ComputedNodeSpec, GraphSpec, LoopSpec, StaticNodeSpec
-from graphrt.observe.events import Emitter, LoopIteration, NodeQueued, NodeSkipped
+from graphrt.observe.events import Emitter, LoopIteration, NodeCompleted, NodeQueued, NodeSkipped, NodeStarted
+from graphrt.observe.progress import RunProgress
 
 if TYPE_CHECKING:
     from graphrt.authoring.filters import AgentFilter
@@ -122,6 +123,7 @@ class GraphRun:
         graph_loader: GraphLoader | None = None,
         executor: Executor | None = None,
         services: RunServices | None = None,
+        progress: RunProgress | None = None,
     ) -> None:
         self.spec = spec
         self.graph_loader = graph_loader  # for `graphLoader` nodes; None reads files beside the graph file
@@ -141,8 +143,13 @@ class GraphRun:
         self.iteration = 0
         self.loop_error: GraphError | None = None  # an `update`, `loop.while` or static `console` that failed
         self._invoker: NodeInvoker | None = NodeInvoker(self)
+        self.progress = progress  # counted per node for a display to sample (graphrt.observe.progress)
+        # Per-node events are built only for a subscriber that takes them (the live display reads `progress`).
         self.emitting = bool(self.emitter)
-        self.emitting_queued = self.emitting and self.emitter.wants(NodeQueued)  # one event per node that few read
+        self.emitting_queued = self.emitting and self.emitter.wants(NodeQueued)
+        self.emitting_started = self.emitting and self.emitter.wants(NodeStarted)
+        self.emitting_completed = self.emitting and self.emitter.wants(NodeCompleted)
+        self.emitting_skipped = self.emitting and self.emitter.wants(NodeSkipped)
         self._active = 0  # nodes of this run queued or running
         self._drained: anyio.Event | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
@@ -165,7 +172,7 @@ class GraphRun:
         child = GraphRun(spec, registry=self.registry, scheduler=self.scheduler, config=self.config,
                          emitter=self.emitter, injected=injected, loop_count=loop_count, path=path,
                          run_id=self.run_id, filters=self.filters, graph_loader=self.graph_loader,
-                         executor=self.executor, services=self.services)
+                         executor=self.executor, services=self.services, progress=self.progress)
         child.answers = self.answers
         return child
 
@@ -195,7 +202,9 @@ class GraphRun:
                             await anyio.lowlevel.checkpoint()
                 finally:
                     # Before the task group closes: a slot freed elsewhere must not start a node here.
-                    self.scheduler.discard(self)
+                    dropped = self.scheduler.discard(self)
+                    if self.progress is not None:
+                        self.progress.queued -= dropped
         finally:
             self._task_group = None
             self._invoker = None  # breaks the run <-> invoker cycle, so a finished run is freed at once
@@ -356,7 +365,9 @@ class GraphRun:
                 return False
             if node.skip and spec.default_value is UNDEFINED:
                 node.state = NodeState.SKIPPED
-                if self.emitting:
+                if self.progress is not None:
+                    self.progress.skipped += 1
+                if self.emitting_skipped:
                     self.emitter.emit(NodeSkipped(run_id=self.run_id, path=self.path, node_id=spec.node_id))
                 return False
         return True
@@ -364,6 +375,8 @@ class GraphRun:
     def _queue(self, node: NodeRun) -> None:
         node.state = NodeState.QUEUED
         self._active += 1
+        if self.progress is not None:
+            self.progress.queued += 1
         if self.emitting_queued:
             self.emitter.emit(NodeQueued(run_id=self.run_id, path=self.path, node_id=node.spec.node_id))
         self.scheduler.submit(Ticket(node.spec.priority, node.spec.label, self._granted, self, node))
@@ -379,14 +392,21 @@ class GraphRun:
     async def _work(self, ticket: Ticket) -> None:
         """A worker: runs the granted node, then the next one handed to it, until none is."""
         done = 0
+        progress = self.progress
         while True:
+            node = ticket.node
+            key = progress.start(self.path, node.spec.node_id) if progress is not None else None
             try:
                 if done and done % _YIELD_EVERY == 0:
                     await anyio.lowlevel.checkpoint()  # let other tasks (and cancellation) in
-                await self._invoker.execute(ticket.node, ticket)  # type: ignore[union-attr]
+                await self._invoker.execute(node, ticket)  # type: ignore[union-attr]
             except BaseException:
+                if progress is not None:
+                    progress.end(key, completed=False)  # type: ignore[arg-type]
                 self._finish(ticket, take_next=False)  # cancelled: hand nothing to this worker
                 raise
+            if progress is not None:
+                progress.end(key, completed=node.state is NodeState.COMPLETED)  # type: ignore[arg-type]
             self._finish(ticket, take_next=True)
             ticket, self._handoff = self._handoff, None
             if ticket is None:

@@ -38,6 +38,7 @@ from graphrt.engine.scheduler import Scheduler
 from graphrt.graphdata.loader import GraphLoader, load_graph
 from graphrt.graphdata.spec import StaticNodeSpec, compile_graph
 from graphrt.observe.events import Emitter, Event, EventStream, RunFinished, RunStarted
+from graphrt.observe.progress import RunProgress
 
 __all__ = ["Graph", "AgentsArg", "make_registry", "with_bypassed_agents", "run_timeout", "within_timeout",
            "RUN_TIMEOUT_VARIABLE"]
@@ -145,6 +146,7 @@ class Graph:
         self.services = services
         self._injected: dict[str, Any] = {}
         self._emitter = Emitter()
+        self._progress: RunProgress | None = None
         self._run: GraphRun | None = None
         self._cancel_scope: anyio.CancelScope | None = None
 
@@ -187,6 +189,14 @@ class Graph:
         """Calls `callback(event)` for every event of every later run; returns the callback."""
         self._emitter.subscribers.append(callback)
         return callback
+
+    def track_progress(self, progress: RunProgress | None = None) -> RunProgress:
+        """Has every later run count its nodes in `progress` (a new one if None), and returns it.
+
+        A display samples these counters at its own pace instead of taking two events per node.
+        """
+        self._progress = progress if progress is not None else RunProgress()
+        return self._progress
 
     def stream(self, max_buffer: int = 1024) -> EventStream:
         """The events of the next run as an async iterator: `async with graph.stream() as events:`."""
@@ -234,7 +244,7 @@ class Graph:
         run = GraphRun(self.spec, registry=self.registry, scheduler=scheduler, config=self.config,
                        emitter=self._emitter, injected=self._injected, filters=self.filters, run_id=run_id,
                        restore=restore, checkpointer=checkpointer, graph_loader=self.graph_loader,
-                       executor=self.executor, services=services)
+                       executor=self.executor, services=services, progress=self._progress)
         self._run = run
         emitter = self._emitter
         if emitter:

@@ -148,7 +148,7 @@ class NodeInvoker:
             except GraphError as error:
                 return error, False
             ctx.nesting = NestingPort(run, ticket, spec.node_id, source)
-        if run.emitting:
+        if run.emitting_started:
             run.emitter.emit(NodeStarted(run_id=run.run_id, path=run.path, node_id=spec.node_id, agent_id=agent_id,
                                          attempt=node.attempts, inputs=inputs))
         if spec.console:
@@ -266,7 +266,7 @@ class NodeInvoker:
             result = spec.output.resolve({"self": result})
             if spec.pass_through is not None and isinstance(result, dict):
                 result = {**result, **spec.pass_through.resolve(run.results)}
-        if run.emitting:
+        if run.emitting_completed:
             run.emitter.emit(NodeCompleted(run_id=run.run_id, path=run.path, node_id=spec.node_id, result=result,
                                            duration=time.perf_counter() - started))
         if run.checkpointer is None:
@@ -284,6 +284,11 @@ class NodeInvoker:
         node.state = NodeState.TIMED_OUT if timed_out else NodeState.FAILED
         node.error = error
         run = self.run
+        if run.progress is not None:
+            if isinstance(error, GraphInterrupted):
+                run.progress.asked += 1
+            else:
+                run.progress.failed += 1
         if emit and run.emitting:
             run.emitter.emit(NodeFailed(run_id=run.run_id, path=run.path, node_id=node.spec.node_id, error=error,
                                         timed_out=timed_out, will_retry=False))

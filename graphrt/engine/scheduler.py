@@ -58,11 +58,14 @@ class Scheduler:
         """Takes a lent slot back without waiting; the limit may be passed until it is released."""
         self._take(ticket)
 
-    def discard(self, owner: Any) -> None:
-        """Drops the queued nodes of a graph run that was cancelled."""
+    def discard(self, owner: Any) -> int:
+        """Drops the queued nodes of a graph run that was cancelled; returns how many."""
+        dropped = 0
         for _, _, ticket in self._queue:
-            if ticket.owner is owner:
+            if ticket.owner is owner and not ticket.discarded:
                 ticket.discarded = True
+                dropped += 1
+        return dropped
 
     def _take(self, ticket: Ticket) -> None:
         self.running += 1

@@ -14,20 +14,22 @@ import pytest
 from graphrt.base.errors import AgentError, NodeTimeoutError
 from graphrt.cli import main
 from graphrt.cli.watch import ProgressDisplay
+from graphrt.engine.graph import Graph
 from graphrt.observe.events import (
     AgentProgress,
     LoopIteration,
     NodeCompleted,
     NodeFailed,
     NodeRetried,
-    NodeSkipped,
     NodeStarted,
     NodeTimedOut,
     RunFinished,
+    RunStarted,
     TokenDelta,
     ToolCalled,
     ToolReturned,
 )
+from graphrt.observe.progress import RunProgress
 
 
 @pytest.fixture
@@ -127,13 +129,38 @@ def test_quiet_shows_nothing_on_a_terminal_either(monkeypatch, capsys) -> None:
     assert terminal.getvalue() == ""
 
 
+class Engine:
+    """Counts into a RunProgress as GraphRun does, on a clock the test moves."""
+
+    def __init__(self, progress: RunProgress, clock: Clock) -> None:
+        self.progress = progress
+        self.clock = clock
+
+    def start(self, node_id: str, path: tuple = ()) -> tuple:
+        self.progress.queued += 1
+        return self.progress.start(path, node_id)
+
+    def complete(self, node_id: str, seconds: float, path: tuple = ()) -> None:
+        key = self.start(node_id, path)
+        self.clock.now += seconds
+        self.progress.end(key, completed=True)
+
+    def fail(self, node_id: str, path: tuple = ()) -> None:
+        key = self.start(node_id, path)
+        self.progress.failed += 1
+        self.progress.end(key, completed=False)
+
+
 def test_the_display_streams_tokens_reports_trouble_and_slow_nodes_and_counts_the_rest() -> None:
     terminal = FakeTerminal()
-    display = ProgressDisplay(terminal, clock=Clock())
+    clock = Clock()
+    display = ProgressDisplay(terminal, RunProgress(clock=clock), clock=clock)
+    engine = Engine(display.progress, clock)
     timeout = NodeTimeoutError("timed out after 10 ms", node_id="slow", field="timeout")
-    events = [
-        LoopIteration(run_id="r", index=0),
-        NodeStarted(run_id="r", node_id="llm", agent_id="openAIAgent", attempt=1, inputs={}),
+    display(RunStarted(run_id="r"))
+    display(LoopIteration(run_id="r", index=0))
+    llm = engine.start("llm")
+    for event in [
         TokenDelta(run_id="r", node_id="llm", token="Hel"),
         TokenDelta(run_id="r", node_id="llm", token="lo"),
         ToolCalled(run_id="r", node_id="llm", tool_call_id="1", name="search", arguments={"q": "Eiffel"}),
@@ -141,16 +168,17 @@ def test_the_display_streams_tokens_reports_trouble_and_slow_nodes_and_counts_th
         NodeRetried(run_id="r", node_id="flaky", error=AgentError("boom", node_id="flaky"), timed_out=False, will_retry=True),
         NodeTimedOut(run_id="r", node_id="slow", error=timeout, timed_out=True, will_retry=False),
         NodeFailed(run_id="r", path=("map", 2), node_id="inner", error=AgentError("bad row"), timed_out=False, will_retry=False),
-        NodeSkipped(run_id="r", node_id="maybe"),
         AgentProgress(run_id="r", node_id="crawl", message="page 2 of 3"),
-        LoopIteration(run_id="r", path=("react",), index=1),
-        NodeCompleted(run_id="r", path=("react",), node_id="act", result=1, duration=0.002),
-        NodeCompleted(run_id="r", path=("map", 1), node_id="inner", result=1, duration=0.5),
-        NodeCompleted(run_id="r", node_id="llm", result="Hello", duration=1.25),
-        RunFinished(run_id="r"),
-    ]
-    for event in events:
+    ]:
         display(event)
+    engine.fail("slow")
+    engine.fail("inner", ("map", 2))
+    display.progress.skipped += 1
+    engine.complete("act", 0.002, ("react",))
+    engine.complete("inner", 0.5, ("map", 1))
+    clock.now += 1.25
+    display.progress.end(llm, completed=True)
+    display(RunFinished(run_id="r"))
     display.close()
 
     assert visible(terminal.getvalue()) == [
@@ -161,52 +189,72 @@ def test_the_display_streams_tokens_reports_trouble_and_slow_nodes_and_counts_th
         "timeout  slow  timed out after 10 ms",
         "FAILED   map[2] > inner  bad row",
         "progress crawl  page 2 of 3",
-        "done     llm  1.25 s",
-        "finished 3 nodes in <0.1 ms (2 failed, 1 skipped); slowest: llm 1.25 s",
+        "done     llm  1.75 s",
+        "finished 3 nodes in 1.75 s (2 failed, 1 skipped); slowest: llm 1.75 s",
         "",
     ]
 
 
-def node_events(count: int, path: tuple = ()) -> list:
-    events = []
-    for i in range(count):
-        events.append(NodeStarted(run_id="r", path=path, node_id=f"n{i}", agent_id="copyAgent", attempt=1, inputs={}))
-        events.append(NodeCompleted(run_id="r", path=path, node_id=f"n{i}", result=i, duration=0.001))
-    return events
+CHAIN = {"version": 0.5, "nodes": {
+    "n0": {"value": {"v": 0}},
+    **{f"n{i}": {"agent": "copyAgent", "inputs": {"v": f":n{i - 1}.v"}} for i in range(1, 5000)},
+    "end": {"agent": "copyAgent", "inputs": {"v": ":n4999.v"}, "isResult": True},
+}}
 
 
-def test_the_status_line_is_redrawn_at_a_bounded_rate_not_per_event() -> None:
+def test_the_display_takes_no_event_per_node_and_redraws_at_a_bounded_rate(monkeypatch) -> None:
+    calls: list[type] = []
+    take = ProgressDisplay.__call__
+    monkeypatch.setattr(ProgressDisplay, "__call__", lambda self, event: (calls.append(type(event)), take(self, event)))
     terminal = FakeTerminal()
-    display = ProgressDisplay(terminal, rate=20)
+    graph = Graph(CHAIN)
+    display = ProgressDisplay(terminal, rate=20).watch(graph)
     started = time.monotonic()
-    for event in node_events(20_000):
-        display(event)
-    time.sleep(0.3)  # the status catches up within one interval of the events stopping
-    status = terminal.getvalue().rsplit("\r\x1b[K", 1)[-1]
+
+    assert graph.run() == {"end": {"v": 0}}
     display.close()
     elapsed = time.monotonic() - started
 
-    assert display.redraws <= elapsed * 20 + 1
-    assert "done 20,000" in status and "running: -" in status
-    assert visible(terminal.getvalue())[-2].startswith("finished 20,000 nodes in ")
+    assert calls == [RunStarted, LoopIteration, RunFinished]  # not two events for each of the 5,000 nodes
+    assert display.redraws <= elapsed * 20 + 1  # a redraw per tick at most, however many nodes end in between
+    [summary, end] = visible(terminal.getvalue())
+    assert re.fullmatch(r"finished 5,000 nodes in \S+ (ms|s); slowest: \S+ \S+ (ms|s)", summary) and end == ""
+
+
+def test_a_display_beside_another_subscriber_leaves_its_events_as_they_were() -> None:
+    events: list = []
+    graph = Graph(CHAIN)
+    graph.subscribe(events.append)
+    display = ProgressDisplay(FakeTerminal()).watch(graph)
+
+    graph.run()
+    display.close()
+
+    assert sum(isinstance(event, NodeStarted) for event in events) == 5000
+    assert sum(isinstance(event, NodeCompleted) for event in events) == 5000
+    assert display.progress.done == 5000
 
 
 def test_the_status_summarises_running_nodes_and_nested_loops_instead_of_listing_them() -> None:
     clock = Clock()
-    display = ProgressDisplay(FakeTerminal(), clock=clock)
+    display = ProgressDisplay(FakeTerminal(), RunProgress(clock=clock), clock=clock)
+    engine = Engine(display.progress, clock)
     display(LoopIteration(run_id="r", index=0))
     display(LoopIteration(run_id="r", index=4))
+    react = engine.start("react")
+    engine.start("map")
     for i in range(1000):
-        display(NodeStarted(run_id="r", path=("map", i), node_id="inner", agent_id="a", attempt=1, inputs={}))
+        engine.start("inner", ("map", i))
+    display.progress.queued += 7
     for i in range(3):
         display(LoopIteration(run_id="r", path=("react", i), index=2))
-    display(NodeCompleted(run_id="r", path=("map", 0), node_id="inner", result=0, duration=2.0))
-    display(NodeSkipped(run_id="r", node_id="maybe"))
+    display.progress.end((("map", 0), "inner"), completed=True)
+    display.progress.skipped += 1
     clock.now = 1.5
 
-    assert display.status() == ("1.50 s | loop 5 | react[0] loop 3 | react[1] loop 3 | done 1 | skipped 1 | "
-                                "running 999: map[1] > inner, map[2] > inner, map[3] > inner, map[4] > inner (+995)")
-    display(NodeCompleted(run_id="r", node_id="react", result=0, duration=0.1))
+    assert display.status() == ("1.50 s | loop 5 | react[0] loop 3 | react[1] loop 3 | done 1 | skipped 1 | queued 7 | "
+                                "running 1,001: react, map, map[1] > inner, map[2] > inner (+997)")
+    display.progress.end(react, completed=True)
     assert "react" not in display.status()
     display.close()
 
@@ -214,29 +262,30 @@ def test_the_status_summarises_running_nodes_and_nested_loops_instead_of_listing
 def test_the_status_pauses_when_the_run_ends_so_a_prompt_after_it_stays_clean() -> None:
     terminal = FakeTerminal()
     display = ProgressDisplay(terminal, rate=50)
-    display(NodeStarted(run_id="r", node_id="ask", agent_id="a", attempt=1, inputs={}))
+    display(RunStarted(run_id="r"))
+    display.progress.start((), "ask")
     time.sleep(0.1)
     display(RunFinished(run_id="r"))
     shown = terminal.getvalue()
     time.sleep(0.1)
 
     assert shown.endswith("\r\x1b[K") and terminal.getvalue() == shown
-    display(NodeStarted(run_id="r", node_id="ask", agent_id="a", attempt=2, inputs={}))
+    display(RunStarted(run_id="r"))
     time.sleep(0.1)
     assert terminal.getvalue() != shown
     display.close()
 
 
-def test_a_slow_node_gets_a_line_but_not_inside_map_rows(monkeypatch) -> None:
+def test_a_slow_node_gets_a_line_but_not_inside_map_rows() -> None:
     terminal = FakeTerminal()
-    display = ProgressDisplay(terminal, slow=0.5)
-    for event in [
-        NodeCompleted(run_id="r", node_id="fast", result=1, duration=0.1),
-        NodeCompleted(run_id="r", node_id="llm", result=1, duration=0.5),
-        NodeCompleted(run_id="r", path=("map", 3), node_id="inner", result=1, duration=3.0),
-        NodeCompleted(run_id="r", path=("react",), node_id="think", result=1, duration=0.75),
-    ]:
-        display(event)
+    clock = Clock()
+    display = ProgressDisplay(terminal, RunProgress(slow_after=0.5, clock=clock), clock=clock)
+    engine = Engine(display.progress, clock)
+    display(RunStarted(run_id="r"))
+    engine.complete("fast", 0.1)
+    engine.complete("llm", 0.5)
+    engine.complete("inner", 3.0, ("map", 3))
+    engine.complete("think", 0.75, ("react",))
     display.close()
 
     lines = visible(terminal.getvalue())
