@@ -19,6 +19,7 @@ import yaml
 
 from graphrt.base.errors import GraphLoadError, Location
 from graphrt.base.jsvalue import js_string
+from graphrt.graphdata.positions import Positions
 
 __all__ = ["GraphSource", "GraphLoader", "load_graph", "load_graph_beside", "load_with", "parse_graph_text"]
 
@@ -99,53 +100,6 @@ _GraphLoader.add_constructor("tag:yaml.org,2002:set", _refuse_bytes_and_sets)
 _GRAPH_SUFFIXES = (".yaml", ".yml", ".json")
 
 
-class _Positions:
-    """Where each key of a text is: its YAML node tree, composed on the first question, and a key index per mapping.
-
-    A valid file never pays for this. The first located error composes the text
-    once, with libyaml and no tag resolution (positions need only the
-    structure), so it costs one pass over the text, less than the parse; each
-    mapping asked about is indexed once, so a thousand errors in a 100,000-node
-    file cost a thousand dictionary lookups, not a thousand scans.
-    """
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self._root: Any = None
-        self._composed = False
-        self._keys: dict[int, dict[str, tuple[Any, Any]]] = {}
-
-    def root(self) -> Any:
-        if not self._composed:
-            self._composed = True
-            try:
-                self._root = yaml.compose(self.text, Loader=_SafePositionLoader)
-            except yaml.YAMLError:
-                self._root = None
-        return self._root
-
-    def child(self, node: Any, key: str | int) -> tuple[Any, Any] | None:
-        """The value node under `key` and the mark of the key itself."""
-        if isinstance(node, yaml.MappingNode):
-            keys = self._keys.get(id(node))
-            if keys is None:
-                keys = self._keys[id(node)] = {}
-                for key_node, value_node in node.value:
-                    if isinstance(key_node, yaml.ScalarNode):
-                        keys.setdefault(key_node.value, (value_node, key_node.start_mark))
-            return keys.get(str(key))
-        if isinstance(node, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
-            item = node.value[key]
-            return item, item.start_mark
-        return None
-
-
-class _SafePositionLoader(_SafeLoader):  # type: ignore[misc, valid-type]
-    """The safe loader without tag resolution: positions need only the structure, and resolving costs time."""
-
-    yaml_implicit_resolvers: dict = {}
-
-
 @dataclass
 class GraphSource:
     """Where a graph came from: a file, a text, or a dict built in Python."""
@@ -153,12 +107,12 @@ class GraphSource:
     file: str | None = None
     text: str | None = None
     prefix: tuple[str | int, ...] = ()
-    _positions: _Positions | None = field(default=None, repr=False)
+    _positions: Positions | None = field(default=None, repr=False)
     root: Path | None = None  # for a graph loaded by graphLoader: the folder its files must stay in (the first graph's)
 
     def __post_init__(self) -> None:
         if self._positions is None and self.text is not None:
-            self._positions = _Positions(self.text)
+            self._positions = Positions(self.text)
 
     def nested(self, *path: str | int) -> "GraphSource":
         """The source of a graph written inside this one, at `path` (e.g. a node's `graph`); it shares the positions."""
@@ -173,16 +127,10 @@ class GraphSource:
         positions = self._positions
         if positions is None:
             return Location(self.file) if self.file else None
-        node = positions.root()
-        mark = node.start_mark if node is not None else None
-        for key in (*self.prefix, *path):
-            child = positions.child(node, key)
-            if child is None:
-                break
-            node, mark = child
+        mark = positions.locate((*self.prefix, *path))
         if mark is None:
             return Location(self.file)
-        return Location(self.file, mark.line + 1, mark.column + 1)
+        return Location(self.file, mark[0] + 1, mark[1] + 1)
 
     def locate_field(self, node_id: str | None, field: str | None) -> Location | None:
         """The file position of a node's dotted field (`inputs.list.0`), as issues name it; of the graph if no node."""

@@ -321,7 +321,7 @@ def compositions(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return composed
 
 
-def test_thousands_of_issues_are_each_located_with_one_pass_over_the_text(tmp_path: Path, compositions) -> None:
+def test_thousands_of_issues_are_located_with_one_pass_over_the_text_at_most(tmp_path: Path, compositions) -> None:
     from graphrt.check.validate import collect_issues
     from graphrt.authoring.plugins import default_registry
 
@@ -334,7 +334,7 @@ def test_thousands_of_issues_are_each_located_with_one_pass_over_the_text(tmp_pa
     assert len(issues) == 3000
     assert [(issue.node_id, issue.location.line, issue.location.column) for issue in issues[:2]] == [("f1", 4, 3), ("f2", 5, 3)]
     assert all(issue.location.line == int(issue.node_id[1:]) + 3 for issue in issues)
-    assert compositions == [len(path.read_text())]
+    assert sum(compositions) <= len(path.read_text())  # each node's own line, not the file again and again
 
 
 def test_a_valid_file_is_never_composed_for_positions(tmp_path: Path, compositions) -> None:
@@ -345,7 +345,7 @@ def test_a_valid_file_is_never_composed_for_positions(tmp_path: Path, compositio
     assert compositions == []
 
 
-def test_issues_of_nested_graphs_share_the_file_s_one_composition(compositions) -> None:
+def test_issues_of_nested_graphs_are_located_in_their_node_s_lines(compositions) -> None:
     from graphrt.check.validate import collect_issues
     from graphrt.authoring.plugins import default_registry
 
@@ -357,4 +357,4 @@ def test_issues_of_nested_graphs_share_the_file_s_one_composition(compositions) 
     issues = collect_issues(data, default_registry(), source)
 
     assert sorted(str(issue.location) for issue in issues) == ["g.yaml:11:44", "g.yaml:4:3"]
-    assert compositions == [len(text)]
+    assert sum(compositions) <= len(text)
