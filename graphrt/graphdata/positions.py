@@ -75,7 +75,6 @@ class _Tree:
         return (mark.line, mark.column) if mark is not None else None
 
 
-_AFTER_KEY = re.compile(r"[ \t]*:(?=[ \t\r\n]|$)")
 _AFTER_NODES = re.compile(r"[ \t]*:[ \t]*(?:#[^\n]*)?\r?\n")  # `nodes:` with nothing after it: a block mapping follows
 _FIRST_ENTRY = re.compile(r"^( *)[^ \t\r\n#]", re.MULTILINE)
 
@@ -111,6 +110,22 @@ def _key_line(text: str, key: str, indent: int, after: int, rest: re.Pattern[str
     return best
 
 
+def _keys_at(text: str, indent: int, start: int, end: int) -> dict[str, int]:
+    """The keys written at `indent` spaces between two offsets (a block mapping's), with their lines' offsets.
+
+    One regular expression scan: each line is looked at up to its first character
+    past `indent` spaces. A key written in some other way (escapes, `? key`) is not
+    in the result, and its position then comes from composing the whole text.
+    """
+    key_line = re.compile(rf"""\n {{{indent}}}(?:"([^"\\\n]*)"|'([^'\n]*)'|([^\s#'"?][^\n]*?))[ \t]*:(?=[ \t\r\n]|$)""",
+                          re.MULTILINE)
+    keys: dict[str, int] = {}
+    for found in key_line.finditer(text, start - 1, end):
+        keys.setdefault(found.group(1) if found.group(1) is not None else found.group(2) if found.group(2) is not None
+                        else found.group(3), found.start() + 1)
+    return keys
+
+
 class Positions:
     """The positions of one text's keys: `locate(path)` gives (line, column) from 0, or None."""
 
@@ -118,7 +133,7 @@ class Positions:
         self.text = text
         self._tree: _Tree | None = None
         self._nodes: tuple[int, int, int] | None | bool = False  # (start, end, indentation of its keys), None: none
-        self._node_lines: dict[str, int | None] = {}  # node id -> offset of its key line
+        self._node_lines: dict[str, int] | None = None  # node id -> offset of its key line, found in one scan
         self._node_trees: dict[int, _Tree | None] = {}  # offset of a node's key line -> its lines, composed
         self._counted: list[tuple[int, int]] = [(0, 0)]  # (offset, line number there), sorted
 
@@ -136,10 +151,9 @@ class Positions:
         if block is None:
             return None
         start, end, indent = block
-        if node_id not in self._node_lines:
-            found = _key_line(self.text, node_id, indent, start, _AFTER_KEY)
-            self._node_lines[node_id] = found[0] if found and found[0] < end else None
-        line = self._node_lines[node_id]
+        if self._node_lines is None:
+            self._node_lines = _keys_at(self.text, indent, start, end)
+        line = self._node_lines.get(node_id)
         if line is None:
             return None
         if line not in self._node_trees:
@@ -179,8 +193,9 @@ class Positions:
         counted = self._counted
         index = bisect.bisect_right(counted, (offset, float("inf"))) - 1
         base, line = counted[index]
-        line += self.text.count("\n", base, offset)
-        counted.insert(index + 1, (offset, line))
+        if base < offset:
+            line += self.text.count("\n", base, offset)
+            counted.insert(index + 1, (offset, line))
         return line
 
     # ----- the whole text -----
