@@ -1,12 +1,12 @@
 """Where a key of a graph file is written: line and column, worked out only when an error needs them.
 
 A valid file never pays for this. For an error in a node, the common case, the
-text is not parsed again: the node's key line is found by a plain text search
-under the file's `nodes:` block, only that node's lines are composed (libyaml,
-no tag resolution) to find the field, and the line number is counted from the
-nearest line already counted. A thousand errors in a 50 MB file thus cost, all
-together, about one scan of the text, and nothing of the file is kept but a
-few offsets.
+text is not parsed again: the first such error indexes the key lines of the
+file's `nodes:` block in one regular-expression scan (C speed, a line at a
+time), the node's own lines are composed (libyaml, no tag resolution) to find
+the field, and the line number is counted from the nearest line counted
+before. A thousand errors in a 50 MB file thus cost about one scan of the text
+together, and what is kept is an offset per node, not a YAML tree.
 
 Files written otherwise (JSON, `nodes: {...}` in flow style, anchors, a
 graph-level field such as `loop.while`) are composed whole, once, with each
@@ -79,11 +79,6 @@ _AFTER_NODES = re.compile(r"[ \t]*:[ \t]*(?:#[^\n]*)?\r?\n")  # `nodes:` with no
 _FIRST_ENTRY = re.compile(r"^( *)[^ \t\r\n#]", re.MULTILINE)
 
 
-def _less_indented(indent: int) -> re.Pattern[str]:
-    """A newline before a line of content (not blank, not a comment) indented less than `indent` spaces."""
-    return re.compile(rf"\n {{0,{indent - 1}}}(?=[^ \t\r\n#])")
-
-
 def _lines_starting(text: str, start: str, after: int) -> Iterator[int]:
     """The offsets of the lines, from offset `after` on, that begin with `start`."""
     if after == 0 and text.startswith(start):
@@ -110,19 +105,23 @@ def _key_line(text: str, key: str, indent: int, after: int, rest: re.Pattern[str
     return best
 
 
-def _keys_at(text: str, indent: int, start: int, end: int) -> dict[str, int]:
-    """The keys written at `indent` spaces between two offsets (a block mapping's), with their lines' offsets.
+def _block_keys(text: str, indent: int, start: int) -> dict[str, int]:
+    """The keys of the block mapping whose keys are written at `indent` spaces from offset `start` on,
+    with their lines' offsets, to the first line of content indented less (the mapping's end).
 
-    One regular expression scan: each line is looked at up to its first character
-    past `indent` spaces. A key written in some other way (escapes, `? key`) is not
-    in the result, and its position then comes from composing the whole text.
+    One regular expression scan, that looks at each line up to its first character past
+    `indent` spaces. A key written some other way (escapes, `? key`) is not in the result:
+    its position then comes from composing the whole text.
     """
-    key_line = re.compile(rf"""\n {{{indent}}}(?:"([^"\\\n]*)"|'([^'\n]*)'|([^\s#'"?][^\n]*?))[ \t]*:(?=[ \t\r\n]|$)""",
-                          re.MULTILINE)
+    line = re.compile(rf"""\n(?: {{{indent}}}(?:"([^"\\\n]*)"|'([^'\n]*)'|([^\s#'"?][^\n]*?))[ \t]*:(?=[ \t\r\n]|$)"""
+                      rf"""| {{0,{indent - 1}}}(?=[^ \t\r\n#]))""", re.MULTILINE)
     keys: dict[str, int] = {}
-    for found in key_line.finditer(text, start - 1, end):
-        keys.setdefault(found.group(1) if found.group(1) is not None else found.group(2) if found.group(2) is not None
-                        else found.group(3), found.start() + 1)
+    for found in line.finditer(text, start - 1):
+        double, single, plain = found.groups()
+        key = double if double is not None else single if single is not None else plain
+        if key is None:
+            break  # a line indented less: the mapping ended
+        keys.setdefault(key, found.start() + 1)
     return keys
 
 
@@ -132,7 +131,7 @@ class Positions:
     def __init__(self, text: str) -> None:
         self.text = text
         self._tree: _Tree | None = None
-        self._nodes: tuple[int, int, int] | None | bool = False  # (start, end, indentation of its keys), None: none
+        self._nodes: tuple[int, int] | None | bool = False  # (offset of its first key, their indentation), None: none
         self._node_lines: dict[str, int] | None = None  # node id -> offset of its key line, found in one scan
         self._node_trees: dict[int, _Tree | None] = {}  # offset of a node's key line -> its lines, composed
         self._counted: list[tuple[int, int]] = [(0, 0)]  # (offset, line number there), sorted
@@ -150,9 +149,9 @@ class Positions:
         block = self._nodes_block()
         if block is None:
             return None
-        start, end, indent = block
+        start, indent = block
         if self._node_lines is None:
-            self._node_lines = _keys_at(self.text, indent, start, end)
+            self._node_lines = _block_keys(self.text, indent, start)
         line = self._node_lines.get(node_id)
         if line is None:
             return None
@@ -164,8 +163,8 @@ class Positions:
         row, column = tree.locate((node_id, *rest))  # type: ignore[misc]  # _node_tree checked the node is there
         return self._line_of(line) + row, column
 
-    def _nodes_block(self) -> tuple[int, int, int] | None:
-        """The top-level `nodes:` block mapping: where its keys start and end, and their indentation.
+    def _nodes_block(self) -> tuple[int, int] | None:
+        """The top-level `nodes:` block mapping: where its first key is, and the indentation of its keys.
 
         None if the file is not so written (JSON, flow style): then the whole text is composed.
         """
@@ -175,14 +174,12 @@ class Positions:
             found = _key_line(text, "nodes", 0, 0, _AFTER_NODES)
             entry = _FIRST_ENTRY.search(text, found[1]) if found else None
             if entry is not None and entry.group(1):
-                indent = len(entry.group(1))
-                end = _less_indented(indent).search(text, entry.start())
-                self._nodes = (entry.start(), end.start() if end else len(text), indent)
+                self._nodes = (entry.start(), len(entry.group(1)))
         return self._nodes  # type: ignore[return-value]
 
     def _node_tree(self, start: int, node_id: str, indent: int) -> _Tree | None:
         """The node's lines, to the next line indented as little as its key, composed on their own."""
-        end = _less_indented(indent + 1).search(self.text, start)
+        end = re.compile(rf"\n {{0,{indent}}}(?=[^ \t\r\n#])").search(self.text, start)  # a line indented as little
         root = _compose(self.text[start:end.start() + 1 if end else len(self.text)])
         if not isinstance(root, yaml.MappingNode) or len(root.value) != 1 or root.value[0][0].value != node_id:
             return None  # not a block mapping entry of its own: the whole text answers
