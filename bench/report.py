@@ -267,8 +267,8 @@ class Report:
                      "`graphrt validate` (GraphAI's rules and lint, warnings included); lint: lint's checks alone; viz: "
                      "the model and its Mermaid text; run + display: the run with the live display on a terminal (what it adds: "
                      "median of each round's ratio in CPU time, which other work on the machine does not inflate); "
-                     "located error: the position of one field of the last node from a fresh source (composing the "
-                     "text once), against parsing it. GraphAI build is its `new GraphAI(...)`, which validates. "
+                     "located error: the position of one field of the last node from a fresh source (one scan of the "
+                     "nodes block, the node's own lines composed), against parsing it. GraphAI build is its `new GraphAI(...)`, which validates. "
                      "Medians within one process each; the sizes below 100,000 over 3 processes.")
 
     # ----- targets -----
