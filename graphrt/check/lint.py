@@ -30,9 +30,9 @@ from graphrt.base.secrets import SECRET_KEY, hide_url_passwords
 from graphrt.check.rules import rule_issues
 from graphrt.graphdata.loader import GraphSource
 from graphrt.graphdata.propfuncs import is_prop_function
-from graphrt.graphdata.refs import NodeRef, parse_ref, reference_texts, template_refs
+from graphrt.graphdata.refs import NodeRef, graph_references, parse_ref, template_refs
 
-__all__ = ["SCHEMA_FILE", "NestedIssue", "graph_references", "graphdata_schema", "lint_issues", "nested_inputs"]
+__all__ = ["SCHEMA_FILE", "NestedIssue", "graphdata_schema", "lint_issues", "nested_inputs"]
 
 SCHEMA_FILE = Path(__file__).with_name("graphdata.schema.json")
 
@@ -154,37 +154,6 @@ def lint_issues(
     graphs, cycles): the others cost milliseconds, more than a small run.
     """
     return _Linter(data, agents, source or GraphSource(), found, full=warnings).run()
-
-
-def _refs_in(value: Any, field: str) -> Iterator[tuple[str, NodeRef]]:
-    """Every `(field path, reference)` in an inputs-like value, templates included."""
-    for path, text in reference_texts(value, field):
-        yield path, parse_ref(text)
-
-
-def graph_references(data: dict[str, Any]) -> Iterator[tuple[str | None, str, NodeRef]]:
-    """Every reference of a graph as `(node id or None, field, reference)`, nested graphs excluded."""
-    loop = data.get("loop")
-    if isinstance(loop, dict):
-        for field, ref in _refs_in(loop.get("while"), "loop.while"):
-            yield None, field, ref
-    nodes = data.get("nodes")
-    if not isinstance(nodes, dict):
-        return
-    for node_id, node in nodes.items():
-        if not isinstance(node, dict):
-            continue
-        if "agent" not in node:
-            for field, ref in _refs_in(node.get("update"), "update"):
-                yield node_id, field, ref
-            continue
-        for field in ("inputs", "passThrough"):
-            for path, ref in _refs_in(node.get(field), field):
-                yield node_id, path, ref
-        for field in ("if", "unless", "agent", "graph"):
-            ref = parse_ref(node.get(field))
-            if ref is not None:
-                yield node_id, field, ref
 
 
 def nested_inputs(node: dict[str, Any]) -> set[str]:

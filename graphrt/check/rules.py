@@ -15,7 +15,7 @@ from typing import Any, Callable, Container, Iterable, Iterator
 
 from graphrt.base.errors import ValidationIssue
 from graphrt.graphdata.loader import GraphSource
-from graphrt.graphdata.refs import LOOP_COUNTER, parse_ref, ref_node_id, reference_texts
+from graphrt.graphdata.refs import LOOP_COUNTER, node_references, parse_ref, ref_node_id
 
 __all__ = ["GRAPH_KEYS", "COMPUTED_NODE_KEYS", "STATIC_NODE_KEYS", "MAX_SUGGESTED", "rule_issues"]
 
@@ -55,22 +55,6 @@ _FIELD_CHECKS: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
     ("passThrough", lambda v: isinstance(v, dict), "a mapping"),
     ("repeatUntil", lambda v: isinstance(v, dict), "a mapping like {exists: .path}"),
 )
-
-
-def input_refs(value: Any, path: str) -> Iterator[tuple[str, str]]:
-    """Every `(field path, node id)` that an `inputs`-like structure reads."""
-    for field, text in reference_texts(value, path):
-        yield field, ref_node_id(text)
-
-
-def node_dependencies(node: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    """Every `(field, node id)` a computed node waits for before it can run."""
-    yield from input_refs(node.get("inputs"), "inputs")
-    for field in ("if", "unless", "agent", "graph"):
-        node_id = ref_node_id(node.get(field))
-        if node_id is not None:
-            yield field, node_id
-    yield from input_refs(node.get("passThrough"), "passThrough")
 
 
 class _Checker:
@@ -186,6 +170,12 @@ class _Checker:
             self._suggestions[node_id] = hint
         return hint
 
+    @staticmethod
+    def references(node: dict[str, Any]) -> Iterator[tuple[str, str]]:
+        """Every `(field, node id)` a node reads (a computed node waits for them before it runs)."""
+        for field, text in node_references(node):
+            yield field, ref_node_id(text)
+
     def check_refs(self, node_id: str, refs: Iterator[tuple[str, str]]) -> None:
         for field, ref_id in refs:
             if not self.known(ref_id):
@@ -209,11 +199,10 @@ class _Checker:
                 hint = " (a computed node needs 'agent')" if key in COMPUTED_NODE_KEYS else ""
                 self.add(f"static node does not allow '{key}'{hint}", node_id, key)
         if "update" in node:
-            ref = parse_ref(node["update"])
-            if ref is None:
+            if parse_ref(node["update"]) is None:
                 self.add(f"'update' must be a reference like ':node.prop', got {node['update']!r}", node_id, "update")
             else:
-                self.check_refs(node_id, iter([("update", ref.node_id)]))
+                self.check_refs(node_id, self.references(node))
 
     def check_computed(self, node_id: str, node: dict) -> None:
         for key in node:
@@ -241,7 +230,7 @@ class _Checker:
             # GraphAI runs these anyway (reading "100" as 100, "yes" as true): a warning, not an error.
             if field in node and node[field] is not None and not check(node[field]):
                 self.add(f"'{field}' should be {expected}, got {node[field]!r}", node_id, field, severity="warning")
-        self.dependencies[node_id] = list(node_dependencies(node))
+        self.dependencies[node_id] = list(self.references(node))
         self.check_refs(node_id, iter(self.dependencies[node_id]))
 
     def check_graph_loader(self, node_id: str, loader: Any) -> None:

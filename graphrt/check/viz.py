@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, Hashable
 if TYPE_CHECKING:
     import networkx as nx
 
-from graphrt.check.lint import graph_references, nested_inputs
+from graphrt.check.lint import nested_inputs
+from graphrt.graphdata.refs import graph_references
 
 __all__ = ["LOOP", "graph_model", "to_mermaid", "to_dot"]
 

@@ -4,6 +4,10 @@
 `"@loop"` is the loop counter, and lists and objects in `inputs` hold any of
 these. `compile_inputs` turns such a structure into a tree of `Source`s whose
 `resolve(results)` gives the value; `results` maps node ids to their results.
+
+`node_references` is the one place that knows which fields of a node read other
+nodes: the compiler (spec.py), validation (check/rules.py), lint and viz all
+find references through it, so a new reference syntax is added here only.
 """
 
 from __future__ import annotations
@@ -23,9 +27,10 @@ __all__ = [
     "NodeRef",
     "compile_inputs",
     "compile_output",
+    "graph_references",
+    "node_references",
     "parse_ref",
     "ref_node_id",
-    "reference_texts",
     "template_refs",
 ]
 
@@ -76,10 +81,6 @@ class Source:
     def resolve(self, results: Mapping[str, Any]) -> Any:
         raise NotImplementedError
 
-    def node_ids(self) -> Iterator[str]:
-        """The nodes this source reads, in order (with repeats)."""
-        return iter(())
-
 
 class Literal(Source):
     """A value written in the file, used as it is."""
@@ -112,9 +113,6 @@ class NodeRef(Source):
         for kind, arg in self._steps:
             value = _get_prop(value, kind, arg)
         return value
-
-    def node_ids(self) -> Iterator[str]:
-        yield self.node_id
 
     def __repr__(self) -> str:
         return f"NodeRef({self.text!r})"
@@ -153,10 +151,6 @@ class Template(Source):
             text = text.replace(placeholder, js_string(source.resolve(results)))
         return text
 
-    def node_ids(self) -> Iterator[str]:
-        for _, source in self.parts:
-            yield from source.node_ids()
-
 
 class ListOf(Source):
     """A list in `inputs`: each item resolved; a missing item becomes None (JSON null)."""
@@ -172,10 +166,6 @@ class ListOf(Source):
     def any_defined(self, results: Mapping[str, Any]) -> bool:
         """True if at least one item has a value (anyInput readiness)."""
         return any(item.resolve(results) is not UNDEFINED for item in self.items)
-
-    def node_ids(self) -> Iterator[str]:
-        for item in self.items:
-            yield from item.node_ids()
 
 
 class DictOf(Source):
@@ -193,10 +183,6 @@ class DictOf(Source):
 
     def resolve(self, results: Mapping[str, Any]) -> Any:
         return {key: source.resolve(results) for key, source in self.items.items()}
-
-    def node_ids(self) -> Iterator[str]:
-        for source in self.items.values():
-            yield from source.node_ids()
 
 
 def parse_ref(text: Any) -> NodeRef | None:
@@ -222,7 +208,7 @@ def ref_node_id(text: Any) -> str | None:
     return text[1:].split(".", 1)[0]
 
 
-def reference_texts(value: Any, path: str) -> Iterator[tuple[str, str]]:
+def _texts_in(value: Any, path: str) -> Iterator[tuple[str, str]]:
     """Every `(field path, ":node..." text)` an `inputs`-like structure reads, templates included.
 
     As GraphAI's inputs2dataSources: `${:x}` placeholders win, even in text that starts with ":".
@@ -236,10 +222,55 @@ def reference_texts(value: Any, path: str) -> Iterator[tuple[str, str]]:
             yield path, value
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from reference_texts(item, f"{path}.{index}")
+            yield from _texts_in(item, f"{path}.{index}")
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield from reference_texts(item, f"{path}.{key}")
+            yield from _texts_in(item, f"{path}.{key}")
+
+
+_SINGLE_REF_FIELDS = ("if", "unless", "agent", "graph")
+
+
+def node_references(node: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """Every `(field path, ":node..." text)` a node of GraphData reads, in the order the run waits for them.
+
+    A computed node (one with `agent`) reads its `inputs` (templates included,
+    e.g. `("inputs.q.0", ":a.b")`), then `if`, `unless`, `agent` and `graph`
+    when they are references, then the values of a `passThrough` mapping (the
+    run ignores a `passThrough` that is no mapping). A static node reads the
+    node its `update` names. A nested graph's own references are its own.
+    """
+    if "agent" not in node:
+        update = node.get("update")
+        if isinstance(update, str) and update.startswith(":"):
+            yield "update", update
+        return
+    yield from _texts_in(node.get("inputs"), "inputs")
+    for field in _SINGLE_REF_FIELDS:
+        text = node.get(field)
+        if isinstance(text, str) and text.startswith(":"):
+            yield field, text
+    pass_through = node.get("passThrough")
+    if isinstance(pass_through, dict):
+        yield from _texts_in(pass_through, "passThrough")
+
+
+def graph_references(data: Mapping[str, Any]) -> Iterator[tuple[str | None, str, NodeRef]]:
+    """Every reference of a graph as `(node id, field path, reference)`, nested graphs excluded.
+
+    `loop.while` comes first, with node id None; then each node's `node_references`.
+    """
+    loop = data.get("loop")
+    if isinstance(loop, dict):
+        for path, text in _texts_in(loop.get("while"), "loop.while"):
+            yield None, path, _parse_ref_text(text)
+    nodes = data.get("nodes")
+    if not isinstance(nodes, dict):
+        return
+    for node_id, node in nodes.items():
+        if isinstance(node, dict):
+            for path, text in node_references(node):
+                yield node_id, path, _parse_ref_text(text)
 
 
 def template_refs(text: str) -> list[str]:

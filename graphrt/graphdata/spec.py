@@ -24,7 +24,9 @@ from graphrt.graphdata.refs import (
     compile_inputs,
     compile_output,
     compile_self_path,
+    node_references,
     parse_ref,
+    ref_node_id,
 )
 
 __all__ = [
@@ -157,11 +159,7 @@ def _computed(node_id: str, node: dict[str, Any]) -> ComputedNodeSpec:
     compiled_inputs = compile_inputs(inputs) if isinstance(inputs, dict) and inputs else DictOf({})  # a new {} each call
     pass_through = compile_inputs(node["passThrough"]) if is_named_inputs(node.get("passThrough")) else None
     refs = [parse_ref(node.get(field)) for field in ("if", "unless", "agent", "graph")]
-    dependencies = [
-        *compiled_inputs.node_ids(),
-        *(ref.node_id for ref in refs if ref is not None),
-        *(pass_through.node_ids() if pass_through is not None else ()),
-    ]
+    dependencies = (ref_node_id(text) for _, text in node_references(node))
     return ComputedNodeSpec(
         node_id=node_id,
         agent=agent,

@@ -13,6 +13,8 @@ from graphrt.graphdata.refs import (
     compile_inputs,
     compile_output,
     compile_self_path,
+    graph_references,
+    node_references,
     parse_ref,
     template_refs,
 )
@@ -143,9 +145,30 @@ def test_the_same_node_can_be_referenced_many_times() -> None:
     assert resolve([":text", ":text", {"x": ":text"}]) == ["hi", "hi", {"x": "hi"}]
 
 
-def test_node_ids_lists_every_node_read_in_order() -> None:
-    source = compile_inputs({"a": ":doc.title", "b": [":list", "${:text} ${:doc}"], "c": "literal"})
-    assert list(source.node_ids()) == ["doc", "list", "text", "doc"]
+def test_node_references_lists_every_reference_of_the_inputs_in_order() -> None:
+    node = {"agent": "copyAgent", "inputs": {"a": ":doc.title", "b": [":list", "${:text} ${:doc}"], "c": "literal"}}
+    assert list(node_references(node)) == [
+        ("inputs.a", ":doc.title"), ("inputs.b.0", ":list"), ("inputs.b.1", ":text"), ("inputs.b.1", ":doc"),
+    ]  # fmt: skip
+
+
+def test_node_references_reads_conditions_agent_graph_and_pass_through_after_the_inputs() -> None:
+    node = {"agent": ":pick", "inputs": {"x": ":a"}, "if": ":b.ok", "unless": ":c", "graph": ":g",
+            "passThrough": {"p": ":d"}, "params": {"q": ":not_a_reference_in_params"}}
+    assert [field for field, _ in node_references(node)] == ["inputs.x", "if", "unless", "agent", "graph", "passThrough.p"]
+
+
+def test_node_references_ignores_what_the_run_does_not_read() -> None:
+    assert list(node_references({"agent": "copyAgent", "passThrough": ":a"})) == []  # passThrough must be a mapping
+    assert list(node_references({"agent": "copyAgent", "inputs": {"t": "${@loop} and ${plain}"}})) == []
+    assert list(node_references({"value": 1, "update": ":a.add(1)"})) == [("update", ":a.add(1)")]
+    assert list(node_references({"value": ":a"})) == []
+
+
+def test_graph_references_starts_with_the_loop_condition() -> None:
+    graph = {"loop": {"while": ":go"}, "nodes": {"go": {"value": True, "update": ":n"}, "n": {"agent": "copyAgent", "inputs": {"v": ":go"}}}}
+    found = [(owner, field, ref.node_id) for owner, field, ref in graph_references(graph)]
+    assert found == [(None, "loop.while", "go"), ("go", "update", "n"), ("n", "inputs.v", "go")]
 
 
 # ----- templates -----
