@@ -27,7 +27,7 @@ __all__ = [
 
 
 class NestingHandle(Protocol):
-    """What a graph agent (nestedAgent, mapAgent, toolsAgent) gets to run graphs inside its node.
+    """What every agent call gets (`ctx.nesting`) to run graphs inside its node, as graph agents do.
 
     The engine's handle (graphrt.engine.nesting) satisfies it; authoring code
     names only this protocol, so that it never imports the engine.
@@ -130,11 +130,13 @@ class AgentContext:
         """Runs a nested graph under this run's scheduler, filters and config.
 
         Raises:
-            RuntimeError: a programming error, not the graph's: the agent was registered without
-                `has_graph_data`, so the engine gave it no nesting handle.
+            RuntimeError: a programming error, not the graph's: the context was not made by a run
+                (the engine gives every agent call its nesting handle, `nesting`), e.g. an agent
+                called directly, or sent to an executor without declaring `has_graph_data`.
         """
         if self.nesting is None:
-            raise RuntimeError(f"agent {self.agent_id!r} runs a nested graph, but its AgentInfo has no has_graph_data")
+            raise RuntimeError(f"agent {self.agent_id!r} runs a nested graph, but its context is not a run's "
+                               "(an agent that runs graphs declares has_graph_data, so that it runs in the driver)")
         return await self.nesting.run_graph(
             graph_data, inject=inject, all_results=all_results, loop_count=loop_count, map_index=map_index
         )
@@ -180,6 +182,9 @@ class AgentInfo:
     cache_type: str | None = None
     environment_variables: tuple[str, ...] = ()
     stream: bool = False
+    # GraphAI's hasGraphData: the agent runs graphs (ctx.run_graph). As in GraphAI it gets the run's whole
+    # config, to pass on, and it stays in the driver's process under any executor, as it drives the
+    # scheduler there. Every agent gets its nesting handle and its node's `graph` without it.
     has_graph_data: bool = False
     # Where the call may run (graphrt.engine.executor): `runs_local` keeps it in the driver's process under
     # any executor (it asks a person, or holds a live connection); `stateful` agents (toolsets) keep their

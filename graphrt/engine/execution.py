@@ -15,29 +15,21 @@ only when more nodes can run at once.
 
 from __future__ import annotations
 
-import uuid
-from typing import TYPE_CHECKING, Any, Mapping, Protocol, Sequence
+from typing import Any, Mapping, Protocol
 
 import anyio
 
-from graphrt.authoring.registry import Registry
-from graphrt.authoring.services import RunServices
 from graphrt.base.errors import GraphError, GraphValidationError, ResolveError, ValidationIssue
 from graphrt.base.jsvalue import UNDEFINED, is_logically_true
 from graphrt.checkpoint.snapshot import RunSnapshot
-from graphrt.engine.executor import Executor
+from graphrt.engine.context import RunContext
 from graphrt.engine.node import NodeInvoker, NodeState
-from graphrt.engine.scheduler import Scheduler, Ticket
-from graphrt.graphdata.loader import GraphLoader
+from graphrt.engine.scheduler import Ticket
 from graphrt.graphdata.refs import LOOP_COUNTER, DictOf, ListOf
-from graphrt.graphdata.spec import ComputedNodeSpec, GraphSpec, LoopSpec, StaticNodeSpec
-from graphrt.observe.events import Emitter, LoopIteration, NodeCompleted, NodeQueued, NodeSkipped, NodeStarted
-from graphrt.observe.progress import RunProgress
+from graphrt.graphdata.spec import ComputedNodeSpec, GraphSpec, LoopSpec, StaticNodeSpec, check_injectable
+from graphrt.observe.events import LoopIteration, NodeCompleted, NodeQueued, NodeSkipped, NodeStarted
 
-if TYPE_CHECKING:
-    from graphrt.authoring.filters import AgentFilter
-
-__all__ = ["NodeState", "NodeRun", "GraphRun", "RunSnapshot", "Checkpointer"]
+__all__ = ["NodeState", "NodeRun", "GraphRun", "RunContext", "RunSnapshot", "Checkpointer"]
 
 _YIELD_EVERY = 64  # nodes (or iterations) a worker runs before it lets other tasks in
 
@@ -103,47 +95,41 @@ def located(error: Exception, spec: Any, field: str | None, source: Any) -> Grap
 
 
 class GraphRun:
-    """Runs a GraphSpec to the end and keeps every node's result and error."""
+    """Runs a GraphSpec to the end and keeps every node's result and error.
+
+    `context` is what the whole execution shares (registry, scheduler, config,
+    events, ...); a nested graph's run gets the same one (see `child`). What is
+    this run's own: its graph, injected values, loop, path, and for the top run
+    a saved state to continue from and a checkpointer.
+    """
 
     def __init__(
         self,
         spec: GraphSpec,
+        context: RunContext,
         *,
-        registry: Registry,
-        scheduler: Scheduler,
-        config: Mapping[str, Any] | None = None,
-        emitter: Emitter | None = None,
         injected: Mapping[str, Any] | None = None,
         loop_count: int | None = None,
         path: tuple[str | int, ...] = (),
-        run_id: str | None = None,
-        filters: Sequence[AgentFilter] = (),
         restore: RunSnapshot | None = None,
         checkpointer: Checkpointer | None = None,
-        graph_loader: GraphLoader | None = None,
-        executor: Executor | None = None,
-        services: RunServices | None = None,
-        progress: RunProgress | None = None,
     ) -> None:
         self.spec = spec
-        self.graph_loader = graph_loader  # for `graphLoader` nodes; None reads files beside the graph file
-        self.services = services
-        self.registry = registry
-        self.scheduler = scheduler
-        self.config = dict(config or {})
-        self.filters = tuple(filters)
-        self.executor = executor  # where agent calls run; None: in this process (graphrt.engine.executor)
-        self.emitter = emitter if emitter is not None else Emitter()
+        self.context = context
         self.injected = dict(injected or {})
+        for node_id in self.injected:
+            check_injectable(spec, node_id)
         self.loop = spec.loop if loop_count is None else LoopSpec(count=loop_count)
         self.path = path
-        self.run_id = run_id or uuid.uuid4().hex[:12]
+        self.run_id = context.run_id
+        self.emitter = context.emitter
+        self.scheduler = context.scheduler
         self.results: dict[str, Any] = {}
         self.nodes: dict[str, NodeRun] = {}
         self.iteration = 0
         self.loop_error: GraphError | None = None  # an `update`, `loop.while` or static `console` that failed
         self._invoker: NodeInvoker | None = NodeInvoker(self)
-        self.progress = progress  # counted per node for a display to sample (graphrt.observe.progress)
+        self.progress = context.progress  # counted per node for a display to sample (graphrt.observe.progress)
         # Per-node events are built only for a subscriber that takes them (the live display reads `progress`).
         self.emitting = bool(self.emitter)
         self.emitting_queued = self.emitting and self.emitter.wants(NodeQueued)
@@ -157,24 +143,11 @@ class GraphRun:
         self._handoff: Ticket | None = None
         self._restore = restore
         self.checkpointer = checkpointer
-        self.answers: dict[str, Any] = dict(restore.answers) if restore else {}
-        for node_id in self.injected:
-            if not isinstance(spec.nodes.get(node_id), StaticNodeSpec) or node_id == LOOP_COUNTER:
-                kind = "a computed node" if node_id in spec.nodes else "not a node of this graph"
-                raise GraphValidationError(
-                    [ValidationIssue(f"cannot inject a value: '{node_id}' is {kind}", node_id, "value")]
-                )
 
     def child(self, spec: GraphSpec, *, injected: Mapping[str, Any] | None, loop_count: int | None,
               path: tuple[str | int, ...]) -> "GraphRun":
-        """A run of a nested graph that shares this run's scheduler, agents, config, events, filters,
-        loader, executor and answers (a nested node's answer is keyed by its path: see answer_key)."""
-        child = GraphRun(spec, registry=self.registry, scheduler=self.scheduler, config=self.config,
-                         emitter=self.emitter, injected=injected, loop_count=loop_count, path=path,
-                         run_id=self.run_id, filters=self.filters, graph_loader=self.graph_loader,
-                         executor=self.executor, services=self.services, progress=self.progress)
-        child.answers = self.answers
-        return child
+        """A run of a nested graph, with this run's context (a nested node's answer is keyed by its path)."""
+        return GraphRun(spec, self.context, injected=injected, loop_count=loop_count, path=path)
 
     # ----- the run -----
 
@@ -437,8 +410,9 @@ class GraphRun:
         node.state = NodeState.COMPLETED
         if result is not UNDEFINED:
             self.results[node_id] = result
-        if self.answers:
-            self.answers.pop(self.answer_key(node_id), None)  # answered; a later iteration asks again
+        answers = self.context.answers
+        if answers:
+            answers.pop(self.answer_key(node_id), None)  # answered; a later iteration asks again
 
     def release_waiters(self, node_id: str) -> None:
         """Queues the nodes that were waiting only for `node_id`."""

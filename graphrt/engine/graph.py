@@ -6,9 +6,9 @@ subscribe to events, read every node's error, or abort a run from another task.
 
 from __future__ import annotations
 
-import difflib
 import math
 import os
+import uuid
 from contextlib import AsyncExitStack
 from functools import partial
 from pathlib import Path
@@ -25,18 +25,18 @@ from graphrt.authoring.services import RunServices
 from graphrt.base.errors import (
     GraphAbortedError,
     GraphError,
-    GraphValidationError,
     RunTimeoutError,
     ValidationIssue,
 )
 from graphrt.base.jsvalue import without_undefined
 from graphrt.check.validate import collect_issues, validate_graph
 from graphrt.checkpoint.snapshot import RunSnapshot
+from graphrt.engine.context import RunContext
 from graphrt.engine.execution import Checkpointer, GraphRun
 from graphrt.engine.executor import Executor
 from graphrt.engine.scheduler import Scheduler
 from graphrt.graphdata.loader import GraphLoader, load_graph
-from graphrt.graphdata.spec import StaticNodeSpec, compile_graph
+from graphrt.graphdata.spec import check_injectable, compile_graph
 from graphrt.observe.events import Emitter, Event, EventStream, RunFinished, RunStarted
 from graphrt.observe.progress import RunProgress
 
@@ -174,15 +174,7 @@ class Graph:
 
     def inject(self, node_id: str, value: Any) -> None:
         """Sets a static node's value before the run; it stays through loop iterations."""
-        if not isinstance(self.spec.nodes.get(node_id), StaticNodeSpec) or node_id.startswith("__"):
-            kind = "a computed node" if node_id in self.spec.nodes else "not a node of this graph"
-            if node_id not in self.spec.nodes:
-                static = [name for name, spec in self.spec.nodes.items()
-                          if isinstance(spec, StaticNodeSpec) and not name.startswith("__")]
-                close = difflib.get_close_matches(node_id, static, n=3)
-                kind += f" (did you mean {', '.join(close)}?)" if close else f" (its static nodes: {', '.join(static) or 'none'})"
-            location = self.spec.source.locate("nodes", node_id)
-            raise GraphValidationError([ValidationIssue(f"cannot inject a value: '{node_id}' is {kind}", node_id, None, location)])
+        check_injectable(self.spec, node_id)
         self._injected[node_id] = value
 
     def subscribe(self, callback: Callable[[Event], Any]) -> Callable[[Event], Any]:
@@ -240,11 +232,20 @@ class Graph:
 
     async def _execute_with(self, services: RunServices, all_results: bool, run_id: str | None,
                             restore: RunSnapshot | None, checkpointer: Checkpointer | None) -> dict[str, Any]:
-        scheduler = Scheduler(self.spec.concurrency, self.spec.label_limits)
-        run = GraphRun(self.spec, registry=self.registry, scheduler=scheduler, config=self.config,
-                       emitter=self._emitter, injected=self._injected, filters=self.filters, run_id=run_id,
-                       restore=restore, checkpointer=checkpointer, graph_loader=self.graph_loader,
-                       executor=self.executor, services=services, progress=self._progress)
+        context = RunContext(
+            registry=self.registry,
+            scheduler=Scheduler(self.spec.concurrency, self.spec.label_limits),
+            run_id=run_id or uuid.uuid4().hex[:12],
+            config=dict(self.config),
+            emitter=self._emitter,
+            filters=tuple(self.filters),
+            executor=self.executor,
+            services=services,
+            graph_loader=self.graph_loader,
+            answers=dict(restore.answers) if restore else {},
+            progress=self._progress,
+        )
+        run = GraphRun(self.spec, context, injected=self._injected, restore=restore, checkpointer=checkpointer)
         self._run = run
         emitter = self._emitter
         if emitter:

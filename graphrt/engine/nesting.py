@@ -1,7 +1,7 @@
 """How graph agents (nestedAgent, mapAgent) run graphs inside a node.
 
-A nested graph shares its parent's scheduler, registry, config, run services
-(e.g. MCP connections) and event stream. While it runs, the parent node lends its concurrency slot to the
+A nested graph's run shares its parent's `RunContext`: scheduler, registry,
+config, run services (e.g. MCP connections), event stream, filters, executor. While it runs, the parent node lends its concurrency slot to the
 nested nodes, so nesting never deadlocks, even at `concurrency: 1`.
 """
 
@@ -22,7 +22,14 @@ __all__ = ["NestingPort"]
 
 
 class NestingPort:
-    """Runs graphs on behalf of one node of a parent run."""
+    """Runs graphs on behalf of one node of a parent run.
+
+    Every agent call gets one (`ctx.nesting`, and `ctx.run_graph` uses it), so any
+    agent can run a graph; an agent that does so should say `has_graph_data`
+    (see AgentInfo), as nestedAgent, mapAgent and toolsAgent do.
+    """
+
+    __slots__ = ("_parent", "_ticket", "_lent", "node_id", "_source")
 
     def __init__(self, parent: "GraphRun", ticket: "Ticket", node_id: str, source: GraphSource | None = None) -> None:
         self._parent = parent
@@ -34,7 +41,7 @@ class NestingPort:
     @property
     def registry(self) -> "Registry":
         """The agents the parent run, and so every graph nested in it, can use."""
-        return self._parent.registry
+        return self._parent.context.registry
 
     @property
     def concurrency(self) -> int:
@@ -56,7 +63,7 @@ class NestingPort:
             return parent.spec.nested[cache_key]
         source = parent.spec.source.nested("nodes", self.node_id, "graph") if written_in_file else self._source
         data = dict(graph_data)
-        validate_graph(data, parent.registry, source)
+        validate_graph(data, parent.context.registry, source)
         spec = compile_graph(data, source)
         if cache_key is not None:
             parent.spec.nested[cache_key] = spec

@@ -75,10 +75,16 @@ class _Anonymous:
 
 
 class NodeInvoker:
-    """Executes the computed nodes of one graph run."""
+    """Executes the computed nodes of one graph run.
+
+    What the whole execution shares (agents, config, filters, executor, services,
+    answers) it reads from the run's `RunContext`; from the run itself only what
+    is the run's own: its graph, results, path and checkpointer.
+    """
 
     def __init__(self, run: "GraphRun") -> None:
         self.run = run
+        self.context = run.context
 
     async def execute(self, node: "NodeRun", ticket: "Ticket") -> None:
         """Runs the node to completion or failure; never raises anything but cancellation."""
@@ -127,7 +133,14 @@ class NodeInvoker:
         run = self.run
         spec = node.spec
         node.attempts += 1
+        context = self.context
         info = call if isinstance(call, AgentInfo) else None
+        graph_data, source = None, None
+        if info is not None and (spec.graph is not None or spec.graph_loader is not None):
+            try:
+                graph_data, source = await self._graph_data(spec)
+            except GraphError as error:
+                return error, False
         ctx = AgentContext(
             inputs=inputs,
             params=params,
@@ -136,18 +149,14 @@ class NodeInvoker:
             filter_params=spec.filter_params,
             config=self._config(agent_id, info),
             retry_count=node.attempts - 1,
-            emitter=run.emitter,
-            run_id=run.run_id,
+            graph_data=graph_data,
+            nesting=NestingPort(run, ticket, spec.node_id, source),
+            emitter=context.emitter,
+            run_id=context.run_id,
             path=run.path,
-            answer=run.answers.get(run.answer_key(spec.node_id)) if run.answers else None,
-            services=run.services,
+            answer=context.answers.get(run.answer_key(spec.node_id)) if context.answers else None,
+            services=context.services,
         )
-        if info is not None and (info.has_graph_data or spec.graph is not None or spec.graph_loader is not None):
-            try:
-                ctx.graph_data, source = await self._graph_data(spec)
-            except GraphError as error:
-                return error, False
-            ctx.nesting = NestingPort(run, ticket, spec.node_id, source)
         if run.emitting_started:
             run.emitter.emit(NodeStarted(run_id=run.run_id, path=run.path, node_id=spec.node_id, agent_id=agent_id,
                                          attempt=node.attempts, inputs=inputs))
@@ -193,10 +202,11 @@ class NodeInvoker:
 
     async def _call(self, call: Any, ctx: AgentContext) -> Any:
         """Calls the agent inside the node's filters, here or on the run's executor (the seam)."""
-        executor = self.run.executor
+        executor = self.context.executor
         target = call_in_process if executor is None or must_stay_local(call) else executor.call
-        if self.run.filters:
-            return await apply_filters(self.run.filters, call, ctx, target)
+        filters = self.context.filters
+        if filters:
+            return await apply_filters(filters, call, ctx, target)
         return await target(call, ctx)
 
     def _agent(self, spec: ComputedNodeSpec) -> tuple[str | None, Any]:
@@ -205,20 +215,21 @@ class NodeInvoker:
         if callable(agent):
             anonymous = _Anonymous(agent)
             return anonymous.name, anonymous
-        info = self.run.registry.get(agent) if isinstance(agent, str) else None
+        registry = self.context.registry
+        info = registry.get(agent) if isinstance(agent, str) else None
         if info is None:
-            known = ", ".join(self.run.registry.names()[:12])
+            known = ", ".join(registry.names()[:12])
             raise self._located(
                 ResolveError(f"unknown agent {agent!r} (known: {known}, ...)", node_id=spec.node_id, field="agent")
             )
         return agent, info
 
     def _config(self, agent_id: str | None, info: AgentInfo | None) -> dict[str, Any]:
-        config = self.run.config
+        config = self.context.config
         if not config or agent_id is None:
             return {}
         if info is not None and info.has_graph_data:
-            return config
+            return config  # as GraphAI: an agent that runs graphs gets the whole config, to pass on
         return {**config.get("global", {}), **config.get(agent_id, {})}
 
     async def _graph_data(self, spec: ComputedNodeSpec) -> tuple[dict[str, Any] | None, GraphSource | None]:
@@ -226,8 +237,9 @@ class NodeInvoker:
         if spec.graph_loader is not None:
             request = spec.graph_loader
             try:
-                if self.run.graph_loader is not None:  # the run's `graph_loader`, as GraphAI's option
-                    return await load_with(self.run.graph_loader, request), None
+                loader = self.context.graph_loader
+                if loader is not None:  # the run's `graph_loader`, as GraphAI's option
+                    return await load_with(loader, request), None
                 if request.get("option") is not None:
                     raise GraphLoadError(f"graphLoader {request.get('fileName')!r}: 'option' needs a graph_loader that "
                                          "reads it (graphrt.run(..., graph_loader=...)); the built-in file loader takes none")

@@ -8,11 +8,13 @@ many times (loop iterations, mapAgent rows).
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable
 
+from graphrt.base.errors import GraphValidationError, ValidationIssue
 from graphrt.base.jsvalue import UNDEFINED, is_named_inputs, is_truthy, js_number
 from graphrt.graphdata.loader import GraphSource
 from graphrt.graphdata.refs import (
@@ -36,6 +38,7 @@ __all__ = [
     "NodeSpec",
     "LoopSpec",
     "GraphSpec",
+    "check_injectable",
     "compile_graph",
 ]
 
@@ -120,6 +123,29 @@ class GraphSpec:
     def updated_statics(self) -> tuple[StaticNodeSpec, ...]:
         """The static nodes that take a new value from `update` after each iteration."""
         return tuple(node for node in self.statics if node.update is not None)
+
+
+def check_injectable(spec: GraphSpec, node_id: str) -> None:
+    """The one check of a value given to a node before a run (`Graph.inject`, a graph agent's inputs).
+
+    Only a static node of the graph takes one; not the loop counter, nor a
+    computed node, whose value is its agent's result.
+
+    Raises:
+        GraphValidationError: naming the node, what it is, and the static nodes it may have meant.
+    """
+    node = spec.nodes.get(node_id)
+    if isinstance(node, StaticNodeSpec) and node_id != LOOP_COUNTER:
+        return
+    if node is not None:
+        kind = "a computed node" if isinstance(node, ComputedNodeSpec) else "the loop counter"
+    else:
+        static = [name for name, spec_ in spec.nodes.items() if isinstance(spec_, StaticNodeSpec) and not name.startswith("__")]
+        close = difflib.get_close_matches(node_id, static, n=3)
+        hint = f" (did you mean {', '.join(close)}?)" if close else f" (its static nodes: {', '.join(static) or 'none'})"
+        kind = f"not a node of this graph{hint}"
+    location = spec.source.locate("nodes", node_id)
+    raise GraphValidationError([ValidationIssue(f"cannot inject a value: '{node_id}' is {kind}", node_id, None, location)])
 
 
 def _number(value: Any) -> float:

@@ -1,0 +1,60 @@
+"""What one execution of a graph shares between its run and every nested run.
+
+`Graph.execute` builds one `RunContext` and hands it to the top `GraphRun`; a
+graph agent's nested runs (nesting.py) get the same object. Nothing here
+changes during the execution, so nothing has to be copied into a child run:
+the registry, the one scheduler, config, events, filters, loader, executor and
+services are the parent's by construction. `answers` and `progress` are the
+mutable parts, shared on purpose: a resumed run's answers are keyed by node
+path and taken by whichever run, parent or nested, asked the question, and a
+live display counts the nodes of every run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Mapping
+
+from graphrt.authoring.registry import Registry
+from graphrt.engine.scheduler import Scheduler
+from graphrt.observe.events import Emitter
+
+if TYPE_CHECKING:
+    from graphrt.authoring.filters import AgentFilter
+    from graphrt.authoring.services import RunServices
+    from graphrt.engine.executor import Executor
+    from graphrt.graphdata.loader import GraphLoader
+    from graphrt.observe.progress import RunProgress
+
+__all__ = ["RunContext"]
+
+
+@dataclass(frozen=True, slots=True)
+class RunContext:
+    """The run-wide settings of one graph execution, shared by its run and its nested runs.
+
+    Attributes:
+        registry: the agents every node, nested or not, can use.
+        scheduler: the one scheduler whose limits bound every node of the execution.
+        run_id: the execution's id, in events and checkpoints.
+        config: per-agent config (`{"global": ..., agentId: ...}`) and run-wide settings.
+        emitter: where events go.
+        filters: agent filters around every agent call.
+        executor: where agent calls run; None: in this process.
+        services: what the whole run shares, e.g. MCP connections (agents see `ctx.services`).
+        graph_loader: loads `graphLoader` graphs; None reads files beside the graph file.
+        answers: a person's answers to questions, by node path (see GraphRun.answer_key).
+        progress: node counters that a live display samples (graphrt.observe.progress), or None.
+    """
+
+    registry: Registry
+    scheduler: Scheduler
+    run_id: str
+    config: Mapping[str, Any] = field(default_factory=dict)
+    emitter: Emitter = field(default_factory=Emitter)
+    filters: tuple[AgentFilter, ...] = ()
+    executor: Executor | None = None
+    services: RunServices | None = None
+    graph_loader: GraphLoader | None = None
+    answers: dict[str, Any] = field(default_factory=dict)
+    progress: RunProgress | None = None
