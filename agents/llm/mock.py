@@ -4,7 +4,7 @@ Like pydantic-ai's TestModel, it is deterministic and exercises tools: after
 the user's message it calls every offered tool once, each required argument
 filled from the user's text (numbers 0, booleans false); once the tools have
 answered, it replies with what they returned. Without tools it repeats the
-prompt, as GraphAI's openAIMockAgent does.
+prompt, as GraphAI's openAIMockAgent does. Its result is a ChatResult, as any LLM agent's.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from typing import Any
 
 from graphrt.authoring.agent_info import AgentContext
 from graphrt.base.jsvalue import defined, is_null
+
+from .chat import ChatResult, conversation
 
 __all__ = ["openai_mock_agent"]
 
@@ -57,13 +59,8 @@ def _tool_calls(tools: list[Any], user_text: str) -> list[dict[str, Any]]:
 
 async def openai_mock_agent(ctx: AgentContext) -> dict[str, Any]:
     """Answers as openAIAgent would, without a server: tool calls first, then their results as text."""
-    from .openai_agent import (  # openai_agent imports this module for its AgentInfo
-        _conversation,
-        _result,
-    )
-
     options = {**ctx.params, **defined(ctx.inputs)}
-    messages = _conversation(options, ctx)
+    messages = conversation(options, ctx)
     turn = _last_user_turn(messages)
     user_text = _text(messages[turn]) if turn >= 0 else ""
     tool_replies = [message for message in messages[turn + 1:] if isinstance(message, dict) and message.get("role") == "tool"]
@@ -75,4 +72,5 @@ async def openai_mock_agent(ctx: AgentContext) -> dict[str, Any]:
         content = "\n".join(_text(reply) for reply in tool_replies) if tool_replies else user_text
         message = {"role": "assistant", "content": content}
     usage = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
-    return _result({"model": MOCK_MODEL, "usage": usage}, message, messages, not is_null(options.get("response_format")))
+    wants_json = not is_null(options.get("response_format"))
+    return ChatResult(message, messages, {"model": MOCK_MODEL, "usage": usage}, wants_json=wants_json).to_result()

@@ -4,7 +4,7 @@ Inputs and params are GraphAI's (`prompt`, `system`, `messages`, `tools`,
 `tool_choice`, `response_format`, `max_tokens`, `temperature`, `stream`,
 `model`), plus `grammar` (a GBNF grammar, sent to servers other than OpenAI's
 as llama.cpp's `grammar` field), and so is the result: `{text, tool, tool_calls, message, messages,
-usage}` with the response's own fields beside them. Requests go through the
+usage}` with the response's own fields beside them (chat.py's ChatResult). Requests go through the
 official `openai` SDK; 429s, 5xx answers, timeouts and dropped connections are
 retried with exponential backoff a bounded number of times.
 """
@@ -16,7 +16,7 @@ import random
 import ssl
 import uuid
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -24,7 +24,8 @@ from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import UNDEFINED, defined, is_null, is_truthy
 from graphrt.observe.events import LlmCallFinished, LlmCallStarted
 
-from . import local_model
+from .local_model import ensure_server as _ensure_local_server
+from .chat import ChatResult, conversation
 from .mock import openai_mock_agent
 from .settings import DEFAULT_OPENAI_MODEL, ServerSettings, resolve_server
 
@@ -46,21 +47,6 @@ class LLMRequestError(RuntimeError):
 
 
 # --- request ---------------------------------------------------------------------------
-
-
-def _flat(value: Any) -> str:
-    """GraphAI's flatString: a list of strings joins with newlines; null is ""."""
-    if isinstance(value, list):
-        return "\n".join(str(item) for item in value if is_truthy(item))
-    return "" if is_null(value) else str(value)
-
-
-def _merged(inputs: Mapping[str, Any], params: Mapping[str, Any], key: str, base: Any) -> str:
-    """GraphAI's getMergeValue: `mergeablePrompts`/`mergeableSystem` from inputs and params, else `base`."""
-    from_inputs, from_params = inputs.get(key), params.get(key)
-    if is_truthy(from_inputs) or is_truthy(from_params):
-        return "\n".join(text for text in (_flat(from_inputs), _flat(from_params)) if text)
-    return _flat(base)
 
 
 def _outgoing(message: Any) -> Any:
@@ -92,28 +78,6 @@ def _outgoing_tool_call(call: Any) -> Any:
     return {"id": call.get("id"), "type": call.get("type") or "function", "function": function}
 
 
-def _conversation(options: dict[str, Any], ctx: AgentContext) -> list[Any]:
-    """The messages to send: system prompt, history, then the prompt (or `message`) and images."""
-    system = _merged(ctx.inputs, ctx.params, "mergeableSystem", options.get("system"))
-    history = options.get("messages")
-    if isinstance(history, str):
-        history = [{"role": "user", "content": history}]
-    elif isinstance(history, dict):
-        history = [history]
-    messages: list[Any] = [{"role": "system", "content": system}] if system else []
-    messages.extend(history if isinstance(history, list) else [])
-    prompt = _merged(ctx.inputs, ctx.params, "mergeablePrompts", options.get("prompt"))
-    if isinstance(options.get("message"), dict):
-        messages.append(options["message"])
-    elif prompt:
-        messages.append({"role": "user", "content": prompt})
-    images = options.get("images")
-    if isinstance(images, list) and images:
-        image = {"url": images[0], "detail": "high"}
-        messages.append({"role": "user", "content": [{"type": "image_url", "image_url": image}]})
-    return messages
-
-
 def _body(options: dict[str, Any], server: ServerSettings, model: str, messages: list[Any]) -> dict[str, Any]:
     """The chat completion request: only what the node set, so every server accepts it."""
     body: dict[str, Any] = {"model": model, "messages": [_outgoing(message) for message in messages]}
@@ -139,44 +103,6 @@ def _body(options: dict[str, Any], server: ServerSettings, model: str, messages:
 
 
 # --- response --------------------------------------------------------------------------
-
-
-def _parsed_arguments(raw: Any) -> Any:
-    """A tool call's arguments as JSON, or undefined when they are not JSON (as GraphAI)."""
-    if not isinstance(raw, str):
-        return raw if raw is not None else UNDEFINED
-    try:
-        return json.loads(raw) if raw.strip() else {}
-    except ValueError:
-        return UNDEFINED
-
-
-def _result(response: dict[str, Any], message: dict[str, Any] | None, messages: list[Any], want_json: bool) -> dict[str, Any]:
-    """GraphAI's result: the response's fields, then text, tool, tool_calls, message, messages, usage."""
-    calls = [
-        {"id": call.get("id"), "name": (call.get("function") or {}).get("name", ""),
-         "arguments": _parsed_arguments((call.get("function") or {}).get("arguments"))}
-        for call in (message or {}).get("tool_calls") or []
-    ]
-    text = message.get("content") if message else None
-    if message:
-        messages = [*messages, message]
-    result = {
-        **response,
-        "text": text or None,
-        "tool": calls[0] if calls else UNDEFINED,
-        "tool_calls": calls,
-        "message": message,
-        "messages": messages,
-        "usage": response.get("usage", UNDEFINED),
-    }
-    if want_json:
-        try:
-            parsed = json.loads(text) if text else None
-        except ValueError:
-            parsed = None
-        result["responseFormat"] = parsed if isinstance(parsed, (dict, list)) else None
-    return result
 
 
 def _message_of(completion: Any) -> dict[str, Any] | None:
@@ -327,7 +253,7 @@ async def _server_for(options: dict[str, Any], ctx: AgentContext) -> ServerSetti
     server = resolve_server(options)
     if server.is_configured:
         return server.with_model(server.model or DEFAULT_OPENAI_MODEL)
-    embedded = await local_model.ensure_server(ctx)
+    embedded = await _ensure_local_server(ctx)
     return embedded.with_model(server.model)
 
 
@@ -351,7 +277,7 @@ async def openai_agent(ctx: AgentContext) -> dict[str, Any]:
 
     options = {**ctx.config, **ctx.params, **defined(ctx.inputs)}
     server = await _server_for(options, ctx)
-    messages = _conversation(options, ctx)
+    messages = conversation(options, ctx)
     body = _body(options, server, server.model or DEFAULT_OPENAI_MODEL, messages)
     stream = is_truthy(options.get("stream")) or is_truthy(options.get("dataStream"))
     retries = int(options.get("maxRetries", _DEFAULT_RETRIES))
@@ -374,7 +300,7 @@ async def openai_agent(ctx: AgentContext) -> dict[str, Any]:
                 wait = _retry_delay(error, attempt, delay)
                 ctx.progress(f"retrying in {wait:.1f}s: {_describe(error, server)}", {"attempt": attempt + 1})
                 await anyio.sleep(wait)
-    return _result(response, message, messages, not is_null(options.get("response_format")))
+    return ChatResult(message, messages, response, wants_json=not is_null(options.get("response_format"))).to_result()
 
 
 _ROLE_ARRAY = {"anyOf": [{"type": "string"}, {"type": "array"}]}
