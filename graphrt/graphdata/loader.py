@@ -17,6 +17,7 @@ from typing import Any, Awaitable, Callable, Mapping, Union
 
 import yaml
 
+from graphrt.base.collector import collector_paused
 from graphrt.base.errors import GraphLoadError, Location
 from graphrt.base.jsvalue import js_string
 from graphrt.graphdata.positions import Positions
@@ -146,6 +147,11 @@ def parse_graph_text(text: str, file: str | None = None) -> tuple[dict[str, Any]
     Raises:
         GraphLoadError: the text is not valid YAML/JSON or not a mapping.
     """
+    with collector_paused():
+        return _parse(text, file)
+
+
+def _parse(text: str, file: str | None) -> tuple[dict[str, Any], GraphSource]:
     source = GraphSource(file=file, text=text)
     try:
         data = (json.loads(text, parse_int=_json_int) if text.lstrip().startswith("{") and (file or "").endswith(".json")

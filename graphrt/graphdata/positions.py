@@ -21,6 +21,8 @@ from typing import Any, Iterator
 
 import yaml
 
+from graphrt.base.collector import collector_paused
+
 __all__ = ["Positions", "Mark"]
 
 _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -37,7 +39,8 @@ class _PositionLoader(_SafeLoader):  # type: ignore[misc, valid-type]
 
 def _compose(text: str) -> Any:
     try:
-        return yaml.compose(text, Loader=_PositionLoader)
+        with collector_paused():  # else the collector walks the parsed graph again and again: most of the time
+            return yaml.compose(text, Loader=_PositionLoader)
     except yaml.YAMLError:
         return None
 

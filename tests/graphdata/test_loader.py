@@ -358,3 +358,19 @@ def test_issues_of_nested_graphs_are_located_in_their_node_s_lines(compositions)
 
     assert sorted(str(issue.location) for issue in issues) == ["g.yaml:11:44", "g.yaml:4:3"]
     assert sum(compositions) <= len(text)
+
+
+def test_the_garbage_collector_is_on_again_after_a_parse_good_or_bad_and_stays_off_if_it_was() -> None:
+    import gc
+
+    parse_graph_text("nodes:\n  a: {value: 1}\n")
+    assert gc.isenabled()
+    with pytest.raises(GraphLoadError):
+        parse_graph_text("nodes: [")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        parse_graph_text("nodes:\n  a: {value: 1}\n")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
