@@ -208,24 +208,39 @@ def ref_node_id(text: Any) -> str | None:
     return text[1:].split(".", 1)[0]
 
 
-def _texts_in(value: Any, path: str) -> Iterator[tuple[str, str]]:
-    """Every `(field path, ":node..." text)` an `inputs`-like structure reads, templates included.
-
-    As GraphAI's inputs2dataSources: `${:x}` placeholders win, even in text that starts with ":".
-    """
-    if isinstance(value, str):
-        placeholders = [text for text in template_refs(value) if text.startswith(":")] if "${" in value else ()
+@lru_cache(maxsize=65536)
+def _texts_of(text: str) -> tuple[str, ...]:
+    """The `":node..."` references one string reads, as GraphAI's inputs2dataSources finds them:
+    `${:x}` placeholders win, even in text that starts with ":"; else the text itself if it is one."""
+    if "${" in text:
+        placeholders = tuple(inner for inner in template_refs(text) if inner.startswith(":"))
         if placeholders:
-            for text in placeholders:
-                yield path, text
-        elif value.startswith(":"):
-            yield path, value
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _texts_in(item, f"{path}.{index}")
+            return placeholders
+    return (text,) if text.startswith(":") else ()
+
+
+def _texts_in(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    """Every `(field path, ":node..." text)` an `inputs`-like structure reads, templates included."""
+    if isinstance(value, str):
+        for text in _texts_of(value):
+            yield path, text
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield from _texts_in(item, f"{path}.{key}")
+            if isinstance(item, str):
+                if item[:1] == ":" and "${" not in item:  # the common case, `:node.prop`, without a lookup
+                    yield f"{path}.{key}", item
+                    continue
+                texts = _texts_of(item)
+                if texts:
+                    where = f"{path}.{key}"
+                    for text in texts:
+                        yield where, text
+            elif isinstance(item, (list, dict)):
+                yield from _texts_in(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            if isinstance(item, (str, list, dict)):
+                yield from _texts_in(item, f"{path}.{index}")
 
 
 _SINGLE_REF_FIELDS = ("if", "unless", "agent", "graph")

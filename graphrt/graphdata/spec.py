@@ -28,7 +28,6 @@ from graphrt.graphdata.refs import (
     compile_self_path,
     node_references,
     parse_ref,
-    ref_node_id,
 )
 
 __all__ = [
@@ -176,6 +175,9 @@ def _static(node_id: str, node: dict[str, Any]) -> StaticNodeSpec:
     )
 
 
+_SINGLE_REF_FIELDS = frozenset({"if", "unless", "agent", "graph"})
+
+
 def _computed(node_id: str, node: dict[str, Any]) -> ComputedNodeSpec:
     agent = node["agent"]
     inputs = node.get("inputs")
@@ -184,15 +186,20 @@ def _computed(node_id: str, node: dict[str, Any]) -> ComputedNodeSpec:
     repeat_until = node.get("repeatUntil") if isinstance(node.get("repeatUntil"), dict) else {}
     compiled_inputs = compile_inputs(inputs) if isinstance(inputs, dict) and inputs else DictOf({})  # a new {} each call
     pass_through = compile_inputs(node["passThrough"]) if is_named_inputs(node.get("passThrough")) else None
-    refs = [parse_ref(node.get(field)) for field in ("if", "unless", "agent", "graph")]
-    dependencies = (ref_node_id(text) for _, text in node_references(node))
+    refs: dict[str, NodeRef] = {}  # if, unless, agent, graph: those that are references
+    dependencies: dict[str, None] = {}  # the nodes it waits for, in order, once each
+    for where, text in node_references(node):
+        ref = parse_ref(text)
+        dependencies[ref.node_id] = None  # type: ignore[union-attr]
+        if where in _SINGLE_REF_FIELDS:
+            refs[where] = ref  # type: ignore[assignment]
     return ComputedNodeSpec(
         node_id=node_id,
         agent=agent,
-        agent_ref=refs[2],
+        agent_ref=refs.get("agent"),
         inputs=compiled_inputs,
         params=_mapping(node.get("params")),
-        dependencies=tuple(dict.fromkeys(dependencies)),
+        dependencies=tuple(dependencies),
         is_result=is_truthy(node.get("isResult")),
         any_input=is_truthy(node.get("anyInput")),
         output=_output(node["output"]) if node.get("output") is not None else None,
@@ -201,10 +208,10 @@ def _computed(node_id: str, node: dict[str, Any]) -> ComputedNodeSpec:
         retry=_number(node["retry"]) if node.get("retry") is not None else None,
         repeat_until=compile_self_path(repeat_until["exists"]) if "exists" in repeat_until else None,
         timeout=timeout / 1000 if timeout > 0 else None,
-        if_ref=refs[0],
-        unless_ref=refs[1],
+        if_ref=refs.get("if"),
+        unless_ref=refs.get("unless"),
         default_value=node.get("defaultValue", UNDEFINED),
-        graph=refs[3] if isinstance(graph, str) else graph,
+        graph=refs.get("graph") if isinstance(graph, str) else graph,
         graph_loader=node.get("graphLoader"),
         priority=_number(node.get("priority")),
         label=node.get("label"),
