@@ -54,7 +54,9 @@ OPTIONS_SCHEMA: dict[str, Any] = {
         "system": {"type": ["string", "null"]},
         "passthrough": {"type": ["object", "null"], "description": "per agent name, the data its first call gets"},
         "maxRounds": {"type": ["integer", "null"], "minimum": 1, "description": f"LLM calls at most (default {_DEFAULT_MAX_ROUNDS})"},
-        "tool_choice": {"type": ["string", "object", "null"]},
+        "tool_choice": {"type": ["string", "object", "array", "null"],
+                        "description": "the first round's tool_choice; an array gives each round's in turn (a tool "
+                                       "name stands for that function), and rounds after it choose freely"},
         "llmModel": {"type": ["string", "null"]},
         "stream": {"type": ["boolean", "null"]},
         "llmParams": {"type": ["object", "null"], "description": "params of the LLM node"},
@@ -288,6 +290,21 @@ async def _ask(ctx: AgentContext, llm_agent: str, conversation: list[Any], tools
     return reply
 
 
+def _round_choice(choice: Any, round_index: int) -> Any:
+    """The tool_choice of one round: a single choice forces the first round only (so the loop can end); an array
+    gives each round's in turn, a tool name (`wikiAgent--search`) standing for that function.
+
+    Some servers (llama-cpp-python's) make a tool call only when tool_choice names the tool: a graph that knows
+    which tool each step needs names it round by round.
+    """
+    if isinstance(choice, list):
+        choice = choice[round_index] if round_index < len(choice) else None
+        if isinstance(choice, str) and choice not in ("auto", "none", "required"):
+            return {"type": "function", "function": {"name": choice}}
+        return choice
+    return choice if round_index == 0 else None
+
+
 def _options(ctx: AgentContext) -> dict[str, Any]:
     """Params and inputs merged (inputs win), checked against OPTIONS_SCHEMA.
 
@@ -317,7 +334,8 @@ async def tools_agent(ctx: AgentContext) -> dict[str, Any]:
             `agentName--func`, or agent names), `messages` (a string is one user message), `userInput` (`{text}` or
             `{message}`), `system`, `passthrough` (per agent, the `data` its first call
             gets), `maxRounds` (at least 1, default 8), `tool_choice` (first round only, so the loop can
-            end), `llmModel`, `stream`, `llmParams` (params of the LLM node).
+            end; an array gives each round's in turn, for servers that call a tool only when it is named),
+            `llmModel`, `stream`, `llmParams` (params of the LLM node).
 
     Returns:
         `messages` (the history with every new message), `data` (per tool name, the last
@@ -344,7 +362,7 @@ async def tools_agent(ctx: AgentContext) -> dict[str, Any]:
 
     text, finished, model = None, False, None
     for round_index in range(max_rounds):
-        tool_choice = options.get("tool_choice") if round_index == 0 else None
+        tool_choice = _round_choice(options.get("tool_choice"), round_index)
         reply = await _ask(ctx, llm_agent, prefix + history, toolbox.schemas(), options, tool_choice)
         calls = _tool_calls(reply, round_index)
         model = reply.get("model", model)

@@ -18,18 +18,20 @@ from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import is_null
 
 from .backends import MediaWiki, OfflineCorpus, Page, WikiBackend
+from .rank import rank_sentences, stems
 
 __all__ = ["AGENTS", "wiki_agent", "split_sentences", "backend_for"]
 
 _LEAD_SENTENCES = 5
+_FOCUSED_SENTENCES = 3
 _SIMILAR = 5
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<![\s.][A-Z]\.)\s+(?=[\"'(\[A-Z0-9])")  # not after an initial: "J. K. Rowling"
 _ARG_NAMES = {"search": "entity", "lookup": "term", "finish": "answer"}
 _USAGE = "Use search[entity], lookup[term] or finish[answer]."
 
 
 def split_sentences(text: str) -> list[str]:
-    """The sentences of `text` (split after . ! ? before a capital, digit or quote)."""
+    """The sentences of `text` (split after . ! ? before a capital, digit or quote, but not after an initial)."""
     return [sentence.strip() for sentence in _SENTENCE_END.split(text.strip()) if sentence.strip()]
 
 
@@ -60,18 +62,40 @@ def _page_state(page: Page) -> dict[str, Any]:
     return {"title": page.title, "text": page.text, "url": page.url, "source": page.source, "lookup": None}
 
 
-async def _search(backend: WikiBackend, entity: str) -> tuple[str, dict[str, Any]]:
+def _focused(backend: WikiBackend | None, page: Page, question: str, count: int) -> list[str]:
+    """The page's first sentence (what the page is about) and the sentences that best match the question, in page order."""
+    sentences = split_sentences(page.text)
+    weight = getattr(backend, "weight", None)
+    ranked = [index for index in rank_sentences(sentences, question, weight, ignore=stems(page.title)) if index != 0]
+    chosen = sorted([0, *ranked[: count - 1]]) if sentences else []
+    return [sentences[index] for index in chosen]
+
+
+async def _search(backend: WikiBackend, entity: str, question: str) -> tuple[str, dict[str, Any]]:
+    """The page about `entity`: its lead, or with a question its sentences that bear on the question.
+
+    With a question, a search that names no page reads the page that best matches the entity instead of
+    listing similar titles: a small model rarely recovers from a list of titles.
+    """
     if not entity:
         return f"search needs an entity, as in search[Albert Einstein]. {_USAGE}", {}
     page = await backend.page(entity)
+    note = ""
     if page is None:
         titles = await backend.similar(entity, _SIMILAR)
-        return f"Could not find [{entity}]. Similar: {titles}.", {}
-    return " ".join(split_sentences(page.text)[:_LEAD_SENTENCES]), _page_state(page)
+        if not question or not titles:
+            return f"Could not find [{entity}]. Similar: {titles}.", {}
+        page = await backend.page(titles[0])
+        if page is None:
+            return f"Could not find [{entity}]. Similar: {titles}.", {}
+        note = f"(No page [{entity}]; the closest is [{page.title}].) "
+    shown = _focused(backend, page, question, _FOCUSED_SENTENCES) if question else split_sentences(page.text)[:_LEAD_SENTENCES]
+    return note + " ".join(shown), _page_state(page)
 
 
-def _lookup(state: dict[str, Any], term: str) -> tuple[str, dict[str, Any]]:
-    """The next sentence of the current page containing `term`; a new term starts from the top."""
+def _lookup(state: dict[str, Any], term: str, question: str) -> tuple[str, dict[str, Any]]:
+    """The next sentence of the current page containing `term` (the best match for the question first); a new
+    term starts again."""
     if not term:
         return f"lookup needs a term, as in lookup[relativity]. {_USAGE}", state
     if not state.get("text"):
@@ -79,6 +103,9 @@ def _lookup(state: dict[str, Any], term: str) -> tuple[str, dict[str, Any]]:
     previous = state.get("lookup") or {}
     index = previous.get("index", 0) if previous.get("term", "").casefold() == term.casefold() else 0
     hits = [sentence for sentence in split_sentences(state["text"]) if term.casefold() in sentence.casefold()]
+    if question:
+        ignore = stems(state.get("title") or "")
+        hits = [hits[rank] for rank in rank_sentences(hits, question, ignore=ignore)]
     if not hits:
         return "No Results", state
     if index >= len(hits):
@@ -103,14 +130,18 @@ async def wiki_agent(ctx: AgentContext) -> dict[str, Any]:
     argument = _argument(func, ctx.inputs.get("arg"))
     state = ctx.inputs.get("data")
     state = dict(state) if isinstance(state, dict) else {}
+    question = ctx.inputs.get("question", state.get("question"))
+    question = "" if is_null(question) else str(question).strip()
     if func == "search":
-        content, state = await _search(backend_for(options), argument)
+        content, state = await _search(backend_for(options), argument, question)
     elif func == "lookup":
-        content, state = _lookup(state, argument)
+        content, state = _lookup(state, argument, question)
     elif func == "finish":
         content, state = argument, {**state, "answer": argument}
     else:
         content = f"Invalid action{f' {func!r}' if func else ''}. {_USAGE}"
+    if question and "question" in (ctx.inputs.get("data") or {}):
+        state = {**state, "question": question}  # a question that came in the state stays there for the next call
     return {"content": content, "data": state}
 
 
@@ -143,6 +174,9 @@ wiki_agent_info = AgentInfo(
             "func": {"type": "string", "enum": ["search", "lookup", "finish", ""]},
             "arg": {"anyOf": [{"type": "string"}, {"type": "object"}]},
             "data": {"type": "object", "description": "the state the previous call returned"},
+            "question": {"type": ["string", "null"], "description": "the question being answered: search then shows "
+                         "the page's sentences that bear on it, and a search that names no page reads the closest "
+                         "page (it may also come in data.question)"},
         },
     },
     params={

@@ -3,6 +3,7 @@
     .venv/bin/python -m bench.react_eval                          # both graphs, every question
     .venv/bin/python -m bench.react_eval graphs/react.yaml --limit 5
     .venv/bin/python -m bench.react_eval --kind two-hop
+    .venv/bin/python -m bench.react_eval --questions holdout     # the held-out set (holdout.yaml)
 
 Each question of `questions.yaml` runs through each graph, one at a time, on
 whatever server openAIAgent picks (the embedded model when neither
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -48,8 +50,9 @@ def is_right(answer: Any, accepted: list[str]) -> bool:
     return any(_fold(str(form)) in _fold(answer) for form in accepted)
 
 
-def load_questions(kind: str | None = None) -> list[dict[str, Any]]:
-    questions = yaml.safe_load((HERE / "questions.yaml").read_text(encoding="utf-8"))
+def load_questions(kind: str | None = None, name: str = "questions") -> list[dict[str, Any]]:
+    """The questions of `bench/react_eval/NAME.yaml`: questions (the main set) or holdout (never tuned on)."""
+    questions = yaml.safe_load((HERE / f"{name}.yaml").read_text(encoding="utf-8"))
     return [question for question in questions if kind is None or question["kind"] == kind]
 
 
@@ -102,10 +105,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("graphs", nargs="*", default=list(GRAPHS))
     parser.add_argument("--kind", choices=["easy", "medium", "two-hop"])
     parser.add_argument("--limit", type=int, help="only the first N questions")
+    parser.add_argument("--questions", default="questions", choices=["questions", "holdout"],
+                        help="the question set: questions.yaml (default) or holdout.yaml")
     parser.add_argument("--out", type=Path, default=RESULTS / "react_eval.json")
     args = parser.parse_args(argv)
-    questions = load_questions(args.kind)[: args.limit]
+    questions = load_questions(args.kind, args.questions)[: args.limit]
     rows: list[dict[str, Any]] = []
+    load_before = os.getloadavg()[0]
     for graph_file in args.graphs:
         for number, question in enumerate(questions, 1):
             row = ask(graph_file, question)
@@ -116,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")
     print(table(rows))
+    # Other work on the machine slows every step: say how busy it was (1-minute load average).
+    print(f"\nload average {load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end; {os.cpu_count()} CPUs")
     return 0
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from graphrt_agents.llm.react import parse_action
+from graphrt_agents.llm.react_grammar import answer_candidates, answer_kind, finish_candidates, react_grammar
 
 import graphrt
 
@@ -50,8 +51,8 @@ async def test_react_searches_looks_up_and_finishes(reply, openai_server):
     assert results == {"answer": "Gustave Eiffel", "status": "finished", "steps": 3, "model": "scripted-model"}
     first, second, third = (request["messages"] for request in openai_server.requests)
     assert first[0]["role"] == "system" and "search[entity]" in first[0]["content"]
-    assert first[1:3] == [{"role": "user", "content": "Question: Who discovered radium?"},
-                          {"role": "assistant", "content": "Thought: I need to read about radium.\nAction: search[Radium]"}]
+    assert first[1:3] == [{"role": "user", "content": "Question: Who discovered penicillin?"},
+                          {"role": "assistant", "content": "Thought: I need to read about penicillin.\nAction: search[Penicillin]"}]
     assert [message["role"] for message in first[3:8]] == ["user", "assistant", "user", "assistant", "user"]
     assert first[-1] == {"role": "user", "content": "Question: Who designed the Eiffel Tower?"}
     assert second[-1]["content"].startswith("Observation: The Eiffel Tower is a wrought-iron lattice tower in Paris.")
@@ -82,18 +83,36 @@ async def test_react_without_a_valid_action_in_the_last_step_says_so(reply, open
 
 
 @pytest.mark.anyio
-async def test_react_tools_calls_the_wiki_until_the_llm_answers(reply, openai_server):
+async def test_react_tools_names_each_round_s_tool_search_then_finish(reply, openai_server):
+    openai_server.script(
+        reply.tool_calls(("wikiAgent--search", {"entity": "Eiffel Tower"})),
+        reply.tool_calls(("wikiAgent--finish", {"answer": "Gustave Eiffel"})),
+    )
+    results = await run_file("react_tools.yaml", question="Who designed the Eiffel Tower?")
+    assert results == {"answer": "Gustave Eiffel", "status": "finished", "model": "scripted-model"}
+    search, finish = openai_server.requests
+    assert search["tool_choice"] == {"type": "function", "function": {"name": "wikiAgent--search"}}
+    assert finish["tool_choice"] == {"type": "function", "function": {"name": "wikiAgent--finish"}}
+    assert [tool["function"]["name"] for tool in search["tools"]] == [
+        "wikiAgent--search", "wikiAgent--lookup", "wikiAgent--finish"
+    ]
+    # the wiki has the question (passthrough): the page's first sentence and those that bear on it
+    assert [m["content"] for m in finish["messages"] if m["role"] == "tool"] == [
+        "The Eiffel Tower is a wrought-iron lattice tower in Paris. It is named after the engineer Gustave Eiffel, "
+        "whose company designed and built it. The tower was built from 1887 to 1889 for a world's fair."
+    ]
+
+
+@pytest.mark.anyio
+async def test_react_tools_with_more_rounds_lets_the_llm_go_on_after_the_named_ones(reply, openai_server):
     openai_server.script(
         reply.tool_calls(("wikiAgent--search", {"entity": "Eiffel Tower"})),
         reply.tool_calls(("wikiAgent--lookup", {"term": "engineer"}), ("wikiAgent--finish", {"answer": "Gustave Eiffel"})),
         reply.text("Gustave Eiffel's company designed it."),
     )
-    results = await run_file("react_tools.yaml", question="Who designed the Eiffel Tower?")
+    results = await run_file("react_tools.yaml", question="Who designed the Eiffel Tower?", maxRounds=4)
     assert results == {"answer": "Gustave Eiffel", "status": "finished", "model": "scripted-model"}
-    assert openai_server.requests[0]["tool_choice"] == {"type": "function", "function": {"name": "wikiAgent--search"}}
-    assert [tool["function"]["name"] for tool in openai_server.requests[0]["tools"]] == [
-        "wikiAgent--search", "wikiAgent--lookup", "wikiAgent--finish"
-    ]
+    assert "tool_choice" not in openai_server.requests[2]
     tool_results = [m["content"] for m in openai_server.requests[2]["messages"] if m["role"] == "tool"]
     assert tool_results[1:] == ["(Result 1/1) It is named after the engineer Gustave Eiffel, whose company designed "
                                 "and built it.", "Gustave Eiffel"]
@@ -115,8 +134,6 @@ async def test_react_tools_out_of_rounds_is_out_of_steps(reply, openai_server):
 
 
 def test_the_first_reply_must_search_and_finish_takes_a_phrase_of_what_was_observed():
-    from graphrt_agents.llm.react import answer_candidates, react_grammar
-
     assert react_grammar("Who wrote Hamlet?", "", first=True).endswith('"search[" [^\\n\\[\\]]{1,80} "]"')
     observed = ("The Eiffel Tower is a lattice tower on the Champ de Mars in Paris, France. It is named after the "
                 "engineer Gustave Eiffel, whose company designed and built the tower from 1887 to 1889.")
@@ -127,3 +144,77 @@ def test_the_first_reply_must_search_and_finish_takes_a_phrase_of_what_was_obser
     assert '"finish[" (' in react_grammar("Who designed the Eiffel Tower?", observed, first=False)
     # "Moby-Dick" in the question and "Moby Dick" on the page are the same phrase
     assert "Moby Dick" not in answer_candidates("Moby Dick, the whale, in 1851.", "When was Moby-Dick published?")
+
+
+def test_a_capital_that_only_opens_a_sentence_is_no_name_but_a_sentence_s_subject_is():
+    observed = "Written in 1813, it was her second novel. Mars is the fourth planet. The Nile has a delta. It is by J. K. Rowling."
+    candidates = answer_candidates(observed, "Who wrote it?")
+    assert "Written" not in candidates
+    assert {"Mars", "Nile", "J. K. Rowling"} <= set(candidates)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("In which year was Hamlet written?", "year"),
+        ("When did the war end?", "year"),
+        ("How many moons does Mars have?", "number"),
+        ("How long is the Danube in kilometres?", "number"),
+        ("What is the atomic number of iron?", "number"),
+        ("What nationality was the author of Faust?", "nationality"),
+        ("Who painted Guernica?", "name"),
+        ("Where is the Prado?", "name"),
+        ("In which country is Lake Titicaca?", "name"),
+        ("What is the capital of Peru?", "name"),
+        # "who" inside the question does not ask for a name: the profession is a plain word
+        ("What was the profession of the man who built it?", "any"),
+        ("Which planet from the Sun is Venus?", "any"),
+    ],
+)
+def test_the_kind_of_answer_comes_from_the_question_s_wording(question: str, kind: str):
+    assert answer_kind(question) == kind
+
+
+def test_finish_takes_phrases_of_the_kind_asked_from_the_sentences_that_best_match_the_question():
+    observed = ("Faust is a tragic play by the German writer Johann Wolfgang von Goethe. Part One was published in "
+                "1808 in Tübingen. Part Two was published in 1832, after his death. It has 12,111 lines.")
+    assert finish_candidates(observed, "In which year was Part One of Faust published?") == ["1808", "1832"]
+    assert finish_candidates(observed, "How many lines does Faust have?") == ["12,111"]
+    assert finish_candidates(observed, "What nationality was the author of Faust?") == ["German"]
+    assert finish_candidates(observed, "Who wrote Faust?")[:1] == ["German"] or \
+        "Johann Wolfgang von Goethe" in finish_candidates(observed, "Who wrote Faust?")
+    # none of the kind asked in the best sentences: the next best are read, then any phrase
+    assert finish_candidates("Faust is a play. It was written in 1808.", "When was Faust written?") == ["1808"]
+    assert "play" in finish_candidates("Faust is a play.", "How many acts has Faust?")
+    # a choice between options is answered by one of them, though the question names them
+    assert finish_candidates(observed, "Which is longer, Faust or Hamlet?") == ["Faust", "Hamlet"]
+    # what is not a page's text is not an answer: a failed search's titles, lookup's counter
+    assert finish_candidates("Could not find [Fuast]. Similar: ['Faust', 'Goethe'].", "Who wrote Faust?") == []
+
+
+def test_the_last_step_must_finish_when_there_is_an_answer_to_give():
+    observed = "Hamlet was written by William Shakespeare around 1600."
+    grammar = react_grammar("Who wrote Hamlet?", observed, first=False, last=True)
+    assert grammar.endswith('"\\nAction: " "finish[" ("William Shakespeare") "]"')
+    assert '"search"' not in grammar
+    # nothing to answer with yet: it may still search or look up
+    assert '("search" | "lookup")' in react_grammar("Who wrote Hamlet?", "No Results", first=False, last=True)
+
+
+@pytest.mark.anyio
+async def test_react_s_last_step_may_only_finish_and_the_wiki_reads_with_the_question(reply, openai_server):
+    openai_server.script(
+        reply.text("Thought: read.\nAction: search[Gustave Eiffel]"),
+        reply.text("Thought: done.\nAction: finish[Gustave Eiffel]"),
+    )
+    question = "Who designed the inner frame of the Statue of Liberty?"
+    results = await run_file("react.yaml", question=question, maxSteps=2)
+    assert results["status"] == "finished" and results["answer"] == "Gustave Eiffel"
+    first, last = openai_server.requests
+    assert '"search["' in first["grammar"] and '"finish["' not in first["grammar"]
+    # the page's first sentence and the ones that bear on the question, not its lead in order
+    assert last["messages"][-1]["content"] == (
+        "Observation: Gustave Eiffel was a French civil engineer. His company built bridges for the French railways. "
+        "Eiffel also designed the inner frame of the Statue of Liberty.\nQuestion: " + question)
+    # names (a "who" question) from the sentences that best match it; the last step may only finish
+    assert last["grammar"].endswith('"\\nAction: " "finish[" ("Gustave Eiffel" | "French") "]"')

@@ -35,11 +35,47 @@ async def test_search_returns_the_page_s_lead_and_keeps_the_page(corpus):
 
 async def test_search_without_a_page_suggests_the_most_similar_titles(corpus):
     result = await act("search", {"entity": "Eiffel"}, **corpus)
+    # ranked by BM25 over titles and leads (the pages that name Eiffel most), then by spelling
     assert result == {
-        "content": "Could not find [Eiffel]. Similar: ['Eiffel Tower', 'Gustave Eiffel', 'Ada Lovelace', "
+        "content": "Could not find [Eiffel]. Similar: ['Gustave Eiffel', 'Eiffel Tower', 'Ada Lovelace', "
         "'Charles Babbage', 'Paris'].",
         "data": {},
     }
+
+
+async def ask(func: str, arg: Any, question: str, data: dict[str, Any] | None = None, **params: Any) -> dict[str, Any]:
+    inputs = {"func": func, "arg": arg, "data": data or {}, "question": question}
+    return await wiki_agent(agent_context(inputs, params, node_id="act"))
+
+
+async def test_with_a_question_search_shows_the_first_sentence_and_those_that_bear_on_it(corpus):
+    result = await ask("search", "Eiffel Tower", "Until when was it the tallest structure?", **corpus)
+    # three sentences in page order: the first, the one about the tallest structure (the best match), and the
+    # next best, which skips "The tower was built from 1887 to 1889 for a world's fair."
+    assert result["content"] == (
+        "The Eiffel Tower is a wrought-iron lattice tower in Paris. It is named after the engineer Gustave Eiffel, "
+        "whose company designed and built it. It was the tallest man-made structure in the world until 1930.")
+    assert result["data"]["title"] == "Eiffel Tower"
+
+
+async def test_with_a_question_a_search_that_names_no_page_reads_the_closest_one(corpus):
+    result = await ask("search", "Babbage engine", "Who built the engine?", **corpus)
+    assert result["content"].startswith("(No page [Babbage engine]; the closest is [Charles Babbage].) ")
+    assert result["data"]["title"] == "Charles Babbage"
+
+
+async def test_with_a_question_lookup_gives_the_best_matching_sentence_first(corpus):
+    page = (await act("search", "Gustave Eiffel", **corpus))["data"]
+    first = await ask("lookup", "eiffel", "What frame did he design?", page)
+    assert first["content"] == "(Result 1/3) Eiffel also designed the inner frame of the Statue of Liberty."
+
+
+async def test_a_question_in_the_state_is_kept_for_the_next_call(corpus):
+    # toolsAgent hands the wiki its state: a graph can put the question there (passthrough)
+    found = await act("search", "Gustave Eiffel", {"question": "What frame did he design?"}, **corpus)
+    assert found["data"]["question"] == "What frame did he design?"
+    looked = await act("lookup", "eiffel", found["data"])
+    assert looked["content"] == "(Result 1/3) Eiffel also designed the inner frame of the Statue of Liberty."
 
 
 async def test_lookup_returns_the_next_matching_sentence_each_time(corpus):
@@ -89,6 +125,7 @@ def test_sentences_split_after_full_stops_before_capitals():
     assert split_sentences("It was built in 1889. Eiffel's company built it. e.g. this stays.") == [
         "It was built in 1889.", "Eiffel's company built it. e.g. this stays."
     ]
+    assert split_sentences("It is by J. K. Rowling. It sold.") == ["It is by J. K. Rowling.", "It sold."]
 
 
 async def test_the_offline_corpus_is_the_default_and_says_how_to_install_it(monkeypatch):

@@ -1,0 +1,217 @@
+"""reactGrammarAgent: the GBNF grammar of the next ReAct reply, so that a small model writes one valid step.
+
+A reply is `Thought: ...` on one line and one action. The first action must
+search. After that, `finish` takes only an answer *extracted* from what was
+observed: a phrase of the observed sentences that best match the question, of
+the kind the question asks for (a year for "in which year", a number for "how
+many", a name for "who"), and never a phrase the question already contains (a
+small model otherwise answers with the very thing it searched for). The last
+step must finish. The kind is read from the question's wording, the same way for
+every question; the model still chooses among the phrases.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.base.jsvalue import is_null
+
+from ..wiki.agent import split_sentences
+from ..wiki.rank import rank_sentences
+
+__all__ = ["AGENTS", "answer_kind", "answer_candidates", "finish_candidates", "react_grammar"]
+
+_PHRASE = re.compile(
+    r"\d[\d,.]*\d|\d"                                             # numbers: 1851, 7,088, 8,848.86
+    r"|(?:[A-Z]\.\s?)*[A-Z][\w'’-]*(?:\s+(?:(?:de|da|di|del|von|van|of|the|and)\s+)*(?:[A-Z]\.\s?)*[A-Z][\w'’-]*)*"
+    #                                                             names: Gustave Eiffel, J. K. Rowling
+    r"|[a-z][\w'-]+"                                              # any other word
+)
+_THOUGHT = r"[^\n\[\]]{1,160}"
+_ARGUMENT = r"[^\n\[\]]{1,80}"
+_NOT_PAGE_TEXT = re.compile(
+    r"Could not find \[[^\]]*\]\. Similar: \[[^\]]*\]\.?"        # a failed search's list of titles
+    r"|\(No page \[[^\]]*\]; the closest is \[[^\]]*\]\.\)"      # the note before the closest page
+    r"|\(Result \d+/\d+\)|No (?:More )?Results"                   # lookup's counter and misses
+    r"|There is no page to look in yet[^\n]*|(?:search|lookup) needs [^\n]*|Invalid action[^\n]*"  # wikiAgent's advice
+)
+_STOP = frozenset(
+    "a an and are as at be by for from has have he her his in is it its of on or she that the their they this to "
+    "was were which who with also than then there these those been being into over under after before about".split()
+)
+_NUMBER_WORDS = frozenset(
+    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+    "eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion "
+    "dozen".split()
+)
+_KINDS: list[tuple[str, re.Pattern[str]]] = [
+    ("year", re.compile(r"\b(?:what|which) year\b|\bwhen\b", re.IGNORECASE)),
+    ("number", re.compile(r"\bhow (?:many|much|long|high|tall|far|old|big|deep|large|wide|heavy)\b"
+                          r"|\b(?:what|which) number\b|\bnumber of\b|\batomic number\b", re.IGNORECASE)),
+    ("nationality", re.compile(r"\bnationality\b", re.IGNORECASE)),
+    ("name", re.compile(r"^\W*(?:who(?:m|se)?|where)\b|\bby whom\b|\b(?:what|which)(?: other)? (?:city|country|capital|continent|state)\b"
+                        r"|\bcapital of\b", re.IGNORECASE)),
+]
+_CHOICE = re.compile(r",\s*(?:the\s+)?([^,?]+?)\s+or\s+(?:the\s+)?([^,?]+?)\s*\?\s*$", re.IGNORECASE)
+_DEMONYM = re.compile(r"^[A-Z][a-z]+(?:an|ish|ese|ch|i|ic|ek)$")
+
+
+def _literal(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _plain(text: str) -> str:
+    """Lower-case words only: "Moby-Dick?" and "moby dick" are the same."""
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+def answer_kind(question: str) -> str:
+    """What the question asks for, from its wording: year, number, nationality, name, or any."""
+    for kind, pattern in _KINDS:
+        if pattern.search(question):
+            return kind
+    return "any"
+
+
+def _fits(phrase: str, kind: str) -> bool:
+    if kind == "year":
+        return re.fullmatch(r"\d{3,4}", phrase) is not None
+    if kind == "number":
+        return phrase[0].isdigit() or phrase.casefold() in _NUMBER_WORDS
+    if kind == "nationality":
+        return _DEMONYM.match(phrase) is not None
+    if kind == "name":
+        return phrase[0].isupper()
+    return True
+
+
+def answer_candidates(observations: str, question: str, limit: int = 300) -> list[str]:
+    """The phrases of what was observed that an answer may be: names, numbers and words, not the question's own.
+
+    A phrase the question already contains ("Eiffel Tower" in "Who designed the Eiffel Tower?") is left
+    out, and so is a capitalised word that only opens a sentence ("Written when...") unless it is the sentence's
+    subject ("Mars is..."): a capital there alone says nothing.
+    """
+    asked = f" {_plain(question)} "
+    text = _NOT_PAGE_TEXT.sub(" ", observations)
+    matches = [(_trimmed(match.group(0)), _starts_sentence(text, match.start()) and not _subject(match, text))
+               for match in _PHRASE.finditer(text)]
+    named_inside = {phrase for phrase, first in matches if not first}
+    found: dict[str, None] = {}
+    for phrase, first in matches:
+        if len(phrase) < 2 and not phrase.isdigit():
+            continue
+        if f" {_plain(phrase)} " in asked or phrase.casefold() in _STOP:
+            continue
+        if first and phrase[0].isupper() and " " not in phrase and phrase not in named_inside:
+            continue
+        found.setdefault(phrase, None)
+    return list(found)[:limit]
+
+
+def _trimmed(phrase: str) -> str:
+    """A phrase without end punctuation and without a leading article ("The Nile" is "Nile")."""
+    phrase = phrase.strip(",'’-")
+    phrase = phrase if re.search(r"[A-Z]\.$", phrase) and " " in phrase else phrase.rstrip(".")
+    return re.sub(r"^(?:The|A|An)\s+(?=[A-Z])", "", phrase)
+
+
+def _subject(match: re.Match[str], text: str) -> bool:
+    """True when a sentence's first word is its subject ("Mars is", "The Nile has"), so a name, not just a capital."""
+    return match.group(0)[:4] in ("The ", "A ", "An ") or re.match(r"\s+(?:is|was|are|were|has|had)\b", text[match.end():]) is not None
+
+
+def _starts_sentence(text: str, start: int) -> bool:
+    before = text[:start].rstrip()
+    return not before or before[-1] in ".!?\n:"
+
+
+def finish_candidates(observations: str, question: str, sentences: int = 2) -> list[str]:
+    """What `finish` may answer: phrases of the kind the question asks for, from the observed sentences
+    that best match the question (the best `sentences` of them, more when those hold none of that kind).
+
+    A question that ends in a choice ("..., the Nile or the Amazon?") is answered by one of its options.
+    """
+    choice = _CHOICE.search(question)
+    if choice:
+        return [choice.group(1).strip(), choice.group(2).strip()]
+    observed = split_sentences(_NOT_PAGE_TEXT.sub(" ", observations))
+    if not observed:
+        return []
+    ranked = [observed[index] for index in rank_sentences(observed, question)]
+    kind = answer_kind(question)
+    for count in range(min(sentences, len(ranked)), len(ranked) + 1):
+        typed = [phrase for phrase in answer_candidates(" ".join(ranked[:count]), question) if _fits(phrase, kind)]
+        if typed:
+            return typed
+    return answer_candidates(" ".join(ranked[:sentences]), question)
+
+
+def react_grammar(question: str, observations: str, first: bool, last: bool = False) -> str:
+    """The GBNF grammar of one ReAct reply: `Thought: ...` on one line, then one action and nothing after it.
+
+    The first reply must search; `finish` takes one of `finish_candidates`; the last reply must finish
+    (when there is anything to answer with).
+    """
+    head = f'root ::= "Thought: " {_THOUGHT} "\\nAction: " '
+    if first:
+        return head + f'"search[" {_ARGUMENT} "]"'
+    candidates = finish_candidates(observations, question)
+    finish = f'"finish[" ({" | ".join(_literal(phrase) for phrase in candidates)}) "]"' if candidates else ""
+    if last and finish:
+        return head + finish
+    return head + f'(("search" | "lookup") "[" {_ARGUMENT} "]"{" | " + finish if finish else ""})'
+
+
+async def react_grammar_agent(ctx: AgentContext) -> str:
+    """The grammar for the next ReAct reply, from the question and the observations so far.
+
+    Args:
+        ctx: inputs `question`, `observations` (the text of every observation so far; empty
+            before the first step), and optionally `step` (0 for the first) and `maxSteps`.
+
+    Returns:
+        A GBNF grammar for openAIAgent's `grammar` (llama.cpp servers).
+    """
+    question = _text(ctx.inputs.get("question"))
+    observations = _text(ctx.inputs.get("observations"))
+    step, max_steps = ctx.inputs.get("step"), ctx.inputs.get("maxSteps")
+    last = isinstance(step, int) and isinstance(max_steps, int) and step + 1 >= max_steps
+    return react_grammar(question, observations, first=not observations.strip(), last=last)
+
+
+def _text(value: Any) -> str:
+    return "" if is_null(value) else str(value)
+
+
+react_grammar_agent_info = AgentInfo(
+    name="reactGrammarAgent",
+    func=react_grammar_agent,
+    description="The GBNF grammar of the next ReAct reply: a thought and one action; the first must search, "
+    "finish takes a phrase of the observed sentences that best match the question, of the kind it asks for, "
+    "and the last step must finish",
+    inputs={"type": "object", "properties": {"question": {"type": ["string", "null"]},
+                                             "observations": {"type": ["string", "null"]},
+                                             "step": {"type": ["integer", "null"]},
+                                             "maxSteps": {"type": ["integer", "null"]}}},
+    output={"type": "string"},
+    samples=(
+        Sample(inputs={"question": "Who wrote Hamlet?", "observations": ""}, params={},
+               result='root ::= "Thought: " [^\\n\\[\\]]{1,160} "\\nAction: " "search[" [^\\n\\[\\]]{1,80} "]"'),
+        Sample(inputs={"question": "Who wrote Hamlet?", "observations": "Hamlet was written by William Shakespeare."},
+               params={},
+               result='root ::= "Thought: " [^\\n\\[\\]]{1,160} "\\nAction: " (("search" | "lookup") "[" '
+                      '[^\\n\\[\\]]{1,80} "]" | "finish[" ("William Shakespeare") "]")'),
+        Sample(inputs={"question": "When was Hamlet written?", "observations": "Hamlet was written around 1600.",
+                       "step": 3, "maxSteps": 4},
+               params={},
+               result='root ::= "Thought: " [^\\n\\[\\]]{1,160} "\\nAction: " "finish[" ("1600") "]"'),
+    ),
+    category=("llm", "react"),
+    author="graphrt",
+    license="MIT",
+)
+
+AGENTS: list[AgentInfo] = [react_grammar_agent_info]
