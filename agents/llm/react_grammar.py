@@ -1,4 +1,9 @@
-"""reactGrammarAgent: the GBNF grammar of the next ReAct reply, so that a small model writes one valid step.
+"""reactGrammarAgent and reactToolSchemasAgent: what a small model may write at each ReAct step.
+
+reactGrammarAgent writes the GBNF grammar of the next text reply (llama.cpp servers);
+reactToolSchemasAgent writes the same choices as tool schemas with `enum`s, for
+function calling (a server that constrains a named tool's arguments to its
+schema, as llama-cpp-python's does, then cannot stray either).
 
 A reply is `Thought: ...` on one line and one action. The first action must
 search. After that, `finish` takes only an answer *extracted* from what was
@@ -21,7 +26,8 @@ from graphrt.base.jsvalue import is_null
 from ..wiki.agent import split_sentences
 from ..wiki.rank import rank_sentences
 
-__all__ = ["AGENTS", "answer_kind", "answer_candidates", "finish_candidates", "react_grammar"]
+__all__ = ["AGENTS", "answer_candidates", "answer_kind", "finish_candidates", "react_grammar", "react_tool_schemas",
+           "search_candidates"]
 
 _PHRASE = re.compile(
     r"\d[\d,.]*\d|\d"                                             # numbers: 1851, 7,088, 8,848.86
@@ -55,6 +61,7 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
                         r"|\bcapital of\b", re.IGNORECASE)),
 ]
 _CHOICE = re.compile(r",\s*(?:the\s+)?([^,?]+?)\s+or\s+(?:the\s+)?([^,?]+?)\s*\?\s*$", re.IGNORECASE)
+_YEAR = re.compile(r"1\d{3}|20\d{2}")
 _DEMONYM = re.compile(r"^[A-Z][a-z]+(?:an|ish|ese|ch|i|ic|ek)$")
 
 
@@ -112,8 +119,8 @@ def answer_candidates(observations: str, question: str, limit: int = 300) -> lis
 
 
 def _trimmed(phrase: str) -> str:
-    """A phrase without end punctuation and without a leading article ("The Nile" is "Nile")."""
-    phrase = phrase.strip(",'’-")
+    """A phrase without end punctuation, a possessive or a leading article ("The Nile's" is "Nile")."""
+    phrase = re.sub(r"['’]s$", "", phrase.strip(",'’-")).strip(",'’-")
     phrase = phrase if re.search(r"[A-Z]\.$", phrase) and " " in phrase else phrase.rstrip(".")
     return re.sub(r"^(?:The|A|An)\s+(?=[A-Z])", "", phrase)
 
@@ -144,25 +151,92 @@ def finish_candidates(observations: str, question: str, sentences: int = 2) -> l
     kind = answer_kind(question)
     for count in range(min(sentences, len(ranked)), len(ranked) + 1):
         typed = [phrase for phrase in answer_candidates(" ".join(ranked[:count]), question) if _fits(phrase, kind)]
+        if kind == "number":  # "how high": 8,848.86 rather than the year it was measured in
+            typed = [phrase for phrase in typed if not _YEAR.fullmatch(phrase)] or typed
         if typed:
             return typed
     return answer_candidates(" ".join(ranked[:sentences]), question)
 
 
+def search_candidates(question: str, observations: str = "") -> list[str]:
+    """What `search` and `lookup` may take: the names the question mentions ("Statue of Liberty", "Newton"),
+    else its runs of content words ("theory of relativity", "river"), and the names of the pages read so far
+    (the second hop: "Leo Tolstoy").
+
+    A tiny model asked to name a page invents one ("Talismoflougion") or copies its worked example; from the
+    question's own phrases it picks one that the wiki can find.
+    """
+    names = [phrase for phrase in _names(question)]
+    if not names:
+        names = _content_runs(question)
+    found = dict.fromkeys(names)
+    for phrase in answer_candidates(observations, question):
+        if phrase[0].isupper() and not _DEMONYM.match(phrase):
+            found.setdefault(phrase, None)
+    return list(found)
+
+
+def _names(text: str) -> list[str]:
+    """The capitalised phrases of a text, but not a capitalised word that only opens it ("Which", "In")."""
+    found = []
+    for match in _PHRASE.finditer(text):
+        phrase = re.sub(r"['’]s$", "", match.group(0).strip(".,'’-"))
+        number = re.match(r" \d+\b", text[match.end():])  # "Apollo 11"
+        phrase += number.group(0) if number and phrase[:1].isupper() else ""
+        if not phrase or not phrase[0].isupper() or phrase.casefold() in _STOP:
+            continue
+        if match.start() == 0:
+            phrase = re.sub(r"^(?:Who|Whom|Whose|What|Which|Where|When|How|In|On|At|Of|For|Did|Does|Is|Was)\b\s*",
+                            "", phrase)
+        if len(phrase) > 1:
+            found.append(phrase)
+    return found
+
+
+def _content_runs(text: str) -> list[str]:
+    """Runs of words that are not stopwords ("of" and "the" may join two: "theory of relativity"), then each word."""
+    words = re.findall(r"[\w'-]+", text)
+    runs, current = [], []
+    for index, word in enumerate(words):
+        lower = word.casefold()
+        joins = lower in ("of", "the") and current and index + 1 < len(words) \
+            and words[index + 1].casefold() not in _QUESTION_WORDS and not words[index + 1].endswith("ed")
+        if joins:
+            current.append(word)
+        elif lower in _QUESTION_WORDS or lower.endswith("ed"):  # "designed", "published": a question's verbs
+            if current:
+                runs.append(" ".join(current).removesuffix(" of").removesuffix(" the"))
+            current = []
+        else:
+            current.append(word)
+    if current:
+        runs.append(" ".join(current))
+    singles = [word for run in runs for word in run.split() if word.casefold() not in _QUESTION_WORDS]
+    return list(dict.fromkeys(runs + singles))
+
+
+_QUESTION_WORDS = _STOP | frozenset(
+    "what which who whom whose where when why how many much long high did does do is was known in the world "
+    "first year".split()
+)
+
+
 def react_grammar(question: str, observations: str, first: bool, last: bool = False) -> str:
     """The GBNF grammar of one ReAct reply: `Thought: ...` on one line, then one action and nothing after it.
 
-    The first reply must search; `finish` takes one of `finish_candidates`; the last reply must finish
-    (when there is anything to answer with).
+    The first reply must search; search and lookup take one of `search_candidates`; `finish` takes one of
+    `finish_candidates`; the last reply must finish (when there is anything to answer with).
     """
     head = f'root ::= "Thought: " {_THOUGHT} "\\nAction: " '
+    topics = search_candidates(question, observations)
+    topic = f'({" | ".join(_literal(phrase) for phrase in topics)})' if topics else _ARGUMENT
     if first:
-        return head + f'"search[" {_ARGUMENT} "]"'
+        return head + f'"search[" {topic} "]"'
     candidates = finish_candidates(observations, question)
     finish = f'"finish[" ({" | ".join(_literal(phrase) for phrase in candidates)}) "]"' if candidates else ""
     if last and finish:
         return head + finish
-    return head + f'(("search" | "lookup") "[" {_ARGUMENT} "]"{" | " + finish if finish else ""})'
+    return head + f'(("search" | "lookup") "[" {topic} "]"{" | " + finish if finish else ""})'
 
 
 async def react_grammar_agent(ctx: AgentContext) -> str:
@@ -215,3 +289,58 @@ react_grammar_agent_info = AgentInfo(
 )
 
 AGENTS: list[AgentInfo] = [react_grammar_agent_info]
+
+
+def react_tool_schemas(question: str, observations: str) -> dict[str, dict[str, Any]]:
+    """wikiAgent's search and finish tools, their argument held to `search_candidates` and `finish_candidates`.
+
+    An empty choice leaves the argument a free string.
+    """
+
+    def tool(func: str, description: str, parameter: str, choices: list[str]) -> dict[str, Any]:
+        prop: dict[str, Any] = {"type": "string"}
+        if choices:
+            prop["enum"] = choices
+        return {"type": "function", "function": {
+            "name": f"wikiAgent--{func}", "description": description,
+            "parameters": {"type": "object", "properties": {parameter: prop}, "required": [parameter]}}}
+
+    return {
+        "search": tool("search", "Reads the sentences of the wiki page about an entity that bear on the question.",
+                       "entity", search_candidates(question, observations)),
+        "finish": tool("finish", "Finishes the task with the answer.", "answer",
+                       finish_candidates(observations, question)),
+    }
+
+
+async def react_tool_schemas_agent(ctx: AgentContext) -> dict[str, dict[str, Any]]:
+    """The search and finish tool schemas for the next ReAct step of a function-calling graph.
+
+    Args:
+        ctx: inputs `question` and `observations` (the text of every observation so far).
+
+    Returns:
+        `{search, finish}`: OpenAI tool schemas named `wikiAgent--search` and `wikiAgent--finish`.
+    """
+    return react_tool_schemas(_text(ctx.inputs.get("question")), _text(ctx.inputs.get("observations")))
+
+
+react_tool_schemas_agent_info = AgentInfo(
+    name="reactToolSchemasAgent",
+    func=react_tool_schemas_agent,
+    description="wikiAgent's search and finish tool schemas for the next ReAct step, their arguments held (enum) "
+    "to the question's phrases and to the answers the observations offer",
+    inputs={"type": "object", "properties": {"question": {"type": ["string", "null"]},
+                                             "observations": {"type": ["string", "null"]}}},
+    output={"type": "object"},
+    samples=(
+        Sample(inputs={"question": "Who wrote Hamlet?", "observations": "Hamlet was written by William Shakespeare."},
+               params={},
+               result=react_tool_schemas("Who wrote Hamlet?", "Hamlet was written by William Shakespeare.")),
+    ),
+    category=("llm", "react"),
+    author="graphrt",
+    license="MIT",
+)
+
+AGENTS.append(react_tool_schemas_agent_info)

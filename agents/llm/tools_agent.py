@@ -292,17 +292,18 @@ async def _ask(ctx: AgentContext, llm_agent: str, conversation: list[Any], tools
 
 def _round_choice(choice: Any, round_index: int) -> Any:
     """The tool_choice of one round: a single choice forces the first round only (so the loop can end); an array
-    gives each round's in turn, a tool name (`wikiAgent--search`) standing for that function.
+    gives each round's in turn. A tool name (`wikiAgent--search`) stands for that function.
 
     Some servers (llama-cpp-python's) make a tool call only when tool_choice names the tool: a graph that knows
     which tool each step needs names it round by round.
     """
     if isinstance(choice, list):
         choice = choice[round_index] if round_index < len(choice) else None
-        if isinstance(choice, str) and choice not in ("auto", "none", "required"):
-            return {"type": "function", "function": {"name": choice}}
-        return choice
-    return choice if round_index == 0 else None
+    elif round_index > 0:
+        return None
+    if isinstance(choice, str) and choice not in ("auto", "none", "required"):
+        return {"type": "function", "function": {"name": choice}}
+    return choice
 
 
 def _options(ctx: AgentContext) -> dict[str, Any]:

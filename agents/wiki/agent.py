@@ -82,15 +82,24 @@ async def _search(backend: WikiBackend, entity: str, question: str) -> tuple[str
     page = await backend.page(entity)
     note = ""
     if page is None:
-        titles = await backend.similar(entity, _SIMILAR)
-        if not question or not titles:
-            return f"Could not find [{entity}]. Similar: {titles}.", {}
-        page = await backend.page(titles[0])
+        if not question:
+            return f"Could not find [{entity}]. Similar: {await backend.similar(entity, _SIMILAR)}.", {}
+        page = await _closest(backend, entity, question)
         if page is None:
-            return f"Could not find [{entity}]. Similar: {titles}.", {}
+            return f"Could not find [{entity}].", {}
         note = f"(No page [{entity}]; the closest is [{page.title}].) "
     shown = _focused(backend, page, question, _FOCUSED_SENTENCES) if question else split_sentences(page.text)[:_LEAD_SENTENCES]
     return note + " ".join(shown), _page_state(page)
+
+
+async def _closest(backend: WikiBackend, entity: str, question: str) -> Page | None:
+    """The page a search that names no page most likely means: of the best matches for the entity (counted
+    twice: the page is about it) and the question, the first whose text has the entity's very words ("Red
+    Planet" is in Mars's lead), else the best."""
+    pages = [page for title in await backend.similar(f"{entity} {entity} {question}", _SIMILAR)
+             if (page := await backend.page(title)) is not None]
+    verbatim = re.compile(rf"\b{re.escape(entity)}\b", re.IGNORECASE)
+    return next((page for page in pages if verbatim.search(page.text)), pages[0] if pages else None)
 
 
 def _lookup(state: dict[str, Any], term: str, question: str) -> tuple[str, dict[str, Any]]:

@@ -268,6 +268,17 @@ async def test_tool_choice_forces_the_first_round_only(reply, openai_server, run
     assert "tool_choice" not in openai_server.requests[1]
 
 
+async def test_an_array_of_tool_choices_gives_each_round_s_in_turn(reply, openai_server, run_graph, weather):
+    # for servers (llama-cpp-python's) that call a tool only when tool_choice names it
+    openai_server.script(reply.tool_calls(("weatherAgent--get", {"city": "Paris"})),
+                         reply.tool_calls(("weatherAgent--get", {"city": "Oslo"})), reply.text("Fine."))
+    await run_graph(tools_node(tool_choice=["weatherAgent--get", "required"]), agents=weather.agents())
+    first, second, third = (request.get("tool_choice") for request in openai_server.requests)
+    assert first == {"type": "function", "function": {"name": "weatherAgent--get"}}  # a name stands for its function
+    assert second == "required"
+    assert third is None  # after the array, the model chooses
+
+
 async def test_graphai_style_schemas_name_their_agent(reply, openai_server, run_graph, weather):
     schema = {**WEATHER_SCHEMA, "function": {**WEATHER_SCHEMA["function"], "name": "weatherAgent--get"}}
     openai_server.script(reply.tool_calls(("weatherAgent--get", {"city": "Oslo"})), reply.text("Fine."))
