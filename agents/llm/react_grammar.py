@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from graphrt.authoring.registry import AgentContext, AgentInfo, Sample
+from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import is_null
 
 from ..wiki.agent import split_sentences
