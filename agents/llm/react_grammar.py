@@ -273,11 +273,11 @@ react_grammar_agent_info = AgentInfo(
     output={"type": "string"},
     samples=(
         Sample(inputs={"question": "Who wrote Hamlet?", "observations": ""}, params={},
-               result='root ::= "Thought: " [^\\n\\[\\]]{1,160} "\\nAction: " "search[" [^\\n\\[\\]]{1,80} "]"'),
+               result='root ::= "Thought: " [^\\n\\[\\]]{1,160} "\\nAction: " "search[" ("Hamlet") "]"'),
         Sample(inputs={"question": "Who wrote Hamlet?", "observations": "Hamlet was written by William Shakespeare."},
                params={},
                result='root ::= "Thought: " [^\\n\\[\\]]{1,160} "\\nAction: " (("search" | "lookup") "[" '
-                      '[^\\n\\[\\]]{1,80} "]" | "finish[" ("William Shakespeare") "]")'),
+                      '("Hamlet" | "William Shakespeare") "]" | "finish[" ("William Shakespeare") "]")'),
         Sample(inputs={"question": "When was Hamlet written?", "observations": "Hamlet was written around 1600.",
                        "step": 3, "maxSteps": 4},
                params={},
