@@ -306,3 +306,35 @@ def test_a_nested_graph_in_every_map_row_is_compiled_once(monkeypatch: pytest.Mo
     results = graphrt.run(mapped([1, 2, 3], row_graph, compositeResultKey="n"))
     assert results == {"m": [{"y": {"v": 1}}, {"y": {"v": 2}}, {"y": {"v": 3}}]}
     assert len(compiled) == 2  # the map's row graph once, the nested graph once (not once per row)
+
+
+async def test_any_agent_can_run_a_graph_without_declaring_has_graph_data() -> None:
+    async def twice(ctx: AgentContext) -> Any:
+        inner = {"nodes": {"x": {}, "out": {"agent": "copyAgent", "inputs": {"v": ":x"}, "isResult": True}}}
+        first = await ctx.run_graph(inner, inject={"x": ctx.inputs["n"]})
+        second = await ctx.run_graph(inner, inject={"x": first["out"]["v"] * 2})
+        return second["out"]["v"]
+
+    graph = {"concurrency": 1, "nodes": {"n": {"value": 21}, "t": {"agent": "twiceAgent", "inputs": {"n": ":n"}, "isResult": True}}}
+    assert await graphrt.arun(graph, agents=[AgentInfo(name="twiceAgent", func=twice)]) == {"t": 42}
+
+
+async def test_a_nested_run_shares_its_parents_run_wide_context() -> None:
+    seen: dict[tuple[str | int, ...], tuple[str, Any, Any]] = {}
+
+    async def record(ctx: AgentContext) -> Any:
+        seen[ctx.path] = (ctx.run_id, ctx.services, ctx.nesting.registry)  # type: ignore[union-attr]
+        return 1
+
+    graph = nested({"nodes": {"r": {"agent": "recordAgent", "isResult": True}}}, {"a": ":a"})
+    graph["nodes"]["top"] = {"agent": "recordAgent", "isResult": True}
+    await graphrt.Graph(graph, agents=[AgentInfo(name="recordAgent", func=record)]).arun(run_id="shared-run")
+    outer, inner = seen[()], seen[("n",)]
+    assert outer[0] == inner[0] == "shared-run"
+    assert outer[1] is inner[1] and outer[2] is inner[2]
+
+
+async def test_injecting_into_a_computed_node_of_a_nested_graph_fails_the_node_naming_it() -> None:
+    inner = {"nodes": {"a": {"agent": "copyAgent", "inputs": {"v": 1}, "isResult": True}}}
+    with pytest.raises(AgentError, match="cannot inject a value: 'a' is a computed node"):
+        await graphrt.arun(nested(inner, {"a": ":a"}))
