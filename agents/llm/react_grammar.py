@@ -150,7 +150,10 @@ def finish_candidates(observations: str, question: str, sentences: int = 2) -> l
     ranked = [observed[index] for index in rank_sentences(observed, question)]
     kind = answer_kind(question)
     for count in range(min(sentences, len(ranked)), len(ranked) + 1):
-        typed = [phrase for phrase in answer_candidates(" ".join(ranked[:count]), question) if _fits(phrase, kind)]
+        phrases = answer_candidates(" ".join(ranked[:count]), question)
+        if kind == "nationality":  # "the Dutch Post-Impressionist painter": the demonym inside a longer name
+            phrases = [word for phrase in phrases for word in phrase.split()]
+        typed = list(dict.fromkeys(phrase for phrase in phrases if _fits(phrase, kind)))
         if kind == "number":  # "how high": 8,848.86 rather than the year it was measured in
             typed = [phrase for phrase in typed if not _YEAR.fullmatch(phrase)] or typed
         if typed:
@@ -194,7 +197,10 @@ def _names(text: str) -> list[str]:
 
 
 def _content_runs(text: str) -> list[str]:
-    """Runs of words that are not stopwords ("of" and "the" may join two: "theory of relativity"), then each word."""
+    """Runs of words that are not stopwords ("of" and "the" may join two: "theory of relativity").
+
+    Whole runs only: a single word of one ("number" of "atomic number of helium") names a more general page.
+    """
     words = re.findall(r"[\w'-]+", text)
     runs, current = [], []
     for index, word in enumerate(words):
@@ -211,8 +217,7 @@ def _content_runs(text: str) -> list[str]:
             current.append(word)
     if current:
         runs.append(" ".join(current))
-    singles = [word for run in runs for word in run.split() if word.casefold() not in _QUESTION_WORDS]
-    return list(dict.fromkeys(runs + singles))
+    return list(dict.fromkeys(runs))
 
 
 _QUESTION_WORDS = _STOP | frozenset(

@@ -176,6 +176,9 @@ def test_finish_takes_phrases_of_the_kind_asked_from_the_sentences_that_best_mat
     assert finish_candidates(observed, "In which year was Part One of Faust published?") == ["1808", "1832"]
     assert finish_candidates(observed, "How many lines does Faust have?") == ["12,111"]
     assert finish_candidates(observed, "What nationality was the author of Faust?") == ["German"]
+    # a demonym inside a longer name counts ("the Dutch Post-Impressionist painter")
+    assert finish_candidates("It is by the Dutch Post-Impressionist painter Vincent van Gogh.",
+                             "What nationality was the painter?") == ["Dutch"]
     assert finish_candidates(observed, "Who wrote Faust?")[:1] == ["German"] or \
         "Johann Wolfgang von Goethe" in finish_candidates(observed, "Who wrote Faust?")
     # none of the kind asked in the best sentences: the next best are read, then any phrase
@@ -193,8 +196,9 @@ def test_finish_takes_phrases_of_the_kind_asked_from_the_sentences_that_best_mat
         ("Who designed the Statue of Liberty?", "", ["Statue of Liberty"]),
         ("Who commanded Apollo 11?", "", ["Apollo 11"]),
         ("In which year did Newton first publish the Principia?", "", ["Newton", "Principia"]),
-        # no name in the question: its runs of content words, then each word (not its verbs)
-        ("Who proposed the theory of relativity?", "", ["theory of relativity", "theory", "relativity"]),
+        # no name in the question: its runs of content words (not its verbs)
+        ("Who proposed the theory of relativity?", "", ["theory of relativity"]),
+        ("What is the atomic number of radium?", "", ["atomic number of radium"]),
         # the second hop: the names of the pages read
         ("What nationality was the author of Faust?", "Faust is a play by Johann Wolfgang von Goethe.",
          ["Faust", "Johann Wolfgang von Goethe"]),
