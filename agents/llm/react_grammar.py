@@ -57,10 +57,12 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     ("number", re.compile(r"\bhow (?:many|much|long|high|tall|far|old|big|deep|large|wide|heavy)\b"
                           r"|\b(?:what|which) number\b|\bnumber of\b|\batomic number\b", re.IGNORECASE)),
     ("nationality", re.compile(r"\bnationality\b", re.IGNORECASE)),
-    ("name", re.compile(r"^\W*(?:who(?:m|se)?|where)\b|\bby whom\b|\b(?:what|which)(?: other)? (?:city|country|capital|continent|state)\b"
+    ("person", re.compile(r"^\W*who(?:m|se)?\b|\bby whom\b", re.IGNORECASE)),
+    ("name", re.compile(r"^\W*where\b|\b(?:what|which)(?: other)? (?:city|country|capital|continent|state)\b"
                         r"|\bcapital of\b", re.IGNORECASE)),
 ]
 _CHOICE = re.compile(r",\s*(?:the\s+)?([^,?]+?)\s+or\s+(?:the\s+)?([^,?]+?)\s*\?\s*$", re.IGNORECASE)
+_FULL_NAME = re.compile(r"[A-Z][\w'’.-]*(?:\s(?:(?:de|da|di|del|du|la|le|van|von|y)\s)*[A-Z][\w'’.-]*){1,3}")
 _YEAR = re.compile(r"1\d{3}|20\d{2}")
 _DEMONYM = re.compile(r"^[A-Z][a-z]+(?:an|ish|ese|ch|i|ic|ek)$")
 
@@ -75,7 +77,7 @@ def _plain(text: str) -> str:
 
 
 def answer_kind(question: str) -> str:
-    """What the question asks for, from its wording: year, number, nationality, name, or any."""
+    """What the question asks for, from its wording: year, number, nationality, person, name, or any."""
     for kind, pattern in _KINDS:
         if pattern.search(question):
             return kind
@@ -89,7 +91,7 @@ def _fits(phrase: str, kind: str) -> bool:
         return phrase[0].isdigit() or phrase.casefold() in _NUMBER_WORDS
     if kind == "nationality":
         return _DEMONYM.match(phrase) is not None
-    if kind == "name":
+    if kind in ("name", "person"):
         return phrase[0].isupper()
     return True
 
@@ -151,9 +153,11 @@ def finish_candidates(observations: str, question: str, sentences: int = 2) -> l
     kind = answer_kind(question)
     for count in range(min(sentences, len(ranked)), len(ranked) + 1):
         phrases = answer_candidates(" ".join(ranked[:count]), question)
-        if kind == "nationality":  # "the Dutch Post-Impressionist painter": the demonym inside a longer name
-            phrases = [word for phrase in phrases for word in phrase.split()]
-        typed = list(dict.fromkeys(phrase for phrase in phrases if _fits(phrase, kind)))
+        typed = [phrase for phrase in phrases if _fits(phrase, kind)]
+        if kind == "person":  # a person has a first and a last name: "Herman Melville", not "Ahab" or "Tragedy of Hamlet"
+            typed = [phrase for phrase in typed if _FULL_NAME.fullmatch(phrase)] or typed
+        if kind == "nationality" and not typed:  # "the Dutch Post-Impressionist painter": inside a longer name
+            typed = list(dict.fromkeys(word for phrase in phrases for word in phrase.split() if _fits(word, kind)))
         if kind == "number":  # "how high": 8,848.86 rather than the year it was measured in
             typed = [phrase for phrase in typed if not _YEAR.fullmatch(phrase)] or typed
         if typed:
