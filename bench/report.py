@@ -252,7 +252,8 @@ class Report:
         for rt, ga in found:
             validate, locate = self.tool_ms(rt, "validate_ms"), self.tool_ms(rt, "locate_ms")
             overhead = self.display_overhead(rt)
-            scaling = (validate / rt.n) / (self.tool_ms(smallest, "validate_ms") / smallest.n) if smallest else None
+            phase = "validate_cpu_ms" if rt.extra.get("validate_cpu_ms") and smallest.extra.get("validate_cpu_ms") else "validate_ms"
+            scaling = (self.tool_ms(rt, phase) / rt.n) / (self.tool_ms(smallest, phase) / smallest.n) if smallest else None
             rows.append([f"{rt.n:,}", _ms(rt.parse_ms), _ms(rt.total_ms), _ms(validate), _ratio(validate, rt.total_ms),
                          "—" if scaling is None else f"{scaling:.2f}", _ms(self.tool_ms(rt, "lint_ms")),
                          _ms(self.tool_ms(rt, "viz_ms")), _ms(self.tool_ms(rt, "display_ms")),
@@ -264,7 +265,8 @@ class Report:
                       "viz ms", "run + display ms", "display adds", "redraws", "located error ms", "located/parse",
                       "GraphAI build ms", "GraphAI build + run ms"], rows,
                      "The big graph (100 chains + sink). run: Graph(data) and its run, quiet; validate: every check of "
-                     "`graphrt validate` (GraphAI's rules and lint, warnings included); lint: lint's checks alone; viz: "
+                     "`graphrt validate` (GraphAI's rules and lint, warnings included; its scaling: time per node ÷ at the smallest "
+                     "size, in CPU time); lint: lint's checks alone; viz: "
                      "the model and its Mermaid text; run + display: the run with the live display on a terminal (what it adds: "
                      "median of each round's ratio in CPU time, which other work on the machine does not inflate); "
                      "located error: the position of one field of the last node from a fresh source (one scan of the "
@@ -328,12 +330,18 @@ class Report:
             if len(tools) >= 2:
                 # Per-node time at the big size ÷ at the small one, against the run's own (which issue 6 holds
                 # linear): on a shared machine, memory and load bend every phase alike.
+                # In CPU time where the runner took it: the load of the moment bends wall times, differently per size.
                 small = tools[0][0]
-                run_scaling = (big.total_ms / big.n) / (small.total_ms / small.n)
-                scalings = {phase: (self.tool_ms(big, phase) / big.n) / (self.tool_ms(small, phase) / small.n) / run_scaling
+                cpu = "_cpu" if small.extra.get("validate_cpu_ms") and big.extra.get("validate_cpu_ms") else ""
+
+                def per_node(measurement: Measurement, phase: str) -> float:
+                    return self.tool_ms(measurement, phase.replace("_ms", f"{cpu}_ms")) / measurement.n
+
+                run_scaling = per_node(big, "run_ms") / per_node(small, "run_ms")
+                scalings = {phase: per_node(big, phase) / per_node(small, phase) / run_scaling
                             for phase in ("validate_ms", "lint_ms", "viz_ms", "display_ms")}
-                add(f"validate, lint, viz, display scale as the run does ({small.n:,} → {big.n:,} nodes; "
-                    f"scaling ÷ the run's {run_scaling:.2f} ≤ 1.25)",
+                add(f"validate, lint, viz, display scale as the run does ({small.n:,} → {big.n:,} nodes, "
+                    f"{'CPU' if cpu else 'wall'} time; scaling ÷ the run's {run_scaling:.2f} ≤ 1.25)",
                     ", ".join(f"{phase[:-3]} {value:.2f}" for phase, value in scalings.items()),
                     all(value <= 1.25 for value in scalings.values()))
         return Table("Targets (issues 6 and 16)", ["target", "measured", "met"], rows)

@@ -179,7 +179,7 @@ WORKLOADS: list[Workload] = [
              command_max_n=10_000),
     Workload("large_tools", "validate, lint, viz and the live display on the big graph", big_graph,
              lambda n: {"sink": [n // min(BIG_WIDTH, n)] * min(BIG_WIDTH, n)}, 100_000, 20,
-             kept_in_git=False, rounds=1, repeat=2, warmup=0, command_repeat=0, extra_sizes=(1_000, 10_000),
+             kept_in_git=False, rounds=1, repeat=3, warmup=0, command_repeat=0, extra_sizes=(1_000, 10_000),
              command_max_n=0, tools=True),
     Workload("loop_memory", "memory across 100,000 loop iterations", counter_count,
              lambda n: {"counter": n}, 100_000, 5, rounds=1, repeat=1, warmup=0, command_repeat=0, memory=True,
