@@ -239,10 +239,15 @@ class Report:
 
     @staticmethod
     def display_overhead(measurement: Measurement) -> float | None:
-        """The display's cost as a fraction of the quiet run: median of each round's display ÷ run, in CPU time."""
+        """The display's cost as a fraction of the quiet run: median of each round's display ÷ run, in CPU time.
+
+        Where the runner took a quiet run after the display too, a round's baseline is the mean of the two.
+        """
         cpu = "_cpu" if measurement.extra.get("display_cpu_ms") else ""
-        pairs = [display / run - 1 for display, run in zip(measurement.extra.get(f"display{cpu}_ms") or [],
-                                                            measurement.extra.get(f"run{cpu}_ms") or []) if run]
+        before = measurement.extra.get(f"run{cpu}_ms") or []
+        after = measurement.extra.get(f"run_again{cpu}_ms") or before
+        pairs = [display / ((run + again) / 2) - 1
+                 for display, run, again in zip(measurement.extra.get(f"display{cpu}_ms") or [], before, after) if run]
         return _median(pairs)
 
     def tools_table(self) -> Table:
@@ -268,7 +273,8 @@ class Report:
                      "`graphrt validate` (GraphAI's rules and lint, warnings included; its scaling: time per node ÷ at the smallest "
                      "size, in CPU time); lint: lint's checks alone; viz: "
                      "the model and its Mermaid text; run + display: the run with the live display on a terminal (what it adds: "
-                     "median of each round's ratio in CPU time, which other work on the machine does not inflate); "
+                     "median of each round's ratio in CPU time, which other work on the machine does not inflate, against the "
+                     "mean of the quiet runs just before and after it); "
                      "located error: the position of one field of the last node from a fresh source (one scan of the "
                      "nodes block, the node's own lines composed), against parsing it. GraphAI build is its `new GraphAI(...)`, which validates. "
                      "Medians within one process each; the sizes below 100,000 over 3 processes.")
