@@ -1,11 +1,13 @@
-"""Python's cyclic garbage collector held off while a large tree of new objects is built.
+"""Python's cyclic garbage collector held off while a large tree of objects is built or walked.
 
 Parsing a big graph file makes millions of objects that all stay alive. The
 collector runs every few hundred allocations and, each time the live objects
 grow by a quarter, walks all of them: on a 100,000-node file it was about
 60% of the parse, and almost all of composing the text for an error's
-position while the parsed graph is in memory. Parsing makes no reference
-cycles worth collecting in between, so the collector waits until it is done.
+position while the parsed graph is in memory. Validating, compiling and
+modelling a large graph are the same: bounded work over a big live tree that
+makes no reference cycles worth collecting in between, so the collector waits
+until each is done. A run is not: it may go on for hours.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Container
 
+from graphrt.base.collector import collector_paused
 from graphrt.base.errors import GraphValidationError, ValidationIssue
 from graphrt.check.lint import lint_issues
 from graphrt.check.rules import COMPUTED_NODE_KEYS, GRAPH_KEYS, MAX_SUGGESTED, STATIC_NODE_KEYS, rule_issues
@@ -27,8 +28,9 @@ def collect_issues(
     agent schemas. `warnings=False` skips the checks that can only warn, which
     cost more than a small run.
     """
-    issues = rule_issues(data, agents, source)
-    return issues + lint_issues(data, agents, source, issues, warnings=warnings)
+    with collector_paused():  # walking a large graph makes many objects; the collector would walk the graph each time
+        issues = rule_issues(data, agents, source)
+        return issues + lint_issues(data, agents, source, issues, warnings=warnings)
 
 
 def validate_graph(

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Hashable
 if TYPE_CHECKING:
     import networkx as nx
 
+from graphrt.base.collector import collector_paused
 from graphrt.check.lint import nested_inputs
 from graphrt.graphdata.refs import graph_references
 
@@ -37,7 +38,8 @@ def graph_model(data: dict[str, Any]) -> nx.MultiDiGraph:
     import networkx as nx  # on first use: importing it costs ~0.2 s at start
 
     model = nx.MultiDiGraph()
-    _add_graph(model, data, (), None, frozenset())
+    with collector_paused():
+        _add_graph(model, data, (), None, frozenset())
     return model
 
 

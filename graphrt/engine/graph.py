@@ -22,6 +22,7 @@ from graphrt.authoring.plugins import AgentsArg, make_registry
 from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.authoring.registry import Registry
 from graphrt.authoring.services import RunServices
+from graphrt.base.collector import collector_paused
 from graphrt.base.errors import (
     GraphAbortedError,
     GraphError,
@@ -139,7 +140,8 @@ class Graph:
         validate_graph(data, self.registry, source)
         self._loaded = (data, source)
         self._warnings: list[ValidationIssue] | None = None
-        self.spec = compile_graph(data, source)
+        with collector_paused():
+            self.spec = compile_graph(data, source)
         self.config = dict(config or {})
         self.filters = as_filters(filters)
         self.executor = executor
