@@ -70,8 +70,7 @@ def measure_memory(path: Path, checkpoints: list[int], use_tracemalloc: bool) ->
 
     started = time.perf_counter()
     graph = graphrt.Graph(data)
-    graph.subscribe(sample)
-    result = graph.run()
+    result = graph.run(subscribe=[sample])
     elapsed = time.perf_counter() - started
     traced_peak = tracemalloc.get_traced_memory()[1] // 1024 if use_tracemalloc else None
     return {"run_ms": [_ms(elapsed)], "result": result, "samples": samples, "traced_peak_kb": traced_peak,

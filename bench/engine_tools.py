@@ -80,9 +80,9 @@ def measure(path: Path, warmup: int, repeat: int) -> dict[str, Any]:
     def run_with_display() -> Any:
         terminal = NullTerminal()
         graph = graphrt.Graph(data, agents=registry)
-        display = ProgressDisplay(terminal).watch(graph)
+        display = ProgressDisplay(terminal)
         try:
-            return graph.run()
+            return graph.run(**display.run_options)
         finally:
             display.close()
             display_stats.update(redraws=display.redraws, display_bytes=terminal.written)

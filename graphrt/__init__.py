@@ -48,6 +48,9 @@ _EXPORTS = {
     "ValidationIssue": "graphrt.base.errors",
     "UNDEFINED": "graphrt.base.jsvalue",
     "Graph": "graphrt.engine.graph",
+    "GraphOptions": "graphrt.engine.options",
+    "RunOptions": "graphrt.engine.options",
+    "Run": "graphrt.engine.run",
     "Event": "graphrt.observe.events",
 }
 
@@ -86,6 +89,8 @@ if _typing.TYPE_CHECKING:  # what the names are, for type checkers and editors
     )
     from graphrt.base.jsvalue import UNDEFINED
     from graphrt.engine.graph import Graph
+    from graphrt.engine.options import GraphOptions, RunOptions
+    from graphrt.engine.run import Run
     from graphrt.observe.events import Event
 
 __all__ = [
@@ -94,6 +99,9 @@ __all__ = [
     "resume",
     "aresume",
     "Graph",
+    "Run",
+    "GraphOptions",
+    "RunOptions",
     "AgentContext",
     "AgentInfo",
     "Sample",

@@ -142,8 +142,9 @@ async def _direct(path: Path, runs: int, limit: int, checkpoint: Path | None = N
         started = time.perf_counter()
         async with limiter:
             graph = graphrt.Graph(path)
-            graph.inject("n", n)
-            results[n] = await arun_checkpointed((graph, store) if store is not None else graph.arun())
+            inject = {"n": n}
+            results[n] = await (arun_checkpointed(graph, store, inject=inject) if store is not None
+                                else graph.arun(inject=inject))
         latencies[n] = time.perf_counter() - started
 
     try:

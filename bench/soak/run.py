@@ -107,10 +107,9 @@ async def _one(index: int, graph_text: str, store: Any, report: SoakReport, max_
     run_id = f"soak-{index}"
     async with limiter:
         graph = graphrt.Graph(graph_text)
-        graph.inject("topic", topic)
         results = None
         try:
-            results = await arun_checkpointed(graph, store, run_id=run_id)
+            results = await arun_checkpointed(graph, store, run_id=run_id, inject={"topic": topic})
             report.completed_first_time += 1
         except graphrt.GraphError:
             for _ in range(max_resumes):

@@ -26,7 +26,7 @@ from graphrt.checkpoint.base import GuardedStore
 from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.executor_option import add_executor_option, executor_for
 from graphrt.cli.output import write_results
-from graphrt.durable.runs import find_run, from_checkpoint, run_checkpointed
+from graphrt.durable import find_run, from_checkpoint, run_checkpointed
 from graphrt.engine.graph import Graph
 from graphrt.observe.trace import TraceWriter
 
@@ -78,14 +78,17 @@ def run_saved(
     checkpoint: str,
     *,
     run_id: str | None,
-    all_results: bool,
     answer: str | None = None,
+    force: bool = False,
     stdin: TextIO | None = None,
     stderr: TextIO | None = None,
     quiet: bool = False,
-    timeout: float | None = None,
+    **options: Any,
 ) -> tuple[int, dict[str, Any] | None]:
-    """Runs (or continues) a saved run until it ends; returns (exit code, results or None)."""
+    """Runs (or continues) a saved run until it ends; returns (exit code, results or None).
+
+    `options` are the run's (graphrt.engine.options.RunOptions: `all_results`, `inject`, `timeout`, ...).
+    """
     stdin = stdin or sys.stdin
     stderr = stderr or sys.stderr
     run_id = run_id or uuid.uuid4().hex[:12]
@@ -94,8 +97,7 @@ def run_saved(
     while True:
         try:
             try:
-                return 0, run_checkpointed(graph, checkpoint, all_results=all_results, run_id=run_id, answer=answer,
-                                           timeout=timeout)
+                return 0, run_checkpointed(graph, checkpoint, run_id=run_id, answer=answer, force=force, **options)
             except GraphInterrupted as asked:
                 answer = _prompt(asked.question, stdin, stderr) if _interactive(stdin, stderr) else None
                 if answer is None:
@@ -125,15 +127,13 @@ def handle(args: argparse.Namespace, stdin: TextIO | None = None, stderr: TextIO
     record = anyio.run(_find_run, args.checkpoint, args.run_id)
     graph, _ = from_checkpoint(args.checkpoint, record.run_id, agents=registry_for(args), force=args.force)
     trace = TraceWriter(args.trace) if args.trace else None
-    if trace is not None:
-        graph.subscribe(trace)
     try:
         # With -q, stdout holds the results alone: what agents and `console` print goes to stderr.
         with executor_for(args) as executor, redirect_stdout(stderr or sys.stderr) if args.quiet else nullcontext():
-            graph.executor = executor
-            code, results = run_saved(graph, args.checkpoint, run_id=record.run_id,
-                                      all_results=args.all or record.all_results,
-                                      answer=args.answer, stdin=stdin, stderr=stderr, quiet=True)
+            code, results = run_saved(graph.replace(executor=executor), args.checkpoint, run_id=record.run_id,
+                                      all_results=args.all or record.all_results, answer=args.answer, force=args.force,
+                                      stdin=stdin, stderr=stderr, quiet=True,
+                                      subscribe=(trace,) if trace is not None else ())
     finally:
         if trace is not None:
             trace.close()

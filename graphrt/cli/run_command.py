@@ -99,34 +99,36 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
         if not args.quiet:  # the warnings count too when there are errors: show them before the errors
             _print_warnings(args.file, registry_for(args), stderr)
         raise
-    for node_id, value in args.inject:
-        graph.inject(node_id, value)
     if not args.quiet:
         for issue in graph.warnings:
             print(format_warning(issue), file=stderr)
+    subscribe: list[Any] = []
     trace = display = None
     if args.trace:
         from graphrt.observe.trace import TraceWriter  # each option's module is imported only when it is given
 
         trace = TraceWriter(args.trace)
-        graph.subscribe(trace)
+        subscribe.append(trace)
     if not args.quiet and stderr.isatty():
         from graphrt.cli.watch import ProgressDisplay
 
-        display = ProgressDisplay(stderr).watch(graph)
+        display = ProgressDisplay(stderr)
+        subscribe.append(display)
+    options = dict(inject=dict(args.inject), all_results=args.all, timeout=args.timeout, subscribe=tuple(subscribe),
+                   progress=display.progress if display is not None else None)
     try:
         # With -q, stdout holds the results alone: what agents and `console` print goes to stderr.
         with executor_for(args) as executor, redirect_stdout(stderr) if args.quiet else nullcontext():
-            graph.executor = executor
+            graph = graph.replace(executor=executor)
             if args.checkpoint:
                 from graphrt.cli.resume_command import run_saved
 
-                code, results = run_saved(graph, args.checkpoint, run_id=args.run_id, all_results=args.all,
-                                          quiet=args.quiet, stderr=stderr, timeout=args.timeout)
+                code, results = run_saved(graph, args.checkpoint, run_id=args.run_id, quiet=args.quiet, stderr=stderr,
+                                          **options)
                 if results is None:
                     return code
             else:
-                results = graph.run(args.all, timeout=args.timeout)
+                results = graph.run(**options)
     finally:
         if display is not None:
             display.close()

@@ -1,7 +1,7 @@
 """Live progress of a run on a terminal, for `graphrt run`.
 
 The display summarises, and does no work per node. The engine counts nodes
-into a `RunProgress` (`Graph.track_progress`); a thread of the display reads it
+into a `RunProgress` (a run's `progress` option); a thread of the display reads it
 at most `rate` times a second (never once per event) and redraws a status line
 at the bottom: how long the run has taken, the loop iteration, how many nodes
 are done, failed, skipped and queued, and the first few of the nodes running
@@ -137,11 +137,10 @@ class ProgressDisplay:
         }
         self.event_types = tuple(self._handlers)  # the engine builds no other events for the display (Emitter.wants)
 
-    def watch(self, graph: "Graph") -> "ProgressDisplay":
-        """Shows the progress of the graph's later runs: it counts into `progress`, and sends its events here."""
-        graph.track_progress(self.progress)
-        graph.subscribe(self)
-        return self
+    @property
+    def run_options(self) -> dict[str, Any]:
+        """What a run is given for the display to show it: `graph.run(**display.run_options)`."""
+        return {"subscribe": (self,), "progress": self.progress}
 
     def __call__(self, event: Event) -> None:
         handler = self._handlers.get(type(event))

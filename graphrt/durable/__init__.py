@@ -2,21 +2,18 @@
 
     from graphrt.durable import arun_checkpointed, from_checkpoint
     results = await arun_checkpointed(graphrt.Graph("ask.yaml"), "runs.db", run_id="nightly")
-    graph, record = from_checkpoint("runs.db", "nightly")   # the saved run's Graph, to subscribe to
+    graph, record = from_checkpoint("runs.db", "nightly")   # the saved run's Graph, and its record
 
-Imports the engine and graphrt.checkpoint; the engine never imports it (it drives
-`Graph.execute(restore=..., checkpointer=...)`).
+One module per job: `runs` (a run from its record to how it ended), `writer`
+(the run observer that saves it as it goes), `resume` (finding a saved run and
+continuing it), `credentials` (what a checkpoint leaves out). Imports the engine
+and graphrt.checkpoint; the engine never imports it (it runs a graph with
+`Graph.start(restore=..., observers=[writer])`).
 """
 
-from graphrt.durable.runs import (
-    CheckpointWriter,
-    afrom_checkpoint,
-    aresume,
-    arun_checkpointed,
-    from_checkpoint,
-    resume,
-    run_checkpointed,
-)
+from graphrt.durable.resume import afrom_checkpoint, aresume, find_run, from_checkpoint, resume
+from graphrt.durable.runs import arun_checkpointed, run_checkpointed, save_new_run
+from graphrt.durable.writer import CheckpointWriter
 
-__all__ = ["CheckpointWriter", "afrom_checkpoint", "aresume", "arun_checkpointed", "from_checkpoint", "resume",
-           "run_checkpointed"]
+__all__ = ["CheckpointWriter", "afrom_checkpoint", "aresume", "arun_checkpointed", "find_run", "from_checkpoint",
+           "resume", "run_checkpointed", "save_new_run"]

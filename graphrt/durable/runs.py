@@ -1,43 +1,36 @@
-"""Runs that survive crashes: saved to a checkpoint store as they go, resumed where they stopped.
+"""Runs that survive crashes: a run saved to a checkpoint store as it goes, from its record to how it ended.
 
     results = await arun_checkpointed(graph, "runs.db", run_id="nightly")   # saves as it runs
-    results = graphrt.resume("runs.db", "nightly")                          # after a crash
-    results = graphrt.resume("runs.db", answer="yes")                       # after a question
+    results = graphrt.resume("runs.db", "nightly")                          # after a crash (resume.py)
 
-Saving is a hook, as in Burr: `Graph.execute(checkpointer=...)` awaits the
-`CheckpointWriter` after every node completes and when an iteration starts, and
-the writer turns each call into one row (that node's result, or the iteration's
-static values). Store calls are coroutines, so saving never blocks the event loop.
-A resumed run is rebuilt from the saved graph and values, and starts where the
-rows leave off: completed nodes are not run again, so its results are those of
-an uninterrupted run.
+A run starts with its record (the graph's source, injected values, config with
+its credentials left out: credentials.py), is claimed by this process, runs
+with a `CheckpointWriter` observing it (writer.py), and ends with its status
+saved: completed with its results, failed, stopped, or interrupted by a
+question. A saved run given again continues where its rows leave off:
+completed nodes are not run again, so its results are those of an
+uninterrupted run.
 
 What is not saved: the inside of a node. A node that was running when the
 process died (a nestedAgent or mapAgent node with all its nested nodes, too)
 runs again from its start. A node whose result JSON cannot hold (bytes, an
-object) is not saved either and runs again on resume.
-
-A checkpoint holds the run's real data - node results, injected values,
-answers - never redacted, so that resuming gives exactly the results of an
-uninterrupted run; a SQLite file is created readable by its owner only.
-Credentials are left out: the config's keys and URL passwords, and those in
-the graph's node params (the saved copy of the graph has them blanked out).
+object) is not saved either and runs again on resume. A SQLite file is created
+readable by its owner only.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import uuid
-import weakref
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
+from typing import Any, Mapping
 
 import anyio
 
 from graphrt.base.errors import GraphAbortedError, GraphError, GraphInterrupted
-from graphrt.base.jsvalue import UNDEFINED
+from graphrt.base.sync import blocking
 from graphrt.checkpoint import CheckpointTarget, open_store
 from graphrt.checkpoint.base import (
     CheckpointError,
@@ -47,161 +40,29 @@ from graphrt.checkpoint.base import (
     RunRecord,
     RunStatus,
     Unsavable,
-    decode_value,
     encode_value,
     snapshot_from_rows,
 )
-from graphrt.base.secrets import SECRET_KEY, url_passwords
 from graphrt.checkpoint.snapshot import RunSnapshot
-from graphrt.engine.graph import AgentsArg, Graph, within_timeout
-from graphrt.observe.trace import REDACTED, Redactor
+from graphrt.durable.credentials import saved_config, saved_source
+from graphrt.durable.writer import CheckpointWriter
+from graphrt.engine.graph import Graph
+from graphrt.engine.options import RunOptions, split_options
+from graphrt.engine.run import within_timeout
+from graphrt.graphdata.spec import check_injectable
+from graphrt.observe.trace import Redactor
 
-if TYPE_CHECKING:
-    from graphrt.authoring.filters import AgentFilter, FilterFunction
-    from graphrt.engine.execution import GraphRun
-
-__all__ = ["CheckpointWriter", "saved_config", "saved_source", "arun_checkpointed", "run_checkpointed", "save_new_run",
-           "from_checkpoint",
-           "afrom_checkpoint",
-           "find_run", "aresume", "resume", "graph_hash"]
-
-# Graphs from_checkpoint built with force=True, or from the saved copy (which differs from the
-# original by its credentials): their runs continue although the graph's hash differs.
-_FORCED: "weakref.WeakSet[Graph]" = weakref.WeakSet()
+__all__ = ["arun_checkpointed", "run_checkpointed", "save_new_run", "graph_hash"]
 
 
-def _credentials_in(value: Any, under_secret_key: bool = False) -> Iterator[str]:
-    """The credentials in an agent's params or config: strings under secret keys, passwords in URLs."""
-    if isinstance(value, str):
-        if under_secret_key and value and value != REDACTED:
-            yield value
-        else:
-            yield from url_passwords(value)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _credentials_in(item, under_secret_key or bool(SECRET_KEY.search(str(key))))
-    elif isinstance(value, list):
-        for item in value:
-            yield from _credentials_in(item, under_secret_key)
-
-
-def _graph_credentials(data: Any) -> Iterator[str]:
-    """The credentials written in a graph's node params (nested graphs included); static values are data."""
-    nodes = data.get("nodes") if isinstance(data, dict) else None
-    if not isinstance(nodes, dict):
-        return
-    for node in nodes.values():
-        if isinstance(node, dict) and "agent" in node:
-            yield from _credentials_in(node.get("params"))
-            yield from _credentials_in(node.get("filterParams"))
-            yield from _graph_credentials(node.get("graph"))
-
-
-def saved_config(config: Mapping[str, Any]) -> dict[str, Any]:
-    """The config as a checkpoint keeps it: credentials left out (resuming takes them from the
-    environment or the config given again), everything else as it is."""
-
-    def kept(value: Any, under_secret_key: bool) -> Any:
-        if any(True for _ in _credentials_in(value, under_secret_key)):
-            if isinstance(value, dict):
-                return {key: kept(item, under_secret_key or bool(SECRET_KEY.search(str(key)))) for key, item in value.items()}
-            if isinstance(value, list):
-                return [kept(item, under_secret_key) for item in value]
-            return REDACTED
-        return value
-
-    try:
-        return decode_value(encode_value(kept(dict(config), False)))
-    except Unsavable:
-        return Redactor().value(kept(dict(config), False))
-
-
-_SOURCE_MASK = "REDACTED"  # a plain word: YAML would read "[redacted]" unquoted as a list
-
-
-def saved_source(text: str, data: Any) -> str | None:
-    """The graph's text as a checkpoint keeps it: the credentials in its node params blanked out.
-
-    None if a credential cannot be found in the text as written (the file is then the only copy).
-    """
-    for credential in sorted(set(_graph_credentials(data)), key=len, reverse=True):
-        written = [form for form in (credential, json.dumps(credential, ensure_ascii=False)[1:-1]) if form in text]
-        if not written:
-            return None
-        for form in written:
-            text = text.replace(form, _SOURCE_MASK)
-    return text
-
-
-class CheckpointWriter:
-    """The checkpoint hook (an engine `Checkpointer`): one row per completed node, one per iteration start.
-
-    It never raises into the run: if the store fails, it remembers the error and
-    calls `on_failure` (which stops the run), and the caller raises CheckpointError.
-    """
-
-    def __init__(self, store: CheckpointStore, run_id: str, saved_iteration: int | None = None) -> None:
-        self.store = store
-        self.run_id = run_id
-        self.failure: BaseException | None = None
-        self.on_failure: Callable[[], None] = lambda: None
-        self.run: "GraphRun | None" = None  # the run being saved, once it started
-        self._iteration = saved_iteration  # the iteration whose static values are saved
-        self._unsavable: int | None = None  # an iteration whose static values JSON cannot hold
-        self._lock = anyio.Lock()  # nodes completing together are saved one after the other
-
-    async def iteration_started(self, run: "GraphRun") -> None:
-        first = self.run is None
-        self.run = run
-        if not first:  # the first iteration is saved with its first node (or when the run stops)
-            await self._save(run, None)
-
-    async def node_completed(self, run: "GraphRun", node_id: str) -> None:
-        await self._save(run, node_id)
-
-    async def _save(self, run: "GraphRun", node_id: str | None) -> None:
-        if self.failure is not None or run.iteration == self._unsavable:
-            return
-        async with self._lock:
-            try:
-                if node_id is None or run.iteration != self._iteration:
-                    await self.save_iteration(run)
-                if node_id is not None and run.iteration == self._iteration:
-                    try:
-                        value = encode_value(run.results.get(node_id, UNDEFINED))
-                    except Unsavable:
-                        return  # not saved: the node runs again on resume
-                    await self.store.add_row(Row(self.run_id, run.iteration, "node", node_id, value))
-            except Exception as error:  # noqa: BLE001 - a store failure stops the run, it is reported by the caller
-                self.failure = error
-                self.on_failure()
-        if self.failure is not None:
-            # Stop here, before the waiters of a node whose result is not saved start: agents that
-            # await nothing would otherwise run the whole graph before the cancellation is seen.
-            await anyio.lowlevel.checkpoint()
-
-    async def save_iteration(self, run: "GraphRun") -> None:
-        """Saves the static values the current iteration started with (unless already saved)."""
-        if run.iteration == self._iteration:
-            return
-        statics = {node_id: value for node_id, value in run.results.items() if node_id not in run.nodes}
-        try:
-            value = encode_value(statics)
-        except Unsavable:
-            self._unsavable = run.iteration  # resuming goes back to the last iteration that was saved
-            return
-        await self.store.add_row(Row(self.run_id, run.iteration, "iteration", "", value))
-        self._iteration = run.iteration
-
-
-# ----- the graph's source -----
+# ----- the run's record -----
 
 
 def graph_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _source_of(graph: "Graph") -> tuple[str | None, str | None, str]:
+def _source_of(graph: Graph) -> tuple[str | None, str | None, str]:
     """(file, text, sha256 of the text) of a graph; a dict graph's text is its JSON."""
     source = graph.spec.source
     if source.text is not None:
@@ -211,10 +72,10 @@ def _source_of(graph: "Graph") -> tuple[str | None, str | None, str]:
     return None, text, graph_hash(text)
 
 
-def _new_record(graph: "Graph", run_id: str, all_results: bool) -> RunRecord:
+def _new_record(graph: Graph, run_id: str, injected: Mapping[str, Any], all_results: bool) -> RunRecord:
     file, text, digest = _source_of(graph)
-    injected = dict(graph.injected)
     for node_id, value in injected.items():
+        check_injectable(graph.spec, node_id)
         try:
             encode_value(value)
         except Unsavable as error:
@@ -225,76 +86,81 @@ def _new_record(graph: "Graph", run_id: str, all_results: bool) -> RunRecord:
         graph_file=str(Path(file).resolve()) if file else None,
         graph_text=saved_source(text, graph.data) if text is not None else None,
         graph_hash=digest,
-        injected=injected,
+        injected=dict(injected),
         config=saved_config(graph.config),
         all_results=all_results,
     )
 
 
-async def save_new_run(graph: "Graph", store: CheckpointStore, run_id: str, *, all_results: bool = False) -> RunRecord:
+async def save_new_run(graph: Graph, store: CheckpointStore, run_id: str, *, inject: Mapping[str, Any] | None = None,
+                       all_results: bool = False) -> RunRecord:
     """Saves a run before it starts (a server's queued run): `arun_checkpointed` with this `run_id` starts it,
     and so does resuming it after a crash.
 
     Raises:
         CheckpointError: the id is taken, or an injected value cannot be saved.
     """
-    record = _new_record(graph, run_id, all_results)
+    record = _new_record(graph, run_id, inject or {}, all_results)
     await store.create_run(record)
     return record
 
 
-def _check_same_graph(graph: "Graph", record: RunRecord, location: str) -> None:
-    if graph in _FORCED:
-        return
+def _check_same_graph(graph: Graph, record: RunRecord, location: str) -> None:
+    """A saved run continues with its graph: the file it was saved from, or the copy saved with it."""
     _, _, digest = _source_of(graph)
-    if digest != record.graph_hash:
-        where = record.graph_file or "the graph"
-        raise CheckpointError(
-            f"{where} changed since run {record.run_id!r} was saved in {location}; "
-            "resume with force=True (--force) to run the changed graph"
-        )
+    if digest == record.graph_hash or (record.graph_text is not None and digest == graph_hash(record.graph_text)):
+        return
+    where = record.graph_file or "the graph"
+    raise CheckpointError(
+        f"{where} changed since run {record.run_id!r} was saved in {location}; "
+        "resume with force=True (--force) to run the changed graph"
+    )
+
+
+def _check_same_inputs(inject: Mapping[str, Any], record: RunRecord, location: str) -> None:
+    """A saved run continues with the values it was started with: other values need a new run id."""
+    for node_id, value in inject.items():
+        if node_id in record.injected and record.injected[node_id] != value:
+            raise CheckpointError(
+                f"run {record.run_id!r} in {location} was started with other values for '{node_id}'; "
+                "use a new run id to run with these, or leave them out to continue that run", node_id=node_id)
 
 
 # ----- running -----
 
 
-async def arun_checkpointed(
-    graph: "Graph",
-    checkpoint: CheckpointTarget,
-    *,
-    all_results: bool = False,
-    run_id: str | None = None,
-    answer: Any = None,
-    timeout: float | None = None,
-) -> dict[str, Any]:
+async def arun_checkpointed(graph: Graph, checkpoint: CheckpointTarget, *, answer: Any = None, force: bool = False,
+                            **options: Any) -> dict[str, Any]:
     """Runs `graph`, saving its state to `checkpoint`; continues the run if `run_id` is saved there already.
 
     Args:
         checkpoint: a checkpoint store, a SQLite file or a postgresql:// URL.
-        all_results, run_id, timeout: as for `Graph.arun`.
         answer: the answer to the question the saved run stopped on.
+        force: continue a saved run although its graph changed since.
+        options: a run's options (graphrt.engine.options.RunOptions: `run_id`, `inject`,
+            `all_results`, `timeout`, `subscribe`, `progress`).
 
     Raises:
         GraphInterrupted: an agent asked a question; resume with `answer`.
         CheckpointError: the store failed, or the saved run belongs to a changed graph.
         GraphError: as `Graph.arun`; the state is saved, so the run can be resumed.
     """
+    _, run_options = split_options(options, graph=False, where="arun_checkpointed")
+
     async def run() -> dict[str, Any]:
         opened = open_store(checkpoint)
         store = GuardedStore(opened)
         try:
-            return await _run(graph, store, all_results=all_results, run_id=run_id, answer=answer)
+            return await _run(graph, store, run_options.replace(timeout=None), answer=answer, force=force)
         finally:
             if opened is not checkpoint:
                 with anyio.CancelScope(shield=True):
                     await store.close()
 
-    return await within_timeout(run, timeout)
+    return await within_timeout(run, run_options.timeout)
 
 
-def run_checkpointed(graph: "Graph", checkpoint: CheckpointTarget, *, backend: str = "asyncio", **options: Any) -> dict[str, Any]:
-    """`arun_checkpointed()` for synchronous callers; `backend` is "asyncio" or "trio"."""
-    return anyio.run(partial(arun_checkpointed, graph, checkpoint, **options), backend=backend)
+run_checkpointed = blocking(arun_checkpointed)
 
 
 async def _restore_state(store: CheckpointStore, record: RunRecord, answer: Any) -> RunSnapshot | None:
@@ -314,47 +180,37 @@ async def _restore_state(store: CheckpointStore, record: RunRecord, answer: Any)
         await store.add_row(Row(record.run_id, snapshot.iteration, "answer", key, encode_value(answer)))
     except Unsavable as error:
         raise CheckpointError(f"cannot save the answer: {error}") from None
-    return RunSnapshot(snapshot.run_id, snapshot.iteration, snapshot.results, snapshot.completed, snapshot.injected,
-                       {**snapshot.answers, key: answer})
+    return dataclasses.replace(snapshot, answers={**snapshot.answers, key: answer})
 
 
-async def _run(graph: "Graph", store: CheckpointStore, *, all_results: bool, run_id: str | None, answer: Any) -> dict[str, Any]:
-    run_id = run_id or uuid.uuid4().hex[:12]
-    await store.claim_run(run_id)  # a second run or resume of it, elsewhere, is refused until this one ends
+async def _run(graph: Graph, store: CheckpointStore, options: RunOptions, *, answer: Any, force: bool) -> dict[str, Any]:
+    options = options.replace(run_id=options.run_id or uuid.uuid4().hex[:12])
+    await store.claim_run(options.run_id)  # a second run or resume of it, elsewhere, is refused until this one ends
     try:
-        return await _run_claimed(graph, store, all_results=all_results, run_id=run_id, answer=answer)
+        return await _run_claimed(graph, store, options, answer=answer, force=force)
     finally:
         try:
             with anyio.CancelScope(shield=True):
-                await store.release_run(run_id)
+                await store.release_run(options.run_id)
         except Exception:  # noqa: BLE001 - the claim ends with the connection anyway; the run's outcome matters more
             pass
 
 
-def _check_same_inputs(graph: "Graph", record: RunRecord, location: str) -> None:
-    """A saved run continues with the values it was started with: other values need a new run id."""
-    for node_id, value in graph.injected.items():
-        if node_id in record.injected and record.injected[node_id] != value:
-            raise CheckpointError(
-                f"run {record.run_id!r} in {location} was started with other values for '{node_id}'; "
-                "use a new run id to run with these, or leave them out to continue that run", node_id=node_id)
-
-
-async def _run_claimed(graph: "Graph", store: CheckpointStore, *, all_results: bool, run_id: str,
-                       answer: Any) -> dict[str, Any]:
-    record = await store.get_run(run_id)
+async def _run_claimed(graph: Graph, store: CheckpointStore, options: RunOptions, *, answer: Any,
+                       force: bool) -> dict[str, Any]:
+    record = await store.get_run(options.run_id)
     if record is None:
         if answer is not None:
-            raise CheckpointError(f"run {run_id!r} is not saved in {store.location}, so it has no question to answer")
-        record = _new_record(graph, run_id, all_results)
+            raise CheckpointError(f"run {options.run_id!r} is not saved in {store.location}, "
+                                  "so it has no question to answer")
+        record = _new_record(graph, options.run_id, options.inject, options.all_results)
         await store.create_run(record)
         restore = None
     else:
-        _check_same_graph(graph, record, store.location)
-        _check_same_inputs(graph, record, store.location)
-        for node_id, value in record.injected.items():
-            if node_id not in graph.injected:
-                graph.inject(node_id, value)  # this graph continues that run, with its values
+        if not force:
+            _check_same_graph(graph, record, store.location)
+        _check_same_inputs(options.inject, record, store.location)
+        options = options.replace(inject={**record.injected, **options.inject})  # that run's values, continued
         if record.status == RunStatus.COMPLETED:
             if record.results is None and "results" in record.detail:
                 raise CheckpointError(f"run {record.run_id!r} completed, but its results were {record.detail['results']}; "
@@ -362,13 +218,12 @@ async def _run_claimed(graph: "Graph", store: CheckpointStore, *, all_results: b
             return record.results if isinstance(record.results, dict) else {}
         restore = await _restore_state(store, record, answer)
         await store.update_run(record.run_id, status=RunStatus.RUNNING)
-    saved_iteration = restore.iteration if restore is not None else None
-    writer = CheckpointWriter(store, record.run_id, saved_iteration)
+    writer = CheckpointWriter(store, record.run_id, restore.iteration if restore is not None else None)
     status, detail, results = RunStatus.STOPPED, {}, None
     try:
         with anyio.CancelScope() as scope:
             writer.on_failure = scope.cancel
-            results = await graph.execute(all_results, run_id=record.run_id, restore=restore, checkpointer=writer)
+            results = await graph.start(options, restore=restore, observers=[writer]).wait()
             status = RunStatus.COMPLETED
         if writer.failure is not None:
             raise CheckpointError(f"could not save run {record.run_id!r} to {store.location}: "
@@ -395,9 +250,8 @@ async def _finish(store: CheckpointStore, writer: CheckpointWriter, run_id: str,
     if writer.failure is not None:
         return
     try:
-        run = writer.run
-        if status != RunStatus.COMPLETED and run is not None and (run.nodes or run.results):
-            await writer.save_iteration(run)  # a run stopped before any node completed still has its first iteration
+        if status != RunStatus.COMPLETED and writer.started:
+            await writer.save_iteration()  # a run stopped before any node completed still has its first iteration
         if status == RunStatus.COMPLETED:
             try:
                 encode_value(results)
@@ -406,138 +260,3 @@ async def _finish(store: CheckpointStore, writer: CheckpointWriter, run_id: str,
         await store.update_run(run_id, status=status, detail=detail, results=results)
     except Exception:  # noqa: BLE001 - the run's own error (or results) matters more than this write
         pass
-
-
-# ----- resuming -----
-
-
-async def find_run(store: CheckpointStore, run_id: str | None) -> RunRecord:
-    """The saved run `run_id`, or the most recent unfinished run.
-
-    Raises:
-        CheckpointError: no such run (the message lists the saved ones).
-    """
-    if run_id is not None:
-        record = await store.get_run(run_id)
-        if record is None:
-            known = ", ".join(saved.run_id for saved in (await store.runs())[:10]) or "none"
-            raise CheckpointError(f"no run {run_id!r} in {store.location} (saved runs: {known})")
-        return record
-    runs = await store.runs()
-    for record in runs:
-        if record.status in RunStatus.UNFINISHED:
-            return record
-    if runs:
-        raise CheckpointError(f"every run in {store.location} has completed (latest: {runs[0].run_id}); "
-                              "pass a run id to see its results")
-    raise CheckpointError(f"no run saved in {store.location}")
-
-
-def _config(saved: Mapping[str, Any], given: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The saved config without its redacted secrets (agents find them in the environment), then `given`."""
-
-    def usable(value: Any) -> Any:
-        if isinstance(value, dict):
-            return {key: usable(item) for key, item in value.items() if item != REDACTED}
-        return value
-
-    merged = usable(dict(saved))
-    for key, value in (given or {}).items():
-        merged[key] = {**merged.get(key, {}), **value} if isinstance(value, dict) and isinstance(merged.get(key), dict) else value
-    return merged
-
-
-async def afrom_checkpoint(
-    checkpoint: CheckpointTarget,
-    run_id: str | None = None,
-    *,
-    agents: "AgentsArg" = None,
-    config: Mapping[str, Any] | None = None,
-    filters: "Iterable[AgentFilter | FilterFunction] | None" = None,
-    force: bool = False,
-) -> tuple["Graph", RunRecord]:
-    """The Graph of a saved run, rebuilt from its file (or saved text) with its injected values.
-
-    Args:
-        checkpoint: the store, a SQLite file or a postgresql:// URL.
-        run_id: the run; the most recent unfinished one if None.
-        agents, filters: as for Graph (Python agents are not saved: pass them again).
-        config: merged over the saved config, whose secrets were not saved.
-        force: run the graph file even if it changed since the run was saved.
-
-    Raises:
-        CheckpointError: no such run, or the graph file changed (or is gone) and not `force`.
-    """
-    opened = open_store(checkpoint)
-    store = GuardedStore(opened)
-    try:
-        record = await find_run(store, run_id)
-        location = store.location
-    finally:
-        if opened is not checkpoint:
-            await store.close()
-    source: str | Path
-    if record.graph_file is not None:
-        path = Path(record.graph_file)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError:
-            if not force or record.graph_text is None:
-                raise CheckpointError(f"{path} is gone since run {record.run_id!r} was saved in {location}; "
-                                      "resume with force=True (--force) to use the copy saved with the run") from None
-            source = record.graph_text
-        else:
-            if graph_hash(text) != record.graph_hash and not force:
-                raise CheckpointError(f"{path} changed since run {record.run_id!r} was saved in {location}; "
-                                      "resume with force=True (--force) to run the changed graph")
-            source = path
-    elif record.graph_text is not None:
-        source = record.graph_text
-    else:
-        raise CheckpointError(f"run {record.run_id!r} has no saved graph: resume it with arun_checkpointed(graph, ...)")
-    if isinstance(source, str) and source.lstrip().startswith("{"):
-        source = json.loads(source)  # a graph given as a dict was saved as JSON
-    graph = Graph(source, agents=agents, config=_config(record.config, config), filters=filters)
-    for node_id, value in record.injected.items():
-        graph.inject(node_id, value)
-    if force or not isinstance(source, Path):  # the saved copy: it differs from the original only by credentials
-        _FORCED.add(graph)
-    return graph, record
-
-
-def from_checkpoint(checkpoint: CheckpointTarget, run_id: str | None = None, **options: Any) -> tuple["Graph", RunRecord]:
-    """`afrom_checkpoint()` for synchronous callers."""
-    return anyio.run(partial(afrom_checkpoint, checkpoint, run_id, **options))
-
-
-async def aresume(
-    checkpoint: CheckpointTarget,
-    run_id: str | None = None,
-    *,
-    answer: Any = None,
-    all_results: bool | None = None,
-    agents: "AgentsArg" = None,
-    config: Mapping[str, Any] | None = None,
-    filters: "Iterable[AgentFilter | FilterFunction] | None" = None,
-    force: bool = False,
-    subscribe: Iterable[Callable[[Any], Any]] = (),
-) -> dict[str, Any]:
-    """Continues a saved run (the most recent unfinished one if `run_id` is None); returns its results.
-
-    Completed nodes are not run again. A run that stopped on a question needs
-    `answer`. A completed run returns its saved results without running.
-
-    Raises:
-        GraphInterrupted: the run asks a question (again, or a new one).
-        CheckpointError: no such run, or its graph file changed (see `force`).
-    """
-    graph, record = await afrom_checkpoint(checkpoint, run_id, agents=agents, config=config, filters=filters, force=force)
-    for callback in subscribe:
-        graph.subscribe(callback)
-    wanted = record.all_results if all_results is None else all_results
-    return await arun_checkpointed(graph, checkpoint, all_results=wanted, run_id=record.run_id, answer=answer)
-
-
-def resume(checkpoint: CheckpointTarget, run_id: str | None = None, *, backend: str = "asyncio", **options: Any) -> dict[str, Any]:
-    """`aresume()` for synchronous callers."""
-    return anyio.run(partial(aresume, checkpoint, run_id, **options), backend=backend)

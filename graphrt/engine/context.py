@@ -4,10 +4,11 @@
 graph agent's nested runs (nesting.py) get the same object. Nothing here
 changes during the execution, so nothing has to be copied into a child run:
 the registry, the one scheduler, config, events, filters, loader, executor and
-services are the parent's by construction. `answers` and `progress` are the
-mutable parts, shared on purpose: a resumed run's answers are keyed by node
-path and taken by whichever run, parent or nested, asked the question, and a
-live display counts the nodes of every run.
+services are the parent's by construction. `answers` is the mutable part,
+shared on purpose: a resumed run's answers are keyed by node path and taken by
+whichever run, parent or nested, asked the question. `observers` hear every
+transition of every run of the execution (events, a live display's counters,
+checkpointing: graphrt.observe.observer).
 """
 
 from __future__ import annotations
@@ -18,13 +19,13 @@ from typing import TYPE_CHECKING, Any, Mapping
 from graphrt.authoring.registry import Registry
 from graphrt.engine.scheduler import Scheduler
 from graphrt.observe.events import Emitter
+from graphrt.observe.observer import Observers
 
 if TYPE_CHECKING:
     from graphrt.authoring.filters import AgentFilter
     from graphrt.authoring.services import RunServices
     from graphrt.engine.executor import Executor
     from graphrt.graphdata.loader import GraphLoader
-    from graphrt.observe.progress import RunProgress
 
 __all__ = ["RunContext"]
 
@@ -38,13 +39,13 @@ class RunContext:
         scheduler: the one scheduler whose limits bound every node of the execution.
         run_id: the execution's id, in events and checkpoints.
         config: per-agent config (`{"global": ..., agentId: ...}`) and run-wide settings.
-        emitter: where events go.
+        emitter: where agents' events go (tokens, tool calls, progress).
+        observers: what hears each node's and iteration's transitions.
         filters: agent filters around every agent call.
         executor: where agent calls run; None: in this process.
         services: what the whole run shares, e.g. MCP connections (agents see `ctx.services`).
         graph_loader: loads `graphLoader` graphs; None reads files beside the graph file.
-        answers: a person's answers to questions, by node path (see GraphRun.answer_key).
-        progress: node counters that a live display samples (graphrt.observe.progress), or None.
+        answers: a person's answers to questions, by node path (see engine.node.answer_key).
     """
 
     registry: Registry
@@ -52,9 +53,9 @@ class RunContext:
     run_id: str
     config: Mapping[str, Any] = field(default_factory=dict)
     emitter: Emitter = field(default_factory=Emitter)
+    observers: Observers = field(default_factory=Observers)
     filters: tuple[AgentFilter, ...] = ()
     executor: Executor | None = None
     services: RunServices | None = None
     graph_loader: GraphLoader | None = None
     answers: dict[str, Any] = field(default_factory=dict)
-    progress: RunProgress | None = None

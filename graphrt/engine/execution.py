@@ -6,16 +6,22 @@ scheduler. A run is one anyio task group. An iteration ends when no node of
 this graph is queued or running; then the loop, if any, starts the next
 iteration with fresh computed nodes and updated static nodes, as GraphAI does.
 
+The run owns every state change of its nodes: `NodeInvoker` computes a node's
+outcome, and the run applies it (stores the result or the error, tells the
+observers, queues the waiters). The scheduler answers each submit and release
+with the tickets it granted; the run starts them.
+
 Workers, not a task per node: a task that finishes a node goes on with the
-next node the scheduler grants to this run (usually the node that was waiting
-for it), and the run's own task is the first worker. A chain or a loop of
-quick agents thus runs without creating a task per node; a new task starts
-only when more nodes can run at once.
+next node granted to this run (usually the node that was waiting for it), and
+the run's own task is the first worker. A chain or a loop of quick agents thus
+runs without creating a task per node; a new task starts only when more nodes
+can run at once.
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Protocol
+import time
+from typing import Any, Mapping
 
 import anyio
 
@@ -23,28 +29,14 @@ from graphrt.base.errors import GraphError, GraphValidationError, ResolveError, 
 from graphrt.base.jsvalue import UNDEFINED, is_logically_true
 from graphrt.checkpoint.snapshot import RunSnapshot
 from graphrt.engine.context import RunContext
-from graphrt.engine.node import NodeInvoker, NodeState
+from graphrt.engine.node import NodeInvoker, NodeState, Outcome, answer_key, print_after
 from graphrt.engine.scheduler import Ticket
 from graphrt.graphdata.refs import LOOP_COUNTER, DictOf, ListOf
 from graphrt.graphdata.spec import ComputedNodeSpec, GraphSpec, LoopSpec, StaticNodeSpec, check_injectable
-from graphrt.observe.events import LoopIteration, NodeCompleted, NodeQueued, NodeSkipped, NodeStarted
 
-__all__ = ["NodeState", "NodeRun", "GraphRun", "RunContext", "RunSnapshot", "Checkpointer"]
+__all__ = ["NodeState", "NodeRun", "GraphRun", "RunContext", "RunSnapshot"]
 
 _YIELD_EVERY = 64  # nodes (or iterations) a worker runs before it lets other tasks in
-
-
-class Checkpointer(Protocol):
-    """What a saved run tells its checkpoint store (graphrt.durable's CheckpointWriter is one).
-
-    The run awaits each call: a node's waiters start only after its result is saved.
-    """
-
-    async def iteration_started(self, run: "GraphRun") -> None:
-        """An iteration starts (the first one, a restored one, or the next of a loop)."""
-
-    async def node_completed(self, run: "GraphRun", node_id: str) -> None:
-        """A node completed; its result is in `run.results` (absent if undefined)."""
 
 
 class NodeRun:
@@ -98,9 +90,9 @@ class GraphRun:
     """Runs a GraphSpec to the end and keeps every node's result and error.
 
     `context` is what the whole execution shares (registry, scheduler, config,
-    events, ...); a nested graph's run gets the same one (see `child`). What is
-    this run's own: its graph, injected values, loop, path, and for the top run
-    a saved state to continue from and a checkpointer.
+    observers, ...); a nested graph's run gets the same one (see `child`). What
+    is this run's own: its graph, injected values, loop, path, and for the top
+    run a saved state to continue from.
     """
 
     def __init__(
@@ -112,7 +104,6 @@ class GraphRun:
         loop_count: int | None = None,
         path: tuple[str | int, ...] = (),
         restore: RunSnapshot | None = None,
-        checkpointer: Checkpointer | None = None,
     ) -> None:
         self.spec = spec
         self.context = context
@@ -122,27 +113,17 @@ class GraphRun:
         self.loop = spec.loop if loop_count is None else LoopSpec(count=loop_count)
         self.path = path
         self.run_id = context.run_id
-        self.emitter = context.emitter
         self.scheduler = context.scheduler
+        self.observers = context.observers
         self.results: dict[str, Any] = {}
         self.nodes: dict[str, NodeRun] = {}
         self.iteration = 0
         self.loop_error: GraphError | None = None  # an `update`, `loop.while` or static `console` that failed
         self._invoker: NodeInvoker | None = NodeInvoker(self)
-        self.progress = context.progress  # counted per node for a display to sample (graphrt.observe.progress)
-        # Per-node events are built only for a subscriber that takes them (the live display reads `progress`).
-        self.emitting = bool(self.emitter)
-        self.emitting_queued = self.emitting and self.emitter.wants(NodeQueued)
-        self.emitting_started = self.emitting and self.emitter.wants(NodeStarted)
-        self.emitting_completed = self.emitting and self.emitter.wants(NodeCompleted)
-        self.emitting_skipped = self.emitting and self.emitter.wants(NodeSkipped)
         self._active = 0  # nodes of this run queued or running
         self._drained: anyio.Event | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
-        self._accepting = False  # a worker of this run is free to take the next granted node
-        self._handoff: Ticket | None = None
         self._restore = restore
-        self.checkpointer = checkpointer
 
     def child(self, spec: GraphSpec, *, injected: Mapping[str, Any] | None, loop_count: int | None,
               path: tuple[str | int, ...]) -> "GraphRun":
@@ -157,8 +138,6 @@ class GraphRun:
             self._restore_iteration(self._restore)
         else:
             self._start_first_iteration()
-        if self.checkpointer is not None:
-            await self.checkpointer.iteration_started(self)
         try:
             async with anyio.create_task_group() as task_group:
                 self._task_group = task_group
@@ -169,15 +148,14 @@ class GraphRun:
                             return {}  # GraphAI: "nothing to execute"
                         if self._first_error() is not None or not self._advance_loop():
                             break
-                        if self.checkpointer is not None:
-                            await self.checkpointer.iteration_started(self)
                         if self.iteration % _YIELD_EVERY == 0:
                             await anyio.lowlevel.checkpoint()
                 finally:
                     # Before the task group closes: a slot freed elsewhere must not start a node here.
                     dropped = self.scheduler.discard(self)
-                    if self.progress is not None:
-                        self.progress.queued -= dropped
+                    if dropped:
+                        for hook in self.observers.nodes_dropped:
+                            hook(run_id=self.run_id, path=self.path, count=dropped)
         finally:
             self._task_group = None
             self._invoker = None  # breaks the run <-> invoker cycle, so a finished run is freed at once
@@ -205,12 +183,20 @@ class GraphRun:
 
     async def _run_iteration(self) -> bool:
         """Runs one iteration until nothing is queued or running; True if any node was queued."""
-        if self.emitting:
-            self.emitter.emit(LoopIteration(run_id=self.run_id, path=self.path, index=self.iteration))
-        self._accepting = True
-        queued_any = self._queue_ready_nodes()
-        self._accepting = False
-        first, self._handoff = self._handoff, None
+        hooks = self.observers.iteration_started
+        if hooks:
+            statics = {node_id: value for node_id, value in self.results.items() if node_id not in self.nodes}
+            for hook in hooks:
+                pending = hook(run_id=self.run_id, path=self.path, iteration=self.iteration, statics=statics)
+                if pending is not None:
+                    await pending
+        granted: list[Ticket] = []
+        queued_any = False
+        for node in self.nodes.values():
+            if self._is_ready(node):
+                granted += self._queue(node)
+                queued_any = True
+        first = self._start_granted(granted, take_one=True)
         if first is not None:
             await self._work(first)
         if self._active:
@@ -252,10 +238,6 @@ class GraphRun:
             node.state = NodeState.COMPLETED
             for waiter_id in self.spec.waitlists.get(node_id, ()):  # _create_nodes missed those with no result
                 self.nodes[waiter_id].pendings.discard(node_id)
-
-    def answer_key(self, node_id: str) -> str:
-        """The key of a node's answer in `answers`: its id, prefixed by the path of a nested run."""
-        return "/".join(map(str, (*self.path, node_id))) if self.path else node_id
 
     def _create_nodes(self) -> None:
         self.nodes = {spec.node_id: NodeRun(spec) for spec in self.spec.computed}
@@ -302,7 +284,7 @@ class GraphRun:
                     fresh[spec.node_id] = value
             if spec.console:
                 try:
-                    NodeInvoker.print_after(spec, fresh.get(spec.node_id, UNDEFINED))
+                    print_after(spec, fresh.get(spec.node_id, UNDEFINED))
                 except Exception as error:  # noqa: BLE001
                     self.loop_error = located(error, spec, "console", self.spec.source)
                     return False
@@ -311,14 +293,6 @@ class GraphRun:
         return True
 
     # ----- readiness -----
-
-    def _queue_ready_nodes(self) -> bool:
-        queued = False
-        for node in self.nodes.values():
-            if self._is_ready(node):
-                self._queue(node)
-                queued = True
-        return queued
 
     def _is_ready(self, node: NodeRun) -> bool:
         """GraphAI's isReadyNode: nothing pending; an `if`/`unless` that fails skips the node."""
@@ -334,92 +308,117 @@ class GraphRun:
                     spec.unless_ref is not None and is_logically_true(spec.unless_ref.resolve(self.results))
                 )
             except Exception as error:  # noqa: BLE001 - e.g. jsonParse() of bad JSON: the node fails, not the run
-                self._invoker.fail(node, located(error, spec, field, self.spec.source))  # type: ignore[union-attr]
+                self._fail(node, Outcome(error=located(error, spec, field, self.spec.source)))
                 return False
             if node.skip and spec.default_value is UNDEFINED:
                 node.state = NodeState.SKIPPED
-                if self.progress is not None:
-                    self.progress.skipped += 1
-                if self.emitting_skipped:
-                    self.emitter.emit(NodeSkipped(run_id=self.run_id, path=self.path, node_id=spec.node_id))
+                for hook in self.observers.node_skipped:
+                    hook(run_id=self.run_id, path=self.path, node_id=spec.node_id)
                 return False
         return True
 
-    def _queue(self, node: NodeRun) -> None:
+    def _queue(self, node: NodeRun) -> list[Ticket]:
+        """Queues a ready node; returns the tickets the scheduler granted (this node's, or others')."""
         node.state = NodeState.QUEUED
         self._active += 1
-        if self.progress is not None:
-            self.progress.queued += 1
-        if self.emitting_queued:
-            self.emitter.emit(NodeQueued(run_id=self.run_id, path=self.path, node_id=node.spec.node_id))
-        self.scheduler.submit(Ticket(node.spec.priority, node.spec.label, self._granted, self, node))
+        for hook in self.observers.node_queued:
+            hook(run_id=self.run_id, path=self.path, node_id=node.spec.node_id)
+        return self.scheduler.submit(Ticket(node.spec.priority, node.spec.label, self, node))
 
-    def _granted(self, ticket: Ticket) -> None:
-        """The scheduler gave one of our nodes a slot: a free worker takes it, else a new task."""
-        if self._accepting and self._handoff is None:
-            self._handoff = ticket
-        else:
-            assert self._task_group is not None
-            self._task_group.start_soon(self._work, ticket, name=ticket.node.spec.node_id)
+    def _start_granted(self, granted: list[Ticket], take_one: bool) -> Ticket | None:
+        """Starts granted tickets, each in its own run's task group; with `take_one`, returns the first
+        of this run's instead of starting it, for the calling worker to run next."""
+        kept = None
+        for ticket in granted:
+            if take_one and kept is None and ticket.owner is self:
+                kept = ticket
+            else:
+                ticket.owner.spawn(ticket)
+        return kept
+
+    def spawn(self, ticket: Ticket) -> None:
+        """Starts a worker task for a node of this run that the scheduler granted a slot."""
+        assert self._task_group is not None
+        self._task_group.start_soon(self._work, ticket, name=ticket.node.spec.node_id)
 
     async def _work(self, ticket: Ticket) -> None:
-        """A worker: runs the granted node, then the next one handed to it, until none is."""
+        """A worker: runs the granted node, then the next one granted to this run, until none is."""
         done = 0
-        progress = self.progress
+        observers = self.observers
         while True:
             node = ticket.node
-            key = progress.start(self.path, node.spec.node_id) if progress is not None else None
+            node_id = node.spec.node_id
+            for hook in observers.node_running:
+                hook(run_id=self.run_id, path=self.path, node_id=node_id)
             try:
                 if done and done % _YIELD_EVERY == 0:
                     await anyio.lowlevel.checkpoint()  # let other tasks (and cancellation) in
-                await self._invoker.execute(node, ticket)  # type: ignore[union-attr]
+                if not node.skip:
+                    node.state = NodeState.EXECUTING
+                outcome = await self._invoker.execute(node, ticket, self.results)  # type: ignore[union-attr]
+                if outcome.error is None:
+                    granted = await self._complete(node, outcome)
+                else:
+                    self._fail(node, outcome)
+                    granted = []
             except BaseException:
-                if progress is not None:
-                    progress.end(key, completed=False)  # type: ignore[arg-type]
-                self._finish(ticket, take_next=False)  # cancelled: hand nothing to this worker
+                if node.state is NodeState.EXECUTING or node.state is NodeState.QUEUED:
+                    node.state = NodeState.ABORTED
+                    for hook in observers.node_aborted:
+                        hook(run_id=self.run_id, path=self.path, node_id=node_id)
+                self._start_granted(self._release(ticket), take_one=False)  # cancelled: this worker takes nothing
                 raise
-            if progress is not None:
-                progress.end(key, completed=node.state is NodeState.COMPLETED)  # type: ignore[arg-type]
-            self._finish(ticket, take_next=True)
-            ticket, self._handoff = self._handoff, None
-            if ticket is None:
+            granted += self._release(ticket)
+            next_ticket = self._start_granted(granted, take_one=True)
+            if next_ticket is None:
                 return
+            ticket = next_ticket
             done += 1
 
-    def _finish(self, ticket: Ticket, take_next: bool) -> None:
-        """Gives the node's slot back; with `take_next`, the next node granted here goes to this worker."""
-        self._accepting = take_next
-        self.scheduler.release(ticket)
-        self._accepting = False
+    def _release(self, ticket: Ticket) -> list[Ticket]:
+        """Gives the node's slot back; returns the tickets granted in its place."""
+        granted = self.scheduler.release(ticket)
         self._active -= 1
         if self._active == 0 and self._drained is not None:
             self._drained.set()
+        return granted
 
-    def set_result(self, node: NodeRun, result: Any) -> None:
-        """Stores a node's result and queues the nodes that were waiting only for it.
+    # ----- outcomes -----
 
-        Called by the worker that ran the node, which takes the first node granted here.
-        A run with a checkpointer saves the result in between (see NodeInvoker._complete).
-        """
-        self.store_result(node, result)
-        self.release_waiters(node.spec.node_id)
-
-    def store_result(self, node: NodeRun, result: Any) -> None:
-        """Marks the node completed with its result; its waiters are not told yet."""
+    async def _complete(self, node: NodeRun, outcome: Outcome) -> list[Ticket]:
+        """Stores a node's result, tells the observers (awaiting those that save it), then queues its waiters."""
         node_id = node.spec.node_id
+        result = outcome.value
         node.state = NodeState.COMPLETED
         if result is not UNDEFINED:
             self.results[node_id] = result
         answers = self.context.answers
         if answers:
-            answers.pop(self.answer_key(node_id), None)  # answered; a later iteration asks again
+            answers.pop(answer_key(self.path, node_id), None)  # answered; a later iteration asks again
+        hooks = self.observers.node_completed
+        if hooks:
+            duration = time.perf_counter() - outcome.started
+            for hook in hooks:
+                pending = hook(run_id=self.run_id, path=self.path, iteration=self.iteration, node_id=node_id,
+                               value=result, duration=duration)
+                if pending is not None:
+                    await pending  # saved before its waiters start
+        return self._release_waiters(node_id)
 
-    def release_waiters(self, node_id: str) -> None:
-        """Queues the nodes that were waiting only for `node_id`."""
+    def _fail(self, node: NodeRun, outcome: Outcome) -> None:
+        """Marks a node failed (or timed out, or asking a person) with its error."""
+        node.state = NodeState.TIMED_OUT if outcome.timed_out else NodeState.FAILED
+        node.error = outcome.error
+        for hook in self.observers.node_failed:
+            hook(run_id=self.run_id, path=self.path, node_id=node.spec.node_id, error=outcome.error,
+                 timed_out=outcome.timed_out)
+
+    def _release_waiters(self, node_id: str) -> list[Ticket]:
+        """Queues the nodes that were waiting only for `node_id`; returns the tickets granted."""
         waiters = self.spec.waitlists.get(node_id)
         if not waiters:
-            return
-        self._accepting = True
+            return []
+        granted: list[Ticket] = []
         for waiter_id in waiters:
             waiter = self.nodes[waiter_id]
             if waiter.spec.any_input:
@@ -428,5 +427,5 @@ class GraphRun:
             else:
                 waiter.pendings.discard(node_id)
             if self._is_ready(waiter):
-                self._queue(waiter)
-        self._accepting = False
+                granted += self._queue(waiter)
+        return granted

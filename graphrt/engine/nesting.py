@@ -91,7 +91,8 @@ class NestingPort:
 
     def _lend(self) -> None:
         if self._lent == 0:
-            self._parent.scheduler.release(self._ticket)
+            for granted in self._parent.scheduler.release(self._ticket):
+                granted.owner.spawn(granted)  # the slot goes to whichever run's node was next in line
         self._lent += 1
 
     def _reclaim(self) -> None:

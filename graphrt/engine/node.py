@@ -2,8 +2,10 @@
 
 This is the per-node hot path. It resolves the node's inputs, picks its agent
 (by name, or from another node's result), calls it under the node's timeout
-with its retries, applies `repeatUntil`, `passThrough` and `output`, and hands
-the result to the graph run. Errors leave here as GraphErrors that carry the
+with its retries, applies `repeatUntil`, `passThrough` and `output`, and
+returns the node's `Outcome`: its value, or its error (a GraphInterrupted when
+it asks a person). It changes no state: the graph run applies the outcome
+(graphrt.engine.execution). Errors leave here as GraphErrors that carry the
 node id and the file position.
 """
 
@@ -31,13 +33,12 @@ from graphrt.engine.executor import call_in_process, must_stay_local
 from graphrt.engine.nesting import NestingPort
 from graphrt.graphdata.loader import GraphSource, load_graph_beside, load_with
 from graphrt.graphdata.spec import ComputedNodeSpec, StaticNodeSpec
-from graphrt.observe.events import NodeCompleted, NodeFailed, NodeStarted, failure_event
 
 if TYPE_CHECKING:
     from graphrt.engine.execution import GraphRun, NodeRun
     from graphrt.engine.scheduler import Ticket
 
-__all__ = ["NodeState", "NodeInvoker", "clean_result"]
+__all__ = ["NodeState", "NodeInvoker", "Outcome", "answer_key", "clean_result", "print_after"]
 
 
 class NodeState(str, Enum):
@@ -51,6 +52,24 @@ class NodeState(str, Enum):
     TIMED_OUT = "timed-out"
     SKIPPED = "skipped"
     ABORTED = "abort"
+
+
+class Outcome:
+    """How a node's execution ended: `value`, or `error` (a GraphInterrupted: it asks a person)."""
+
+    __slots__ = ("value", "error", "timed_out", "started")
+
+    def __init__(self, value: Any = None, error: GraphError | None = None, timed_out: bool = False,
+                 started: float = 0.0) -> None:
+        self.value = value
+        self.error = error
+        self.timed_out = timed_out
+        self.started = started  # perf_counter() when the attempt that gave the value began
+
+
+def answer_key(path: tuple[str | int, ...], node_id: str) -> str:
+    """The key of a node's answer in a run's `answers`: its id, prefixed by the path of a nested run."""
+    return "/".join(map(str, (*path, node_id))) if path else node_id
 
 
 def clean_result(value: Any) -> Any:
@@ -75,72 +94,70 @@ class _Anonymous:
 
 
 class NodeInvoker:
-    """Executes the computed nodes of one graph run.
+    """Computes the outcomes of the computed nodes of one graph run.
 
     What the whole execution shares (agents, config, filters, executor, services,
-    answers) it reads from the run's `RunContext`; from the run itself only what
-    is the run's own: its graph, results, path and checkpointer.
+    answers, observers) it reads from the run's `RunContext`; from the run only
+    what a node is computed from: its graph and the results so far. It hands the
+    run a nesting handle for graph agents, and changes nothing of the run.
     """
 
     def __init__(self, run: "GraphRun") -> None:
-        self.run = run
+        self.run = run  # for the nesting handles of its nodes
+        self.graph = run.spec
         self.context = run.context
+        self.path = run.path
 
-    async def execute(self, node: "NodeRun", ticket: "Ticket") -> None:
-        """Runs the node to completion or failure; never raises anything but cancellation."""
-        run = self.run
+    async def execute(self, node: "NodeRun", ticket: "Ticket", results: dict[str, Any]) -> Outcome:
+        """The node's outcome, after its retries; raises nothing but cancellation."""
         spec = node.spec
         try:
             if node.skip:
-                await self._complete(node, self._with_pass_through(spec, spec.default_value), time.perf_counter())
-                return
-            node.state = NodeState.EXECUTING
-            inputs = spec.inputs.resolve(run.results)
+                started = time.perf_counter()
+                return Outcome(self._output(spec, self._with_pass_through(spec, spec.default_value, results), results),
+                               started=started)
+            inputs = spec.inputs.resolve(results)
             if spec.any_input:
                 inputs = clean_result(inputs)
-            agent_id, call = self._agent(spec)
+            agent_id, call = self._agent(spec, results)
         except Exception as error:  # noqa: BLE001 - a node that cannot even start fails alone
             if not isinstance(error, GraphError):
                 error = ResolveError(f"cannot compute the inputs: {type(error).__name__}: {error}").with_cause(error)
             if error.field is None and isinstance(error, ResolveError):
                 error.field = "inputs"
-            self._fail(node, self._located(error.with_context(node_id=spec.node_id)), timed_out=False)
-            return
+            return Outcome(error=self._located(error.with_context(node_id=spec.node_id)))
         # A fresh dict per call, as GraphAI spreads it: an agent that changes its params changes no other call.
         extra = inputs.get("params")
         params = {**spec.params, **extra} if is_named_inputs(extra) else dict(spec.params)
-        limit = spec.retry if spec.retry is not None else (run.spec.retry or 0)
+        limit = spec.retry if spec.retry is not None else (self.graph.retry or 0)
         while True:
-            started = time.perf_counter()
-            error, timed_out = await self._attempt(node, ticket, agent_id, call, inputs, params, started)
-            if error is None:
-                return
-            will_retry = node.attempts <= limit and not isinstance(error, GraphInterrupted)
-            if run.emitting:
-                run.emitter.emit(failure_event(run_id=run.run_id, path=run.path, node_id=spec.node_id, error=error,
-                                            timed_out=timed_out, will_retry=will_retry))
-            if not will_retry:
-                self._fail(node, error, timed_out, emit=False)
-                return
+            outcome = await self._attempt(node, ticket, agent_id, call, inputs, params, results)
+            error = outcome.error
+            if error is None or node.attempts > limit or isinstance(error, GraphInterrupted):
+                return outcome
+            for hook in self.context.observers.attempt_failed:
+                pending = hook(run_id=self.context.run_id, path=self.path, node_id=spec.node_id, error=error,
+                               timed_out=outcome.timed_out)
+                if pending is not None:
+                    await pending
             # An agent that fails without awaiting anything never lets the event loop run:
             # without this, a retry storm ignores Ctrl-C, abort() and cancel scopes.
             await anyio.lowlevel.checkpoint()
 
-    async def _attempt(
-        self, node: "NodeRun", ticket: "Ticket", agent_id: str | None, call: Any, inputs: dict, params: dict, started: float
-    ) -> tuple[GraphError | None, bool]:
-        """One call of the agent; returns (error, timed_out), error None on success."""
-        run = self.run
+    async def _attempt(self, node: "NodeRun", ticket: "Ticket", agent_id: str | None, call: Any, inputs: dict,
+                       params: dict, results: dict[str, Any]) -> Outcome:
+        """One call of the agent, and the value it gives once `passThrough`, `repeatUntil` and `output` apply."""
         spec = node.spec
         node.attempts += 1
         context = self.context
+        path = self.path
         info = call if isinstance(call, AgentInfo) else None
         graph_data, source = None, None
         if info is not None and (spec.graph is not None or spec.graph_loader is not None):
             try:
-                graph_data, source = await self._graph_data(spec)
+                graph_data, source = await self._graph_data(spec, results)
             except GraphError as error:
-                return error, False
+                return Outcome(error=error)
         ctx = AgentContext(
             inputs=inputs,
             params=params,
@@ -150,18 +167,21 @@ class NodeInvoker:
             config=self._config(agent_id, info),
             retry_count=node.attempts - 1,
             graph_data=graph_data,
-            nesting=NestingPort(run, ticket, spec.node_id, source),
+            nesting=NestingPort(self.run, ticket, spec.node_id, source),
             emitter=context.emitter,
             run_id=context.run_id,
-            path=run.path,
-            answer=context.answers.get(run.answer_key(spec.node_id)) if context.answers else None,
+            path=path,
+            answer=context.answers.get(answer_key(path, spec.node_id)) if context.answers else None,
             services=context.services,
         )
-        if run.emitting_started:
-            run.emitter.emit(NodeStarted(run_id=run.run_id, path=run.path, node_id=spec.node_id, agent_id=agent_id,
-                                         attempt=node.attempts, inputs=inputs))
+        for hook in context.observers.attempt_started:
+            pending = hook(run_id=context.run_id, path=path, node_id=spec.node_id, agent_id=agent_id,
+                           attempt=node.attempts, inputs=inputs)
+            if pending is not None:
+                await pending
         if spec.console:
-            self._print_before(spec.console, inputs)
+            _print_before(spec.console, inputs)
+        started = time.perf_counter()
         try:
             if spec.timeout is None:
                 result = await self._call(call, ctx)
@@ -170,35 +190,33 @@ class NodeInvoker:
                     result = await self._call(call, ctx)
                 if scope.cancelled_caught:
                     message = f"timed out after {spec.timeout * 1000:g} ms"
-                    return self._located(NodeTimeoutError(message, node_id=spec.node_id, field="timeout")), True
-        except anyio.get_cancelled_exc_class():
-            node.state = NodeState.ABORTED
-            raise
+                    return Outcome(error=self._located(NodeTimeoutError(message, node_id=spec.node_id, field="timeout")),
+                                   timed_out=True)
         except Interrupt as signal:  # a question for a person: the node waits for the answer, it did not fail
-            key = run.answer_key(spec.node_id)
-            return self._located(GraphInterrupted(signal.question, key=key, node_id=spec.node_id)), False
+            key = answer_key(path, spec.node_id)
+            return Outcome(error=self._located(GraphInterrupted(signal.question, key=key, node_id=spec.node_id)))
         except Exception as error:  # noqa: BLE001 - any agent failure becomes the node's error
-            return self._agent_error(spec, agent_id, error), False
+            return Outcome(error=self._agent_error(spec, agent_id, error))
         if spec.console:
             try:
-                self.print_after(spec, result)
+                print_after(spec, result)
             except Exception as error:  # noqa: BLE001 - e.g. jsonParse() of bad JSON in console.after
                 if not isinstance(error, GraphError):
                     error = ResolveError(f"{type(error).__name__}: {error}").with_cause(error)
                 error.field = error.field or "console"
-                return self._located(error.with_context(node_id=spec.node_id)), False
+                return Outcome(error=self._located(error.with_context(node_id=spec.node_id)))
         try:
-            result = self._with_pass_through(spec, result)
+            result = self._with_pass_through(spec, result, results)
             if spec.repeat_until is not None and is_null(spec.repeat_until.resolve({"self": result})):
-                path = getattr(spec.repeat_until, "text", getattr(spec.repeat_until, "value", None))
-                message = f"repeatUntil: {path!r} does not exist in the result"
-                return self._located(AgentError(message, agent_id=agent_id, node_id=spec.node_id, field="repeatUntil")), False
-            await self._complete(node, result, started)
+                path_text = getattr(spec.repeat_until, "text", getattr(spec.repeat_until, "value", None))
+                message = f"repeatUntil: {path_text!r} does not exist in the result"
+                return Outcome(error=self._located(
+                    AgentError(message, agent_id=agent_id, node_id=spec.node_id, field="repeatUntil")))
+            return Outcome(self._output(spec, result, results), started=started)
         except Exception as error:  # noqa: BLE001 - e.g. a passThrough reference that cannot be resolved
             if not isinstance(error, GraphError):
                 error = ResolveError(f"{type(error).__name__}: {error}").with_cause(error)
-            return self._located(error.with_context(node_id=spec.node_id)), False
-        return None, False
+            return Outcome(error=self._located(error.with_context(node_id=spec.node_id)))
 
     async def _call(self, call: Any, ctx: AgentContext) -> Any:
         """Calls the agent inside the node's filters, here or on the run's executor (the seam)."""
@@ -209,9 +227,9 @@ class NodeInvoker:
             return await apply_filters(filters, call, ctx, target)
         return await target(call, ctx)
 
-    def _agent(self, spec: ComputedNodeSpec) -> tuple[str | None, Any]:
+    def _agent(self, spec: ComputedNodeSpec, results: dict[str, Any]) -> tuple[str | None, Any]:
         """The agent id and what to call: an AgentInfo, or an anonymous callable."""
-        agent = spec.agent if spec.agent_ref is None else spec.agent_ref.resolve(self.run.results)
+        agent = spec.agent if spec.agent_ref is None else spec.agent_ref.resolve(results)
         if callable(agent):
             anonymous = _Anonymous(agent)
             return anonymous.name, anonymous
@@ -232,7 +250,8 @@ class NodeInvoker:
             return config  # as GraphAI: an agent that runs graphs gets the whole config, to pass on
         return {**config.get("global", {}), **config.get(agent_id, {})}
 
-    async def _graph_data(self, spec: ComputedNodeSpec) -> tuple[dict[str, Any] | None, GraphSource | None]:
+    async def _graph_data(self, spec: ComputedNodeSpec,
+                          results: dict[str, Any]) -> tuple[dict[str, Any] | None, GraphSource | None]:
         """The node's graph, and the file it was loaded from (None when it is written in the node, or given)."""
         if spec.graph_loader is not None:
             request = spec.graph_loader
@@ -243,7 +262,7 @@ class NodeInvoker:
                 if request.get("option") is not None:
                     raise GraphLoadError(f"graphLoader {request.get('fileName')!r}: 'option' needs a graph_loader that "
                                          "reads it (graphrt.run(..., graph_loader=...)); the built-in file loader takes none")
-                return load_graph_beside(self.run.spec.source, str(request.get("fileName", "")))
+                return load_graph_beside(self.graph.source, str(request.get("fileName", "")))
             except GraphError as error:
                 if error.field is None:
                     error.field = "graphLoader"
@@ -251,7 +270,7 @@ class NodeInvoker:
         graph = spec.graph
         if graph is None or isinstance(graph, dict):
             return graph, None
-        value = graph.resolve(self.run.results)
+        value = graph.resolve(results)
         if not isinstance(value, dict):
             raise self._located(
                 ResolveError(f"'{graph.text}' is not a graph (got {type(value).__name__})", node_id=spec.node_id, field="graph")
@@ -260,54 +279,30 @@ class NodeInvoker:
 
     # ----- results -----
 
-    def _with_pass_through(self, spec: ComputedNodeSpec, result: Any) -> Any:
+    @staticmethod
+    def _with_pass_through(spec: ComputedNodeSpec, result: Any, results: dict[str, Any]) -> Any:
         if spec.pass_through is None or not is_truthy(result):
             return result
-        extra = spec.pass_through.resolve(self.run.results)
+        extra = spec.pass_through.resolve(results)
         if isinstance(result, dict):
             return {**result, **extra}
         if isinstance(result, list):
             return [{**item, **extra} if isinstance(item, dict) else item for item in result]
         return result
 
-    async def _complete(self, node: "NodeRun", result: Any, started: float) -> None:
-        """Applies `output` to a result (already given its `passThrough`) and hands it to the run."""
-        spec = node.spec
-        run = self.run
-        if spec.output is not None:
-            result = spec.output.resolve({"self": result})
-            if spec.pass_through is not None and isinstance(result, dict):
-                result = {**result, **spec.pass_through.resolve(run.results)}
-        if run.emitting_completed:
-            run.emitter.emit(NodeCompleted(run_id=run.run_id, path=run.path, node_id=spec.node_id, result=result,
-                                           duration=time.perf_counter() - started))
-        if run.checkpointer is None:
-            run.set_result(node, result)
-            return
-        run.store_result(node, result)
-        await run.checkpointer.node_completed(run, spec.node_id)  # saved before its waiters start
-        run.release_waiters(spec.node_id)
-
-    def fail(self, node: "NodeRun", error: GraphError) -> None:
-        """Fails a node before it started (its `if` could not be computed, say)."""
-        self._fail(node, error, timed_out=False)
-
-    def _fail(self, node: "NodeRun", error: GraphError, timed_out: bool, emit: bool = True) -> None:
-        node.state = NodeState.TIMED_OUT if timed_out else NodeState.FAILED
-        node.error = error
-        run = self.run
-        if run.progress is not None:
-            if isinstance(error, GraphInterrupted):
-                run.progress.asked += 1
-            else:
-                run.progress.failed += 1
-        if emit and run.emitting:
-            run.emitter.emit(NodeFailed(run_id=run.run_id, path=run.path, node_id=node.spec.node_id, error=error,
-                                        timed_out=timed_out, will_retry=False))
+    @staticmethod
+    def _output(spec: ComputedNodeSpec, result: Any, results: dict[str, Any]) -> Any:
+        """Applies `output` to a result already given its `passThrough`."""
+        if spec.output is None:
+            return result
+        result = spec.output.resolve({"self": result})
+        if spec.pass_through is not None and isinstance(result, dict):
+            result = {**result, **spec.pass_through.resolve(results)}
+        return result
 
     def _located(self, error: GraphError) -> GraphError:
         if error.location is None and error.node_id is not None:
-            error.location = self.run.spec.source.locate_field(error.node_id, error.field)
+            error.location = self.graph.source.locate_field(error.node_id, error.field)
         return error
 
     def _agent_error(self, spec: ComputedNodeSpec, agent_id: str | None, error: Exception) -> GraphError:
@@ -329,28 +324,29 @@ class NodeInvoker:
             wrapped.__cause__ = error
         return self._located(wrapped)
 
-    # ----- console -----
 
-    @staticmethod
-    def _print_before(console: Any, inputs: dict) -> None:
-        before = True if console is True else console.get("before") if isinstance(console, dict) else None
-        if before is True:
-            print(json_stringify(inputs, indent=2))
-        elif before:
-            print(before)
+# ----- console -----
 
-    @staticmethod
-    def print_after(spec: ComputedNodeSpec | StaticNodeSpec, result: Any) -> None:
-        """Prints what the node's `console.after` asks for (a static node's after a loop update)."""
-        console = spec.console
-        if not console:
-            return
-        after = True if console is True else console.get("after") if isinstance(console, dict) else None
-        if after is True:
-            print(result if isinstance(result, str) else json_stringify(result, indent=2))
-        elif isinstance(after, dict):
-            from graphrt.graphdata.refs import compile_output
 
-            print(json_stringify(compile_output(after).resolve({"self": result}), indent=2))
-        elif after:
-            print(after)
+def _print_before(console: Any, inputs: dict) -> None:
+    before = True if console is True else console.get("before") if isinstance(console, dict) else None
+    if before is True:
+        print(json_stringify(inputs, indent=2))
+    elif before:
+        print(before)
+
+
+def print_after(spec: ComputedNodeSpec | StaticNodeSpec, result: Any) -> None:
+    """Prints what the node's `console.after` asks for (a static node's after a loop update)."""
+    console = spec.console
+    if not console:
+        return
+    after = True if console is True else console.get("after") if isinstance(console, dict) else None
+    if after is True:
+        print(result if isinstance(result, str) else json_stringify(result, indent=2))
+    elif isinstance(after, dict):
+        from graphrt.graphdata.refs import compile_output
+
+        print(json_stringify(compile_output(after).resolve({"self": result}), indent=2))
+    elif after:
+        print(after)

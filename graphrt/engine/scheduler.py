@@ -1,34 +1,38 @@
-"""Starts node tasks under the concurrency limits, highest priority first.
+"""Grants node slots under the concurrency limits, highest priority first.
 
 One scheduler serves a run and every graph nested in it, as GraphAI's
 TaskManager does, so `concurrency` bounds the whole run. A node that waits for
 a nested graph lends its slot to the nested nodes while it waits; without that,
 a run at concurrency 1 would deadlock on its first nestedAgent.
+
+The scheduler only decides: `submit` and `release` return the tickets that got
+a slot, and the caller starts them (graphrt.engine.execution). It never calls
+back into a run, so a run's state changes only where the run makes them.
 """
 
 from __future__ import annotations
 
 import heapq
 import itertools
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 __all__ = ["Ticket", "Scheduler"]
 
 
 class Ticket:
-    """A node waiting for, or holding, a slot; `start` is called when it gets one."""
+    """A node waiting for, or holding, a slot; `owner` is the graph run that starts it when granted."""
 
-    __slots__ = ("priority", "label", "start", "owner", "node", "discarded")
+    __slots__ = ("priority", "label", "owner", "node", "discarded")
 
-    def __init__(
-        self, priority: float, label: str | None, start: Callable[["Ticket"], None], owner: Any, node: Any = None
-    ) -> None:
+    def __init__(self, priority: float, label: str | None, owner: Any, node: Any = None) -> None:
         self.priority = priority
         self.label = label
-        self.start = start
         self.owner = owner
         self.node = node
         self.discarded = False
+
+
+_NONE: list[Ticket] = []  # what most calls grant; never changed
 
 
 class Scheduler:
@@ -42,17 +46,20 @@ class Scheduler:
         self._queue: list[tuple[float, int, Ticket]] = []
         self._order = itertools.count()
 
-    def submit(self, ticket: Ticket) -> None:
-        """Queues a ready node; it starts as soon as the limits allow (maybe right now)."""
+    def submit(self, ticket: Ticket) -> list[Ticket]:
+        """Queues a ready node; returns the tickets granted a slot now (maybe this one, maybe none)."""
+        if not self._queue and self.running < self.limit and not self.label_limits:
+            self.running += 1  # the common case: a free slot and nobody ahead in the queue
+            return [ticket]
         heapq.heappush(self._queue, (-ticket.priority, next(self._order), ticket))
-        self._dispatch()
+        return self._grant()
 
-    def release(self, ticket: Ticket) -> None:
-        """Gives back a slot: the node finished, or it is lending its slot to a nested graph."""
+    def release(self, ticket: Ticket) -> list[Ticket]:
+        """Gives back a slot (the node finished, or lends it to a nested graph); returns the tickets granted."""
         self.running -= 1
         if ticket.label in self.label_limits:
             self._running_by_label[ticket.label] -= 1
-        self._dispatch()
+        return self._grant() if self._queue else _NONE
 
     def reclaim(self, ticket: Ticket) -> None:
         """Takes a lent slot back without waiting; the limit may be passed until it is released."""
@@ -76,8 +83,9 @@ class Scheduler:
         limit = self.label_limits.get(ticket.label) if ticket.label is not None else None
         return limit is not None and self._running_by_label.get(ticket.label, 0) >= limit
 
-    def _dispatch(self) -> None:
+    def _grant(self) -> list[Ticket]:
         queue = self._queue
+        granted: list[Ticket] = []
         waiting_for_label: list[tuple[float, int, Ticket]] = []
         while queue and self.running < self.limit:
             entry = heapq.heappop(queue)
@@ -88,6 +96,7 @@ class Scheduler:
                 waiting_for_label.append(entry)  # a lower-priority node of another label may go first
                 continue
             self._take(ticket)
-            ticket.start(ticket)
+            granted.append(ticket)
         for entry in waiting_for_label:
             heapq.heappush(queue, entry)
+        return granted

@@ -121,11 +121,7 @@ class GraphTool:
         """
         self.check(arguments)
         graph = Graph(self.path, agents=agents, config=config, services=services)
-        for node_id, value in arguments.items():
-            graph.inject(node_id, value)
-        if on_event is not None:
-            graph.subscribe(on_event)
-        return await graph.arun()
+        return await graph.arun(inject=arguments, subscribe=(on_event,) if on_event is not None else ())
 
 
 def _tool_name(path: Path, taken: set[str]) -> str:

@@ -27,6 +27,7 @@ __all__ = [
     "NodeRetried",
     "NodeTimedOut",
     "NodeSkipped",
+    "NodeAborted",
     "LoopIteration",
     "TokenDelta",
     "AgentProgress",
@@ -122,6 +123,13 @@ def failure_event(*, timed_out: bool, will_retry: bool, **fields: Any) -> NodeFa
 @dataclass(frozen=True, kw_only=True)
 class NodeSkipped(Event):
     """A node's `if`/`unless` condition kept it from running."""
+
+    node_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeAborted(Event):
+    """A running node was cancelled: its run was aborted, timed out, or stopped by a failure elsewhere."""
 
     node_id: str
 
@@ -239,8 +247,9 @@ class Emitter:
 class EventStream:
     """The events of one run as an async iterator, through a bounded buffer.
 
-        async with graph.stream() as events, anyio.create_task_group() as tg:
-            tg.start_soon(graph.arun)
+        run = graph.start()
+        async with run.events() as events, anyio.create_task_group() as tg:
+            tg.start_soon(run.wait)
             async for event in events:
                 ...
 

@@ -1,7 +1,7 @@
 """OpenTelemetry spans for graph runs: install with `pip install 'graphrt[otel]'`.
 
     from graphrt.observe.otel import OpenTelemetrySpans
-    graph.subscribe(OpenTelemetrySpans())      # uses the global TracerProvider
+    graph.run(subscribe=[OpenTelemetrySpans()])      # uses the global TracerProvider
 
 A subscriber that turns a run's events into spans: `graphrt.run` for the run,
 `node <id>` for each attempt of a node (a nested graph's nodes under the node

@@ -16,7 +16,10 @@ from __future__ import annotations
 import itertools
 import time
 from collections import deque
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
+
+from graphrt.base.errors import GraphInterrupted
+from graphrt.observe.observer import RunObserver
 
 __all__ = ["RunProgress", "NodeKey"]
 
@@ -24,11 +27,11 @@ NodeKey = tuple[tuple[str | int, ...], str]
 """(path of nested graphs, node id): a node of the run or of a graph nested in it."""
 
 
-class RunProgress:
+class RunProgress(RunObserver):
     """How many nodes of a run (nested graphs included) are queued, running, done, failed and skipped.
 
-    One object serves every run of a graph it is given to (`Graph.track_progress`),
-    so the counts add up over a run that stops for a question and resumes.
+    It observes every run it is given to (`progress=` of a run), so the counts
+    add up over a run that stops for a question and resumes.
     `slow_after` (seconds): a completed node that took this long or more is put in
     `slow` for a reader to take (`take_slow`); `slowest` is the slowest completed one.
     `clock` is for tests.
@@ -48,7 +51,32 @@ class RunProgress:
         self.slowest: tuple[float, NodeKey] | None = None
         self.clock = clock
 
-    # ----- what the engine calls, once or twice per node -----
+    # ----- what a run tells it (RunObserver hooks), a few times per node -----
+
+    def node_queued(self, **future: Any) -> None:
+        self.queued += 1
+
+    def nodes_dropped(self, *, count: int, **future: Any) -> None:
+        self.queued -= count
+
+    def node_running(self, *, path: tuple[str | int, ...], node_id: str, **future: Any) -> None:
+        self.start(path, node_id)
+
+    def node_completed(self, *, path: tuple[str | int, ...], node_id: str, **future: Any) -> None:
+        self.end((path, node_id), completed=True)
+
+    def node_failed(self, *, path: tuple[str | int, ...], node_id: str, error: BaseException, **future: Any) -> None:
+        self.end((path, node_id), completed=False)
+        if isinstance(error, GraphInterrupted):
+            self.asked += 1
+        else:
+            self.failed += 1
+
+    def node_skipped(self, **future: Any) -> None:
+        self.skipped += 1
+
+    def node_aborted(self, *, path: tuple[str | int, ...], node_id: str, **future: Any) -> None:
+        self.end((path, node_id), completed=False)
 
     def start(self, path: tuple[str | int, ...], node_id: str) -> NodeKey:
         """A queued node got its slot and runs now."""

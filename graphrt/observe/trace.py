@@ -1,7 +1,7 @@
 """Run traces: every event of a run as one JSON object a line (JSON Lines), secrets left out.
 
 `graphrt run --trace run.jsonl` writes one, and so does
-`graph.subscribe(TraceWriter("run.jsonl"))`. Each line holds the event's type
+`graph.run(subscribe=[TraceWriter("run.jsonl")])`. Each line holds the event's type
 and its fields as JSON: errors as text, anything JSON cannot hold as its repr.
 What looks like a secret is replaced by "[redacted]": values under keys such as
 `apiKey`, `Authorization` or `password`, bearer tokens and `sk-...` keys in

@@ -8,8 +8,7 @@ iteration when the next one starts, unless `keep_iterations=True`, and never
 holds more than `max_entries` (the oldest go first; `dropped` counts them).
 
     log = TransactionLog()
-    graph.subscribe(log)
-    graph.run()
+    graph.run(subscribe=[log])
     log.to_json()   # [{"nodeId": "shift", "state": "completed", "startTime": ..., ...}, ...]
 """
 

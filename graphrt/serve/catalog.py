@@ -40,7 +40,7 @@ class ServedGraph:
     description: dict[str, Any] = field(default_factory=dict)
 
     def build(self, registry: Registry, executor: Executor | None = None, services: Any = None) -> Graph:
-        """A fresh Graph for one run (a Graph holds one run's state); `services` are shared (MCP servers)."""
+        """The file's Graph as it is now, with the server's agents, executor and shared `services` (MCP servers)."""
         return Graph(self.path, agents=registry, executor=executor, services=services)
 
 

@@ -34,7 +34,7 @@ from graphrt.checkpoint import (
     RunStatus,
     open_store,
 )
-from graphrt.durable.runs import afrom_checkpoint, arun_checkpointed, save_new_run
+from graphrt.durable import afrom_checkpoint, arun_checkpointed, save_new_run
 from graphrt.engine.graph import Graph
 from graphrt.observe.events import (
     Event,
@@ -340,10 +340,8 @@ class RunService:
             raise GraphError(f"graph {name!r} cannot run: {served.error}")
         self._check_room()
         graph = served.build(self.catalog.registry, self.catalog.executor, self.catalog.services)
-        for node_id, value in (inputs or {}).items():
-            graph.inject(node_id, value)
         run_id = uuid.uuid4().hex[:16]
-        await save_new_run(graph, self.store, run_id, all_results=all_results)
+        await save_new_run(graph, self.store, run_id, inject=dict(inputs or {}), all_results=all_results)
         try:
             self._check_room()  # again: other requests went on while the run was saved
         except QueueFull:
@@ -442,19 +440,18 @@ class RunService:
         try:
             graph = job.graph
             if graph is None:
-                graph, _ = await afrom_checkpoint(self.store, run.id, agents=self.catalog.registry)
-                graph.executor = self.catalog.executor
+                graph, _ = await afrom_checkpoint(self.store, run.id, agents=self.catalog.registry,
+                                                  executor=self.catalog.executor)
         except GraphError as error:
             run.set_status(Status.FAILED, error=self.redactor.text(str(error)))
             return
-        graph.subscribe(run.on_event)
         run.set_status(Status.RUNNING)
         try:
             with anyio.CancelScope() as scope:
                 run.scope = scope
                 try:
                     results = await arun_checkpointed(graph, self.store, all_results=run.all_results, run_id=run.id,
-                                                     answer=job.answer)
+                                                     answer=job.answer, subscribe=(run.on_event,))
                 except GraphInterrupted as asked:
                     if asked.node_id in run.nodes:
                         run.nodes[asked.node_id] = "interrupted"

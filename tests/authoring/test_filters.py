@@ -208,8 +208,7 @@ def test_the_stream_filter_turns_stream_callbacks_into_token_events() -> None:
         "s": {"agent": "streamMockAgent", "params": {"message": "hey", "sleep": 1}, "isResult": True}}},
         filters=[graphrt.stream_filter()])
     tokens: list[str] = []
-    graph.subscribe(lambda event: tokens.append(event.token) if isinstance(event, TokenDelta) else None)
-    assert graph.run() == {"s": {"message": "hey"}}
+    assert graph.run(subscribe=[lambda event: tokens.append(event.token) if isinstance(event, TokenDelta) else None]) == {"s": {"message": "hey"}}
     assert tokens == ["h", "e", "y"]
 
 

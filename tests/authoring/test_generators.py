@@ -15,8 +15,7 @@ from graphrt.observe.events import AgentProgress
 def run_recording(graph: dict, agents: list) -> tuple[dict, list[tuple[str, object]]]:
     seen: list[tuple[str, object]] = []
     prepared = graphrt.Graph(graph, agents=agents)
-    prepared.subscribe(lambda event: seen.append((event.message, event.data)) if isinstance(event, AgentProgress) else None)
-    return prepared.run(), seen
+    return prepared.run(subscribe=[lambda event: seen.append((event.message, event.data)) if isinstance(event, AgentProgress) else None]), seen
 
 
 def one_node(agent: str, **node) -> dict:

@@ -208,10 +208,10 @@ def test_the_display_takes_no_event_per_node_and_redraws_at_a_bounded_rate(monke
     monkeypatch.setattr(ProgressDisplay, "__call__", lambda self, event: (calls.append(type(event)), take(self, event)))
     terminal = FakeTerminal()
     graph = Graph(CHAIN)
-    display = ProgressDisplay(terminal, rate=20).watch(graph)
+    display = ProgressDisplay(terminal, rate=20)
     started = time.monotonic()
 
-    assert graph.run() == {"end": {"v": 0}}
+    assert graph.run(**display.run_options) == {"end": {"v": 0}}
     display.close()
     elapsed = time.monotonic() - started
 
@@ -224,10 +224,9 @@ def test_the_display_takes_no_event_per_node_and_redraws_at_a_bounded_rate(monke
 def test_a_display_beside_another_subscriber_leaves_its_events_as_they_were() -> None:
     events: list = []
     graph = Graph(CHAIN)
-    graph.subscribe(events.append)
-    display = ProgressDisplay(FakeTerminal()).watch(graph)
+    display = ProgressDisplay(FakeTerminal())
 
-    graph.run()
+    graph.run(subscribe=[events.append, display], progress=display.progress)
     display.close()
 
     assert sum(isinstance(event, NodeStarted) for event in events) == 5000

@@ -153,17 +153,12 @@ NAMED = {"version": 0.5, "nodes": {"name": {"value": "nobody"},
 
 async def test_a_run_id_used_again_with_other_inputs_is_an_error(store: CheckpointStore) -> None:
     graph = graphrt.Graph(NAMED)
-    graph.inject("name", "Ada")
-    assert await arun_checkpointed(graph, store, run_id="x") == {"hello": {"to": "Ada"}}
+    assert await arun_checkpointed(graph, store, run_id="x", inject={"name": "Ada"}) == {"hello": {"to": "Ada"}}
 
-    again = graphrt.Graph(NAMED)
-    again.inject("name", "Bob")
     with pytest.raises(CheckpointError, match="run 'x' in .* was started with other values for 'name'; use a new run id"):
-        await arun_checkpointed(again, store, run_id="x")
+        await arun_checkpointed(graph, store, run_id="x", inject={"name": "Bob"})
 
-    same = graphrt.Graph(NAMED)
-    same.inject("name", "Ada")
-    assert await arun_checkpointed(same, store, run_id="x") == {"hello": {"to": "Ada"}}
+    assert await arun_checkpointed(graph, store, run_id="x", inject={"name": "Ada"}) == {"hello": {"to": "Ada"}}
     assert await arun_checkpointed(graphrt.Graph(NAMED), store, run_id="x") == {"hello": {"to": "Ada"}}
 
 

@@ -109,10 +109,9 @@ async def test_resuming_a_completed_run_returns_its_results_without_running(reco
 
 async def test_injected_values_are_saved_and_used_on_resume(recorder, store: CheckpointStore) -> None:
     graph = recorder.graph(CHAIN)
-    graph.inject("who", "Grace")
     recorder.failing.add("third")
     with pytest.raises(graphrt.AgentError):
-        await arun_checkpointed(graph, store, run_id="r1", all_results=True)
+        await arun_checkpointed(graph, store, run_id="r1", all_results=True, inject={"who": "Grace"})
     recorder.failing.clear()
 
     results = await graphrt.aresume(store, "r1", agents=recorder.agents)
@@ -236,10 +235,9 @@ async def test_a_node_result_json_cannot_hold_runs_again_on_resume(recorder, tmp
 
 async def test_an_injected_value_json_cannot_hold_is_refused_before_the_run(recorder, tmp_path: Path) -> None:
     graph = recorder.graph(CHAIN)
-    graph.inject("who", b"Ada")
 
     with pytest.raises(CheckpointError, match="cannot save the value injected into 'who' in a checkpoint: a bytes"):
-        await arun_checkpointed(graph, tmp_path / "runs.db")
+        await arun_checkpointed(graph, tmp_path / "runs.db", inject={"who": b"Ada"})
     assert recorder.calls == []
 
 
@@ -259,17 +257,18 @@ async def test_a_store_that_fails_stops_the_run_with_a_checkpoint_error(recorder
     assert (await store.get_run("r1")).status == RunStatus.RUNNING  # not marked done: resuming runs 'second' again
 
 
-async def test_an_aborted_run_is_saved_as_stopped(recorder, store: CheckpointStore) -> None:
-    async def abort(ctx):
-        graph.abort()
+async def test_a_cancelled_run_is_saved_as_stopped(recorder, store: CheckpointStore) -> None:
+    async def cancel(ctx):
+        scope.cancel()
         await anyio.sleep_forever()
 
-    agents = [*recorder.agents, graphrt.AgentInfo("abortAgent", abort)]
-    data = {"version": 0.5, "nodes": {"first": {"agent": "recordAgent"}, "hold": {"agent": "abortAgent", "inputs": {"x": ":first"}}}}
+    agents = [*recorder.agents, graphrt.AgentInfo("cancelAgent", cancel)]
+    data = {"version": 0.5, "nodes": {"first": {"agent": "recordAgent"}, "hold": {"agent": "cancelAgent", "inputs": {"x": ":first"}}}}
     graph = graphrt.Graph(data, agents=agents)
 
-    with pytest.raises(graphrt.GraphAbortedError):
+    with anyio.CancelScope() as scope:
         await arun_checkpointed(graph, store, run_id="r1")
+    assert scope.cancelled_caught
 
     assert (await store.get_run("r1")).status == RunStatus.STOPPED
     assert [row.key for row in await store.get_rows("r1")] == ["", "first"]

@@ -72,17 +72,18 @@ async def test_abort_cancels_the_run(anyio_backend: str) -> None:
         started.set()
         await anyio.sleep_forever()
 
-    g = Graph({"nodes": {"a": {"value": 1}, "w": {"agent": "waitAgent", "inputs": {"a": ":a"}}}}, agents=[AgentInfo(name="waitAgent", func=wait)])
+    run = Graph({"nodes": {"a": {"value": 1}, "w": {"agent": "waitAgent", "inputs": {"a": ":a"}}}},
+                agents=[AgentInfo(name="waitAgent", func=wait)]).start()
 
     async def abort_once_started() -> None:
         await started.wait()
-        g.abort()
+        run.abort()
 
     with anyio.fail_after(5):
         async with anyio.create_task_group() as task_group:
             task_group.start_soon(abort_once_started)
             with pytest.raises(GraphAbortedError):
-                await g.arun()
+                await run.wait()
 
 
 async def test_sync_agents_run_in_a_worker_thread(anyio_backend: str) -> None:

@@ -45,15 +45,16 @@ async def test_a_cancel_scope_stops_a_retry_storm(anyio_backend: str) -> None:
 @pytest.mark.parametrize("anyio_backend", BACKENDS)
 async def test_abort_stops_a_retry_storm(anyio_backend: str) -> None:
     graph, attempts = storm()
+    run = graph.start()
 
     async def abort_soon() -> None:
         await anyio.sleep(0.2)
-        graph.abort()
+        run.abort()
 
     async with anyio.create_task_group() as task_group:
         task_group.start_soon(abort_soon)
         with pytest.raises(GraphAbortedError):
-            await graph.arun()
+            await run.wait()
     assert 0 < attempts[0] < GIVE_UP
 
 

@@ -56,9 +56,8 @@ AGENTS = [AgentInfo(name="flakyAgent", func=flaky), AgentInfo(name="hangAgent", 
 async def record(graph: dict[str, Any], **kwargs: Any) -> list[ev.Event]:
     g = Graph(graph, agents=AGENTS, **kwargs)
     events: list[ev.Event] = []
-    g.subscribe(events.append)
     try:
-        await g.arun()
+        await g.arun(subscribe=[events.append])
     except graphrt.GraphError:
         pass
     return events
@@ -118,9 +117,8 @@ async def test_a_failure_event_carries_the_error_that_the_run_raises() -> None:
     graph = {"nodes": {"a": {"value": 1}, "bad": {"agent": "failAgent", "inputs": {"v": ":a"}}}}
     g = Graph(graph, agents=AGENTS)
     failures: list[ev.Event] = []
-    g.subscribe(lambda event: failures.append(event) if isinstance(event, ev.NodeFailed) else None)
     with pytest.raises(graphrt.AgentError) as caught:
-        await g.arun()
+        await g.arun(subscribe=[lambda event: failures.append(event) if isinstance(event, ev.NodeFailed) else None])
     assert [event.error for event in failures] == [caught.value]
 
 
@@ -156,9 +154,8 @@ async def test_a_failing_subscriber_does_not_change_the_run(caplog: pytest.LogCa
         raise RuntimeError("subscriber bug")
 
     g = Graph({"nodes": {"a": {"value": 1}, "b": {"agent": "copyAgent", "inputs": {"v": ":a"}, "isResult": True}}})
-    g.subscribe(broken)
     with caplog.at_level(logging.ERROR, logger="graphrt"):
-        assert await g.arun() == {"b": {"v": 1}}
+        assert await g.arun(subscribe=[broken]) == {"b": {"v": 1}}
     assert "event subscriber" in caplog.text
 
 
@@ -183,14 +180,11 @@ def test_no_queued_events_are_built_when_every_subscriber_lists_types_without_th
     graph_data = {"version": 0.5, "nodes": {"a": {"value": 1}, "b": {"agent": "copyAgent", "inputs": {"v": ":a"}, "isResult": True}}}
     picky = Picky()
     graph = graphrt.Graph(graph_data)
-    graph.subscribe(picky)
-    graph.run()
+    graph.run(subscribe=[picky])
     assert NodeCompleted in picky.seen and NodeQueued not in picky.seen
 
     everything: list[type] = []
     picky = Picky()
     graph = graphrt.Graph(graph_data)
-    graph.subscribe(picky)
-    graph.subscribe(lambda event: everything.append(type(event)))
-    graph.run()
+    graph.run(subscribe=[picky, lambda event: everything.append(type(event))])
     assert NodeQueued in everything and NodeQueued in picky.seen  # built for one, handed to all

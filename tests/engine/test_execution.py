@@ -13,7 +13,7 @@ import anyio
 import pytest
 
 import graphrt
-from graphrt import AgentContext, AgentInfo, Graph
+from graphrt import AgentContext, AgentInfo, Graph, Run
 from graphrt.base.errors import (
     AgentError,
     GraphAbortedError,
@@ -254,9 +254,9 @@ async def test_a_skipped_node_never_calls_its_agent_and_its_dependents_never_run
             "after": node(inputs={"v": ":skipped"}),
         }
     }
-    g = Graph(graph, agents=[recorder(calls)])
-    await g.arun()
-    assert (calls, g.states()) == ([], {"skipped": "skipped", "after": "waiting"})
+    run = Graph(graph, agents=[recorder(calls)]).start()
+    await run.wait()
+    assert (calls, run.states()) == ([], {"skipped": "skipped", "after": "waiting"})
 
 
 @pytest.mark.parametrize("default", ["fallback", 0, False, "", None, []])
@@ -476,10 +476,10 @@ async def test_a_node_timeout_error_is_also_a_timeout_error() -> None:
 async def test_timeout_with_retry_cancels_every_attempt() -> None:
     cancelled: list[str] = []
     graph = {"nodes": {"a": {"value": 1}, "slow": node("hangAgent", inputs={"x": ":a"}, timeout=5, retry=2)}}
-    g = Graph(graph, agents=[hanging(cancelled)])
+    run = Graph(graph, agents=[hanging(cancelled)]).start()
     with pytest.raises(NodeTimeoutError):
-        await g.arun()
-    assert (cancelled, g.states()) == (["slow", "slow", "slow"], {"slow": "timed-out"})
+        await run.wait()
+    assert (cancelled, run.states()) == (["slow", "slow", "slow"], {"slow": "timed-out"})
 
 
 async def test_an_agent_within_its_timeout_returns_its_result() -> None:
@@ -553,19 +553,19 @@ async def test_a_failing_node_does_not_stop_independent_nodes() -> None:
             "ok_next": node("copyAgent", inputs={"v": ":ok"}),
         }
     }
-    g = Graph(graph, agents=[agent("signalFailAgent", fail_and_signal), agent("afterAgent", after_failure)])
+    run = Graph(graph, agents=[agent("signalFailAgent", fail_and_signal), agent("afterAgent", after_failure)]).start()
     with anyio.fail_after(5), pytest.raises(AgentError):
-        await g.arun()
-    assert g.results(all_results=True) == {"a": 1, "ok": "done", "ok_next": {"v": "done"}}
+        await run.wait()
+    assert run.results(all_results=True) == {"a": 1, "ok": "done", "ok_next": {"v": "done"}}
 
 
 async def test_the_dependents_of_a_failed_node_never_run() -> None:
     calls: list[str] = []
     graph = {"nodes": {"a": {"value": 1}, "bad": node("failAgent", inputs={"x": ":a"}), "dep": node(inputs={"x": ":bad"}), "dep2": node(inputs={"x": ":dep"})}}
-    g = Graph(graph, agents=[FAIL, recorder(calls)])
+    run = Graph(graph, agents=[FAIL, recorder(calls)]).start()
     with pytest.raises(AgentError):
-        await g.arun()
-    assert (calls, g.states()) == ([], {"bad": "failed", "dep": "waiting", "dep2": "waiting"})
+        await run.wait()
+    assert (calls, run.states()) == ([], {"bad": "failed", "dep": "waiting", "dep2": "waiting"})
 
 
 async def test_the_run_raises_the_first_error_in_file_order() -> None:
@@ -588,10 +588,10 @@ async def test_the_run_raises_the_first_error_in_file_order() -> None:
 
 async def test_graph_errors_lists_every_failed_node() -> None:
     graph = {"nodes": {"a": {"value": 1}, "x": node("failAgent", inputs={"v": ":a"}), "y": node("failAgent", inputs={"v": ":a"}), "z": node("copyAgent", inputs={"v": ":a"})}}
-    g = Graph(graph, agents=[FAIL])
+    run = Graph(graph, agents=[FAIL]).start()
     with pytest.raises(AgentError):
-        await g.arun()
-    assert {node_id: str(error) for node_id, error in g.errors().items()} == {
+        await run.wait()
+    assert {node_id: str(error) for node_id, error in run.errors().items()} == {
         "x": "node 'x': ValueError: x broke (agent failAgent)",
         "y": "node 'y': ValueError: y broke (agent failAgent)",
     }
@@ -608,15 +608,27 @@ async def test_graph_states_tell_how_each_computed_node_ended() -> None:
             "blocked": node("copyAgent", inputs={"v": ":bad"}),
         }
     }
-    g = Graph(graph, agents=[FAIL])
+    run = Graph(graph, agents=[FAIL]).start()
     with pytest.raises(AgentError):
-        await g.arun()
-    assert g.states() == {"done": "completed", "bad": "failed", "skipped": "skipped", "blocked": "waiting"}
+        await run.wait()
+    assert run.states() == {"done": "completed", "bad": "failed", "skipped": "skipped", "blocked": "waiting"}
 
 
-async def test_a_graph_that_has_not_run_has_no_errors_states_or_results() -> None:
+async def test_a_run_that_has_not_started_has_no_errors_states_or_results() -> None:
+    run = Graph({"nodes": {"a": {"value": 1}, "b": node("copyAgent", inputs={"v": ":a"})}}).start()
+    assert (run.errors(), run.states(), run.results(), run.done) == ({}, {}, {}, False)
+
+
+async def test_a_run_awaited_twice_runs_once() -> None:
+    calls: list[str] = []
+    run = Graph({"nodes": {"a": {"value": 1}, "b": node(inputs={"v": ":a"}, isResult=True)}}, agents=[recorder(calls)]).start()
+    assert [await run, await run.wait()] == [{"b": {"v": 1}}, {"b": {"v": 1}}] and calls == ["b"]
+
+
+async def test_a_graph_does_not_change_once_made() -> None:
     g = Graph({"nodes": {"a": {"value": 1}, "b": node("copyAgent", inputs={"v": ":a"})}})
-    assert (g.errors(), g.states(), g.results()) == ({}, {}, {})
+    with pytest.raises(AttributeError, match="graph.replace"):
+        g.config = {"x": 1}  # type: ignore[misc]
 
 
 async def test_a_graph_can_run_twice() -> None:
@@ -627,18 +639,18 @@ async def test_a_graph_can_run_twice() -> None:
 # ----- abort -----
 
 
-async def run_and_abort_once_started(g: Graph, started: anyio.Event) -> GraphAbortedError:
-    """Runs `g`, aborts it as soon as `started` is set, and returns the error the run raised."""
+async def run_and_abort_once_started(run: Run, started: anyio.Event) -> GraphAbortedError:
+    """Runs `run`, aborts it as soon as `started` is set, and returns the error the run raised."""
 
     async def abort_once_started() -> None:
         await started.wait()
-        g.abort()
+        run.abort()
 
     with anyio.fail_after(5):  # a guard against a hang, not a timing check
         async with anyio.create_task_group() as task_group:
             task_group.start_soon(abort_once_started)
             with pytest.raises(GraphAbortedError) as caught:
-                await g.arun()
+                await run.wait()
     return caught.value
 
 
@@ -646,23 +658,26 @@ async def test_abort_cancels_running_agents_and_raises_graph_aborted_error() -> 
     cancelled: list[str] = []
     started = anyio.Event()
     graph = {"nodes": {"a": {"value": 1}, "w": node("hangAgent", inputs={"x": ":a"})}}
-    g = Graph(graph, agents=[hanging(cancelled, started)])
-    error = await run_and_abort_once_started(g, started)
+    run = Graph(graph, agents=[hanging(cancelled, started)]).start()
+    error = await run_and_abort_once_started(run, started)
     assert (str(error), cancelled) == ("the run was aborted", ["w"])
 
 
-async def test_abort_before_a_run_does_nothing() -> None:
-    g = Graph({"nodes": {"a": {"value": 1}, "b": node("copyAgent", inputs={"v": ":a"}, isResult=True)}})
-    g.abort()
-    assert await g.arun() == {"b": {"v": 1}}
+async def test_abort_before_a_run_starts_aborts_it_at_its_start() -> None:
+    calls: list[str] = []
+    run = Graph({"nodes": {"a": {"value": 1}, "b": node(inputs={"v": ":a"}, isResult=True)}}, agents=[recorder(calls)]).start()
+    run.abort()
+    with pytest.raises(GraphAbortedError):
+        await run.wait()
+    assert calls == []
 
 
 async def test_abort_marks_the_running_nodes_aborted() -> None:
     started = anyio.Event()
     graph = {"nodes": {"a": {"value": 1}, "w": node("hangAgent", inputs={"x": ":a"})}}
-    g = Graph(graph, agents=[hanging([], started)])
-    await run_and_abort_once_started(g, started)
-    assert g.states() == {"w": "abort"}
+    run = Graph(graph, agents=[hanging([], started)]).start()
+    await run_and_abort_once_started(run, started)
+    assert run.states() == {"w": "abort"}
 
 
 # ----- inject -----
@@ -678,16 +693,15 @@ async def test_inject_gives_a_value_to_a_static_node_without_one() -> None:
     assert await graphrt.arun(graph, inject={"name": {"first": "Ada"}}) == {"hi": {"n": "Ada"}}
 
 
-async def test_graph_inject_sets_the_value_for_later_runs() -> None:
+async def test_an_injected_value_is_for_that_run_only() -> None:
     g = Graph({"nodes": {"name": {"value": "World"}, "hi": node("copyAgent", inputs={"n": ":name"}, isResult=True)}})
-    g.inject("name", "Ada")
-    assert await g.arun() == {"hi": {"n": "Ada"}}
+    assert [await g.arun(inject={"name": "Ada"}), await g.arun()] == [{"hi": {"n": "Ada"}}, {"hi": {"n": "World"}}]
 
 
-async def test_graph_inject_refuses_a_computed_node() -> None:
+async def test_inject_refuses_a_computed_node() -> None:
     g = Graph({"nodes": {"a": {"value": 1}, "hi": node("copyAgent", inputs={"n": ":a"})}})
     with pytest.raises(graphrt.GraphValidationError, match="^node 'hi': cannot inject a value: 'hi' is a computed node$"):
-        g.inject("hi", 1)
+        g.start(inject={"hi": 1})
 
 
 async def test_an_injected_static_node_with_is_result_is_returned() -> None:

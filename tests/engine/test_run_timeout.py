@@ -27,13 +27,13 @@ FOREVER = {"version": 0.5, "loop": {"while": True}, "nodes": {
 
 
 def test_a_timeout_ends_an_endless_loop_with_a_graph_error() -> None:
-    graph = graphrt.Graph(FOREVER)
+    run = graphrt.Graph(FOREVER).start(timeout=0.3)
     started = time.monotonic()
     with pytest.raises(graphrt.RunTimeoutError, match=r"did not finish within 0\.3 s") as caught:
-        graph.run(timeout=0.3)
+        run.wait_sync()
     assert time.monotonic() - started < 5
     assert isinstance(caught.value, graphrt.GraphAbortedError)  # a run stopped before its end
-    assert graph.results(all_results=True)["message"] == "Hello World Loop"
+    assert run.results(all_results=True)["message"] == "Hello World Loop"
 
 
 def test_a_run_that_ends_in_time_returns_its_results() -> None:
@@ -63,16 +63,16 @@ def test_a_bad_environment_value_is_a_graph_error(monkeypatch: pytest.MonkeyPatc
 
 @pytest.mark.anyio
 async def test_abort_is_still_an_abort_under_a_timeout() -> None:
-    graph = graphrt.Graph(FOREVER)
+    run = graphrt.Graph(FOREVER).start(timeout=30)
 
     async def abort_soon() -> None:
         await anyio.sleep(0.1)
-        graph.abort()
+        run.abort()
 
     async with anyio.create_task_group() as task_group:
         task_group.start_soon(abort_soon)
         with pytest.raises(graphrt.GraphAbortedError) as caught:
-            await graph.arun(timeout=30)
+            await run.wait()
     assert not isinstance(caught.value, graphrt.RunTimeoutError)
 
 

@@ -18,14 +18,14 @@ from graphrt import UNDEFINED
 def run_node(node: dict[str, Any], **statics: Any) -> Any:
     """Runs `node` as node `out` beside static nodes; returns what the agent returned (UNDEFINED kept)."""
     nodes = {name: {"value": value} for name, value in statics.items()}
-    graph = graphrt.Graph({"version": 0.5, "nodes": {**nodes, "out": {**node, "isResult": True}}})
     seen: dict[str, Any] = {}
 
     async def spy(ctx: graphrt.AgentContext, next: Any) -> Any:
         seen["inputs"] = dict(ctx.inputs)
         return await next(ctx)
 
-    graph.filters = (graphrt.AgentFilter(spy),)
+    graph = graphrt.Graph({"version": 0.5, "nodes": {**nodes, "out": {**node, "isResult": True}}},
+                          filters=[graphrt.AgentFilter(spy)])
     results = graph.run()
     return results.get("out", UNDEFINED), seen.get("inputs")
 

@@ -154,11 +154,11 @@ def test_a_dead_worker_without_retry_fails_its_node_cleanly(ray_executor):
     graph = {"version": 0.5, "nodes": {
         "doomed": {"agent": "dieAlwaysAgent"},
         "fine": {"agent": "whereAgent", "isResult": True}}}
-    prepared = Graph(graph, agents=AGENTS, executor=ray_executor)
+    run = Graph(graph, agents=AGENTS, executor=ray_executor).start()
     with pytest.raises(AgentError) as caught:
-        prepared.run()
+        run.wait_sync()
     assert caught.value.node_id == "doomed" and "died" in str(caught.value)
-    assert prepared.states() == {"doomed": "failed", "fine": "completed"}
+    assert run.states() == {"doomed": "failed", "fine": "completed"}
 
 
 def test_events_from_the_cluster_reach_subscribers(ray_executor):
@@ -170,8 +170,7 @@ def test_events_from_the_cluster_reach_subscribers(ray_executor):
     prepared = Graph({"version": 0.5, "nodes": {"r": {"agent": "reportAgent", "isResult": True}}},
                      agents=registry, executor=ray_executor)
     seen = []
-    prepared.subscribe(lambda event: seen.append(event) if isinstance(event, AgentProgress) else None)
-    assert prepared.run()["r"]["pid"] != DRIVER
+    assert prepared.run(subscribe=[lambda event: seen.append(event) if isinstance(event, AgentProgress) else None])["r"]["pid"] != DRIVER
     assert [(e.node_id, e.message, e.data) for e in seen] == [("r", "half way", 50)]
 
 

@@ -35,7 +35,6 @@ def run_graph(events: list[Event]) -> Callable[..., Awaitable[dict[str, Any]]]:
 
     async def run(graph: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         prepared = graphrt.Graph(graph, **kwargs)
-        prepared.subscribe(events.append)
-        return await prepared.arun()
+        return await prepared.arun(subscribe=[events.append])
 
     return run

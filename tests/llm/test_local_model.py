@@ -49,9 +49,7 @@ def test_the_gguf_is_found_without_importing_its_package():
 @pytest.mark.anyio
 async def test_react_runs_to_the_end_on_the_embedded_model(no_configured_server):
     graph = graphrt.Graph(GRAPHS / "react.yaml", config={"wikiAgent": {"corpus": str(CORPUS)}})
-    graph.inject("question", "Who designed the Eiffel Tower?")
-    graph.inject("maxSteps", 2)
-    results = await graph.arun()
+    results = await graph.arun(inject={"question": "Who designed the Eiffel Tower?", "maxSteps": 2})
     assert results["model"] == "SmolLM2-135M-Instruct"
     assert results["status"] in ("finished", "out of steps")
     assert 1 <= results["steps"] <= 2
@@ -60,8 +58,7 @@ async def test_react_runs_to_the_end_on_the_embedded_model(no_configured_server)
 @pytest.mark.anyio
 async def test_forced_tool_calls_held_to_their_enums_reach_the_embedded_model(no_configured_server):
     graph = graphrt.Graph(GRAPHS / "react_tools.yaml", config={"wikiAgent": {"corpus": str(CORPUS)}})
-    graph.inject("question", "Who designed the Eiffel Tower?")
-    results = await graph.arun(all_results=True)
+    results = await graph.arun(inject={"question": "Who designed the Eiffel Tower?"}, all_results=True)
     search = results["search"]["messages"]
     assert [message["role"] for message in search] == ["user", "assistant", "tool"]
     assert search[1]["tool_calls"][0]["function"]["name"] == "wikiAgent--search"

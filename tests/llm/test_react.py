@@ -40,10 +40,7 @@ def test_the_action_is_found_anywhere_in_the_reply(reply: str, action: tuple[str
 
 async def run_file(name: str, *, question: str, **inject: Any) -> dict[str, Any]:
     graph = graphrt.Graph(GRAPHS / name, config={"wikiAgent": {"corpus": str(Path(__file__).parent / "data" / "wiki_corpus.json")}})
-    graph.inject("question", question)
-    for node_id, value in inject.items():
-        graph.inject(node_id, value)
-    return await graph.arun()
+    return await graph.arun(inject={"question": question, **inject})
 
 
 @pytest.mark.anyio

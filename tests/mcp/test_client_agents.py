@@ -74,8 +74,7 @@ async def test_progress_notifications_become_progress_events(kit):
     graph = graphrt.Graph({"version": 0.5, "nodes": {"call": {"agent": "mcpToolsCallAgent", "isResult": True, "inputs": {
         "tools": {"name": "tests--count", "arguments": {"steps": 3}}}}}}, config=kit.config(tests=kit.stdio()))
     events = []
-    graph.subscribe(events.append)
-    results = await graph.arun()
+    results = await graph.arun(subscribe=[events.append])
     assert results["call"]["response"]["content"][0]["text"] == "counted to 3"
     progress = [event for event in events if isinstance(event, AgentProgress)]
     assert [event.message for event in progress] == ["step 1", "step 2", "step 3"]

@@ -4,6 +4,7 @@ a server that cannot start, dies or hangs fails the node with an error naming th
 from __future__ import annotations
 
 import time
+from functools import partial
 
 import anyio
 import pytest
@@ -49,10 +50,10 @@ async def test_servers_stop_when_the_run_fails(kit):
         raise RuntimeError("later node fails")
 
     graph = {"version": 0.5, "nodes": {"who": call("tests--whoami"), "fail": {"agent": broken, "inputs": {"x": ":who"}}}}
-    prepared = graphrt.Graph(graph, config=kit.config(tests=kit.stdio()))
+    run = graphrt.Graph(graph, config=kit.config(tests=kit.stdio())).start()
     with pytest.raises(graphrt.GraphError, match="later node fails"):
-        await prepared.arun()
-    pid = int(text(prepared.results(all_results=True)["who"]).split()[0])
+        await run.wait()
+    pid = int(text(run.results(all_results=True)["who"]).split()[0])
     assert await gone(kit, pid)
 
 
@@ -66,10 +67,9 @@ async def test_servers_stop_when_the_run_is_cancelled(kit):
         if isinstance(event, NodeCompleted) and event.node_id == "who":
             pids.append(int(text(event.result).split()[0]))
 
-    graph.subscribe(watch)
     with anyio.move_on_after(20):
         async with anyio.create_task_group() as group:
-            group.start_soon(graph.arun)
+            group.start_soon(partial(graph.arun, subscribe=[watch]))
             while not pids:
                 await anyio.sleep(0.05)
             await anyio.sleep(0.2)
@@ -106,9 +106,8 @@ async def failure_time(graph: graphrt.Graph) -> tuple[ServiceError, float]:
         elif isinstance(event, NodeFailed):
             failed.append(time.monotonic() - started[event.node_id])
 
-    graph.subscribe(watch)
     with pytest.raises(ServiceError) as caught:
-        await graph.arun()
+        await graph.arun(subscribe=[watch])
     assert not isinstance(caught.value, graphrt.NodeTimeoutError)
     return caught.value, failed[0]
 
@@ -123,13 +122,13 @@ async def test_a_server_that_never_answers_fails_within_the_nodes_timeout(kit):
 
 async def test_a_server_that_dies_mid_run(kit):
     graph = {"version": 0.5, "nodes": {"first": call("tests--echo", {"text": "x"}), "boom": call("tests--die", after=":first")}}
-    prepared = graphrt.Graph(graph, config=kit.config(tests=kit.stdio()))
+    run = graphrt.Graph(graph, config=kit.config(tests=kit.stdio())).start()
     with pytest.raises(ServiceError) as caught:
-        await prepared.arun()
+        await run.wait()
     message = str(caught.value)
     assert "node 'boom'" in message and "MCP server 'tests' closed the connection" in message
     assert "dying on purpose" in message
-    assert text(prepared.results(all_results=True)["first"]) == "echo: x"
+    assert text(run.results(all_results=True)["first"]) == "echo: x"
 
 
 async def test_a_tool_that_hangs_fails_within_the_nodes_timeout(kit):

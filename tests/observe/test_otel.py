@@ -49,9 +49,8 @@ def spans_of(graph_data: dict | str, exporter: InMemorySpanExporter) -> dict:
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     graph = graphrt.Graph(graph_data, agents=AGENTS)
-    graph.subscribe(OpenTelemetrySpans(provider))
     try:
-        graph.run()
+        graph.run(subscribe=[OpenTelemetrySpans(provider)])
     except graphrt.GraphError:
         pass
     return {span.name + (f" #{span.attributes.get('graphrt.node.attempt')}" if span.name.startswith("node") else ""): span

@@ -39,10 +39,10 @@ async def test_a_run_counts_done_failed_and_skipped_nodes_nested_graphs_included
         "skipped": {"agent": "copyAgent", "inputs": {"m": ":map"}, "if": ":off"},
         "bad": {"agent": "failAgent", "inputs": {"m": ":map"}},
     }}, agents=AGENTS)
-    progress = graph.track_progress()
+    progress = RunProgress()
 
     with pytest.raises(graphrt.GraphError):
-        await graph.arun()
+        await graph.arun(progress=progress)
 
     assert (progress.done, progress.failed, progress.skipped, progress.asked) == (4, 1, 1, 0)  # map and its 3 rows
     assert progress.queued == 0 and progress.running == {}
@@ -51,10 +51,10 @@ async def test_a_run_counts_done_failed_and_skipped_nodes_nested_graphs_included
 
 async def test_a_question_is_counted_as_asked_not_failed() -> None:
     graph = Graph({"version": 0.5, "nodes": {"name": {"agent": "askAgent", "isResult": True}}}, agents=AGENTS)
-    progress = graph.track_progress(RunProgress())
+    progress = RunProgress()
 
     with pytest.raises(graphrt.GraphInterrupted):
-        await graph.arun()
+        await graph.arun(progress=progress)
 
     assert (progress.done, progress.failed, progress.asked) == (0, 0, 1)
 
@@ -64,10 +64,10 @@ async def test_nodes_left_queued_by_a_failure_are_not_counted_as_queued_after_th
         "bad": {"agent": "failAgent", "priority": 1},
         **{f"n{i}": {"agent": "copyAgent", "inputs": {"v": i}} for i in range(5)},
     }}, agents=AGENTS)
-    progress = graph.track_progress()
+    progress = RunProgress()
 
     with pytest.raises(graphrt.GraphError):
-        await graph.arun()
+        await graph.arun(progress=progress)
 
     assert progress.queued == 0 and progress.running == {}
     assert progress.failed == 1 and progress.done == 5
@@ -75,18 +75,19 @@ async def test_nodes_left_queued_by_a_failure_are_not_counted_as_queued_after_th
 
 async def test_a_running_node_is_in_the_running_set_with_its_path() -> None:
     graph = Graph({"version": 0.5, "nodes": {"wait": {"agent": "hangAgent", "isResult": True}}}, agents=AGENTS)
-    progress = graph.track_progress()
+    progress = RunProgress()
+    run = graph.start(progress=progress)
 
-    async def run() -> None:
+    async def wait() -> None:
         with pytest.raises(graphrt.GraphAbortedError):
-            await graph.arun()
+            await run.wait()
 
     async with anyio.create_task_group() as tg:
-        tg.start_soon(run)
+        tg.start_soon(wait)
         with anyio.fail_after(10):
             while not progress.running:
                 await anyio.sleep(0.001)
         assert list(progress.running) == [((), "wait")]
-        graph.abort()
+        run.abort()
 
     assert progress.running == {} and progress.done == 0

@@ -66,10 +66,9 @@ def _pairs(events: list[Event]) -> list[tuple[str, str | None]]:
 def test_a_run_reports_retry_timeout_failure_and_skip_in_order() -> None:
     graph = graphrt.Graph(TROUBLED, agents=AGENTS)
     events: list[Event] = []
-    graph.subscribe(events.append)
 
     with pytest.raises(graphrt.GraphError):
-        graph.run()
+        graph.run(subscribe=[events.append])
 
     assert _pairs(events) == [
         ("RunStarted", None),
@@ -93,10 +92,9 @@ def test_a_run_reports_retry_timeout_failure_and_skip_in_order() -> None:
 def test_retried_and_timed_out_are_failures_with_their_flags() -> None:
     graph = graphrt.Graph(TROUBLED, agents=AGENTS)
     failures: list[NodeFailed] = []
-    graph.subscribe(lambda event: failures.append(event) if isinstance(event, NodeFailed) else None)
 
     with pytest.raises(graphrt.GraphError):
-        graph.run()
+        graph.run(subscribe=[lambda event: failures.append(event) if isinstance(event, NodeFailed) else None])
 
     retried, timed_out, failed = failures
     assert (type(retried), retried.will_retry, retried.timed_out, str(retried.error)) == (
@@ -109,9 +107,8 @@ def test_retried_and_timed_out_are_failures_with_their_flags() -> None:
 def test_completed_events_carry_the_duration() -> None:
     graph = graphrt.Graph({"nodes": {"a": {"agent": "flaky", "retry": 1, "isResult": True}}}, agents=AGENTS)
     completed: list[NodeCompleted] = []
-    graph.subscribe(lambda event: completed.append(event) if isinstance(event, NodeCompleted) else None)
 
-    graph.run()
+    graph.run(subscribe=[lambda event: completed.append(event) if isinstance(event, NodeCompleted) else None])
 
     assert [(event.node_id, event.result) for event in completed] == [("a", "ok")]
     assert completed[0].duration >= 0
@@ -120,9 +117,8 @@ def test_completed_events_carry_the_duration() -> None:
 def test_nested_graphs_report_with_their_path() -> None:
     graph = graphrt.Graph("graphs/fruit_map.yaml")
     events: list[Event] = []
-    graph.subscribe(events.append)
 
-    graph.run()
+    graph.run(subscribe=[events.append])
 
     completed = sorted((event.path, event.node_id) for event in events if isinstance(event, NodeCompleted))
     assert completed == [
@@ -137,9 +133,8 @@ def test_nested_graphs_report_with_their_path() -> None:
 def test_loops_report_each_iteration() -> None:
     graph = graphrt.Graph("graphs/accumulate.yaml")
     iterations: list[int] = []
-    graph.subscribe(lambda event: iterations.append(event.index) if isinstance(event, LoopIteration) else None)
 
-    graph.run()
+    graph.run(subscribe=[lambda event: iterations.append(event.index) if isinstance(event, LoopIteration) else None])
 
     assert iterations == [0, 1, 2]
 
@@ -147,9 +142,8 @@ def test_loops_report_each_iteration() -> None:
 def test_agents_stream_tokens_and_progress() -> None:
     graph = graphrt.Graph({"nodes": {"say": {"agent": "talker", "isResult": True}}}, agents=AGENTS)
     events: list[Event] = []
-    graph.subscribe(events.append)
 
-    graph.run()
+    graph.run(subscribe=[events.append])
 
     reported = [(type(e).__name__, getattr(e, "token", None) or getattr(e, "message", None))
                 for e in events if type(e).__name__ in ("TokenDelta", "AgentProgress")]
@@ -162,8 +156,9 @@ async def test_stream_iterates_the_events_of_one_run(anyio_backend: str) -> None
     graph = graphrt.Graph({"nodes": {"say": {"agent": "talker", "isResult": True}}}, agents=AGENTS)
     seen: list[Event] = []
 
-    async with graph.stream() as events, anyio.create_task_group() as tasks:
-        tasks.start_soon(graph.arun)
+    run = graph.start()
+    async with run.events() as events, anyio.create_task_group() as tasks:
+        tasks.start_soon(run.wait)
         async for event in events:
             seen.append(event)
 
@@ -178,7 +173,7 @@ async def test_stream_iterates_the_events_of_one_run(anyio_backend: str) -> None
         ("NodeCompleted", "say"),
         ("RunFinished", None),
     ]
-    assert graph._emitter.subscribers == []  # the stream unsubscribed itself
+    assert run._emitter.subscribers == []  # the stream unsubscribed itself
 
 
 @pytest.mark.anyio
@@ -206,8 +201,9 @@ async def test_stream_takes_events_from_sync_agents_in_worker_threads() -> None:
         return "done"
 
     graph = graphrt.Graph({"nodes": {"t": {"agent": "threaded", "isResult": True}}}, agents=[AgentInfo("threaded", threaded)])
-    async with graph.stream() as events, anyio.create_task_group() as tasks:
-        tasks.start_soon(graph.arun)
+    run = graph.start()
+    async with run.events() as events, anyio.create_task_group() as tasks:
+        tasks.start_soon(run.wait)
         tokens = [event.token async for event in events if isinstance(event, TokenDelta)]
 
     assert tokens == ["from a thread"]
@@ -215,9 +211,9 @@ async def test_stream_takes_events_from_sync_agents_in_worker_threads() -> None:
 
 @pytest.mark.anyio
 async def test_leaving_the_stream_early_unsubscribes_it() -> None:
-    graph = graphrt.Graph("graphs/hello.yaml")
-    async with graph.stream() as events:
+    run = graphrt.Graph("graphs/hello.yaml").start()
+    async with run.events() as events:
         pass
-    assert graph._emitter.subscribers == []
+    assert run._emitter.subscribers == []
     assert [event async for event in events] == []
     assert isinstance(RunStarted(run_id="x"), Event)

@@ -48,10 +48,9 @@ def test_the_trace_holds_every_event_of_the_run(tmp_path: Path, capsys) -> None:
 def test_errors_are_written_as_text() -> None:
     out = io.StringIO()
     graph = graphrt.Graph({"nodes": {"b": {"agent": "boom", "isResult": True}}}, agents=[AgentInfo("boom", _boom)])
-    graph.subscribe(TraceWriter(out))
 
     with pytest.raises(graphrt.AgentError):
-        graph.run()
+        graph.run(subscribe=[TraceWriter(out)])
 
     records = [json.loads(line) for line in out.getvalue().splitlines()]
     failed = next(r for r in records if r["type"] == "NodeFailed")

@@ -17,9 +17,8 @@ def _flaky(ctx: AgentContext) -> str:
 
 
 def logged(graph: graphrt.Graph, log: TransactionLog) -> list[tuple]:
-    graph.subscribe(log)
     try:
-        graph.run()
+        graph.run(subscribe=[log])
     except graphrt.GraphError:
         pass
     return [(e["nodeId"], e["state"], e["repeatCount"], e.get("retryCount"), e.get("result"), e.get("errorMessage"))

@@ -148,9 +148,8 @@ def test_an_injected_value_is_saved_as_it_is(tmp_path: Path) -> None:
     data = {"version": 0.5, "nodes": {"apiKey": {"value": "none"},
                                       "use": {"agent": "copyAgent", "inputs": {"k": ":apiKey"}, "isResult": True}}}
     graph = graphrt.Graph(data)
-    graph.inject("apiKey", "sk-injected-0123456789abcdef")
 
-    run_checkpointed(graph, tmp_path / "runs.db", run_id="r1")
+    run_checkpointed(graph, tmp_path / "runs.db", run_id="r1", inject={"apiKey": "sk-injected-0123456789abcdef"})
 
     assert _saved(tmp_path, "get_run", "r1").injected == {"apiKey": "sk-injected-0123456789abcdef"}
 

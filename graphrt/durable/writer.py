@@ -1,0 +1,91 @@
+"""`CheckpointWriter`: the run observer that saves a run as it goes, one row per completed node.
+
+Saving is a hook, as in Burr: the run awaits the writer's `node_completed`
+before the node's waiters start, and the writer turns each call into one row
+(that node's result, or an iteration's static values). Store calls are
+coroutines, so saving never blocks the event loop. Only the top graph is saved:
+a nested graph's nodes run again with their node when a run is resumed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+import anyio
+
+from graphrt.checkpoint.base import CheckpointStore, Row, Unsavable, encode_value
+from graphrt.observe.observer import RunObserver
+
+__all__ = ["CheckpointWriter"]
+
+
+class CheckpointWriter(RunObserver):
+    """One row per completed node of the top graph, one per iteration start.
+
+    It never raises into the run: if the store fails, it remembers the error and
+    calls `on_failure` (which stops the run), and the caller raises CheckpointError.
+    """
+
+    def __init__(self, store: CheckpointStore, run_id: str, saved_iteration: int | None = None) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.failure: BaseException | None = None
+        self.on_failure: Callable[[], None] = lambda: None
+        self.started = False  # the run has started its first iteration
+        self._statics: tuple[int, Mapping[str, Any]] | None = None  # the current iteration's static values
+        self._iteration = saved_iteration  # the iteration whose static values are saved
+        self._unsavable: int | None = None  # an iteration whose static values JSON cannot hold
+        self._lock = anyio.Lock()  # nodes completing together are saved one after the other
+
+    def iteration_started(self, *, path: tuple[str | int, ...], iteration: int, statics: Mapping[str, Any],
+                          **future: Any) -> Any:
+        if path:
+            return None
+        self._statics = (iteration, statics)
+        if not self.started:  # the first iteration is saved with its first node (or when the run stops)
+            self.started = True
+            return None
+        return self._save(iteration, None, None)
+
+    def node_completed(self, *, path: tuple[str | int, ...], iteration: int, node_id: str, value: Any,
+                       **future: Any) -> Any:
+        if path:
+            return None
+        return self._save(iteration, node_id, value)
+
+    async def _save(self, iteration: int, node_id: str | None, value: Any) -> None:
+        if self.failure is not None or iteration == self._unsavable:
+            return
+        async with self._lock:
+            try:
+                if node_id is None or iteration != self._iteration:
+                    await self.save_iteration()
+                if node_id is not None and iteration == self._iteration:
+                    try:
+                        text = encode_value(value)
+                    except Unsavable:
+                        return  # not saved: the node runs again on resume
+                    await self.store.add_row(Row(self.run_id, iteration, "node", node_id, text))
+            except Exception as error:  # noqa: BLE001 - a store failure stops the run, it is reported by the caller
+                self.failure = error
+                self.on_failure()
+        if self.failure is not None:
+            # Stop here, before the waiters of a node whose result is not saved start: agents that
+            # await nothing would otherwise run the whole graph before the cancellation is seen.
+            await anyio.lowlevel.checkpoint()
+
+    async def save_iteration(self) -> None:
+        """Saves the static values the current iteration started with (unless already saved)."""
+        if self._statics is None:
+            return
+        iteration, statics = self._statics
+        if iteration == self._iteration:
+            return
+        try:
+            text = encode_value(dict(statics))
+        except Unsavable:
+            self._unsavable = iteration  # resuming goes back to the last iteration that was saved
+            return
+        await self.store.add_row(Row(self.run_id, iteration, "iteration", "", text))
+        self._iteration = iteration
+

@@ -1,0 +1,102 @@
+"""The options every entry point takes, in two objects: how a graph is prepared, and how one run goes.
+
+`graphrt.run`, `Graph`, `graphrt.resume`, `graphrt.durable.arun_checkpointed`
+and the rest take these as keyword arguments and pass them on as these
+objects, so each option is written, checked and documented once, here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+
+if TYPE_CHECKING:
+    from graphrt.authoring.filters import AgentFilter, FilterFunction
+    from graphrt.authoring.plugins import AgentsArg
+    from graphrt.authoring.services import RunServices
+    from graphrt.engine.executor import Executor
+    from graphrt.graphdata.loader import GraphLoader
+    from graphrt.observe.events import Event
+    from graphrt.observe.progress import RunProgress
+
+__all__ = ["GraphOptions", "RunOptions", "split_options"]
+
+
+@dataclass(frozen=True)
+class GraphOptions:
+    """How a graph is prepared to run (`Graph(graph, **options)`); the same for each of its runs.
+
+    Attributes:
+        agents: a Registry to use as is, or agents to add to the built-in ones (AgentInfos,
+            functions, toolset classes or instances).
+        config: per-agent configuration, `{"global": {...}, "<agentId>": {...}}`, and run-wide
+            settings such as `"mcp"` (MCP servers, see graphrt.mcp); agents read all of it as
+            `ctx.services.config`.
+        filters: agent filters wrapped around every agent call, in order (graphrt.authoring.filters).
+        bypass_agent_ids: agent ids that need no agent (GraphAI's `bypassAgentIds`): valid in the
+            graph, their nodes go through the filters, and without a filter that answers they give null.
+        graph_loader: `loader(fileName, option)` -> GraphData, for nodes with `graphLoader` (GraphAI's
+            option), in nested graphs too; without one, `fileName` is read beside the graph file.
+        executor: where agent calls run: an Executor (graphrt.executors), or its name ("ray",
+            "ray://HOST:PORT", "inprocess") for the entry points that start one for the run;
+            None: in this process.
+        services: run services to share between runs (open, owned by the caller, e.g. a
+            server's); by default each run opens its own from `config` and closes them at its end.
+    """
+
+    agents: AgentsArg = None
+    config: Mapping[str, Any] | None = None
+    filters: Iterable[AgentFilter | FilterFunction] | None = None
+    bypass_agent_ids: Iterable[str] = ()
+    graph_loader: GraphLoader | None = None
+    executor: Executor | str | None = None
+    services: RunServices | None = None
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How one run of a prepared graph goes (`graph.start(**options)`, `graphrt.run(graph, **options)`).
+
+    Attributes:
+        inject: values for static nodes, set before the run; they stay through loop iterations.
+        all_results: return every node's result instead of the `isResult` nodes'.
+        run_id: the run's id (in events and checkpoints); a new one if None.
+        timeout: seconds the whole run may take (default: the GRAPHRT_RUN_TIMEOUT environment
+            variable, else no limit); then running agents are cancelled and RunTimeoutError raised.
+        subscribe: callables given every event of the run (graphrt.observe.events).
+        progress: counters the run keeps for a live display to sample (graphrt.observe.progress).
+    """
+
+    inject: Mapping[str, Any] = field(default_factory=dict)
+    all_results: bool = False
+    run_id: str | None = None
+    timeout: float | None = None
+    subscribe: tuple[Callable[[Event], Any], ...] = ()
+    progress: RunProgress | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "inject", dict(self.inject or {}))
+        object.__setattr__(self, "subscribe", tuple(self.subscribe or ()))
+
+    def replace(self, **changes: Any) -> "RunOptions":
+        return dataclasses.replace(self, **changes)
+
+
+_GRAPH_FIELDS = frozenset(f.name for f in dataclasses.fields(GraphOptions))
+_RUN_FIELDS = frozenset(f.name for f in dataclasses.fields(RunOptions))
+
+
+def split_options(options: Mapping[str, Any], *, graph: bool = True, run: bool = True,
+                  where: str = "options") -> tuple[GraphOptions, RunOptions]:
+    """The GraphOptions and RunOptions that keyword arguments name.
+
+    Raises:
+        TypeError: an argument is neither (the message lists those that are).
+    """
+    known = (_GRAPH_FIELDS if graph else frozenset()) | (_RUN_FIELDS if run else frozenset())
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise TypeError(f"{where}: unknown option {', '.join(map(repr, unknown))} (options: {', '.join(sorted(known))})")
+    return (GraphOptions(**{k: v for k, v in options.items() if k in _GRAPH_FIELDS}),
+            RunOptions(**{k: v for k, v in options.items() if k in _RUN_FIELDS}))

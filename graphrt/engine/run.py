@@ -1,0 +1,233 @@
+"""`Run`: one run of a prepared Graph, as its caller holds it: wait for it, watch it, abort it, read it.
+
+    run = graph.start(inject={"name": "Ada"}, subscribe=[print])
+    results = await run            # or run.wait_sync() from synchronous code
+    run.errors(), run.states()     # also after a failure
+
+A Run is made by `Graph.start`; it starts when first awaited, in the awaiting
+task, and any number of tasks may await it. It builds the execution's
+`RunContext` and the top `GraphRun`, opens the run's services and executor,
+and enforces the run's time limit.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import uuid
+from contextlib import AsyncExitStack
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generator, Iterable, TypeVar
+
+import anyio
+
+from graphrt.authoring.services import RunServices
+from graphrt.base.errors import GraphAbortedError, GraphError, RunTimeoutError
+from graphrt.base.jsvalue import without_undefined
+from graphrt.base.sync import blocking
+from graphrt.checkpoint.snapshot import RunSnapshot
+from graphrt.engine.context import RunContext
+from graphrt.engine.execution import GraphRun
+from graphrt.engine.options import RunOptions
+from graphrt.engine.scheduler import Scheduler
+from graphrt.graphdata.spec import check_injectable
+from graphrt.observe.events import Emitter, EventStream, RunFinished, RunStarted
+from graphrt.observe.observer import EventObserver, Observers, RunObserver
+
+if TYPE_CHECKING:
+    from graphrt.base.errors import GraphError as _GraphError
+    from graphrt.engine.graph import Graph
+
+__all__ = ["Run", "run_timeout", "within_timeout", "RUN_TIMEOUT_VARIABLE"]
+
+RUN_TIMEOUT_VARIABLE = "GRAPHRT_RUN_TIMEOUT"  # seconds every run may take unless it is given a timeout
+
+
+def run_timeout(timeout: float | None) -> float | None:
+    """The run's time limit in seconds: `timeout`, else GRAPHRT_RUN_TIMEOUT, else None (no limit).
+
+    Raises:
+        GraphError: the limit is not a positive number.
+    """
+    where = "timeout"
+    if timeout is None:
+        text = os.environ.get(RUN_TIMEOUT_VARIABLE, "").strip()
+        if not text:
+            return None
+        where = RUN_TIMEOUT_VARIABLE
+        try:
+            timeout = float(text)
+        except ValueError:
+            raise GraphError(f"{where} must be a number of seconds, got {text!r}") from None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0 or math.isinf(timeout):
+        raise GraphError(f"{where} must be a positive number of seconds, got {timeout!r}")
+    return float(timeout)
+
+
+_T = TypeVar("_T")
+
+
+async def within_timeout(run: Callable[[], Awaitable[_T]], timeout: float | None) -> _T:
+    """Awaits `run()` within the run's time limit (see `run_timeout`); cancels it past the limit.
+
+    Raises:
+        RunTimeoutError: `run()` took longer than the limit.
+    """
+    limit = run_timeout(timeout)
+    with anyio.move_on_after(limit if limit is not None else math.inf):
+        return await run()
+    raise RunTimeoutError(f"the run did not finish within {limit:g} s (timeout)")
+
+
+class Run:
+    """One run of a prepared Graph (see `Graph.start`).
+
+    Args:
+        graph: the prepared graph.
+        options: the run's options (graphrt.engine.options.RunOptions).
+        restore: continue from this saved state instead of starting afresh (graphrt.durable).
+        observers: told of every transition, in addition to the events and `options.progress`
+            (graphrt.durable's CheckpointWriter saves the run as it goes).
+
+    Raises:
+        GraphError: an injected value names no static node.
+    """
+
+    def __init__(self, graph: "Graph", options: RunOptions, *, restore: RunSnapshot | None = None,
+                 observers: Iterable[RunObserver] = ()) -> None:
+        for node_id in options.inject:
+            check_injectable(graph.spec, node_id)
+        self.graph = graph
+        self.options = options
+        self.run_id = options.run_id or uuid.uuid4().hex[:12]
+        self._restore = restore
+        self._observers = tuple(observers)
+        self._emitter = Emitter(list(options.subscribe))
+        self._root: GraphRun | None = None
+        self._scope: anyio.CancelScope | None = None
+        self._abort_requested = False
+        self._finished: anyio.Event | None = None
+        self._outcome: tuple[dict[str, Any] | None, BaseException | None] | None = None
+
+    # ----- running -----
+
+    def __await__(self) -> Generator[Any, None, dict[str, Any]]:
+        return self.wait().__await__()
+
+    async def wait(self) -> dict[str, Any]:
+        """Runs the graph (or waits for the task that runs it); returns `{nodeId: result}`.
+
+        Raises:
+            GraphError: the first node error in file order, once every node that could run has run.
+            GraphAbortedError: `abort()` was called.
+            RunTimeoutError: the run took longer than its `timeout` (`results()` has what it got so far).
+            GraphInterrupted: an agent asked a question (graphrt.durable saves the run to resume it with an answer).
+        """
+        if self._finished is not None:
+            await self._finished.wait()
+            results, error = self._outcome  # type: ignore[misc]
+            if error is not None:
+                raise error
+            return dict(results or {})
+        self._finished = anyio.Event()
+        try:
+            results = await within_timeout(self._execute, self.options.timeout)
+        except BaseException as error:
+            self._outcome = (None, error)
+            raise
+        else:
+            self._outcome = (results, None)
+            return results
+        finally:
+            self._finished.set()
+
+    wait_sync = blocking(wait)
+
+    async def _execute(self) -> dict[str, Any]:
+        graph = self.graph
+        async with AsyncExitStack() as stack:
+            services = graph.services
+            if services is None:  # the run's own: MCP servers and the like close when it ends, however it ends
+                services = RunServices(graph.config)
+                if graph.config:  # services come from the config: without one there is none to open (saves ~40 us a run)
+                    await stack.enter_async_context(services)
+            observers = [EventObserver(self._emitter), *self._observers]
+            if self.options.progress is not None:
+                observers.append(self.options.progress)
+            context = RunContext(
+                registry=graph.registry,
+                scheduler=Scheduler(graph.spec.concurrency, graph.spec.label_limits),
+                run_id=self.run_id,
+                config=dict(graph.config),
+                emitter=self._emitter,
+                observers=Observers(observers),
+                filters=graph.filters,
+                executor=graph.executor,
+                services=services,
+                graph_loader=graph.graph_loader,
+                answers=dict(self._restore.answers) if self._restore else {},
+            )
+            root = GraphRun(graph.spec, context, injected=self.options.inject, restore=self._restore)
+            self._root = root
+            return await self._run_root(root)
+
+    async def _run_root(self, root: GraphRun) -> dict[str, Any]:
+        emitter = self._emitter
+        if emitter:
+            emitter.emit(RunStarted(run_id=self.run_id))
+        error: BaseException | None = None
+        try:
+            if self._abort_requested:
+                raise GraphAbortedError("the run was aborted before it started")
+            with anyio.CancelScope() as scope:
+                self._scope = scope
+                executor = self.graph.executor
+                if executor is None:
+                    results = await root.run(self.options.all_results)
+                else:
+                    async with executor:
+                        results = await root.run(self.options.all_results)
+            if scope.cancelled_caught:
+                raise GraphAbortedError("the run was aborted")
+            return without_undefined(results)
+        except BaseException as caught:
+            error = caught
+            raise
+        finally:
+            self._scope = None
+            if emitter:
+                emitter.emit(RunFinished(run_id=self.run_id, error=error))
+
+    def abort(self) -> None:
+        """Cancels the run: running agents are cancelled and `wait()` raises GraphAbortedError."""
+        self._abort_requested = True
+        if self._scope is not None:
+            self._scope.cancel()
+
+    def events(self, max_buffer: int = 1024) -> EventStream:
+        """The run's events as an async iterator; enter it before the run starts:
+
+            async with run.events() as events, anyio.create_task_group() as tg:
+                tg.start_soon(run.wait)
+                async for event in events: ...
+        """
+        return EventStream(self._emitter, max_buffer)
+
+    # ----- what it did -----
+
+    @property
+    def done(self) -> bool:
+        """Whether the run has ended (completed, failed, aborted or asking a question)."""
+        return self._outcome is not None
+
+    def results(self, all_results: bool | None = None) -> dict[str, Any]:
+        """The results so far (also after a failure): the `isResult` nodes', or every node's."""
+        wanted = self.options.all_results if all_results is None else all_results
+        return without_undefined(self._root.collect_results(wanted)) if self._root else {}
+
+    def errors(self) -> dict[str, "_GraphError"]:
+        """Every node that failed, by node id."""
+        return self._root.errors() if self._root else {}
+
+    def states(self) -> dict[str, str]:
+        """Each computed node's state (`waiting`, `completed`, `failed`, ...)."""
+        return {node_id: node.state.value for node_id, node in self._root.nodes.items()} if self._root else {}

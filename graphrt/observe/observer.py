@@ -1,0 +1,157 @@
+"""What a run tells those who watch it: one interface for every transition of a node or an iteration.
+
+The run (graphrt.engine.execution) owns every state change and reports each one
+here, once, to whoever subscribed: the event stream (`EventObserver`: typed
+events for traces, `graphrt serve`, OpenTelemetry), the live display's
+counters (`RunProgress`), and saving a run as it goes (graphrt.durable's
+`CheckpointWriter`). None of them sees an engine object.
+
+Hooks are keyword-only and take `**future`, as Burr's lifecycle hooks do, so a
+field added later breaks no observer. `iteration_started`, `attempt_started`,
+`attempt_failed` and `node_completed` may return an awaitable: the run awaits
+it before it goes on (a node's waiters start only after its result is saved);
+the other hooks are called where the run cannot wait, and return None. An observer overrides only the hooks it needs; `Observers` keeps, per
+hook, the bound methods that do something, so a run nobody watches pays for
+none of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Awaitable, Callable, Iterable, Mapping
+
+from graphrt.observe.events import (
+    Emitter,
+    Event,
+    LoopIteration,
+    NodeAborted,
+    NodeCompleted,
+    NodeQueued,
+    NodeSkipped,
+    NodeStarted,
+    failure_event,
+)
+
+__all__ = ["RunObserver", "Observers", "EventObserver", "HOOKS"]
+
+Path = tuple[str | int, ...]
+Pending = Awaitable[None] | None
+
+
+class RunObserver:
+    """The hooks of a run, each a no-op here; subclass and override those you need.
+
+    `path` is where the node is: () at the top, node ids (and map row indexes)
+    of the graph nodes it is nested in below.
+    """
+
+    def iteration_started(self, *, run_id: str, path: Path, iteration: int, statics: Mapping[str, Any],
+                          **future: Any) -> Pending:
+        """An iteration starts (the first, a restored one, or the next of a loop) with these static values."""
+
+    def node_queued(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> Pending:
+        """A node's inputs are ready; it waits for a slot."""
+
+    def node_running(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> Pending:
+        """A queued node got its slot."""
+
+    def attempt_started(self, *, run_id: str, path: Path, node_id: str, agent_id: str | None, attempt: int,
+                        inputs: dict[str, Any], **future: Any) -> Pending:
+        """A node's agent is called (again, on a retry) with these inputs."""
+
+    def attempt_failed(self, *, run_id: str, path: Path, node_id: str, error: BaseException, timed_out: bool,
+                       **future: Any) -> Pending:
+        """An attempt failed or timed out, and the node runs again."""
+
+    def node_completed(self, *, run_id: str, path: Path, iteration: int, node_id: str, value: Any,
+                       duration: float, **future: Any) -> Pending:
+        """A node has its result (`UNDEFINED` for none); its waiters start once every hook is done."""
+
+    def node_failed(self, *, run_id: str, path: Path, node_id: str, error: BaseException, timed_out: bool,
+                    **future: Any) -> Pending:
+        """A node failed for good (a GraphInterrupted `error`: it asks a person, and waits for the answer)."""
+
+    def node_skipped(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> Pending:
+        """A node's `if`/`unless` kept it from running."""
+
+    def node_aborted(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> Pending:
+        """A running node was cancelled (the run was aborted, timed out or its task group cancelled)."""
+
+    def nodes_dropped(self, *, run_id: str, path: Path, count: int, **future: Any) -> Pending:
+        """`count` queued nodes were dropped without running: their run stopped."""
+
+    def hook(self, name: str) -> Callable[..., Pending] | None:
+        """The bound hook `name` if this observer does something on it, else None."""
+        if getattr(type(self), name) is getattr(RunObserver, name):
+            return None
+        return getattr(self, name)
+
+
+HOOKS = ("iteration_started", "node_queued", "node_running", "attempt_started", "attempt_failed", "node_completed",
+         "node_failed", "node_skipped", "node_aborted", "nodes_dropped")
+
+
+class Observers:
+    """The observers of one execution, as a tuple of bound methods per hook (empty when nobody listens)."""
+
+    __slots__ = HOOKS
+
+    def __init__(self, observers: Iterable[RunObserver] = ()) -> None:
+        observers = tuple(observers)
+        for name in HOOKS:
+            setattr(self, name, tuple(hook for observer in observers if (hook := observer.hook(name)) is not None))
+
+
+class EventObserver(RunObserver):
+    """Turns a run's transitions into typed events for an `Emitter`, building only those a subscriber wants."""
+
+    # The event each hook builds; failures (None) are built for every subscriber, as they are rare.
+    _EVENT_OF: dict[str, type[Event] | None] = {
+        "iteration_started": LoopIteration,
+        "node_queued": NodeQueued,
+        "attempt_started": NodeStarted,
+        "attempt_failed": None,
+        "node_completed": NodeCompleted,
+        "node_failed": None,
+        "node_skipped": NodeSkipped,
+        "node_aborted": NodeAborted,
+    }
+
+    def __init__(self, emitter: Emitter) -> None:
+        self.emitter = emitter
+
+    def hook(self, name: str) -> Callable[..., Pending] | None:
+        if name not in self._EVENT_OF or not self.emitter:
+            return None
+        event_type = self._EVENT_OF[name]
+        return getattr(self, name) if event_type is None or self.emitter.wants(event_type) else None
+
+    def iteration_started(self, *, run_id: str, path: Path, iteration: int, **future: Any) -> None:
+        self.emitter.emit(LoopIteration(run_id=run_id, path=path, index=iteration))
+
+    def node_queued(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> None:
+        self.emitter.emit(NodeQueued(run_id=run_id, path=path, node_id=node_id))
+
+    def attempt_started(self, *, run_id: str, path: Path, node_id: str, agent_id: str | None, attempt: int,
+                        inputs: dict[str, Any], **future: Any) -> None:
+        self.emitter.emit(NodeStarted(run_id=run_id, path=path, node_id=node_id, agent_id=agent_id, attempt=attempt,
+                                      inputs=inputs))
+
+    def attempt_failed(self, *, run_id: str, path: Path, node_id: str, error: BaseException, timed_out: bool,
+                       **future: Any) -> None:
+        self.emitter.emit(failure_event(run_id=run_id, path=path, node_id=node_id, error=error, timed_out=timed_out,
+                                        will_retry=True))
+
+    def node_completed(self, *, run_id: str, path: Path, node_id: str, value: Any, duration: float,
+                       **future: Any) -> None:
+        self.emitter.emit(NodeCompleted(run_id=run_id, path=path, node_id=node_id, result=value, duration=duration))
+
+    def node_failed(self, *, run_id: str, path: Path, node_id: str, error: BaseException, timed_out: bool,
+                    **future: Any) -> None:
+        self.emitter.emit(failure_event(run_id=run_id, path=path, node_id=node_id, error=error, timed_out=timed_out,
+                                        will_retry=False))
+
+    def node_skipped(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> None:
+        self.emitter.emit(NodeSkipped(run_id=run_id, path=path, node_id=node_id))
+
+    def node_aborted(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> None:
+        self.emitter.emit(NodeAborted(run_id=run_id, path=path, node_id=node_id))
