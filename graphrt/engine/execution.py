@@ -29,8 +29,8 @@ from graphrt.base.errors import GraphError, GraphValidationError, ResolveError, 
 from graphrt.base.jsvalue import UNDEFINED, is_logically_true
 from graphrt.checkpoint.snapshot import RunSnapshot
 from graphrt.engine.context import RunContext
-from graphrt.engine.node import NodeInvoker, NodeState, Outcome, answer_key, print_after
-from graphrt.engine.scheduler import Ticket
+from graphrt.engine.node import NodeInvoker, NodeState, Outcome, answer_key, failed, print_after
+from graphrt.engine.scheduler import NO_GRANTS, Ticket
 from graphrt.graphdata.refs import LOOP_COUNTER, DictOf, ListOf
 from graphrt.graphdata.spec import ComputedNodeSpec, GraphSpec, LoopSpec, StaticNodeSpec, check_injectable
 
@@ -194,7 +194,9 @@ class GraphRun:
         queued_any = False
         for node in self.nodes.values():
             if self._is_ready(node):
-                granted += self._queue(node)
+                queued = self._queue(node)
+                if queued:
+                    granted.extend(queued)
                 queued_any = True
         first = self._start_granted(granted, take_one=True)
         if first is not None:
@@ -308,7 +310,7 @@ class GraphRun:
                     spec.unless_ref is not None and is_logically_true(spec.unless_ref.resolve(self.results))
                 )
             except Exception as error:  # noqa: BLE001 - e.g. jsonParse() of bad JSON: the node fails, not the run
-                self._fail(node, Outcome(error=located(error, spec, field, self.spec.source)))
+                self._fail(node, failed(located(error, spec, field, self.spec.source)))
                 return False
             if node.skip and spec.default_value is UNDEFINED:
                 node.state = NodeState.SKIPPED
@@ -345,34 +347,42 @@ class GraphRun:
         """A worker: runs the granted node, then the next one granted to this run, until none is."""
         done = 0
         observers = self.observers
+        running_hooks = observers.node_running
+        invoker = self._invoker
         while True:
             node = ticket.node
-            node_id = node.spec.node_id
-            for hook in observers.node_running:
-                hook(run_id=self.run_id, path=self.path, node_id=node_id)
+            for hook in running_hooks:
+                hook(run_id=self.run_id, path=self.path, node_id=node.spec.node_id)
             try:
                 if done and done % _YIELD_EVERY == 0:
                     await anyio.lowlevel.checkpoint()  # let other tasks (and cancellation) in
                 if not node.skip:
                     node.state = NodeState.EXECUTING
-                outcome = await self._invoker.execute(node, ticket, self.results)  # type: ignore[union-attr]
-                if outcome.error is None:
+                outcome = await invoker.execute(node, ticket, self.results)  # type: ignore[union-attr]
+                if outcome[1] is None:
                     granted = await self._complete(node, outcome)
                 else:
                     self._fail(node, outcome)
-                    granted = []
+                    granted = NO_GRANTS
             except BaseException:
                 if node.state is NodeState.EXECUTING or node.state is NodeState.QUEUED:
                     node.state = NodeState.ABORTED
                     for hook in observers.node_aborted:
-                        hook(run_id=self.run_id, path=self.path, node_id=node_id)
+                        hook(run_id=self.run_id, path=self.path, node_id=node.spec.node_id)
                 self._start_granted(self._release(ticket), take_one=False)  # cancelled: this worker takes nothing
                 raise
-            granted += self._release(ticket)
-            next_ticket = self._start_granted(granted, take_one=True)
-            if next_ticket is None:
+            released = self._release(ticket)
+            if released:
+                granted = released if not granted else granted + released
+            if not granted:
                 return
-            ticket = next_ticket
+            if len(granted) == 1 and granted[0].owner is self:
+                ticket = granted[0]  # the usual case: the next node of this run, for this worker
+            else:
+                next_ticket = self._start_granted(granted, take_one=True)
+                if next_ticket is None:
+                    return
+                ticket = next_ticket
             done += 1
 
     def _release(self, ticket: Ticket) -> list[Ticket]:
@@ -388,7 +398,7 @@ class GraphRun:
     async def _complete(self, node: NodeRun, outcome: Outcome) -> list[Ticket]:
         """Stores a node's result, tells the observers (awaiting those that save it), then queues its waiters."""
         node_id = node.spec.node_id
-        result = outcome.value
+        result = outcome[0]
         node.state = NodeState.COMPLETED
         if result is not UNDEFINED:
             self.results[node_id] = result
@@ -397,7 +407,7 @@ class GraphRun:
             answers.pop(answer_key(self.path, node_id), None)  # answered; a later iteration asks again
         hooks = self.observers.node_completed
         if hooks:
-            duration = time.perf_counter() - outcome.started
+            duration = time.perf_counter() - outcome[3]
             for hook in hooks:
                 pending = hook(run_id=self.run_id, path=self.path, iteration=self.iteration, node_id=node_id,
                                value=result, duration=duration)
@@ -407,18 +417,18 @@ class GraphRun:
 
     def _fail(self, node: NodeRun, outcome: Outcome) -> None:
         """Marks a node failed (or timed out, or asking a person) with its error."""
-        node.state = NodeState.TIMED_OUT if outcome.timed_out else NodeState.FAILED
-        node.error = outcome.error
+        _, error, timed_out, _ = outcome
+        node.state = NodeState.TIMED_OUT if timed_out else NodeState.FAILED
+        node.error = error
         for hook in self.observers.node_failed:
-            hook(run_id=self.run_id, path=self.path, node_id=node.spec.node_id, error=outcome.error,
-                 timed_out=outcome.timed_out)
+            hook(run_id=self.run_id, path=self.path, node_id=node.spec.node_id, error=error, timed_out=timed_out)
 
     def _release_waiters(self, node_id: str) -> list[Ticket]:
         """Queues the nodes that were waiting only for `node_id`; returns the tickets granted."""
         waiters = self.spec.waitlists.get(node_id)
+        granted = NO_GRANTS
         if not waiters:
-            return []
-        granted: list[Ticket] = []
+            return granted
         for waiter_id in waiters:
             waiter = self.nodes[waiter_id]
             if waiter.spec.any_input:
@@ -427,5 +437,7 @@ class GraphRun:
             else:
                 waiter.pendings.discard(node_id)
             if self._is_ready(waiter):
-                granted += self._queue(waiter)
+                queued = self._queue(waiter)
+                if queued:
+                    granted = queued if not granted else granted + queued
         return granted

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from graphrt.engine.execution import GraphRun, NodeRun
     from graphrt.engine.scheduler import Ticket
 
-__all__ = ["NodeState", "NodeInvoker", "Outcome", "answer_key", "clean_result", "print_after"]
+__all__ = ["NodeState", "NodeInvoker", "Outcome", "failed", "answer_key", "clean_result", "print_after"]
 
 
 class NodeState(str, Enum):
@@ -54,17 +54,17 @@ class NodeState(str, Enum):
     ABORTED = "abort"
 
 
-class Outcome:
-    """How a node's execution ended: `value`, or `error` (a GraphInterrupted: it asks a person)."""
+Outcome = tuple[Any, "GraphError | None", bool, float]
+"""How a node's execution ended: (value, error, timed_out, started).
 
-    __slots__ = ("value", "error", "timed_out", "started")
+`error` is None when the node has `value`; a GraphInterrupted when it asks a
+person. `started` is perf_counter() when the attempt that gave the value began.
+A plain tuple, as it is made once per node on the hot path."""
 
-    def __init__(self, value: Any = None, error: GraphError | None = None, timed_out: bool = False,
-                 started: float = 0.0) -> None:
-        self.value = value
-        self.error = error
-        self.timed_out = timed_out
-        self.started = started  # perf_counter() when the attempt that gave the value began
+
+def failed(error: GraphError, timed_out: bool = False) -> Outcome:
+    """The outcome of a node that failed with `error`."""
+    return (None, error, timed_out, 0.0)
 
 
 def answer_key(path: tuple[str | int, ...], node_id: str) -> str:
@@ -106,6 +106,7 @@ class NodeInvoker:
         self.run = run  # for the nesting handles of its nodes
         self.graph = run.spec
         self.context = run.context
+        self.observers = run.context.observers
         self.path = run.path
 
     async def execute(self, node: "NodeRun", ticket: "Ticket", results: dict[str, Any]) -> Outcome:
@@ -114,8 +115,8 @@ class NodeInvoker:
         try:
             if node.skip:
                 started = time.perf_counter()
-                return Outcome(self._output(spec, self._with_pass_through(spec, spec.default_value, results), results),
-                               started=started)
+                return (self._output(spec, self._with_pass_through(spec, spec.default_value, results), results),
+                        None, False, started)
             inputs = spec.inputs.resolve(results)
             if spec.any_input:
                 inputs = clean_result(inputs)
@@ -125,19 +126,19 @@ class NodeInvoker:
                 error = ResolveError(f"cannot compute the inputs: {type(error).__name__}: {error}").with_cause(error)
             if error.field is None and isinstance(error, ResolveError):
                 error.field = "inputs"
-            return Outcome(error=self._located(error.with_context(node_id=spec.node_id)))
+            return failed(self._located(error.with_context(node_id=spec.node_id)))
         # A fresh dict per call, as GraphAI spreads it: an agent that changes its params changes no other call.
         extra = inputs.get("params")
         params = {**spec.params, **extra} if is_named_inputs(extra) else dict(spec.params)
         limit = spec.retry if spec.retry is not None else (self.graph.retry or 0)
         while True:
             outcome = await self._attempt(node, ticket, agent_id, call, inputs, params, results)
-            error = outcome.error
+            error = outcome[1]
             if error is None or node.attempts > limit or isinstance(error, GraphInterrupted):
                 return outcome
-            for hook in self.context.observers.attempt_failed:
+            for hook in self.observers.attempt_failed:
                 pending = hook(run_id=self.context.run_id, path=self.path, node_id=spec.node_id, error=error,
-                               timed_out=outcome.timed_out)
+                               timed_out=outcome[2])
                 if pending is not None:
                     await pending
             # An agent that fails without awaiting anything never lets the event loop run:
@@ -157,7 +158,7 @@ class NodeInvoker:
             try:
                 graph_data, source = await self._graph_data(spec, results)
             except GraphError as error:
-                return Outcome(error=error)
+                return failed(error)
         ctx = AgentContext(
             inputs=inputs,
             params=params,
@@ -174,7 +175,7 @@ class NodeInvoker:
             answer=context.answers.get(answer_key(path, spec.node_id)) if context.answers else None,
             services=context.services,
         )
-        for hook in context.observers.attempt_started:
+        for hook in self.observers.attempt_started:
             pending = hook(run_id=context.run_id, path=path, node_id=spec.node_id, agent_id=agent_id,
                            attempt=node.attempts, inputs=inputs)
             if pending is not None:
@@ -190,13 +191,13 @@ class NodeInvoker:
                     result = await self._call(call, ctx)
                 if scope.cancelled_caught:
                     message = f"timed out after {spec.timeout * 1000:g} ms"
-                    return Outcome(error=self._located(NodeTimeoutError(message, node_id=spec.node_id, field="timeout")),
-                                   timed_out=True)
+                    return failed(self._located(NodeTimeoutError(message, node_id=spec.node_id, field="timeout")),
+                                  timed_out=True)
         except Interrupt as signal:  # a question for a person: the node waits for the answer, it did not fail
             key = answer_key(path, spec.node_id)
-            return Outcome(error=self._located(GraphInterrupted(signal.question, key=key, node_id=spec.node_id)))
+            return failed(self._located(GraphInterrupted(signal.question, key=key, node_id=spec.node_id)))
         except Exception as error:  # noqa: BLE001 - any agent failure becomes the node's error
-            return Outcome(error=self._agent_error(spec, agent_id, error))
+            return failed(self._agent_error(spec, agent_id, error))
         if spec.console:
             try:
                 print_after(spec, result)
@@ -204,19 +205,19 @@ class NodeInvoker:
                 if not isinstance(error, GraphError):
                     error = ResolveError(f"{type(error).__name__}: {error}").with_cause(error)
                 error.field = error.field or "console"
-                return Outcome(error=self._located(error.with_context(node_id=spec.node_id)))
+                return failed(self._located(error.with_context(node_id=spec.node_id)))
         try:
             result = self._with_pass_through(spec, result, results)
             if spec.repeat_until is not None and is_null(spec.repeat_until.resolve({"self": result})):
                 path_text = getattr(spec.repeat_until, "text", getattr(spec.repeat_until, "value", None))
                 message = f"repeatUntil: {path_text!r} does not exist in the result"
-                return Outcome(error=self._located(
+                return failed(self._located(
                     AgentError(message, agent_id=agent_id, node_id=spec.node_id, field="repeatUntil")))
-            return Outcome(self._output(spec, result, results), started=started)
+            return (result if spec.output is None else self._output(spec, result, results), None, False, started)
         except Exception as error:  # noqa: BLE001 - e.g. a passThrough reference that cannot be resolved
             if not isinstance(error, GraphError):
                 error = ResolveError(f"{type(error).__name__}: {error}").with_cause(error)
-            return Outcome(error=self._located(error.with_context(node_id=spec.node_id)))
+            return failed(self._located(error.with_context(node_id=spec.node_id)))
 
     async def _call(self, call: Any, ctx: AgentContext) -> Any:
         """Calls the agent inside the node's filters, here or on the run's executor (the seam)."""

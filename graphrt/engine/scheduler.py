@@ -16,7 +16,7 @@ import heapq
 import itertools
 from typing import Any, Mapping
 
-__all__ = ["Ticket", "Scheduler"]
+__all__ = ["Ticket", "Scheduler", "NO_GRANTS"]
 
 
 class Ticket:
@@ -32,7 +32,7 @@ class Ticket:
         self.discarded = False
 
 
-_NONE: list[Ticket] = []  # what most calls grant; never changed
+NO_GRANTS: list[Ticket] = []  # what most calls grant: one shared empty list, never changed (callers must not append)
 
 
 class Scheduler:
@@ -48,18 +48,21 @@ class Scheduler:
 
     def submit(self, ticket: Ticket) -> list[Ticket]:
         """Queues a ready node; returns the tickets granted a slot now (maybe this one, maybe none)."""
-        if not self._queue and self.running < self.limit and not self.label_limits:
-            self.running += 1  # the common case: a free slot and nobody ahead in the queue
-            return [ticket]
+        if self.running < self.limit:
+            if not self._queue and not self.label_limits:
+                self.running += 1  # the common case: a free slot and nobody ahead in the queue
+                return [ticket]
+            heapq.heappush(self._queue, (-ticket.priority, next(self._order), ticket))
+            return self._grant()
         heapq.heappush(self._queue, (-ticket.priority, next(self._order), ticket))
-        return self._grant()
+        return NO_GRANTS  # every slot is taken: nothing can start
 
     def release(self, ticket: Ticket) -> list[Ticket]:
         """Gives back a slot (the node finished, or lends it to a nested graph); returns the tickets granted."""
         self.running -= 1
         if ticket.label in self.label_limits:
             self._running_by_label[ticket.label] -= 1
-        return self._grant() if self._queue else _NONE
+        return self._grant() if self._queue else NO_GRANTS
 
     def reclaim(self, ticket: Ticket) -> None:
         """Takes a lent slot back without waiting; the limit may be passed until it is released."""
@@ -85,7 +88,7 @@ class Scheduler:
 
     def _grant(self) -> list[Ticket]:
         queue = self._queue
-        granted: list[Ticket] = []
+        granted = NO_GRANTS
         waiting_for_label: list[tuple[float, int, Ticket]] = []
         while queue and self.running < self.limit:
             entry = heapq.heappop(queue)
@@ -96,7 +99,10 @@ class Scheduler:
                 waiting_for_label.append(entry)  # a lower-priority node of another label may go first
                 continue
             self._take(ticket)
-            granted.append(ticket)
+            if granted is NO_GRANTS:
+                granted = [ticket]
+            else:
+                granted.append(ticket)
         for entry in waiting_for_label:
             heapq.heappush(queue, entry)
         return granted
