@@ -1,4 +1,4 @@
-"""Shared fixtures: the anyio backend, and a scripted OpenAI-compatible server on 127.0.0.1.
+"""Shared fixtures: the anyio backend, a package installed for one test, and a scripted OpenAI-compatible server.
 
 anyio runs async tests on asyncio (and trio where a test asks). The server
 answers each POST to /v1/chat/completions with the next reply of its script
@@ -7,18 +7,25 @@ answer, tool calls, an HTTP error, or any of these after a delay. Streaming
 requests get the same reply as server-sent events in small chunks. Every request
 body and its headers are recorded. Tests reach it through the real AsyncOpenAI;
 one server serves the whole session.
+
+`installed_package` installs a package for one test as pip would leave it: its
+modules and a dist-info folder declaring entry points (agent packs, checkpoint
+stores, executors), in a folder on sys.path.
 """
 
 from __future__ import annotations
 
 import json
+import sys
+import textwrap
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -26,6 +33,38 @@ import pytest
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+InstallPackage = Callable[..., Path]
+
+
+@pytest.fixture
+def installed_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InstallPackage]:
+    """`install(name, entry_points={group: {name: value}}, module=source, ...)`: the folder it is installed in.
+
+    The modules are forgotten (sys.modules) after the test, and the folder leaves sys.path.
+    """
+    folder = tmp_path / "site-packages"
+    folder.mkdir()
+    monkeypatch.syspath_prepend(str(folder))
+    modules: list[str] = []
+
+    def install(name: str, *, entry_points: dict[str, dict[str, str]], **sources: str) -> Path:
+        for module, source in sources.items():
+            (folder / f"{module}.py").write_text(textwrap.dedent(source))
+            modules.append(module)
+        info = folder / f"{name.replace('-', '_')}-1.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+        (info / "entry_points.txt").write_text("".join(
+            f"[{group}]\n" + "".join(f"{key} = {value}\n" for key, value in points.items())
+            for group, points in entry_points.items()
+        ))
+        return folder
+
+    yield install
+    for module in modules:
+        sys.modules.pop(module, None)
 
 
 @dataclass

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from graphrt.authoring.agent_info import AgentInfo, AgentLike
-from graphrt.authoring.entry_points import EntryPoint, entry_points
+from graphrt.base.entry_points import EntryPoint, entry_points
 from graphrt.authoring.registry import AgentIndex, Registry
 from graphrt.base.errors import RegistrationError
 
@@ -59,11 +59,7 @@ def _load(point: EntryPoint) -> AgentIndex | list[AgentInfo]:
 
 def _entry_points(group: str) -> Iterable[EntryPoint]:
     """graphrt's own agent library first, then the packs in name order, so that a pack can replace a built-in."""
-    return sorted(entry_points(group), key=lambda point: (not _is_builtin(point), point.name))
-
-
-def _is_builtin(point: EntryPoint) -> bool:
-    return point.dist_name == "graphrt"
+    return sorted(entry_points(group), key=lambda point: (not point.builtin, point.name))
 
 
 _default: Registry | None = None
@@ -81,9 +77,9 @@ def default_registry() -> Registry:
         for point in _entry_points(ENTRY_POINT_GROUP):
             loaded = _load(point)
             if isinstance(loaded, AgentIndex):
-                registry.add_index(loaded, replace=not _is_builtin(point))
+                registry.add_index(loaded, replace=not point.builtin)
             else:
-                registry.add(*loaded, replace=not _is_builtin(point))
+                registry.add(*loaded, replace=not point.builtin)
         _default = registry
     return _default
 

@@ -1,23 +1,29 @@
 """Checkpoint stores: where a run's state is saved so that it can be resumed.
 
-    store = open_store("runs.db")                          # SQLite file, the default
+    store = open_store("runs.db")                          # a file: SQLite, the default
     store = open_store("postgresql://me@127.0.0.1/graphrt")  # PostgreSQL (extra: graphrt[postgres])
 
 Every store follows the `CheckpointStore` protocol in base.py; graphrt.durable
-writes to it from the run's checkpoint hook.
+writes to it from the run's checkpoint hook. Stores are found through the entry
+point group `graphrt.checkpoint_stores`, each entry point named by the URL
+scheme its class opens (`file`: a plain path), so that a package adds a store
+as it adds agents, by an entry point alone (see base.StoreClass).
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
+from graphrt.base.entry_points import EntryPoint, by_name
 from graphrt.checkpoint.base import (
     CheckpointError,
     CheckpointStore,
     Row,
     RunRecord,
     RunStatus,
+    StoreClass,
     decode_value,
     encode_value,
 )
@@ -33,30 +39,101 @@ __all__ = [
     "RunStatus",
     "Row",
     "SQLiteStore",
+    "STORE_GROUP",
+    "StoreClass",
     "decode_value",
+    "describe_targets",
     "encode_value",
+    "location_of",
     "open_store",
+    "store_class",
 ]
 
-CheckpointTarget = Union[CheckpointStore, str, Path]
-"""A store, a SQLite file path, or a `postgresql://` URL."""
+STORE_GROUP = "graphrt.checkpoint_stores"
+FILE = "file"  # the scheme of a plain path
 
-_POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+CheckpointTarget = Union[CheckpointStore, str, Path]
+"""A store, a file path (SQLite), or a URL that an installed store opens (`postgresql://`)."""
+
+_URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
 
 
 def open_store(target: CheckpointTarget) -> CheckpointStore:
-    """The store a `--checkpoint` argument names: a store as is, a postgresql:// URL, or a SQLite file."""
-    if isinstance(target, str) and target.startswith(_POSTGRES_SCHEMES):
-        from graphrt.checkpoint.postgres import PostgresStore
+    """The store a `--checkpoint` argument names: a store as is, a URL's store, or a file path's (SQLite).
 
-        return PostgresStore(target)
+    Raises:
+        CheckpointError: no installed store opens the target, or its packages are missing.
+    """
     if isinstance(target, (str, Path)):
-        from graphrt.checkpoint.sqlite import SQLiteStore
-
-        return SQLiteStore(target)
+        return store_class(target)(target)
     if isinstance(target, CheckpointStore):
         return target
-    raise CheckpointError(f"a checkpoint must be a file path, a postgresql:// URL or a store, got {type(target).__name__}")
+    raise CheckpointError(f"a checkpoint must be {describe_targets()}, or a store; got {type(target).__name__}")
+
+
+def store_class(target: str | Path) -> StoreClass:
+    """The class that opens a target: the entry point named by its URL scheme, or `file` for a plain path.
+
+    Raises:
+        CheckpointError: no store is installed for the scheme, or its entry point cannot be loaded.
+    """
+    match = _URL.match(target) if isinstance(target, str) else None
+    scheme = match.group(1) if match else FILE
+    point = by_name(STORE_GROUP).get(scheme)
+    if point is None:
+        what = "a file path" if scheme == FILE else f"a {scheme}:// URL"
+        raise CheckpointError(f"no checkpoint store opens {what}; the installed stores open {describe_targets()}"
+                              f"{_unless_uninstalled()}")
+    return _loaded(point)
+
+
+def location_of(target: CheckpointTarget) -> str:
+    """A target as a person may see it (a URL without its password), as its store's `location` says it."""
+    if isinstance(target, (str, Path)):
+        return store_class(target).shown(target)
+    return target.location
+
+
+def describe_targets() -> str:
+    """What a checkpoint target may be, from the installed stores: `a file path or a postgres:// or postgresql:// URL`.
+
+    Read from the entry points alone (no store is imported): the schemes of one class are said together.
+    """
+    by_class: dict[str, list[str]] = {}
+    for scheme, point in by_name(STORE_GROUP).items():
+        by_class.setdefault(point.value, []).append(scheme)
+    kinds = []
+    for schemes in by_class.values():
+        if FILE in schemes:
+            kinds.insert(0, "a file path")
+            schemes.remove(FILE)
+        if schemes:
+            kinds.append(f"a {' or '.join(f'{scheme}://' for scheme in schemes)} URL")
+    if not kinds:
+        return "nothing: no checkpoint store is installed"
+    return ", ".join(kinds[:-1]) + (" or " if len(kinds) > 1 else "") + kinds[-1]
+
+
+def _loaded(point: EntryPoint) -> StoreClass:
+    """The class an entry point names, checked to be a store class that opens the scheme it is named by."""
+    where = f"checkpoint store '{point.name} = {point.value}' (entry point group {STORE_GROUP})"
+    try:
+        cls = point.load()
+    except Exception as error:  # noqa: BLE001 - a broken package is reported by name
+        raise CheckpointError(f"{where} cannot be loaded: {type(error).__name__}: {error}") from error
+    lacking = [name for name in ("schemes", "extra", "shown") if not hasattr(cls, name)]
+    if lacking or not callable(cls):
+        raise CheckpointError(f"{where} is not a store class: it has no {', '.join(lacking) or '__call__'}")
+    if point.name not in cls.schemes:
+        raise CheckpointError(f"{where} opens {', '.join(cls.schemes) or 'no scheme'}, not {point.name}")
+    return cls
+
+
+def _unless_uninstalled() -> str:
+    """A hint when graphrt's own stores are not declared: its entry points are written when it is installed."""
+    if any(point.builtin for point in by_name(STORE_GROUP).values()):
+        return ""
+    return " (graphrt's own stores are declared when it is installed: pip install -e . in a checkout)"
 
 
 def __getattr__(name: str) -> Any:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterable, Protocol, runtime_checkable
 
 from graphrt.base.errors import CheckpointError
@@ -33,6 +34,7 @@ from graphrt.checkpoint.snapshot import RunSnapshot
 __all__ = [
     "CheckpointError",
     "CheckpointStore",
+    "StoreClass",
     "RunRecord",
     "Row",
     "RunStatus",
@@ -98,10 +100,11 @@ class CheckpointStore(Protocol):
     """Where runs are saved. Methods are coroutines, so a networked store never blocks the
     event loop; each write is durable when it returns. A store connects on first use.
 
-    Stores: `SQLiteStore` (a file, the default) and `PostgresStore` (a server).
+    graphrt's stores: `SQLiteStore` (a file, the default) and `PostgresStore` (a server);
+    `open_store` finds a target's class through the entry point group (see StoreClass).
     """
 
-    location: str  # what to show a person: a file path or a URL without its password
+    location: str  # what to show a person: its class's `shown(target)`
 
     async def create_run(self, record: RunRecord) -> None:
         """Adds a run. Raises CheckpointError if the id is taken."""
@@ -134,6 +137,29 @@ class CheckpointStore(Protocol):
 
     async def close(self) -> None:
         """Closes the connection; the store cannot be used after."""
+
+
+class StoreClass(Protocol):
+    """A store class as the entry point group `graphrt.checkpoint_stores` names it, by the URL scheme it opens.
+
+        [project.entry-points."graphrt.checkpoint_stores"]
+        redis = "my_pack.stores:RedisStore"     # opens redis://... targets
+
+    The class says which targets it opens (`schemes`; `file` is a plain path,
+    a target without `scheme://`), how a person may see one (`shown`: a URL
+    without its password) and what to install for it (`extra`). `open_store`
+    makes a store with `cls(target)`; a class whose packages are missing raises
+    CheckpointError there, naming `extra` (entry_points.needs_extra).
+    """
+
+    schemes: tuple[str, ...]
+    extra: str | None  # as pip writes it: "graphrt[postgres]"; None: nothing more to install
+
+    def __call__(self, target: str | Path) -> CheckpointStore: ...
+
+    def shown(self, target: str | Path) -> str:
+        """The target as a person may see it: in a message, a log, a terminal."""
+        ...
 
 
 # ----- values -----

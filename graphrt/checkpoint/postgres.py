@@ -20,6 +20,7 @@ from typing import Any
 import anyio
 import sniffio
 
+from graphrt.base.entry_points import needs_extra
 from graphrt.checkpoint.base import CheckpointError, run_taken
 from graphrt.checkpoint.sql import SqlStore, Statement, ThreadedConnection, schema
 
@@ -44,18 +45,18 @@ class PostgresStore(SqlStore):
         url: a libpq connection string, e.g. `postgresql://user@127.0.0.1:5432/graphrt`.
     """
 
+    schemes = ("postgresql", "postgres")
+    extra = "graphrt[postgres]"
     placeholder = "%s"
 
     def __init__(self, url: str) -> None:
         try:
             import psycopg
-        except ImportError:
-            raise CheckpointError(
-                "a postgresql:// checkpoint needs psycopg: pip install 'graphrt[postgres]'"
-            ) from None
+        except ImportError as missing:
+            raise CheckpointError(needs_extra("a PostgreSQL checkpoint store", self.extra, missing)) from None
         self._psycopg = psycopg
         self._url = url
-        self.location = without_password(url)
+        self.location = self.shown(url)
         self._duplicate = psycopg.errors.UniqueViolation
         self._lock_timeout = psycopg.errors.LockNotAvailable
         self._claims: set[str] = set()
@@ -63,6 +64,11 @@ class PostgresStore(SqlStore):
         self._async_lock: anyio.Lock | None = None
         self._async_loop: Any = None  # the loop it was made on: a connection serves one loop
         self._threaded = ThreadedConnection(self._connect_blocking)
+
+    @classmethod
+    def shown(cls, target: str) -> str:
+        """The URL without its password."""
+        return without_password(str(target))
 
     # ----- connections -----
 

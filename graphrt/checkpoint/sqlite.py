@@ -50,21 +50,29 @@ class SQLiteStore(SqlStore):
         timeout: seconds a write waits for another process holding the file.
     """
 
+    schemes = ("file",)  # a plain path; open_store gives it every target without `scheme://`
+    extra = None
     _duplicate = sqlite3.IntegrityError
     _runs_order = "updated_at DESC, rowid DESC"
 
     def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:
-        self.location = str(path)
+        self.path = str(path)
+        self.location = self.shown(path)
         self._timeout = timeout
         self._claims: dict[str, int] = {}  # run id -> the locked file's descriptor
         self._db = ThreadedConnection(self._connect, begin="BEGIN IMMEDIATE", inline=True)
 
+    @classmethod
+    def shown(cls, target: str | Path) -> str:
+        """The file's path as it was given."""
+        return str(target)
+
     def _connect(self) -> sqlite3.Connection:
-        if self.location != ":memory:":
-            _create_private(Path(self.location))
+        if self.path != ":memory:":
+            _create_private(Path(self.path))
         try:
-            db = sqlite3.connect(self.location, timeout=self._timeout, isolation_level=None, check_same_thread=False)
-            if self.location != ":memory:":
+            db = sqlite3.connect(self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False)
+            if self.path != ":memory:":
                 db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.executescript(_SCHEMA)
@@ -86,12 +94,12 @@ class SQLiteStore(SqlStore):
     # ----- claims: one flock'ed file per running run, beside the database (never waits: LOCK_NB) -----
 
     def _lock_file(self, run_id: str) -> Path:
-        return Path(self.location + "-locks") / hashlib.sha256(run_id.encode("utf-8")).hexdigest()[:32]
+        return Path(self.path + "-locks") / hashlib.sha256(run_id.encode("utf-8")).hexdigest()[:32]
 
     async def claim_run(self, run_id: str) -> None:
         if run_id in self._claims:
             raise run_taken(run_id, self.location)
-        if self.location == ":memory:":  # no other process can see it; another task of this store is refused above
+        if self.path == ":memory:":  # no other process can see it; another task of this store is refused above
             self._claims[run_id] = -1
             return
         path = self._lock_file(run_id)

@@ -6,17 +6,21 @@ import argparse
 from contextlib import contextmanager
 from typing import Iterator
 
-from graphrt.engine.executor import Executor
+from graphrt.engine.executor import Executor, ExecutorError
+from graphrt.executors import EXECUTOR_VARIABLE, close_executor, executor_from_spec, executor_names
 
 __all__ = ["add_executor_option", "executor_for"]
 
 
 def add_executor_option(parser: argparse.ArgumentParser) -> None:
+    names = executor_names()
+    installed = f"an installed executor ({', '.join(names)}) by NAME, or NAME://ADDRESS" if names else "no other is installed"
     parser.add_argument("--executor", metavar="NAME",
-                        help="where agent calls run: 'inprocess' (the default), 'ray' (a local Ray started for the "
-                        "run, or the cluster of --address), or 'ray://HOST:PORT'; default: $GRAPHRT_EXECUTOR")
+                        help=f"where agent calls run: 'inprocess' (the default), or {installed}; "
+                        f"default: ${EXECUTOR_VARIABLE}")
     parser.add_argument("--address", metavar="ADDR",
-                        help="the Ray cluster to use with --executor ray ('auto': the one running on this machine)")
+                        help="the address of the cluster the executor uses (e.g. Ray's 'auto': the one running on "
+                        "this machine); without --executor, the one installed executor's")
 
 
 @contextmanager
@@ -25,9 +29,10 @@ def executor_for(args: argparse.Namespace) -> Iterator[Executor | None]:
     spec = getattr(args, "executor", None)
     address = getattr(args, "address", None)
     if spec is None and address is not None:
-        spec = "ray"
-    from graphrt.executors import close_executor, executor_from_spec
-
+        names = executor_names()
+        if len(names) != 1:
+            raise ExecutorError(f"--address {address} needs --executor NAME (installed: {', '.join(names) or 'none'})")
+        spec = names[0]
     executor = executor_from_spec(spec, address=address)
     try:
         yield executor

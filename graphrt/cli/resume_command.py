@@ -21,7 +21,7 @@ from typing import Any, TextIO
 import anyio
 
 from graphrt.base.errors import GraphError, GraphInterrupted
-from graphrt.checkpoint import RunRecord, open_store
+from graphrt.checkpoint import RunRecord, describe_targets, location_of, open_store
 from graphrt.checkpoint.base import GuardedStore
 from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.executor_option import add_executor_option, executor_for
@@ -38,7 +38,7 @@ STOPPED = 130  # exit code: Ctrl-C (128 + SIGINT)
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("resume", help="continue a run saved with 'graphrt run --checkpoint'")
-    parser.add_argument("checkpoint", metavar="PATH", help="the checkpoint: a SQLite file or a postgresql:// URL")
+    parser.add_argument("checkpoint", metavar="PATH", help=f"the checkpoint: {describe_targets()}")
     parser.add_argument("--run-id", metavar="ID", help="the run to continue (default: the latest unfinished one)")
     parser.add_argument("--answer", metavar="TEXT", help="the answer to the question the run stopped on")
     parser.add_argument("--force", action="store_true", help="continue even though the graph file changed since")
@@ -50,15 +50,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=handle)
 
 
-def _shown(checkpoint: str) -> str:
-    """The checkpoint as the terminal may show it: a postgresql:// URL without its password."""
-    from graphrt.checkpoint.postgres import without_password
-
-    return without_password(checkpoint)
-
-
 def _resume_hint(checkpoint: str, run_id: str, extra: str = "") -> str:
-    return f"graphrt resume {shlex.quote(_shown(checkpoint))} --run-id {shlex.quote(run_id)}{extra}"
+    return f"graphrt resume {shlex.quote(location_of(checkpoint))} --run-id {shlex.quote(run_id)}{extra}"
 
 
 def _interactive(stdin: TextIO, stderr: TextIO) -> bool:
@@ -93,7 +86,7 @@ def run_saved(
     stderr = stderr or sys.stderr
     run_id = run_id or uuid.uuid4().hex[:12]
     if not quiet:
-        print(f"graphrt: run {run_id} saves to {_shown(checkpoint)}", file=stderr)
+        print(f"graphrt: run {run_id} saves to {location_of(checkpoint)}", file=stderr)
     while True:
         try:
             try:

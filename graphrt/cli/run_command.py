@@ -21,6 +21,7 @@ from typing import Any, TextIO
 
 from graphrt.base.errors import GraphError, GraphValidationError, ValidationIssue
 from graphrt.check.validate import collect_issues
+from graphrt.checkpoint import describe_targets
 from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.executor_option import add_executor_option, executor_for
 from graphrt.cli.output import write_results
@@ -53,7 +54,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the results: no warnings, no progress")
     parser.add_argument("--trace", metavar="FILE.jsonl", help="write every event of the run to FILE, one JSON object a line")
     parser.add_argument("--checkpoint", metavar="PATH",
-                        help="save the run as it goes to PATH (a SQLite file or a postgresql:// URL), "
+                        help=f"save the run as it goes to PATH ({describe_targets()}), "
                         "to continue it with 'graphrt resume PATH'")
     parser.add_argument("--run-id", metavar="ID", help="the saved run's id (default: a new one)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS",

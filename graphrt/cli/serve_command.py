@@ -1,7 +1,7 @@
 """`graphrt serve DIR_OR_FILES`: serve graph files over HTTP, with the run viewer at `/`.
 
 Needs the `serve` extra (`pip install 'graphrt[serve]'`). Runs are saved to
-`--checkpoint` (a SQLite file by default, or a postgresql:// URL); a server
+`--checkpoint` (a SQLite file by default, or a URL of an installed store); a server
 started again on the same checkpoint continues the runs the last one left.
 The key comes from `--api-key` or the GRAPHRT_API_KEY environment variable
 (which keeps it out of the process list). With the `mcp` extra, the graphs are MCP tools
@@ -18,6 +18,7 @@ import sys
 from typing import Any
 
 from graphrt.base.errors import GraphError
+from graphrt.checkpoint import describe_targets
 from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.executor_option import add_executor_option, executor_for
 
@@ -32,7 +33,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="the port (default: 8000; 0 picks a free one)")
     parser.add_argument("--checkpoint", default="graphrt-runs.db", metavar="URL",
-                        help="where runs are saved: a SQLite file (default: graphrt-runs.db) or a postgresql:// URL")
+                        help=f"where runs are saved: {describe_targets()} (default: graphrt-runs.db)")
     parser.add_argument("--max-runs", type=int, default=8, metavar="N", help="runs at once (default: 8)")
     parser.add_argument("--max-queue", type=int, default=1000, metavar="N",
                         help="runs waiting for a slot before requests get 429 (default: 1000)")

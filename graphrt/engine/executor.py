@@ -20,11 +20,16 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from graphrt.authoring.agent_info import AgentContext, AgentInfo
+from graphrt.base.errors import GraphError
 
 if TYPE_CHECKING:
     from types import TracebackType
 
-__all__ = ["Executor", "call_in_process", "must_stay_local"]
+__all__ = ["Executor", "ExecutorError", "call_in_process", "must_stay_local"]
+
+
+class ExecutorError(GraphError):
+    """An executor cannot be made: an unknown name, a bad address, or its packages are not installed."""
 
 
 async def call_in_process(call: Any, ctx: AgentContext) -> Any:
@@ -57,6 +62,26 @@ class Executor:
     """
 
     name = "in-process"
+    # How `--executor` finds the class (graphrt.executors): the names of its entry points in the group
+    # `graphrt.executors`, written NAME or NAME://ADDRESS; and what to pip install for it ("graphrt[ray]").
+    schemes: tuple[str, ...] = ()
+    extra: str | None = None
+
+    @classmethod
+    def from_target(cls, target: str, *, address: str | None = None, **options: Any) -> "Executor":
+        """The executor `--executor TARGET [--address ADDRESS]` names; an executor that takes an address overrides it.
+
+        Raises:
+            ExecutorError: the target or address is not one this executor takes.
+        """
+        if "://" in target or address is not None:
+            raise ExecutorError(f"the {target.partition('://')[0]} executor takes no address")
+        return cls(**options)
+
+    @property
+    def location(self) -> str:
+        """Where the calls run, as a person may see it (no credentials)."""
+        return "this process"
 
     async def open(self) -> None:
         """Connects to whatever runs the calls (once per run; may be called again for the next run)."""

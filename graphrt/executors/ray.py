@@ -44,26 +44,41 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 import anyio
-import ray
-import ray.exceptions
 
 from graphrt.authoring.agent_info import AgentContext, AgentInfo
+from graphrt.base.entry_points import needs_extra
 from graphrt.base.errors import AgentError
-from graphrt.engine.executor import Executor
+from graphrt.base.secrets import hide_url_passwords
+from graphrt.engine.executor import Executor, ExecutorError
+
+try:
+    import ray
+    import ray.exceptions
+except ImportError as missing:  # the class stays readable, so that making one can say what to install
+    ray = None
+    _RAY_MISSING: ImportError | None = missing
+    _LOST_WORKER: tuple[type[BaseException], ...] = ()
+else:
+    _RAY_MISSING = None
+    # Failures of the cluster rather than of the agent: the attempt fails and the node's `retry` decides.
+    _LOST_WORKER = (
+        ray.exceptions.WorkerCrashedError,
+        ray.exceptions.RayActorError,
+        ray.exceptions.NodeDiedError,
+        ray.exceptions.ObjectLostError,
+        ray.exceptions.OutOfMemoryError,
+        ray.exceptions.LocalRayletDiedError,
+    )
 
 __all__ = ["RayExecutor", "start_local_ray"]
 
 DEFAULT_LARGE_VALUE_BYTES = 100_000  # Ray inlines smaller task arguments anyway
+_EXTRA = "graphrt[ray]"
 
-# Failures of the cluster rather than of the agent: the attempt fails and the node's `retry` decides.
-_LOST_WORKER = (
-    ray.exceptions.WorkerCrashedError,
-    ray.exceptions.RayActorError,
-    ray.exceptions.NodeDiedError,
-    ray.exceptions.ObjectLostError,
-    ray.exceptions.OutOfMemoryError,
-    ray.exceptions.LocalRayletDiedError,
-)
+
+def _require_ray() -> None:
+    if _RAY_MISSING is not None:
+        raise ExecutorError(needs_extra("the Ray executor", _EXTRA, _RAY_MISSING))
 
 
 def start_local_ray(num_cpus: int | None = None, **options: Any) -> None:
@@ -72,6 +87,7 @@ def start_local_ray(num_cpus: int | None = None, **options: Any) -> None:
     The workers get the driver's `sys.path`, so agents from test modules, `--agents`
     files and the current folder unpickle there as they were defined here.
     """
+    _require_ray()
     runtime_env = dict(options.pop("runtime_env", None) or {})
     env_vars = dict(runtime_env.get("env_vars", {}))
     paths = [path for path in sys.path if path and os.path.isdir(path)]
@@ -254,6 +270,24 @@ class RayExecutor(Executor):
     """
 
     name = "ray"
+    schemes = ("ray",)  # `--executor ray` (with `--address`, or none: a local Ray) or `--executor ray://HOST:PORT`
+    extra = _EXTRA
+
+    @classmethod
+    def from_target(cls, target: str, *, address: str | None = None, **options: Any) -> "RayExecutor":
+        """`ray` (a local Ray, or the cluster at `address`) or `ray://HOST:PORT` (a cluster through Ray Client).
+
+        Raises:
+            ExecutorError: two different addresses, or Ray is not installed.
+        """
+        if target.startswith("ray://"):
+            if address is not None and address != target:
+                raise ExecutorError(f"two addresses for the Ray cluster: {hide_url_passwords(target)} and "
+                                    f"{hide_url_passwords(address)}")
+            address = target
+        elif target != "ray":
+            raise ExecutorError(f"the Ray executor is named ray or ray://HOST:PORT, not {hide_url_passwords(target)!r}")
+        return cls(address, **options)
 
     def __init__(
         self,
@@ -266,6 +300,7 @@ class RayExecutor(Executor):
         force_cancel: bool = False,
         init_options: Mapping[str, Any] | None = None,
     ) -> None:
+        _require_ray()
         self.address = address
         self.num_cpus = num_cpus
         self.task_options = {"num_cpus": 1, **(task_options or {})}
@@ -310,8 +345,12 @@ class RayExecutor(Executor):
             ray.shutdown()
         self.started_ray = False
 
+    @property
+    def location(self) -> str:
+        return hide_url_passwords(self.address) if self.address else "a local Ray"
+
     def __repr__(self) -> str:
-        return f"RayExecutor(address={self.address!r})"
+        return f"RayExecutor(address={self.location if self.address else None!r})"
 
     # ----- calls -----
 

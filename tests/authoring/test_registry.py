@@ -152,9 +152,10 @@ def test_a_module_that_fails_to_import_is_named(module_dir: Path) -> None:
 
 
 @pytest.fixture
-def agent_pack(module_dir: Path) -> Path:
+def agent_pack(installed_package) -> Path:
     """An installed agent pack: a module and a dist-info folder declaring the entry point."""
-    write(module_dir / "authoring_demo_pack.py", """
+    return installed_package("authoring-demo-pack", entry_points={"graphrt.agents": {"weather": "authoring_demo_pack:AGENTS"}},
+                             authoring_demo_pack="""
         import graphrt
 
         @graphrt.agent(samples=[{"inputs": {"city": "Oslo"}, "params": {}, "result": "Oslo: sunny"}])
@@ -168,11 +169,6 @@ def agent_pack(module_dir: Path) -> Path:
 
         AGENTS = [weather]
     """)
-    info = module_dir / "authoring_demo_pack-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: authoring-demo-pack\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[graphrt.agents]\nweather = authoring_demo_pack:AGENTS\n")
-    return module_dir
 
 
 def test_an_installed_agent_pack_is_found_by_its_entry_point_after_the_built_in_agents(agent_pack: Path) -> None:
@@ -186,11 +182,8 @@ def test_the_default_registry_holds_the_built_in_agents_and_the_packs(agent_pack
     assert "weather" in registry and "copyAgent" in registry
 
 
-def test_a_broken_agent_pack_is_named(module_dir: Path) -> None:
-    info = module_dir / "authoring_demo_bad-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: authoring-demo-bad\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[graphrt.agents]\nbad = authoring_demo_missing:AGENTS\n")
+def test_a_broken_agent_pack_is_named(installed_package) -> None:
+    installed_package("authoring-demo-bad", entry_points={"graphrt.agents": {"bad": "authoring_demo_missing:AGENTS"}})
     with pytest.raises(RegistrationError) as caught:
         entry_point_agents()
     assert str(caught.value) == (

@@ -1,10 +1,10 @@
-"""graphrt reads entry points without importlib.metadata (authoring/entry_points.py): the same ones."""
+"""graphrt reads entry points without importlib.metadata (base/entry_points.py): the same ones."""
 
 from __future__ import annotations
 
 from importlib import metadata
 
-from graphrt.authoring.entry_points import entry_points, normalized
+from graphrt.base.entry_points import by_name, entry_points, normalized
 
 
 def test_every_group_has_the_entry_points_importlib_metadata_finds() -> None:
@@ -21,3 +21,14 @@ def test_an_entry_point_loads_the_object_it_names() -> None:
     import graphrt_agents
 
     assert builtin.load() is graphrt_agents.INDEX
+
+
+def test_a_package_installed_after_a_reading_is_seen(installed_package) -> None:
+    before = entry_points("demo.group")
+    installed_package("demo-late", entry_points={"demo.group": {"late": "demo_late:THING"}})
+    assert before == [] and [(point.name, point.dist_name) for point in entry_points("demo.group")] == [("late", "demo_late")]
+
+
+def test_by_name_lets_a_third_party_entry_point_replace_graphrt_s_own(installed_package) -> None:
+    installed_package("demo-replacing", entry_points={"graphrt.agents": {"graphrt": "demo_replacing:INDEX"}})
+    assert by_name("graphrt.agents")["graphrt"].value == "demo_replacing:INDEX"

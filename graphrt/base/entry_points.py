@@ -1,0 +1,154 @@
+"""The installed packages' entry points, read without importing importlib.metadata; extensions found by name.
+
+Importing importlib.metadata costs ~25 ms (it brings email, zipfile, csv, ...),
+a sixth of what `graphrt run` may take in all, to read a few small files. This
+module reads the same files itself: `entry_points.txt` in every `*.dist-info`
+and `*.egg-info` folder of each folder on sys.path, the first distribution of a
+name winning, as importlib.metadata does. When sys.path holds anything but
+folders (a zip file), it asks importlib.metadata instead. One reading serves
+every group (agents, checkpoint stores, executors) until sys.path or one of its
+folders changes. tests/base/test_entry_points.py checks that both give the same
+entry points.
+
+graphrt's extension points (agent packs, checkpoint stores, executors) are entry
+point groups; `by_name` is how a group is looked up: graphrt's own entry points
+first, so that a third-party package replaces a built-in one of the same name.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["EntryPoint", "by_name", "entry_points", "needs_extra", "normalized"]
+
+_VALUE = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$")
+_GRAPHRT = "graphrt"
+
+
+@dataclass(frozen=True)
+class EntryPoint:
+    """One entry point: `name = value` in `group`, declared by the distribution `dist_name` (normalized)."""
+
+    name: str
+    value: str
+    group: str
+    dist_name: str | None
+
+    @property
+    def builtin(self) -> bool:
+        """Whether graphrt itself declares it (a third-party entry point of the same name replaces it)."""
+        return self.dist_name == _GRAPHRT
+
+    def load(self) -> Any:
+        """The object the value names (`module:attr.attr`), its module imported."""
+        match = _VALUE.match(self.value)
+        if match is None:
+            raise ValueError(f"entry point {self.name!r} has a malformed value {self.value!r}")
+        loaded = importlib.import_module(match.group("module"))
+        for attr in filter(None, (match.group("attr") or "").split(".")):
+            loaded = getattr(loaded, attr)
+        return loaded
+
+
+def normalized(name: str) -> str:
+    """A distribution name as importlib.metadata compares them: `My.Pack-x` -> `my_pack_x`."""
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def entry_points(group: str) -> list[EntryPoint]:
+    """Every entry point of `group`, one distribution of each name (the first on sys.path)."""
+    return list(_every_group().get(group, ()))
+
+
+def by_name(group: str) -> dict[str, EntryPoint]:
+    """The entry points of `group` by name, in name order; a third-party one replaces graphrt's own of its name."""
+    ordered = sorted(entry_points(group), key=lambda point: (not point.builtin, point.dist_name or "", point.name))
+    found = {point.name: point for point in ordered}
+    return dict(sorted(found.items()))
+
+
+def needs_extra(what: str, extra: str, missing: ImportError) -> str:
+    """The one line for an extension whose optional packages are missing: `extra` as pip writes it (`graphrt[ray]`)."""
+    module = missing.name or str(missing)
+    return f"{what} needs {module}, which is not installed: pip install '{extra}'"
+
+
+_read: tuple[tuple[Any, ...], dict[str, list[EntryPoint]]] | None = None
+
+
+def _every_group() -> dict[str, list[EntryPoint]]:
+    """Every group's entry points, read again only when sys.path or one of its folders changed since."""
+    global _read
+    folders = [entry or "." for entry in sys.path]
+    key = (os.getcwd(), *((folder, _modified(folder)) for folder in folders))
+    if _read is None or _read[0] != key:
+        if any(os.path.isfile(folder) for folder in folders):
+            groups = _from_importlib()
+        else:
+            groups = _from_folders(folders)
+        _read = (key, groups)
+    return _read[1]
+
+
+def _modified(folder: str) -> int | None:
+    try:
+        return os.stat(folder).st_mtime_ns  # a distribution installed or removed changes its folder
+    except OSError:
+        return None
+
+
+def _from_folders(folders: list[str]) -> dict[str, list[EntryPoint]]:
+    groups: dict[str, list[EntryPoint]] = {}
+    seen: set[str] = set()
+    for folder in folders:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for child in names:
+            stem, ext = os.path.splitext(child)
+            if ext.lower() not in (".dist-info", ".egg-info"):
+                continue
+            dist = normalized(stem.partition("-")[0])
+            if dist in seen:
+                continue
+            seen.add(dist)
+            try:
+                with open(os.path.join(folder, child, "entry_points.txt"), encoding="utf-8") as file:
+                    text = file.read()
+            except OSError:
+                continue
+            for point in _parse(text, dist):
+                groups.setdefault(point.group, []).append(point)
+    return groups
+
+
+def _parse(text: str, dist: str) -> list[EntryPoint]:
+    """The entry points of an entry_points.txt (INI sections of `name = value` lines)."""
+    points = []
+    section = None
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1].strip()
+        elif section is not None and "=" in line:
+            name, _, value = line.partition("=")
+            points.append(EntryPoint(name.strip(), value.strip(), section, dist))
+    return points
+
+
+def _from_importlib() -> dict[str, list[EntryPoint]]:
+    from importlib import metadata
+
+    groups: dict[str, list[EntryPoint]] = {}
+    for point in metadata.entry_points():
+        dist = normalized(point.dist.name) if point.dist else None
+        groups.setdefault(point.group, []).append(EntryPoint(point.name, point.value, point.group, dist))
+    return groups
