@@ -448,8 +448,7 @@ tools_agent_info = AgentInfo(
     package="@graphai/tools_agent",
     license="MIT",
     has_graph_data=True,
+    checks_inputs=True,  # _options checks them
 )
-
-tools_agent.checks_inputs = True  # type: ignore[attr-defined] - _options checks them; lint makes a bad literal an error
 
 AGENTS: list[AgentInfo] = [tools_agent_info]

@@ -8,11 +8,11 @@ concurrency limit.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import anyio
 
-from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
+from graphrt.authoring.agent_info import AgentContext, AgentInfo, NestedGraph, Sample
 from graphrt.base.errors import GraphError
 from graphrt.base.jsvalue import UNDEFINED, is_truthy
 
@@ -154,6 +154,18 @@ async def map_agent(ctx: AgentContext) -> Any:
     return results
 
 
+def _nested_graph(inputs: frozenset[str], params: Mapping[str, Any]) -> NestedGraph:
+    """nestedAgent's graph gets the node's inputs; its failure fails the node unless `supressError`."""
+    return NestedGraph(inputs, fails_node=not params.get("supressError"))
+
+
+def _map_nested_graph(inputs: frozenset[str], params: Mapping[str, Any]) -> NestedGraph:
+    """mapAgent's graph gets the inputs with `rows` as the row's node (`rowKey`), and `__mapIndex`."""
+    row_key = params.get("rowKey") if isinstance(params.get("rowKey"), str) and params.get("rowKey") else "row"
+    return NestedGraph(frozenset({row_key if name == "rows" else name for name in inputs} | {row_key, "__mapIndex"}),
+                       all_results=bool(params.get("resultAll")), fails_node=not params.get("supressError"))
+
+
 def _first_of_group(error: Exception) -> Exception:
     """The row error inside an ExceptionGroup from the row task group."""
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
@@ -168,6 +180,7 @@ _FRUITS = ["apple", "orange", "banana"]
 nested_agent_info = AgentInfo(
     name="nestedAgent",
     func=nested_agent,
+    nested_graph=_nested_graph,
     description="Runs a nested graph with the node's inputs as its static nodes",
     params={
         "type": "object",
@@ -190,6 +203,7 @@ nested_agent_info = AgentInfo(
 map_agent_info = AgentInfo(
     name="mapAgent",
     func=map_agent,
+    nested_graph=_map_nested_graph,
     description="Runs a nested graph once per row, concurrently",
     inputs={
         "type": "object",

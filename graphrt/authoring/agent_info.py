@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from graphrt.observe.events import Emitter, Event
 
 __all__ = [
-    "AgentContext", "AgentFunction", "AgentInfo", "AgentLike", "NestingHandle", "Sample", "is_async_callable",
+    "AgentContext", "AgentFunction", "AgentInfo", "AgentLike", "NestedGraph", "NestedGraphRule", "NestingHandle",
+    "Sample", "is_async_callable",
 ]
 
 
@@ -157,6 +158,26 @@ class Sample:
 
 
 @dataclass(frozen=True, slots=True)
+class NestedGraph:
+    """How an agent runs one node's `graph:`, as checks and drawings of the file need to know it.
+
+    `inputs` are the static nodes the graph gets from the node (nestedAgent: its
+    inputs; mapAgent: them, with the row as `row`), `all_results` that the agent
+    returns every node's result (so none is unused), and `fails_node` that a
+    failure of the graph fails the node (an agent may turn it into a value
+    instead), so that an error in the graph is an error of the file.
+    """
+
+    inputs: frozenset[str]
+    all_results: bool = False
+    fails_node: bool = False
+
+
+NestedGraphRule = Callable[[frozenset[str], Mapping[str, Any]], NestedGraph]
+"""What an agent does with its node's graph, from the node's input names and its params."""
+
+
+@dataclass(frozen=True, slots=True)
 class AgentInfo:
     """An agent and its function info (GraphAI's AgentFunctionInfo).
 
@@ -191,6 +212,13 @@ class AgentInfo:
     # state in one place, e.g. one Ray actor, so that every call sees the same state.
     runs_local: bool = False
     stateful: bool = False
+    # The agent checks its own inputs against `inputs` (as @graphrt.agent functions and toolsAgent do): it refuses
+    # a literal that breaks the schema whenever the node runs, which lint reports as an error (for any other
+    # agent, a warning), and input_validation_filter leaves the check to it.
+    checks_inputs: bool = False
+    # How the agent runs its node's `graph:` (graph agents: nestedAgent, mapAgent), for lint and viz; None: the
+    # graph gets the node's inputs, and a problem in it is only a warning.
+    nested_graph: NestedGraphRule | None = None
     mock: AgentFunction | None = None  # GraphAI's `mock`: a stand-in that needs no outside service; samples run it
     is_async: bool = field(init=False, default=False)
 

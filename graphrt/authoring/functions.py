@@ -193,6 +193,7 @@ def build_function_agent(func: Callable[..., Any], options: Mapping[str, Any]) -
     normalize_options(options)
     options.setdefault("description", schema.description)
     options.setdefault("output", schema.output)
+    options.setdefault("checks_inputs", not raw)  # the runner checks the arguments it reads from the inputs
     runner = _raw_runner(schema) if raw else _runner(schema, name, inputs)
     return AgentInfo(name=name, func=runner, inputs=inputs, tools=tuple(tools), **options)
 
@@ -232,7 +233,6 @@ def _runner(schema: FunctionSchema, name: str, inputs_schema: Mapping[str, Any] 
                 return error_result(error)
             return result if tool_args is None else tool_result(result)
 
-        run_async.checks_inputs = True  # type: ignore[attr-defined] - read by input_validation_filter
         return functools.wraps(schema.func)(run_async)
 
     def run_sync(ctx: AgentContext) -> Any:
@@ -245,7 +245,6 @@ def _runner(schema: FunctionSchema, name: str, inputs_schema: Mapping[str, Any] 
             return error_result(error)
         return result if tool_args is None else tool_result(result)
 
-    run_sync.checks_inputs = True  # type: ignore[attr-defined] - read by input_validation_filter
     return functools.wraps(schema.func)(run_sync)
 
 

@@ -101,7 +101,7 @@ def input_validation_filter(*, agent_ids: Sequence[str] | None = None, node_ids:
     async def validate_inputs(ctx: AgentContext, next: Next) -> Any:
         info = ctx.agent_info
         schema = info.inputs if info is not None else None
-        if schema and schema.get("type") != "array" and not getattr(info.func, "checks_inputs", False):
+        if schema and schema.get("type") != "array" and not info.checks_inputs:
             inputs = {key: value for key, value in ctx.inputs.items() if key != "params"}  # merged into params
             found = violations(schema, inputs)
             if found:

@@ -2,10 +2,10 @@
 
 validate.py applies GraphAI's rules. This module adds what graphrt can tell
 from the file and the agents' function info: the GraphData JSON Schema that
-ships as graphdata.schema.json, nested graphs (`graph:` of nestedAgent and
-mapAgent), references to properties that an agent's output schema does not
-list, literal inputs and params that break an agent's schema, and nodes whose
-results nobody uses. GraphAI checks none of these, so they are warnings. The
+ships as graphdata.schema.json, nested graphs (a node's `graph:`, checked as
+its agent's function info says the agent runs it: `nested_graph`), references
+to properties that an agent's output schema does not list, literal inputs and
+params that break an agent's schema, and nodes whose results nobody uses. GraphAI checks none of these, so they are warnings. The
 only errors are those of a nested graph that is sure to run: GraphAI fails on
 them too, only later, when the node runs.
 """
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Container, Iterator
 if TYPE_CHECKING:
     import jsonschema
 
-from graphrt.authoring.agent_info import AgentInfo
+from graphrt.authoring.agent_info import AgentInfo, NestedGraph
 from graphrt.base.errors import ValidationIssue, describe_issue
 from graphrt.base.schema import quick_check_of, validator_of, violations
 from graphrt.base.secrets import SECRET_KEY, hide_url_passwords
@@ -32,12 +32,11 @@ from graphrt.graphdata.loader import GraphSource
 from graphrt.graphdata.propfuncs import is_prop_function
 from graphrt.graphdata.refs import NodeRef, graph_references, parse_ref, template_refs
 
-__all__ = ["SCHEMA_FILE", "NestedIssue", "graphdata_schema", "lint_issues", "nested_inputs"]
+__all__ = ["SCHEMA_FILE", "NestedIssue", "agent_info", "graphdata_schema", "lint_issues", "nested_graph"]
 
 SCHEMA_FILE = Path(__file__).with_name("graphdata.schema.json")
 
 _ARRAY_INDEX = re.compile(r"^\$(\d+|last)$")
-_GRAPH_AGENTS = frozenset({"nestedAgent", "mapAgent"})
 
 
 @dataclass(frozen=True)
@@ -156,14 +155,23 @@ def lint_issues(
     return _Linter(data, agents, source or GraphSource(), found, full=warnings).run()
 
 
-def nested_inputs(node: dict[str, Any]) -> set[str]:
-    """The static nodes a node's nested graph gets from it: its inputs (mapAgent: the row as `row`)."""
-    inputs = node.get("inputs") if isinstance(node.get("inputs"), dict) else {}
-    if node.get("agent") != "mapAgent":
-        return set(inputs)
+def agent_info(agents: Container[str], agent: Any) -> AgentInfo | None:
+    """The function info of a node's agent, if `agents` is a registry that has it."""
+    get = getattr(agents, "get", None)
+    info = get(agent) if callable(get) and isinstance(agent, str) else None
+    return info if isinstance(info, AgentInfo) else None
+
+
+def nested_graph(node: dict[str, Any], info: AgentInfo | None) -> NestedGraph:
+    """What the node's agent does with its `graph:`, as its function info says (`nested_graph`).
+
+    An agent that says nothing gives the graph the node's inputs, and a problem in it is only a warning.
+    """
+    inputs = frozenset(node["inputs"]) if isinstance(node.get("inputs"), dict) else frozenset()
+    if info is None or info.nested_graph is None:
+        return NestedGraph(inputs)
     params = node.get("params") if isinstance(node.get("params"), dict) else {}
-    row_key = params.get("rowKey") if isinstance(params.get("rowKey"), str) and params.get("rowKey") else "row"
-    return {row_key if name == "rows" else name for name in inputs} | {row_key, "__mapIndex"}
+    return info.nested_graph(inputs, params)
 
 
 def _is_literal(value: Any) -> bool:
@@ -291,9 +299,7 @@ class _Linter:
         self.issues.append(ValidationIssue(message, node_id, field, self.source.locate_field(node_id, field), severity))
 
     def info(self, agent: Any) -> AgentInfo | None:
-        get = getattr(self.agents, "get", None)
-        info = get(agent) if callable(get) and isinstance(agent, str) else None
-        return info if isinstance(info, AgentInfo) else None
+        return agent_info(self.agents, agent)
 
     def run(self) -> list[ValidationIssue]:
         nodes = self.data.get("nodes")
@@ -352,9 +358,8 @@ class _Linter:
     def check_nested(self, node_id: str, node: dict[str, Any]) -> None:
         """Checks a node's `graph:` as the nested run will see it, with the node's inputs injected."""
         graph = node["graph"]
-        agent = node.get("agent")
-        params = node.get("params") if isinstance(node.get("params"), dict) else {}
-        names = nested_inputs(node)
+        run = nested_graph(node, self.info(node.get("agent")))
+        names = run.inputs
         nested_nodes = graph.get("nodes")
         data = graph
         injected = frozenset()
@@ -363,10 +368,9 @@ class _Linter:
             data = {**graph, "nodes": {**nested_nodes, **{name: {"value": None} for name in injected}}}
         source = self.source.nested("nodes", node_id, "graph")
         found = rule_issues(data, self.agents, source)
-        results_all = agent == "mapAgent" and bool(params.get("resultAll"))
-        inner = found + _Linter(data, self.agents, source, found, injected | names, results_all, self.full).run()
+        inner = found + _Linter(data, self.agents, source, found, injected | names, run.all_results, self.full).run()
         # GraphAI fails on an invalid nested graph only when it runs it and does not suppress the error.
-        sure_to_fail = isinstance(agent, str) and agent in _GRAPH_AGENTS and not params.get("supressError") and "if" not in node and "unless" not in node
+        sure_to_fail = run.fails_node and "if" not in node and "unless" not in node
         for issue in inner:
             severity = issue.severity if sure_to_fail else "warning"
             if issue.node_id is None:  # about the nested graph itself, e.g. its 'loop'
@@ -415,9 +419,9 @@ class _Linter:
         info = self.info(node.get("agent"))
         if info is None:
             return
-        # An agent that checks its own inputs (as @graphrt.agent functions and toolsAgent do) fails on a
-        # literal that breaks its schema, whenever the node runs: an error. For any other agent, a warning.
-        checks_inputs = bool(getattr(info.func, "checks_inputs", False))
+        # An agent that checks its own inputs (its info says `checks_inputs`) fails on a literal that breaks
+        # its schema whenever the node runs: an error. For any other agent, a warning.
+        checks_inputs = info.checks_inputs
         if errors_only and not checks_inputs:
             return
         inputs = node.get("inputs")
@@ -473,7 +477,7 @@ class _Linter:
 
     def check_unused(self, refs: list[tuple[str | None, str, NodeRef]], nodes: dict[str, Any]) -> None:
         if self.results_all:
-            return  # mapAgent's resultAll returns every node
+            return  # the agent returns every node's result (mapAgent's resultAll)
         used = {ref.node_id for owner, _, ref in refs if owner != ref.node_id}
         for node_id, node in nodes.items():
             node_id = str(node_id)

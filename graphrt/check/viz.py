@@ -12,13 +12,13 @@ as a hexagon saying how the graph loops, results in bold.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Hashable
+from typing import TYPE_CHECKING, Any, Container, Hashable
 
 if TYPE_CHECKING:
     import networkx as nx
 
 from graphrt.base.collector import collector_paused
-from graphrt.check.lint import nested_inputs
+from graphrt.check.lint import agent_info, nested_graph
 from graphrt.graphdata.refs import graph_references
 
 __all__ = ["LOOP", "graph_model", "to_mermaid", "to_dot"]
@@ -33,18 +33,25 @@ def _edge_kind(field: str) -> str:
     return {"inputs": "input", "loop": "while"}.get(head, head)
 
 
-def graph_model(data: dict[str, Any]) -> nx.MultiDiGraph:
-    """GraphData (already validated) as a MultiDiGraph; see the module docstring."""
+def graph_model(data: dict[str, Any], agents: Container[str] | None = None) -> nx.MultiDiGraph:
+    """GraphData (already validated) as a MultiDiGraph; see the module docstring.
+
+    `agents` (default: the installed ones) say what a nested graph receives (their info's `nested_graph`).
+    """
     import networkx as nx  # on first use: importing it costs ~0.2 s at start
 
+    if agents is None:
+        from graphrt.authoring.plugins import default_registry
+
+        agents = default_registry()
     model = nx.MultiDiGraph()
     with collector_paused():
-        _add_graph(model, data, (), None, frozenset())
+        _add_graph(model, data, agents, (), None, frozenset())
     return model
 
 
-def _add_graph(model: nx.MultiDiGraph, data: dict[str, Any], prefix: tuple[str, ...], parent: Hashable | None,
-               injected: frozenset[str]) -> None:
+def _add_graph(model: nx.MultiDiGraph, data: dict[str, Any], agents: Container[str], prefix: tuple[str, ...],
+               parent: Hashable | None, injected: frozenset[str]) -> None:
     nodes = data.get("nodes") or {}
     for node_id, node in nodes.items():
         key = (*prefix, str(node_id))
@@ -72,7 +79,8 @@ def _add_graph(model: nx.MultiDiGraph, data: dict[str, Any], prefix: tuple[str, 
     for node_id, node in nodes.items():
         if "agent" in node and isinstance(node.get("graph"), dict):
             key = (*prefix, str(node_id))
-            _add_graph(model, node["graph"], key, key, frozenset(nested_inputs(node)))
+            inputs = nested_graph(node, agent_info(agents, node["agent"])).inputs
+            _add_graph(model, node["graph"], agents, key, key, inputs)
 
 
 def _children(model: nx.MultiDiGraph) -> dict[Hashable | None, list[Hashable]]:

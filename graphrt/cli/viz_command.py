@@ -29,8 +29,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     data, source = load_graph(args.file)
-    validate_graph(data, registry_for(args), source)
-    model = graph_model(data)
+    registry = registry_for(args)
+    validate_graph(data, registry, source)
+    model = graph_model(data, registry)
     if args.format == "dot":
         text = to_dot(model, name=args.file, direction=args.direction)
     else:

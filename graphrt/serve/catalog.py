@@ -76,7 +76,7 @@ def describe(graph: Graph, redactor: Redactor) -> dict[str, Any]:
         if "agent" not in node and not str(node_id).startswith("__")
     }
     results = [node_id for node_id, node in nodes.items() if node.get("isResult")]
-    model = graph_model(data)
+    model = graph_model(data, graph.registry)
     top = [(key, attributes) for key, attributes in model.nodes(data=True) if attributes["parent"] is None]
     drawing_nodes = [
         {

@@ -192,6 +192,17 @@ def test_the_input_validation_filter_checks_hand_written_agents() -> None:
     assert str(caught.value) == "node 'u', field 'inputs.text': 7 is not of type 'string' (agent upper)"
 
 
+def test_the_input_validation_filter_leaves_the_check_to_an_agent_that_checks_its_inputs() -> None:
+    async def lenient(ctx: AgentContext) -> str:
+        return f"took {ctx.inputs['text']!r}"
+
+    info = AgentInfo(name="lenient", func=lenient, checks_inputs=True, inputs={
+        "type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
+    graph = {"version": 0.5, "nodes": {"seven": {"value": 7},
+                                       "u": {"agent": "lenient", "inputs": {"text": ":seven"}, "isResult": True}}}
+    assert graphrt.run(graph, agents=[info], filters=[graphrt.input_validation_filter()]) == {"u": "took 7"}
+
+
 def test_the_built_in_agents_pass_the_input_validation_filter() -> None:
     graph = {"version": 0.5, "nodes": {
         "t": {"agent": "stringTemplateAgent", "inputs": {"name": "Ada"}, "params": {"template": "Hi ${name}"}},
