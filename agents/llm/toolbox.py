@@ -5,7 +5,7 @@ schema named just `agentName` is an agent that is one function), or agent names
 whose schemas come from their function info (`AgentInfo.tools`), which the LLM
 then sees as `agentName--func`, or MCP servers' tools (`server--tool`, or a server's
 name for all its tools), whose schemas are the servers' own (see `add_mcp_tools`). A call is checked
-against the granted schemas, as `graphrt.tool_calls` defines: unknown names,
+against the granted schemas, as `graphrt.authoring.tool_calls` defines: unknown names,
 arguments that are not a JSON object, and arguments that break the schema raise
 `ToolCallError`, whose text goes back to the LLM so that it can correct itself.
 """

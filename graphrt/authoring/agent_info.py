@@ -271,7 +271,7 @@ class AgentInfo:
 
 
 def _drained(func: Callable[[AgentContext], Any]) -> AgentFunction:
-    """An async generator agent `f(ctx)` as an agent whose result is its last item (see graphrt.progress)."""
+    """An async generator agent `f(ctx)` as an agent whose result is its last item (see graphrt.authoring.progress)."""
     async def run(ctx: AgentContext) -> Any:
         return await drain(func(ctx), ctx)
 

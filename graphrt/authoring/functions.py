@@ -30,8 +30,8 @@ derived or the given one); a violation fails the node with an AgentError that
 names the node, the agent and the field (`inputs.x`, or `params.x` when the
 value came from params). Dataclass and Enum parameters are built from the JSON
 values. A sync function runs in a worker thread; a generator reports progress
-(see graphrt.progress). Called as a tool (inputs `{func, arg, tool_call,
-data}`, see graphrt.tool_calls) the function takes its arguments from `arg`
+(see graphrt.authoring.progress). Called as a tool (inputs `{func, arg, tool_call,
+data}`, see graphrt.authoring.tool_calls) the function takes its arguments from `arg`
 and its result is a tool result.
 """
 

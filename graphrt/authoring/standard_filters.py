@@ -2,7 +2,7 @@
 
     graphrt.run(graph, filters=[input_validation_filter(), cache_filter(store), stream_filter()])
 
-Each returns an AgentFilter; `agent_ids` / `node_ids` scope it (see graphrt.filters).
+Each returns an AgentFilter; `agent_ids` / `node_ids` scope it (see graphrt.authoring.filters).
 """
 
 from __future__ import annotations

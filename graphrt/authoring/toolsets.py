@@ -20,7 +20,7 @@ makes one agent, named after the class unless `@graphrt.toolset(name=...)`
 says otherwise. It keeps that one instance, and so its state, for every call
 in every run that uses the registry. `AgentInfo.tools` lists each marked
 method as the OpenAI function `Counter--add`. The agent is called with the
-tool-call inputs `{func, arg, tool_call, data}` (see graphrt.tool_calls): it
+tool-call inputs `{func, arg, tool_call, data}` (see graphrt.authoring.tool_calls): it
 finds the method named by `func`, checks `arg` against the method's
 parameters, calls it (sync methods in a worker thread, so they may run at the
 same time: guard shared state if that matters) and returns a tool result.

@@ -1,6 +1,6 @@
 """`graphrt test-agents [NAME ...]`: runs the agents' samples and reports the ones that fail.
 
-Each sample runs through a real one-node graph (see graphrt.samples). The
+Each sample runs through a real one-node graph (see graphrt.testing.samples). The
 last line is `test-agents: N passed, M failed`; the exit code is 1 when any
 sample failed. What agents print while they run is kept back, and shown with
 `-v` for the samples that fail.

@@ -83,7 +83,7 @@ def _object_function(value: dict | list, prop: str) -> Any:
     return UNDEFINED
 
 
-_MAX_JSON_DEPTH = 100  # as for graph files (graphrt.loader.MAX_DEPTH): deeper values overflow Python's stack later
+_MAX_JSON_DEPTH = 100  # as for graph files (graphrt.graphdata.loader.MAX_DEPTH): deeper values overflow Python's stack later
 
 
 def _deeper_than(value: Any, limit: int) -> bool:

@@ -11,7 +11,7 @@
         sample_case.check()
 
 The agents are added to the built-in ones (so a graph sample can use them),
-and every sample runs through a real one-node graph (see graphrt.samples).
+and every sample runs through a real one-node graph (see graphrt.testing.samples).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Error messages built from their fields: file, node, field, message (graphrt/errors.py)."""
+"""Error messages built from their fields: file, node, field, message (graphrt/base/errors.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""JavaScript value rules that graph results depend on (graphrt/jsvalue.py).
+"""JavaScript value rules that graph results depend on (graphrt/base/jsvalue.py).
 
 Expected values are what Node.js prints for the same input.
 """

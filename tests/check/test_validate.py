@@ -1,4 +1,4 @@
-"""Validation before a run: every problem found, each naming node, field and position (graphrt/validate.py)."""
+"""Validation before a run: every problem found, each naming node, field and position (graphrt/check/)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Checkpointed runs and resuming them: completed nodes never run twice (graphrt/durable.py)."""
+"""Checkpointed runs and resuming them: completed nodes never run twice (graphrt/durable/)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What a run reports: events recorded in a list and compared whole (graphrt/events.py).
+"""What a run reports: events recorded in a list and compared whole (graphrt/observe/events.py).
 
 Runs here use `concurrency: 1`, so the order of events is the order of the
 scheduler and does not depend on timing.

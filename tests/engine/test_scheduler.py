@@ -1,4 +1,4 @@
-"""Scheduling: priority queue, FIFO within a priority, global and label limits, nesting (graphrt/scheduler.py).
+"""Scheduling: priority queue, FIFO within a priority, global and label limits, nesting (graphrt/engine/scheduler.py).
 
 Ready nodes are released together by a `gate` node: while `gate` holds the only
 slot, the nodes waiting for it are all queued, so the queue's order decides.

@@ -1,4 +1,4 @@
-"""Loading graphs from dicts, YAML/JSON text and files, with positions for errors (graphrt/loader.py)."""
+"""Loading graphs from dicts, YAML/JSON text and files, with positions for errors (graphrt/graphdata/loader.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""GraphAI's prop functions, one family at a time (graphrt/propfuncs.py).
+"""GraphAI's prop functions, one family at a time (graphrt/graphdata/propfuncs.py).
 
 Each case resolves `:v.<prop>` against `{"v": value}`, as a node's input would.
 """

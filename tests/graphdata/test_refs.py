@@ -1,4 +1,4 @@
-"""References in graph files: `:node.a.b`, `$0`, `$last`, templates, `@loop` (graphrt/refs.py)."""
+"""References in graph files: `:node.a.b`, `$0`, `$last`, templates, `@loop` (graphrt/graphdata/refs.py)."""
 
 from __future__ import annotations
 
