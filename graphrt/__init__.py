@@ -4,7 +4,10 @@
     graphrt.run("graphs/hello.yaml", inject={"name": "Ada"})
 
 Names are imported on first use (PEP 562), so that `import graphrt`, and the
-`graphrt` command, start at once.
+`graphrt` command, start at once. `_EXPORTS` is the one list of the public
+names, each with the module that defines it; `__all__` is made from it, and the
+imports for type checkers and editors repeat it (tests/test_public_api.py checks
+that they agree).
 """
 
 import typing as _typing
@@ -93,48 +96,7 @@ if _typing.TYPE_CHECKING:  # what the names are, for type checkers and editors
     from graphrt.engine.run import Run
     from graphrt.observe.events import Event
 
-__all__ = [
-    "run",
-    "arun",
-    "resume",
-    "aresume",
-    "Graph",
-    "Run",
-    "GraphOptions",
-    "RunOptions",
-    "AgentContext",
-    "AgentInfo",
-    "Sample",
-    "Registry",
-    "default_registry",
-    "agent",
-    "tool",
-    "toolset",
-    "as_agent",
-    "Progress",
-    "AgentFilter",
-    "cache_filter",
-    "input_validation_filter",
-    "stream_filter",
-    "Event",
-    "UNDEFINED",
-    "GraphError",
-    "GraphLoadError",
-    "GraphValidationError",
-    "ValidationIssue",
-    "ResolveError",
-    "AgentError",
-    "NodeTimeoutError",
-    "GraphAbortedError",
-    "RunTimeoutError",
-    "GraphInterrupted",
-    "CheckpointError",
-    "Interrupt",
-    "RegistrationError",
-    "ToolCallError",
-    "ServiceError",
-    "Location",
-]
+__all__ = list(_EXPORTS)
 
 
 def __getattr__(name: str) -> _typing.Any:
