@@ -30,10 +30,10 @@ from graphrt.authoring.functions import agent_info_of, function_agent
 from graphrt.authoring.toolsets import build_toolset, is_toolset, tool_options
 from graphrt.base.errors import RegistrationError
 
-__all__ = ["AGENT_FILE_FOLDERS", "as_agent", "agents_of", "import_agent_module", "module_agents"]
+__all__ = ["AGENT_FILE_FOLDERS", "as_agent", "agents_of", "module_agents"]
 
 AGENT_FILE_FOLDERS: set[str] = set()
-"""Folders that `import_agent_module` put on sys.path for an agent file: a Ray worker's path lacks them."""
+"""Folders that `_import_agent_module` put on sys.path for an agent file: a Ray worker's path lacks them."""
 
 
 def as_agent(obj: Any, **overrides: Any) -> AgentInfo:
@@ -70,7 +70,7 @@ def agents_of(objs: Any) -> list[AgentInfo]:
 def module_agents(module: ModuleType | str) -> list[AgentInfo]:
     """A module's agents: its `AGENTS` list, else the agents and toolset classes it defines."""
     if isinstance(module, str):
-        module = import_agent_module(module)
+        module = _import_agent_module(module)
     listed = getattr(module, "AGENTS", None)
     if listed is not None:
         return [as_agent(obj) for obj in listed]
@@ -83,7 +83,7 @@ def module_agents(module: ModuleType | str) -> list[AgentInfo]:
     return found
 
 
-def import_agent_module(name: str) -> ModuleType:
+def _import_agent_module(name: str) -> ModuleType:
     """Imports a module by dotted name (the current directory first on the path) or from a `.py` file.
 
     Raises:

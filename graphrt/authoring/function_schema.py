@@ -29,7 +29,7 @@ from graphrt.base.schema import (
     type_schema,
 )
 
-__all__ = ["Parameter", "FunctionSchema", "function_schema", "problems_error"]
+__all__ = ["Parameter", "FunctionSchema", "function_schema"]
 
 _EMPTY = inspect.Parameter.empty
 
@@ -137,7 +137,7 @@ def function_schema(func: Callable[..., Any], *, owner: str, skip_self: bool = F
             names = ", ".join(item.name for item in listed if item.name != context) or "none"
             problems.append(f"docstring describes '{name}', which is not a parameter (parameters: {names})")
     if problems:
-        raise problems_error(owner, problems)
+        raise _problems_error(owner, problems)
     return FunctionSchema(
         func=func,
         description=docstring.description,
@@ -149,7 +149,7 @@ def function_schema(func: Callable[..., Any], *, owner: str, skip_self: bool = F
     )
 
 
-def problems_error(owner: str, problems: list[str]) -> RegistrationError:
+def _problems_error(owner: str, problems: list[str]) -> RegistrationError:
     """One RegistrationError for all the problems: one line for one problem, a list for more."""
     if len(problems) == 1:
         return RegistrationError(f"{owner}: {problems[0]}")

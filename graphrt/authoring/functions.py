@@ -62,12 +62,10 @@ __all__ = [
     "agent",
     "agent_info_of",
     "function_agent",
-    "as_samples",
     "check_options",
     "normalize_options",
     "inputs_error",
     "call_with_arguments",
-    "call_with_arguments_sync",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -143,7 +141,7 @@ def function_agent(func: Callable[..., Any], **overrides: Any) -> AgentInfo:
     return build_function_agent(func, {**getattr(func, _OPTIONS, {}), **overrides})
 
 
-def as_samples(samples: Iterable[Sample | Mapping[str, Any]]) -> tuple[Sample, ...]:
+def _as_samples(samples: Iterable[Sample | Mapping[str, Any]]) -> tuple[Sample, ...]:
     """Samples from Sample objects or dicts with GraphAI's keys (inputs, params, result, graph, description)."""
     out = []
     for sample in samples:
@@ -168,7 +166,7 @@ def check_options(owner: str, options: Mapping[str, Any]) -> None:
 
 def normalize_options(options: dict[str, Any]) -> None:
     """Turns the options users write as lists and dicts into AgentInfo's tuples and Samples, in place."""
-    options["samples"] = as_samples(options.get("samples", ()))
+    options["samples"] = _as_samples(options.get("samples", ()))
     for key in ("category", "environment_variables"):
         if key in options:
             options[key] = tuple(options[key])
@@ -238,7 +236,7 @@ def _runner(schema: FunctionSchema, name: str, inputs_schema: Mapping[str, Any] 
     def run_sync(ctx: AgentContext) -> Any:
         try:
             node_args, tool_args = prepare(ctx)
-            result = call_with_arguments_sync(schema, schema.func, node_args or tool_args or {}, ctx)
+            result = _call_with_arguments_sync(schema, schema.func, node_args or tool_args or {}, ctx)
         except ToolCallError as error:
             if not is_tool_call(ctx.inputs):
                 raise
@@ -256,11 +254,11 @@ async def call_with_arguments(schema: FunctionSchema, func: Callable[..., Any], 
         return await func(**kwargs)
     if schema.kind == "asyncgen":
         return await drain(func(**kwargs), ctx)
-    return await anyio.to_thread.run_sync(functools.partial(call_with_arguments_sync, schema, func, arguments, ctx))
+    return await anyio.to_thread.run_sync(functools.partial(_call_with_arguments_sync, schema, func, arguments, ctx))
 
 
-def call_with_arguments_sync(schema: FunctionSchema, func: Callable[..., Any], arguments: Mapping[str, Any],
-                             ctx: AgentContext) -> Any:
+def _call_with_arguments_sync(schema: FunctionSchema, func: Callable[..., Any], arguments: Mapping[str, Any],
+                              ctx: AgentContext) -> Any:
     """Calls a sync function or generator with checked JSON arguments (in a worker thread)."""
     result = func(**schema.keyword_arguments(arguments, ctx))
     return drain_sync(result, ctx) if schema.kind == "generator" else result

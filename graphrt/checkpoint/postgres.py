@@ -24,18 +24,13 @@ from graphrt.base.entry_points import needs_extra
 from graphrt.checkpoint.base import CheckpointError, run_taken
 from graphrt.checkpoint.sql import SqlStore, Statement, ThreadedConnection, schema
 
-__all__ = ["PostgresStore", "without_password"]
+__all__ = ["PostgresStore"]
 
 _SCHEMA = schema(sequence="BIGSERIAL PRIMARY KEY", boolean="BOOLEAN", real="DOUBLE PRECISION")
 _CLAIM_WAIT_MS = 1000
 _SCHEMA_LOCK = "SELECT pg_advisory_xact_lock(7074011)"  # one schema creator at a time
 
 _PASSWORD = re.compile(r"(://[^:/@]*:)[^@]*@")
-
-
-def without_password(url: str) -> str:
-    """`postgresql://user:secret@host/db` -> `postgresql://user:***@host/db`."""
-    return _PASSWORD.sub(r"\1***@", url)
 
 
 class PostgresStore(SqlStore):
@@ -67,8 +62,8 @@ class PostgresStore(SqlStore):
 
     @classmethod
     def shown(cls, target: str) -> str:
-        """The URL without its password."""
-        return without_password(str(target))
+        """The URL without its password: `postgresql://user:secret@host/db` -> `postgresql://user:***@host/db`."""
+        return _PASSWORD.sub(r"\1***@", str(target))
 
     # ----- connections -----
 
@@ -192,4 +187,4 @@ def _running_loop() -> Any:
 
 def _first_line(error: Exception) -> str:
     text = str(error).strip()
-    return without_password(text.splitlines()[0]) if text else type(error).__name__
+    return PostgresStore.shown(text.splitlines()[0]) if text else type(error).__name__

@@ -26,12 +26,12 @@ from graphrt.checkpoint.base import (
     encode_value,
 )
 
-__all__ = ["SqlStore", "ThreadedConnection", "Statement", "RUN_COLUMNS", "schema", "record_from_row", "record_values"]
+__all__ = ["SqlStore", "ThreadedConnection", "Statement", "schema"]
 
 Statement = tuple[str, tuple[Any, ...]]
 """A query (with `?` placeholders) and its values."""
 
-RUN_COLUMNS = ("run_id, graph_file, graph_text, graph_hash, injected, config, all_results, status, detail, results, "
+_RUN_COLUMNS = ("run_id, graph_file, graph_text, graph_hash, injected, config, all_results, status, detail, results, "
                "created_at, updated_at")
 
 
@@ -70,7 +70,7 @@ CREATE INDEX IF NOT EXISTS graphrt_rows_run ON graphrt_rows (run_id, iteration);
 """
 
 
-def record_from_row(row: tuple[Any, ...]) -> RunRecord:
+def _record_from_row(row: tuple[Any, ...]) -> RunRecord:
     """A RunRecord from a `graphrt_runs` row."""
     (run_id, graph_file, graph_text, graph_hash, injected, config, all_results, status, detail, results,
      created_at, updated_at) = row
@@ -97,8 +97,8 @@ def _json(text: Any, what: str) -> Any:
         raise damaged(what, error) from None
 
 
-def record_values(record: RunRecord) -> tuple[Any, ...]:
-    """The `graphrt_runs` columns of a record, in RUN_COLUMNS order."""
+def _record_values(record: RunRecord) -> tuple[Any, ...]:
+    """The `graphrt_runs` columns of a record, in _RUN_COLUMNS order."""
     now = time.time()
     return (record.run_id, record.graph_file, record.graph_text, record.graph_hash, encode_value(record.injected),
             json.dumps(record.config), bool(record.all_results), record.status, json.dumps(record.detail),
@@ -185,8 +185,8 @@ class SqlStore:
 
     async def create_run(self, record: RunRecord) -> None:
         try:
-            await self._write((f"INSERT INTO graphrt_runs ({RUN_COLUMNS}) VALUES ({', '.join('?' * 12)})",
-                               record_values(record)))
+            await self._write((f"INSERT INTO graphrt_runs ({_RUN_COLUMNS}) VALUES ({', '.join('?' * 12)})",
+                               _record_values(record)))
         except self._duplicate:
             raise CheckpointError(f"run {record.run_id!r} is already saved in {self.location}") from None
 
@@ -209,8 +209,8 @@ class SqlStore:
                           insert)
 
     async def get_run(self, run_id: str) -> RunRecord | None:
-        found = await self._read(f"SELECT {RUN_COLUMNS} FROM graphrt_runs WHERE run_id = ?", (run_id,))
-        return record_from_row(found[0]) if found else None
+        found = await self._read(f"SELECT {_RUN_COLUMNS} FROM graphrt_runs WHERE run_id = ?", (run_id,))
+        return _record_from_row(found[0]) if found else None
 
     async def get_rows(self, run_id: str) -> list[Row]:
         found = await self._read(
@@ -221,8 +221,8 @@ class SqlStore:
         return [Row(*row) for row in found]
 
     async def runs(self) -> list[RunRecord]:
-        found = await self._read(f"SELECT {RUN_COLUMNS} FROM graphrt_runs ORDER BY {self._runs_order}")
-        return [record_from_row(row) for row in found]
+        found = await self._read(f"SELECT {_RUN_COLUMNS} FROM graphrt_runs ORDER BY {self._runs_order}")
+        return [_record_from_row(row) for row in found]
 
     async def close(self) -> None:
         raise NotImplementedError

@@ -15,10 +15,10 @@ from typing import Any, TextIO
 from graphrt.base.errors import GraphError
 from graphrt.base.jsvalue import escape_lone_surrogates, to_json_compatible
 
-__all__ = ["results_json", "write_results"]
+__all__ = ["write_results"]
 
 
-def results_json(results: Any) -> str:
+def _results_json(results: Any) -> str:
     """The results as indented JSON text, as `JSON.stringify(results, null, 2)` writes them.
 
     Raises:
@@ -39,5 +39,5 @@ def results_json(results: Any) -> str:
 def write_results(results: Any, stream: TextIO | None = None) -> None:
     """Writes the results to `stream` (stdout), a newline after them."""
     stream = stream or sys.stdout
-    stream.write(results_json(results) + "\n")
+    stream.write(_results_json(results) + "\n")
     stream.flush()

@@ -28,7 +28,7 @@ from graphrt.mcp.config import McpConfigError, ServerConfig, parse_servers
 
 __all__ = [
     "McpServerError", "McpToolError", "McpTool", "ServerConnection", "connect", "configured_servers",
-    "server_connection", "list_tools", "call_tool", "split_tool",
+    "server_connection", "list_tools", "call_tool",
 ]
 
 _T = TypeVar("_T")
@@ -70,7 +70,7 @@ class McpTool:
                                                  "parameters": self.input_schema}}
 
 
-def split_tool(full_name: str) -> tuple[str, str]:
+def _split_tool(full_name: str) -> tuple[str, str]:
     """`server--tool` as (server, tool); the tool's own name may contain `--`."""
     server, separator, tool = str(full_name).partition(SEPARATOR)
     if not separator or not server or not tool:
@@ -265,7 +265,7 @@ async def call_tool(ctx: AgentContext, full_name: str, arguments: Any) -> dict[s
         McpServerError: the server is not usable (see server_connection), or died or hung during the call.
         McpToolError: the server refused the call (e.g. an unknown tool or bad arguments).
     """
-    server, tool = split_tool(full_name)
+    server, tool = _split_tool(full_name)
     connection = await server_connection(ctx, server)
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:

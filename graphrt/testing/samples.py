@@ -32,7 +32,7 @@ from graphrt.authoring.registry import Registry
 from graphrt.base.errors import GraphError
 from graphrt.base.jsvalue import UNDEFINED, json_stringify, to_json_compatible
 
-__all__ = ["SampleOutcome", "sample_graph", "run_sample", "run_samples", "select_agents", "with_mocks"]
+__all__ = ["SampleOutcome", "sample_graph", "run_sample", "run_samples", "select_agents"]
 
 _INPUTS_NODE = "sampleInputs"
 _SAMPLE_NODE = "test"  # GraphAI's agent test runner calls the node "test" (mergeNodeIdAgent shows it)
@@ -67,7 +67,7 @@ class SampleOutcome:
         return f"{text} {self.hint}".rstrip()
 
 
-def with_mocks(registry: Registry) -> Registry:
+def _with_mocks(registry: Registry) -> Registry:
     """The registry with each agent that has a `mock` replaced by it, so samples need no server or person."""
     if not any(info.mock is not None for info in registry):
         return registry
@@ -100,7 +100,7 @@ async def run_sample(info: AgentInfo, sample: Sample, registry: Registry, index:
     from graphrt.engine.graph import Graph
 
     try:
-        graph = Graph(sample_graph(info, sample), agents=with_mocks(registry))
+        graph = Graph(sample_graph(info, sample), agents=_with_mocks(registry))
         results = await graph.arun()
     except GraphError as error:
         return SampleOutcome(info.name, index, sample, False, error=str(error), hint=_hint(info))
