@@ -129,24 +129,16 @@ def test_the_help_lists_the_installed_stores(memo_store: Path, capsys) -> None:
         capsys.readouterr().out.split())
 
 
-def test_a_broken_store_entry_point_is_named(installed_package) -> None:
-    installed_package("demo-broken", entry_points={STORE_GROUP: {"gone": "demo_missing_store:Store"}})
+@pytest.mark.parametrize(("name", "value", "why"), [
+    ("gone", "demo_missing_store:Store", "cannot be loaded: ModuleNotFoundError: No module named 'demo_missing_store'"),
+    ("other", "demo_memo_store:MemoStore", "opens memo, not other"),
+    ("plain", "os:sep", "is not a store class: it has no schemes, extra, shown"),
+], ids=["unloadable", "misnamed", "not-a-store"])
+def test_a_bad_store_entry_point_is_named(memo_store: Path, installed_package, name: str, value: str, why: str) -> None:
+    installed_package("demo-bad", entry_points={STORE_GROUP: {name: value}})
     with pytest.raises(CheckpointError) as caught:
-        open_store("gone://x")
-    assert str(caught.value) == (
-        "checkpoint store 'gone = demo_missing_store:Store' (entry point group graphrt.checkpoint_stores) cannot be "
-        "loaded: ModuleNotFoundError: No module named 'demo_missing_store'"
-    )
-
-
-def test_an_entry_point_must_name_a_class_that_opens_its_scheme(memo_store: Path, installed_package) -> None:
-    installed_package("demo-misnamed", entry_points={STORE_GROUP: {"other": "demo_memo_store:MemoStore"}})
-    with pytest.raises(CheckpointError) as caught:
-        open_store("other://x")
-    assert str(caught.value) == (
-        "checkpoint store 'other = demo_memo_store:MemoStore' (entry point group graphrt.checkpoint_stores) opens "
-        "memo, not other"
-    )
+        open_store(f"{name}://x")
+    assert str(caught.value) == f"checkpoint store '{name} = {value}' (entry point group graphrt.checkpoint_stores) {why}"
 
 
 def test_a_missing_extra_is_one_line_naming_it(tmp_path: Path) -> None:
