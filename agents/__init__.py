@@ -6,6 +6,13 @@ registry finds it, as it finds any agent pack, through the entry point group
 every agent by the module whose `AGENTS` list holds it, so that a run imports only the
 modules of the agents its graph uses; tests/agents/test_index.py checks it against the code.
 `AGENTS` (here and in each subpackage) lists the agents themselves, imported on first use.
+
+Each subpackage is a pack (`PACKS`: GraphAI's package it follows, graphrt's pip extra
+it needs, if any), and `UNAVAILABLE` names GraphAI's agents that graphrt does not
+provide, with why: validation, `graphrt agents` and the first use of an agent read
+them through the index (graphrt/authoring/packs.py). A pack whose dependencies come
+in an extra imports them inside its agents, or at the top of its modules: a module of
+a pack whose extra is missing is never imported, and its agents say what to install.
 """
 
 from __future__ import annotations
@@ -13,9 +20,41 @@ from __future__ import annotations
 from typing import Any
 
 from graphrt.authoring.agent_info import AgentInfo
+from graphrt.authoring.packs import Pack, Unavailable
 from graphrt.authoring.registry import AgentIndex
 
-__all__ = ["AGENTS", "INDEX", "agents_under"]
+__all__ = ["AGENTS", "INDEX", "PACKS", "UNAVAILABLE", "agents_under"]
+
+# Each subpackage's pack: the name `graphrt agents` shows, and the pip extra (with the modules it installs) that
+# its agents need. GraphAI's npm package of each agent is in its function info (`package`).
+PACKS = {
+    "graphrt_agents.vanilla": Pack("vanilla"),  # @graphai/vanilla
+    "graphrt_agents.sleeper": Pack("sleeper"),  # @graphai/sleeper_agents
+    "graphrt_agents.llm": Pack("llm"),  # @graphai/llm_agents (openAIAgent), @graphai/tools_agent, graphrt's ReAct
+    "graphrt_agents.mcp": Pack("mcp", extra="mcp", requires=("mcp",)),  # @graphai/mcp_agent
+    "graphrt_agents.wiki": Pack("wiki"),  # graphrt's own (its offline corpus is graphrt[wiki], optional)
+    "graphrt_agents.input": Pack("input"),  # @graphai/input_agents
+}
+
+_SERVICE = "graphrt has no client for that service"
+# GraphAI's agents (from its published packages) that graphrt does not provide, and why.
+UNAVAILABLE = {
+    "browserlessAgent": Unavailable(
+        "@graphai/browserless_agent", "it renders pages on browserless.io, a paid third-party service",
+        instead="fetchAgent with params.type 'text' fetches a page without rendering it"),
+    "braveSearchAgent": Unavailable("@graphai/brave_search_agent", f"it calls the Brave Search API; {_SERVICE}",
+                                    instead="fetchAgent can call such an API with your key in inputs.headers"),
+    "googleSearchAgent": Unavailable("@graphai/google_search_agent", f"it calls Google's Custom Search API; {_SERVICE}",
+                                     instead="fetchAgent can call such an API with your key in inputs.queryParams"),
+    "serperAgent": Unavailable("@graphai/serper_agent", f"it calls the serper.dev search API; {_SERVICE}"),
+    "exaAgent": Unavailable("@graphai/exa_agent", f"it calls the Exa search API; {_SERVICE}"),
+    "slackAgent": Unavailable("@graphai/slack_agent", f"it posts through Slack's Web API; {_SERVICE}"),
+    "notionAgent": Unavailable("@graphai/notion_agent", f"it calls Notion's API; {_SERVICE}"),
+    "arxivAgent": Unavailable("@graphai/arxiv_agent", f"it searches arXiv's export API; {_SERVICE}",
+                              instead="fetchAgent with params.type 'xml' reads that API's Atom answers"),
+    "puppeteerAgent": Unavailable("@graphai/puppeteer_agent", "it drives a Chrome browser through Puppeteer (Node.js)"),
+    "webLlmAgent": Unavailable("web-llm, in receptron/graphai-agents", "it runs WebLLM, which needs a web browser with WebGPU"),
+}
 
 INDEX = AgentIndex({
     "graphrt_agents.vanilla.string": (
@@ -47,7 +86,7 @@ INDEX = AgentIndex({
     "graphrt_agents.mcp.agents": ("mcpToolsListAgent", "mcpToolsCallAgent"),
     "graphrt_agents.wiki.agent": ("wikiAgent",),
     "graphrt_agents.input": ("textInputAgent",),
-})
+}, packs=PACKS, unavailable=UNAVAILABLE)
 
 
 def agents_under(package: str) -> list[AgentInfo]:

@@ -10,7 +10,9 @@ agent_like.as_agent), a module whose `AGENTS` lists them, or an `AgentIndex`
 
 `default_registry()` holds graphrt's own agent library (`graphrt_agents`, an
 index) and then every pack; a pack's agent replaces a built-in one of the
-same name. `graphrt run FILE --agents my.module` adds a module's agents on top
+same name. An index says which pack each of its agents is in (packs.py); the
+agents of a plain list are in the pack named by their entry point.
+`graphrt run FILE --agents my.module` adds a module's agents on top
 (agent_like.module_agents); agents it registers in `default_registry()` while
 it is imported are there too.
 """
@@ -21,6 +23,7 @@ from typing import Iterable
 
 from graphrt.authoring.agent_info import AgentInfo, AgentLike
 from graphrt.base.entry_points import EntryPoint, entry_points
+from graphrt.authoring.packs import Pack
 from graphrt.authoring.registry import AgentIndex, Registry
 from graphrt.base.errors import RegistrationError
 
@@ -78,8 +81,8 @@ def default_registry() -> Registry:
             loaded = _load(point)
             if isinstance(loaded, AgentIndex):
                 registry.add_index(loaded, replace=not point.builtin)
-            else:
-                registry.add(*loaded, replace=not point.builtin)
+            else:  # a plain list of agents: the entry point's name is their pack
+                registry.add(*loaded, replace=not point.builtin, pack=Pack(point.name, distribution=point.dist_name or ""))
         _default = registry
     return _default
 

@@ -5,7 +5,9 @@ A registry holds AgentInfos, and names whose agent is not imported yet: an
 them, so a registry knows every name at once (for validation and "did you
 mean") and imports a module only when one of its agents is first looked up.
 graphrt's own agent library (graphrt_agents) comes in that way, so that a run
-imports only the agents its graph uses.
+imports only the agents its graph uses. An index also says which pack each
+module is in and what the pack needs installed, and which of GraphAI's agents
+it knows of but lacks (packs.py): a registry tells why such a name cannot run.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Mapping
 
 from graphrt.authoring.agent_info import AgentInfo, AgentLike
+from graphrt.authoring.packs import Pack, Unavailable
 from graphrt.base.errors import RegistrationError
 
 __all__ = ["AgentIndex", "Registry"]
@@ -28,10 +31,19 @@ class AgentIndex:
     the pack should check that, so that the index cannot drift from the code).
     An entry point of the group `graphrt.agents` may name an AgentIndex instead
     of a list of agents.
+
+    `packs` gives the pack of each module by the longest matching prefix
+    (`{"mypack.pdf": Pack("pdf", extra="pdf", requires=("pypdf",))}`); a module
+    whose pack lacks a required module is not imported: loading its agent says
+    what to install. `unavailable` lists agents the pack knows of but does not
+    provide, with why (validation says so instead of "unknown agent").
     """
 
     modules: Mapping[str, tuple[str, ...]]
+    packs: Mapping[str, Pack] = field(default_factory=dict)
+    unavailable: Mapping[str, Unavailable] = field(default_factory=dict)
     _loaded: dict[str, dict[str, AgentInfo]] = field(default_factory=dict, repr=False)
+    _pack_of: dict[str, Pack | None] = field(default_factory=dict, repr=False)
 
     def names(self) -> list[str]:
         """Every agent name, in index order."""
@@ -41,13 +53,28 @@ class AgentIndex:
         """Every agent, in index order (imports every module)."""
         return [self.load(module, name) for module, names in self.modules.items() for name in names]
 
+    def pack_of(self, module: str) -> Pack | None:
+        """The pack of `module`: the entry of `packs` whose key is the longest prefix of it, or None."""
+        if module not in self._pack_of:
+            found = None
+            for prefix, pack in self.packs.items():
+                if (module == prefix or module.startswith(prefix + ".")) and (found is None or len(prefix) > len(found[0])):
+                    found = (prefix, pack)
+            self._pack_of[module] = found[1] if found else None
+        return self._pack_of[module]
+
     def load(self, module: str, name: str) -> AgentInfo:
         """The agent `name` of `module`'s `AGENTS`, importing the module on first use.
 
         Raises:
-            RegistrationError: the module fails to import, or its AGENTS lacks the name.
+            RegistrationError: the module's pack is not installed (naming the extra to install),
+                the module fails to import, or its AGENTS lacks the name.
         """
         if module not in self._loaded:
+            pack = self.pack_of(module)
+            reason = pack.not_installed(name) if pack else None
+            if reason:
+                raise RegistrationError(reason)
             try:
                 listed = importlib.import_module(module).AGENTS
             except Exception as error:  # noqa: BLE001 - whatever the module raises, name the agent and module
@@ -76,6 +103,10 @@ class _Indexed:
     module: str
     name: str
 
+    @property
+    def pack(self) -> Pack | None:
+        return self.index.pack_of(self.module)
+
 
 class Registry:
     """The agents a graph can use, by name.
@@ -87,11 +118,13 @@ class Registry:
 
     def __init__(self, agents: Iterable[AgentLike] = ()) -> None:
         self._agents: dict[str, AgentInfo | _Indexed] = {}
+        self._packs: dict[str, Pack] = {}  # name -> pack, for agents registered with one (indexed ones know theirs)
+        self._unavailable: dict[str, Unavailable] = {}
         for info in agents:
             self.register(info)
 
-    def register(self, agent: AgentLike, *, replace: bool = False) -> AgentInfo:
-        """Adds an agent; a second agent with the same name is an error unless `replace`.
+    def register(self, agent: AgentLike, *, replace: bool = False, pack: Pack | None = None) -> AgentInfo:
+        """Adds an agent (of `pack`, if given); a second agent with the same name is an error unless `replace`.
 
         Returns:
             The AgentInfo registered.
@@ -105,18 +138,25 @@ class Registry:
             from graphrt.authoring.agent_like import as_agent  # on first use: it imports the authoring tools
 
             info = as_agent(agent)
-        if info.name in self._agents and not replace and self.get(info.name) is not info:
+        same = info.name in self._agents and self.get(info.name) is info
+        if info.name in self._agents and not replace and not same:
             raise RegistrationError(f"agent {info.name!r} is already registered (pass replace=True to replace it)")
         self._agents[info.name] = info
+        if pack is not None:
+            self._packs[info.name] = pack
+        elif not same:
+            self._packs.pop(info.name, None)
         return info
 
-    def add(self, *agents: AgentLike, replace: bool = False) -> None:
-        """Registers several agents, toolsets or functions at once."""
+    def add(self, *agents: AgentLike, replace: bool = False, pack: Pack | None = None) -> None:
+        """Registers several agents, toolsets or functions at once (of `pack`, if given)."""
         for agent in agents:
-            self.register(agent, replace=replace)
+            self.register(agent, replace=replace, pack=pack)
 
     def add_index(self, index: AgentIndex, *, replace: bool = False) -> None:
         """Registers every agent of an index by name; each is imported when it is first looked up.
+
+        The index's unavailable agents are remembered, for `why_unavailable`.
 
         Raises:
             RegistrationError: a name is taken (unless `replace`).
@@ -126,6 +166,31 @@ class Registry:
                 if name in self._agents and not replace:
                     raise RegistrationError(f"agent {name!r} is already registered (pass replace=True to replace it)")
                 self._agents[name] = _Indexed(index, module, name)
+                self._packs.pop(name, None)
+        for name, unavailable in index.unavailable.items():
+            self._unavailable.setdefault(name, unavailable)
+
+    def pack_of(self, name: str) -> Pack | None:
+        """The pack of the agent `name` (from its index, or given when it was registered), or None; imports nothing."""
+        entry = self._agents.get(name)
+        if entry is None:
+            return None
+        return entry.pack if isinstance(entry, _Indexed) else self._packs.get(name)
+
+    def why_unavailable(self, name: str) -> str | None:
+        """Why a name the registry knows of cannot run, as a message naming the agent; None if it can (or is unknown).
+
+        Either its pack's extra is not installed ("agent 'anthropicAgent' is in graphrt[anthropic],
+        which is not installed ..."), or no agent of that name is registered and an index lists it
+        as one of GraphAI's that it lacks ("agent 'browserlessAgent' is not available: ...").
+        Imports nothing.
+        """
+        entry = self._agents.get(name)
+        if entry is None:
+            unavailable = self._unavailable.get(name)
+            return unavailable.explain(name) if unavailable else None
+        pack = entry.pack if isinstance(entry, _Indexed) else None  # an imported agent's modules are there
+        return pack.not_installed(name) if pack else None
 
     def get(self, name: str) -> AgentInfo | None:
         """The agent of that name (imported now if it came from an index), or None.
@@ -135,7 +200,10 @@ class Registry:
         """
         entry = self._agents.get(name)
         if isinstance(entry, _Indexed):
+            pack = entry.pack
             entry = self._agents[name] = entry.index.load(entry.module, entry.name)
+            if pack is not None:
+                self._packs[name] = pack
         return entry
 
     def __getitem__(self, name: str) -> AgentInfo:
@@ -165,4 +233,6 @@ class Registry:
         """A new registry with the same agents, to extend without touching this one."""
         clone = Registry()
         clone._agents = dict(self._agents)
+        clone._packs = dict(self._packs)
+        clone._unavailable = dict(self._unavailable)
         return clone

@@ -156,7 +156,10 @@ def lint_issues(
 
 
 def agent_info(agents: Container[str], agent: Any) -> AgentInfo | None:
-    """The function info of a node's agent, if `agents` is a registry that has it."""
+    """The function info of a node's agent, if `agents` is a registry that has it (and can load it)."""
+    why_unavailable = getattr(agents, "why_unavailable", None)
+    if callable(why_unavailable) and isinstance(agent, str) and why_unavailable(agent):
+        return None  # rules.py reports it; its module is not imported
     get = getattr(agents, "get", None)
     info = get(agent) if callable(get) and isinstance(agent, str) else None
     return info if isinstance(info, AgentInfo) else None

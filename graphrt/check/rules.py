@@ -248,7 +248,13 @@ class _Checker:
         if not isinstance(agent, str) or not agent:
             self.add(f"'agent' must be an agent name or a reference like ':node', got {agent!r}", node_id, "agent")
             return
-        if agent.startswith(":") or agent in self.agents:
+        if agent.startswith(":"):
+            return
+        unavailable = _why_unavailable(self.agents, agent)
+        if unavailable:
+            self.add(unavailable, node_id, "agent")
+            return
+        if agent in self.agents:
             return
         hint = self._agent_hints.get(agent)
         if hint is None:
@@ -342,6 +348,12 @@ def _shortest_cycle(dependencies: Any, first: str, knot: set[str]) -> list[str]:
                     following.append(successor)
         frontier = following
     raise AssertionError("a strongly connected component always has a cycle")
+
+
+def _why_unavailable(agents: Container[str], agent: str) -> str | None:
+    """A Registry's word on a name it knows of that cannot run (its pack's extra missing, or not provided)."""
+    why = getattr(agents, "why_unavailable", None)
+    return why(agent) if callable(why) else None
 
 
 def _agent_names(agents: Container[str]) -> list[str]:

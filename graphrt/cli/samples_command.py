@@ -3,7 +3,8 @@
 Each sample runs through a real one-node graph (see graphrt.testing.samples). The
 last line is `test-agents: N passed, M failed`; the exit code is 1 when any
 sample failed. What agents print while they run is kept back, and shown with
-`-v` for the samples that fail.
+`-v` for the samples that fail. Agents whose pack's extra is not installed are
+named on a line of their own, and their samples are not run.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import TextIO
 
 import anyio
 
-from graphrt.cli.agent_modules import add_agents_option, named_agents
+from graphrt.cli.agent_modules import add_agents_option, named_agents, not_installed
 from graphrt.testing.samples import SampleOutcome, run_sample
 
 __all__ = ["add_parser", "handle"]
@@ -55,6 +56,9 @@ def handle(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
     without = [info.name for info in agents if not info.samples]
     if without and (args.verbose or args.names):
         stdout.write(f"no samples: {', '.join(without)}\n")
+    missing = [] if args.names else not_installed(registry)
+    if missing:
+        stdout.write(f"not installed (see: graphrt agents): {', '.join(missing)}\n")
     failed = sum(not outcome.passed for outcome, _ in outcomes)
     stdout.write(f"test-agents: {len(outcomes) - failed} passed, {failed} failed\n")
     return 1 if failed else 0

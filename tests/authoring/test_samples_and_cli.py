@@ -113,8 +113,8 @@ def test_agents_lists_every_agent_with_its_summary(agent_file: Path, capsys) -> 
     code, out, _ = cli("agents", "--agents", str(agent_file), capsys=capsys)
     lines = out.splitlines()
     assert code == 0
-    assert any(line.split() == ["copyAgent", "Returns", "namedInputs"] for line in lines)
-    assert any(line.split()[:3] == ["shout", "Upper-cases", "a"] for line in lines)
+    assert any(line.split() == ["copyAgent", "vanilla", "Returns", "namedInputs"] for line in lines)
+    assert any(line.split()[:4] == ["shout", "-", "Upper-cases", "a"] for line in lines)
 
 
 def test_agents_json_gives_the_function_info_with_graphais_keys(agent_file: Path, capsys) -> None:
@@ -132,13 +132,13 @@ def test_agents_json_gives_the_function_info_with_graphais_keys(agent_file: Path
             "parameters": {"type": "object", "properties": {"text": {"type": "string", "description": "what to shout."}},
                            "required": ["text"], "additionalProperties": False}}}],
         "samples": [{"inputs": {"text": "hi"}, "params": {}, "result": "HI"}],
-        "environmentVariables": [], "stream": False, "hasGraphData": False,
+        "environmentVariables": [], "stream": False, "hasGraphData": False, "pack": None,
     }]
 
 
 def test_agents_with_a_name_describes_it_in_full(capsys) -> None:
     _, out, _ = cli("agents", "copyAgent", capsys=capsys)
-    assert out.startswith("copyAgent\n=========\nReturns namedInputs\n\ncategory: data\n")
+    assert out.startswith("copyAgent\n=========\nReturns namedInputs\n\npack: vanilla\ncategory: data\n")
     assert "\nsamples: " in out
 
 
