@@ -34,6 +34,7 @@ PACKS = {
     "graphrt_agents.mcp": Pack("mcp", extra="mcp", requires=("mcp",)),  # @graphai/mcp_agent
     "graphrt_agents.wiki": Pack("wiki"),  # graphrt's own (its offline corpus is graphrt[wiki], optional)
     "graphrt_agents.input": Pack("input"),  # @graphai/input_agents
+    "graphrt_agents.service": Pack("service"),  # @graphai/service_agents
 }
 
 _SERVICE = "graphrt has no client for that service"
@@ -86,6 +87,8 @@ INDEX = AgentIndex({
     "graphrt_agents.mcp.agents": ("mcpToolsListAgent", "mcpToolsCallAgent"),
     "graphrt_agents.wiki.agent": ("wikiAgent",),
     "graphrt_agents.input": ("textInputAgent",),
+    "graphrt_agents.service.fetch": ("fetchAgent",),
+    "graphrt_agents.service.wikipedia": ("wikipediaAgent",),
 }, packs=PACKS, unavailable=UNAVAILABLE)
 
 

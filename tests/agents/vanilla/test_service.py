@@ -181,7 +181,7 @@ async def test_a_refused_connection_raises_fetch_failed() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    with pytest.raises(TypeError, match="^fetch failed$"):
+    with pytest.raises(TypeError, match=r"^fetch failed: http://127.0.0.1:\d+/: ConnectError: "):
         await fetch({"url": f"http://127.0.0.1:{port}/"})
 
 

@@ -1,0 +1,147 @@
+"""GraphAI's fetchAgent (@graphai/service_agents): one HTTP request from the node's inputs, JSON, text or XML back.
+
+Unlike vanillaFetchAgent it reads the request from `inputs` only, checks no
+method, and parses XML (`params.type: xml`, as xml2js does: service/xml.py).
+A non-2xx answer raises "HTTP error: N", or with `params.supressError` is
+returned as GraphAI returns it: `{onError: {message, status, error}}`, `error`
+being the body (parsed as JSON for `type: json`, as text otherwise). The request
+is bounded by the agent's config (`timeout`, `maxBytes`, `maxRedirects`: see
+graphrt_agents._http).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
+from graphrt.base.jsvalue import UNDEFINED, is_null, is_truthy, js_string, json_stringify
+
+from .._http import Limits, Response, request_method, request_url, response_json, response_text, send
+from .xml import parse_xml
+
+__all__ = ["AGENTS", "fetch_agent"]
+
+# Methods fetch refuses to send (the Fetch standard's forbidden methods); any other token is sent as is.
+_FORBIDDEN_METHODS = ("CONNECT", "TRACE", "TRACK")
+
+
+def _check_method(method: str) -> None:
+    if method in _FORBIDDEN_METHODS or not method.isascii() or not method.replace("-", "").isalnum():
+        raise TypeError(f"'{method}' HTTP method is unsupported.")
+
+
+def _response_body(response: Response, response_type: str) -> Any:
+    if response_type == "json":
+        return response_json(response)
+    if response_type == "xml":
+        return parse_xml(response_text(response))
+    if response_type == "text":
+        return response_text(response)
+    raise ValueError(f"Unknown Type! {response_type}")
+
+
+async def fetch_agent(ctx: AgentContext) -> Any:
+    """Fetches `inputs.url` and returns the body: parsed JSON by default, text or XML (as JSON) by `params.type`.
+
+    `inputs.queryParams` replace the URL's query, `inputs.headers` are sent, and
+    a truthy `inputs.body` is sent as JSON (POST unless `inputs.method` says
+    otherwise). `params.debug: true` returns the request instead of sending it.
+
+    Raises:
+        TypeError: an invalid URL or method; "fetch failed: ..." when there is no answer within the limits.
+        RuntimeError: "HTTP error: N" for a non-2xx answer (unless `params.supressError`).
+        ValueError: a body that is not what `params.type` says (JSON, XML), or an unknown type.
+    """
+    inputs, params = ctx.inputs, ctx.params
+    body = inputs.get("body", UNDEFINED)
+    url = request_url(inputs.get("url", UNDEFINED), inputs.get("queryParams"))
+    headers = dict(inputs["headers"]) if isinstance(inputs.get("headers"), dict) else {}
+    if is_truthy(body):
+        headers["Content-Type"] = "application/json"
+    method = request_method(inputs.get("method"), body)
+    content = json_stringify(body) if is_truthy(body) else None
+
+    if is_truthy(params.get("debug")):
+        return {"url": url, "method": method, "headers": headers, "body": UNDEFINED if content is None else content}
+
+    _check_method(method)
+    response = await send(method, url, headers, content, Limits.from_config(ctx.config, "fetchAgent"))
+    response_type = "json" if is_null(params.get("type")) else js_string(params.get("type"))
+    if not response.ok:
+        error = response_json(response) if response_type == "json" else response_text(response)
+        message = f"HTTP error: {response.status}"
+        if is_truthy(params.get("supressError")):
+            return {"onError": {"message": message, "status": response.status, "error": error}}
+        raise RuntimeError(message)
+    return _response_body(response, response_type)
+
+
+def _debug(method: str, url: str, headers: dict[str, str], body: Any = UNDEFINED) -> dict[str, Any]:
+    return {"method": method, "url": url, "headers": headers, "body": body}
+
+
+_SAMPLES = (  # GraphAI's samples, which describe the request (params.debug) and send nothing
+    Sample(
+        inputs={"url": "https://www.google.com", "queryParams": {"foo": "bar"}, "headers": {"x-myHeader": "secret"}},
+        params={"debug": True},
+        result=_debug("GET", "https://www.google.com/?foo=bar", {"x-myHeader": "secret"}),
+    ),
+    Sample(
+        inputs={"url": "https://www.google.com", "queryParams": {"foo": "bar"}, "headers": {"x-myHeader": "secret"},
+                "method": "GET"},
+        params={"debug": True},
+        result=_debug("GET", "https://www.google.com/?foo=bar", {"x-myHeader": "secret"}),
+    ),
+    Sample(
+        inputs={"url": "https://www.google.com", "body": {"foo": "bar"}},
+        params={"debug": True},
+        result=_debug("POST", "https://www.google.com/", {"Content-Type": "application/json"}, '{"foo":"bar"}'),
+    ),
+)
+
+fetch_agent_info = AgentInfo(
+    name="fetchAgent",
+    func=fetch_agent,
+    description="Retrieves JSON data from the specified URL",
+    inputs={
+        "type": "object",
+        "properties": {
+            "url": {"type": "string", "description": "baseurl"},
+            "method": {"type": "string", "description": "HTTP method"},
+            "headers": {"type": "object", "description": "HTTP headers"},
+            "queryParams": {"type": "object", "description": "Query parameters"},
+            "body": {"anyOf": [{"type": "string"}, {"type": "object"}], "description": "body"},
+        },
+        "required": ["url"],
+    },
+    params={
+        "type": "object",
+        "properties": {
+            "type": {"type": "string", "enum": ["json", "text", "xml"],
+                     "description": "How to read the response: JSON (the default), text, or XML turned into JSON"},
+            "supressError": {"type": "boolean",
+                             "description": "Return a non-2xx answer as {onError: {message, status, error}} instead of failing"},
+            "debug": {"type": "boolean", "description": "Return the request instead of sending it"},
+        },
+    },
+    # GraphAI says {type: array}; the result is whatever the body holds, or onError, or the request (debug)
+    output={"description": "The response body (parsed JSON, text, or XML as JSON); {onError: {message, status, error}} "
+                           "for a non-2xx answer with supressError; the request with debug"},
+    config={
+        "type": "object",
+        "properties": {
+            "timeout": {"type": "number", "description": "Seconds to wait for any progress (default 300)"},
+            "maxBytes": {"type": "integer", "description": "Largest response body read (default 32 MiB)"},
+            "maxRedirects": {"type": "integer", "description": "Redirects followed (default 20)"},
+        },
+    },
+    samples=_SAMPLES,
+    category=("service",),
+    author="Receptron",
+    repository="https://github.com/receptron/graphai",
+    source="https://github.com/receptron/graphai/blob/main/agents/service_agents/src/fetch_agent.ts",
+    package="@graphai/service_agents",
+    license="MIT",
+)
+
+AGENTS: list[AgentInfo] = [fetch_agent_info]

@@ -1,0 +1,158 @@
+"""fetchAgent: GraphAI's requests and results against a local server, XML as xml2js reads it, bounded requests."""
+
+from __future__ import annotations
+
+import gzip
+import socket
+from typing import Any
+
+import pytest
+from graphrt_agents.service.fetch import AGENTS, fetch_agent
+
+import graphrt
+from graphrt.testing import SampleCase, parametrize_samples
+from graphrt.testing import agent_context as context
+
+pytestmark = pytest.mark.anyio
+
+
+async def fetch(inputs: dict[str, Any], params: dict[str, Any] | None = None, **extra: Any) -> Any:
+    return await fetch_agent(context(inputs, params, **extra))
+
+
+@parametrize_samples(*AGENTS)
+def test_every_sample_gives_its_result(sample_case: SampleCase) -> None:
+    sample_case.check()
+
+
+async def test_json_is_the_default_type(http) -> None:
+    url = http.route("/data", body={"a": [1, 2]})
+    assert await fetch({"url": url}) == {"a": [1, 2]}
+
+
+async def test_the_request_comes_from_the_inputs_only(http) -> None:
+    received = await fetch({"url": f"{http.base}/echo", "queryParams": {"q": "graph ai"}, "headers": {"X-Key": "k"},
+                            "body": {"n": 1}}, {"url": "http://elsewhere.invalid", "method": "PUT"})
+    assert (received["method"], received["path"], received["query"]) == ("POST", "/echo", "q=graph+ai")
+    assert (received["headers"]["x-key"], received["headers"]["content-type"]) == ("k", "application/json")
+    assert received["body"] == '{"n":1}'
+
+
+async def test_any_method_is_sent_in_upper_case(http) -> None:
+    assert (await fetch({"url": f"{http.base}/echo", "method": "put"}))["method"] == "PUT"
+
+
+async def test_a_forbidden_method_is_refused_as_fetch_refuses_it() -> None:
+    with pytest.raises(TypeError, match="^'TRACE' HTTP method is unsupported.$"):
+        await fetch({"url": "http://127.0.0.1:9/", "method": "trace"})
+
+
+async def test_text_is_returned_as_is(http) -> None:
+    url = http.route("/page", body="<html>hi</html>", content_type="text/html")
+    assert await fetch({"url": url}, {"type": "text"}) == "<html>hi</html>"
+
+
+async def test_xml_becomes_json_as_xml2js_makes_it(http) -> None:
+    feed = ('<?xml version="1.0"?><feed lang="en"><title>News</title>'
+            '<entry id="1"><title>One</title><link href="/1"/></entry>'
+            '<entry id="2"><title>Two</title><link href="/2"/></entry></feed>')
+    url = http.route("/feed", body=feed, content_type="application/xml")
+    assert await fetch({"url": url}, {"type": "xml"}) == {"feed": {
+        "lang": "en", "title": "News",
+        "entry": [{"id": "1", "title": "One", "link": {"href": "/1"}}, {"id": "2", "title": "Two", "link": {"href": "/2"}}],
+    }}
+
+
+async def test_an_unknown_type_is_an_error_after_the_request(http) -> None:
+    url = http.route("/x", body="{}")
+    with pytest.raises(ValueError, match="^Unknown Type! csv$"):
+        await fetch({"url": url}, {"type": "csv"})
+
+
+async def test_a_non_2xx_answer_raises_an_http_error(http) -> None:
+    url = http.route("/missing", status=404, body={"reason": "nope"})
+    with pytest.raises(RuntimeError, match="^HTTP error: 404$"):
+        await fetch({"url": url})
+
+
+async def test_supress_error_gives_graphais_on_error_result_with_the_parsed_body(http) -> None:
+    url = http.route("/fail", status=500, body={"reason": "down"})
+    assert await fetch({"url": url}, {"supressError": True}) == {
+        "onError": {"message": "HTTP error: 500", "status": 500, "error": {"reason": "down"}}}
+
+
+async def test_supress_error_with_xml_gives_the_error_body_as_text(http) -> None:
+    url = http.route("/fail", status=503, body="<error>busy</error>", content_type="application/xml")
+    assert (await fetch({"url": url}, {"supressError": True, "type": "xml"}))["onError"]["error"] == "<error>busy</error>"
+
+
+async def test_graphais_error_graph_takes_the_on_error_branch(http) -> None:
+    url = http.route("/search", status=405, body="Method Not Allowed", content_type="text/plain")
+    graph = {"version": 0.5, "nodes": {  # GraphAI's graphDataPost (service_agents/tests/graphData.ts), pointed here
+        "url": {"value": url},
+        "fetch": {"agent": "fetchAgent", "params": {"type": "text", "supressError": True},
+                  "inputs": {"url": ":url", "body": "Posting data"}},
+        "success": {"agent": "copyAgent", "isResult": True, "unless": ":fetch.onError", "inputs": {"result": True}},
+        "error": {"agent": "propertyFilterAgent", "params": {"include": ["message", "status"]}, "isResult": True,
+                  "if": ":fetch.onError", "inputs": {"item": ":fetch.onError"}},
+    }}
+    assert await graphrt.arun(graph) == {"error": {"message": "HTTP error: 405", "status": 405}}
+    assert http.received[-1]["body"] == '"Posting data"'
+
+
+async def test_redirects_are_followed_up_to_the_configured_count(http) -> None:
+    http.route("/hop2", status=302, headers={"Location": "/hop1"})
+    http.route("/hop1", status=302, headers={"Location": "/end"})
+    http.route("/end", body={"at": "end"})
+    assert await fetch({"url": f"{http.base}/hop2"}) == {"at": "end"}
+    with pytest.raises(TypeError, match=r"^fetch failed: http://127.0.0.1:\d+/hop2 redirected more than 1 times "
+                                        r"\(config maxRedirects\)$"):
+        await fetch({"url": f"{http.base}/hop2"}, config={"maxRedirects": 1})
+
+
+async def test_a_redirect_loop_fails_rather_than_running_forever(http) -> None:
+    http.route("/loop", status=302, headers={"Location": "/loop"})
+    with pytest.raises(TypeError, match="redirected more than 20 times"):
+        await fetch({"url": f"{http.base}/loop"})
+
+
+async def test_a_body_over_the_size_limit_is_refused(http) -> None:
+    url = http.route("/big", body=b"x" * 5000, content_type="text/plain")
+    assert len(await fetch({"url": url}, {"type": "text"}, config={"maxBytes": 5000})) == 5000
+    with pytest.raises(TypeError, match=r"is 5000 bytes, over the limit of 4999 \(config maxBytes\)$"):
+        await fetch({"url": url}, {"type": "text"}, config={"maxBytes": 4999})
+
+
+async def test_the_size_limit_holds_for_a_body_without_length_and_for_what_gzip_unpacks(http) -> None:
+    packed = gzip.compress(b"y" * 100_000)
+    url = http.route("/bomb", body=packed, content_type="text/plain", headers={"Content-Encoding": "gzip"})
+    assert len(await fetch({"url": url}, {"type": "text"})) == 100_000
+    with pytest.raises(TypeError, match=r"is over the limit of 50000 bytes \(config maxBytes\)$"):
+        await fetch({"url": url}, {"type": "text"}, config={"maxBytes": 50_000})
+
+
+async def test_a_server_that_never_answers_fails_after_the_configured_timeout(http) -> None:
+    http.routes["/hang"] = lambda _request: (http.release.wait(), (200, {}, b""))[1]
+    with pytest.raises(TypeError, match=r"^fetch failed: http://127.0.0.1:\d+/hang gave nothing for 0.2 s "
+                                        r"\(config timeout\): ReadTimeout$"):
+        await fetch({"url": f"{http.base}/hang"}, config={"timeout": 0.2})
+
+
+async def test_a_bad_limit_in_the_config_is_named() -> None:
+    with pytest.raises(ValueError, match=r"^fetchAgent: config 'maxBytes' must be a positive number, got -1$"):
+        await fetch({"url": "http://127.0.0.1:9/"}, config={"maxBytes": -1})
+
+
+async def test_a_refused_connection_says_fetch_failed_without_the_query() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(TypeError) as caught:
+        await fetch({"url": f"http://127.0.0.1:{port}/api?key=SECRET"})
+    assert str(caught.value).startswith(f"fetch failed: http://127.0.0.1:{port}/api: ConnectError: ")
+    assert "SECRET" not in str(caught.value)
+
+
+async def test_a_missing_url_is_an_invalid_url_as_in_graphai() -> None:
+    with pytest.raises(TypeError, match="^Invalid URL$"):
+        await fetch({}, {"debug": True})
