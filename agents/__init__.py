@@ -35,6 +35,7 @@ PACKS = {
     "graphrt_agents.wiki": Pack("wiki"),  # graphrt's own (its offline corpus is graphrt[wiki], optional)
     "graphrt_agents.input": Pack("input"),  # @graphai/input_agents
     "graphrt_agents.service": Pack("service"),  # @graphai/service_agents
+    "graphrt_agents.files": Pack("files"),  # @graphai/vanilla_node_agents
 }
 
 _SERVICE = "graphrt has no client for that service"
@@ -89,6 +90,9 @@ INDEX = AgentIndex({
     "graphrt_agents.input": ("textInputAgent",),
     "graphrt_agents.service.fetch": ("fetchAgent",),
     "graphrt_agents.service.wikipedia": ("wikipediaAgent",),
+    "graphrt_agents.files.read": ("fileReadAgent",),
+    "graphrt_agents.files.write": ("fileWriteAgent",),
+    "graphrt_agents.files.path_utils": ("pathUtilsAgent",),
 }, packs=PACKS, unavailable=UNAVAILABLE)
 
 

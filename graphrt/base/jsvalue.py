@@ -172,7 +172,7 @@ def js_number(value: Any) -> float | int:
 
 
 def to_json_compatible(value: Any) -> Any:
-    """What `JSON.parse(JSON.stringify(value))` gives: undefined keys dropped, NaN to null."""
+    """What `JSON.parse(JSON.stringify(value))` gives: undefined keys dropped, NaN to null, bytes as a Buffer's JSON."""
     if isinstance(value, dict):
         return {str(k): to_json_compatible(v) for k, v in value.items() if v is not UNDEFINED}
     if isinstance(value, (list, tuple)):
@@ -183,6 +183,8 @@ def to_json_compatible(value: Any) -> Any:
         return int(value) if value.is_integer() and abs(value) < 2**53 else value
     if value is UNDEFINED:
         return None
+    if isinstance(value, (bytes, bytearray, memoryview)):  # Node's Buffer.toJSON (fileReadAgent's data)
+        return {"type": "Buffer", "data": list(bytes(value))}
     return value
 
 
