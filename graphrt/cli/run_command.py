@@ -6,7 +6,8 @@ states, loop count, streamed tokens); piped or with `--quiet`, only the results
 are printed. `--trace FILE.jsonl` writes every event of the run, secrets redacted.
 `--checkpoint PATH` saves the run as it goes, for `graphrt resume PATH` (graphrt/cli/resume_command.py).
 `--executor ray` runs the agent calls on Ray (graphrt/executors/ray.py).
-`--mcp-config mcp.json` gives the run MCP servers (the `mcpServers` shape, see graphrt.mcp.config),
+`--config FILE` gives the agents their config (GraphAI's `{agentName: {...}}`: a file agent's base
+folder, the programs runShellAgent may run, an LLM's key). `--mcp-config mcp.json` gives the run MCP servers (the `mcpServers` shape, see graphrt.mcp.config),
 whose tools mcpToolsListAgent, mcpToolsCallAgent and toolsAgent use; they stop when the run ends.
 """
 
@@ -62,6 +63,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--mcp-config", metavar="FILE.json",
                         help="MCP servers for the run, as MCP clients configure them: "
                         '{"mcpServers": {"name": {"command", "args", "env"} or {"url", "headers"}}}')
+    parser.add_argument("--config", metavar="FILE",
+                        help="the agents' config for the run (JSON or YAML), as GraphAI's: {AGENT: {...}, global: {...}}, "
+                        "e.g. {fileReadAgent: {baseDir: data}, runShellAgent: {allow: [yarn]}}")
     add_agents_option(parser)
     add_executor_option(parser)
     parser.set_defaults(handler=handle)
@@ -74,12 +78,36 @@ def format_warning(issue: ValidationIssue) -> str:
 
 
 def run_config(args: argparse.Namespace) -> dict[str, Any]:
-    """The run config the options give: `{"mcp": ...}` from `--mcp-config`."""
+    """The run config the options give: the agents' config of `--config`, with `{"mcp": ...}` from `--mcp-config`."""
+    config = _agents_config(args.config) if getattr(args, "config", None) else {}
     if not args.mcp_config:
-        return {}
+        return config
     from graphrt.mcp.config import load_config_file
 
-    return {"mcp": load_config_file(args.mcp_config)}
+    return {**config, "mcp": load_config_file(args.mcp_config)}
+
+
+def _agents_config(path: str) -> dict[str, Any]:
+    """`--config FILE`: a mapping of agent names (and `global`) to mappings.
+
+    Raises:
+        GraphLoadError: the file cannot be read, is not JSON or YAML, or is not such a mapping.
+    """
+    import yaml
+
+    from graphrt.base.errors import GraphLoadError
+
+    try:
+        with open(path, encoding="utf-8") as file:
+            data = yaml.safe_load(file)
+    except OSError as error:
+        raise GraphLoadError(f"{path}: cannot read the config: {error.strerror or error}") from error
+    except yaml.YAMLError as error:
+        raise GraphLoadError(f"{path}: the config is not valid JSON or YAML: {error}") from error
+    if not isinstance(data, dict) or not all(isinstance(value, dict) for value in data.values()):
+        raise GraphLoadError(f"{path}: the config must map agent names (or 'global') to mappings, "
+                             "e.g. {fileReadAgent: {baseDir: data}}")
+    return data
 
 
 def _print_warnings(file: str, registry: Any, stderr: TextIO) -> None:

@@ -227,3 +227,33 @@ def test_an_unknown_injected_node_gets_a_did_you_mean(capsys) -> None:
     code, out, err = run(capsys, str(GRAPHS / "hello.yaml"), "-i", "nmae=Ada")
     assert (code, out) == (1, "")
     assert err.strip().endswith("cannot inject a value: 'nmae' is not a node of this graph (did you mean name?)")
+
+
+# ----- --config: the agents' config -----
+
+READ_NOTE = """\
+version: 0.5
+nodes:
+  note:
+    agent: fileReadAgent
+    inputs: {file: note.txt}
+    params: {outputType: text}
+    isResult: true
+"""
+
+
+def test_config_gives_the_agents_their_config(write, tmp_path: Path, capsys) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "note.txt").write_text("kept")
+    config = tmp_path / "config.yaml"
+    config.write_text(f"fileReadAgent: {{baseDir: {tmp_path / 'data'}}}\n")
+    code, out, _ = run(capsys, write(READ_NOTE), "-q", "--config", str(config))
+    assert (code, json.loads(out)) == (0, {"note": {"data": "kept"}})
+
+
+def test_a_config_that_is_not_a_mapping_of_mappings_fails_with_one_line(write, tmp_path: Path, capsys) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("fileReadAgent: data\n")
+    code, _, err = run(capsys, write(READ_NOTE), "--config", str(config))
+    assert (code, err) == (1, f"graphrt: {config}: the config must map agent names (or 'global') to mappings, "
+                              "e.g. {fileReadAgent: {baseDir: data}}\n")
