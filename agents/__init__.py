@@ -58,6 +58,8 @@ UNAVAILABLE = {
     "arxivAgent": Unavailable("@graphai/arxiv_agent", f"it searches arXiv's export API; {_SERVICE}",
                               instead="fetchAgent with params.type 'xml' reads that API's Atom answers"),
     "puppeteerAgent": Unavailable("@graphai/puppeteer_agent", "it drives a Chrome browser through Puppeteer (Node.js)"),
+    "replicateAgent": Unavailable("@graphai/replicate_agent", f"it runs models on replicate.com, a paid service; {_SERVICE}"),
+    "slashGPTAgent": Unavailable("@graphai/slashgpt_agent", "it runs SlashGPT, a Node.js library"),
     "webLlmAgent": Unavailable("web-llm, in receptron/graphai-agents", "it runs WebLLM, which needs a web browser with WebGPU"),
 }
 

@@ -28,13 +28,16 @@ def _data(inputs: dict[str, Any]) -> bytes:
                     f"(inputs.text or inputs.buffer), got {type(data).__name__}")
 
 
-def _target(ctx: AgentContext, base: BaseFolder) -> Located:
-    file = ctx.inputs.get("file")
-    if not is_truthy(file):
+def _check_inputs(inputs: dict[str, Any]) -> None:
+    """GraphAI's asserts, made before any file is touched."""
+    if not is_truthy(inputs.get("file")):
         raise ValueError("fileWriteAgent: inputs.file is UNDEFINED!")
-    if not is_truthy(ctx.inputs.get("text")) and not is_truthy(ctx.inputs.get("buffer")):
+    if not is_truthy(inputs.get("text")) and not is_truthy(inputs.get("buffer")):
         raise ValueError("fileWriteAgent: inputs.file and inputs.buffer are UNDEFINED!")  # GraphAI's words
-    return locate(base, js_string(file), "inputs.file", "fileWriteAgent")
+
+
+def _target(ctx: AgentContext, base: BaseFolder) -> Located:
+    return locate(base, js_string(ctx.inputs["file"]), "inputs.file", "fileWriteAgent")
 
 
 def _result(located: Located) -> dict[str, Any]:
@@ -53,6 +56,7 @@ def file_write_agent(ctx: AgentContext) -> dict[str, Any]:
         OutsideBaseFolder: no base folder, or a path that would leave it (`..`, absolute, a symlink out).
         OSError: the folder is not there, or the file cannot be written.
     """
+    _check_inputs(ctx.inputs)
     with base_folder("fileWriteAgent", ctx.params, ctx.config) as base:
         located = _target(ctx, base)
         try:
@@ -67,6 +71,7 @@ def file_write_agent(ctx: AgentContext) -> dict[str, Any]:
 
 def _dry_run(ctx: AgentContext) -> dict[str, Any]:
     """fileWriteAgent's mock (its samples run it): checks the path as the agent does and writes nothing."""
+    _check_inputs(ctx.inputs)
     with base_folder("fileWriteAgent", ctx.params, ctx.config) as base:
         located = _target(ctx, base)
         os.close(located.dir_fd)
