@@ -216,8 +216,13 @@ class Registry:
         return name in self._agents
 
     def __iter__(self) -> Iterator[AgentInfo]:
-        """Every agent, in the order registered (imports every indexed agent)."""
+        """Every agent that can load, in the order registered (imports every indexed agent).
+
+        Agents whose pack is not installed are left out (see `why_unavailable`).
+        """
         for name in list(self._agents):
+            if self.why_unavailable(name):
+                continue
             info = self.get(name)
             if info is not None:
                 yield info

@@ -119,3 +119,9 @@ def test_graphrt_agents_lists_each_agents_pack_and_what_to_install_for_a_missing
         from graphrt.authoring import plugins
 
         plugins._default = None  # the module added to the shared default registry: start afresh
+
+
+def test_iterating_a_registry_leaves_out_the_agents_whose_pack_is_missing(pack_module: str) -> None:
+    registry = registry_with(AgentIndex({pack_module: ("pdfAgent",)}, packs={pack_module: MISSING}))
+    assert [info.name for info in registry] == ["oneAgent"]
+    assert pack_module not in sys.modules
