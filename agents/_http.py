@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     import httpx  # imported when a request is sent: importing httpx costs ~0.1 s at startup
 
 __all__ = [
-    "Limits", "Response", "FetchFailed", "request_url", "request_method", "wire_headers", "send",
+    "LIMITS_CONFIG", "Limits", "Response", "FetchFailed", "request_url", "request_method", "wire_headers", "send",
     "response_text", "response_json",
 ]
 
@@ -145,6 +145,14 @@ def wire_headers(headers: Mapping[str, Any]) -> list[tuple[str, str]]:
         key = name.lower()
         joined[key] = (joined[key][0], f"{joined[key][1]}, {text}") if key in joined else (name, text)
     return list(joined.values())
+
+
+# The config schema's properties of the limits, for the function info of every agent that reads them.
+LIMITS_CONFIG: dict[str, Any] = {
+    "timeout": {"type": "number", "description": "Seconds to wait for any progress (default 300)"},
+    "maxBytes": {"type": "integer", "description": "Largest response body read, once decoded (default 32 MiB)"},
+    "maxRedirects": {"type": "integer", "description": "Redirects followed (default 20)"},
+}
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import Any
 from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import UNDEFINED, is_null, is_truthy, js_string, json_stringify
 
-from .._http import Limits, Response, request_method, request_url, response_json, response_text, send
+from .._http import LIMITS_CONFIG, Limits, Response, request_method, request_url, response_json, response_text, send
 from .xml import parse_xml
 
 __all__ = ["AGENTS", "fetch_agent"]
@@ -127,14 +127,7 @@ fetch_agent_info = AgentInfo(
     # GraphAI says {type: array}; the result is whatever the body holds, or onError, or the request (debug)
     output={"description": "The response body (parsed JSON, text, or XML as JSON); {onError: {message, status, error}} "
                            "for a non-2xx answer with supressError; the request with debug"},
-    config={
-        "type": "object",
-        "properties": {
-            "timeout": {"type": "number", "description": "Seconds to wait for any progress (default 300)"},
-            "maxBytes": {"type": "integer", "description": "Largest response body read (default 32 MiB)"},
-            "maxRedirects": {"type": "integer", "description": "Redirects followed (default 20)"},
-        },
-    },
+    config={"type": "object", "properties": LIMITS_CONFIG},
     samples=_SAMPLES,
     category=("service",),
     author="Receptron",

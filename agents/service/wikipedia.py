@@ -33,7 +33,7 @@ from urllib.parse import quote, urlencode
 from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import UNDEFINED, is_truthy, js_string
 
-from .._http import FetchFailed, Limits, response_json, send
+from .._http import LIMITS_CONFIG, FetchFailed, Limits, response_json, send
 from .wiki_standin import MediaWikiStandIn, WikiPage
 
 if TYPE_CHECKING:
@@ -208,14 +208,10 @@ wikipedia_agent_info = AgentInfo(
         "properties": {"content": {"description": "the page's plain text, or its summary object"},
                        "ns": {"type": "integer"}, "title": {"type": "string"}, "pageid": {"type": "integer"}},
     },
-    config={
-        "type": "object",
-        "properties": {
-            "baseURL": {"type": "string", "description": "The MediaWiki site to read, when params.baseURL is not set"},
-            "timeout": {"type": "number", "description": "Seconds to wait for any progress (default 300)"},
-            "maxBytes": {"type": "integer", "description": "Largest answer read (default 32 MiB)"},
-        },
-    },
+    config={"type": "object", "properties": {
+        "baseURL": {"type": "string", "description": "The MediaWiki site to read, when params.baseURL is not set"},
+        **LIMITS_CONFIG,
+    }},
     samples=_SAMPLES,
     category=("service",),
     author="Receptron",

@@ -12,7 +12,7 @@ from typing import Any
 from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import UNDEFINED, is_null, is_truthy, js_string, json_stringify
 
-from .._http import Limits, Response, request_method, request_url, response_json, response_text, send
+from .._http import LIMITS_CONFIG, Limits, Response, request_method, request_url, response_json, response_text, send
 
 __all__ = ["AGENTS", "vanilla_fetch_agent"]
 
@@ -223,6 +223,8 @@ vanilla_fetch_agent_info = AgentInfo(
     inputs={"type": "object", "properties": _REQUEST_FIELDS, "required": [], "additionalProperties": False},
     params={"type": "object", "properties": _PARAMS_FIELDS, "required": [], "additionalProperties": False},
     output=_OUTPUT_SCHEMA,
+    config={"type": "object", "properties": {
+        "authorization": {"type": "string", "description": "An Authorization header for every request"}, **LIMITS_CONFIG}},
     samples=_SAMPLES,
     category=("service",),
     author="Receptron team",

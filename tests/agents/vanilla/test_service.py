@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 from graphrt_agents.vanilla.service import AGENTS, vanilla_fetch_agent
@@ -20,57 +16,16 @@ from graphrt.testing import agent_context as context
 pytestmark = pytest.mark.anyio
 
 
-class _Handler(BaseHTTPRequestHandler):
-    """Echoes the request as JSON; `/text`, `/status/N`, `/status-text/N` and `/redirect` vary the answer."""
-
-    def _answer(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        url = urlsplit(self.path)
-        received = {
-            "method": self.command,
-            "path": url.path,
-            "query": url.query,
-            "headers": {name.lower(): value for name, value in self.headers.items()},
-            "body": self.rfile.read(length).decode(),
-        }
-        if url.path == "/redirect":
-            return self._reply(302, "", "text/plain", {"Location": "/echo"})
-        if url.path == "/text":
-            return self._reply(200, "plain text", "text/plain")
-        if url.path.startswith("/status/"):
-            return self._reply(int(url.path.rsplit("/", 1)[1]), json.dumps({"reason": "nope"}), "application/json")
-        if url.path.startswith("/status-text/"):
-            return self._reply(int(url.path.rsplit("/", 1)[1]), "nope", "text/plain")
-        return self._reply(200, json.dumps(received), "application/json")
-
-    def _reply(self, status: int, text: str, content_type: str, headers: dict[str, str] | None = None) -> None:
-        data = text.encode()
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(data)))
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(data)
-
-    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_HEAD = _answer
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    """A local HTTP server on 127.0.0.1; yields its base URL."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+@pytest.fixture
+def server(http) -> str:
+    """The scripted server (tests/agents/conftest.py) with the answers these tests read; other paths echo."""
+    http.route("/redirect", status=302, content_type="text/plain", headers={"Location": "/echo"})
+    http.route("/text", body="plain text", content_type="text/plain")
+    for status in (404, 500):
+        http.route(f"/status/{status}", status=status, body={"reason": "nope"})
+    for status in (403, 500):
+        http.route(f"/status-text/{status}", status=status, body="nope", content_type="text/plain")
+    return http.base
 
 
 async def fetch(inputs: dict[str, Any], params: dict[str, Any] | None = None, **extra: Any) -> Any:

@@ -1,4 +1,4 @@
-"""Local HTTP servers on 127.0.0.1 for the service agents: a scripted one, and a MediaWiki stand-in."""
+"""Local HTTP servers on 127.0.0.1 for the fetching agents: a scripted one, and a MediaWiki stand-in."""
 
 from __future__ import annotations
 
