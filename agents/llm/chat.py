@@ -26,7 +26,7 @@ from typing import Any, Mapping, Sequence
 from graphrt.authoring.agent_info import AgentContext
 from graphrt.base.jsvalue import UNDEFINED, is_null, is_truthy
 
-__all__ = ["ChatResult", "conversation", "tool_calls_of"]
+__all__ = ["ChatResult", "conversation", "system_prompt", "tool_calls_of"]
 
 
 @dataclass(frozen=True)
@@ -122,12 +122,17 @@ def _merged(inputs: Mapping[str, Any], params: Mapping[str, Any], key: str, base
     return _flat(base)
 
 
+def system_prompt(options: Mapping[str, Any], ctx: AgentContext) -> str:
+    """The node's system prompt: `mergeableSystem` from inputs and params, else `system` ("" when none)."""
+    return _merged(ctx.inputs, ctx.params, "mergeableSystem", options.get("system"))
+
+
 def conversation(options: Mapping[str, Any], ctx: AgentContext) -> list[Any]:
     """The messages to send: system prompt, history, then the prompt (or `message`) and images.
 
     `options` are the node's params and inputs merged (inputs win), as GraphAI's LLM agents read them.
     """
-    system = _merged(ctx.inputs, ctx.params, "mergeableSystem", options.get("system"))
+    system = system_prompt(options, ctx)
     history = options.get("messages")
     if isinstance(history, str):
         history = [{"role": "user", "content": history}]

@@ -38,3 +38,42 @@ def run_graph(events: list[Event]) -> Callable[..., Awaitable[dict[str, Any]]]:
         return await prepared.arun(subscribe=[events.append])
 
     return run
+
+
+@pytest.fixture(scope="session")
+def _anthropic_server() -> Any:
+    from .scripted_providers import anthropic_server
+
+    server = anthropic_server()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def anthropic_api(_anthropic_server: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The scripted Anthropic server, emptied, and the environment pointing the SDK at it."""
+    _anthropic_server.reset()
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", _anthropic_server.url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-secret")
+    monkeypatch.delenv("ANTHROPIC_MODEL", raising=False)
+    return _anthropic_server
+
+
+@pytest.fixture(scope="session")
+def _gemini_server() -> Any:
+    from .scripted_providers import gemini_server
+
+    server = gemini_server()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def gemini_api(_gemini_server: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The scripted Gemini server, emptied, and the environment pointing the SDK at it."""
+    _gemini_server.reset()
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", _gemini_server.url)
+    monkeypatch.setenv("GOOGLE_GENAI_API_KEY", "AIza-test-secret")
+    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GEMINI_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    return _gemini_server

@@ -1,0 +1,156 @@
+"""What the LLM agents of other providers share: their options, keys, server, call events and error text.
+
+openAIAgent talks to OpenAI-compatible servers; anthropicAgent, geminiAgent and
+groqAgent (each in its own pack) talk to their provider's API through its SDK.
+Each describes its provider once as a `Provider` (agent name, the variables its
+key and base URL come from, its default model) and asks it for the server to
+use and for the text of a failure. A key never appears in that text: it goes
+through `ServerSettings.redact`, as openAIAgent's errors do.
+
+    ANTHROPIC = Provider("anthropicAgent", "anthropic", keys=("ANTHROPIC_API_KEY",), ...)
+    server = ANTHROPIC.server(llm_options(ctx))
+    async with llm_call(ctx, ANTHROPIC, server.model) as call:
+        reply = await sdk_request(...)
+        call.finished(model=reply.model, input_tokens=..., output_tokens=..., finish_reason=...)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import uuid
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Mapping
+
+from graphrt.authoring.agent_info import AgentContext
+from graphrt.base.jsvalue import defined
+from graphrt.observe.events import LlmCallFinished, LlmCallStarted
+
+from .openai_agent import LLMRequestError
+from .settings import ServerSettings
+
+__all__ = ["LLMRequestError", "LlmCall", "Provider", "llm_call", "llm_options", "openai_usage", "parse_json_reply"]
+
+_FENCE = re.compile(r"```(?:\w+)?\s*([\s\S]*?)\s*```")
+
+
+def llm_options(ctx: AgentContext) -> dict[str, Any]:
+    """The node's options as GraphAI's LLM agents read them: config, then params, then inputs (inputs win)."""
+    return {**ctx.config, **ctx.params, **defined(ctx.inputs)}
+
+
+def _first(*values: Any) -> str | None:
+    for value in values:
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+@dataclass(frozen=True)
+class Provider:
+    """One LLM provider as its agent reaches it.
+
+    Attributes:
+        agent: the agent's name, which starts every error message.
+        system: the provider's name in events (OpenTelemetry's `gen_ai.system`).
+        host: where requests go when no base URL is given, for messages.
+        default_model: the model when neither the node nor the environment names one (None: required).
+        keys: the environment variables that may hold the key, in order.
+        base_urls: the environment variables that may hold a base URL.
+        models: the environment variables that may name the model.
+    """
+
+    agent: str
+    system: str
+    host: str
+    default_model: str | None
+    keys: tuple[str, ...] = ()
+    base_urls: tuple[str, ...] = ()
+    models: tuple[str, ...] = field(default=())
+
+    def server(self, options: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> ServerSettings:
+        """The server, key and model: the node's `baseURL`, `apiKey`, `model` first, then the environment.
+
+        Raises:
+            LLMRequestError: no key anywhere, or no model for a provider that has no default.
+        """
+        env = os.environ if environ is None else environ
+        key = _first(options.get("apiKey"), *(env.get(name) for name in self.keys))
+        if key is None:
+            where = " or ".join(self.keys)
+            raise LLMRequestError(f"{self.agent}: no API key: set {where}, or give apiKey in params or config")
+        model = _first(options.get("model"), *(env.get(name) for name in self.models)) or self.default_model
+        if model is None:
+            raise LLMRequestError(f"{self.agent}: no model: give one in params.model (e.g. llama-3.1-8b-instant)")
+        base_url = _first(options.get("baseURL"), *(env.get(name) for name in self.base_urls))
+        return ServerSettings(base_url, key, model)
+
+    def failure(self, server: ServerSettings, what: str, attempts: int = 1) -> LLMRequestError:
+        """The error for a failed request: `anthropicAgent: <where> <what>`, the key blanked out."""
+        tries = f" after {attempts} attempts" if attempts > 1 else ""
+        return LLMRequestError(server.redact(f"{self.agent}: {server.base_url or self.host} {what}{tries}"))
+
+
+def server_message(body: Any, fallback: str) -> str:
+    """The server's own words from an error body (`{"error": {"message"}}` or `{"message"}`), else `fallback`."""
+    if isinstance(body, str):
+        try:
+            body = json.loads(body)
+        except ValueError:
+            return body[:200] or fallback
+    if isinstance(body, list) and body:  # Gemini answers some errors as a one-item list
+        body = body[0]
+    if isinstance(body, dict):
+        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        if isinstance(inner.get("message"), str):
+            return inner["message"]
+    return fallback
+
+
+class LlmCall:
+    """One request in flight; `finished` records what its reply said for the LlmCallFinished event."""
+
+    def __init__(self) -> None:
+        self.report: dict[str, Any] = {}
+
+    def finished(self, **report: Any) -> None:
+        self.report = report
+
+
+@asynccontextmanager
+async def llm_call(ctx: AgentContext, provider: Provider, model: str | None) -> AsyncIterator[LlmCall]:
+    """Reports one request as LlmCallStarted and LlmCallFinished (with usage, or the error as text)."""
+    call_id = uuid.uuid4().hex[:16]
+    ctx.emit(LlmCallStarted, call_id=call_id, model=model, system=provider.system)
+    call = LlmCall()
+    try:
+        yield call
+    except BaseException as error:
+        text = str(error) if isinstance(error, LLMRequestError) else type(error).__name__
+        ctx.emit(LlmCallFinished, call_id=call_id, model=model, error=text)
+        raise
+    ctx.emit(LlmCallFinished, call_id=call_id, **{"model": model, **call.report})
+
+
+def openai_usage(prompt_tokens: Any, completion_tokens: Any) -> dict[str, Any]:
+    """OpenAI's names for a reply's token counts, which GraphAI's agents add beside the provider's own."""
+    if not isinstance(prompt_tokens, int) and not isinstance(completion_tokens, int):
+        return {}
+    total = (prompt_tokens or 0) + (completion_tokens or 0)
+    return {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens, "total_tokens": total}
+
+
+def parse_json_reply(text: str | None) -> Any:
+    """A reply asked to be JSON, parsed as GraphAI's anthropicAgent does: the first ``` fenced block if there
+    is one, else the whole text; the object or array it holds, else None."""
+    if not text:
+        return None
+    trimmed = text.strip()
+    fenced = _FENCE.search(trimmed)
+    try:
+        parsed = json.loads(fenced[1].strip() if fenced else trimmed)
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, (dict, list)) else None

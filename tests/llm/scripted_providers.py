@@ -1,0 +1,246 @@
+"""Scripted servers for Anthropic's and Gemini's wire protocols, on 127.0.0.1, for the LLM pack tests.
+
+Like the OpenAI-compatible server of tests/conftest.py they answer each request
+with the next reply of a script (the same `Reply` objects: text, tool calls, an
+HTTP error, a delay) and record every request; besides they can answer garbage
+(`Garbage`) or cut a reply short (`Cut`: a stream that dies after some events, a
+body shorter than its length). Anthropic's server speaks the messages API (`POST
+/v1/messages`, server-sent events when `stream` is set); Gemini's speaks
+generateContent and streamGenerateContent (`?alt=sse`). Tests reach them through
+the real SDKs.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+from urllib.parse import parse_qs, urlsplit
+
+from ..conftest import Reply, error
+
+
+@dataclass
+class Garbage:
+    """A reply that is not the protocol's: `body` as it is, with this status and content type."""
+
+    body: bytes = b"<html>bad gateway</html>"
+    content_type: str = "text/html"
+    status: int = 200
+
+
+@dataclass
+class Cut:
+    """`reply`, cut short: a stream ends after `after` events; a body stops halfway through."""
+
+    reply: Reply
+    after: int = 2
+
+
+@dataclass
+class Request:
+    """One request the server received."""
+
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+
+@dataclass
+class _Answer:
+    status: int
+    body: bytes = b""
+    content_type: str = "application/json"
+    events: list[bytes] | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    cut: bool = False
+
+
+Renderer = Callable[["Request", Reply, int, bool], _Answer]
+
+
+class ScriptedServer:
+    """A server answering POSTs from its script, each reply rendered by the protocol's `renderer`."""
+
+    def __init__(self, renderer: Renderer, streaming: Callable[[Request], bool]) -> None:
+        self.requests: list[Request] = []
+        self._render, self._streaming = renderer, streaming
+        self._replies: deque[Any] = deque()
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd.daemon_threads = True
+        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def close(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def reset(self) -> None:
+        with self._lock:
+            self.requests.clear()
+            self._replies.clear()
+
+    def script(self, *replies: Any) -> None:
+        with self._lock:
+            self._replies.extend(replies)
+
+    def _answer(self, request: Request) -> _Answer:
+        with self._lock:
+            self.requests.append(request)
+            number = len(self.requests)
+            reply = self._replies.popleft() if self._replies else error(500, "the test script has no reply left")
+        if isinstance(reply, Garbage):
+            return _Answer(reply.status, reply.body, reply.content_type)
+        cut = isinstance(reply, Cut)
+        scripted = reply.reply if cut else reply
+        if scripted.delay:
+            time.sleep(scripted.delay)
+        answer = self._render(request, scripted, number, self._streaming(request))
+        if cut and answer.events is not None:
+            answer.events = answer.events[:reply.after]
+        answer.cut = cut
+        return answer
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length) or b"{}"
+                parts = urlsplit(self.path)
+                request = Request(parts.path, parse_qs(parts.query), {k.lower(): v for k, v in self.headers.items()},
+                                  json.loads(raw))
+                answer = server._answer(request)
+                try:
+                    self._send(answer)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def _send(self, answer: _Answer) -> None:
+                self.send_response(answer.status)
+                for key, value in answer.headers.items():
+                    self.send_header(key, value)
+                if answer.events is not None:
+                    self.send_header("content-type", "text/event-stream")
+                    self.send_header("connection", "close")
+                    self.end_headers()
+                    for event in answer.events:
+                        self.wfile.write(event)
+                        self.wfile.flush()
+                    self.close_connection = True
+                    return
+                self.send_header("content-type", answer.content_type)
+                self.send_header("content-length", str(len(answer.body)))
+                self.end_headers()
+                self.wfile.write(answer.body[: len(answer.body) // 2] if answer.cut else answer.body)
+                self.close_connection = answer.cut
+
+        return Handler
+
+
+def _json(status: int, payload: Any, headers: dict[str, str] | None = None) -> _Answer:
+    return _Answer(status, json.dumps(payload).encode(), headers=dict(headers or {}))
+
+
+def _error_headers(reply: Reply) -> dict[str, str]:
+    return {key.replace("_", "-"): value for key, value in reply.headers.items()}
+
+
+# --- Anthropic's messages API ----------------------------------------------------------------
+
+
+def _anthropic_blocks(reply: Reply, number: int) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": reply.content}] if reply.content else []
+    for index, (name, arguments) in enumerate(reply.calls):
+        arguments = json.loads(arguments) if isinstance(arguments, str) else arguments
+        blocks.append({"type": "tool_use", "id": f"toolu_{number}_{index}", "name": name, "input": arguments})
+    return blocks
+
+
+def _sse(kind: str, payload: dict[str, Any]) -> bytes:
+    return f"event: {kind}\ndata: {json.dumps({'type': kind, **payload})}\n\n".encode()
+
+
+def render_anthropic(request: Request, reply: Reply, number: int, streaming: bool) -> _Answer:
+    """Anthropic's answer to one request: a Message, its stream of events, or an error body."""
+    if reply.status != 200:
+        body = {"type": "error", "error": {"type": "api_error", "message": reply.message}}
+        return _json(reply.status, body, _error_headers(reply))
+    blocks = _anthropic_blocks(reply, number)
+    stop = "tool_use" if reply.calls else "end_turn"
+    message = {"id": f"msg_{number}", "type": "message", "role": "assistant", "model": reply.model,
+               "content": blocks, "stop_reason": stop, "stop_sequence": None,
+               "usage": {"input_tokens": 11, "output_tokens": 7}}
+    if not streaming:
+        return _json(200, message)
+    start = {**message, "content": [], "stop_reason": None, "usage": {"input_tokens": 11, "output_tokens": 1}}
+    events = [_sse("message_start", {"message": start}), _sse("ping", {})]
+    for index, block in enumerate(blocks):
+        if block["type"] == "text":
+            events.append(_sse("content_block_start", {"index": index, "content_block": {"type": "text", "text": ""}}))
+            events += [_sse("content_block_delta", {"index": index, "delta": {"type": "text_delta", "text": block["text"][i:i + 3]}})
+                       for i in range(0, len(block["text"]), 3)]
+        else:
+            empty = {**block, "input": {}}
+            events.append(_sse("content_block_start", {"index": index, "content_block": empty}))
+            arguments = json.dumps(block["input"])
+            events += [_sse("content_block_delta", {"index": index, "delta": {"type": "input_json_delta", "partial_json": arguments[i:i + 5]}})
+                       for i in range(0, len(arguments), 5)]
+        events.append(_sse("content_block_stop", {"index": index}))
+    events.append(_sse("message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 7}}))
+    events.append(_sse("message_stop", {}))
+    return _Answer(200, events=events)
+
+
+def anthropic_server() -> ScriptedServer:
+    return ScriptedServer(render_anthropic, lambda request: bool(request.body.get("stream")))
+
+
+# --- Gemini's generateContent ----------------------------------------------------------------
+
+
+def _gemini_chunk(parts: list[dict[str, Any]], number: int, model: str, finish: bool) -> dict[str, Any]:
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+    chunk: dict[str, Any] = {"candidates": [candidate], "modelVersion": model, "responseId": f"resp-{number}"}
+    if finish:
+        candidate["finishReason"] = "STOP"
+        chunk["usageMetadata"] = {"promptTokenCount": 11, "candidatesTokenCount": 7, "totalTokenCount": 18}
+    return chunk
+
+
+def render_gemini(request: Request, reply: Reply, number: int, streaming: bool) -> _Answer:
+    """Gemini's answer: a GenerateContentResponse, its chunks as server-sent events, or an error body."""
+    if reply.status != 200:
+        status = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 429: "RESOURCE_EXHAUSTED"}.get(reply.status, "INTERNAL")
+        body = {"error": {"code": reply.status, "message": reply.message, "status": status}}
+        return _json(reply.status, body, _error_headers(reply))
+    calls = [{"functionCall": {"name": name, "args": json.loads(args) if isinstance(args, str) else args}}
+             for name, args in reply.calls]
+    if not streaming:
+        parts = ([{"text": reply.content}] if reply.content else []) + calls
+        return _json(200, _gemini_chunk(parts, number, reply.model, True))
+    text = reply.content or ""
+    pieces = [[{"text": text[i:i + 3]}] for i in range(0, len(text), 3)] + ([calls] if calls else [])
+    pieces = pieces or [[{"text": ""}]]
+    chunks = [_gemini_chunk(parts, number, reply.model, index == len(pieces) - 1) for index, parts in enumerate(pieces)]
+    return _Answer(200, events=[f"data: {json.dumps(chunk)}\r\n\r\n".encode() for chunk in chunks])
+
+
+def gemini_server() -> ScriptedServer:
+    return ScriptedServer(render_gemini, lambda request: request.path.endswith(":streamGenerateContent"))
