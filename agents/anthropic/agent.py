@@ -28,7 +28,9 @@ from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.base.jsvalue import is_null, is_truthy
 
 from graphrt_agents.llm.chat import ChatResult, conversation, system_prompt
-from graphrt_agents.llm.provider import Provider, llm_call, llm_options, openai_usage, parse_json_reply, server_message
+from graphrt_agents.llm.provider import (
+    Provider, describe_transport, llm_call, llm_options, openai_usage, parse_json_reply, server_message,
+)
 from graphrt_agents.llm.settings import ServerSettings
 
 if TYPE_CHECKING:
@@ -254,7 +256,7 @@ def _describe(error: Exception) -> str:
         return f"HTTP {error.status_code}: {server_message(error.body, error.message)}"
     if isinstance(error, _LostReply):
         return str(error)
-    return f"failed: {type(error).__name__}: {error}"  # e.g. the connection dropped in the middle of a stream
+    return describe_transport(error)  # e.g. the connection dropped in the middle of a stream
 
 
 def _was_retried(error: Exception) -> bool:

@@ -31,7 +31,10 @@ from graphrt.observe.events import LlmCallFinished, LlmCallStarted
 from .openai_agent import LLMRequestError
 from .settings import ServerSettings
 
-__all__ = ["LLMRequestError", "LlmCall", "Provider", "llm_call", "llm_options", "openai_usage", "parse_json_reply"]
+__all__ = [
+    "LLMRequestError", "LlmCall", "Provider", "describe_transport", "llm_call", "llm_options", "openai_usage",
+    "parse_json_reply", "server_message",
+]
 
 _FENCE = re.compile(r"```(?:\w+)?\s*([\s\S]*?)\s*```")
 
@@ -107,6 +110,18 @@ def server_message(body: Any, fallback: str) -> str:
         if isinstance(inner.get("message"), str):
             return inner["message"]
     return fallback
+
+
+def describe_transport(error: BaseException) -> str:
+    """What went wrong on the wire, from the HTTP client's exception (httpx's or httpx2's, by their names)."""
+    name = type(error).__name__
+    if "Timeout" in name:
+        return "timed out"
+    if "Connect" in name:
+        return f"could not connect ({error.__cause__ or error})"
+    if name in ("RemoteProtocolError", "ReadError", "IncompleteRead", "ProtocolError"):
+        return f"the connection dropped before the reply was complete ({name}: {error})"
+    return f"failed: {name}: {error}"
 
 
 class LlmCall:

@@ -1,0 +1,375 @@
+"""geminiAgent: one reply from Gemini's generateContent through Google's official `google-genai` SDK, GraphAI's way.
+
+Inputs and params are GraphAI's (`model`, `system`, `prompt`, `messages`, `tools`,
+`tool_choice`, `max_tokens`, `temperature`, `response_format`, `stream`), and so is the
+request: the conversation's last message is the one sent, the earlier ones its
+history, where `assistant` is Gemini's `model` and a system message a user message
+"System Message: ..."; OpenAI-style tools become function declarations; `tool_choice`
+is a function-calling mode (`auto`, `any`, `none`, `validated`); `response_format`
+`{type: "schema" | "json_schema", json_schema: {schema}}` asks for JSON; dangerous
+content is blocked only when its probability is high. The result is GraphAI's: the
+response's own fields (`candidates`, `usageMetadata`, `modelVersion`, ...),
+`choices: [{message}]`, `text`, `tool`, `tool_calls`, `message`, `messages` (with the
+reply) and `usage` (Gemini's counts with OpenAI's names beside them). With no
+prompt, system or messages at all the result is `[]`, as GraphAI's.
+
+Geminis's endpoint is GraphAI's default: why not its OpenAI-compatible one? That one
+takes no safety settings, no `any`/`validated` modes and no OpenAPI `schema`, and its
+replies lack `candidates` and `usageMetadata`, which graphs read.
+
+Beyond GraphAI: an assistant's `tool_calls` and tool messages in the history are sent as
+Gemini's functionCall and functionResponse parts (GraphAI sends their text, which Gemini
+refuses), so toolsAgent can drive it; each tool call gets the id Gemini gave it or
+`call_N` (GraphAI's are all "dummy", which cannot pair a reply with its call); the
+result names the model that answered (`model`); a reply that is not a
+GenerateContentResponse, or a stream that ends before a finish reason, is an error,
+never a reply. Needs `pip install 'graphrt[gemini]'`.
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any
+
+from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
+from graphrt.base.jsvalue import is_null, is_truthy
+
+from graphrt_agents.llm.chat import ChatResult, conversation
+from graphrt_agents.llm.provider import (
+    Provider, describe_transport, llm_call, llm_options, openai_usage, server_message,
+)
+from graphrt_agents.llm.settings import ServerSettings
+
+if TYPE_CHECKING:
+    from google import genai
+
+__all__ = ["AGENTS", "GEMINI", "gemini_agent"]
+
+GEMINI = Provider(
+    agent="geminiAgent", system="gemini", host="generativelanguage.googleapis.com", default_model="gemini-2.5-flash",
+    keys=("GOOGLE_GENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"), base_urls=("GOOGLE_GEMINI_BASE_URL",),
+    models=("GEMINI_MODEL",),
+)
+_MODES = {"auto": "AUTO", "any": "ANY", "none": "NONE", "validated": "VALIDATED"}
+_RETRIED = (408, 429, 500, 502, 503, 504)
+_DEFAULT_TIMEOUT = 300.0
+_DEFAULT_RETRIES = 3
+_DEFAULT_RETRY_DELAY = 0.5
+
+
+class _LostReply(Exception):
+    """The server answered, but not with a whole reply."""
+
+
+# --- request ---------------------------------------------------------------------------
+
+
+def _text(content: Any) -> str:
+    """A message's content as text: strings as they are, OpenAI content parts' text joined, else JSON."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict) and "text" in part)
+    return "" if content is None else json.dumps(content, ensure_ascii=False)
+
+
+def _function_call(call: Any) -> dict[str, Any]:
+    function = call.get("function") or {} if isinstance(call, dict) else {}
+    arguments = function.get("arguments")
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments or "{}")
+        except ValueError:
+            arguments = {}
+    part: dict[str, Any] = {"name": function.get("name"), "args": arguments if isinstance(arguments, dict) else {}}
+    return {"function_call": part}
+
+
+def _content(message: Any, names: dict[str, str], role: str | None = None) -> dict[str, Any]:
+    """One message as a Gemini Content (a dict the SDK reads); `names` maps tool call ids to their function."""
+    if not isinstance(message, dict):
+        return {"role": role or "user", "parts": [{"text": _text(message)}]}
+    kind = message.get("role")
+    if kind == "tool":
+        name = names.get(str(message.get("tool_call_id")), str(message.get("name") or "tool"))
+        response = {"name": name, "response": {"content": _text(message.get("content"))}}
+        return {"role": "user", "parts": [{"function_response": response}]}
+    parts: list[dict[str, Any]] = []
+    text = _text(message.get("content"))
+    if kind == "system":
+        return {"role": role or "user", "parts": [{"text": "System Message: " + text}]}
+    if text or not message.get("tool_calls"):
+        parts.append({"text": text})
+    for call in message.get("tool_calls") or []:
+        names[str(call.get("id"))] = (call.get("function") or {}).get("name", "")
+        parts.append(_function_call(call))
+    return {"role": role or ("model" if kind == "assistant" else "user"), "parts": parts}
+
+
+def _contents(messages: list[Any]) -> list[dict[str, Any]]:
+    """The history as Gemini's contents, the last message sent as the user's (as GraphAI's chat.sendMessage does);
+    function responses of one turn in one content."""
+    names: dict[str, str] = {}
+    contents: list[dict[str, Any]] = []
+    for index, message in enumerate(messages):
+        content = _content(message, names, "user" if index == len(messages) - 1 else None)
+        previous = contents[-1] if contents else None
+        if previous and "function_response" in content["parts"][0] and "function_response" in previous["parts"][-1]:
+            previous["parts"].extend(content["parts"])
+        else:
+            contents.append(content)
+    return contents
+
+
+def _config(options: dict[str, Any], types: Any) -> Any:
+    """GraphAI's GenerateContentConfig: tokens, temperature, safety, tools, the calling mode, JSON output."""
+    config: dict[str, Any] = {
+        "safety_settings": [{"category": "HARM_CATEGORY_DANGEROUS_CONTENT", "threshold": "BLOCK_ONLY_HIGH"}],
+    }
+    if not is_null(options.get("max_tokens")):
+        config["max_output_tokens"] = int(options["max_tokens"])
+    if not is_null(options.get("temperature")):
+        config["temperature"] = options["temperature"]
+    tools = options.get("tools")
+    if isinstance(tools, list) and tools:
+        config["tools"] = [{"function_declarations": [tool.get("function", tool) for tool in tools if isinstance(tool, dict)]}]
+        # Gemini calls the functions itself when given Python callables; given declarations it never does.
+        config["automatic_function_calling"] = {"disable": True}
+    mode = _MODES.get(options.get("tool_choice")) if isinstance(options.get("tool_choice"), str) else None
+    if mode is None and isinstance(options.get("tool_choice"), dict):  # OpenAI's {type: function, function: {name}}
+        name = (options["tool_choice"].get("function") or {}).get("name")
+        mode, allowed = ("ANY", [name]) if name else (None, None)
+    else:
+        allowed = [tool["function"]["name"] for tool in tools or [] if isinstance(tool, dict) and "function" in tool]
+    if mode is None and options.get("tool_choice") == "required":
+        mode = "ANY"
+    if mode is not None:
+        calling: dict[str, Any] = {"mode": mode}
+        if mode in ("ANY", "VALIDATED") and allowed:
+            calling["allowed_function_names"] = allowed
+        config["tool_config"] = {"function_calling_config": calling}
+    response_format = options.get("response_format")
+    if isinstance(response_format, dict):
+        schema = (response_format.get("json_schema") or {}).get("schema")
+        if response_format.get("type") == "schema":
+            config.update(response_mime_type="application/json", response_schema=schema)
+        elif response_format.get("type") == "json_schema":
+            config.update(response_mime_type="application/json", response_json_schema=schema)
+    return types.GenerateContentConfig(**config)
+
+
+# --- response --------------------------------------------------------------------------
+
+
+def _fields(response: Any) -> dict[str, Any]:
+    """The response's fields as GraphAI spreads them (camelCase), without the HTTP headers."""
+    fields = response.model_dump(mode="json", by_alias=True, exclude_none=True) if hasattr(response, "model_dump") else None
+    if not isinstance(fields, dict):
+        raise _LostReply(f"the reply is not a GenerateContentResponse: {str(response)[:80]!r}")
+    for key in ("sdkHttpResponse", "automaticFunctionCallingHistory"):
+        fields.pop(key, None)
+    if not isinstance(fields.get("candidates"), list) or not fields["candidates"]:
+        blocked = (fields.get("promptFeedback") or {}).get("blockReason")
+        if blocked:
+            raise _LostReply(f"the prompt was blocked ({blocked}): no reply")
+        raise _LostReply(f"the reply has no candidates: {json.dumps(fields)[:80]}")
+    return fields
+
+
+def _parts(fields: dict[str, Any]) -> list[dict[str, Any]]:
+    content = fields["candidates"][0].get("content") or {}
+    return [part for part in content.get("parts") or [] if isinstance(part, dict)]
+
+
+def _reply(text: str | None, calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """GraphAI's message: the text, and each functionCall as an OpenAI tool call."""
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if calls:
+        message["tool_calls"] = [
+            {"id": call.get("id") or f"call_{index}", "type": "function",
+             "function": {"name": call.get("name") or "", "arguments": json.dumps(call.get("args") or {}, ensure_ascii=False)}}
+            for index, call in enumerate(calls)]
+    return message
+
+
+def _result(fields: dict[str, Any], text: str | None, calls: list[dict[str, Any]], messages: list[Any],
+            model: str) -> dict[str, Any]:
+    message = _reply(text, calls)
+    usage = fields.get("usageMetadata")
+    response = {"model": fields.get("modelVersion") or model, **fields, "choices": [{"message": message}]}
+    if isinstance(usage, dict):
+        response["usage"] = {**usage, **openai_usage(usage.get("promptTokenCount"), usage.get("candidatesTokenCount"))}
+    return ChatResult(message, messages, response).to_result()
+
+
+def _texts_and_calls(parts: list[dict[str, Any]]) -> tuple[list[str], list[dict[str, Any]]]:
+    texts = [part["text"] for part in parts if isinstance(part.get("text"), str) and not part.get("thought")]
+    calls = [part["functionCall"] for part in parts if isinstance(part.get("functionCall"), dict)]
+    return texts, calls
+
+
+async def _generate(client: "genai.Client", request: dict[str, Any]) -> tuple[dict[str, Any], str | None, list[Any]]:
+    try:
+        fields = _fields(await client.aio.models.generate_content(**request))
+    except json.JSONDecodeError as error:
+        raise _LostReply(f"the reply is not valid JSON ({error})") from None
+    texts, calls = _texts_and_calls(_parts(fields))
+    return fields, "".join(texts) if texts else None, calls
+
+
+async def _stream(client: "genai.Client", request: dict[str, Any], ctx: AgentContext) -> tuple[dict[str, Any], str | None, list[Any]]:
+    """Streams the reply: each chunk's text goes to the event stream; the result is the last chunk's fields with
+    every chunk's text and function calls (as GraphAI's)."""
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    last: dict[str, Any] | None = None
+    finished = False
+    problem: _LostReply | None = None
+    async with aclosing(await client.aio.models.generate_content_stream(**request)) as stream:
+        # A bad chunk does not stop the reading: the SDK's stream, closed early, fails as it is closed.
+        async for chunk in stream:
+            try:
+                last = _fields(chunk)
+            except _LostReply as error:
+                problem = problem or error
+            if problem is not None:
+                continue
+            finished = finished or any(candidate.get("finishReason") for candidate in last["candidates"])
+            chunk_texts, chunk_calls = _texts_and_calls(_parts(last))
+            for piece in chunk_texts:
+                if piece:
+                    ctx.stream_token(piece)
+            texts += chunk_texts
+            calls += chunk_calls
+    if problem is not None:
+        raise problem
+    if last is None or not finished:
+        raise _LostReply("the stream ended before the reply was complete (no finishReason)")
+    return last, "".join(texts) if texts else None, calls
+
+
+def _describe(error: Exception) -> str:
+    from google.genai import errors
+
+    if isinstance(error, errors.APIError):
+        return f"HTTP {error.code}: {server_message(error.details, error.message or error.status or '')}"
+    if isinstance(error, _LostReply):
+        return str(error)
+    return describe_transport(error)
+
+
+def _was_retried(error: Exception) -> bool:
+    return getattr(error, "code", None) in _RETRIED or "Timeout" in type(error).__name__ or "Connect" in type(error).__name__
+
+
+# --- the agent -------------------------------------------------------------------------
+
+
+def _client(server: ServerSettings, options: dict[str, Any], retries: int) -> "genai.Client":
+    from google import genai
+    from google.genai import types
+
+    retry = types.HttpRetryOptions(attempts=retries + 1, initial_delay=float(options.get("retryDelay", _DEFAULT_RETRY_DELAY)),
+                                   http_status_codes=list(_RETRIED))
+    timeout_ms = int(float(options.get("timeout") or _DEFAULT_TIMEOUT) * 1000)
+    http = types.HttpOptions(base_url=server.base_url, timeout=timeout_ms, retry_options=retry)
+    return genai.Client(api_key=server.api_key, http_options=http)
+
+
+async def gemini_agent(ctx: AgentContext) -> Any:
+    """Asks Gemini for one reply.
+
+    Args:
+        ctx: inputs and params as GraphAI's geminiAgent (inputs win); `apiKey` (else
+            GOOGLE_GENAI_API_KEY, GEMINI_API_KEY or GOOGLE_API_KEY), `baseURL` (else
+            GOOGLE_GEMINI_BASE_URL, else Google's API) and `model` (else GEMINI_MODEL, else
+            gemini-2.5-flash) in params or config; `timeout` (seconds per attempt),
+            `maxRetries` and `retryDelay` as openAIAgent's.
+
+    Returns:
+        The response's fields plus GraphAI's `choices`, `text`, `tool`, `tool_calls`,
+        `message`, `messages` (with the reply) and `usage`; `[]` when there is nothing to send.
+
+    Raises:
+        LLMRequestError: no key, the API refused the request, failed on every attempt,
+            or answered something that is not a whole reply.
+    """
+    options = llm_options(ctx)
+    messages = conversation({**options, "images": None, "message": None}, ctx)
+    if not messages:
+        return []  # GraphAI's: nothing to send
+    from google.genai import types  # imported on first use: graphrt[gemini] installs it
+
+    server = GEMINI.server(options)
+    retries = int(options.get("maxRetries", _DEFAULT_RETRIES))
+    request = {"model": server.model, "contents": _contents(messages), "config": _config(options, types)}
+    stream = is_truthy(options.get("stream")) or is_truthy(options.get("dataStream"))
+    client = _client(server, options, retries)
+    try:
+        async with llm_call(ctx, GEMINI, server.model) as call:
+            try:
+                fields, text, calls = await (_stream(client, request, ctx) if stream else _generate(client, request))
+            except Exception as error:  # noqa: BLE001 - every failure of the request becomes one clear error
+                attempts = retries + 1 if _was_retried(error) else 1
+                raise GEMINI.failure(server, _describe(error), attempts) from None
+            usage = fields.get("usageMetadata") or {}
+            call.finished(model=fields.get("modelVersion"), input_tokens=usage.get("promptTokenCount"),
+                          output_tokens=usage.get("candidatesTokenCount"),
+                          finish_reason=fields["candidates"][0].get("finishReason"))
+    finally:
+        await client.aio.aclose()
+    return _result(fields, text, calls, messages, server.model or "")
+
+
+_TEXT_OR_LIST = {"anyOf": [{"type": "string"}, {"type": "array"}]}
+
+gemini_agent_info = AgentInfo(
+    name="geminiAgent",
+    func=gemini_agent,
+    runs_local=True,  # holds an HTTP client to the API and streams tokens to the driver
+    description="Gemini Agent: a reply from Google's Gemini through its generateContent API",
+    inputs={
+        "type": "object",
+        "properties": {
+            "model": {"type": "string"},
+            "system": _TEXT_OR_LIST,
+            "tools": {"type": "array", "description": "OpenAI-style function tools"},
+            "tool_choice": {"anyOf": [{"type": "string"}, {"type": "object"}],
+                            "description": "auto (default), any, none or validated"},
+            "max_tokens": {"type": "number"},
+            "temperature": {"type": "number"},
+            "prompt": {**_TEXT_OR_LIST, "description": "query string"},
+            "messages": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "object"}, {"type": "array"}],
+                         "description": "chat messages"},
+            "response_format": {"type": "object", "description": "{type: schema | json_schema, json_schema: {schema}}"},
+        },
+    },
+    params={
+        "type": "object",
+        "properties": {
+            "apiKey": {"type": "string"},
+            "baseURL": {"type": "string"},
+            "model": {"type": "string"},
+            "stream": {"type": "boolean"},
+            "timeout": {"type": "number", "description": "seconds per attempt (default 300)"},
+            "maxRetries": {"type": "integer", "description": "retries on 408, 429, 5xx (default 3)"},
+            "retryDelay": {"type": "number", "description": "first backoff in seconds (default 0.5)"},
+        },
+    },
+    output={"anyOf": [{"type": "object"}, {"type": "array", "maxItems": 0}]},
+    samples=(
+        Sample(inputs={}, params={}, result=[],
+               description="with nothing to send it asks nothing and returns [] (as GraphAI's; needs no key)"),
+    ),
+    category=("llm",),
+    author="Receptron team (GraphAI), graphrt",
+    repository="https://github.com/receptron/graphai",
+    source="https://github.com/receptron/graphai/blob/main/llm_agents/gemini_agent/src/gemini_agent.ts",
+    package="@graphai/gemini_agent",
+    license="MIT",
+    environment_variables=("GOOGLE_GENAI_API_KEY",),
+    stream=True,
+)
+
+AGENTS: list[AgentInfo] = [gemini_agent_info]
