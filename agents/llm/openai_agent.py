@@ -296,7 +296,7 @@ async def openai_agent(ctx: AgentContext) -> dict[str, Any]:
                 # A reply that already streamed tokens is not repeated: subscribers saw it.
                 if not _is_retryable(error) or attempt == retries or streamed:
                     tries = f" after {attempt + 1} attempts" if attempt else ""
-                    raise LLMRequestError(f"openAIAgent: {_describe(error, server)}{tries}") from None
+                    raise LLMRequestError(f"{ctx.agent_id or 'openAIAgent'}: {_describe(error, server)}{tries}") from None
                 wait = _retry_delay(error, attempt, delay)
                 ctx.progress(f"retrying in {wait:.1f}s: {_describe(error, server)}", {"attempt": attempt + 1})
                 await anyio.sleep(wait)
