@@ -77,3 +77,21 @@ def gemini_api(_gemini_server: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GEMINI_MODEL"):
         monkeypatch.delenv(name, raising=False)
     return _gemini_server
+
+
+@pytest.fixture(scope="session")
+def _embeddings_server() -> Any:
+    from .scripted_providers import embeddings_server
+
+    server = embeddings_server()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def embeddings_api(_embeddings_server: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The scripted embeddings server, emptied, and OPENAI_BASE_URL pointing at its /v1."""
+    _embeddings_server.reset()
+    monkeypatch.setenv("OPENAI_BASE_URL", _embeddings_server.url + "/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-embed-secret")
+    return _embeddings_server

@@ -244,3 +244,32 @@ def render_gemini(request: Request, reply: Reply, number: int, streaming: bool) 
 
 def gemini_server() -> ScriptedServer:
     return ScriptedServer(render_gemini, lambda request: request.path.endswith(":streamGenerateContent"))
+
+
+# --- embeddings (OpenAI's /v1/embeddings, Ollama's /api/embed) --------------------------------
+
+
+def text_vector(text: str) -> list[float]:
+    """The scripted server's embedding of a text: counts of a few letters, scaled to length 1."""
+    counts = [1.0 + text.count(letter) for letter in "aeio"]
+    norm = sum(count * count for count in counts) ** 0.5
+    return [count / norm for count in counts]
+
+
+def render_embeddings(request: Request, reply: Reply, number: int, streaming: bool) -> _Answer:
+    """An embeddings answer: each input's `text_vector`, in OpenAI's format or (for /api/embed) Ollama's."""
+    if reply.status != 200:
+        body = {"error": {"message": reply.message, "type": "scripted", "code": reply.status}}
+        return _json(reply.status, body, _error_headers(reply))
+    texts = request.body.get("input")
+    texts = [texts] if isinstance(texts, str) else texts
+    vectors = [text_vector(text) for text in texts]
+    if request.path.endswith("/api/embed"):
+        return _json(200, {"model": request.body.get("model"), "embeddings": vectors})
+    data = [{"object": "embedding", "index": index, "embedding": vector} for index, vector in enumerate(vectors)]
+    return _json(200, {"object": "list", "data": data, "model": request.body.get("model"),
+                       "usage": {"prompt_tokens": 5, "total_tokens": 5}})
+
+
+def embeddings_server() -> ScriptedServer:
+    return ScriptedServer(render_embeddings, lambda request: False)
