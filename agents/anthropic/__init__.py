@@ -1,12 +1,19 @@
 """The anthropic pack: anthropicAgent (GraphAI's @graphai/anthropic_agent) on the official `anthropic` SDK.
 
-Its SDK comes with `pip install 'graphrt[anthropic]'`; the agent's module imports it only when it runs."""
+Its SDK comes with `pip install 'graphrt[anthropic]'` (`EXTRA`, which installs the modules of
+`REQUIRES`); the agent's module imports it only when it runs, and says what to install without it.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["AGENTS"]
+__all__ = ["AGENTS", "EXTRA", "REQUIRES"]
+
+EXTRA = "anthropic"
+"""graphrt's pip extra this pack needs."""
+REQUIRES = ("anthropic",)
+"""The modules that extra installs, looked for (not imported) to tell whether it is installed."""
 
 
 def __getattr__(name: str) -> Any:

@@ -29,7 +29,8 @@ from graphrt.base.jsvalue import is_null, is_truthy
 
 from graphrt_agents.llm.chat import ChatResult, conversation, system_prompt
 from graphrt_agents.llm.provider import (
-    Provider, describe_transport, llm_call, llm_options, openai_usage, parse_json_reply, server_message,
+    LLMRequestError, Provider, describe_transport, llm_call, llm_options, openai_usage, parse_json_reply,
+    server_message,
 )
 from graphrt_agents.llm.settings import ServerSettings
 
@@ -271,6 +272,15 @@ def _was_retried(error: Exception) -> bool:
 # --- the agent -------------------------------------------------------------------------
 
 
+def _sdk() -> Any:
+    """The `anthropic` SDK, imported on first use; without graphrt[anthropic], an error that says so."""
+    try:
+        import anthropic
+    except ImportError:
+        raise LLMRequestError("anthropicAgent needs pip install 'graphrt[anthropic]' (no module anthropic)") from None
+    return anthropic
+
+
 async def anthropic_agent(ctx: AgentContext) -> dict[str, Any]:
     """Asks Anthropic's messages API for one reply.
 
@@ -289,8 +299,7 @@ async def anthropic_agent(ctx: AgentContext) -> dict[str, Any]:
         LLMRequestError: no key, the API refused the request, failed on every attempt,
             or answered something that is not a whole message.
     """
-    import anthropic  # imported on first use: graphrt[anthropic] installs it
-
+    anthropic = _sdk()
     options = llm_options(ctx)
     server: ServerSettings = ANTHROPIC.server(options)
     body, messages = _request(options, ctx, server.model or "")

@@ -37,7 +37,7 @@ from graphrt.base.jsvalue import is_null, is_truthy
 
 from graphrt_agents.llm.chat import ChatResult, conversation
 from graphrt_agents.llm.provider import (
-    Provider, describe_transport, llm_call, llm_options, openai_usage, server_message,
+    LLMRequestError, Provider, describe_transport, llm_call, llm_options, openai_usage, server_message,
 )
 from graphrt_agents.llm.settings import ServerSettings
 
@@ -299,7 +299,10 @@ async def gemini_agent(ctx: AgentContext) -> Any:
     messages = conversation({**options, "images": None, "message": None}, ctx)
     if not messages:
         return []  # GraphAI's: nothing to send
-    from google.genai import types  # imported on first use: graphrt[gemini] installs it
+    try:
+        from google.genai import types  # imported on first use: graphrt[gemini] installs it
+    except ImportError:
+        raise LLMRequestError("geminiAgent needs pip install 'graphrt[gemini]' (no module google.genai)") from None
 
     server = GEMINI.server(options)
     retries = int(options.get("maxRetries", _DEFAULT_RETRIES))

@@ -16,9 +16,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from graphrt.authoring.agent_info import AgentContext, AgentInfo
+from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import is_null
 
+from graphrt_agents.llm.mock import openai_mock_agent
 from graphrt_agents.llm.openai_agent import openai_agent, openai_agent_info
 from graphrt_agents.llm.provider import Provider, llm_options
 
@@ -67,6 +68,8 @@ groq_agent_info = AgentInfo(
                        "model": {"type": "string", "description": "required, e.g. llama-3.1-8b-instant"}},
     },
     output=openai_agent_info.output,
+    mock=openai_mock_agent,  # the result has openAIAgent's shape, so its mock stands in (GraphAI's has none)
+    samples=tuple(sample for sample in openai_agent_info.samples),
     category=("llm",),
     author="Receptron team (GraphAI), graphrt",
     repository="https://github.com/receptron/graphai",

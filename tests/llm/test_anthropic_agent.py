@@ -181,3 +181,10 @@ async def test_each_request_is_reported_with_its_usage(anthropic_api, reply, run
     finished = [event for event in events if isinstance(event, LlmCallFinished)]
     assert [(e.model, e.input_tokens, e.output_tokens, e.finish_reason) for e in finished] == [
         ("scripted-model", 11, 7, "end_turn")]
+
+
+async def test_without_the_extra_the_error_says_what_to_install(anthropic_api, run_graph, monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "anthropic", None)  # as if graphrt[anthropic] were not installed
+    with pytest.raises(AgentError) as caught:
+        await run_graph(_graph(inputs={"prompt": "x"}))
+    assert str(caught.value.__cause__) == "anthropicAgent needs pip install 'graphrt[anthropic]' (no module anthropic)"

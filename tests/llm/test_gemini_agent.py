@@ -178,3 +178,10 @@ async def test_each_request_is_reported_with_its_usage(gemini_api, reply, run_gr
     finished = [event for event in events if isinstance(event, LlmCallFinished)]
     assert [(e.model, e.input_tokens, e.output_tokens, e.finish_reason) for e in finished] == [
         ("scripted-model", 11, 7, "STOP")]
+
+
+async def test_without_the_extra_the_error_says_what_to_install(gemini_api, run_graph, monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "google.genai", None)  # as if graphrt[gemini] were not installed
+    with pytest.raises(AgentError) as caught:
+        await run_graph(_graph(inputs={"prompt": "x"}))
+    assert str(caught.value.__cause__) == "geminiAgent needs pip install 'graphrt[gemini]' (no module google.genai)"
