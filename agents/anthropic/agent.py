@@ -29,8 +29,8 @@ from graphrt.base.jsvalue import is_null, is_truthy
 
 from graphrt_agents.llm.chat import ChatResult, conversation, system_prompt
 from graphrt_agents.llm.provider import (
-    LLMRequestError, Provider, describe_transport, llm_call, llm_options, openai_usage, parse_json_reply,
-    server_message,
+    GRAPHAI_LLM_INFO, LLMRequestError, Provider, chat_inputs, chat_params, describe_transport, llm_call, llm_options,
+    openai_usage, parse_json_reply, server_message, tool_call_arguments,
 )
 from graphrt_agents.llm.settings import ServerSettings
 
@@ -68,15 +68,8 @@ def _with_response_format(system: Any, response_format: Any) -> Any:
 
 def _tool_use(call: Any) -> dict[str, Any]:
     """An OpenAI tool call as Anthropic's tool_use block (arguments that are not JSON become {})."""
-    function = call.get("function") or {} if isinstance(call, dict) else {}
-    arguments = function.get("arguments")
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments or "{}")
-        except ValueError:
-            arguments = {}
-    return {"type": "tool_use", "id": call.get("id"), "name": function.get("name"),
-            "input": arguments if isinstance(arguments, dict) else {}}
+    name, arguments = tool_call_arguments(call)
+    return {"type": "tool_use", "id": call.get("id") if isinstance(call, dict) else None, "name": name, "input": arguments}
 
 
 def _tool_result(message: dict[str, Any]) -> dict[str, Any]:
@@ -319,48 +312,17 @@ async def anthropic_agent(ctx: AgentContext) -> dict[str, Any]:
     return _result(response, messages, wants_json=is_truthy(options.get("response_format")))
 
 
-_TEXT_OR_LIST = {"anyOf": [{"type": "string"}, {"type": "array"}]}
-
 anthropic_agent_info = AgentInfo(
     name="anthropicAgent",
     func=anthropic_agent,
-    runs_local=True,  # holds an HTTP client to the API and streams tokens to the driver
     description="Anthropic Agent: a reply from Claude through Anthropic's messages API",
-    inputs={
-        "type": "object",
-        "properties": {
-            "model": {"type": "string"},
-            "system": _TEXT_OR_LIST,
-            "max_tokens": {"type": "number"},
-            "temperature": {"type": "number"},
-            "prompt": {**_TEXT_OR_LIST, "description": "query string"},
-            "messages": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "object"}, {"type": "array"}],
-                         "description": "chat messages"},
-            "tools": {"type": "array", "description": "OpenAI-style function tools"},
-            "tool_choice": {"anyOf": [{"type": "string"}, {"type": "object"}]},
-            "response_format": {"type": "object", "description": "a JSON object the reply should fill"},
-        },
-    },
-    params={
-        "type": "object",
-        "properties": {
-            "apiKey": {"type": "string"},
-            "baseURL": {"type": "string"},
-            "model": {"type": "string"},
-            "stream": {"type": "boolean"},
-            "timeout": {"type": "number", "description": "seconds per attempt (default 300)"},
-            "maxRetries": {"type": "integer", "description": "retries on 429, 5xx, timeouts (default 3)"},
-        },
-    },
+    inputs=chat_inputs(response_format={"type": "object", "description": "a JSON object the reply should fill"}),
+    params=chat_params(),
     output={"type": "object"},
-    category=("llm",),
-    author="Receptron team (GraphAI), graphrt",
-    repository="https://github.com/receptron/graphai",
     source="https://github.com/receptron/graphai/blob/main/llm_agents/anthropic_agent/src/anthropic_agent.ts",
     package="@graphai/anthropic_agent",
-    license="MIT",
     environment_variables=("ANTHROPIC_API_KEY",),
-    stream=True,
+    **GRAPHAI_LLM_INFO,
 )
 
 AGENTS: list[AgentInfo] = [anthropic_agent_info]

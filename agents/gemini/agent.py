@@ -37,7 +37,8 @@ from graphrt.base.jsvalue import is_null, is_truthy
 
 from graphrt_agents.llm.chat import ChatResult, conversation
 from graphrt_agents.llm.provider import (
-    LLMRequestError, Provider, describe_transport, llm_call, llm_options, openai_usage, server_message,
+    GRAPHAI_LLM_INFO, LLMRequestError, Provider, chat_inputs, chat_params, describe_transport, llm_call, llm_options,
+    openai_usage, server_message, tool_call_arguments,
 )
 from graphrt_agents.llm.settings import ServerSettings
 
@@ -75,15 +76,8 @@ def _text(content: Any) -> str:
 
 
 def _function_call(call: Any) -> dict[str, Any]:
-    function = call.get("function") or {} if isinstance(call, dict) else {}
-    arguments = function.get("arguments")
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments or "{}")
-        except ValueError:
-            arguments = {}
-    part: dict[str, Any] = {"name": function.get("name"), "args": arguments if isinstance(arguments, dict) else {}}
-    return {"function_call": part}
+    name, arguments = tool_call_arguments(call)
+    return {"function_call": {"name": name, "args": arguments}}
 
 
 def _content(message: Any, names: dict[str, str], role: str | None = None) -> dict[str, Any]:
@@ -325,54 +319,24 @@ async def gemini_agent(ctx: AgentContext) -> Any:
     return _result(fields, text, calls, messages, server.model or "")
 
 
-_TEXT_OR_LIST = {"anyOf": [{"type": "string"}, {"type": "array"}]}
-
 gemini_agent_info = AgentInfo(
     name="geminiAgent",
     func=gemini_agent,
-    runs_local=True,  # holds an HTTP client to the API and streams tokens to the driver
     description="Gemini Agent: a reply from Google's Gemini through its generateContent API",
-    inputs={
-        "type": "object",
-        "properties": {
-            "model": {"type": "string"},
-            "system": _TEXT_OR_LIST,
-            "tools": {"type": "array", "description": "OpenAI-style function tools"},
-            "tool_choice": {"anyOf": [{"type": "string"}, {"type": "object"}],
-                            "description": "auto (default), any, none or validated"},
-            "max_tokens": {"type": "number"},
-            "temperature": {"type": "number"},
-            "prompt": {**_TEXT_OR_LIST, "description": "query string"},
-            "messages": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "object"}, {"type": "array"}],
-                         "description": "chat messages"},
-            "response_format": {"type": "object", "description": "{type: schema | json_schema, json_schema: {schema}}"},
-        },
-    },
-    params={
-        "type": "object",
-        "properties": {
-            "apiKey": {"type": "string"},
-            "baseURL": {"type": "string"},
-            "model": {"type": "string"},
-            "stream": {"type": "boolean"},
-            "timeout": {"type": "number", "description": "seconds per attempt (default 300)"},
-            "maxRetries": {"type": "integer", "description": "retries on 408, 429, 5xx (default 3)"},
-            "retryDelay": {"type": "number", "description": "first backoff in seconds (default 0.5)"},
-        },
-    },
+    inputs=chat_inputs(
+        tool_choice={"anyOf": [{"type": "string"}, {"type": "object"}], "description": "auto (default), any, none or validated"},
+        response_format={"type": "object", "description": "{type: schema | json_schema, json_schema: {schema}}"},
+    ),
+    params=chat_params(),
     output={"anyOf": [{"type": "object"}, {"type": "array", "maxItems": 0}]},
     samples=(
         Sample(inputs={}, params={}, result=[],
                description="with nothing to send it asks nothing and returns [] (as GraphAI's; needs no key)"),
     ),
-    category=("llm",),
-    author="Receptron team (GraphAI), graphrt",
-    repository="https://github.com/receptron/graphai",
     source="https://github.com/receptron/graphai/blob/main/llm_agents/gemini_agent/src/gemini_agent.ts",
     package="@graphai/gemini_agent",
-    license="MIT",
     environment_variables=("GOOGLE_GENAI_API_KEY",),
-    stream=True,
+    **GRAPHAI_LLM_INFO,
 )
 
 AGENTS: list[AgentInfo] = [gemini_agent_info]

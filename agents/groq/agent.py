@@ -16,12 +16,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
+from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.base.jsvalue import is_null
 
 from graphrt_agents.llm.mock import openai_mock_agent
 from graphrt_agents.llm.openai_agent import openai_agent, openai_agent_info
-from graphrt_agents.llm.provider import Provider, llm_options
+from graphrt_agents.llm.provider import GRAPHAI_LLM_INFO, Provider, chat_params, llm_options
 
 __all__ = ["AGENTS", "GROQ", "groq_agent"]
 
@@ -59,25 +59,16 @@ async def groq_agent(ctx: AgentContext) -> dict[str, Any]:
 groq_agent_info = AgentInfo(
     name="groqAgent",
     func=groq_agent,
-    runs_local=True,  # holds an HTTP client to the API and streams tokens to the driver
     description="Groq Agent: a chat completion from Groq's OpenAI-compatible API",
     inputs=openai_agent_info.inputs,
-    params={
-        "type": "object",
-        "properties": {**(openai_agent_info.params or {}).get("properties", {}),
-                       "model": {"type": "string", "description": "required, e.g. llama-3.1-8b-instant"}},
-    },
+    params=chat_params(model={"type": "string", "description": "required, e.g. llama-3.1-8b-instant"}),
     output=openai_agent_info.output,
     mock=openai_mock_agent,  # the result has openAIAgent's shape, so its mock stands in (GraphAI's has none)
-    samples=tuple(sample for sample in openai_agent_info.samples),
-    category=("llm",),
-    author="Receptron team (GraphAI), graphrt",
-    repository="https://github.com/receptron/graphai",
+    samples=openai_agent_info.samples,
     source="https://github.com/receptron/graphai/blob/main/llm_agents/groq_agent/src/groq_agent.ts",
     package="@graphai/groq_agent",
-    license="MIT",
     environment_variables=("GROQ_API_KEY",),
-    stream=True,
+    **GRAPHAI_LLM_INFO,
 )
 
 AGENTS: list[AgentInfo] = [groq_agent_info]

@@ -32,8 +32,8 @@ from .openai_agent import LLMRequestError
 from .settings import ServerSettings
 
 __all__ = [
-    "LLMRequestError", "LlmCall", "Provider", "describe_transport", "llm_call", "llm_options", "openai_usage",
-    "parse_json_reply", "server_message",
+    "GRAPHAI_LLM_INFO", "LLMRequestError", "LlmCall", "Provider", "chat_inputs", "chat_params", "describe_transport",
+    "llm_call", "llm_options", "openai_usage", "parse_json_reply", "server_message", "tool_call_arguments",
 ]
 
 _FENCE = re.compile(r"```(?:\w+)?\s*([\s\S]*?)\s*```")
@@ -157,6 +157,18 @@ def openai_usage(prompt_tokens: Any, completion_tokens: Any) -> dict[str, Any]:
     return {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens, "total_tokens": total}
 
 
+def tool_call_arguments(call: Any) -> tuple[Any, dict[str, Any]]:
+    """An OpenAI tool call's function name and arguments as an object (arguments that are not a JSON object: {})."""
+    function = call.get("function") or {} if isinstance(call, dict) else {}
+    arguments = function.get("arguments")
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments or "{}")
+        except ValueError:
+            arguments = {}
+    return function.get("name"), arguments if isinstance(arguments, dict) else {}
+
+
 def parse_json_reply(text: str | None) -> Any:
     """A reply asked to be JSON, parsed as GraphAI's anthropicAgent does: the first ``` fenced block if there
     is one, else the whole text; the object or array it holds, else None."""
@@ -169,3 +181,49 @@ def parse_json_reply(text: str | None) -> Any:
     except ValueError:
         return None
     return parsed if isinstance(parsed, (dict, list)) else None
+
+
+# --- function info ---------------------------------------------------------------------
+
+_TEXT_OR_LIST = {"anyOf": [{"type": "string"}, {"type": "array"}]}
+
+GRAPHAI_LLM_INFO: dict[str, Any] = {
+    "runs_local": True,  # holds an HTTP client to the API and streams tokens to the driver
+    "category": ("llm",),
+    "author": "Receptron team (GraphAI), graphrt",
+    "repository": "https://github.com/receptron/graphai",
+    "license": "MIT",
+    "stream": True,
+}
+"""The AgentInfo fields every GraphAI LLM agent of a pack shares."""
+
+
+def chat_inputs(**more: Any) -> dict[str, Any]:
+    """The inputs schema of GraphAI's LLM agents (`model`, `system`, `prompt`, `messages`, `tools`, ...), plus `more`."""
+    properties = {
+        "model": {"type": "string"},
+        "system": _TEXT_OR_LIST,
+        "prompt": {**_TEXT_OR_LIST, "description": "query string"},
+        "messages": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "object"}, {"type": "array"}],
+                     "description": "chat messages"},
+        "tools": {"type": "array", "description": "OpenAI-style function tools"},
+        "tool_choice": {"anyOf": [{"type": "string"}, {"type": "object"}]},
+        "max_tokens": {"type": "number"},
+        "temperature": {"type": "number"},
+        "response_format": {"type": "object"},
+    }
+    return {"type": "object", "properties": {**properties, **more}}
+
+
+def chat_params(**more: Any) -> dict[str, Any]:
+    """The params schema of a provider's agent: its server (`apiKey`, `baseURL`, `model`), `stream` and retries."""
+    properties = {
+        "apiKey": {"type": "string"},
+        "baseURL": {"type": "string"},
+        "model": {"type": "string"},
+        "stream": {"type": "boolean"},
+        "timeout": {"type": "number", "description": "seconds per attempt (default 300)"},
+        "maxRetries": {"type": "integer", "description": "retries on 429, 5xx, timeouts (default 3)"},
+        "retryDelay": {"type": "number", "description": "first backoff in seconds (default 0.5)"},
+    }
+    return {"type": "object", "properties": {**properties, **more}}
