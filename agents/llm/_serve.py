@@ -41,7 +41,10 @@ def main() -> None:
         chat_format="chat_template.default",  # the GGUF's own template; chatml-function-calling drops tool results
         verbose=False,
     )
-    app = create_app(server_settings=ServerSettings(host="127.0.0.1", port=args.port), model_settings=[model])
+    from graphrt_agents.llm.llama_params import without_extra_buffer_types
+
+    with without_extra_buffer_types():  # the app loads the model: without the buffers that can crash decoding
+        app = create_app(server_settings=ServerSettings(host="127.0.0.1", port=args.port), model_settings=[model])
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
 
 

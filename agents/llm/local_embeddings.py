@@ -6,18 +6,19 @@ token states are mean-pooled and scaled to length 1, so that dotProductAgent giv
 cosine similarities, as with OpenAI's embeddings. It is a small chat model, not an
 embedding model: its similarities rank related texts above unrelated ones, no more.
 
-llama.cpp is loaded without its extra buffer types (weight repacking, AMX tiles):
-on a CPU whose AMX the kernel or sandbox does not grant, those crash the process in
-llama_decode.
+llama.cpp loads it without its extra buffer types (llama_params.py: their AMX
+repacking crashes llama_decode where AMX is not granted).
 """
 
 from __future__ import annotations
 
+import atexit
 import threading
 from typing import Any
 
 import anyio
 
+from .llama_params import without_extra_buffer_types
 from .local_model import EmbeddedModelError, find_gguf
 
 __all__ = ["LOCAL_EMBEDDING_MODEL", "local_embeddings"]
@@ -41,26 +42,24 @@ def _load() -> Any:
         gguf = find_gguf()
         try:
             import llama_cpp
-            from llama_cpp import llama_cpp as bindings
         except ImportError:
             llama_cpp = None
         if gguf is None or llama_cpp is None:
             raise EmbeddedModelError(_INSTALL_HINT)
-        defaults = bindings.llama_model_default_params
-
-        def without_extra_buffers() -> Any:
-            params = defaults()
-            params.use_extra_bufts = False
-            return params
-
-        # Llama() takes its model parameters from this function and offers no argument for the field.
-        bindings.llama_model_default_params = without_extra_buffers
-        try:
+        with without_extra_buffer_types():
             _model = llama_cpp.Llama(model_path=str(gguf), embedding=True, n_ctx=_N_CTX, n_batch=_N_CTX,
                                      n_ubatch=_N_CTX, pooling_type=llama_cpp.LLAMA_POOLING_TYPE_MEAN, verbose=False)
-        finally:
-            bindings.llama_model_default_params = defaults
     return _model
+
+
+@atexit.register
+def _close() -> None:
+    """Frees the model before the interpreter tears down the modules its finalizer needs."""
+    global _model
+    with _lock:
+        if _model is not None:
+            _model.close()
+            _model = None
 
 
 def _embed(texts: list[str]) -> tuple[list[list[float]], int]:
