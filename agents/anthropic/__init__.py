@@ -1,19 +1,14 @@
 """The anthropic pack: anthropicAgent (GraphAI's @graphai/anthropic_agent) on the official `anthropic` SDK.
 
-Its SDK comes with `pip install 'graphrt[anthropic]'` (`EXTRA`, which installs the modules of
-`REQUIRES`); the agent's module imports it only when it runs, and says what to install without it.
+Its SDK comes with `pip install 'graphrt[anthropic]'` (its entry in `graphrt_agents.PACKS`); the
+agent's module imports it only when it runs, and says what to install without it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["AGENTS", "EXTRA", "REQUIRES"]
-
-EXTRA = "anthropic"
-"""graphrt's pip extra this pack needs."""
-REQUIRES = ("anthropic",)
-"""The modules that extra installs, looked for (not imported) to tell whether it is installed."""
+__all__ = ["AGENTS"]
 
 
 def __getattr__(name: str) -> Any:

@@ -1,19 +1,14 @@
 """The gemini pack: geminiAgent (GraphAI's @graphai/gemini_agent) on Google's official `google-genai` SDK.
 
-Its SDK comes with `pip install 'graphrt[gemini]'` (`EXTRA`, which installs the modules of
-`REQUIRES`); the agent's module imports it only when it runs, and says what to install without it.
+Its SDK comes with `pip install 'graphrt[gemini]'` (its entry in `graphrt_agents.PACKS`); the
+agent's module imports it only when it runs, and says what to install without it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["AGENTS", "EXTRA", "REQUIRES"]
-
-EXTRA = "gemini"
-"""graphrt's pip extra this pack needs."""
-REQUIRES = ("google.genai",)
-"""The modules that extra installs, looked for (not imported) to tell whether it is installed."""
+__all__ = ["AGENTS"]
 
 
 def __getattr__(name: str) -> Any:
