@@ -3,7 +3,9 @@
 anyio runs async tests on asyncio (and trio where a test asks). The server
 answers each POST to /v1/chat/completions with the next reply of its script
 (`openai_server.script(...)`, replies built with the `reply` fixture): a text
-answer, tool calls, an HTTP error, or any of these after a delay. Streaming
+answer, tool calls, an HTTP error, any of these after a delay, or a stream cut
+short (no finish_reason, as llama-cpp-python's server ends one that another
+request interrupts). Streaming
 requests get the same reply as server-sent events in small chunks. Every request
 body and its headers are recorded. Tests reach it through the real AsyncOpenAI;
 one server serves the whole session.
@@ -78,6 +80,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     model: str = "scripted-model"
+    cut: bool = False  # streamed without its last chunk: no finish_reason, no usage
 
 
 def text(content: str, *, model: str = "scripted-model") -> Reply:
@@ -98,6 +101,12 @@ def error(status: int, message: str = "scripted failure", **headers: str) -> Rep
 def slow(delay: float, reply: Reply) -> Reply:
     """`reply`, after `delay` seconds."""
     reply.delay = delay
+    return reply
+
+
+def cut(reply: Reply) -> Reply:
+    """`reply` streamed without its end: the chunks of its content, then [DONE] with no finish_reason."""
+    reply.cut = True
     return reply
 
 
@@ -141,6 +150,8 @@ def _chunks(reply: Reply, number: int) -> list[dict[str, Any]]:
                                              "function": {"name": call["function"]["name"], "arguments": ""}}]}))
         chunks += [chunk({"tool_calls": [{"index": index, "function": {"arguments": arguments[i:i + 5]}}]})
                    for i in range(0, len(arguments), 5)]
+    if reply.cut:
+        return chunks
     chunks.append(chunk({}, "tool_calls" if reply.calls else "stop"))
     chunks.append({**base, "choices": [], "usage": _USAGE})
     return chunks
@@ -246,8 +257,8 @@ class ScriptedOpenAIServer:
 
 @pytest.fixture
 def reply() -> SimpleNamespace:
-    """The reply builders: text, tool_calls, error, slow."""
-    return SimpleNamespace(text=text, tool_calls=tool_calls, error=error, slow=slow)
+    """The reply builders: text, tool_calls, error, slow, cut."""
+    return SimpleNamespace(text=text, tool_calls=tool_calls, error=error, slow=slow, cut=cut)
 
 
 @pytest.fixture(scope="session")

@@ -1,17 +1,24 @@
 """openAIAgent: one chat completion from any OpenAI-compatible server, GraphAI's way.
 
 Inputs and params are GraphAI's (`prompt`, `system`, `messages`, `tools`,
-`tool_choice`, `response_format`, `max_tokens`, `temperature`, `stream`,
-`model`), plus `grammar` (a GBNF grammar, sent to servers other than OpenAI's
-as llama.cpp's `grammar` field), and so is the result: `{text, tool, tool_calls, message, messages,
-usage}` with the response's own fields beside them (chat.py's ChatResult). Requests go through the
-official `openai` SDK; 429s, 5xx answers, timeouts and dropped connections are
-retried with exponential backoff a bounded number of times.
+`tool_choice`, `response_format`, `max_tokens`, `temperature`, `stop`, `stream`,
+`model`), plus `grammar` (a GBNF grammar for llama.cpp's `grammar` field), and so is the result:
+`{text, tool, tool_calls, message, messages, usage}` with the response's own fields beside them
+(chat.py's ChatResult). Requests go through the official `openai` SDK; 429s, 5xx answers, timeouts,
+dropped connections and replies that are no reply (a stream cut short, no content and no tool call)
+are retried with exponential backoff a bounded number of times, and fail with an error that says so:
+a lost reply never comes back as a result.
+
+A grammar goes only where it is known to be accepted: the embedded model, or a server the node's
+params or config (or GRAPHRT_ACCEPTS_GRAMMAR=1) say is a llama.cpp server (`acceptsGrammar: true`).
+Elsewhere it is left out, and a server that refuses a request because of it (HTTP 400 or 422) is
+asked again without it, for the rest of the process.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
 import ssl
 import uuid
@@ -36,6 +43,9 @@ __all__ = ["AGENTS", "openai_agent", "LLMRequestError"]
 
 _MESSAGE_KEYS = ("role", "content", "name", "tool_calls", "tool_call_id")
 _OPTIONAL_BODY_KEYS = ("tools", "tool_choice", "response_format", "temperature", "top_p", "stop", "seed")
+_GRAMMAR_ENV = "GRAPHRT_ACCEPTS_GRAMMAR"
+_GRAMMAR_REFUSED_STATUSES = (400, 422)
+_grammar_refused: set[str] = set()  # base URLs of servers that refused a request for its grammar
 _DEFAULT_TIMEOUT = 300.0
 _DEFAULT_RETRIES = 3
 _DEFAULT_RETRY_DELAY = 0.5
@@ -90,16 +100,44 @@ def _body(options: dict[str, Any], server: ServerSettings, model: str, messages:
         body.pop("tool_choice", None)
     if "temperature" not in body and model.startswith("gpt-4"):
         body["temperature"] = 0.7  # GraphAI's default for gpt-4 models (reasoning models take none)
-    grammar = options.get("grammar")
-    if isinstance(grammar, str) and grammar.strip() and not server.is_openai:
-        # llama.cpp's servers (and llama-cpp-python's) constrain the reply to a GBNF grammar;
-        # OpenAI has no such field and would refuse the request, so it is sent only elsewhere.
+    grammar = _grammar_to_send(options, server)
+    if grammar is not None:
         body["extra_body"] = {"grammar": grammar}
     limit = options.get("max_completion_tokens", options.get("max_tokens"))
     if not is_null(limit):
         # OpenAI's newer models want max_completion_tokens; other servers know max_tokens.
         body["max_completion_tokens" if server.is_openai else "max_tokens"] = limit
     return body
+
+
+def _grammar_to_send(options: dict[str, Any], server: ServerSettings) -> str | None:
+    """The node's GBNF grammar, when this server is known to accept llama.cpp's `grammar` field.
+
+    llama.cpp's servers (and llama-cpp-python's) hold the reply to the grammar. Others have no such
+    field: OpenAI refuses the request, and some servers would ignore it or apply it differently, so
+    it goes only to the embedded model and to servers the user says are llama.cpp servers.
+    """
+    grammar = options.get("grammar")
+    if not isinstance(grammar, str) or not grammar.strip() or server.is_openai:
+        return None
+    if server.base_url in _grammar_refused:
+        return None
+    opted_in = options.get("acceptsGrammar")
+    if is_null(opted_in):
+        opted_in = os.environ.get(_GRAMMAR_ENV, "").strip().lower() in ("1", "true", "yes")
+    return grammar if server.embedded or is_truthy(opted_in) else None
+
+
+def _refused_grammar(error: Exception, body: dict[str, Any]) -> bool:
+    """True when the server refused a request that carried a grammar, as one refuses a field it does not know."""
+    status = getattr(error, "status_code", None)
+    return "grammar" in (body.get("extra_body") or {}) and status in _GRAMMAR_REFUSED_STATUSES
+
+
+def _without_grammar(body: dict[str, Any]) -> dict[str, Any]:
+    extra = {key: value for key, value in (body.get("extra_body") or {}).items() if key != "grammar"}
+    trimmed = {key: value for key, value in body.items() if key != "extra_body"}
+    return {**trimmed, "extra_body": extra} if extra else trimmed
 
 
 # --- response --------------------------------------------------------------------------
@@ -120,6 +158,19 @@ class MalformedReplyError(Exception):
     """Raised when the server answers 200 with something that is not a chat completion; retried."""
 
 
+def _check_reply(message: dict[str, Any] | None, finish_reason: Any) -> None:
+    """A reply is text or tool calls; anything else is no reply, and is said to be one.
+
+    Raises:
+        MalformedReplyError: no content and no tool call (an empty reply, or `content: null`).
+    """
+    if message is None:
+        raise MalformedReplyError("the reply has no choices")
+    if not message.get("content") and not message.get("tool_calls"):
+        said = "content null" if message.get("content") is None else "empty content"
+        raise MalformedReplyError(f"the reply has no text and no tool call ({said}, finish_reason {finish_reason})")
+
+
 async def _complete(client: "openai.AsyncOpenAI", body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
     try:
         completion = await client.chat.completions.create(**body)
@@ -128,7 +179,9 @@ async def _complete(client: "openai.AsyncOpenAI", body: dict[str, Any]) -> tuple
     if not getattr(completion, "choices", None):  # text/html from a proxy, or JSON without choices
         raise MalformedReplyError(f"the reply is not a chat completion: {str(completion)[:80]!r}")
     response = completion.model_dump(exclude_none=True)
-    return response, _message_of(completion)
+    message = _message_of(completion)
+    _check_reply(message, completion.choices[0].finish_reason)
+    return response, message
 
 
 async def _complete_streaming(
@@ -165,6 +218,11 @@ async def _complete_streaming(
     message: dict[str, Any] = {"role": role, "content": "".join(text) if text else None}
     if calls:
         message["tool_calls"] = [calls[index] for index in sorted(calls)]
+    if finish_reason is None:
+        # llama-cpp-python's server ends a stream so when another request interrupts it: what came is not the reply.
+        raise MalformedReplyError(f"the stream ended before the reply did (no finish_reason, after "
+                                  f"{len(''.join(text))} characters)")
+    _check_reply(message, finish_reason)
     response["choices"] = [{"index": 0, "message": message, "finish_reason": finish_reason}]
     return response, message
 
@@ -287,19 +345,28 @@ async def openai_agent(ctx: AgentContext) -> dict[str, Any]:
     async with openai.AsyncOpenAI(
         base_url=server.base_url, api_key=server.client_key(), max_retries=0, timeout=timeout, http_client=http_client
     ) as client:
-        for attempt in range(retries + 1):
+        attempt = 0
+        while True:
             streamed: list[str] = []
             try:
                 response, message = await _attempt(client, body, ctx, stream, streamed, server)
                 break
             except (openai.APIError, MalformedReplyError) as error:
-                # A reply that already streamed tokens is not repeated: subscribers saw it.
-                if not _is_retryable(error) or attempt == retries or streamed:
+                if _refused_grammar(error, body):  # not a failure of the request: ask again without the grammar
+                    _grammar_refused.add(str(server.base_url))
+                    body = _without_grammar(body)
+                    ctx.progress(f"the server refused the grammar ({_describe(error, server)}); asking without it",
+                                 {"grammar": False})
+                    continue
+                if not _is_retryable(error) or attempt == retries:
                     tries = f" after {attempt + 1} attempts" if attempt else ""
                     raise LLMRequestError(f"{ctx.agent_id or 'openAIAgent'}: {_describe(error, server)}{tries}") from None
+                # Tokens that streamed from a failed attempt are void: its LlmCallFinished carries the error.
+                void = f" (the {len(streamed)} tokens streamed are void)" if streamed else ""
                 wait = _retry_delay(error, attempt, delay)
-                ctx.progress(f"retrying in {wait:.1f}s: {_describe(error, server)}", {"attempt": attempt + 1})
+                ctx.progress(f"retrying in {wait:.1f}s: {_describe(error, server)}{void}", {"attempt": attempt + 1})
                 await anyio.sleep(wait)
+                attempt += 1
     return ChatResult(message, messages, response, wants_json=not is_null(options.get("response_format"))).to_result()
 
 
@@ -323,7 +390,9 @@ openai_agent_info = AgentInfo(
             "tools": {"type": "array"},
             "tool_choice": {"anyOf": [{"type": "string"}, {"type": "object"}]},
             "response_format": {"type": "object"},
-            "grammar": {"type": "string", "description": "a GBNF grammar the reply must follow (llama.cpp servers)"},
+            "grammar": {"type": "string", "description": "a GBNF grammar the reply must follow, sent to the "
+                        "embedded model and to servers said to accept it (acceptsGrammar)"},
+            "stop": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
             "max_tokens": {"type": "number"},
             "max_completion_tokens": {"type": "number"},
             "temperature": {"type": "number"},
@@ -341,6 +410,8 @@ openai_agent_info = AgentInfo(
             "timeout": {"type": "number", "description": "seconds per attempt (default 300)"},
             "maxRetries": {"type": "integer", "description": "retries on 429, 5xx, timeouts (default 3)"},
             "retryDelay": {"type": "number", "description": "first backoff in seconds (default 0.5)"},
+            "acceptsGrammar": {"type": "boolean", "description": "the server is a llama.cpp server that takes a "
+                               "`grammar` (default: only the embedded model; GRAPHRT_ACCEPTS_GRAMMAR=1 for all)"},
         },
     },
     output={
@@ -380,7 +451,7 @@ openai_agent_info = AgentInfo(
     source="https://github.com/receptron/graphai/blob/main/llm_agents/openai_agent/src/openai_agent.ts",
     package="@graphai/openai_agent",
     license="MIT",
-    environment_variables=("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"),
+    environment_variables=("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", _GRAMMAR_ENV, "GRAPHRT_LOCAL_MODEL"),
     stream=True,
 )
 

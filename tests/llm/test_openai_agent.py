@@ -195,3 +195,83 @@ async def test_each_request_is_reported_with_its_usage_or_its_error(reply, opena
     assert failed.error == f"{openai_server.url} HTTP 429: slow down"
     assert (finished.input_tokens, finished.output_tokens, finished.finish_reason, finished.error) == (11, 7, "stop", None)
     assert calls[0].call_id == failed.call_id != finished.call_id
+
+
+async def test_a_stream_cut_short_is_no_reply_and_is_asked_again(reply, openai_server, run_graph, events):
+    openai_server.script(reply.cut(reply.text("Half a repl")), reply.text("The whole reply."))
+    results = await run_graph(llm_node(inputs={"prompt": "go"}, params={"stream": True, "retryDelay": 0}))
+    assert results["llm"]["text"] == "The whole reply."
+    assert len(openai_server.requests) == 2
+    failed = [event for event in events if isinstance(event, LlmCallFinished)][0]
+    assert failed.error == (f"{openai_server.url} the stream ended before the reply did "
+                            "(no finish_reason, after 11 characters)")
+
+
+async def test_a_stream_that_is_always_cut_short_fails_and_says_why(reply, openai_server, run_graph):
+    openai_server.script(*[reply.cut(reply.text("Half")) for _ in range(2)])
+    with pytest.raises(AgentError) as caught:
+        await run_graph(llm_node(inputs={"prompt": "go"}, params={"stream": True, "maxRetries": 1, "retryDelay": 0}))
+    assert str(caught.value.__cause__) == (f"openAIAgent: {openai_server.url} the stream ended before the reply did "
+                                           "(no finish_reason, after 4 characters) after 2 attempts")
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(("content", "said"), [("", "empty content"), (None, "content null")])
+async def test_a_reply_without_text_or_tool_calls_is_an_error_not_a_result(reply, openai_server, run_graph, stream,
+                                                                           content, said):
+    openai_server.script(reply.tool_calls(content=content), reply.tool_calls(content=content))
+    with pytest.raises(AgentError) as caught:
+        await run_graph(llm_node(inputs={"prompt": "go"}, params={"stream": stream, "maxRetries": 1, "retryDelay": 0}))
+    if stream and content is not None:
+        said = "content null"  # a stream of no tokens is a message without content
+    assert str(caught.value.__cause__) == (f"openAIAgent: {openai_server.url} the reply has no text and no tool call "
+                                           f"({said}, finish_reason stop) after 2 attempts")
+
+
+GRAMMAR = 'root ::= "yes" | "no"'
+
+
+async def test_a_grammar_is_not_sent_to_a_server_not_known_to_take_one(reply, openai_server, run_graph, monkeypatch):
+    monkeypatch.delenv("GRAPHRT_ACCEPTS_GRAMMAR", raising=False)
+    openai_server.script(reply.text("yes"))
+    await run_graph(llm_node(inputs={"prompt": "ok?", "grammar": GRAMMAR}))
+    assert "grammar" not in openai_server.requests[0]
+
+
+@pytest.fixture
+def forget_refusals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Which servers refused a grammar is remembered for the process: each test starts with none."""
+    from graphrt_agents.llm import openai_agent
+
+    monkeypatch.setattr(openai_agent, "_grammar_refused", set())
+
+
+async def test_a_server_said_to_take_a_grammar_gets_it(reply, openai_server, run_graph, forget_refusals):
+    openai_server.script(reply.text("yes"))
+    await run_graph(llm_node(inputs={"prompt": "ok?", "grammar": GRAMMAR}, params={"acceptsGrammar": True}))
+    assert openai_server.requests[0]["grammar"] == GRAMMAR
+
+
+async def test_the_environment_can_say_every_server_takes_a_grammar(reply, openai_server, run_graph, forget_refusals,
+                                                                    monkeypatch):
+    monkeypatch.setenv("GRAPHRT_ACCEPTS_GRAMMAR", "1")
+    openai_server.script(reply.text("yes"))
+    await run_graph(llm_node(inputs={"prompt": "ok?", "grammar": GRAMMAR}))
+    assert openai_server.requests[0]["grammar"] == GRAMMAR
+
+
+async def test_a_server_that_refuses_the_grammar_is_asked_again_without_it(reply, openai_server, run_graph,
+                                                                           forget_refusals, events):
+    openai_server.script(reply.error(400, "Unrecognized request argument supplied: grammar"), reply.text("yes"),
+                         reply.text("no"))
+    graph = {"version": 0.5, "nodes": {
+        "first": {"agent": "openAIAgent", "inputs": {"prompt": "ok?", "grammar": GRAMMAR},
+                  "params": {"acceptsGrammar": True}, "isResult": True},
+        "second": {"agent": "openAIAgent", "inputs": {"prompt": ":first.text", "grammar": GRAMMAR},
+                   "params": {"acceptsGrammar": True}, "isResult": True},
+    }}
+    results = await run_graph(graph)
+    assert (results["first"]["text"], results["second"]["text"]) == ("yes", "no")
+    refused, again, later = openai_server.requests
+    assert refused["grammar"] == GRAMMAR and "grammar" not in again
+    assert "grammar" not in later  # the refusal is remembered: no second refused request
