@@ -1,7 +1,8 @@
 """`python -m graphrt_agents.llm._serve`: the embedded model's OpenAI-compatible server (a child process).
 
 It serves one GGUF with the chat template stored in the GGUF itself, on
-127.0.0.1 only, and exits when its parent closes its stdin (or dies).
+127.0.0.1 only, one request at a time (a new request waits; it never cuts the
+stream of the one before short), and exits when its parent closes its stdin (or dies).
 """
 
 from __future__ import annotations
@@ -38,13 +39,18 @@ def main() -> None:
         model=args.model,
         model_alias=args.alias,
         n_ctx=args.n_ctx,
-        chat_format="chat_template.default",  # the GGUF's own template; chatml-function-calling drops tool results
+        # None: the GGUF's own chat template (llama-cpp-python's built-in format when the template is one it
+        # knows word for word, its fallback for a file with none); chatml-function-calling drops tool results.
+        chat_format=None,
         verbose=False,
     )
     from graphrt_agents.llm.llama_params import without_extra_buffer_types
 
+    # interrupt_requests: llama-cpp-python's default ends a streamed reply when another request arrives, and
+    # the first client then sees a stream without finish_reason. Off, the second request waits its turn.
+    server = ServerSettings(host="127.0.0.1", port=args.port, interrupt_requests=False)
     with without_extra_buffer_types():  # the app loads the model: without the buffers that can crash decoding
-        app = create_app(server_settings=ServerSettings(host="127.0.0.1", port=args.port), model_settings=[model])
+        app = create_app(server_settings=server, model_settings=[model])
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
 
 

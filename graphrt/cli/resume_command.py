@@ -25,6 +25,7 @@ from graphrt.checkpoint import RunRecord, describe_targets, location_of, open_st
 from graphrt.checkpoint.base import GuardedStore
 from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.executor_option import add_executor_option, executor_for
+from graphrt.cli.local_model_option import add_local_model_option, apply_local_model
 from graphrt.cli.output import write_results
 from graphrt.durable import find_run, from_checkpoint, run_checkpointed
 from graphrt.engine.graph import Graph
@@ -47,6 +48,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--trace", metavar="FILE.jsonl", help="write every event of the run to FILE, one JSON object a line")
     add_agents_option(parser)
     add_executor_option(parser)
+    add_local_model_option(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -117,6 +119,7 @@ async def _find_run(checkpoint: str, run_id: str | None) -> RunRecord:
 
 
 def handle(args: argparse.Namespace, stdin: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    apply_local_model(args)
     record = anyio.run(_find_run, args.checkpoint, args.run_id)
     graph, _ = from_checkpoint(args.checkpoint, record.run_id, agents=registry_for(args), force=args.force)
     trace = TraceWriter(args.trace) if args.trace else None

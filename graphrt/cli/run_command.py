@@ -25,6 +25,7 @@ from graphrt.check.validate import collect_issues
 from graphrt.checkpoint import describe_targets
 from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.executor_option import add_executor_option, executor_for
+from graphrt.cli.local_model_option import add_local_model_option, apply_local_model
 from graphrt.cli.output import write_results
 from graphrt.engine.graph import Graph
 from graphrt.graphdata.loader import load_graph
@@ -68,6 +69,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         "e.g. {fileReadAgent: {baseDir: data}, runShellAgent: {allow: [yarn]}}")
     add_agents_option(parser)
     add_executor_option(parser)
+    add_local_model_option(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -121,6 +123,7 @@ def _print_warnings(file: str, registry: Any, stderr: TextIO) -> None:
 
 
 def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
+    apply_local_model(args)
     stderr = stderr or sys.stderr
     try:
         graph = Graph(args.file, agents=registry_for(args), config=run_config(args))

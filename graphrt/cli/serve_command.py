@@ -21,6 +21,7 @@ from graphrt.base.errors import GraphError
 from graphrt.checkpoint import describe_targets
 from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.executor_option import add_executor_option, executor_for
+from graphrt.cli.local_model_option import add_local_model_option, apply_local_model
 
 __all__ = ["API_KEY_ENV", "add_parser", "handle"]
 
@@ -45,6 +46,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="MCP servers the graphs use (the mcpServers shape), started once for the server")
     add_agents_option(parser)
     add_executor_option(parser)
+    add_local_model_option(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -58,6 +60,7 @@ def _is_loopback(host: str) -> bool:
 
 
 def handle(args: argparse.Namespace) -> int:
+    apply_local_model(args)
     try:
         import uvicorn
 

@@ -67,3 +67,39 @@ async def test_forced_tool_calls_held_to_their_enums_reach_the_embedded_model(no
     assert results["status"] == "finished"
     assert results["answer"] in results["finishTools"]["finish"]["function"]["parameters"]["properties"]["answer"]["enum"]
     assert results["model"] == "SmolLM2-135M-Instruct"
+
+
+@pytest.mark.anyio
+async def test_two_streamed_calls_at_once_both_get_their_whole_reply(no_configured_server):
+    from graphrt.observe.events import LlmCallFinished
+
+    def llm(prompt: str) -> dict:
+        return {"agent": "openAIAgent", "inputs": {"prompt": prompt},
+                "params": {"stream": True, "temperature": 0, "max_tokens": 24}, "isResult": True}
+
+    graph = graphrt.Graph({"version": 0.5, "nodes": {"one": llm("Name a colour."), "two": llm("Name a fruit.")}})
+    calls: list[LlmCallFinished] = []
+    graph.subscribe(lambda event: calls.append(event) if isinstance(event, LlmCallFinished) else None)
+    results = await graph.arun()
+    for node in ("one", "two"):
+        assert isinstance(results[node]["text"], str) and results[node]["text"].strip()
+        assert results[node]["choices"][0]["finish_reason"] in ("stop", "length")
+    # neither stream was cut short by the other (a cut one would be retried, and its attempt would show the error)
+    assert [call.error for call in calls] == [None, None]
+
+
+@pytest.mark.anyio
+async def test_any_gguf_named_by_graphrt_local_model_is_served(tmp_path: Path, no_configured_server,
+                                                               monkeypatch: pytest.MonkeyPatch):
+    chosen = tmp_path / "My-Own-Model.Q4_1.gguf"
+    chosen.symlink_to(local_model.find_gguf())
+    monkeypatch.setenv("GRAPHRT_LOCAL_MODEL", str(chosen))
+    local_model.stop_server()  # the server serves one model for the process: start it with this one
+    try:
+        graph = graphrt.Graph({"version": 0.5, "nodes": {"llm": {
+            "agent": "openAIAgent", "inputs": {"prompt": "Say hi."}, "params": {"max_tokens": 8}, "isResult": True}}})
+        results = await graph.arun()
+        assert results["llm"]["model"] == "My-Own-Model"
+        assert results["llm"]["text"]
+    finally:
+        local_model.stop_server()
