@@ -1,4 +1,4 @@
-"""LLM agents: openAIAgent (any OpenAI-compatible server, or the embedded model), toolsAgent, reactActionAgent."""
+"""LLM agents: openAIAgent (any OpenAI-compatible server, or the embedded model), toolsAgent, and the ReAct kit."""
 
 from __future__ import annotations
 

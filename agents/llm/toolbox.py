@@ -3,7 +3,7 @@
 Tools are OpenAI function schemas named `agentName--func` (GraphAI's naming; a
 schema named just `agentName` is an agent that is one function), or agent names
 whose schemas come from their function info (`AgentInfo.tools`), which the LLM
-then sees as `agentName--func`, or MCP servers' tools (`server--tool`, or a server's
+then sees as `agentName--func` (`agentName--func` alone grants that one function), or MCP servers' tools (`server--tool`, or a server's
 name for all its tools), whose schemas are the servers' own (see `add_mcp_tools`). A call is checked
 against the granted schemas, as `graphrt.authoring.tool_calls` defines: unknown names,
 arguments that are not a JSON object, and arguments that break the schema raise
@@ -76,13 +76,21 @@ class Toolbox:
     @staticmethod
     def _schemas(entry: Any, registry: Registry) -> list[dict[str, Any]]:
         if isinstance(entry, str):
-            info = registry.get(entry)
+            agent, func = split_tool_name(entry)
+            info = registry.get(agent)
             if info is None:
                 known = ", ".join(info.name for info in registry if info.tools) or "none"
-                raise ValueError(f"toolsAgent: unknown tool agent '{entry}' (agents with tools: {known})")
+                raise ValueError(f"toolsAgent: unknown tool agent '{agent}' (agents with tools: {known})")
             if not info.tools:
-                raise ValueError(f"toolsAgent: agent '{entry}' declares no tools in its function info")
-            return [_named(schema, entry) for schema in info.tools]
+                raise ValueError(f"toolsAgent: agent '{agent}' declares no tools in its function info")
+            schemas = [_named(schema, agent) for schema in info.tools]
+            if func is None:
+                return schemas
+            chosen = [schema for schema in schemas if schema["function"]["name"] == entry]
+            if not chosen:
+                offered = ", ".join(schema["function"]["name"] for schema in schemas)
+                raise ValueError(f"toolsAgent: agent '{agent}' has no function '{func}' (its tools: {offered})")
+            return chosen
         function = entry.get("function") if isinstance(entry, dict) else None
         name = function.get("name") if isinstance(function, dict) else None
         if not isinstance(name, str) or not name:

@@ -181,8 +181,9 @@ async def tools_agent(ctx: AgentContext) -> dict[str, Any]:
     system = options.get("system")
     prefix = [{"role": "system", "content": system}] if is_truthy(system) else []
 
-    text, finished, model = None, False, None
+    text, finished, model, rounds = None, False, None, 0
     for round_index in range(max_rounds):
+        rounds = round_index + 1
         tool_choice = _round_choice(options.get("tool_choice"), round_index)
         reply = await _ask(ctx, llm_agent, prefix + history, toolbox.schemas(), options, tool_choice)
         calls = _tool_calls(reply, round_index)
@@ -214,11 +215,13 @@ async def tools_agent(ctx: AgentContext) -> dict[str, Any]:
         "environment": session.environment,
         "text": text,
         "finished": finished,
+        "rounds": rounds,
         "model": model,
     }
 
 
-_FINISH_TOOL = {"type": "function", "function": {"name": "wikiAgent--finish", "description": "Finishes the task with the final answer.", "parameters": {"type": "object", "properties": {"answer": {"type": "string", "description": "the answer to the question"}}, "required": ["answer"]}}}
+_NO_PAGE = "There is no page to look in yet: search for one first, as in search[Eiffel]."
+_LOOKUP_TOOL = {"type": "function", "function": {"name": "wikiAgent--lookup", "description": "Returns the next sentence containing a term in the page found by the last search.", "parameters": {"type": "object", "properties": {"term": {"type": "string"}}, "required": ["term"]}}}
 
 tools_agent_info = AgentInfo(
     name="toolsAgent",
@@ -234,31 +237,34 @@ tools_agent_info = AgentInfo(
             "environment": {"type": "object"},
             "text": {"type": ["string", "null"]},
             "finished": {"type": "boolean"},
+            "rounds": {"type": "integer", "description": "LLM calls made"},
             "model": {"type": ["string", "null"]},
         },
     },
     samples=(
         Sample(
-            inputs={"tools": [_FINISH_TOOL], "userInput": {"text": "Gustave Eiffel"}},
+            inputs={"tools": [_LOOKUP_TOOL], "userInput": {"text": "Eiffel"}},
             params={},
             result={
                 "messages": [
-                    {"role": "user", "content": "Gustave Eiffel"},
+                    {"role": "user", "content": "Eiffel"},
                     {"role": "assistant", "content": "", "tool_calls": [
                         {"id": "call_0", "type": "function",
-                         "function": {"name": "wikiAgent--finish", "arguments": '{"answer": "Gustave Eiffel"}'}},
+                         "function": {"name": "wikiAgent--lookup", "arguments": '{"term": "Eiffel"}'}},
                     ]},
-                    {"role": "tool", "tool_call_id": "call_0", "content": "Gustave Eiffel",
-                     "extra": {"agent": "wikiAgent", "arg": {"answer": "Gustave Eiffel"}, "func": "finish"}},
-                    {"role": "assistant", "content": "Gustave Eiffel"},
+                    {"role": "tool", "tool_call_id": "call_0", "content": _NO_PAGE,
+                     "extra": {"agent": "wikiAgent", "arg": {"term": "Eiffel"}, "func": "lookup"}},
+                    {"role": "assistant", "content": _NO_PAGE},
                 ],
-                "data": {"wikiAgent--finish": {"content": "Gustave Eiffel", "data": {"answer": "Gustave Eiffel"}}},
-                "environment": {"wikiAgent--finish": [{"answer": "Gustave Eiffel"}]},
-                "text": "Gustave Eiffel",
+                "data": {"wikiAgent--lookup": {"content": _NO_PAGE, "data": {}}},
+                "environment": {"wikiAgent--lookup": [{}]},
+                "text": _NO_PAGE,
                 "finished": True,
+                "rounds": 2,
                 "model": "mock",
             },
-            description="with openAIAgent's mock, which calls each tool once and then answers with the result",
+            description="with openAIAgent's mock, which calls each tool once and then answers with the result "
+                        "(here the wiki's own advice: a lookup needs a page)",
         ),
     ),
     category=("llm",),

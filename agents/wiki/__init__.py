@@ -1,4 +1,4 @@
-"""Wiki agents for ReAct: `wikiAgent` with its search, lookup and finish actions."""
+"""Wiki agents: `wikiAgent`, a wiki (offline Wikipedia leads, or MediaWiki) as a search and lookup tool."""
 
 from __future__ import annotations
 

@@ -1,11 +1,13 @@
-"""wikiAgent: ReAct's three actions, `search`, `lookup` and `finish`, as one tool agent.
+"""wikiAgent: a wiki as a tool, with the ReAct paper's two actions, `search` and `lookup`.
 
 It speaks the toolsAgent protocol: inputs `{func, arg, data}`, result
 `{content, data}`. `data` is the agent's state, handed back on the next call
-(by the ReAct graph's loop, or by toolsAgent): the page found by the last
+(by the ReAct graph's act step, or by toolsAgent): the page found by the last
 search and where the last lookup stopped, so that `lookup` is stateful per page
-as in the ReAct paper. `arg` is an object (from a tool call) or the bare text
-between the brackets of a text action.
+as in the ReAct paper. `search` gives the first sentences of the page with that
+title, or, when there is none, the most similar titles to search for instead;
+`lookup` the next sentence of that page containing a term. It knows nothing of
+the question being answered: reading, choosing and answering are the LLM's.
 """
 
 from __future__ import annotations
@@ -18,16 +20,14 @@ from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import is_null
 
 from .backends import MediaWiki, OfflineCorpus, Page, WikiBackend
-from .rank import rank_sentences, stems
 
 __all__ = ["AGENTS", "wiki_agent", "split_sentences", "backend_for"]
 
 _LEAD_SENTENCES = 5
-_FOCUSED_SENTENCES = 3
 _SIMILAR = 5
 _SENTENCE_END = re.compile(r"(?<=[.!?])(?<![\s.][A-Z]\.)\s+(?=[\"'(\[A-Z0-9])")  # not after an initial: "J. K. Rowling"
-_ARG_NAMES = {"search": "entity", "lookup": "term", "finish": "answer"}
-_USAGE = "Use search[entity], lookup[term] or finish[answer]."
+_ARG_NAMES = {"search": "entity", "lookup": "term"}
+_USAGE = "Use search[entity] or lookup[term]."
 
 
 def split_sentences(text: str) -> list[str]:
@@ -62,49 +62,18 @@ def _page_state(page: Page) -> dict[str, Any]:
     return {"title": page.title, "text": page.text, "url": page.url, "source": page.source, "lookup": None}
 
 
-def _focused(backend: WikiBackend | None, page: Page, question: str, count: int) -> list[str]:
-    """The page's first sentence (what the page is about) and the sentences that best match the question, in page order."""
-    sentences = split_sentences(page.text)
-    weight = getattr(backend, "weight", None)
-    ranked = [index for index in rank_sentences(sentences, question, weight, ignore=stems(page.title)) if index != 0]
-    chosen = sorted([0, *ranked[: count - 1]]) if sentences else []
-    return [sentences[index] for index in chosen]
-
-
-async def _search(backend: WikiBackend, entity: str, question: str) -> tuple[str, dict[str, Any]]:
-    """The page about `entity`: its lead, or with a question its sentences that bear on the question.
-
-    With a question, a search that names no page reads the page that best matches the entity instead of
-    listing similar titles: a small model rarely recovers from a list of titles.
-    """
+async def _search(backend: WikiBackend, entity: str) -> tuple[str, dict[str, Any]]:
+    """The page about `entity`: its first sentences; else the titles most like it, to search again."""
     if not entity:
         return f"search needs an entity, as in search[Albert Einstein]. {_USAGE}", {}
     page = await backend.page(entity)
-    note = ""
     if page is None:
-        if not question:
-            return f"Could not find [{entity}]. Similar: {await backend.similar(entity, _SIMILAR)}.", {}
-        page = await _closest(backend, entity, question)
-        if page is None:
-            return f"Could not find [{entity}].", {}
-        note = f"(No page [{entity}]; the closest is [{page.title}].) "
-    shown = _focused(backend, page, question, _FOCUSED_SENTENCES) if question else split_sentences(page.text)[:_LEAD_SENTENCES]
-    return note + " ".join(shown), _page_state(page)
+        return f"Could not find [{entity}]. Similar: {await backend.similar(entity, _SIMILAR)}.", {}
+    return " ".join(split_sentences(page.text)[:_LEAD_SENTENCES]), _page_state(page)
 
 
-async def _closest(backend: WikiBackend, entity: str, question: str) -> Page | None:
-    """The page a search that names no page most likely means: of the best matches for the entity (counted
-    twice: the page is about it) and the question, the first whose text has the entity's very words ("Red
-    Planet" is in Mars's lead), else the best."""
-    pages = [page for title in await backend.similar(f"{entity} {entity} {question}", _SIMILAR)
-             if (page := await backend.page(title)) is not None]
-    verbatim = re.compile(rf"\b{re.escape(entity)}\b", re.IGNORECASE)
-    return next((page for page in pages if verbatim.search(page.text)), pages[0] if pages else None)
-
-
-def _lookup(state: dict[str, Any], term: str, question: str) -> tuple[str, dict[str, Any]]:
-    """The next sentence of the current page containing `term` (the best match for the question first); a new
-    term starts again."""
+def _lookup(state: dict[str, Any], term: str) -> tuple[str, dict[str, Any]]:
+    """The next sentence of the current page containing `term`; a new term starts again from the top."""
     if not term:
         return f"lookup needs a term, as in lookup[relativity]. {_USAGE}", state
     if not state.get("text"):
@@ -112,9 +81,6 @@ def _lookup(state: dict[str, Any], term: str, question: str) -> tuple[str, dict[
     previous = state.get("lookup") or {}
     index = previous.get("index", 0) if previous.get("term", "").casefold() == term.casefold() else 0
     hits = [sentence for sentence in split_sentences(state["text"]) if term.casefold() in sentence.casefold()]
-    if question:
-        ignore = stems(state.get("title") or "")
-        hits = [hits[rank] for rank in rank_sentences(hits, question, ignore=ignore)]
     if not hits:
         return "No Results", state
     if index >= len(hits):
@@ -123,34 +89,28 @@ def _lookup(state: dict[str, Any], term: str, question: str) -> tuple[str, dict[
 
 
 async def wiki_agent(ctx: AgentContext) -> dict[str, Any]:
-    """Runs one ReAct action on a wiki: `search`, `lookup` or `finish`.
+    """Runs one wiki action: `search` a page, or `lookup` a term in the page found.
 
     Args:
-        ctx: inputs `func` (the action), `arg` (its argument, text or object) and `data`
+        ctx: inputs `func` (search or lookup), `arg` (its argument, text or object) and `data`
             (the state the previous call returned); params or config `backend`
             (offline or mediawiki), `corpus` (a JSON corpus file), `lang`, `apiURL`.
 
     Returns:
-        `{content, data}`: the observation for the LLM, and the new state (with
-        `answer` after finish). An unknown action is explained in `content`.
+        `{content, data}`: the observation for the LLM, and the new state. An unknown action
+        is explained in `content`.
     """
     options = {**ctx.config, **ctx.params}
     func = str(ctx.inputs.get("func") or "").strip().lower()
     argument = _argument(func, ctx.inputs.get("arg"))
     state = ctx.inputs.get("data")
     state = dict(state) if isinstance(state, dict) else {}
-    question = ctx.inputs.get("question", state.get("question"))
-    question = "" if is_null(question) else str(question).strip()
     if func == "search":
-        content, state = await _search(backend_for(options), argument, question)
+        content, state = await _search(backend_for(options), argument)
     elif func == "lookup":
-        content, state = _lookup(state, argument, question)
-    elif func == "finish":
-        content, state = argument, {**state, "answer": argument}
+        content, state = _lookup(state, argument)
     else:
         content = f"Invalid action{f' {func!r}' if func else ''}. {_USAGE}"
-    if question and "question" in (ctx.inputs.get("data") or {}):
-        state = {**state, "question": question}  # a question that came in the state stays there for the next call
     return {"content": content, "data": state}
 
 
@@ -175,17 +135,14 @@ _FIXTURE = {"title": "Ada Lovelace", "text": "Ada Lovelace was a mathematician. 
 wiki_agent_info = AgentInfo(
     name="wikiAgent",
     func=wiki_agent,
-    description="ReAct's wiki actions: search a page's lead, lookup the next sentence with a term, finish "
-    "with an answer (offline Wikipedia lead extracts by default; text from Wikipedia, CC BY-SA 4.0)",
+    description="A wiki as a tool: search a page by title (its first sentences, or similar titles), lookup the "
+    "next sentence with a term in it (offline Wikipedia lead extracts by default; text from Wikipedia, CC BY-SA 4.0)",
     inputs={
         "type": "object",
         "properties": {
-            "func": {"type": "string", "enum": ["search", "lookup", "finish", ""]},
+            "func": {"type": "string", "enum": ["search", "lookup", ""]},
             "arg": {"anyOf": [{"type": "string"}, {"type": "object"}]},
             "data": {"type": "object", "description": "the state the previous call returned"},
-            "question": {"type": ["string", "null"], "description": "the question being answered: search then shows "
-                         "the page's sentences that bear on it, and a search that names no page reads the closest "
-                         "page (it may also come in data.question)"},
         },
     },
     params={
@@ -198,18 +155,18 @@ wiki_agent_info = AgentInfo(
         },
     },
     tools=(
-        _tool("search", "Returns the first sentences of the wiki page about an entity, or the 5 most similar "
-              "page titles when there is no such page.", "entity", "the page title to look up"),
+        _tool("search", "Returns the first sentences of the wiki page with this title, or the 5 most similar page "
+              "titles when there is no such page.", "entity", "the title of the page, e.g. a person, place or thing"),
         _tool("lookup", "Returns the next sentence containing a term in the page found by the last search.",
               "term", "the word or phrase to find"),
-        _tool("finish", "Finishes the task with the final answer.", "answer", "the answer to the question"),
     ),
     samples=(
         Sample(inputs={"func": "lookup", "arg": "Lovelace", "data": _FIXTURE}, params={},
                result={"content": "(Result 1/2) Ada Lovelace was a mathematician.",
                        "data": {**_FIXTURE, "lookup": {"term": "Lovelace", "index": 1}}}),
-        Sample(inputs={"func": "finish", "arg": {"answer": "Babbage"}, "data": {}}, params={},
-               result={"content": "Babbage", "data": {"answer": "Babbage"}}),
+        Sample(inputs={"func": "lookup", "arg": {"term": "Babbage"}, "data": _FIXTURE}, params={},
+               result={"content": "(Result 1/1) Lovelace worked with Babbage.",
+                       "data": {**_FIXTURE, "lookup": {"term": "Babbage", "index": 1}}}),
     ),
     category=("wiki", "react"),
     author="graphrt",

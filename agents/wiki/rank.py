@@ -1,10 +1,8 @@
-"""Ranking for the wiki agent: which page a search means, and which sentences of a page answer a question.
+"""Ranking for the offline wiki: which titles a search that finds no page should suggest.
 
-Both use BM25 over word stems. A stem is a word cut to its first five letters
-("commanded" and "Commander" both become "comma"), a crude but language-free
-stemmer that is good enough to match a question's words against a page's. A
-small model reads little and copies what it reads, so the observation it gets
-should be the few sentences that bear on the question, not the page's first ones.
+BM25 over word stems. A stem is a word cut to its first five letters ("commanded"
+and "Commander" both become "comma"), a crude but language-free stemmer that is
+good enough to match a query's words against a page's title and lead.
 """
 
 from __future__ import annotations
@@ -12,9 +10,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
-__all__ = ["stems", "Bm25Index", "rank_sentences"]
+__all__ = ["stems", "Bm25Index"]
 
 _WORD = re.compile(r"\w+")
 _STEM_LENGTH = 5
@@ -70,26 +68,3 @@ class Bm25Index:
         keys = {key for stem in set(query) for key in self.postings.get(stem, ())}
         scored = sorted(((key, self.score(key, query)) for key in keys), key=lambda item: (-item[1], item[0]))
         return scored[:limit]
-
-
-def rank_sentences(sentences: list[str], question: str, weight: Callable[[str], float] | None = None,
-                   ignore: Iterable[str] = ()) -> list[int]:
-    """The indices of `sentences`, most relevant to `question` first (ties keep page order).
-
-    Relevance is the summed weight of the question's distinct stems a sentence contains, so a sentence
-    with a rare word of the question ("commanded") beats one with a common word ("first"). Without a
-    weight, a stem weighs by how few of these sentences have it. Stems in `ignore` (the page's title:
-    on its own page every sentence is about it) count for nothing.
-    """
-    wanted = set(stems(question)) - set(ignore)
-    found = [set(stems(sentence)) for sentence in sentences]
-    if weight is None:
-        total = len(found)
-
-        def weight(stem: str) -> float:
-            return math.log(1 + total / (1 + sum(stem in words for words in found)))
-
-    def relevance(index: int) -> float:
-        return sum(weight(stem) for stem in wanted & found[index])
-
-    return sorted(range(len(sentences)), key=lambda index: (-relevance(index), index))

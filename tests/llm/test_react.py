@@ -1,4 +1,8 @@
-"""ReAct: the action parser, and graphs/react.yaml and react_tools.yaml against the scripted server."""
+"""ReAct's kit (graphrt_agents.llm.react) and graphs/react.yaml and react_tools.yaml, the LLM a scripted server.
+
+The scripted server plays a capable model: it searches, looks up, searches again for what the first page
+led to, and finishes with a sentence of its own, through the real openai SDK.
+"""
 
 from __future__ import annotations
 
@@ -6,228 +10,209 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from graphrt_agents.llm.react import parse_action
-from graphrt_agents.llm.react_grammar import (
-    answer_candidates,
-    answer_kind,
-    finish_candidates,
-    react_grammar,
-    search_candidates,
-)
+from graphrt_agents.llm.react import format_grammar, parse_action
 
 import graphrt
 
 GRAPHS = Path(__file__).parents[2] / "graphs"
+CORPUS = str(Path(__file__).parent / "data" / "wiki_corpus.json")
 
 
 @pytest.mark.parametrize(
     ("reply", "action"),
     [
-        ("search[Eiffel Tower]", ("search", "Eiffel Tower")),
         ("Thought: I need the page.\nAction: Search[Eiffel Tower]", ("search", "Eiffel Tower")),
         ("Action 2: lookup[ engineer ]", ("lookup", "engineer")),
-        ("I know it now, so `finish[Gustave Eiffel]`.", ("finish", "Gustave Eiffel")),
-        ('**Action:** FINISH["Gustave Eiffel"]', ("finish", "Gustave Eiffel")),
+        ('**Action:** finish["Gustave Eiffel"]', ("finish", "Gustave Eiffel")),
+        ("Thought: done.\nAction: finish[He was French [born in Dijon], an engineer.]",
+         ("finish", "He was French [born in Dijon], an engineer.")),
         ("I could search[Paris], but first Action: lookup[tower]", ("lookup", "tower")),
         ("search[Eiffel Tower]\nObservation: ...\nfinish[Paris]", ("search", "Eiffel Tower")),
+        ("Thought: x\nAction: translate[Bonjour]", ("translate", "Bonjour")),  # unknown: the act step says so
+        ("Thought: x\nAction: finish[an answer cut short", ("finish", "an answer cut short")),
         ("research[x] and researcher[y]", None),
         ("I do not know.", None),
     ],
 )
-def test_the_action_is_found_anywhere_in_the_reply(reply: str, action: tuple[str, str] | None):
-    assert parse_action(reply) == action
+def test_the_action_is_found_in_the_reply(reply: str, action: tuple[str, str] | None):
+    assert parse_action(reply, ["search", "lookup", "finish"]) == action
 
 
-async def run_file(name: str, *, question: str, **inject: Any) -> dict[str, Any]:
-    graph = graphrt.Graph(GRAPHS / name, config={"wikiAgent": {"corpus": str(Path(__file__).parent / "data" / "wiki_corpus.json")}})
-    return await graph.arun(inject={"question": question, **inject})
+def test_the_grammar_holds_the_format_and_the_action_names_only():
+    assert format_grammar(["search", "lookup", "finish"]) == "\n".join([
+        'root ::= "Thought: " thought "\\nAction: " name "[" argument "]"',
+        "thought ::= [^\\n]+",
+        'name ::= "search" | "lookup" | "finish"',
+        'argument ::= ([^\\n\\[\\]] | "[" argument "]")*',
+    ])
+
+
+async def run_file(name: str, *, question: str, config: dict[str, Any] | None = None, agents: list[Any] | None = None,
+                   **inject: Any) -> dict[str, Any]:
+    graph = graphrt.Graph(GRAPHS / name, agents=agents, config={"wikiAgent": {"corpus": CORPUS}, **(config or {})})
+    graph.inject("question", question)
+    for node_id, value in inject.items():
+        graph.inject(node_id, value)
+    return await graph.arun()
+
+
+def last_prompts(requests: list[dict[str, Any]]) -> list[str]:
+    return [request["messages"][-1]["content"] for request in requests]
+
+
+TWO_HOP = "In which country was the engineer whose company designed the Eiffel Tower born?"
+FREE_ANSWER = "He was French: Gustave Eiffel was a French civil engineer, so France [his country of birth]."
 
 
 @pytest.mark.anyio
-async def test_react_searches_looks_up_and_finishes(reply, openai_server):
+async def test_react_searches_looks_up_searches_again_and_answers_in_its_own_words(reply, openai_server):
     openai_server.script(
         reply.text("Thought: I should read about the tower.\nAction: search[Eiffel Tower]"),
-        reply.text("lookup[engineer]"),
-        reply.text("The engineer's company designed it. finish[Gustave Eiffel]"),
+        reply.text("Thought: Who was the engineer?\nAction: lookup[engineer]"),
+        reply.text("Thought: Now the engineer himself.\nAction: search[Gustave Eiffel]"),
+        reply.text(f"Thought: The page says he was French.\nAction: finish[{FREE_ANSWER}]"),
     )
+    results = await run_file("react.yaml", question=TWO_HOP)
+    assert results == {"answer": FREE_ANSWER, "status": "finished", "steps": 4, "model": "scripted-model"}
+    first = openai_server.requests[0]["messages"]
+    system = first[0]["content"]
+    # the actions come from wikiAgent's function info, and finish ends the task
+    assert "- search[entity]: Returns the first sentences of the wiki page with this title" in system
+    assert "- lookup[term]: Returns the next sentence containing a term in the page found by the last search." in system
+    assert "- finish[answer]: gives the final answer and ends the task." in system
+    assert first[-1] == {"role": "user", "content": f"Question: {TWO_HOP}"}
+    assert last_prompts(openai_server.requests[1:]) == [
+        "Observation: The Eiffel Tower is a wrought-iron lattice tower in Paris. It is named after the engineer "
+        "Gustave Eiffel, whose company designed and built it. The tower was built from 1887 to 1889 for a world's "
+        "fair. It was the tallest man-made structure in the world until 1930.",
+        "Observation: (Result 1/1) It is named after the engineer Gustave Eiffel, whose company designed and built it.",
+        "Observation: Gustave Eiffel was a French civil engineer. His company built bridges for the French railways. "
+        "Eiffel is best known for the tower in Paris that bears his name. Eiffel also designed the inner frame of "
+        "the Statue of Liberty.",
+    ]
+    # every step sees the whole history: the system prompt, the example, every reply and observation so far
+    assert len(openai_server.requests[3]["messages"]) == len(first) + 6
+
+
+@pytest.mark.anyio
+async def test_nothing_restricts_the_answer_text_on_a_server_not_known_to_take_a_grammar(reply, openai_server):
+    openai_server.script(reply.text("Thought: I know it.\nAction: finish[Somebody nobody has heard of]"))
     results = await run_file("react.yaml", question="Who designed the Eiffel Tower?")
-    assert results == {"answer": "Gustave Eiffel", "status": "finished", "steps": 3, "model": "scripted-model"}
-    first, second, third = (request["messages"] for request in openai_server.requests)
-    assert first[0]["role"] == "system" and "search[entity]" in first[0]["content"]
-    assert first[1:3] == [{"role": "user", "content": "Question: Who discovered penicillin?"},
-                          {"role": "assistant", "content": "Thought: I need to read about penicillin.\nAction: search[Penicillin]"}]
-    assert [message["role"] for message in first[3:8]] == ["user", "assistant", "user", "assistant", "user"]
-    assert first[-1] == {"role": "user", "content": "Question: Who designed the Eiffel Tower?"}
-    assert second[-1]["content"].startswith("Observation: The Eiffel Tower is a wrought-iron lattice tower in Paris.")
-    assert second[-1]["content"].endswith("\nQuestion: Who designed the Eiffel Tower?")
-    assert third[-1] == {"role": "user", "content": "Observation: (Result 1/1) It is named after the engineer "
-                                                    "Gustave Eiffel, whose company designed and built it.\n"
-                                                    "Question: Who designed the Eiffel Tower?"}
-    # The step format goes to the server as a GBNF grammar, so that a llama.cpp server cannot stray from it.
-    assert all(request["grammar"].startswith('root ::= "Thought: "') for request in openai_server.requests)
-    assert len(third) == 14  # system, the worked examples, then every prompt and reply so far
+    assert results["answer"] == "Somebody nobody has heard of"
+    [request] = openai_server.requests
+    assert "grammar" not in request and "response_format" not in request and "tools" not in request
 
 
 @pytest.mark.anyio
-async def test_react_stops_after_max_steps_without_an_answer(reply, openai_server):
-    openai_server.script(reply.text("Hmm, the tower is tall."), reply.text("search[Eifel]"))
-    results = await run_file("react.yaml", question="Who designed the Eiffel Tower?", maxSteps=2)
-    assert results == {"answer": None, "status": "out of steps", "steps": 2, "model": "scripted-model"}
-    observations = [request["messages"][-1]["content"] for request in openai_server.requests]
-    assert observations[1] == ("Observation: Invalid action. Use search[entity], lookup[term] or finish[answer].\n"
-                               "Question: Who designed the Eiffel Tower?")
+async def test_a_llama_cpp_server_said_to_take_a_grammar_gets_the_format_only(reply, openai_server):
+    openai_server.script(reply.text("Thought: I know it.\nAction: finish[Somebody else]"))
+    await run_file("react.yaml", question="Who designed the Eiffel Tower?", config={"openAIAgent": {"acceptsGrammar": True}})
+    [request] = openai_server.requests
+    assert request["grammar"] == format_grammar(["search", "lookup", "finish"])  # nothing of the question or page
+
+
+def square_tool() -> graphrt.AgentInfo:
+    @graphrt.agent(name="mathAgent")
+    def square(n: int) -> str:
+        """Squares a whole number.
+
+        Args:
+            n: the number to square.
+        """
+        return str(n * n)
+
+    return graphrt.as_agent(square)
 
 
 @pytest.mark.anyio
-async def test_react_without_a_valid_action_in_the_last_step_says_so(reply, openai_server):
-    openai_server.script(reply.text("search[Eiffel Tower]"), reply.text("The capital of Australia"))
-    results = await run_file("react.yaml", question="What is the capital of Australia?", maxSteps=2)
-    assert results == {"answer": None, "status": "no valid action", "steps": 2, "model": "scripted-model"}
-
-
-@pytest.mark.anyio
-async def test_react_tools_names_each_step_s_tool_and_holds_its_argument_to_a_list(reply, openai_server):
+async def test_an_unknown_action_and_a_bad_argument_are_observations_the_model_corrects(reply, openai_server):
     openai_server.script(
-        reply.tool_calls(("wikiAgent--search", {"entity": "Eiffel Tower"})),
-        reply.tool_calls(("wikiAgent--finish", {"answer": "Gustave Eiffel"})),
+        reply.text("Thought: multiply it.\nAction: multiply[3, 3]"),
+        reply.text("Thought: square it.\nAction: mathAgent[three]"),
+        reply.text("I think the square is the answer."),
+        reply.text("Thought: as a number.\nAction: mathAgent[3]"),
+        reply.text("Thought: done.\nAction: finish[Three squared is 9.]"),
     )
-    results = await run_file("react_tools.yaml", question="Who designed the Eiffel Tower?")
-    assert results == {"answer": "Gustave Eiffel", "status": "finished", "model": "scripted-model"}
-    search, finish = openai_server.requests
-    assert search["tool_choice"] == {"type": "function", "function": {"name": "wikiAgent--search"}}
-    assert finish["tool_choice"] == {"type": "function", "function": {"name": "wikiAgent--finish"}}
-    # search takes a phrase of the question; finish a person's name (a "who" question) of the best-matching sentences
-    assert [tool["function"]["name"] for tool in search["tools"]] == ["wikiAgent--search"]
-    assert search["tools"][0]["function"]["parameters"]["properties"]["entity"]["enum"] == ["Eiffel Tower"]
-    assert finish["tools"][0]["function"]["parameters"]["properties"]["answer"]["enum"] == ["Gustave Eiffel"]
-    # the wiki has the question (passthrough): the page's first sentence and those that bear on it
-    assert [m["content"] for m in finish["messages"] if m["role"] == "tool"] == [
-        "The Eiffel Tower is a wrought-iron lattice tower in Paris. It is named after the engineer Gustave Eiffel, "
-        "whose company designed and built it. The tower was built from 1887 to 1889 for a world's fair."
+    results = await run_file("react.yaml", question="What is three squared?", agents=[square_tool()],
+                             tools=["mathAgent"], examples=[])
+    assert results == {"answer": "Three squared is 9.", "status": "finished", "steps": 5, "model": "scripted-model"}
+    system = openai_server.requests[0]["messages"][0]["content"]
+    assert "- mathAgent[n]: Squares a whole number. n (integer): the number to square." in system
+    assert last_prompts(openai_server.requests[1:]) == [
+        "Observation: Unknown action 'multiply'. Write one thought, then one action, one of: mathAgent[n], "
+        "finish[answer].",
+        "Observation: Error: invalid arguments for mathAgent--mathAgent: n: 'three' is not of type 'integer'",
+        "Observation: Your reply has no action. Write one thought, then one action, one of: mathAgent[n], "
+        "finish[answer].",
+        "Observation: 9",
     ]
 
 
 @pytest.mark.anyio
-async def test_react_tools_without_a_finish_call_has_no_answer_and_says_so(reply, openai_server):
-    openai_server.script(reply.tool_calls(("wikiAgent--search", {"entity": "Paris"})), reply.text("Paris is in France."))
-    results = await run_file("react_tools.yaml", question="Where is Paris?")
-    # a text reply is not an answer: only a call of finish is
-    assert results == {"status": "no valid action", "model": "scripted-model"}
+async def test_react_stops_after_max_steps_and_says_so(reply, openai_server):
+    openai_server.script(reply.text("Thought: read.\nAction: search[Eiffel Tower]"),
+                         reply.text("Thought: more.\nAction: lookup[tower]"))
+    results = await run_file("react.yaml", question="Who designed the Eiffel Tower?", maxSteps=2)
+    assert results == {"answer": None, "status": "out of steps", "steps": 2, "model": "scripted-model"}
 
 
 @pytest.mark.anyio
-async def test_react_tools_a_finish_outside_the_list_is_refused(reply, openai_server):
+async def test_react_without_a_valid_action_in_the_last_step_says_so(reply, openai_server):
+    openai_server.script(reply.text("Thought: read.\nAction: search[Paris]"), reply.text("The capital of France."))
+    results = await run_file("react.yaml", question="What is the capital of France?", maxSteps=2)
+    assert results == {"answer": None, "status": "no valid action", "steps": 2, "model": "scripted-model"}
+
+
+@pytest.mark.anyio
+async def test_two_tools_with_one_name_are_actions_named_in_full(reply, openai_server):
+    @graphrt.agent(name="otherWiki")
+    def search(entity: str) -> str:
+        """Searches another wiki.
+
+        Args:
+            entity: what to search for.
+        """
+        return f"nothing about {entity}"
+
+    openai_server.script(reply.text("Thought: the other one.\nAction: otherWiki[Paris]"),
+                         reply.text("Thought: ok.\nAction: finish[no idea]"))
+    results = await run_file("react.yaml", question="Paris?", agents=[graphrt.as_agent(search)],
+                             tools=["wikiAgent--search", "otherWiki"], examples=[])
+    assert results["status"] == "finished"
+    system = openai_server.requests[0]["messages"][0]["content"]
+    # wikiAgent--search and otherWiki's one function (otherWiki) do not clash; a toolset's `search` would
+    assert "- search[entity]:" in system and "- otherWiki[entity]: Searches another wiki." in system
+    assert last_prompts(openai_server.requests[1:]) == ["Observation: nothing about Paris"]
+
+
+# --- react_tools.yaml: function calling, round after round -----------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_react_tools_calls_tools_round_after_round_and_answers_in_its_own_words(reply, openai_server):
     openai_server.script(
         reply.tool_calls(("wikiAgent--search", {"entity": "Eiffel Tower"})),
-        reply.tool_calls(("wikiAgent--finish", {"answer": "Napoleon"})),
+        reply.tool_calls(("wikiAgent--lookup", {"term": "engineer"})),
+        reply.tool_calls(("wikiAgent--search", {"title": "Gustave Eiffel"})),  # a wrong argument name
+        reply.tool_calls(("wikiAgent--search", {"entity": "Gustave Eiffel"})),
+        reply.text(FREE_ANSWER),
     )
-    results = await run_file("react_tools.yaml", question="Who designed the Eiffel Tower?")
-    assert results == {"status": "no valid action", "model": "scripted-model"}
-
-
-def test_the_first_reply_must_search_and_finish_takes_a_phrase_of_what_was_observed():
-    assert react_grammar("Who wrote Hamlet?", "", first=True).endswith('"\\nAction: " "search[" ("Hamlet") "]"')
-    observed = ("The Eiffel Tower is a lattice tower on the Champ de Mars in Paris, France. It is named after the "
-                "engineer Gustave Eiffel, whose company designed and built the tower from 1887 to 1889.")
-    candidates = answer_candidates(observed, "Who designed the Eiffel Tower?")
-    # names, numbers and words of the page, but not what the question already says
-    assert {"Gustave Eiffel", "Champ de Mars", "Paris", "1887", "engineer"} <= set(candidates)
-    assert not {"Eiffel Tower", "designed", "the", "France. It"} & set(candidates)
-    assert '"finish[" (' in react_grammar("Who designed the Eiffel Tower?", observed, first=False)
-    # "Moby-Dick" in the question and "Moby Dick" on the page are the same phrase
-    assert "Moby Dick" not in answer_candidates("Moby Dick, the whale, in 1851.", "When was Moby-Dick published?")
-
-
-def test_a_capital_that_only_opens_a_sentence_is_no_name_but_a_sentence_s_subject_is():
-    observed = "Written in 1813, it was her second novel. Mars is the fourth planet. The Nile has a delta. It is by J. K. Rowling."
-    candidates = answer_candidates(observed, "Who wrote it?")
-    assert "Written" not in candidates
-    assert {"Mars", "Nile", "J. K. Rowling"} <= set(candidates)
-
-
-@pytest.mark.parametrize(
-    ("question", "kind"),
-    [
-        ("In which year was Hamlet written?", "year"),
-        ("When did the war end?", "year"),
-        ("How many moons does Mars have?", "number"),
-        ("How long is the Danube in kilometres?", "number"),
-        ("What is the atomic number of iron?", "number"),
-        ("What nationality was the author of Faust?", "nationality"),
-        ("Who painted Guernica?", "person"),
-        ("Where is the Prado?", "name"),
-        ("In which country is Lake Titicaca?", "name"),
-        ("What is the capital of Peru?", "name"),
-        # "who" inside the question does not ask for a name: the profession is a plain word
-        ("What was the profession of the man who built it?", "any"),
-        ("Which planet from the Sun is Venus?", "any"),
-    ],
-)
-def test_the_kind_of_answer_comes_from_the_question_s_wording(question: str, kind: str):
-    assert answer_kind(question) == kind
-
-
-def test_finish_takes_phrases_of_the_kind_asked_from_the_sentences_that_best_match_the_question():
-    observed = ("Faust is a tragic play by the German writer Johann Wolfgang von Goethe. Part One was published in "
-                "1808 in Tübingen. Part Two was published in 1832, after his death. It has 12,111 lines.")
-    assert finish_candidates(observed, "In which year was Part One of Faust published?") == ["1808", "1832"]
-    assert finish_candidates(observed, "How many lines does Faust have?") == ["12,111"]
-    assert finish_candidates(observed, "What nationality was the author of Faust?") == ["German"]
-    # who: names of two words or more, as a person's ("Johann Wolfgang von Goethe"), not "German" or "Tübingen"
-    assert finish_candidates(observed, "Who wrote Faust?") == ["Johann Wolfgang von Goethe", "Part One"]
-    # a demonym inside a longer name counts ("the Dutch Post-Impressionist painter"), when no plain one does
-    assert finish_candidates("It is by the Dutch Post-Impressionist painter Vincent van Gogh.",
-                             "What nationality was the painter?") == ["Dutch"]
-    # none of the kind asked in the best sentences: the next best are read, then any phrase
-    assert finish_candidates("Faust is a play. It was written in 1808.", "When was Faust written?") == ["1808"]
-    assert "play" in finish_candidates("Faust is a play.", "How many acts has Faust?")
-    # a choice between options is answered by one of them, though the question names them
-    assert finish_candidates(observed, "Which is longer, Faust or Hamlet?") == ["Faust", "Hamlet"]
-    # what is not a page's text is not an answer: a failed search's titles, lookup's counter
-    assert finish_candidates("Could not find [Fuast]. Similar: ['Faust', 'Goethe'].", "Who wrote Faust?") == []
-
-
-@pytest.mark.parametrize(
-    ("question", "observations", "topics"),
-    [
-        ("Who designed the Statue of Liberty?", "", ["Statue of Liberty"]),
-        ("Who commanded Apollo 11?", "", ["Apollo 11"]),
-        ("In which year did Newton first publish the Principia?", "", ["Newton", "Principia"]),
-        # no name in the question: its runs of content words (not its verbs)
-        ("Who proposed the theory of relativity?", "", ["theory of relativity"]),
-        ("What is the atomic number of radium?", "", ["atomic number of radium"]),
-        # the second hop: the names of the pages read
-        ("What nationality was the author of Faust?", "Faust is a play by Johann Wolfgang von Goethe.",
-         ["Faust", "Johann Wolfgang von Goethe"]),
-    ],
-)
-def test_search_takes_a_phrase_of_the_question_or_a_name_read(question: str, observations: str, topics: list[str]):
-    assert search_candidates(question, observations) == topics
-
-
-def test_the_last_step_must_finish_when_there_is_an_answer_to_give():
-    observed = "Hamlet was written by William Shakespeare around 1600."
-    grammar = react_grammar("Who wrote Hamlet?", observed, first=False, last=True)
-    assert grammar.endswith('"\\nAction: " "finish[" ("William Shakespeare") "]"')
-    assert '"search"' not in grammar
-    # nothing to answer with yet: it may still search or look up
-    assert '("search" | "lookup")' in react_grammar("Who wrote Hamlet?", "No Results", first=False, last=True)
+    results = await run_file("react_tools.yaml", question=TWO_HOP)
+    assert results == {"answer": FREE_ANSWER, "status": "finished", "rounds": 5, "model": "scripted-model"}
+    tool_messages = [m["content"] for m in openai_server.requests[-1]["messages"] if m["role"] == "tool"]
+    assert tool_messages[1] == "(Result 1/1) It is named after the engineer Gustave Eiffel, whose company designed and built it."
+    assert tool_messages[2].startswith("Error: invalid arguments for wikiAgent--search: ")
+    assert tool_messages[3].startswith("Gustave Eiffel was a French civil engineer.")
+    for request in openai_server.requests:  # no enum, grammar or forced choice holds what the model says
+        assert "grammar" not in request and "tool_choice" not in request
+        assert [tool["function"]["name"] for tool in request["tools"]] == ["wikiAgent--search", "wikiAgent--lookup"]
+        for tool in request["tools"]:
+            assert all("enum" not in schema for schema in tool["function"]["parameters"]["properties"].values())
 
 
 @pytest.mark.anyio
-async def test_react_s_last_step_may_only_finish_and_the_wiki_reads_with_the_question(reply, openai_server):
-    openai_server.script(
-        reply.text("Thought: read.\nAction: search[Gustave Eiffel]"),
-        reply.text("Thought: done.\nAction: finish[Gustave Eiffel]"),
-    )
-    question = "Who designed the inner frame of the Statue of Liberty?"
-    results = await run_file("react.yaml", question=question, maxSteps=2)
-    assert results["status"] == "finished" and results["answer"] == "Gustave Eiffel"
-    first, last = openai_server.requests
-    assert '"search["' in first["grammar"] and '"finish["' not in first["grammar"]
-    # the page's first sentence and the ones that bear on the question, not its lead in order
-    assert last["messages"][-1]["content"] == (
-        "Observation: Gustave Eiffel was a French civil engineer. His company built bridges for the French railways. "
-        "Eiffel also designed the inner frame of the Statue of Liberty.\nQuestion: " + question)
-    # a person's name (a "who" question) from the sentences that best match it; the last step may only finish
-    assert last["grammar"].endswith('"\\nAction: " "finish[" ("Gustave Eiffel") "]"')
+async def test_react_tools_out_of_rounds_says_so(reply, openai_server):
+    openai_server.script(reply.tool_calls(("wikiAgent--search", {"entity": "Paris"})),
+                         reply.tool_calls(("wikiAgent--search", {"entity": "France"})))
+    results = await run_file("react_tools.yaml", question="Where is Paris?", maxRounds=2)
+    assert results == {"answer": None, "status": "out of rounds", "rounds": 2, "model": "scripted-model"}

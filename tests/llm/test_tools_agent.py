@@ -90,6 +90,7 @@ async def test_a_text_answer_ends_the_loop_at_once(reply, openai_server, run_gra
         "environment": {},
         "text": "Ask me about a city.",
         "finished": True,
+        "rounds": 1,
         "model": "scripted-model",
     }
     assert openai_server.requests[0]["tools"] == [
@@ -334,3 +335,16 @@ async def test_toolsets_and_function_agents_are_tools_named_agent_dash_dash_func
     assert results["chat"]["environment"] == {
         "outdoor_temperature--outdoor_temperature": [{"city": "Oslo", "celsius": 12}]
     }
+
+
+async def test_a_tool_named_agent_func_grants_that_one_function(reply, openai_server, run_graph, wiki_corpus):
+    openai_server.script(reply.text("Nothing to do."))
+    await run_graph(tools_node(tools=["wikiAgent--lookup"]))
+    assert [tool["function"]["name"] for tool in openai_server.requests[0]["tools"]] == ["wikiAgent--lookup"]
+
+
+async def test_a_function_the_agent_does_not_have_is_an_error_that_lists_its_functions(openai_server, run_graph):
+    with pytest.raises(graphrt.AgentError) as caught:
+        await run_graph(tools_node(tools=["wikiAgent--finish"]))
+    assert str(caught.value.__cause__) == ("toolsAgent: agent 'wikiAgent' has no function 'finish' "
+                                           "(its tools: wikiAgent--search, wikiAgent--lookup)")

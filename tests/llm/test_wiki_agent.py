@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -12,6 +13,8 @@ from graphrt_agents.wiki.agent import split_sentences, wiki_agent
 from graphrt_agents.wiki.backends import MediaWiki, OfflineCorpus, WikiUnavailableError
 
 from graphrt.testing import agent_context
+
+CORPUS_FILE = str(Path(__file__).parent / "data" / "wiki_corpus.json")
 
 pytestmark = pytest.mark.anyio
 
@@ -43,39 +46,12 @@ async def test_search_without_a_page_suggests_the_most_similar_titles(corpus):
     }
 
 
-async def ask(func: str, arg: Any, question: str, data: dict[str, Any] | None = None, **params: Any) -> dict[str, Any]:
-    inputs = {"func": func, "arg": arg, "data": data or {}, "question": question}
-    return await wiki_agent(agent_context(inputs, params, node_id="act"))
-
-
-async def test_with_a_question_search_shows_the_first_sentence_and_those_that_bear_on_it(corpus):
-    result = await ask("search", "Eiffel Tower", "Until when was it the tallest structure?", **corpus)
-    # three sentences in page order: the first, the one about the tallest structure (the best match), and the
-    # next best, which skips "The tower was built from 1887 to 1889 for a world's fair."
-    assert result["content"] == (
-        "The Eiffel Tower is a wrought-iron lattice tower in Paris. It is named after the engineer Gustave Eiffel, "
-        "whose company designed and built it. It was the tallest man-made structure in the world until 1930.")
-    assert result["data"]["title"] == "Eiffel Tower"
-
-
-async def test_with_a_question_a_search_that_names_no_page_reads_the_closest_one(corpus):
-    result = await ask("search", "Babbage engine", "Who built the engine?", **corpus)
-    assert result["content"].startswith("(No page [Babbage engine]; the closest is [Charles Babbage].) ")
-    assert result["data"]["title"] == "Charles Babbage"
-
-
-async def test_with_a_question_lookup_gives_the_best_matching_sentence_first(corpus):
-    page = (await act("search", "Gustave Eiffel", **corpus))["data"]
-    first = await ask("lookup", "eiffel", "What frame did he design?", page)
-    assert first["content"] == "(Result 1/3) Eiffel also designed the inner frame of the Statue of Liberty."
-
-
-async def test_a_question_in_the_state_is_kept_for_the_next_call(corpus):
-    # toolsAgent hands the wiki its state: a graph can put the question there (passthrough)
-    found = await act("search", "Gustave Eiffel", {"question": "What frame did he design?"}, **corpus)
-    assert found["data"]["question"] == "What frame did he design?"
-    looked = await act("lookup", "eiffel", found["data"])
-    assert looked["content"] == "(Result 1/3) Eiffel also designed the inner frame of the Statue of Liberty."
+async def test_a_question_is_not_wikiagent_s_business():
+    # it reads the page it is asked for, in page order, whatever is being asked (a question input is ignored)
+    inputs = {"func": "search", "arg": "Eiffel Tower", "data": {}, "question": "Until when was it the tallest?"}
+    result = await wiki_agent(agent_context(inputs, {"corpus": CORPUS_FILE}, node_id="act"))
+    assert result["content"].startswith("The Eiffel Tower is a wrought-iron lattice tower in Paris. It is named")
+    assert "question" not in result["data"]
 
 
 async def test_lookup_returns_the_next_matching_sentence_each_time(corpus):
@@ -110,15 +86,11 @@ async def test_lookup_before_any_search_asks_for_a_search():
                       "data": {}}
 
 
-async def test_finish_records_the_answer_beside_the_page():
-    result = await act("finish", "Gustave Eiffel", {"title": "Eiffel Tower"})
-    assert result == {"content": "Gustave Eiffel", "data": {"title": "Eiffel Tower", "answer": "Gustave Eiffel"}}
-
-
-async def test_an_unknown_action_explains_the_format():
-    result = await act("", "I think it was Eiffel.", {"title": "x"})
-    assert result == {"content": "Invalid action. Use search[entity], lookup[term] or finish[answer].",
-                      "data": {"title": "x"}}
+@pytest.mark.parametrize("func", ["", "finish"])
+async def test_an_unknown_action_explains_the_two_it_has(func: str):
+    result = await act(func, "I think it was Eiffel.", {"title": "x"})
+    said = f" {func!r}" if func else ""
+    assert result == {"content": f"Invalid action{said}. Use search[entity] or lookup[term].", "data": {"title": "x"}}
 
 
 def test_sentences_split_after_full_stops_before_capitals():

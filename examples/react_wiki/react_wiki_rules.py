@@ -1,4 +1,10 @@
-"""reactGrammarAgent and reactToolSchemasAgent: what a small model may write at each ReAct step.
+"""reactGrammarAgent and reactToolSchemasAgent: what a 135M model may write at each ReAct step (an example).
+
+This is the example's question classifier and phrase rules: the rules choose what may be answered,
+and the model only picks among their choices. It is extractive QA tuned on the questions of
+bench/react_eval/questions.yaml, not a ReAct kit: the library's graphs/react.yaml holds replies to
+the step format only (graphrt_agents.llm.react).
+
 
 reactGrammarAgent writes the GBNF grammar of the next text reply (llama.cpp servers);
 reactToolSchemasAgent writes the same choices as tool schemas with `enum`s, for
@@ -23,8 +29,8 @@ from typing import Any
 from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import is_null
 
-from ..wiki.agent import split_sentences
-from ..wiki.rank import rank_sentences
+from graphrt_agents.wiki.agent import split_sentences
+from react_wiki_reader import rank_sentences
 
 __all__ = ["AGENTS", "answer_candidates", "answer_kind", "finish_candidates", "react_grammar", "react_tool_schemas",
            "search_candidates"]
@@ -41,7 +47,7 @@ _NOT_PAGE_TEXT = re.compile(
     r"Could not find \[[^\]]*\]\. Similar: \[[^\]]*\]\.?"        # a failed search's list of titles
     r"|\(No page \[[^\]]*\]; the closest is \[[^\]]*\]\.\)"      # the note before the closest page
     r"|\(Result \d+/\d+\)|No (?:More )?Results"                   # lookup's counter and misses
-    r"|There is no page to look in yet[^\n]*|(?:search|lookup) needs [^\n]*|Invalid action[^\n]*"  # wikiAgent's advice
+    r"|There is no page to look in yet[^\n]*|(?:search|lookup) needs [^\n]*|Invalid action[^\n]*"  # the reader's advice
 )
 _STOP = frozenset(
     "a an and are as at be by for from has have he her his in is it its of on or she that the their they this to "
@@ -292,7 +298,7 @@ react_grammar_agent_info = AgentInfo(
                params={},
                result='root ::= "Thought: " [^\\n\\[\\]]{1,160} "\\nAction: " "finish[" ("1600") "]"'),
     ),
-    category=("llm", "react"),
+    category=("llm", "react", "example"),
     author="graphrt",
     license="MIT",
 )
@@ -301,7 +307,7 @@ AGENTS: list[AgentInfo] = [react_grammar_agent_info]
 
 
 def react_tool_schemas(question: str, observations: str) -> dict[str, dict[str, Any]]:
-    """wikiAgent's search and finish tools, their argument held to `search_candidates` and `finish_candidates`.
+    """focusedWikiAgent's search and finish tools, their argument held to `search_candidates` and `finish_candidates`.
 
     An empty choice leaves the argument a free string.
     """
@@ -311,7 +317,7 @@ def react_tool_schemas(question: str, observations: str) -> dict[str, dict[str, 
         if choices:
             prop["enum"] = choices
         return {"type": "function", "function": {
-            "name": f"wikiAgent--{func}", "description": description,
+            "name": f"focusedWikiAgent--{func}", "description": description,
             "parameters": {"type": "object", "properties": {parameter: prop}, "required": [parameter]}}}
 
     return {
@@ -329,7 +335,7 @@ async def react_tool_schemas_agent(ctx: AgentContext) -> dict[str, dict[str, Any
         ctx: inputs `question` and `observations` (the text of every observation so far).
 
     Returns:
-        `{search, finish}`: OpenAI tool schemas named `wikiAgent--search` and `wikiAgent--finish`.
+        `{search, finish}`: OpenAI tool schemas named `focusedWikiAgent--search` and `focusedWikiAgent--finish`.
     """
     return react_tool_schemas(_text(ctx.inputs.get("question")), _text(ctx.inputs.get("observations")))
 
@@ -337,7 +343,7 @@ async def react_tool_schemas_agent(ctx: AgentContext) -> dict[str, dict[str, Any
 react_tool_schemas_agent_info = AgentInfo(
     name="reactToolSchemasAgent",
     func=react_tool_schemas_agent,
-    description="wikiAgent's search and finish tool schemas for the next ReAct step, their arguments held (enum) "
+    description="focusedWikiAgent's search and finish tool schemas for the next ReAct step, their arguments held (enum) "
     "to the question's phrases and to the answers the observations offer",
     inputs={"type": "object", "properties": {"question": {"type": ["string", "null"]},
                                              "observations": {"type": ["string", "null"]}}},
@@ -347,7 +353,7 @@ react_tool_schemas_agent_info = AgentInfo(
                params={},
                result=react_tool_schemas("Who wrote Hamlet?", "Hamlet was written by William Shakespeare.")),
     ),
-    category=("llm", "react"),
+    category=("llm", "react", "example"),
     author="graphrt",
     license="MIT",
 )
