@@ -7,15 +7,17 @@ server or `server--tool`); each of their functions becomes an action the model w
 
 - reactPromptAgent: the system prompt that lists the actions, the messages to start from, the
   action names, and a GBNF grammar of the step format: a thought on one line, then
-  `Action: name[free text]` over those names. The grammar holds the format only, never what an
-  argument or the answer says; openAIAgent sends it only where it is known to be taken.
+  `Action: name[free text]` over those names (and one for the first step, without finish, when
+  the graph says to act first). The grammar holds the format only, never what an argument or the
+  answer says; openAIAgent sends it only where it is known to be taken.
 - reactActionAgent: the action in a reply (`Action: name[...]`; brackets inside the argument
   may nest), wherever it is.
 - reactActAgent: carries an action out with the granted tools: the argument text becomes the
   tool's arguments (its one parameter, or a JSON object), checked against the tool's schema, and
   the tool runs as toolsAgent runs it. An unknown action, a bad argument or the tool's own
   failure is the observation, so that the model can correct itself; `finish` gives its argument,
-  verbatim, as the answer.
+  verbatim, as the answer. With `actFirst`, a finish before any action is refused the same way:
+  the model reads that it must act first (a small model otherwise "answers" with the question's words).
 """
 
 from __future__ import annotations
@@ -221,23 +223,32 @@ async def react_prompt_agent(ctx: AgentContext) -> dict[str, Any]:
     Args:
         ctx: inputs (or params) `tools` (as toolsAgent's), `instructions` (the task, before the list
             of actions; default "Answer the question by taking actions, one at a time."), `examples`
-            (messages of worked examples, after the system prompt).
+            (messages of worked examples, after the system prompt), `actFirst` (the first step must use
+            a tool, not finish).
 
     Returns:
-        `{system, messages, actions, grammar}`: the system prompt, the messages to start from (the
-        system prompt and the examples), the action names, and the step format's GBNF grammar.
+        `{system, messages, actions, grammar, firstGrammar}`: the system prompt, the messages to start
+        from (the system prompt and the examples), the action names, the step format's GBNF grammar,
+        and the first step's (without finish when `actFirst` is true).
     """
     actions = actions_of(await _toolbox(ctx))
     instructions = ctx.inputs.get("instructions", ctx.params.get("instructions"))
     system = system_prompt(actions, "" if is_null(instructions) else str(instructions))
     examples = ctx.inputs.get("examples", ctx.params.get("examples"))
     names = [action.name for action in actions]
+    first = [action.name for action in actions if action.tool is not None] if _act_first(ctx) else names
     return {
         "system": system,
         "messages": [{"role": "system", "content": system}, *(examples if isinstance(examples, list) else [])],
         "actions": names,
         "grammar": format_grammar(names),
+        "firstGrammar": format_grammar(first or names),
     }
+
+
+def _act_first(ctx: AgentContext) -> bool:
+    value = ctx.inputs.get("actFirst", ctx.params.get("actFirst"))
+    return value is True
 
 
 def _coerced(schema: dict[str, Any], text: str) -> Any:
@@ -300,7 +311,8 @@ async def react_act_agent(ctx: AgentContext) -> dict[str, Any]:
     Args:
         ctx: inputs `func` and `arg` (reactActionAgent's), `tools` (as reactPromptAgent's), `data`
             (the tools' state from the step before: per agent, the `data` it returned last),
-            `passthrough` (per agent, the `data` of its first call, as toolsAgent's) and `step`.
+            `passthrough` (per agent, the `data` of its first call, as toolsAgent's), `step` (0 for
+            the first) and `actFirst` (a finish at step 0 is refused).
 
     Returns:
         `{content, data, outcome, answer}`: the observation; the tools' state; `finished` after
@@ -318,12 +330,16 @@ async def react_act_agent(ctx: AgentContext) -> dict[str, Any]:
         said = f"Unknown action '{func}'." if func else "Your reply has no action."
         content = f"{said} Write one thought, then one action, one of: {_listing(actions)}."
         return {"content": content, "data": state, "outcome": "invalid", "answer": None}
+    step = ctx.inputs.get("step")
     if action.tool is None:
+        if _act_first(ctx) and step == 0:
+            tools = _listing([action for action in actions if action.tool is not None])
+            content = f"Act first: {_FINISH_USAGE} comes after an observation. Use one of: {tools}."
+            return {"content": content, "data": state, "outcome": "observed", "answer": None}
         return {"content": text, "data": state, "outcome": "finished", "answer": text}
     passthrough = ctx.inputs.get("passthrough")
     session = ToolSession(ctx, Toolbox({action.tool.name: action.tool}),
                           passthrough if isinstance(passthrough, dict) else {}, state=state)
-    step = ctx.inputs.get("step")
     call = {"id": f"react_{step if isinstance(step, int) else 0}", "name": action.tool.name}
     try:
         arguments = step_arguments(action, text)
@@ -345,10 +361,12 @@ react_prompt_agent_info = AgentInfo(
         "tools": _TOOLS_SCHEMA,
         "instructions": {"type": ["string", "null"], "description": "the task, before the list of actions"},
         "examples": {"type": ["array", "null"], "description": "worked examples: messages after the system prompt"},
+        "actFirst": {"type": ["boolean", "null"], "description": "the first step must use a tool, not finish"},
     }},
     output={"type": "object", "properties": {
         "system": {"type": "string"}, "messages": {"type": "array"},
         "actions": {"type": "array", "items": {"type": "string"}}, "grammar": {"type": "string"},
+        "firstGrammar": {"type": "string"},
     }},
     category=("llm", "react"),
     author="graphrt",
@@ -394,6 +412,7 @@ react_act_agent_info = AgentInfo(
         "data": {"type": ["object", "null"], "description": "per agent, the data it returned last"},
         "passthrough": {"type": ["object", "null"], "description": "per agent, the data of its first call"},
         "step": {"type": ["integer", "null"]},
+        "actFirst": {"type": ["boolean", "null"], "description": "refuse a finish at step 0"},
     }},
     output={"type": "object", "properties": {
         "content": {"type": "string"}, "data": {"type": "object"},

@@ -96,19 +96,38 @@ async def test_react_searches_looks_up_searches_again_and_answers_in_its_own_wor
 
 @pytest.mark.anyio
 async def test_nothing_restricts_the_answer_text_on_a_server_not_known_to_take_a_grammar(reply, openai_server):
-    openai_server.script(reply.text("Thought: I know it.\nAction: finish[Somebody nobody has heard of]"))
+    openai_server.script(reply.text("Thought: read.\nAction: search[Paris]"),
+                         reply.text("Thought: I know it.\nAction: finish[Somebody nobody has heard of]"))
     results = await run_file("react.yaml", question="Who designed the Eiffel Tower?")
     assert results["answer"] == "Somebody nobody has heard of"
-    [request] = openai_server.requests
-    assert "grammar" not in request and "response_format" not in request and "tools" not in request
+    for request in openai_server.requests:
+        assert "grammar" not in request and "response_format" not in request and "tools" not in request
 
 
 @pytest.mark.anyio
 async def test_a_llama_cpp_server_said_to_take_a_grammar_gets_the_format_only(reply, openai_server):
-    openai_server.script(reply.text("Thought: I know it.\nAction: finish[Somebody else]"))
+    openai_server.script(reply.text("Thought: read.\nAction: search[Paris]"),
+                         reply.text("Thought: I know it.\nAction: finish[Somebody else]"))
     await run_file("react.yaml", question="Who designed the Eiffel Tower?", config={"openAIAgent": {"acceptsGrammar": True}})
-    [request] = openai_server.requests
-    assert request["grammar"] == format_grammar(["search", "lookup", "finish"])  # nothing of the question or page
+    first, second = openai_server.requests
+    # the format and the action names, nothing of the question or the page; the first step acts (actFirst)
+    assert first["grammar"] == format_grammar(["search", "lookup"])
+    assert second["grammar"] == format_grammar(["search", "lookup", "finish"])
+
+
+@pytest.mark.anyio
+async def test_a_finish_before_any_action_is_refused_unless_act_first_is_off(reply, openai_server):
+    openai_server.script(reply.text("Thought: easy.\nAction: finish[Eiffel Tower]"),
+                         reply.text("Thought: read.\nAction: search[Eiffel Tower]"),
+                         reply.text("Thought: there.\nAction: finish[Gustave Eiffel]"))
+    results = await run_file("react.yaml", question="Who designed the Eiffel Tower?")
+    assert results == {"answer": "Gustave Eiffel", "status": "finished", "steps": 3, "model": "scripted-model"}
+    assert last_prompts(openai_server.requests)[1] == (
+        "Observation: Act first: finish[answer] comes after an observation. Use one of: search[entity], lookup[term].")
+    openai_server.reset()
+    openai_server.script(reply.text("Thought: easy.\nAction: finish[Gustave Eiffel]"))
+    results = await run_file("react.yaml", question="Who designed the Eiffel Tower?", actFirst=False)
+    assert results == {"answer": "Gustave Eiffel", "status": "finished", "steps": 1, "model": "scripted-model"}
 
 
 def square_tool() -> graphrt.AgentInfo:
