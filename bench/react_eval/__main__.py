@@ -1,17 +1,21 @@
 """`python -m bench.react_eval`: how often the ReAct graphs answer right, and how fast.
 
-    .venv/bin/python -m bench.react_eval                          # both graphs, every question
+    .venv/bin/python -m bench.react_eval                          # the general graphs and the example, general.yaml
     .venv/bin/python -m bench.react_eval graphs/react.yaml --limit 5
     .venv/bin/python -m bench.react_eval --kind two-hop
-    .venv/bin/python -m bench.react_eval --questions holdout     # the held-out set (holdout.yaml)
+    .venv/bin/python -m bench.react_eval --questions other_kinds  # the set of other kinds (measured once)
+    .venv/bin/python -m bench.react_eval --chooser examples/react_wiki/react_wiki.yaml   # no LLM: first choices
 
-Each question of `questions.yaml` runs through each graph, one at a time, on
-whatever server openAIAgent picks (the embedded model when neither
-OPENAI_BASE_URL nor OPENAI_API_KEY is set). An answer is right when one of the
-question's accepted forms occurs in it, case-insensitively, and it is short
-(at most 12 words), so that pasting a whole observation does not count.
-Results go to bench/results/react_eval.json (git-ignored) and a Markdown table
-to stdout; BENCHMARKS.md keeps a reviewed copy.
+Each question of the set runs through each graph, one at a time, on whatever
+server openAIAgent picks (the embedded model when neither OPENAI_BASE_URL nor
+OPENAI_API_KEY is set). The example's graphs (examples/react_wiki/) get the
+example's agents. With `--chooser`, openAIAgent is the first-choice chooser
+(first_choice.py): what the example's rules answer with no model at all. An
+answer is right when it says one of the question's accepted forms (whole words,
+case and accents folded), none of its wrong ones, and is short (at most 12
+words), so that pasting a whole observation does not count. Results go to
+bench/results/react_eval.json (git-ignored) and a Markdown table to stdout;
+BENCHMARKS.md keeps a reviewed copy.
 """
 
 from __future__ import annotations
@@ -34,7 +38,9 @@ import graphrt
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 RESULTS = ROOT / "bench" / "results"
-GRAPHS = ("graphs/react.yaml", "graphs/react_tools.yaml")
+GRAPHS = ("graphs/react.yaml", "graphs/react_tools.yaml", "examples/react_wiki/react_wiki.yaml",
+          "examples/react_wiki/react_wiki_tools.yaml")
+EXAMPLE_AGENTS = ROOT / "examples" / "react_wiki" / "react_wiki_agents.py"
 QUESTION_SETS = {
     "questions": "examples/react_wiki's tuned set (40: easy, medium, two-hop)",
     "holdout": "examples/react_wiki's held-out set (20), which later informed fixes",
@@ -68,11 +74,25 @@ def load_questions(kind: str | None = None, name: str = "questions") -> list[dic
     return [question for question in questions if kind is None or question["kind"] == kind]
 
 
-def ask(graph_file: str, question: dict[str, Any]) -> dict[str, Any]:
+def agents_for(graph_file: str, chooser: bool) -> list[Any]:
+    """The agents a graph runs with: the example's for its graphs, and the chooser as openAIAgent with --chooser."""
+    agents: list[Any] = []
+    if graph_file.startswith("examples/react_wiki/"):
+        from graphrt.authoring.agent_like import module_agents
+
+        agents += module_agents(str(EXAMPLE_AGENTS))
+    if chooser:
+        from .first_choice import CHOOSER
+
+        agents.append(CHOOSER)
+    return agents
+
+
+def ask(graph_file: str, question: dict[str, Any], agents: list[Any] | None = None) -> dict[str, Any]:
     """Runs one question through one graph; a failed run counts as wrong, with its error."""
     started = time.perf_counter()
     try:
-        results = graphrt.run(ROOT / graph_file, inject={"question": question["question"]})
+        results = graphrt.run(ROOT / graph_file, inject={"question": question["question"]}, agents=agents or None)
         error = None
     except graphrt.GraphError as failure:
         results, error = {}, str(failure).splitlines()[0]
@@ -83,7 +103,13 @@ def ask(graph_file: str, question: dict[str, Any]) -> dict[str, Any]:
         "graph": graph_file, "kind": question["kind"], "question": question["question"], "answer": answer,
         "right": is_right(answer, question["answers"], question.get("wrong", [])), "status": status or ("error" if error else None),
         "error": error, "seconds": round(seconds, 2), "model": _model(results),
+        "steps": _value(results.get("steps", results.get("rounds"))),
     }
+
+
+def _value(result: Any) -> Any:
+    """A result node's value: copyAgent's `{name: value}` holds it under its one key."""
+    return next(iter(result.values()), None) if isinstance(result, dict) and len(result) == 1 else result
 
 
 def _model(results: dict[str, Any]) -> str | None:
@@ -122,14 +148,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", default="general", choices=list(QUESTION_SETS),
                         help="the question set, bench/react_eval/NAME.yaml: " +
                         "; ".join(f"{name}: {about}" for name, about in QUESTION_SETS.items()))
+    parser.add_argument("--chooser", action="store_true", help="no LLM: the first-choice chooser answers")
     parser.add_argument("--out", type=Path, default=RESULTS / "react_eval.json")
     args = parser.parse_args(argv)
     questions = load_questions(args.kind, args.questions)[: args.limit]
     rows: list[dict[str, Any]] = []
     load_before = os.getloadavg()[0]
     for graph_file in args.graphs:
+        agents = agents_for(graph_file, args.chooser)
         for number, question in enumerate(questions, 1):
-            row = ask(graph_file, question)
+            row = ask(graph_file, question, agents)
             rows.append(row)
             mark = "ok " if row["right"] else "BAD"
             print(f"{mark} {graph_file} {number}/{len(questions)} {row['seconds']:5.1f}s {row['status']}: "
