@@ -99,7 +99,7 @@ async def first_choice_agent(ctx: AgentContext) -> dict[str, Any]:
                                       "function": {"name": forced, "arguments": json.dumps(arguments)}}]
     if "tool_calls" not in message:
         grammar = options.get("grammar")
-        message["content"] = first_text(grammar) if isinstance(grammar, str) and "|" in grammar else "(no choice)"
+        message["content"] = first_text(grammar) if isinstance(grammar, str) and grammar.strip() else "(no choice)"
     return ChatResult(message, messages, {"model": "first-choice"}).to_result()
 
 
