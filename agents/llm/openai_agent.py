@@ -338,7 +338,7 @@ async def openai_agent(ctx: AgentContext) -> dict[str, Any]:
     messages = conversation(options, ctx)
     body = _body(options, server, server.model or DEFAULT_OPENAI_MODEL, messages)
     stream = is_truthy(options.get("stream")) or is_truthy(options.get("dataStream"))
-    retries = int(options.get("maxRetries", _DEFAULT_RETRIES))
+    retries = max(0, int(options.get("maxRetries", _DEFAULT_RETRIES)))
     delay = float(options.get("retryDelay", _DEFAULT_RETRY_DELAY))
     timeout = float(options.get("timeout") or _DEFAULT_TIMEOUT)
     http_client = openai.DefaultAsyncHttpxClient(verify=_ssl_context())
@@ -358,7 +358,7 @@ async def openai_agent(ctx: AgentContext) -> dict[str, Any]:
                     ctx.progress(f"the server refused the grammar ({_describe(error, server)}); asking without it",
                                  {"grammar": False})
                     continue
-                if not _is_retryable(error) or attempt == retries:
+                if not _is_retryable(error) or attempt >= retries:
                     tries = f" after {attempt + 1} attempts" if attempt else ""
                     raise LLMRequestError(f"{ctx.agent_id or 'openAIAgent'}: {_describe(error, server)}{tries}") from None
                 # Tokens that streamed from a failed attempt are void: its LlmCallFinished carries the error.
