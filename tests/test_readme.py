@@ -116,7 +116,6 @@ def _script_llm(server: Any, command: str) -> None:
     server.reset()
     if "react_tools.yaml" in command:
         server.script(tool_calls(("wikiAgent--search", {"entity": "Eiffel Tower"})),
-                      tool_calls(("wikiAgent--finish", {"answer": "Gustave Eiffel"})),
                       text("Gustave Eiffel", model=EMBEDDED_MODEL))
     elif "react.yaml" in command:
         server.script(text("Thought: I need to read about the tower.\nAction: search[Eiffel Tower]", model=EMBEDDED_MODEL),
