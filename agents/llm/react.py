@@ -371,7 +371,7 @@ react_prompt_agent_info = AgentInfo(
     category=("llm", "react"),
     author="graphrt",
     license="MIT",
-    has_graph_data=True,  # MCP tools are listed through the run's services
+    has_graph_data=True,  # in the driver, beside the run's live MCP connections, whose tools it lists
 )
 
 react_action_agent_info = AgentInfo(
@@ -422,7 +422,7 @@ react_act_agent_info = AgentInfo(
     category=("llm", "react"),
     author="graphrt",
     license="MIT",
-    has_graph_data=True,  # each tool runs as a one-node nested graph, as toolsAgent runs it
+    has_graph_data=True,  # in the driver: each tool runs as a one-node nested graph, as toolsAgent runs it
 )
 
 AGENTS: list[AgentInfo] = [react_prompt_agent_info, react_action_agent_info, react_act_agent_info]

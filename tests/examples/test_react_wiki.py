@@ -269,3 +269,14 @@ async def test_react_s_last_step_may_only_finish_and_the_wiki_reads_with_the_que
         "Eiffel also designed the inner frame of the Statue of Liberty.\nQuestion: " + question)
     # a person's name (a "who" question) from the sentences that best match it; the last step may only finish
     assert last["grammar"].endswith('"\\nAction: " "finish[" ("Gustave Eiffel") "]"')
+
+
+@pytest.mark.anyio
+async def test_the_example_s_grammar_is_not_sent_to_a_server_not_said_to_take_one(reply, openai_server):
+    openai_server.script(reply.text("Thought: read.\nAction: search[Eiffel Tower]"),
+                         reply.text("Thought: done.\nAction: finish[A free answer of my own]"))
+    graph = graphrt.Graph(EXAMPLE / "react_wiki.yaml", agents=EXAMPLE_AGENTS, config={"focusedWikiAgent": {"corpus": CORPUS}})
+    graph.inject("question", "Who designed the Eiffel Tower?")
+    results = await graph.arun()
+    assert results["answer"] == "A free answer of my own"
+    assert all("grammar" not in request for request in openai_server.requests)
