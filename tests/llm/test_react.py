@@ -50,10 +50,7 @@ def test_the_grammar_holds_the_format_and_the_action_names_only():
 async def run_file(name: str, *, question: str, config: dict[str, Any] | None = None, agents: list[Any] | None = None,
                    **inject: Any) -> dict[str, Any]:
     graph = graphrt.Graph(GRAPHS / name, agents=agents, config={"wikiAgent": {"corpus": CORPUS}, **(config or {})})
-    graph.inject("question", question)
-    for node_id, value in inject.items():
-        graph.inject(node_id, value)
-    return await graph.arun()
+    return await graph.arun(inject={"question": question, **inject})
 
 
 def last_prompts(requests: list[dict[str, Any]]) -> list[str]:

@@ -21,10 +21,8 @@ async def test_an_mcp_server_s_tools_are_react_actions_described_by_their_own_sc
         reply.text("Thought: done.\nAction: finish[2 + 40 = 42]"),
     )
     graph = graphrt.Graph(REACT, config=kit.config(tests=kit.stdio()))
-    graph.inject("question", "What is 2 + 40?")
-    graph.inject("tools", ["tests--add", "tests--echo"])
-    graph.inject("examples", [])
-    results = await graph.arun()
+    results = await graph.arun(inject={"question": "What is 2 + 40?", "tools": ["tests--add", "tests--echo"],
+                                       "examples": []})
     assert results == {"answer": "2 + 40 = 42", "status": "finished", "steps": 4, "model": "scripted-model"}
     system = openai_server.requests[0]["messages"][0]["content"]
     assert '- add[{"a": ..., "b": ...}]: Adds two integers. a (integer); b (integer).\n' in system
