@@ -44,35 +44,21 @@ fi
 
 # pip -v prints the compiler's progress lines ([12/96] Building ...); keep those and pip's own steps.
 started=$(date +%s)
-pip_install() {
-  .venv/bin/pip install -v "$@" 2>&1 | while IFS= read -r line; do
-    line="${line#"${line%%[![:space:]]*}"}"
-    if [[ $line =~ ^\[([0-9]+)/([0-9]+)\] ]]; then
-      step="${BASH_REMATCH[1]}/${BASH_REMATCH[2]}"
-      if [[ $line =~ \ -c\ ([^ ]+) ]]; then what=$(basename "${BASH_REMATCH[1]}"); else what="linking"; fi
-      echo "  llama.cpp [$step] $what ($(( $(date +%s) - started )) s)"
-    else
-      case "$line" in
-        Collecting*|*"Building wheel"*|Successfully*|ERROR*|*"error:"*|*"Error "*) echo "$line" ;;
-      esac
-    fi
-  done
-  status=${PIPESTATUS[0]}
-  if [ "$status" -ne 0 ]; then
-    echo "install: pip failed (exit $status); run .venv/bin/pip install -v $* to see everything" >&2
-    exit "$status"
+.venv/bin/pip install -v -e ".[$extras]" 2>&1 | while IFS= read -r line; do
+  line="${line#"${line%%[![:space:]]*}"}"
+  if [[ $line =~ ^\[([0-9]+)/([0-9]+)\] ]]; then
+    step="${BASH_REMATCH[1]}/${BASH_REMATCH[2]}"
+    if [[ $line =~ \ -c\ ([^ ]+) ]]; then what=$(basename "${BASH_REMATCH[1]}"); else what="linking"; fi
+    echo "  llama.cpp [$step] $what ($(( $(date +%s) - started )) s)"
+  else
+    case "$line" in
+      Collecting*|*"Building wheel"*|Successfully*|ERROR*|*"error:"*|*"Error "*) echo "$line" ;;
+    esac
   fi
-}
-
-pip_install -e ".[$extras]"
-
-# A llama.cpp wheel built before cmake/llama-text-only.cmake turned AMX off (pip's cache may hold one)
-# has the AMX kernels that crash on Xeons with AMX: build it again, and cache the new wheel instead.
-amx_lib=$(ls .venv/lib/python3*/site-packages/llama_cpp/lib/libggml-cpu.so 2>/dev/null | head -1 || true)
-if [ -n "$amx_lib" ] && grep -q ggml_backend_amx_mul_mat "$amx_lib"; then
-  echo "install: the llama.cpp wheel in pip's cache has AMX kernels (they crash here): compiling it again"
-  .venv/bin/pip cache remove llama_cpp_python >/dev/null 2>&1 || true
-  llama_version=$(.venv/bin/python -c "import importlib.metadata as m; print(m.version('llama_cpp_python'))")
-  pip_install --force-reinstall --no-deps "llama-cpp-python==$llama_version"
+done
+status=${PIPESTATUS[0]}
+if [ "$status" -ne 0 ]; then
+  echo "install: pip failed (exit $status); run .venv/bin/pip install -v -e '.[$extras]' to see everything" >&2
+  exit "$status"
 fi
 echo "install: done in $(( $(date +%s) - started )) s; run .venv/bin/graphrt (or source .venv/bin/activate)"
