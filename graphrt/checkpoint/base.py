@@ -29,6 +29,7 @@ from typing import Any, Iterable, Protocol, runtime_checkable
 
 from graphrt.base.errors import CheckpointError
 from graphrt.base.jsvalue import UNDEFINED, escape_lone_surrogates
+from graphrt.base.states import RunStatus
 from graphrt.checkpoint.snapshot import RunSnapshot
 
 __all__ = [
@@ -46,19 +47,6 @@ __all__ = [
     "GuardedStore",
     "snapshot_from_rows",
 ]
-
-
-class RunStatus:
-    """A saved run's status; plain strings, as a store writes them."""
-
-    RUNNING = "running"  # started, or stopped without a chance to say so (a crash, SIGKILL)
-    INTERRUPTED = "interrupted"  # an agent asked a question; `detail` holds it
-    STOPPED = "stopped"  # cancelled (Ctrl-C, abort)
-    FAILED = "failed"  # a node failed; `detail["error"]` says how
-    COMPLETED = "completed"  # finished; `results` holds what the run returned
-
-    UNFINISHED = (RUNNING, INTERRUPTED, STOPPED, FAILED)
-    ALL = (*UNFINISHED, COMPLETED)
 
 
 @dataclass

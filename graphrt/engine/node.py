@@ -12,7 +12,6 @@ node id and the file position.
 from __future__ import annotations
 
 import time
-from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -29,6 +28,7 @@ from graphrt.base.errors import (
     ResolveError,
 )
 from graphrt.base.jsvalue import is_named_inputs, is_null, is_truthy, json_stringify
+from graphrt.base.states import NodeState  # re-exported: its home is graphrt.base.states
 from graphrt.engine.executor import call_in_process, must_stay_local
 from graphrt.engine.nesting import NestingPort
 from graphrt.graphdata.loader import GraphSource, load_graph_beside, load_with
@@ -39,19 +39,6 @@ if TYPE_CHECKING:
     from graphrt.engine.scheduler import Ticket
 
 __all__ = ["NodeState", "NodeInvoker", "Outcome", "failed", "answer_key", "clean_result", "print_after"]
-
-
-class NodeState(str, Enum):
-    """Where a node is in its life; the values are GraphAI's, so logs read the same."""
-
-    WAITING = "waiting"
-    QUEUED = "queued"
-    EXECUTING = "executing"
-    COMPLETED = "completed"
-    FAILED = "failed"
-    TIMED_OUT = "timed-out"
-    SKIPPED = "skipped"
-    ABORTED = "abort"
 
 
 Outcome = tuple[Any, "GraphError | None", bool, float]

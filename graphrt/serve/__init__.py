@@ -8,10 +8,12 @@ Layer: above graphrt.durable and graphrt.api, below graphrt.cli.
     events.py   EventLog: a run's numbered events for SSE replay (Last-Event-ID)
     app.py      the Starlette routes and the viewer page; security.py the API key and body limit
     openapi.py  the OpenAPI document; static/ the viewer (plain HTML, CSS and JS, no build step)
+
+Run statuses and node states are graphrt.base.states' ServedRunStatus and ServedNodeState.
 """
 
 from graphrt.serve.app import create_app
 from graphrt.serve.catalog import GraphCatalog
-from graphrt.serve.runs import RunService, Status
+from graphrt.serve.runs import RunService
 
-__all__ = ["GraphCatalog", "RunService", "Status", "create_app"]
+__all__ = ["GraphCatalog", "RunService", "create_app"]

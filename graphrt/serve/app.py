@@ -29,6 +29,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from graphrt.base.errors import GraphError
+from graphrt.base.states import vocabulary
 from graphrt.checkpoint import CheckpointTarget
 from graphrt.serve.catalog import GraphCatalog
 from graphrt.serve.openapi import openapi_document
@@ -243,8 +244,14 @@ def _static_text(name: str) -> str:
     return resources.files("graphrt.serve").joinpath("static", name).read_text(encoding="utf-8")
 
 
+def _index_page() -> str:
+    """The viewer page, with the API's states embedded as JSON (it restates none of them)."""
+    states = json.dumps(vocabulary()).replace("<", "\\u003c")  # a data block: no "</script>" can end it early
+    return _static_text("index.html").replace("{{vocabulary}}", states)
+
+
 async def index(request: Request) -> Response:
-    return Response(_static_text("index.html"), media_type="text/html; charset=utf-8",
+    return Response(_index_page(), media_type="text/html; charset=utf-8",
                     headers={"Content-Security-Policy": "default-src 'self'; style-src 'self'; script-src 'self'",
                              "X-Content-Type-Options": "nosniff"})
 

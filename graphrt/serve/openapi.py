@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphrt.base.states import ServedNodeState, ServedRunStatus
+
 __all__ = ["openapi_document"]
 
-_STATUS = ["queued", "running", "interrupted", "finished", "failed", "cancelled"]
-_NODE_STATE = ["waiting", "queued", "running", "retrying", "done", "failed", "skipped", "interrupted"]
+_STATUS = [status.value for status in ServedRunStatus]
+_NODE_STATE = [state.value for state in ServedNodeState]
 
 
 def _ref(name: str) -> dict[str, str]:

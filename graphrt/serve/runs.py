@@ -7,8 +7,9 @@ every saved run of a served graph that was queued or running when the last
 server stopped (or was killed) goes back in the queue and continues where its
 rows leave off: completed nodes are not run again.
 
-Statuses, as clients see them: queued, running, interrupted (a node asked a
-question; `resume` answers it), finished, failed, cancelled.
+Statuses and node states, as clients see them, are graphrt.base.states'
+ServedRunStatus (queued, running, interrupted: a node asked a question and
+`resume` answers it, finished, failed, cancelled) and ServedNodeState.
 """
 
 from __future__ import annotations
@@ -27,11 +28,11 @@ import anyio
 from anyio.abc import ObjectReceiveStream, ObjectSendStream
 
 from graphrt.base.errors import GraphError, GraphInterrupted
+from graphrt.base.states import RunStatus, ServedNodeState, ServedRunStatus, served_status
 from graphrt.checkpoint import (
     CheckpointStore,
     CheckpointTarget,
     RunRecord,
-    RunStatus,
     open_store,
 )
 from graphrt.durable import afrom_checkpoint, arun_checkpointed, save_new_run
@@ -49,30 +50,9 @@ from graphrt.observe.trace import Redactor, event_record
 from graphrt.serve.catalog import GraphCatalog, ServedGraph
 from graphrt.serve.events import EventLog
 
-__all__ = ["QueueFull", "RunConflict", "RunNotFound", "RunService", "ServedRun", "Status"]
+__all__ = ["QueueFull", "RunConflict", "RunNotFound", "RunService", "ServedRun"]
 
 log = logging.getLogger("graphrt.serve")
-
-
-class Status:
-    QUEUED = "queued"
-    RUNNING = "running"
-    INTERRUPTED = "interrupted"
-    FINISHED = "finished"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
-
-    ENDED = (FINISHED, FAILED, CANCELLED)
-    SETTLED = (INTERRUPTED, FINISHED, FAILED, CANCELLED)  # what `?wait=true` waits for
-
-
-_FROM_STORE = {
-    RunStatus.RUNNING: Status.QUEUED,  # saved, not finished: it goes back in the queue
-    RunStatus.INTERRUPTED: Status.INTERRUPTED,
-    RunStatus.STOPPED: Status.CANCELLED,
-    RunStatus.FAILED: Status.FAILED,
-    RunStatus.COMPLETED: Status.FINISHED,
-}
 
 
 class RunNotFound(LookupError):
@@ -91,28 +71,28 @@ class QueueFull(RuntimeError):
         self.retry_after = retry_after
 
 
-def _node_state(event: Event) -> str | None:
-    """The state a top-level node is in after `event` (None: the event says nothing about it)."""
+def _node_state(event: Event) -> ServedNodeState | None:
+    """The state a node is in after `event` (None: the event says nothing about it)."""
     if isinstance(event, NodeQueued):
-        return "queued"
+        return ServedNodeState.QUEUED
     if isinstance(event, NodeStarted):
-        return "running"
+        return ServedNodeState.RUNNING
     if isinstance(event, NodeCompleted):
-        return "done"
+        return ServedNodeState.DONE
     if isinstance(event, NodeRetried):
-        return "retrying"
+        return ServedNodeState.RETRYING
     if isinstance(event, NodeFailed):
-        return "interrupted" if isinstance(event.error, GraphInterrupted) else "failed"
+        return ServedNodeState.INTERRUPTED if isinstance(event.error, GraphInterrupted) else ServedNodeState.FAILED
     if isinstance(event, NodeSkipped):
-        return "skipped"
+        return ServedNodeState.SKIPPED
     return None
 
 
 class ServedRun:
     """One run as the server tracks it: its status, node states, outcome and event log."""
 
-    def __init__(self, run_id: str, graph: ServedGraph, redactor: Redactor, *, status: str = Status.QUEUED,
-                 all_results: bool = False, created_at: float | None = None, event_limit: int = 10_000) -> None:
+    def __init__(self, run_id: str, graph: ServedGraph, redactor: Redactor, *,
+                 status: ServedRunStatus = ServedRunStatus.QUEUED, all_results: bool = False, created_at: float | None = None, event_limit: int = 10_000) -> None:
         self.id = run_id
         self.graph = graph
         self.status = status
@@ -124,8 +104,8 @@ class ServedRun:
         self.results: Any = None
         self.error: str | None = None
         self.question: str | None = None
-        self.nodes: dict[str, str] = {
-            node["id"]: "waiting" for node in graph.description.get("drawing", {}).get("nodes", [])
+        self.nodes: dict[str, ServedNodeState] = {
+            node["id"]: ServedNodeState.WAITING for node in graph.description.get("drawing", {}).get("nodes", [])
             if node["kind"] == "computed"
         }
         self.events = EventLog(event_limit)
@@ -145,36 +125,45 @@ class ServedRun:
         try:
             anyio.from_thread.run_sync(self._record_event, event)
         except RuntimeError:  # a thread anyio did not start: record it, readers poll
-            self.events.append(event_record(event, self._redactor), notify=False)
+            self.events.append(self._record(event), notify=False)
+
+    def _record(self, event: Event) -> dict[str, Any]:
+        """The event as readers get it; a node's event also names the `state` it leaves the node in."""
+        record = event_record(event, self._redactor)
+        state = _node_state(event)
+        if state is not None:
+            record["state"] = state
+        return record
 
     def _record_event(self, event: Event) -> None:
-        if not event.path and (state := _node_state(event)) is not None and getattr(event, "node_id", None):
-            self.nodes[event.node_id] = state  # type: ignore[attr-defined]
-        self.events.append(event_record(event, self._redactor))
+        record = self._record(event)
+        if not event.path and "state" in record and getattr(event, "node_id", None):
+            self.nodes[event.node_id] = record["state"]  # type: ignore[attr-defined]
+        self.events.append(record)
 
-    def set_status(self, status: str, *, results: Any = None, error: str | None = None,
+    def set_status(self, status: ServedRunStatus, *, results: Any = None, error: str | None = None,
                    question: str | None = None) -> None:
         self.status = status
         self.updated_at = time.time()
-        if status == Status.RUNNING and self.started_at is None:
+        if status == ServedRunStatus.RUNNING and self.started_at is None:
             self.started_at = self.updated_at
-        if status in Status.ENDED:
+        if status in ServedRunStatus.ENDED:
             self.ended_at = self.updated_at
         self.results = results
         self.error = error
         self.question = question
-        if status in Status.SETTLED:
+        if status in ServedRunStatus.SETTLED:
             self._settled.set()
         elif self._settled.is_set():
             self._settled = anyio.Event()
         self.events.append({"type": "RunStatus", "run_id": self.id, "time": self.updated_at, **self._outcome(),
                            "nodes": dict(self.nodes)})
-        if status in Status.ENDED:
+        if status in ServedRunStatus.ENDED:
             self.events.close()
 
     async def settled(self) -> None:
         """Waits until the run ends or asks a question."""
-        while self.status not in Status.SETTLED:
+        while self.status not in ServedRunStatus.SETTLED:
             await self._settled.wait()
 
     # ----- what a client sees -----
@@ -273,7 +262,7 @@ class RunService:
                 continue
             run = await self._from_record(record, served)
             self._remember(run)
-            if run.status == Status.QUEUED:
+            if run.status == ServedRunStatus.QUEUED:
                 jobs.append(_Job(run, None))
         if jobs:
             log.info("continuing %d saved run(s)", len(jobs))
@@ -285,7 +274,7 @@ class RunService:
                 await self._send.send(job)
 
     async def _from_record(self, record: RunRecord, served: ServedGraph) -> ServedRun:
-        run = ServedRun(record.run_id, served, self.redactor, status=_FROM_STORE.get(record.status, Status.FAILED),
+        run = ServedRun(record.run_id, served, self.redactor, status=served_status(record.status),
                         all_results=record.all_results, created_at=record.created_at or None,
                         event_limit=self._event_limit)
         run.updated_at = record.updated_at or run.created_at
@@ -296,16 +285,16 @@ class RunService:
             run.results = self.redactor.value(record.results)
         for row in await self.store.get_rows(record.run_id):
             if row.kind == "node" and row.key in run.nodes:
-                run.nodes[row.key] = "done"
+                run.nodes[row.key] = ServedNodeState.DONE
         if record.status == RunStatus.INTERRUPTED and record.detail.get("node_id") in run.nodes:
-            run.nodes[record.detail["node_id"]] = "interrupted"
+            run.nodes[record.detail["node_id"]] = ServedNodeState.INTERRUPTED
         run.set_status(run.status, results=run.results, error=run.error, question=run.question)
         return run
 
     def _remember(self, run: ServedRun) -> None:
         self._runs[run.id] = run
         while len(self._runs) > self._keep_runs:
-            oldest = next((run_id for run_id, kept in self._runs.items() if kept.status in Status.ENDED), None)
+            oldest = next((run_id for run_id, kept in self._runs.items() if kept.status in ServedRunStatus.ENDED), None)
             if oldest is None:
                 break
             del self._runs[oldest]
@@ -348,7 +337,7 @@ class RunService:
             await self.store.update_run(run_id, status=RunStatus.STOPPED, detail={"cancelled": True})
             raise
         run = ServedRun(run_id, served, self.redactor, all_results=all_results, event_limit=self._event_limit)
-        run.set_status(Status.QUEUED)
+        run.set_status(ServedRunStatus.QUEUED)
         self._remember(run)
         self._send.send_nowait(_Job(run, graph))  # type: ignore[union-attr] - room was checked above
         return run
@@ -380,7 +369,7 @@ class RunService:
             if served is None:
                 continue
             held = self._runs.get(record.run_id)
-            status = held.status if held is not None else _FROM_STORE.get(record.status, Status.FAILED)
+            status = held.status if held is not None else served_status(record.status)
             listed.append({"id": record.run_id, "graph": served.name, "status": status,
                            "created_at": record.created_at, "updated_at": record.updated_at})
         return listed
@@ -392,13 +381,14 @@ class RunService:
             RunNotFound, RunConflict (it asks nothing), QueueFull.
         """
         run = await self.get(run_id)
-        if run.status != Status.INTERRUPTED:
+        if run.status != ServedRunStatus.INTERRUPTED:
             raise RunConflict(f"run {run_id!r} is {run.status}, not waiting for an answer")
         if answer is None:
             raise RunConflict(f"run {run_id!r} asks {run.question!r}: send an answer")
         self._check_room()
-        run.nodes.update({node_id: "waiting" for node_id, state in run.nodes.items() if state == "interrupted"})
-        run.set_status(Status.QUEUED)
+        run.nodes.update({node_id: ServedNodeState.WAITING for node_id, state in run.nodes.items()
+                          if state == ServedNodeState.INTERRUPTED})
+        run.set_status(ServedRunStatus.QUEUED)
         self._send.send_nowait(_Job(run, None, answer))  # type: ignore[union-attr]
         return run
 
@@ -409,16 +399,16 @@ class RunService:
             RunNotFound, RunConflict (it has ended).
         """
         run = await self.get(run_id)
-        if run.status in Status.ENDED:
+        if run.status in ServedRunStatus.ENDED:
             raise RunConflict(f"run {run_id!r} has {run.status} already")
         run.cancel_requested = True
-        if run.status == Status.RUNNING and run.scope is not None:
+        if run.status == ServedRunStatus.RUNNING and run.scope is not None:
             run.scope.cancel()
             with anyio.move_on_after(10):
                 await run.settled()
             return run
         await self.store.update_run(run.id, status=RunStatus.STOPPED, detail={"cancelled": True})
-        run.set_status(Status.CANCELLED)
+        run.set_status(ServedRunStatus.CANCELLED)
         return run
 
     # ----- running -----
@@ -443,9 +433,9 @@ class RunService:
                 graph, _ = await afrom_checkpoint(self.store, run.id, agents=self.catalog.registry,
                                                   executor=self.catalog.executor)
         except GraphError as error:
-            run.set_status(Status.FAILED, error=self.redactor.text(str(error)))
+            run.set_status(ServedRunStatus.FAILED, error=self.redactor.text(str(error)))
             return
-        run.set_status(Status.RUNNING)
+        run.set_status(ServedRunStatus.RUNNING)
         try:
             with anyio.CancelScope() as scope:
                 run.scope = scope
@@ -454,17 +444,17 @@ class RunService:
                                                      answer=job.answer, subscribe=(run.on_event,))
                 except GraphInterrupted as asked:
                     if asked.node_id in run.nodes:
-                        run.nodes[asked.node_id] = "interrupted"
-                    run.set_status(Status.INTERRUPTED, question=asked.question)
+                        run.nodes[asked.node_id] = ServedNodeState.INTERRUPTED
+                    run.set_status(ServedRunStatus.INTERRUPTED, question=asked.question)
                 except GraphError as error:
-                    run.set_status(Status.FAILED, error=self.redactor.text(str(error)))
+                    run.set_status(ServedRunStatus.FAILED, error=self.redactor.text(str(error)))
                 except Exception as error:
                     log.exception("run %s failed", run.id)
-                    run.set_status(Status.FAILED, error=self.redactor.text(f"{type(error).__name__}: {error}"))
+                    run.set_status(ServedRunStatus.FAILED, error=self.redactor.text(f"{type(error).__name__}: {error}"))
                 else:
-                    run.set_status(Status.FINISHED, results=self.redactor.value(results))
+                    run.set_status(ServedRunStatus.FINISHED, results=self.redactor.value(results))
             if scope.cancelled_caught:
-                run.set_status(Status.CANCELLED)
+                run.set_status(ServedRunStatus.CANCELLED)
         except anyio.get_cancelled_exc_class():
             # The server is stopping, not the run: leave it saved as running, for the next server.
             try:

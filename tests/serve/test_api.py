@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from contextlib import asynccontextmanager
@@ -287,3 +288,31 @@ def test_an_extension_mounts_routes_behind_the_guard_and_runs_with_the_server(se
     served.server.should_exit = True
     served.thread.join(15)
     assert echo.events == ["started with 8 slots", "stopped"]
+
+
+def test_node_events_carry_the_state_they_leave_the_node_in(serve):
+    served = serve({"ask.yaml": SLOW_ASK})
+    with served.client() as client:
+        run_id = client.post("/graphs/ask/runs", json={}).json()["id"]
+        states: dict[str, list[str]] = {}
+        with client.stream("GET", f"/runs/{run_id}/events") as response:
+            for _, name, data in sse_events(response):
+                if "state" in data:
+                    states.setdefault(data["node_id"], []).append(f"{name}:{data['state']}")
+                if name == "RunStatus" and data["status"] == "interrupted":
+                    break
+        assert states == {"slow": ["NodeQueued:queued", "NodeStarted:running", "NodeCompleted:done"],
+                          "name": ["NodeQueued:queued", "NodeStarted:running", "NodeFailed:interrupted"]}
+
+
+def test_the_page_and_the_openapi_document_take_the_servers_states(serve):
+    from graphrt.base.states import ServedNodeState, ServedRunStatus, vocabulary
+
+    served = serve({"hello.yaml": HELLO})
+    with served.client() as client:
+        page = client.get("/").text
+        spec = client.get("/openapi.json").json()["components"]["schemas"]
+    embedded = page.split('<script id="vocabulary" type="application/json">')[1].split("</script>")[0]
+    assert json.loads(embedded) == vocabulary()
+    assert spec["Run"]["properties"]["status"]["enum"] == [status.value for status in ServedRunStatus]
+    assert spec["Run"]["properties"]["nodes"]["additionalProperties"]["enum"] == [state.value for state in ServedNodeState]

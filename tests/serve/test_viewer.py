@@ -75,6 +75,7 @@ def test_a_run_goes_live_from_start_to_answer_to_results(serve, browser, tmp_pat
     expect(page.locator("#answer-form")).to_be_visible(timeout=10_000)
     expect(page.locator("#question")).to_have_text("What is your name?")
     expect(page.locator('[data-node="name"]')).to_have_attribute("data-state", "interrupted")
+    expect(page.locator('[data-activity="name"] .state')).to_have_text("interrupted: asks a question")  # from its event
     page.locator("#answer-input").fill("Ada")
     page.get_by_role("button", name="Answer").click()
 

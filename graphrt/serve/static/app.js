@@ -3,6 +3,9 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
+// The API's run statuses and node states, as the server embeds them in the page (graphrt/base/states.py).
+const STATES = JSON.parse($("vocabulary").textContent);
+const RUN = STATES.runStatus, NODE = STATES.nodeState;
 const state = { graphs: new Map(), graph: null, run: null, picture: null, stream: null, tokens: new Map() };
 
 // ----- the API -----
@@ -135,7 +138,7 @@ function resetRunView(run, graph) {
   $("results").classList.add("muted");
   $("run-error").hidden = true;
   $("answer-form").hidden = true;
-  state.picture = graph.drawing ? GraphPicture.draw($("drawing"), graph.drawing) : null;
+  state.picture = graph.drawing ? GraphPicture.draw($("drawing"), graph.drawing, NODE) : null;
   setStatus(run ? run.status : "");
   if (run) applyRun(run);
 }
@@ -154,7 +157,7 @@ function setStatus(status) {
   badge.textContent = status || "";
   badge.className = `badge status-${status}`;
   badge.dataset.status = status || "";
-  $("cancel-run").hidden = !["queued", "running", "interrupted"].includes(status);
+  $("cancel-run").hidden = !status || STATES.runEnded.includes(status);
 }
 
 function applyRun(run) {
@@ -166,13 +169,13 @@ function applyRun(run) {
   }
   $("run-error").hidden = !run.error;
   $("run-error").textContent = run.error || "";
-  const asking = run.status === "interrupted";
+  const asking = run.status === RUN.INTERRUPTED;
   $("answer-form").hidden = !asking;
   if (asking) {
     $("question").textContent = run.question || "The run asks:";
     $("answer-input").focus();
   }
-  if (["finished", "failed", "cancelled", "interrupted"].includes(run.status)) loadRuns().catch(() => {});
+  if (STATES.runSettled.includes(run.status)) loadRuns().catch(() => {});
 }
 
 function activityFor(node) {
@@ -196,19 +199,19 @@ function setNodeState(node, nodeState, detail) {
   activityFor(node).querySelector(".state").textContent = detail ? `${nodeState}: ${detail}` : nodeState;
 }
 
-const NODE_STATES = { NodeQueued: "queued", NodeStarted: "running", NodeCompleted: "done", NodeSkipped: "skipped",
-                      NodeRetried: "retrying", NodeTimedOut: "failed" };
+// What a node's state adds in the activity list.
+function stateDetail(data) {
+  if (data.state === NODE.DONE) return `${(data.duration * 1000).toFixed(0)} ms`;
+  if (data.state === NODE.INTERRUPTED) return "asks a question";
+  if (data.state === NODE.FAILED) return data.error || "";
+  return "";
+}
 
 function onEvent(type, data) {
   const top = !data.path || data.path.length === 0;
   const node = data.node_id;
   if (type === "RunStatus") { applyRun({ ...data, nodes: data.nodes }); return; }
-  if (top && node && NODE_STATES[type]) {
-    setNodeState(node, NODE_STATES[type], type === "NodeCompleted" ? `${(data.duration * 1000).toFixed(0)} ms` : "");
-  } else if (top && node && type === "NodeFailed") {
-    const asking = typeof data.error === "string" && data.error.startsWith("GraphInterrupted");
-    setNodeState(node, asking ? "interrupted" : "failed", asking ? "asks a question" : data.error);
-  }
+  if (top && node && data.state) setNodeState(node, data.state, stateDetail(data)); // node events carry their state
   const owner = top ? node : data.path[0];
   if (!owner) return;
   if (type === "TokenDelta") {

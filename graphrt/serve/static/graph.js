@@ -53,7 +53,8 @@ const GraphPicture = (() => {
     return rows.filter(Boolean);
   }
 
-  function draw(container, drawing) {
+  // `states`: the server's node states by name (WAITING, RUNNING, ...).
+  function draw(container, drawing, states) {
     container.textContent = "";
     const nodes = drawing.nodes;
     const rows = layers(nodes, drawing.edges);
@@ -107,9 +108,9 @@ const GraphPicture = (() => {
     const shapes = new Map();
     for (const n of nodes) {
       const p = at.get(n.id);
-      const classes = ["node", n.kind, n.result ? "result" : "", n.kind === "computed" ? "state-waiting" : ""];
+      const classes = ["node", n.kind, n.result ? "result" : "", n.kind === "computed" ? `state-${states.WAITING}` : ""];
       const g = el("g", { class: classes.join(" ").trim(), transform: `translate(${p.x},${p.y})`, "data-node": n.id,
-                          "data-state": n.kind === "computed" ? "waiting" : n.kind }, nodeLayer);
+                          "data-state": n.kind === "computed" ? states.WAITING : n.kind }, nodeLayer);
       const radius = n.kind === "static" || n.kind === "injected" ? 22 : n.kind === "loop" ? 2 : 8;
       el("rect", { width: NODE_W, height: NODE_H, rx: radius, ry: radius }, g);
       const title = el("title", {}, g);
@@ -130,7 +131,7 @@ const GraphPicture = (() => {
         for (const c of [...shape.group.classList]) if (c.startsWith("state-")) shape.group.classList.remove(c);
         shape.group.classList.add(`state-${state}`);
         shape.group.setAttribute("data-state", state);
-        if (state !== "running" && shape.agent) { // the agent's name again, in place of streamed text
+        if (state !== states.RUNNING && shape.agent) { // the agent's name again, in place of streamed text
           shape.agent.textContent = shape.name;
           shape.agent.setAttribute("class", "agent");
         }
@@ -138,7 +139,7 @@ const GraphPicture = (() => {
       // While a node streams text, its last words show in place of its agent's name.
       setTokens(id, text) {
         const shape = shapes.get(id);
-        if (!shape || !shape.agent || shape.group.getAttribute("data-state") !== "running") return;
+        if (!shape || !shape.agent || shape.group.getAttribute("data-state") !== states.RUNNING) return;
         const tail = text.trim().slice(-22);
         shape.agent.textContent = text.trim().length > 22 ? "…" + tail : tail;
         shape.agent.setAttribute("class", "agent tokens");
