@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
-from graphrt.base.secrets import hide_url_passwords
+from graphrt.base.secrets import MASK, hide_credentials
 
 __all__ = ["ServerSettings", "resolve_server", "DEFAULT_OPENAI_MODEL"]
 
@@ -47,10 +47,10 @@ class ServerSettings:
         return replace(self, model=model) if model else self
 
     def redact(self, text: str) -> str:
-        """`text` with the API key and any password in a URL blanked out, for error messages."""
+        """`text` with the API key and any other credential blanked out, for error messages."""
         if self.api_key and len(self.api_key) >= 4:
-            text = text.replace(self.api_key, "***")
-        return hide_url_passwords(text)
+            text = text.replace(self.api_key, MASK)
+        return hide_credentials(text)
 
 
 def _first(*values: Any) -> str | None:

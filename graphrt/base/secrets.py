@@ -1,30 +1,208 @@
-"""What counts as a secret, for the places that must not show one (errors, traces, logs, saved config).
+"""What counts as a credential, and the one way to hide one, for every place that must not show a secret.
 
-Checkpoints are not such a place for data: they hold a run's real values (see
-graphrt.durable). Only credentials - an API key, a password in a URL - are kept
-out of everything graphrt writes or shows.
+Errors, traces, logs, the server's answers and a checkpoint's config and copy of
+the graph leave credentials out. A checkpoint's data is not such a place: it holds
+a run's real values (see graphrt.durable). A credential is
+
+- a value under a key named like one (`apiKey`, `Authorization`, `db_password`: `SECRET_KEY`);
+- in text: a password in a URL (`https://me:hunter2@host`), a value given to a name like
+  one (`?api_key=...`, `&access_token=...`, a libpq `password=...`), a bearer token, an
+  `sk-...` key;
+- the value of an environment variable named like one (`OPENAI_API_KEY`), wherever it
+  appears (`Redactor`).
+
+Each is replaced by `MASK`; the words around it stay (`https://me:REDACTED@host`).
+
+Every pass is linear in its text, so a megabyte of hostile input costs what a megabyte
+of prose does: each kind of credential is found by one forward search for its anchor
+(`://`, `token=`, `Bearer`, `sk-`), and from an anchor only runs of one character class are
+read, which never backtrack, and never twice.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import heapq
+import math
+import os
 import re
+import string
+from typing import Any, Iterator, Mapping
 
-__all__ = ["SECRET_KEY", "hide_url_passwords", "url_passwords"]
+from graphrt.base.jsvalue import UNDEFINED
 
-SECRET_KEY = re.compile(
-    r"(api[-_]?key|authorization|password|passwd|secret|token|cookie|credentials?|private[-_]?key)$", re.IGNORECASE
-)
-"""A mapping key whose value is a credential (`apiKey`, `Authorization`, `db_password`, ...)."""
+__all__ = ["MASK", "SECRET_KEY", "Redactor", "credentials", "hide_credentials", "is_mask"]
 
-# scheme://user:password@host - the password is what lies between the first ':' after the user and the '@'.
-_URL_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]*:)([^\s/?#@]+)(@)")
+MASK = "REDACTED"
+"""What stands for a hidden credential: a plain word, which reads the same in text, a URL, JSON and YAML."""
+
+_OLD_MASKS = frozenset({"[redacted]"})  # what checkpoints saved before MASK; still recognised when they are read
+
+_SECRET_NAMES = ("apikey", "api_key", "api-key", "authorization", "password", "passwd", "secret", "token", "cookie",
+                 "credential", "credentials", "privatekey", "private_key", "private-key")
+
+SECRET_KEY = re.compile(f"(?:{'|'.join(map(re.escape, _SECRET_NAMES))})$", re.IGNORECASE)
+"""A name whose value is a credential, one that ends like `apiKey`, `Authorization`, `db_password`, `access_token`:
+`SECRET_KEY.search(name)`."""
+
+_SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
+_MIN_ENV_SECRET = 8  # shorter values (`1`, `true`) would blank ordinary text
+_MAX_DEPTH = 64
+
+# How credentials are found: each kind by one forward search for its anchor (a literal, or "=" with a
+# look back at the name before it), then from the anchor possessive runs of one character class, which
+# never backtrack. Names and "bearer" are searched in the text lowered.
+_URL = re.compile("://")  # scheme://user:password@host
+_NAMED = re.compile(  # ?api_key=..., &access_token=..., password=...: a name SECRET_KEY matches, then "="
+    "=(?<=[a-z]=)(?:" + "|".join(f"(?<={re.escape(name)}=)" for name in _SECRET_NAMES) + ")")
+_BEARER = re.compile("bearer")  # Authorization: Bearer ...
+_SK = re.compile("sk-")  # sk-... API keys
+_AUTHORITY = re.compile(r"[^\s/?#]*+")  # user:password@host:port, up to the path, query or fragment
+_VALUE = re.compile(r"[^\s&#;\"'<>]*+")  # a value given to a name: up to the next parameter or the end of the word
+_QUOTED = {"'": re.compile(r"[^']*+"), '"': re.compile(r'[^"]*+')}  # password='a b c'
+_SPACE = re.compile(r"\s*+")
+_TOKEN = re.compile(r"[A-Za-z0-9._~+/=-]*+")  # a bearer token
+_KEY = re.compile(r"[A-Za-z0-9_-]*+")  # the rest of an sk- key
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+_MIN_TOKEN = 8  # shorter words after "Bearer" are prose
+_MIN_KEY = 16
+
+Span = tuple[int, int]
 
 
-def hide_url_passwords(text: str, mask: str = "***") -> str:
-    """`https://me:hunter2@host/v1` -> `https://me:***@host/v1`; other text unchanged."""
-    return _URL_PASSWORD.sub(lambda found: f"{found[1]}{mask}{found[3]}", text)
+def _url_passwords(text: str, lowered: str) -> Iterator[Span]:
+    """scheme://user:password@host: the password, between the user's ':' and the last '@' before the host."""
+    position = 0
+    while (anchor := _URL.search(text, position)) is not None:
+        start = position = anchor.end()
+        authority = _AUTHORITY.match(text, start).end()
+        at = text.rfind("@", start, authority)
+        colon = text.find(":", start, at) if at > start else -1
+        if colon != -1 and at > colon + 1:
+            yield colon + 1, at
+            position = at + 1
 
 
-def url_passwords(text: str) -> list[str]:
-    """The passwords written into URLs in `text`."""
-    return [found[2] for found in _URL_PASSWORD.finditer(text)]
+def _named_values(text: str, lowered: str) -> Iterator[Span]:
+    """NAME=VALUE, NAME='VALUE' for a NAME that SECRET_KEY matches: the value."""
+    position = 0
+    while (anchor := _NAMED.search(lowered, position)) is not None:
+        start = anchor.end()
+        quoted = _QUOTED.get(text[start:start + 1])
+        if quoted is not None:
+            start += 1
+        position = (quoted or _VALUE).match(text, start).end()
+        if position > start:
+            yield start, position
+
+
+def _bearer_tokens(text: str, lowered: str) -> Iterator[Span]:
+    """Bearer TOKEN: the token."""
+    position = 0
+    while (anchor := _BEARER.search(lowered, position)) is not None:
+        start = position = _SPACE.match(text, anchor.end()).end()
+        end = _TOKEN.match(text, start).end()
+        if start > anchor.end() and end - start >= _MIN_TOKEN:
+            yield start, end
+            position = end
+
+
+def _api_keys(text: str, lowered: str) -> Iterator[Span]:
+    """sk-...: the whole key, when it starts a word."""
+    position = 0
+    while (anchor := _SK.search(text, position)) is not None:
+        position = anchor.end()
+        before = text[anchor.start() - 1:anchor.start()]
+        if before.isalnum() or before == "_":
+            continue
+        end = _KEY.match(text, position).end()
+        if end - position >= _MIN_KEY:
+            yield anchor.start(), end
+            position = end
+
+
+_FINDERS = (("://", _url_passwords), ("=", _named_values), ("bearer", _bearer_tokens), ("sk-", _api_keys))
+
+
+def _spans(text: str) -> Iterator[Span]:
+    """Where the credentials in `text` are, as (start, end), in order and apart.
+
+    Each finder makes one forward pass; where two finds overlap (a URL's password
+    that holds `token=`), the one that starts first is kept.
+    """
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a letter whose lower case is longer (U+0130): lower ASCII only, in place
+        lowered = text.translate(_ASCII_LOWER)
+    finders = [find(text, lowered) for anchor, find in _FINDERS if anchor in lowered]  # most text has no anchor
+    kept = 0
+    for start, end in heapq.merge(*finders):
+        if start >= kept:
+            yield start, end
+            kept = end
+
+
+def credentials(text: str) -> list[str]:
+    """The credentials written in `text`: URL passwords, values given to secret names, tokens, keys."""
+    return [text[start:end] for start, end in _spans(text)]
+
+
+def hide_credentials(text: str) -> str:
+    """`text` with each credential replaced by MASK: `https://me:hunter2@host/v1?token=t` ->
+    `https://me:REDACTED@host/v1?token=REDACTED`; other text unchanged."""
+    parts: list[str] = []
+    kept = 0
+    for start, end in _spans(text):
+        parts += (text[kept:start], MASK)
+        kept = end
+    if not parts:
+        return text
+    parts.append(text[kept:])
+    return "".join(parts)
+
+
+def is_mask(value: Any) -> bool:
+    """Whether `value` is what stands for a hidden credential (MASK, or the mask of an older graphrt)."""
+    return isinstance(value, str) and (value == MASK or value in _OLD_MASKS)
+
+
+class Redactor:
+    """Hides credentials in text and in values made JSON; knows the environment's secrets when created."""
+
+    def __init__(self, environ: Mapping[str, str] | None = None) -> None:
+        environ = os.environ if environ is None else environ
+        values = {value for name, value in environ.items()
+                  if _SECRET_ENV.search(name) and len(value) >= _MIN_ENV_SECRET}
+        self._env_secrets = sorted(values, key=len, reverse=True)
+
+    def text(self, text: str) -> str:
+        """`text` without the environment's secrets and without credentials (see the module's docstring)."""
+        for secret in self._env_secrets:
+            if secret in text:
+                text = text.replace(secret, MASK)
+        return hide_credentials(text)
+
+    def value(self, value: Any, depth: int = 0) -> Any:
+        """`value` as JSON data, credentials hidden: keys that name secrets have their values replaced."""
+        if value is None or isinstance(value, (bool, int)):
+            return value
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, float):
+            return value if math.isfinite(value) else None
+        if value is UNDEFINED:
+            return None
+        if isinstance(value, BaseException):
+            return self.text(f"{type(value).__name__}: {value}")
+        if depth >= _MAX_DEPTH:
+            return "[too deep]"
+        if isinstance(value, dict):
+            return {
+                str(key): MASK if SECRET_KEY.search(str(key)) else self.value(item, depth + 1)
+                for key, item in value.items()
+                if item is not UNDEFINED
+            }
+        if isinstance(value, (list, tuple)):
+            return [self.value(item, depth + 1) for item in value]
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return self.value({f.name: getattr(value, f.name) for f in dataclasses.fields(value)}, depth + 1)
+        return self.text(repr(value))

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 from graphrt.authoring.agent_info import AgentInfo, NestedGraph
 from graphrt.base.errors import ValidationIssue, describe_issue
 from graphrt.base.schema import quick_check_of, validator_of, violations
-from graphrt.base.secrets import SECRET_KEY, hide_url_passwords
+from graphrt.base.secrets import SECRET_KEY, hide_credentials
 from graphrt.check.rules import rule_issues
 from graphrt.graphdata.loader import GraphSource
 from graphrt.graphdata.propfuncs import is_prop_function
@@ -206,7 +206,7 @@ def _json_type(value: Any) -> str:
 
 def _short(value: Any, limit: int = 60) -> str:
     text = json.dumps(value, ensure_ascii=False, default=repr) if not isinstance(value, str) else repr(value)
-    text = hide_url_passwords(text)
+    text = hide_credentials(text)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -243,7 +243,7 @@ def _explain(error: jsonschema.ValidationError, under: tuple[Any, ...] = ()) -> 
         missing = [key for key in expected if isinstance(instance, dict) and key not in instance]
         yield path, f"'{missing[0] if missing else expected[0]}' is required"
     else:
-        message = hide_url_passwords(error.message)
+        message = hide_credentials(error.message)
         yield path, message if len(message) <= 200 else message[:197] + "..."
 
 

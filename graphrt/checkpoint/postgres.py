@@ -14,13 +14,13 @@ message leave it out.
 from __future__ import annotations
 
 import hashlib
-import re
 from typing import Any
 
 import anyio
 import sniffio
 
 from graphrt.base.entry_points import needs_extra
+from graphrt.base.secrets import hide_credentials
 from graphrt.checkpoint.base import CheckpointError, run_taken
 from graphrt.checkpoint.sql import SqlStore, Statement, ThreadedConnection, schema
 
@@ -29,9 +29,6 @@ __all__ = ["PostgresStore"]
 _SCHEMA = schema(sequence="BIGSERIAL PRIMARY KEY", boolean="BOOLEAN", real="DOUBLE PRECISION")
 _CLAIM_WAIT_MS = 1000
 _SCHEMA_LOCK = "SELECT pg_advisory_xact_lock(7074011)"  # one schema creator at a time
-
-_PASSWORD = re.compile(r"(://[^:/@]*:)[^@]*@")
-
 
 class PostgresStore(SqlStore):
     """A checkpoint store in PostgreSQL; it connects on first use.
@@ -62,8 +59,8 @@ class PostgresStore(SqlStore):
 
     @classmethod
     def shown(cls, target: str) -> str:
-        """The URL without its password: `postgresql://user:secret@host/db` -> `postgresql://user:***@host/db`."""
-        return _PASSWORD.sub(r"\1***@", str(target))
+        """The URL without its credentials: `postgresql://user:secret@host/db` -> `postgresql://user:REDACTED@host/db`."""
+        return hide_credentials(str(target))
 
     # ----- connections -----
 

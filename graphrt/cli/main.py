@@ -59,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.handler(args) or 0
     except GraphError as error:
-        from graphrt.observe.trace import Redactor
+        from graphrt.base.secrets import Redactor
 
         print(f"graphrt: {Redactor().text(str(error))}", file=sys.stderr)  # an agent's error may quote a credential
         return 1

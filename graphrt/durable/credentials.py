@@ -2,10 +2,10 @@
 
 A checkpoint holds the run's real data - node results, injected values,
 answers - never redacted, so that resuming gives exactly the results of an
-uninterrupted run. Only credentials are left out: the config's keys and URL
-passwords, and those written in the graph's node params (the saved copy of the
-graph has them blanked out); resuming takes them from the environment, or from
-the config given again.
+uninterrupted run. Only credentials are left out (graphrt.base.secrets finds
+them): the config's, and those written in the graph's node params (the saved
+copy of the graph has them blanked out); resuming takes them from the
+environment, or from the config given again.
 """
 
 from __future__ import annotations
@@ -13,20 +13,19 @@ from __future__ import annotations
 import json
 from typing import Any, Iterator, Mapping
 
-from graphrt.base.secrets import SECRET_KEY, url_passwords
+from graphrt.base.secrets import MASK, SECRET_KEY, Redactor, credentials, is_mask
 from graphrt.checkpoint.base import Unsavable, decode_value, encode_value
-from graphrt.observe.trace import REDACTED, Redactor
 
 __all__ = ["saved_config", "saved_source", "usable_config"]
 
 
 def _credentials_in(value: Any, under_secret_key: bool = False) -> Iterator[str]:
-    """The credentials in an agent's params or config: strings under secret keys, passwords in URLs."""
+    """The credentials in an agent's params or config: strings under secret keys, credentials in text."""
     if isinstance(value, str):
-        if under_secret_key and value and value != REDACTED:
+        if under_secret_key and value and not is_mask(value):
             yield value
         else:
-            yield from url_passwords(value)
+            yield from credentials(value)
     elif isinstance(value, dict):
         for key, item in value.items():
             yield from _credentials_in(item, under_secret_key or bool(SECRET_KEY.search(str(key))))
@@ -57,16 +56,13 @@ def saved_config(config: Mapping[str, Any]) -> dict[str, Any]:
                 return {key: kept(item, under_secret_key or bool(SECRET_KEY.search(str(key)))) for key, item in value.items()}
             if isinstance(value, list):
                 return [kept(item, under_secret_key) for item in value]
-            return REDACTED
+            return MASK
         return value
 
     try:
         return decode_value(encode_value(kept(dict(config), False)))
     except Unsavable:
         return Redactor().value(kept(dict(config), False))
-
-
-_SOURCE_MASK = "REDACTED"  # a plain word: YAML would read "[redacted]" unquoted as a list
 
 
 def saved_source(text: str, data: Any) -> str | None:
@@ -79,7 +75,7 @@ def saved_source(text: str, data: Any) -> str | None:
         if not written:
             return None
         for form in written:
-            text = text.replace(form, _SOURCE_MASK)
+            text = text.replace(form, MASK)
     return text
 
 
@@ -88,7 +84,7 @@ def usable_config(saved: Mapping[str, Any], given: Mapping[str, Any] | None) -> 
 
     def usable(value: Any) -> Any:
         if isinstance(value, dict):
-            return {key: usable(item) for key, item in value.items() if item != REDACTED}
+            return {key: usable(item) for key, item in value.items() if not is_mask(item)}
         return value
 
     merged = usable(dict(saved))

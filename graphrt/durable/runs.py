@@ -30,6 +30,7 @@ from typing import Any, Mapping
 import anyio
 
 from graphrt.base.errors import GraphAbortedError, GraphError, GraphInterrupted
+from graphrt.base.secrets import Redactor
 from graphrt.base.sync import blocking
 from graphrt.checkpoint import CheckpointTarget, open_store
 from graphrt.checkpoint.base import (
@@ -50,7 +51,6 @@ from graphrt.engine.graph import Graph
 from graphrt.engine.options import RunOptions, split_options
 from graphrt.engine.run import within_timeout
 from graphrt.graphdata.spec import check_injectable
-from graphrt.observe.trace import Redactor
 
 __all__ = ["arun_checkpointed", "run_checkpointed", "save_new_run", "graph_hash"]
 

@@ -48,7 +48,7 @@ import anyio
 from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.base.entry_points import needs_extra
 from graphrt.base.errors import AgentError
-from graphrt.base.secrets import hide_url_passwords
+from graphrt.base.secrets import hide_credentials
 from graphrt.engine.executor import Executor, ExecutorError
 
 try:
@@ -282,11 +282,11 @@ class RayExecutor(Executor):
         """
         if target.startswith("ray://"):
             if address is not None and address != target:
-                raise ExecutorError(f"two addresses for the Ray cluster: {hide_url_passwords(target)} and "
-                                    f"{hide_url_passwords(address)}")
+                raise ExecutorError(f"two addresses for the Ray cluster: {hide_credentials(target)} and "
+                                    f"{hide_credentials(address)}")
             address = target
         elif target != "ray":
-            raise ExecutorError(f"the Ray executor is named ray or ray://HOST:PORT, not {hide_url_passwords(target)!r}")
+            raise ExecutorError(f"the Ray executor is named ray or ray://HOST:PORT, not {hide_credentials(target)!r}")
         return cls(address, **options)
 
     def __init__(
@@ -347,7 +347,7 @@ class RayExecutor(Executor):
 
     @property
     def location(self) -> str:
-        return hide_url_passwords(self.address) if self.address else "a local Ray"
+        return hide_credentials(self.address) if self.address else "a local Ray"
 
     def __repr__(self) -> str:
         return f"RayExecutor(address={self.location if self.address else None!r})"

@@ -3,78 +3,26 @@
 `graphrt run --trace run.jsonl` writes one, and so does
 `graph.run(subscribe=[TraceWriter("run.jsonl")])`. Each line holds the event's type
 and its fields as JSON: errors as text, anything JSON cannot hold as its repr.
-What looks like a secret is replaced by "[redacted]": values under keys such as
-`apiKey`, `Authorization` or `password`, bearer tokens and `sk-...` keys in
-text, passwords in URLs, and the values of environment variables whose names end in KEY, TOKEN,
-SECRET or PASSWORD wherever they appear.
+Credentials are hidden as graphrt.base.secrets' Redactor hides them: values under
+keys such as `apiKey`, `Authorization` or `password`; passwords and tokens in URLs,
+bearer tokens and `sk-...` keys in text; and the values of environment variables
+whose names end in KEY, TOKEN, SECRET or PASSWORD, wherever they appear.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import math
-import os
-import re
 import threading
 from pathlib import Path
 from typing import Any, TextIO
 
 from graphrt.base.errors import GraphError
-from graphrt.base.jsvalue import UNDEFINED, escape_lone_surrogates
-from graphrt.base.secrets import SECRET_KEY, hide_url_passwords
+from graphrt.base.jsvalue import escape_lone_surrogates
+from graphrt.base.secrets import Redactor
 from graphrt.observe.events import Event, RunFinished
 
-__all__ = ["REDACTED", "Redactor", "TraceWriter", "event_record"]
-
-REDACTED = "[redacted]"
-
-_SECRET_KEY = SECRET_KEY
-_SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
-_SECRET_TEXT = re.compile(r"(?i:bearer)\s+[A-Za-z0-9._~+/=-]{8,}|\bsk-[A-Za-z0-9_-]{16,}")
-_MIN_SECRET_LENGTH = 8
-_MAX_DEPTH = 64
-
-
-class Redactor:
-    """Turns values into JSON with secrets replaced; knows the environment's secrets when created."""
-
-    def __init__(self, environ: dict[str, str] | None = None) -> None:
-        environ = os.environ if environ is None else environ
-        values = {value for name, value in environ.items() if _SECRET_ENV.search(name) and len(value) >= _MIN_SECRET_LENGTH}
-        self._env_secrets = sorted(values, key=len, reverse=True)
-
-    def text(self, text: str) -> str:
-        for secret in self._env_secrets:
-            if secret in text:
-                text = text.replace(secret, REDACTED)
-        return hide_url_passwords(_SECRET_TEXT.sub(REDACTED, text), REDACTED)
-
-    def value(self, value: Any, depth: int = 0) -> Any:
-        """`value` as JSON data: keys that name secrets have their values replaced."""
-        if value is None or isinstance(value, (bool, int)):
-            return value
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, float):
-            return value if math.isfinite(value) else None
-        if value is UNDEFINED:
-            return None
-        if isinstance(value, BaseException):
-            return self.text(f"{type(value).__name__}: {value}")
-        if depth >= _MAX_DEPTH:
-            return "[too deep]"
-        if isinstance(value, dict):
-            return {
-                str(key): REDACTED if _SECRET_KEY.search(str(key)) else self.value(item, depth + 1)
-                for key, item in value.items()
-                if item is not UNDEFINED
-            }
-        if isinstance(value, (list, tuple)):
-            return [self.value(item, depth + 1) for item in value]
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            return self.value({f.name: getattr(value, f.name) for f in dataclasses.fields(value)}, depth + 1)
-        return self.text(repr(value))
+__all__ = ["TraceWriter", "event_record"]
 
 
 def event_record(event: Event, redactor: Redactor | None = None) -> dict[str, Any]:

@@ -15,11 +15,11 @@ from typing import Any
 
 from graphrt.authoring.registry import Registry
 from graphrt.base.errors import GraphError
+from graphrt.base.secrets import Redactor
 from graphrt.check.viz import LOOP, graph_model, to_mermaid
 from graphrt.engine.executor import Executor
 from graphrt.engine.graph import Graph
 from graphrt.graphdata.loader import load_graph
-from graphrt.observe.trace import Redactor
 
 __all__ = ["GRAPH_SUFFIXES", "CatalogError", "GraphCatalog", "ServedGraph"]
 

@@ -28,6 +28,7 @@ import anyio
 from anyio.abc import ObjectReceiveStream, ObjectSendStream
 
 from graphrt.base.errors import GraphError, GraphInterrupted
+from graphrt.base.secrets import Redactor
 from graphrt.base.states import RunStatus, ServedNodeState, ServedRunStatus, served_status
 from graphrt.checkpoint import (
     CheckpointStore,
@@ -46,7 +47,7 @@ from graphrt.observe.events import (
     NodeSkipped,
     NodeStarted,
 )
-from graphrt.observe.trace import Redactor, event_record
+from graphrt.observe.trace import event_record
 from graphrt.serve.catalog import GraphCatalog, ServedGraph
 from graphrt.serve.events import EventLog
 
@@ -92,7 +93,8 @@ class ServedRun:
     """One run as the server tracks it: its status, node states, outcome and event log."""
 
     def __init__(self, run_id: str, graph: ServedGraph, redactor: Redactor, *,
-                 status: ServedRunStatus = ServedRunStatus.QUEUED, all_results: bool = False, created_at: float | None = None, event_limit: int = 10_000) -> None:
+                 status: ServedRunStatus = ServedRunStatus.QUEUED, all_results: bool = False,
+                 created_at: float | None = None, event_limit: int = 10_000) -> None:
         self.id = run_id
         self.graph = graph
         self.status = status

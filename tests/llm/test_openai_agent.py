@@ -134,7 +134,7 @@ async def test_the_api_key_never_appears_in_an_error(reply, openai_server, run_g
     with pytest.raises(AgentError) as caught:
         await run_graph(llm_node(inputs={"prompt": "x"}))
     assert "sk-test-secret-key" not in str(caught.value.__cause__)
-    assert "Incorrect API key provided: ***" in str(caught.value.__cause__)
+    assert "Incorrect API key provided: REDACTED" in str(caught.value.__cause__)
 
 
 async def test_params_choose_the_server_key_and_model_over_the_environment(reply, openai_server, run_graph, monkeypatch):

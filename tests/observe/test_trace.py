@@ -12,7 +12,8 @@ import graphrt
 from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.cli import main
 from graphrt.observe.events import NodeStarted
-from graphrt.observe.trace import Redactor, TraceWriter, event_record
+from graphrt.base.secrets import Redactor
+from graphrt.observe.trace import TraceWriter, event_record
 
 
 def _boom(ctx: AgentContext) -> None:
@@ -84,9 +85,9 @@ def test_secrets_never_reach_the_trace(tmp_path: Path, monkeypatch: pytest.Monke
 
     started = next(r for r in read(trace) if r["type"] == "NodeStarted")
     assert started["inputs"] == {
-        "apiKey": "[redacted]",
-        "headers": {"Authorization": "[redacted]", "Accept": "text/plain"},
-        "note": "token [redacted], key [redacted]",
+        "apiKey": "REDACTED",
+        "headers": {"Authorization": "REDACTED", "Accept": "text/plain"},
+        "note": "token REDACTED, key REDACTED",
         "max_tokens": 5,
     }
     text = trace.read_text()
@@ -95,7 +96,7 @@ def test_secrets_never_reach_the_trace(tmp_path: Path, monkeypatch: pytest.Monke
 
 def test_bearer_tokens_in_free_text_are_redacted() -> None:
     redactor = Redactor(environ={})
-    assert redactor.text("401 for Authorization: Bearer abcdefgh12345 at /v1") == "401 for Authorization: [redacted] at /v1"
+    assert redactor.text("401 for Authorization: Bearer abcdefgh12345 at /v1") == "401 for Authorization: Bearer REDACTED at /v1"
 
 
 def test_values_json_cannot_hold_are_written_as_their_repr() -> None:

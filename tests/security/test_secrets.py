@@ -103,7 +103,7 @@ def test_a_config_api_key_is_saved_redacted_and_resume_uses_the_environment(open
     results = graphrt.resume(tmp_path / "runs.db", "r1")
 
     assert results == {"answer": {"text": "green tea"}}
-    assert _saved(tmp_path, "get_run", "r1").config == {"openAIAgent": {"apiKey": "[redacted]", "model": "m"}}
+    assert _saved(tmp_path, "get_run", "r1").config == {"openAIAgent": {"apiKey": "REDACTED", "model": "m"}}
     assert openai_server.headers[-1]["authorization"] == f"Bearer {ENV_KEY}"
     assert CONFIG_KEY not in _everything_saved(tmp_path)
 
@@ -168,7 +168,7 @@ def test_a_dict_graph_is_saved_with_its_data_and_without_its_credentials(tmp_pat
     saved = json.loads(record.graph_text)
     assert saved["nodes"]["page"] == data["nodes"]["page"]
     assert saved["nodes"]["use"]["params"] == {"apiKey": "REDACTED", "baseURL": "http://me:REDACTED@127.0.0.1:9/v1"}
-    assert record.config == {"openAIAgent": {"baseURL": "[redacted]", "model": "m"}}
+    assert record.config == {"openAIAgent": {"baseURL": "REDACTED", "model": "m"}}
     for secret in ("sk-in-params-0123456789abcdef", "hunter2pass"):
         assert secret not in _everything_saved(tmp_path)
     assert from_checkpoint(tmp_path / "runs.db", "r1")[0].run() == {"use": {"p": data["nodes"]["page"]["value"]}}
@@ -196,7 +196,7 @@ def test_a_password_in_a_base_url_is_in_no_error_trace_or_checkpoint(tmp_path: P
 
     output = capsys.readouterr()
     assert code == 1
-    assert "http://me:***@127.0.0.1:9/v1 could not connect" in output.err
+    assert "http://me:REDACTED@127.0.0.1:9/v1 could not connect" in output.err
     assert "hunter2-url-password" not in _everything_saved(saved) + output.out + output.err
 
 
@@ -209,3 +209,19 @@ def test_an_api_key_of_the_wrong_type_is_not_shown_in_a_warning(tmp_path: Path, 
     assert "params.apiKey: openAIAgent param schema: must be string, got array (a credential: its value is not shown)" in (
         output.out + output.err)
     assert "sk-listed-0123456789abcdef" not in output.out + output.err
+
+
+def test_a_config_saved_with_an_earlier_graphrts_mask_is_resumed_without_it() -> None:
+    from graphrt.durable.credentials import saved_config, usable_config
+
+    saved = {"openAIAgent": {"apiKey": "[redacted]", "baseURL": "REDACTED", "model": "m"}}
+    assert usable_config(saved, None) == {"openAIAgent": {"model": "m"}}
+    assert saved_config({"fetch": {"url": "https://h/v1?api_key=k-123"}}) == {"fetch": {"url": "REDACTED"}}
+
+
+def test_a_token_in_a_params_url_is_not_copied_into_the_saved_graph() -> None:
+    from graphrt.durable.credentials import saved_source
+
+    text = "nodes:\n  get:\n    agent: fetchAgent\n    params:\n      url: https://h/v1?access_token=tok-in-a-query-42\n"
+    data = {"nodes": {"get": {"agent": "fetchAgent", "params": {"url": "https://h/v1?access_token=tok-in-a-query-42"}}}}
+    assert saved_source(text, data) == text.replace("tok-in-a-query-42", "REDACTED")

@@ -1,0 +1,129 @@
+"""Credentials found and hidden in one place (graphrt/base/secrets.py): one mask, and every pass linear in its text."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from graphrt.base import secrets
+from graphrt.base.secrets import MASK, SECRET_KEY, Redactor, credentials, hide_credentials, is_mask
+
+
+@pytest.mark.parametrize(("text", "hidden"), [
+    ("https://me:hunter2@host/v1", "https://me:REDACTED@host/v1"),
+    ("postgresql://u:p@ss@db.local:5432/runs", "postgresql://u:REDACTED@db.local:5432/runs"),  # up to the last '@'
+    ("https://:pw@host", "https://:REDACTED@host"),
+    ("postgresql://u@h/db?password=s3cret&sslmode=require", "postgresql://u@h/db?password=REDACTED&sslmode=require"),
+    ("GET /v1?api_key=k-123&q=tea#top", "GET /v1?api_key=REDACTED&q=tea#top"),
+    ("https://h/cb?access_token=abc.def&X-Api-Key=K", "https://h/cb?access_token=REDACTED&X-Api-Key=REDACTED"),
+    ("host=db user=me password='two words' dbname=x", "host=db user=me password='REDACTED' dbname=x"),
+    ("401 for Authorization: Bearer abcdefgh12345 at /v1", "401 for Authorization: Bearer REDACTED at /v1"),
+    ("the key sk-abcdefghijklmnopqrstuvwx was refused", "the key REDACTED was refused"),
+    ("https://u:a&token=b@h/", "https://u:REDACTED@h/"),  # overlapping finds: the first one is kept
+])
+def test_a_credential_is_replaced_by_the_mask_and_the_words_around_it_stay(text: str, hidden: str) -> None:
+    assert hide_credentials(text) == hidden
+
+
+@pytest.mark.parametrize("text", [
+    "https://host/path?page=2&sort=name", "ssh://git@github.com/o/r", "http://[::1]:8080/x", "https://me:@host",
+    "max_tokens=5 tokens=7", "token=", "Bearer short", "task-abcdefghijklmnopqrstuvwx", "sk-short", "a" * 100,
+])
+def test_text_without_a_credential_is_unchanged(text: str) -> None:
+    assert hide_credentials(text) == text
+    assert credentials(text) == []
+
+
+def test_credentials_are_what_the_mask_replaces() -> None:
+    text = "https://me:pw1@h/?token=t2 Authorization: Bearer abcdefgh3 sk-abcdefghijklmnop4"
+    assert credentials(text) == ["pw1", "t2", "abcdefgh3", "sk-abcdefghijklmnop4"]
+
+
+def test_every_secret_name_is_found_before_an_equals_sign() -> None:
+    # The key names and the names in text are one vocabulary.
+    for name in secrets._SECRET_NAMES:
+        assert SECRET_KEY.search(f"db_{name.upper()}")
+        assert credentials(f"?db_{name.upper()}=v1") == ["v1"], name
+
+
+def test_the_mask_is_one_plain_word_and_older_masks_are_recognised() -> None:
+    assert MASK == "REDACTED"
+    assert is_mask("REDACTED") and is_mask("[redacted]")  # checkpoints saved by an earlier graphrt
+    assert not is_mask("redacted") and not is_mask(None)
+
+
+def test_the_redactor_hides_the_environments_secrets_and_secret_keys() -> None:
+    redactor = Redactor(environ={"MY_SERVICE_TOKEN": "tok-3f9a8b7c6d", "PATH": "/usr/bin:/bin", "SHORT_KEY": "1"})
+    value = {"apiKey": "x", "note": "used tok-3f9a8b7c6d with 1", "url": "https://me:pw@h", "n": [1, float("inf")]}
+    assert redactor.value(value) == {"apiKey": "REDACTED", "note": "used REDACTED with 1",
+                                     "url": "https://me:REDACTED@h", "n": [1, None]}
+
+
+# ----- linear work -----
+
+
+class _Counting:
+    """A compiled pattern that adds to `work` the characters each search passes or each match reads."""
+
+    def __init__(self, pattern: re.Pattern[str], work: list[int]) -> None:
+        self.pattern, self.work = pattern, work
+
+    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        found = self.pattern.search(text, pos)
+        self.work[0] += (found.end() if found else len(text)) - pos + 1
+        return found
+
+    def match(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        found = self.pattern.match(text, pos)
+        self.work[0] += (found.end() if found else pos) - pos + 1
+        return found
+
+
+def _work(text: str, monkeypatch: pytest.MonkeyPatch) -> int:
+    """What hide_credentials reads in `text`, counted in characters; it also checks that counting changes nothing.
+
+    Every pattern of the module is wrapped. Each is a literal (or "=" with a bounded
+    look back) searched forward, or a possessive run of one character class, which
+    reads each character once and never backtracks: so the count is the work, up to
+    a constant. Not counted, as plain single passes: `str.lower`, the `in` tests that skip
+    a finder whose anchor is absent, and a URL's `rfind("@")` and `find(":")`, which read
+    only what `_AUTHORITY` read.
+    """
+    expected = hide_credentials(text)
+    work = [0]
+    with monkeypatch.context() as patch:
+        for name, value in vars(secrets).items():
+            if isinstance(value, re.Pattern) and name.startswith("_") and name != "_SECRET_ENV":
+                patch.setattr(secrets, name, _Counting(value, work))
+        patch.setattr(secrets, "_QUOTED", {quote: _Counting(run, work) for quote, run in secrets._QUOTED.items()})
+        assert hide_credentials(text) == expected
+    return work[0]
+
+
+HOSTILE = {  # each repeated up to a megabyte
+    "letters": "x", "letters with capitals": "aB", "prose": "the quick brown fox jumps. ",
+    "URL anchors": "a://", "URLs without a password": "a://b:c/", "authorities": "a://user:pass", "at signs": "@",
+    "colons": ":", "equals signs": "=", "names without a value": "token=&", "names with values": "token=", "names": "e=",
+    "tokens": "bearer ",
+    "short tokens": "bearer abc ", "keys": "sk-", "short keys": "sk-abc ", "a dotted capital I": "İ token=",
+    "everything": "https://me:pw@h/?token=t&api_key= Bearer abcdefgh12 sk-abcdefghijklmnopq ",
+}
+
+
+@pytest.mark.parametrize("unit", HOSTILE.values(), ids=HOSTILE.keys())
+def test_hiding_credentials_reads_each_character_a_bounded_number_of_times(unit: str, monkeypatch) -> None:
+    small = unit * (65_536 // len(unit))
+    large = unit * (1_048_576 // len(unit))
+
+    work_small, work_large = _work(small, monkeypatch), _work(large, monkeypatch)
+
+    assert work_large <= 10 * len(large)  # four finders, each one forward pass, and the runs they read
+    assert work_large <= 17 * work_small + 17  # 16 times the text: 16 times the work (a quadratic pass: 256 times)
+
+
+def test_a_megabyte_of_letters_is_returned_as_it_is() -> None:
+    text = "x" * 1_048_576
+    assert hide_credentials(text) is text
+    assert Redactor(environ={}).text(text) is text
