@@ -24,6 +24,7 @@ node and the field, e.g.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 __all__ = [
     "Location",
@@ -77,6 +78,13 @@ def describe_issue(
     return text
 
 
+class Locator(Protocol):
+    """What finds a field in a graph file (graphrt.graphdata.loader's GraphSource)."""
+
+    def locate_field(self, node_id: str | None, field: str | None) -> Location | None:
+        """The file position of a node's dotted field; of the graph when `node_id` is None."""
+
+
 class GraphError(Exception):
     """Raised for anything that goes wrong with a graph; the base of every graphrt error."""
 
@@ -97,6 +105,41 @@ class GraphError(Exception):
 
     def __str__(self) -> str:
         return describe_issue(self.message, self.node_id, self.field, self.location, self.nested)
+
+    @classmethod
+    def from_exception(
+        cls,
+        error: Exception,
+        *,
+        node_id: str | None = None,
+        field: str | None = None,
+        source: Locator | None = None,
+        doing: str | None = None,
+    ) -> "GraphError":
+        """`error` as a GraphError that names its node, its field and its place in the file: the one way to wrap.
+
+        A GraphError stays itself, and what it knows wins: its node, field and position
+        are filled in only where missing. Any other exception becomes an error of the
+        kind this is called on, whose message is `[doing: ]Type: text` and whose
+        `__cause__` is it: `ResolveError.from_exception(error, node_id="a", field="inputs",
+        source=spec.source, doing="cannot compute the inputs")`.
+
+        Args:
+            error: what was raised.
+            node_id: the node it happened in (None: the graph itself, e.g. `loop.while`).
+            field: the node's dotted field (`inputs`, `console`, `if`, ...).
+            source: the graph's file, to find the position of the field in.
+            doing: what was being done, for the message of a wrapped foreign exception.
+        """
+        if not isinstance(error, GraphError):
+            text = f"{type(error).__name__}: {error}"
+            error = cls(f"{doing}: {text}" if doing else text).with_cause(error)
+        if error.field is None:
+            error.field = field
+        error.with_context(node_id=node_id)
+        if error.location is None and source is not None:
+            error.location = source.locate_field(error.node_id, error.field)
+        return error
 
     def with_cause(self, cause: BaseException) -> "GraphError":
         """Chains the exception that caused this one (as `raise ... from cause` does); returns self."""

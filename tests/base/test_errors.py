@@ -85,3 +85,53 @@ def test_every_graphrt_error_is_a_graph_error(kind: type) -> None:
 
 def test_a_node_timeout_is_also_a_timeout_error() -> None:
     assert issubclass(NodeTimeoutError, TimeoutError)
+
+
+# ----- GraphError.from_exception: the one way to wrap and locate -----
+
+_GRAPH = "version: 0.5\nnodes:\n  a:\n    value: 1\n  b:\n    agent: copyAgent\n    inputs:\n      x: :a.nope\n"
+
+
+def _source():
+    from graphrt.graphdata.loader import parse_graph_text
+
+    return parse_graph_text(_GRAPH, "g.yaml")[1]
+
+
+def test_a_foreign_exception_becomes_the_kind_called_on_with_its_node_field_place_and_cause() -> None:
+    cause = KeyError("nope")
+
+    error = ResolveError.from_exception(cause, node_id="b", field="inputs", source=_source(),
+                                        doing="cannot compute the inputs")
+
+    assert type(error) is ResolveError and error.__cause__ is cause
+    assert str(error) == "g.yaml:7:5: node 'b', field 'inputs': cannot compute the inputs: KeyError: 'nope'"
+
+
+def test_a_graph_error_keeps_its_kind_message_and_what_it_knows() -> None:
+    raised = AgentError("bad", agent_id="copyAgent", field="inputs.x")
+
+    error = ResolveError.from_exception(raised, node_id="b", field="console", source=_source())
+
+    assert error is raised and type(error) is AgentError
+    assert (error.node_id, error.field, str(error.location)) == ("b", "inputs.x", "g.yaml:8:7")
+
+
+def test_a_known_place_is_not_moved() -> None:
+    raised = ResolveError("x", node_id="a", location=Location("other.yaml", 1, 1))
+
+    error = GraphError.from_exception(raised, node_id="b", field="inputs", source=_source())
+
+    assert (error.node_id, error.field, str(error.location)) == ("a", "inputs", "other.yaml:1:1")
+
+
+def test_without_a_node_the_error_is_placed_at_the_graphs_field() -> None:
+    error = ResolveError.from_exception(ValueError("no"), field="nodes", source=_source())
+
+    assert str(error) == "g.yaml:2:1: field 'nodes': ValueError: no"
+
+
+def test_without_a_source_the_error_is_not_placed() -> None:
+    error = GraphError.from_exception(RuntimeError("down"), node_id="b")
+
+    assert type(error) is GraphError and error.location is None and str(error) == "node 'b': RuntimeError: down"
