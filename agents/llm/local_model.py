@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from graphrt.base.errors import AgentError
+
 from .settings import ServerSettings
 
 if TYPE_CHECKING:
@@ -50,7 +52,7 @@ _INSTALL_HINT = (
 )
 
 
-class EmbeddedModelError(RuntimeError):
+class EmbeddedModelError(AgentError):
     """Raised when the embedded model is not installed or its server does not start."""
 
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
+from graphrt.base.errors import AgentError
 from graphrt.base.jsvalue import UNDEFINED, defined, is_null, is_truthy
 from graphrt.observe.events import LlmCallFinished, LlmCallStarted
 
@@ -52,7 +53,7 @@ _DEFAULT_RETRY_DELAY = 0.5
 _MAX_RETRY_DELAY = 20.0
 
 
-class LLMRequestError(RuntimeError):
+class LLMRequestError(AgentError):
     """Raised when the server refuses a request, or keeps failing after every retry."""
 
 
@@ -154,7 +155,7 @@ def _message_of(completion: Any) -> dict[str, Any] | None:
     return message
 
 
-class MalformedReplyError(Exception):
+class MalformedReplyError(LLMRequestError):
     """Raised when the server answers 200 with something that is not a chat completion; retried."""
 
 
@@ -360,7 +361,8 @@ async def openai_agent(ctx: AgentContext) -> dict[str, Any]:
                     continue
                 if not _is_retryable(error) or attempt >= retries:
                     tries = f" after {attempt + 1} attempts" if attempt else ""
-                    raise LLMRequestError(f"{ctx.agent_id or 'openAIAgent'}: {_describe(error, server)}{tries}") from None
+                    agent = ctx.agent_id or "openAIAgent"
+                    raise LLMRequestError(f"{agent}: {_describe(error, server)}{tries}", agent_id=agent) from None
                 # Tokens that streamed from a failed attempt are void: its LlmCallFinished carries the error.
                 void = f" (the {len(streamed)} tokens streamed are void)" if streamed else ""
                 wait = _retry_delay(error, attempt, delay)

@@ -15,7 +15,7 @@ from typing import Any
 
 from graphrt.authoring.agent_info import AgentContext
 from graphrt.authoring.tool_calls import split_tool_name, tool_call_inputs
-from graphrt.base.errors import GraphError, ServiceError, ToolCallError
+from graphrt.base.errors import AgentError, GraphError, ServiceError, ToolCallError
 from graphrt.base.jsvalue import UNDEFINED, is_null, is_truthy, to_json_compatible
 from graphrt.observe.events import ToolCalled, ToolReturned
 
@@ -168,7 +168,7 @@ async def granted_toolbox(ctx: AgentContext, spec: list[Any], registry: Any) -> 
     """The node's granted tools: registered agents' and schemas as given, MCP servers' from the servers.
 
     Raises:
-        ValueError: an entry names nothing known, or both an agent and an MCP server.
+        AgentError: an entry names nothing known, or both an agent and an MCP server.
         McpServerError: a granted MCP server cannot start or list its tools.
     """
     servers = _mcp_servers(ctx) if spec else {}
@@ -178,8 +178,8 @@ async def granted_toolbox(ctx: AgentContext, spec: list[Any], registry: Any) -> 
         name = entry if isinstance(entry, str) else function.get("name") if isinstance(function, dict) else None
         prefix = split_tool_name(name)[0] if isinstance(name, str) else None
         if prefix in servers and prefix in registry:
-            raise ValueError(f"toolsAgent: '{prefix}' names both a registered agent and an MCP server; "
-                             f"rename the server in the MCP config")
+            raise AgentError(f"toolsAgent: '{prefix}' names both a registered agent and an MCP server; "
+                             f"rename the server in the MCP config", agent_id=ctx.agent_id)
         (remote if prefix in servers else local).append(name if prefix in servers else entry)
     toolbox = Toolbox.from_spec(local, registry)
     if remote:
@@ -191,7 +191,8 @@ async def granted_toolbox(ctx: AgentContext, spec: list[Any], registry: Any) -> 
             chosen = [item for item in offered if tool is None or item.name == tool]
             if not chosen:
                 known = ", ".join(item.name for item in offered) or "none"
-                raise ValueError(f"toolsAgent: MCP server '{server}' has no tool '{tool}' (its tools: {known})")
+                raise AgentError(f"toolsAgent: MCP server '{server}' has no tool '{tool}' (its tools: {known})",
+                                 agent_id=ctx.agent_id)
             toolbox.add_mcp_tools(chosen)
     return toolbox
 

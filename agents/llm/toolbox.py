@@ -23,7 +23,7 @@ from graphrt.authoring.tool_calls import (
     read_arguments,
     split_tool_name,
 )
-from graphrt.base.errors import ToolCallError
+from graphrt.base.errors import AgentError, ToolCallError
 
 __all__ = ["Tool", "Toolbox"]
 
@@ -63,7 +63,7 @@ class Toolbox:
         """Builds the toolbox from a node's `tools` input.
 
         Raises:
-            ValueError: an entry is neither a tool schema nor a registered agent with tools.
+            AgentError: an entry is neither a tool schema nor a registered agent with tools.
         """
         tools: dict[str, Tool] = {}
         for entry in spec:
@@ -80,22 +80,25 @@ class Toolbox:
             info = registry.get(agent)
             if info is None:
                 known = ", ".join(info.name for info in registry if info.tools) or "none"
-                raise ValueError(f"toolsAgent: unknown tool agent '{agent}' (agents with tools: {known})")
+                raise AgentError(f"toolsAgent: unknown tool agent '{agent}' (agents with tools: {known})",
+                                 agent_id="toolsAgent")
             if not info.tools:
-                raise ValueError(f"toolsAgent: agent '{agent}' declares no tools in its function info")
+                raise AgentError(f"toolsAgent: agent '{agent}' declares no tools in its function info",
+                                 agent_id="toolsAgent")
             schemas = [_named(schema, agent) for schema in info.tools]
             if func is None:
                 return schemas
             chosen = [schema for schema in schemas if schema["function"]["name"] == entry]
             if not chosen:
                 offered = ", ".join(schema["function"]["name"] for schema in schemas)
-                raise ValueError(f"toolsAgent: agent '{agent}' has no function '{func}' (its tools: {offered})")
+                raise AgentError(f"toolsAgent: agent '{agent}' has no function '{func}' (its tools: {offered})",
+                                 agent_id="toolsAgent")
             return chosen
         function = entry.get("function") if isinstance(entry, dict) else None
         name = function.get("name") if isinstance(function, dict) else None
         if not isinstance(name, str) or not name:
-            raise ValueError(f"toolsAgent: a tool must be an agent name or a function schema named "
-                             f"'agentName--func', got {json.dumps(entry, default=str)[:120]}")
+            raise AgentError(f"toolsAgent: a tool must be an agent name or a function schema named "
+                             f"'agentName--func', got {json.dumps(entry, default=str)[:120]}", agent_id="toolsAgent")
         return [_named(entry, split_tool_name(name)[0])]
 
     def add_mcp_tools(self, tools: Iterable[Any]) -> None:

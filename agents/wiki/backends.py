@@ -17,6 +17,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from graphrt.base.errors import AgentError
+
 from .rank import Bm25Index, stems
 
 if TYPE_CHECKING:
@@ -40,7 +42,7 @@ _WORD = re.compile(r"\w+")
 _STOPWORDS = frozenset("a an and are as at by de for from in is it la le of on or the to was what when where who why with".split())
 
 
-class WikiUnavailableError(RuntimeError):
+class WikiUnavailableError(AgentError):
     """Raised when a wiki backend cannot be used (corpus not installed, API unreachable)."""
 
 

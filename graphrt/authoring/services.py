@@ -21,13 +21,15 @@ from typing import Any, AsyncContextManager, Callable, Hashable, Mapping
 import anyio
 import anyio.abc
 
+from graphrt.base.errors import ServiceError
+
 __all__ = ["RunServices", "ServiceFailed"]
 
 CLOSE_GRACE_SECONDS = 5.0  # how long a service may take to close before it is cancelled
 
 
-class ServiceFailed(Exception):
-    """A service could not be opened, or ended while the run still needed it; `__cause__` says why."""
+class ServiceFailed(ServiceError):
+    """Raised when a service could not be opened, or ended while the run still needed it; `__cause__` says why."""
 
 
 @dataclass(eq=False)
@@ -96,7 +98,7 @@ class RunServices:
             self._group.start_soon(self._hold, slot, opener)
         await slot.ready.wait()
         if slot.error is not None:
-            raise ServiceFailed(str(slot.error)) from slot.error
+            raise ServiceFailed(str(slot.error), service=str(key)) from slot.error
         return slot.value
 
     def forget(self, key: Hashable) -> None:

@@ -1,20 +1,49 @@
 """The errors graphrt raises: one tree, each error knows where it happened.
 
-    GraphError              .node_id .field .location (file:line:col)
-      GraphLoadError        the file cannot be read or is not valid YAML/JSON
-      GraphValidationError  .issues: every problem found before the run
-      ResolveError          a reference cannot be resolved at run time
-      AgentError            an agent failed; __cause__ is the agent's exception
-      NodeTimeoutError      a node ran past its timeout (also a TimeoutError)
-      GraphAbortedError     the run was aborted
-      GraphInterrupted      an agent asked a person (.question); resume with the answer
-      CheckpointError       a run cannot be saved to or resumed from a checkpoint store
-      RegistrationError     bad agent or function info
-      ToolCallError         bad tool arguments; the text goes back to the LLM
-      ServiceError          an outside service of the run (an MCP server) failed to start, died or hung
+    GraphError                .node_id .field .location (file:line:col)
+      GraphLoadError          the file cannot be read or is not valid YAML/JSON
+      GraphValidationError    .issues: every problem found before the run
+      ResolveError            a reference cannot be resolved at run time
+      AgentError              an agent failed; __cause__ is its exception, unless it raised one of these
+        LLMRequestError       the LLM server refused a request, or failed every attempt    agents/llm/openai_agent
+          MalformedReplyError it answered 200 with what is not a chat completion (retried)
+        EmbeddedModelError    the embedded model is not installed or did not start         agents/llm/local_model
+        WikiUnavailableError  a wiki backend cannot be used (no corpus, API unreachable)   agents/wiki/backends
+      NodeTimeoutError        a node ran past its timeout (also a TimeoutError)
+      GraphAbortedError       the run was aborted
+        RunTimeoutError       the whole run took longer than its timeout
+      GraphInterrupted        an agent asked a person (.question); resume with the answer
+      CheckpointError         a run cannot be saved to or resumed from a checkpoint store
+        Unsavable             a value JSON cannot hold, so it is not saved                 checkpoint/base
+      RegistrationError       bad agent or function info
+        UnsupportedType       a type hint has no JSON Schema                               base/schema
+      ToolCallError           bad tool arguments; the text goes back to the LLM
+      ServiceError            an outside service of the run failed to start, died or hung; .service
+        ServiceFailed         a run service could not be opened, or ended while needed     authoring/services
+        McpServerError        an MCP server failed to start, ended, or did not answer      mcp/client
+      McpToolError            an MCP tool failed, or its server refused the call           mcp/client
+      McpConfigError          the MCP server configuration is not usable                   mcp/config
+      ExecutorError           an executor cannot be made                                   executors
+      CatalogError            the folder given to `graphrt serve` holds no graph           serve/catalog
+      RequestError            a request to a server cannot be served; .status (HTTP), .headers
+        RunNotFound           404: no such run or graph                                    serve/runs
+        RunConflict           409: the run's state does not allow the request              serve/runs
+        QueueFull             429: the queue is at its bound; .retry_after                 serve/runs
+        BodyTooLarge          413: the request body is over the limit                      serve/security
+
+The last column is where a class outside this module lives (under graphrt/, or
+agents/ for the agent library).
 
 `Interrupt` is not an error but a signal: an agent raises it to ask a person
 something, and the run stops with GraphInterrupted once its state is saved.
+
+Outside the tree are only programming errors, each documented where it is raised:
+a bad argument to graphrt's Python API (`ValueError`: `max_buffer` below 1, say),
+a call in the wrong state (`RuntimeError`: services used outside `async with`, a
+nested graph from a context no run made), a missing name in a mapping (`KeyError`
+from `Registry[name]`), and `AssertionError` from `graphrt.testing`'s sample checks.
+An agent's own exception is not graphrt's: the run wraps it in an AgentError.
+`tests/test_error_tree.py` checks that no other exception class appears.
 
 Every message is built from the fields, so the text always names the file, the
 node and the field, e.g.
@@ -43,6 +72,8 @@ __all__ = [
     "RegistrationError",
     "ToolCallError",
     "ServiceError",
+    "RequestError",
+    "Locator",
 ]
 
 
@@ -273,3 +304,20 @@ class ServiceError(GraphError):
     def __init__(self, message: str, *, service: str, **context) -> None:
         self.service = service
         super().__init__(message, **context)
+
+
+class RequestError(GraphError):
+    """Raised when a request to a server (`graphrt serve`, its extensions) cannot be served.
+
+    `.status` is the HTTP status that says why (400 unless a subclass or the raiser
+    says otherwise), `.headers` what the answer adds (`Retry-After`).
+    """
+
+    status = 400
+
+    def __init__(self, message: str, *, status: int | None = None, headers: dict[str, str] | None = None,
+                 **context) -> None:
+        super().__init__(message, **context)
+        if status is not None:
+            self.status = status
+        self.headers = dict(headers or {})

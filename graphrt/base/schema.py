@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Union
 if TYPE_CHECKING:
     import jsonschema
 
+from graphrt.base.errors import RegistrationError
 from graphrt.base.jsvalue import without_undefined
 from graphrt.base.quick_check import compile_check
 
@@ -45,7 +46,7 @@ _ARRAYS = {list, set, frozenset, collections.abc.Sequence, collections.abc.Mutab
 _OBJECTS = {dict, collections.abc.Mapping, collections.abc.MutableMapping}
 
 
-class UnsupportedType(TypeError):
+class UnsupportedType(RegistrationError):
     """Raised when a type hint has no JSON Schema."""
 
     def __init__(self, hint: Any, reason: str = "") -> None:

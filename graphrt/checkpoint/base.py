@@ -189,7 +189,7 @@ def run_taken(run_id: str, location: str) -> CheckpointError:
                            "wait for it to finish or stop it, then resume")
 
 
-class Unsavable(TypeError):
+class Unsavable(CheckpointError):
     """Raised by encode_value for a value JSON cannot hold (bytes, an object, a non-string key)."""
 
 

@@ -28,18 +28,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
-from graphrt.base.errors import GraphError
+from graphrt.base.errors import GraphError, RequestError
 from graphrt.base.states import vocabulary
 from graphrt.checkpoint import CheckpointTarget
 from graphrt.serve.catalog import GraphCatalog
 from graphrt.serve.openapi import openapi_document
-from graphrt.serve.runs import (
-    QueueFull,
-    RunConflict,
-    RunNotFound,
-    RunService,
-    ServedRun,
-)
+from graphrt.serve.runs import RunNotFound, RunService, ServedRun
 from graphrt.serve.security import BodyTooLarge, Guard
 
 __all__ = ["DEFAULT_MAX_BODY", "create_app"]
@@ -63,13 +57,6 @@ class Extension(Protocol):
         """Entered once the RunService serves, left before it stops (start and stop session managers here)."""
 
 
-class _BadRequest(Exception):
-    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.headers = headers or {}
-
-
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status, headers=headers)
 
@@ -78,15 +65,15 @@ async def _json_body(request: Request) -> dict[str, Any]:
     try:
         body = await request.body()
     except BodyTooLarge:
-        raise _BadRequest(413, "the request body is too large") from None
+        raise RequestError("the request body is too large", status=413) from None
     if not body.strip():
         return {}
     try:
         data = json.loads(body)
     except ValueError as error:
-        raise _BadRequest(400, f"the request body is not JSON: {error}") from None
+        raise RequestError(f"the request body is not JSON: {error}") from None
     if not isinstance(data, dict):
-        raise _BadRequest(400, "the request body must be a JSON object")
+        raise RequestError("the request body must be a JSON object")
     return data
 
 
@@ -104,14 +91,8 @@ def _handled(handler):
     async def route(request: Request) -> Response:
         try:
             return await handler(request)
-        except _BadRequest as error:
+        except RequestError as error:  # the request's own fault, or the server's state: its status says which
             return _error(error.status, str(error), error.headers)
-        except RunNotFound as error:
-            return _error(404, str(error.args[0]))
-        except RunConflict as error:
-            return _error(409, str(error))
-        except QueueFull as error:
-            return _error(429, str(error), {"Retry-After": str(error.retry_after)})
         except GraphError as error:
             return _error(400, _service(request).redactor.text(str(error)))
 
@@ -142,7 +123,7 @@ async def start_run(request: Request) -> Response:
     body = await _json_body(request)
     inputs = body.get("inputs", {})
     if not isinstance(inputs, dict):
-        raise _BadRequest(400, "'inputs' must be an object of static node ids to values")
+        raise RequestError("'inputs' must be an object of static node ids to values")
     run = await service.submit(request.path_params["name"], inputs, all_results=bool(body.get("all_results", False)))
     if request.query_params.get("wait", "").lower() in ("1", "true", "yes"):
         await run.settled()
@@ -158,7 +139,7 @@ async def list_runs(request: Request) -> Response:
     try:
         limit = min(500, max(1, int(request.query_params.get("limit", "50"))))
     except ValueError:
-        raise _BadRequest(400, "'limit' must be a number") from None
+        raise RequestError("'limit' must be a number") from None
     return JSONResponse({"runs": await _service(request).recent(limit)})
 
 
@@ -171,7 +152,7 @@ async def get_run(request: Request) -> Response:
 async def resume_run(request: Request) -> Response:
     body = await _json_body(request)
     if "answer" not in body:
-        raise _BadRequest(400, "send {\"answer\": ...}")
+        raise RequestError("send {\"answer\": ...}")
     run = await _service(request).resume(request.path_params["run_id"], body["answer"])
     if request.query_params.get("wait", "").lower() in ("1", "true", "yes"):
         await run.settled()

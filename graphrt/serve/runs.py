@@ -27,7 +27,7 @@ from typing import Any
 import anyio
 from anyio.abc import ObjectReceiveStream, ObjectSendStream
 
-from graphrt.base.errors import GraphError, GraphInterrupted
+from graphrt.base.errors import GraphError, GraphInterrupted, RequestError
 from graphrt.base.secrets import Redactor
 from graphrt.base.states import RunStatus, ServedNodeState, ServedRunStatus, served_status
 from graphrt.checkpoint import (
@@ -56,19 +56,26 @@ __all__ = ["QueueFull", "RunConflict", "RunNotFound", "RunService", "ServedRun"]
 log = logging.getLogger("graphrt.serve")
 
 
-class RunNotFound(LookupError):
-    """No such run (or graph) on this server."""
+class RunNotFound(RequestError):
+    """Raised for a run (or graph) this server does not have."""
+
+    status = 404
 
 
-class RunConflict(RuntimeError):
-    """The run is not in a state that allows the request (answering a run that asks nothing, ...)."""
+class RunConflict(RequestError):
+    """Raised when the run is not in a state that allows the request (answering a run that asks nothing, ...)."""
+
+    status = 409
 
 
-class QueueFull(RuntimeError):
-    """The queue is at its bound; `retry_after` is a guess in seconds of when a slot frees up."""
+class QueueFull(RequestError):
+    """Raised when the queue is at its bound; `retry_after` is a guess in seconds of when a slot frees up."""
+
+    status = 429
 
     def __init__(self, retry_after: int) -> None:
-        super().__init__(f"the run queue is full; retry after {retry_after} s")
+        super().__init__(f"the run queue is full; retry after {retry_after} s",
+                         headers={"Retry-After": str(retry_after)})
         self.retry_after = retry_after
 
 
@@ -308,7 +315,7 @@ class RunService:
 
     def _check_room(self) -> None:
         if self._send is None:
-            raise RuntimeError("the server is stopping")
+            raise RequestError("the server is stopping", status=503)
         if self.running >= self.max_runs and self.queued() >= self.max_queue:
             raise QueueFull(self._retry_after())
 

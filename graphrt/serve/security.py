@@ -14,6 +14,8 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from graphrt.base.errors import RequestError
+
 __all__ = ["PUBLIC_PATHS", "BodyTooLarge", "Guard", "key_matches"]
 
 Scope = dict[str, Any]
@@ -51,8 +53,10 @@ async def _refuse(send: Send, status: int, message: str, headers: list[tuple[byt
     await send({"type": "http.response.body", "body": body})
 
 
-class BodyTooLarge(Exception):
+class BodyTooLarge(RequestError):
     """Raised while reading a request body that goes over the limit (handlers answer 413)."""
+
+    status = 413
 
 
 class Guard:
@@ -86,7 +90,7 @@ class Guard:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_body:
-                    raise BodyTooLarge
+                    raise BodyTooLarge(f"the request body is over {self.max_body} bytes")
             return message
 
         async def tracking_send(message: dict[str, Any]) -> None:
@@ -96,6 +100,6 @@ class Guard:
 
         try:
             await self.app(scope, limited_receive, tracking_send)
-        except BodyTooLarge:
+        except BodyTooLarge as error:
             if not started:
-                await _refuse(send, 413, f"the request body is over {self.max_body} bytes")
+                await _refuse(send, error.status, str(error))

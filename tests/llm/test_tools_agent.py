@@ -8,7 +8,7 @@ import anyio
 import pytest
 
 import graphrt
-from graphrt import AgentContext, AgentInfo, ToolCallError
+from graphrt import AgentContext, AgentError, AgentInfo, ToolCallError
 from graphrt.observe.events import ToolCalled, ToolReturned
 
 pytestmark = pytest.mark.anyio
@@ -288,9 +288,10 @@ async def test_graphai_style_schemas_name_their_agent(reply, openai_server, run_
 
 
 async def test_an_unknown_tool_agent_is_a_clear_error(run_graph, weather):
-    with pytest.raises(Exception) as caught:
+    with pytest.raises(AgentError) as caught:
         await run_graph(tools_node(tools=["weatherAgnet"]), agents=weather.agents())
-    assert str(caught.value.__cause__).startswith("toolsAgent: unknown tool agent 'weatherAgnet' (agents with tools: ")
+    assert caught.value.message.startswith("toolsAgent: unknown tool agent 'weatherAgnet' (agents with tools: ")
+    assert (caught.value.agent_id, caught.value.__cause__) == ("toolsAgent", None)
 
 
 class Thermostat:
