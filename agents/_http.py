@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
+from graphrt.base.errors import AgentError
 from graphrt.base.jsvalue import UNDEFINED, is_truthy, js_string
 
 if TYPE_CHECKING:
@@ -197,7 +198,7 @@ class Response:
         return 200 <= self.status < 300
 
 
-class FetchFailed(TypeError):
+class FetchFailed(AgentError, TypeError):  # a TypeError, as fetch's
     """Raised when a request cannot be made or answered within the limits (fetch's TypeError "fetch failed")."""
 
 

@@ -30,13 +30,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
+from graphrt.base.errors import AgentError
+
 __all__ = ["OutsideBaseFolder", "BaseFolder", "Located", "base_folder", "locate", "open_located"]
 
 _MAX_SYMLINKS = 40  # as Linux's path walk
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-class OutsideBaseFolder(PermissionError):
+class OutsideBaseFolder(AgentError, PermissionError):
     """Raised when a path would reach outside the file agents' base folder (or has no base folder to be in)."""
 
 

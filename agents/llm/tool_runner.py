@@ -159,7 +159,9 @@ def _failure(error: Exception, name: str) -> str:
         if isinstance(seen, ToolCallError):
             return seen.message
         seen = seen.__cause__ if isinstance(seen.__cause__, Exception) else None
-    cause = error.__cause__ if isinstance(error, GraphError) and isinstance(error.__cause__, Exception) else error
+    # An error of graphrt's own kinds wraps what the tool raised; an error class of the tool's own speaks for itself.
+    wrapper = isinstance(error, GraphError) and type(error).__module__ == GraphError.__module__
+    cause = error.__cause__ if wrapper and isinstance(error.__cause__, Exception) else error
     detail = cause.message if isinstance(cause, GraphError) else str(cause)
     return f"tool '{name}' failed: {type(cause).__name__}: {detail}"
 

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import quote, urlencode
 
 from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
+from graphrt.base.errors import AgentError
 from graphrt.base.jsvalue import UNDEFINED, is_truthy, js_string
 
 from .._http import LIMITS_CONFIG, FetchFailed, Limits, response_json, send
@@ -46,7 +47,7 @@ _LANG = re.compile(r"[a-z][a-z0-9-]{0,30}")
 _USER_AGENT = "graphrt-wikipediaAgent/0.1 (https://github.com/receptron/graphai; GraphAI's wikipediaAgent)"
 
 
-class WikipediaError(RuntimeError):
+class WikipediaError(AgentError, RuntimeError):
     """Raised when the wiki cannot be reached or does not answer as MediaWiki does."""
 
 

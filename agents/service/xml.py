@@ -16,13 +16,15 @@ import re
 from typing import Any
 from xml.parsers import expat
 
+from graphrt.base.errors import AgentError
+
 __all__ = ["parse_xml", "XmlError"]
 
 _BLANK = re.compile(r"\s*")
 _TEXT = "_"  # xml2js's charkey
 
 
-class XmlError(ValueError):
+class XmlError(AgentError, ValueError):
     """Raised when a response is not well-formed XML, or declares entities."""
 
 

@@ -21,6 +21,7 @@ import os
 from typing import Any
 
 from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
+from graphrt.base.errors import AgentError
 from graphrt.base.jsvalue import is_truthy, js_string
 
 from ..files.path_utils import node_resolve
@@ -28,7 +29,7 @@ from ..files.path_utils import node_resolve
 __all__ = ["AGENTS", "run_shell_agent", "ShellNotAllowed"]
 
 
-class ShellNotAllowed(PermissionError):
+class ShellNotAllowed(AgentError, PermissionError):
     """Raised when a graph asks to run a program that the run's config does not allow."""
 
 

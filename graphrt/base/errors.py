@@ -9,6 +9,11 @@
           MalformedReplyError it answered 200 with what is not a chat completion (retried)
         EmbeddedModelError    the embedded model is not installed or did not start         agents/llm/local_model
         WikiUnavailableError  a wiki backend cannot be used (no corpus, API unreachable)   agents/wiki/backends
+        FetchFailed           a request failed or went past its limits; also a TypeError   agents/_http
+        WikipediaError        the wiki cannot be reached or does not answer as MediaWiki   agents/service/wikipedia
+        XmlError              a response is not well-formed XML; also a ValueError         agents/service/xml
+        OutsideBaseFolder     a path would leave the base folder; also a PermissionError   agents/files/confined
+        ShellNotAllowed       runShellAgent may not run the program; also a PermissionError  agents/shell/agent
       NodeTimeoutError        a node ran past its timeout (also a TimeoutError)
       GraphAbortedError       the run was aborted
         RunTimeoutError       the whole run took longer than its timeout
@@ -32,7 +37,8 @@
         BodyTooLarge          413: the request body is over the limit                      serve/security
 
 The last column is where a class outside this module lives (under graphrt/, or
-agents/ for the agent library).
+agents/ for the agent library). The agent library's classes that are also a built-in
+error keep the JavaScript error GraphAI's agent throws (fetch's TypeError, ...).
 
 `Interrupt` is not an error but a signal: an agent raises it to ask a person
 something, and the run stops with GraphInterrupted once its state is saved.

@@ -240,6 +240,21 @@ async def test_max_rounds_below_one_is_a_validation_error(run_graph, weather, op
     assert openai_server.requests == []
 
 
+class StationDown(AgentError):
+    """An agent's own kind of error, raised from the exception behind it."""
+
+
+async def test_a_tool_s_own_error_class_speaks_for_itself_to_the_llm(reply, openai_server, run_graph):
+    async def station(ctx: AgentContext) -> Any:
+        raise StationDown("the weather station at 10.0.0.7 did not answer") from ConnectionError("refused")
+
+    bare = {"type": "function", "function": {"name": "read", "parameters": {"type": "object", "properties": {}}}}
+    openai_server.script(reply.tool_calls(("stationAgent--read", {})), reply.text("Sorry."))
+    await run_graph(tools_node(tools=["stationAgent"]), agents=[AgentInfo(name="stationAgent", func=station, tools=(bare,))])
+    assert tool_messages(openai_server.requests[1]) == [
+        "Error: tool 'stationAgent--read' failed: StationDown: the weather station at 10.0.0.7 did not answer"]
+
+
 async def test_max_rounds_below_one_from_a_reference_fails_the_node_before_any_llm_call(run_graph, weather,
                                                                                          openai_server):
     graph = tools_node(maxRounds=":rounds")
