@@ -48,7 +48,7 @@ _DEFAULT_TIMEOUT = 300.0
 _DEFAULT_RETRIES = 3
 
 
-class _LostReply(Exception):
+class _LostReply(LLMRequestError):
     """The server answered, but not with a whole Message."""
 
 

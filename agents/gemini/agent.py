@@ -59,7 +59,7 @@ _DEFAULT_RETRIES = 3
 _DEFAULT_RETRY_DELAY = 0.5
 
 
-class _LostReply(Exception):
+class _LostReply(LLMRequestError):
     """The server answered, but not with a whole reply."""
 
 

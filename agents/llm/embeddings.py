@@ -25,7 +25,7 @@ from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.base.jsvalue import is_null
 
 from .local_embeddings import LOCAL_EMBEDDING_MODEL, local_embeddings
-from .provider import Provider, describe_transport, llm_call, server_message
+from .provider import LLMRequestError, Provider, describe_transport, llm_call, server_message
 from .settings import ServerSettings, resolve_server
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ _DEFAULT_TIMEOUT = 300.0
 _DEFAULT_RETRIES = 3
 
 
-class _LostReply(Exception):
+class _LostReply(LLMRequestError):
     """The server answered, but not with one vector per string."""
 
 

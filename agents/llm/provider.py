@@ -83,17 +83,20 @@ class Provider:
         key = _first(options.get("apiKey"), *(env.get(name) for name in self.keys))
         if key is None:
             where = " or ".join(self.keys)
-            raise LLMRequestError(f"{self.agent}: no API key: set {where}, or give apiKey in params or config")
+            raise LLMRequestError(f"{self.agent}: no API key: set {where}, or give apiKey in params or config",
+                                  agent_id=self.agent)
         model = _first(options.get("model"), *(env.get(name) for name in self.models)) or self.default_model
         if model is None:
-            raise LLMRequestError(f"{self.agent}: no model: give one in params.model (e.g. llama-3.1-8b-instant)")
+            raise LLMRequestError(f"{self.agent}: no model: give one in params.model (e.g. llama-3.1-8b-instant)",
+                                  agent_id=self.agent)
         base_url = _first(options.get("baseURL"), *(env.get(name) for name in self.base_urls))
         return ServerSettings(base_url, key, model)
 
     def failure(self, server: ServerSettings, what: str, attempts: int = 1) -> LLMRequestError:
         """The error for a failed request: `anthropicAgent: <where> <what>`, the key blanked out."""
         tries = f" after {attempts} attempts" if attempts > 1 else ""
-        return LLMRequestError(server.redact(f"{self.agent}: {server.base_url or self.host} {what}{tries}"))
+        return LLMRequestError(server.redact(f"{self.agent}: {server.base_url or self.host} {what}{tries}"),
+                               agent_id=self.agent)
 
 
 def server_message(body: Any, fallback: str) -> str:
