@@ -72,4 +72,4 @@ async def test_a_run_with_a_missing_local_model_fails_the_node_with_that_error(r
     monkeypatch.setenv("GRAPHRT_LOCAL_MODEL", str(tmp_path / "absent.gguf"))
     with pytest.raises(AgentError) as caught:
         await run_graph({"version": 0.5, "nodes": {"llm": {"agent": "openAIAgent", "inputs": {"prompt": "hi"}}}})
-    assert str(caught.value.__cause__) == f"GRAPHRT_LOCAL_MODEL={tmp_path / 'absent.gguf'}: no such file"
+    assert caught.value.message == f"GRAPHRT_LOCAL_MODEL={tmp_path / 'absent.gguf'}: no such file"

@@ -362,5 +362,5 @@ async def test_a_tool_named_agent_func_grants_that_one_function(reply, openai_se
 async def test_a_function_the_agent_does_not_have_is_an_error_that_lists_its_functions(openai_server, run_graph):
     with pytest.raises(graphrt.AgentError) as caught:
         await run_graph(tools_node(tools=["wikiAgent--finish"]))
-    assert str(caught.value.__cause__) == ("toolsAgent: agent 'wikiAgent' has no function 'finish' "
+    assert caught.value.message == ("toolsAgent: agent 'wikiAgent' has no function 'finish' "
                                            "(its tools: wikiAgent--search, wikiAgent--lookup)")
