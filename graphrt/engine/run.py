@@ -146,10 +146,8 @@ class Run:
         graph = self.graph
         async with AsyncExitStack() as stack:
             services = graph.services
-            if services is None:  # the run's own: MCP servers and the like close when it ends, however it ends
-                services = RunServices(graph.config)
-                if graph.config:  # services come from the config: without one there is none to open (saves ~40 us a run)
-                    await stack.enter_async_context(services)
+            if services is None:  # the run's own: opened on first use, closed when the run ends, however it ends
+                services = await stack.enter_async_context(RunServices(graph.config))
             observers = [EventObserver(self._emitter), *self._observers]
             if self.options.progress is not None:
                 observers.append(self.options.progress)

@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 import anyio
 import pytest
 
+from graphrt.authoring import services as services_module
 from graphrt.authoring.services import RunServices, ServiceFailed
 
 pytestmark = pytest.mark.anyio
@@ -20,7 +21,7 @@ class Recorder:
     @asynccontextmanager
     async def service(self):
         self.opened += 1
-        await anyio.sleep(0.01)
+        await anyio.sleep(0.01)  # an opening that takes a while, so that callers wait for it; its length does not matter
         try:
             yield f"service {self.opened}"
         finally:
@@ -60,17 +61,59 @@ async def test_a_failed_open_fails_every_caller_and_is_not_retried():
     assert calls == [1]
 
 
-async def test_a_service_still_opening_is_cancelled_at_the_end_without_the_grace_wait():
+async def test_a_service_still_opening_is_cancelled_at_the_end_without_the_grace_wait(monkeypatch):
+    monkeypatch.setattr(services_module, "CLOSE_GRACE_SECONDS", 3600)
+    opening, released, cancelled = anyio.Event(), anyio.Event(), anyio.Event()
+
     @asynccontextmanager
     async def never():
-        await anyio.sleep(3600)
+        opening.set()
+        try:
+            await released.wait()  # only the hang guard below releases it
+        except anyio.get_cancelled_exc_class():
+            cancelled.set()
+            raise
+        yield "opened after all"
+
+    async def hang_guard() -> None:
+        await anyio.sleep(60)  # a close that waited out the grace would hang (it is shielded): end the opening
+        released.set()
+
+    async with anyio.create_task_group() as guard:
+        guard.start_soon(hang_guard)
+        async with RunServices() as services:
+            async with anyio.create_task_group() as callers:
+                callers.start_soon(services.open, "slow", never)
+                await opening.wait()
+                callers.cancel_scope.cancel()  # the caller gives up; the opening goes on until the end
+            assert not cancelled.is_set()
+        guard.cancel_scope.cancel()
+    assert cancelled.is_set() and not released.is_set()
+
+
+async def test_a_caller_waiting_when_the_services_close_is_told_the_service_never_opened():
+    opening = anyio.Event()
+
+    @asynccontextmanager
+    async def never():
+        opening.set()
+        await anyio.sleep_forever()
         yield  # pragma: no cover
 
-    started = anyio.current_time()
-    async with RunServices() as services:
-        with anyio.move_on_after(0.1):
+    caught: list[BaseException] = []
+
+    async def wait_for_it(services: RunServices) -> None:
+        try:
             await services.open("slow", never)
-    assert anyio.current_time() - started < 2
+        except ServiceFailed as error:
+            caught.append(error)
+
+    with anyio.fail_after(30):  # a guard against a hang, not a timing check
+        async with anyio.create_task_group() as group:
+            async with RunServices() as services:
+                group.start_soon(wait_for_it, services)
+                await opening.wait()
+    assert [str(error) for error in caught] == ["the run ended while the service was opening"]
 
 
 async def test_open_outside_async_with_is_an_error():
@@ -78,7 +121,27 @@ async def test_open_outside_async_with_is_an_error():
         await RunServices().open("a", Recorder().service)
 
 
-async def test_a_run_without_config_opens_no_services_and_one_with_config_does():
+@pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+async def test_a_third_party_agent_opens_a_service_in_a_run_without_config(anyio_backend):
+    import graphrt
+
+    recorder = Recorder()
+
+    async def use_service(ctx):
+        return {"service": await ctx.services.open("mine", recorder.service), "closed": recorder.closed}
+
+    agent = graphrt.AgentInfo(name="useService", func=use_service)
+    graph = {"version": 0.5, "nodes": {
+        "first": {"agent": "useService", "isResult": True},
+        "second": {"agent": "useService", "inputs": {"after": ":first"}, "isResult": True},
+    }}
+    results = await graphrt.arun(graph, agents=[agent])
+    # One service for both nodes, open while they ran, closed when the run ended.
+    assert results == {"first": {"service": "service 1", "closed": 0}, "second": {"service": "service 1", "closed": 0}}
+    assert (recorder.opened, recorder.closed) == (1, 1)
+
+
+async def test_every_run_has_its_config_in_its_services():
     import graphrt
 
     seen = []
@@ -91,4 +154,4 @@ async def test_a_run_without_config_opens_no_services_and_one_with_config_does()
     graph = {"version": 0.5, "nodes": {"r": {"agent": "recordServices"}}}
     await graphrt.arun(graph, agents=[agent])
     await graphrt.arun(graph, agents=[agent], config={"mcp": {"mcpServers": {}}})
-    assert seen == [(False, {}), (True, {"mcp": {"mcpServers": {}}})]
+    assert seen == [(True, {}), (True, {"mcp": {"mcpServers": {}}})]
