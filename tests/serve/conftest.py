@@ -27,6 +27,7 @@ from graphrt.serve import GraphCatalog, create_app
 
 HERE = Path(__file__).parent
 
+# `slow` stands for work that takes a while; no test depends on its length (the viewer's holds its node at a gate).
 SLOW_ASK = """\
 version: 0.5
 nodes:
@@ -107,11 +108,9 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., Served]]:
                                                timeout_graceful_shutdown=2))
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()
-        deadline = time.monotonic() + 20
-        while not server.started:
-            if time.monotonic() > deadline or not thread.is_alive():
-                raise RuntimeError("the server did not start")
-            time.sleep(0.02)
+        wait_until(lambda: server.started or not thread.is_alive(), "the server starting")
+        if not server.started:
+            raise RuntimeError("the server did not start")
         served = Served(f"http://127.0.0.1:{server.config.port}", app, server, thread, folder)
         started.append(served)
         return served
@@ -120,6 +119,34 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., Served]]:
     for served in started:
         served.server.should_exit = True
         served.thread.join(15)
+
+
+def wait_until(condition: Callable[[], Any], what: str, seconds: float = 60) -> None:
+    """Polls `condition` (a state another process or thread changes) until it holds.
+
+    The deadline only guards against a hang: when it passes, the test fails saying `what` never happened.
+    """
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not happen within {seconds:g} s")
+        time.sleep(0.02)
+
+
+def wait_for_status(client: httpx.Client, run_id: str, statuses: tuple[str, ...] = ("finished", "failed", "cancelled")
+                    ) -> dict[str, Any]:
+    """The run as `GET /runs/{id}` shows it once its event stream says it reached one of `statuses` (or ended).
+
+    Waits on the run's Server-Sent Events; the client's read timeout guards against a hang.
+    """
+    seen = []
+    with client.stream("GET", f"/runs/{run_id}/events") as response:
+        for _, name, data in sse_events(response):
+            if name == "RunStatus":
+                seen.append(data["status"])
+                if data["status"] in statuses:
+                    return client.get(f"/runs/{run_id}").json()
+    raise AssertionError(f"run {run_id} ended without being {' or '.join(statuses)} (it was {', '.join(seen)})")
 
 
 def sse_events(response: httpx.Response) -> Iterator[tuple[str, str, dict[str, Any]]]:
@@ -148,15 +175,17 @@ def start_process(folder: Path, checkpoint: Path, port: int, *extra: str, env: d
          "--checkpoint", str(checkpoint), *extra],
         env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+    def answers() -> bool:
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                return process
+            return httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200
         except httpx.HTTPError:
-            pass
-        if process.poll() is not None:
-            raise RuntimeError(f"graphrt serve exited: {process.stderr.read()}")
-        time.sleep(0.1)
-    process.kill()
-    raise RuntimeError("graphrt serve did not start")
+            return False
+
+    try:
+        wait_until(lambda: process.poll() is not None or answers(), "graphrt serve answering /health")
+    except AssertionError:
+        process.kill()
+        raise
+    if process.poll() is not None:
+        raise RuntimeError(f"graphrt serve exited: {process.stderr.read()}")
+    return process

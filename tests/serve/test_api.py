@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -14,7 +13,7 @@ import httpx
 from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.serve.security import key_matches
 
-from .conftest import HELLO, SLOW_ASK, sse_events
+from .conftest import HELLO, SLOW_ASK, sse_events, wait_for_status
 
 FAILING = """\
 version: 0.5
@@ -35,16 +34,6 @@ nodes:
     agent: foreverAgent
     isResult: true
 """
-
-
-def wait_for(client: httpx.Client, run_id: str, statuses: tuple[str, ...], timeout: float = 20) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        run = client.get(f"/runs/{run_id}").json()
-        if run["status"] in statuses:
-            return run
-        time.sleep(0.05)
-    raise AssertionError(f"run {run_id} is still {run['status']}")
 
 
 def test_graphs_are_listed_with_inputs_results_and_picture(serve):
@@ -70,7 +59,7 @@ def test_a_run_starts_at_once_and_waits_on_request(serve):
         started = client.post("/graphs/hello/runs", json={"inputs": {"name": "Ada"}})
         assert started.status_code == 202
         assert started.headers["location"] == f"/runs/{started.json()['id']}"
-        run = wait_for(client, started.json()["id"], ("finished",))
+        run = wait_for_status(client, started.json()["id"], ("finished",))
         assert run["results"] == {"greeting": "Hello, Ada!"}
         assert run["nodes"] == {"greeting": "done"}
         waited = client.post("/graphs/hello/runs?wait=true", json={"inputs": {"name": "Bo"}, "all_results": True})
@@ -146,9 +135,10 @@ def test_an_interrupted_run_takes_an_answer_once(serve):
 
 
 def test_cancel_stops_the_running_agent(serve):
-    cancelled = threading.Event()
+    started, cancelled = threading.Event(), threading.Event()
 
     async def forever(ctx: AgentContext) -> Any:
+        started.set()
         try:
             await anyio.sleep_forever()
         finally:
@@ -157,12 +147,11 @@ def test_cancel_stops_the_running_agent(serve):
     served = serve({"forever.yaml": FOREVER}, agents=[AgentInfo(name="foreverAgent", func=forever)])
     with served.client() as client:
         run_id = client.post("/graphs/forever/runs", json={}).json()["id"]
-        wait_for(client, run_id, ("running",))
-        time.sleep(0.2)
+        assert started.wait(30), "the agent did not start"  # a guard against a hang, not a timing check
         response = client.post(f"/runs/{run_id}/cancel")
         assert response.status_code == 200
         assert response.json()["status"] == "cancelled"
-        assert cancelled.wait(5), "the agent was not cancelled"
+        assert cancelled.wait(30), "the agent was not cancelled"  # a guard against a hang
         assert client.post(f"/runs/{run_id}/cancel").status_code == 409
         saved = anyio.run(served.service.store.get_run, run_id)  # a SQLite store: usable from this thread
         assert saved.status == "stopped"  # not resumed by the next server
@@ -176,7 +165,7 @@ def test_a_full_queue_answers_429_with_retry_after(serve):
                    max_runs=1, max_queue=1)
     with served.client() as client:
         first = client.post("/graphs/forever/runs", json={}).json()["id"]
-        wait_for(client, first, ("running",))
+        wait_for_status(client, first, ("running",))
         second = client.post("/graphs/forever/runs", json={})
         assert second.status_code == 202 and second.json()["status"] == "queued"
         refused = client.post("/graphs/forever/runs", json={})

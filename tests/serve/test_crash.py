@@ -4,9 +4,9 @@ once, with the results of an undisturbed run, and no node that had completed run
 from __future__ import annotations
 
 import collections
+import json
 import os
 import signal
-import time
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,8 @@ import httpx
 
 from graphrt.checkpoint import SQLiteStore
 
-from .conftest import HERE, free_port, sse_events, start_process
+from .conftest import HERE, free_port, sse_events, start_process, wait_for_status, wait_until
+
 
 CHAIN = """\
 version: 0.5
@@ -24,21 +25,32 @@ nodes:
     value: 0
   a:
     agent: countedAgent
-    params: {ms: 300}
     inputs:
       n: :n
   b:
     agent: countedAgent
-    params: {ms: 300}
+    params: {b}
     inputs:
       previous: :a
   c:
     agent: countedAgent
-    params: {ms: 300}
+    params: {c}
     inputs:
       previous: :b
     isResult: true
 """
+
+
+def chain(held: str, gate: Path) -> str:
+    """CHAIN with node `held` (b or c) waiting at `gate` until the test opens it."""
+    params = {"b": "{}", "c": "{}", held: f"{{gate: {json.dumps(str(gate))}}}"}
+    return CHAIN.format(**params)
+
+
+def _held(gate: Path) -> list[tuple[str, str]]:
+    """(run id, node) of each time a node started to wait at the gate."""
+    waiting = Path(f"{gate}.waiting")
+    return [tuple(line.split()) for line in waiting.read_text().splitlines()] if waiting.exists() else []
 
 
 def _saved(checkpoint: Path, ids: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -56,9 +68,9 @@ def _saved(checkpoint: Path, ids: list[str]) -> tuple[dict[str, Any], dict[str, 
 
 
 def test_runs_survive_kill_9_and_finish_once(tmp_path: Path):
-    folder = tmp_path / "graphs"
+    folder, gate = tmp_path / "graphs", tmp_path / "open"
     folder.mkdir()
-    (folder / "chain.yaml").write_text(CHAIN, encoding="utf-8")
+    (folder / "chain.yaml").write_text(chain("c", gate), encoding="utf-8")
     checkpoint, count_log = tmp_path / "runs.db", tmp_path / "calls.log"
     env = {"GRAPHRT_SERVE_COUNT_LOG": str(count_log)}
     agents = ("--agents", str(HERE / "count_agents.py"), "--max-runs", "3")
@@ -67,67 +79,63 @@ def test_runs_survive_kill_9_and_finish_once(tmp_path: Path):
     server = start_process(folder, checkpoint, port, *agents, env=env)
     try:
         runs = [httpx.post(f"{url}/graphs/chain/runs", json={"inputs": {"n": n}}).json()["id"] for n in range(6)]
-        deadline = time.monotonic() + 20
-        while not count_log.exists() or len(count_log.read_text().splitlines()) < 4:
-            assert time.monotonic() < deadline, "no node completed"
-            time.sleep(0.05)
+        # Three runs have saved a and b and are held in c; the other three are queued behind them.
+        wait_until(lambda: len(_held(gate)) == 3, "three runs reaching c")
     finally:
         os.kill(server.pid, signal.SIGKILL)
         server.wait()
+    started = [run_id for run_id, _ in _held(gate)]
     records, rows = _saved(checkpoint, runs)
     saved = {(run_id, row.key) for run_id in runs for row in rows[run_id] if row.kind == "node"}
     assert all(records[run_id].status == "running" for run_id in runs)  # in flight or queued: none ended
-    assert saved, "nothing was saved before the kill"
+    assert saved == {(run_id, node) for run_id in started for node in "ab"}
 
+    gate.touch()
     server = start_process(folder, checkpoint, port, *agents, env=env)
     try:
-        results = {}
-        deadline = time.monotonic() + 30
-        for run_id in runs:
-            while (run := httpx.get(f"{url}/runs/{run_id}").json())["status"] not in ("finished", "failed"):
-                assert time.monotonic() < deadline, f"run {run_id} is still {run['status']}"
-                time.sleep(0.1)
-            results[run_id] = run["results"]
-            assert run["nodes"] == {"a": "done", "b": "done", "c": "done"}
+        with httpx.Client(base_url=url, timeout=60) as client:
+            finished = {run_id: wait_for_status(client, run_id) for run_id in runs}
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(20)
-    assert [results[run_id] for run_id in runs] == [{"c": {"n": n, "seen": ["a", "b", "c"]}} for n in range(6)]
+    assert [finished[run_id]["results"] for run_id in runs] == [{"c": {"n": n, "seen": ["a", "b", "c"]}} for n in range(6)]
+    assert all(run["nodes"] == {"a": "done", "b": "done", "c": "done"} for run in finished.values())
     calls = collections.Counter(tuple(line.split()) for line in count_log.read_text().splitlines())
-    assert set(calls) == {(run_id, node) for run_id in runs for node in "abc"}  # every node ran
-    assert all(calls[key] == 1 for key in saved), "a node saved before the kill ran again"
-    assert all(count <= 2 for count in calls.values())  # only a node in flight at the kill runs twice
+    # Every node completed once: none saved before the kill ran again.
+    assert calls == collections.Counter({(run_id, node): 1 for run_id in runs for node in "abc"})
+    # Only the node in flight at the kill started again: c, in the three runs that had reached it.
+    held = collections.Counter(_held(gate))
+    assert held == collections.Counter({(run_id, "c"): 2 if run_id in started else 1 for run_id in runs})
     assert _saved(checkpoint, runs[:1])[0][runs[0]].status == "completed"
 
 
 def test_a_server_stopped_gracefully_continues_its_runs_when_started_again(tmp_path: Path):
-    folder = tmp_path / "graphs"
+    folder, gate = tmp_path / "graphs", tmp_path / "open"
     folder.mkdir()
-    (folder / "chain.yaml").write_text(CHAIN.replace("ms: 300", "ms: 800"), encoding="utf-8")
+    (folder / "chain.yaml").write_text(chain("b", gate), encoding="utf-8")
     checkpoint = tmp_path / "runs.db"
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     agents = ("--agents", str(HERE / "count_agents.py"))
     server = start_process(folder, checkpoint, port, *agents)
     run_id = httpx.post(f"{url}/graphs/chain/runs", json={"inputs": {"n": 7}}).json()["id"]
-    time.sleep(1.0)
+    wait_until(lambda: _held(gate) == [(run_id, "b")], "the run reaching b")
     server.send_signal(signal.SIGTERM)
     server.wait(20)  # uvicorn shuts down, then lets SIGTERM end the process (exit code -15)
     assert _saved(checkpoint, [run_id])[0][run_id].status == "running"  # not "stopped": it was not cancelled
+    gate.touch()
     server = start_process(folder, checkpoint, port, *agents)
     try:
-        deadline = time.monotonic() + 20
-        while (run := httpx.get(f"{url}/runs/{run_id}").json())["status"] != "finished":
-            assert time.monotonic() < deadline and run["status"] in ("queued", "running"), run
-            time.sleep(0.1)
-        assert run["results"] == {"c": {"n": 7, "seen": ["a", "b", "c"]}}
         # A client that comes back with an event id of the earlier server gets this server's log from its start,
         # which opens with the run's state as recovered (queued again, with its node states), and ends with the run.
-        with httpx.stream("GET", f"{url}/runs/{run_id}/events", headers={"Last-Event-ID": "0badcafe.3"}) as response:
+        with httpx.stream("GET", f"{url}/runs/{run_id}/events", headers={"Last-Event-ID": "0badcafe.3"},
+                          timeout=60) as response:
             events = list(sse_events(response))
         assert events[0][1] == "RunStatus" and events[0][2]["status"] == "queued"
         assert set(events[0][2]["nodes"]) == {"a", "b", "c"}
         assert events[-1][2]["status"] == "finished"
+        run = httpx.get(f"{url}/runs/{run_id}").json()
+        assert run["status"] == "finished" and run["results"] == {"c": {"n": 7, "seen": ["a", "b", "c"]}}
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(20)

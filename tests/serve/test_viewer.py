@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from typing import Any
 
 import anyio
@@ -34,6 +35,30 @@ def _missing() -> str | None:
     return None
 
 
+class Gate:
+    """Holds an agent of the served run until the test opens it, so the page can be looked at mid-run.
+
+    The server runs in a thread with its own event loop: the agent looks at a threading.Event.
+    """
+
+    def __init__(self) -> None:
+        self._open = threading.Event()
+
+    async def passage(self) -> None:
+        while not self._open.is_set():
+            await anyio.sleep(0.01)
+
+    def open(self) -> None:
+        self._open.set()
+
+
+@pytest.fixture
+def gate():
+    opened = Gate()
+    yield opened
+    opened.open()  # a test that failed while a run was held lets the server stop
+
+
 @pytest.fixture
 def browser():
     reason = _missing()
@@ -51,10 +76,15 @@ def browser():
             launched.close()
 
 
-def test_a_run_goes_live_from_start_to_answer_to_results(serve, browser, tmp_path):
+def test_a_run_goes_live_from_start_to_answer_to_results(serve, browser, gate):
     from playwright.sync_api import expect
 
-    served = serve({"slow_ask.yaml": SLOW_ASK})
+    async def held(ctx: AgentContext) -> dict[str, Any]:
+        await gate.passage()
+        return ctx.inputs
+
+    slow_ask = SLOW_ASK.replace("agent: sleeperAgent\n    params:\n      duration: 1200\n", "agent: heldAgent\n")
+    served = serve({"slow_ask.yaml": slow_ask}, agents=[AgentInfo(name="heldAgent", func=held)])
     page = browser.new_page(viewport={"width": 1280, "height": 820})
     requests: list[str] = []
     page.on("request", lambda request: requests.append(request.url))
@@ -70,6 +100,7 @@ def test_a_run_goes_live_from_start_to_answer_to_results(serve, browser, tmp_pat
     slow = page.locator('[data-node="slow"]')
     expect(slow).to_have_attribute("data-state", "running", timeout=10_000)
     expect(page.locator("#run-status")).to_have_text("running")
+    gate.open()
     expect(slow).to_have_attribute("data-state", "done", timeout=10_000)
 
     expect(page.locator("#answer-form")).to_be_visible(timeout=10_000)
@@ -122,19 +153,18 @@ nodes:
 TOKENS = ["The ", "tower ", "was ", "built ", "by ", "Gustave ", "Eiffel's ", "company."]
 
 
-async def chatty_agent(ctx: AgentContext) -> dict[str, Any]:
-    """Calls a tool and streams its answer token by token, as an LLM agent reports them."""
-    ctx.emit(ToolCalled, tool_call_id="call-1", name="wiki--search", arguments={"query": ctx.inputs["question"]})
-    await anyio.sleep(0.3)
-    ctx.emit(ToolReturned, tool_call_id="call-1", name="wiki--search", content="Eiffel Tower: built 1887-1889")
-    for token in TOKENS:
-        await anyio.sleep(0.25)
-        ctx.stream_token(token)
-    return {"text": "".join(TOKENS)}
-
-
-def test_tokens_stream_into_their_node_and_tool_calls_show(serve, browser):
+def test_tokens_stream_into_their_node_and_tool_calls_show(serve, browser, gate):
     from playwright.sync_api import expect
+
+    async def chatty_agent(ctx: AgentContext) -> dict[str, Any]:
+        """Calls a tool and streams its answer token by token, as an LLM agent reports them; held after three."""
+        ctx.emit(ToolCalled, tool_call_id="call-1", name="wiki--search", arguments={"query": ctx.inputs["question"]})
+        ctx.emit(ToolReturned, tool_call_id="call-1", name="wiki--search", content="Eiffel Tower: built 1887-1889")
+        for index, token in enumerate(TOKENS):
+            if index == 3:
+                await gate.passage()
+            ctx.stream_token(token)
+        return {"text": "".join(TOKENS)}
 
     served = serve({"research.yaml": CHAT}, agents=[AgentInfo(name="chattyAgent", func=chatty_agent)])
     page = browser.new_page(viewport={"width": 1280, "height": 760})
@@ -149,6 +179,7 @@ def test_tokens_stream_into_their_node_and_tool_calls_show(serve, browser):
     expect(research.locator(".tokens")).to_contain_text("The tower was", timeout=10_000)
     expect(page.locator('[data-node="research"]')).to_have_attribute("data-state", "running")  # still streaming
     expect(page.locator('[data-node="research"] text.tokens')).to_contain_text("tower was")  # the node's last words
+    gate.open()
 
     expect(page.locator("#run-status")).to_have_text("finished", timeout=10_000)
     expect(research.locator(".tokens")).to_have_text("".join(TOKENS))
