@@ -20,24 +20,26 @@ async def where_agent(ctx: AgentContext) -> Any:
     return {"pid": os.getpid(), **ctx.inputs}
 
 
-def spin_agent(ctx: AgentContext) -> Any:
-    """Busy for `params.ms` of pure-Python work (holds the GIL), then says when and where it ran."""
-    started = time.time()
-    until = time.perf_counter() + ctx.params.get("ms", 20) / 1000
-    count = 0
-    while time.perf_counter() < until:
-        count += 1
-    return {"pid": os.getpid(), "start": started, "end": time.time(), "row": ctx.inputs.get("row")}
+def held_agent(ctx: AgentContext) -> Any:
+    """Touches `inputs.started`, then waits until the file `inputs.gate` exists, then touches `inputs.finished`.
 
-
-def nap_agent(ctx: AgentContext) -> Any:
-    """Sleeps `inputs.seconds`; touches `inputs.started` before and `inputs.finished` after, when given."""
-    if ctx.inputs.get("started"):
-        Path(ctx.inputs["started"]).touch()
-    time.sleep(ctx.inputs.get("seconds", 0.05))
-    if ctx.inputs.get("finished"):
-        Path(ctx.inputs["finished"]).touch()
+    If it is interrupted while it waits (`ray.cancel` raises KeyboardInterrupt in the task), it touches
+    `inputs.cancelled` instead: a test learns that the task was cancelled without waiting for anything to not happen.
+    """
+    Path(ctx.inputs["started"]).touch()
+    try:
+        _wait_for_file(Path(ctx.inputs["gate"]))
+    except KeyboardInterrupt:
+        Path(ctx.inputs["cancelled"]).touch()
+        raise
+    Path(ctx.inputs["finished"]).touch()
     return {"pid": os.getpid()}
+
+
+def _wait_for_file(path: Path) -> None:
+    """Waits until `path` exists: the test, in another process, opens the gate by creating it."""
+    while not path.exists():
+        time.sleep(0.02)
 
 
 def meet_agent(ctx: AgentContext) -> Any:
@@ -84,10 +86,12 @@ async def length_agent(ctx: AgentContext) -> Any:
 
 
 def log_agent(ctx: AgentContext) -> Any:
-    """Appends `node` to `inputs.log`, then sleeps `inputs.sleep` seconds: counts runs across processes."""
+    """Appends `node` to `inputs.log` (counts runs across processes), then waits until the file `inputs.gate`
+    exists, when given: a test holds the node running until it opens the gate."""
     with open(ctx.inputs["log"], "a", encoding="utf-8") as log:
         log.write(f"{ctx.node_id}\n")
-    time.sleep(ctx.inputs.get("sleep", 0))
+    if ctx.inputs.get("gate"):
+        _wait_for_file(Path(ctx.inputs["gate"]))
     return {"node": ctx.node_id, "pid": os.getpid()}
 
 
@@ -110,8 +114,7 @@ class Counter:
 
 AGENTS = [
     AgentInfo("whereAgent", where_agent),
-    AgentInfo("spinAgent", spin_agent),
-    AgentInfo("napAgent", nap_agent),
+    AgentInfo("heldAgent", held_agent),
     AgentInfo("meetAgent", meet_agent),
     AgentInfo("failAgent", fail_agent),
     AgentInfo("dieOnceAgent", die_once_agent),

@@ -24,16 +24,17 @@ version: 0.5
 nodes:
   log:
     value: ""
+  gate:
+    value: ""
   a:
     agent: logAgent
-    inputs: {log: ":log", sleep: 0.2}
+    inputs: {log: ":log"}
   b:
     agent: logAgent
-    inputs: {log: ":log", sleep: 0.2, after: ":a.node"}
+    inputs: {log: ":log", after: ":a.node"}
   c:
     agent: logAgent
-    inputs: {log: ":log", sleep: 30, after: ":b.node"}
-    timeout: 60000
+    inputs: {log: ":log", gate: ":gate", after: ":b.node"}
   d:
     agent: logAgent
     inputs: {log: ":log", after: ":c.node"}
@@ -62,7 +63,8 @@ def test_a_killed_driver_resumes_and_completed_nodes_do_not_rerun(ray_executor, 
     # The session's own cluster by its address ("auto" would take the newest Ray on the machine).
     address = ray.get_runtime_context().gcs_address
     common = ["--executor", "ray", "--address", address, "--agents", AGENTS, "--run-id", "r1"]
-    driver = _graphrt("run", str(graph), "-q", "-i", f"log={log}", "--checkpoint", db, *common)
+    gate = tmp_path / "gate"  # c waits until it exists
+    driver = _graphrt("run", str(graph), "-q", "-i", f"log={log}", "-i", f"gate={gate}", "--checkpoint", db, *common)
     try:
         _wait_for(lambda: log.exists() and "c" in log.read_text().split(), 60)
     except AssertionError:
@@ -72,9 +74,8 @@ def test_a_killed_driver_resumes_and_completed_nodes_do_not_rerun(ray_executor, 
     driver.wait()
     assert driver.returncode == -signal.SIGKILL
 
-    # c sleeps 30 s when it runs: on resume it must run again (it was cut off), but not a or b.
-    GRAPH_FAST = GRAPH.replace("sleep: 30", "sleep: 0")
-    graph.write_text(GRAPH_FAST)
+    # c was held at its gate when the driver died: on resume it must run again (it was cut off), but not a or b.
+    gate.touch()
     resumed = _graphrt("resume", db, "--force", *common)
     out, err = resumed.communicate(timeout=120)
     assert resumed.returncode == 0, err[-2000:]

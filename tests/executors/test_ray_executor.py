@@ -6,6 +6,7 @@ import os
 import time
 from pathlib import Path
 
+import anyio
 import pytest
 
 import graphrt
@@ -20,16 +21,6 @@ DRIVER = os.getpid()
 
 def _run(graph, executor, **options):
     return graphrt.run(graph, agents=AGENTS, executor=executor, **options)
-
-
-def _max_overlap(spans):
-    """The most calls running at one moment, from their (start, end) times."""
-    edges = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans], key=lambda e: (e[0], e[1]))
-    running = peak = 0
-    for _, step in edges:
-        running += step
-        peak = max(peak, running)
-    return peak
 
 
 def test_same_results_as_in_process(ray_executor):
@@ -70,17 +61,71 @@ def test_agent_calls_run_on_workers_and_map_rows_spread(ray_executor, tmp_path):
     assert results["here"]["pid"] == DRIVER  # runs_local: stays in the driver
 
 
-def test_global_concurrency_holds_on_the_cluster(ray_executor):
-    nodes = {f"n{i}": {"agent": "spinAgent", "params": {"ms": 120}, "isResult": True} for i in range(4)}
-    results = _run({"version": 0.5, "concurrency": 1, "nodes": nodes}, ray_executor)
-    assert _max_overlap([(r["start"], r["end"]) for r in results.values()]) == 1
+def _held_files(folder: Path, node_id: str) -> dict[str, str]:
+    """heldAgent's inputs: the files by which it tells it started, waits for its gate, and ends."""
+    return {name: str(folder / f"{node_id}.{name}") for name in ("started", "gate", "finished", "cancelled")}
 
 
-def test_label_concurrency_holds_on_the_cluster(ray_executor):
-    nodes = {f"n{i}": {"agent": "spinAgent", "params": {"ms": 120}, "label": "cpu", "isResult": True} for i in range(4)}
+async def _most_calls_at_once(graph, executor, folder: Path, monkeypatch) -> int:
+    """Runs a graph of heldAgent nodes on Ray, letting one held call go at a time; returns the most calls in flight.
+
+    Each time a call is held on a worker, every driver task has run until it waits
+    (`wait_all_tasks_blocked`): a node the scheduler let start has sent its call by then.
+    """
+    from graphrt.executors.ray import RayExecutor
+
+    in_flight, most = [0], [0]
+    call = RayExecutor.call
+
+    async def counted(self, agent, ctx):
+        in_flight[0] += 1
+        try:
+            return await call(self, agent, ctx)
+        finally:
+            in_flight[0] -= 1
+
+    monkeypatch.setattr(RayExecutor, "call", counted)
+    files = {node_id: _held_files(folder, node_id) for node_id in graph["nodes"]}
+    for node_id, node in graph["nodes"].items():
+        node["inputs"] = files[node_id]
+    prepared = Graph(graph, agents=AGENTS, executor=executor)
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(prepared.arun)
+            for _ in files:  # one held call at a time, whichever the scheduler started
+                gate = await _next_held(files.values())
+                await anyio.wait_all_tasks_blocked()
+                most[0] = max(most[0], in_flight[0])
+                gate.touch()
+    finally:
+        for held in files.values():  # a failed test leaves no call holding a worker
+            Path(held["gate"]).touch()
+    assert sorted(prepared.states().values()) == ["completed"] * len(files)
+    return most[0]
+
+
+async def _next_held(files) -> Path:
+    """The gate of a call that is held on a worker and was not let go yet."""
+    with anyio.fail_after(60):  # a guard against a hang: it polls files the workers write
+        while True:
+            for held in files:
+                if Path(held["started"]).exists() and not Path(held["gate"]).exists():
+                    return Path(held["gate"])
+            await anyio.sleep(0.02)
+
+
+@pytest.mark.anyio
+async def test_global_concurrency_holds_on_the_cluster(ray_executor, tmp_path, monkeypatch):
+    nodes = {f"n{i}": {"agent": "heldAgent", "isResult": True} for i in range(4)}
+    graph = {"version": 0.5, "concurrency": 1, "nodes": nodes}
+    assert await _most_calls_at_once(graph, ray_executor, tmp_path, monkeypatch) == 1
+
+
+@pytest.mark.anyio
+async def test_label_concurrency_holds_on_the_cluster(ray_executor, tmp_path, monkeypatch):
+    nodes = {f"n{i}": {"agent": "heldAgent", "label": "cpu", "isResult": True} for i in range(4)}
     graph = {"version": 0.5, "concurrency": {"global": 4, "labels": {"cpu": 1}}, "nodes": nodes}
-    results = _run(graph, ray_executor)
-    assert _max_overlap([(r["start"], r["end"]) for r in results.values()]) == 1
+    assert await _most_calls_at_once(graph, ray_executor, tmp_path, monkeypatch) == 1
 
 
 def test_a_stateful_toolset_lives_in_one_actor(ray_executor):
@@ -131,16 +176,27 @@ def test_an_agent_exception_is_the_same_graph_error(ray_executor):
 
 
 def test_a_timeout_cancels_the_remote_task(ray_executor, tmp_path):
-    started, finished = tmp_path / "started", tmp_path / "finished"
+    files = {name: Path(path) for name, path in _held_files(tmp_path, "slow").items()}
     graph = {"version": 0.5, "nodes": {"slow": {
-        "agent": "napAgent", "timeout": 2500, "isResult": True,
-        "inputs": {"seconds": 4, "started": str(started), "finished": str(finished)}}}}
+        "agent": "heldAgent", "timeout": 2500, "isResult": True, "inputs": _held_files(tmp_path, "slow")}}}
     with pytest.raises(NodeTimeoutError) as caught:
         _run(graph, ray_executor)
     assert caught.value.node_id == "slow"
-    assert started.exists()  # it ran on a worker for 2.5 s
-    time.sleep(3)
-    assert not finished.exists()  # ray.cancel stopped it before its 4 s were up
+    assert files["started"].exists()  # it ran on a worker, held at its gate, until the timeout
+    try:
+        _wait_until(files["cancelled"].exists, "the task being cancelled")  # ray.cancel interrupted it
+    finally:
+        files["gate"].touch()  # a task that was not cancelled ends, and frees its worker
+    assert not files["finished"].exists()
+
+
+def _wait_until(condition, what: str, seconds: float = 60) -> None:
+    """Polls `condition` (a file another process writes); the deadline only guards against a hang."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not happen within {seconds:g} s")
+        time.sleep(0.02)
 
 
 def test_a_dead_worker_is_retried_under_the_nodes_retry(ray_executor, tmp_path):
