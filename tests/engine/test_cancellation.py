@@ -17,63 +17,78 @@ pytestmark = pytest.mark.anyio
 
 BACKENDS = ["asyncio", "trio"]
 GIVE_UP = 200_000  # without a checkpoint per retry the storm would never yield; this ends the test anyway
+UNDER_WAY = 100  # attempts after which the storm is under way: the test cancels it then
+STORM_AGENTS = str(Path(__file__).with_name("storm_agents.py"))
 
 
-def storm() -> tuple[Graph, list[int]]:
-    """A node that fails at once, without awaiting, and is retried (nearly) forever."""
+def storm() -> tuple[Graph, list[int], anyio.Event]:
+    """A node that fails at once, without awaiting, and is retried (nearly) forever; the event says it is under way."""
     attempts = [0]
+    under_way = anyio.Event()
 
     async def fail(ctx: AgentContext) -> None:
         attempts[0] += 1
+        if attempts[0] == UNDER_WAY:
+            under_way.set()
         if attempts[0] >= GIVE_UP:
             return None
         raise ValueError("down")
 
     graph = {"nodes": {"a": {"value": 1}, "b": {"agent": "failAgent", "inputs": {"a": ":a"}, "retry": 10**9}}}
-    return Graph(graph, agents=[AgentInfo(name="failAgent", func=fail)]), attempts
+    return Graph(graph, agents=[AgentInfo(name="failAgent", func=fail)]), attempts, under_way
 
 
 @pytest.mark.parametrize("anyio_backend", BACKENDS)
 async def test_a_cancel_scope_stops_a_retry_storm(anyio_backend: str) -> None:
-    graph, attempts = storm()
-    with anyio.move_on_after(0.2) as scope:
-        await graph.arun()
+    graph, attempts, under_way = storm()
+    with anyio.CancelScope() as scope:
+        async with anyio.create_task_group() as task_group:
+
+            async def cancel_when_under_way() -> None:
+                await under_way.wait()  # runs only if the storm lets other tasks run
+                scope.cancel()
+
+            task_group.start_soon(cancel_when_under_way)
+            await graph.arun()
     assert scope.cancelled_caught
-    assert 0 < attempts[0] < GIVE_UP
+    assert UNDER_WAY <= attempts[0] < GIVE_UP
 
 
 @pytest.mark.parametrize("anyio_backend", BACKENDS)
 async def test_abort_stops_a_retry_storm(anyio_backend: str) -> None:
-    graph, attempts = storm()
+    graph, attempts, under_way = storm()
     run = graph.start()
 
-    async def abort_soon() -> None:
-        await anyio.sleep(0.2)
+    async def abort_when_under_way() -> None:
+        await under_way.wait()
         run.abort()
 
     async with anyio.create_task_group() as task_group:
-        task_group.start_soon(abort_soon)
+        task_group.start_soon(abort_when_under_way)
         with pytest.raises(GraphAbortedError):
             await run.wait()
-    assert 0 < attempts[0] < GIVE_UP
+    assert UNDER_WAY <= attempts[0] < GIVE_UP
 
 
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 @pytest.mark.parametrize("graph_text", [
-    pytest.param("nodes:\n  a: {value: 1}\n  b: {agent: popAgent, inputs: {array: ':a'}, retry: 1000000000}\n",
+    pytest.param("nodes:\n  a: {value: 1}\n  b: {agent: failNowAgent, inputs: {x: ':a'}, retry: 1000000000}\n",
                  id="retry-storm"),
-    pytest.param("loop: {while: true}\nnodes:\n  a: {value: 1}\n  b: {agent: copyAgent, inputs: {x: ':a'}}\n",
+    pytest.param("loop: {while: true}\nnodes:\n  a: {value: 1}\n  b: {agent: echoNowAgent, inputs: {x: ':a'}}\n",
                  id="endless-loop"),
 ])
 async def test_ctrl_c_stops_the_command(anyio_backend: str, tmp_path: Path, graph_text: str) -> None:
     path = tmp_path / "storm.yaml"
     path.write_text("version: 0.5\n" + graph_text)
-    process = subprocess.Popen([sys.executable, "-c", "import sys; from graphrt.cli import main; sys.exit(main())", "run", str(path)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    command = [sys.executable, "-c", "import sys; from graphrt.cli import main; sys.exit(main())",
+               "run", str(path), "--agents", STORM_AGENTS]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        # Its first warning comes just before the run starts.
-        assert "warning" in process.stderr.readline()
-        await anyio.sleep(0.5)
+        before = []  # the warnings, then the agents' word that the storm is under way
+        while not before or before[-1] != "storm under way\n":
+            line = process.stderr.readline()
+            assert line, f"the command ended before its storm was under way: {''.join(before)}"
+            before.append(line)
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=60)
     finally:
