@@ -3,15 +3,12 @@ a server that cannot start, dies or hangs fails the node with an error naming th
 
 from __future__ import annotations
 
-import time
-from functools import partial
-
 import anyio
 import pytest
 
 import graphrt
 from graphrt import ServiceError
-from graphrt.observe.events import NodeCompleted, NodeFailed, NodeStarted
+from graphrt.observe.events import NodeCompleted, NodeStarted
 
 pytestmark = pytest.mark.anyio
 
@@ -25,13 +22,6 @@ def text(result: dict) -> str:
     return result["response"]["content"][0]["text"]
 
 
-async def gone(kit, pid: int) -> bool:
-    with anyio.move_on_after(3):
-        while kit.alive(pid):
-            await anyio.sleep(0.05)
-    return not kit.alive(pid)
-
-
 async def test_one_server_process_serves_the_run_and_its_nested_graphs_then_stops(kit):
     graph = {"version": 0.5, "nodes": {
         "outer": call("tests--whoami"),
@@ -42,7 +32,7 @@ async def test_one_server_process_serves_the_run_and_its_nested_graphs_then_stop
     outer_pid, outer_calls = text(results["outer"]).split()
     inner_pid, inner_calls = text(results["inner"]["again"]).split()
     assert inner_pid == outer_pid and (outer_calls, inner_calls) == ("1", "2")
-    assert await gone(kit, int(outer_pid))
+    assert not kit.alive(int(outer_pid))  # the SDK reaps the server before the run's services are closed
 
 
 async def test_servers_stop_when_the_run_fails(kit):
@@ -54,7 +44,7 @@ async def test_servers_stop_when_the_run_fails(kit):
     with pytest.raises(graphrt.GraphError, match="later node fails"):
         await run.wait()
     pid = int(text(run.results(all_results=True)["who"]).split()[0])
-    assert await gone(kit, pid)
+    assert not kit.alive(pid)
 
 
 async def test_servers_stop_when_the_run_is_cancelled(kit):
@@ -62,19 +52,20 @@ async def test_servers_stop_when_the_run_is_cancelled(kit):
         "who": call("tests--whoami"), "stuck": call("tests--hang", after=":who"),
     }}, config=kit.config(tests=kit.stdio()))
     pids: list[int] = []
+    stuck = anyio.Event()
 
     def watch(event):
         if isinstance(event, NodeCompleted) and event.node_id == "who":
             pids.append(int(text(event.result).split()[0]))
+        elif isinstance(event, NodeStarted) and event.node_id == "stuck":
+            stuck.set()
 
-    with anyio.move_on_after(20):
+    with anyio.fail_after(60):  # a guard against a hang, not a timing check
         async with anyio.create_task_group() as group:
-            group.start_soon(partial(graph.arun, subscribe=[watch]))
-            while not pids:
-                await anyio.sleep(0.05)
-            await anyio.sleep(0.2)
+            group.start_soon(graph.start(subscribe=[watch]).wait)
+            await stuck.wait()  # the server is open, and a node calls its tool that never answers
             group.cancel_scope.cancel()
-    assert pids and await gone(kit, pids[0])
+    assert pids and not kit.alive(pids[0])
 
 
 async def test_a_command_that_does_not_exist(kit):
@@ -95,29 +86,22 @@ async def test_a_server_that_exits_at_start_tells_what_it_wrote_to_stderr(kit):
     assert "missing setting TEST_TOKEN" in message
 
 
-async def failure_time(graph: graphrt.Graph) -> tuple[ServiceError, float]:
-    """Runs a graph that fails; returns its error and how long its failing node ran before it failed."""
-    started: dict[str, float] = {}
-    failed: list[float] = []
+async def service_failure(graph: graphrt.Graph) -> ServiceError:
+    """Runs a graph that fails; returns its error, which is the server's own, not the node's timeout.
 
-    def watch(event) -> None:
-        if isinstance(event, NodeStarted):
-            started[event.node_id] = time.monotonic()
-        elif isinstance(event, NodeFailed):
-            failed.append(time.monotonic() - started[event.node_id])
-
+    Given a node's time left as its own limit, the server's error comes first and says what went wrong.
+    """
     with pytest.raises(ServiceError) as caught:
-        await graph.arun(subscribe=[watch])
+        await graph.arun()
     assert not isinstance(caught.value, graphrt.NodeTimeoutError)
-    return caught.value, failed[0]
+    return caught.value
 
 
 async def test_a_server_that_never_answers_fails_within_the_nodes_timeout(kit):
     graph = graphrt.Graph({"version": 0.5, "nodes": {"c": call("mute--echo", timeout=3000)}},
                           config=kit.config(mute=kit.stdio("silent")))
-    error, elapsed = await failure_time(graph)
+    error = await service_failure(graph)
     assert "node 'c'" in str(error) and "MCP server 'mute' did not start within" in str(error)
-    assert elapsed < 3.0
 
 
 async def test_a_server_that_dies_mid_run(kit):
@@ -135,8 +119,7 @@ async def test_a_tool_that_hangs_fails_within_the_nodes_timeout(kit):
     graph = graphrt.Graph({"version": 0.5, "nodes": {
         "warm": call("tests--echo", {"text": "up"}), "c": call("tests--hang", after=":warm", timeout=2000),
     }}, config=kit.config(tests=kit.stdio()))
-    error, elapsed = await failure_time(graph)
-    assert elapsed < 2.0
+    error = await service_failure(graph)
     assert "node 'c'" in str(error) and "MCP server 'tests' did not answer tools/call 'hang'" in str(error)
 
 
