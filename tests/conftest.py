@@ -3,9 +3,9 @@
 anyio runs async tests on asyncio (and trio where a test asks). The server
 answers each POST to /v1/chat/completions with the next reply of its script
 (`openai_server.script(...)`, replies built with the `reply` fixture): a text
-answer, tool calls, an HTTP error, any of these after a delay, or a stream cut
-short (no finish_reason, as llama-cpp-python's server ends one that another
-request interrupts). Streaming
+answer, tool calls, an HTTP error, any of these held back until the test ends, or a
+stream cut short (no finish_reason, as llama-cpp-python's server ends one that
+another request interrupts). Streaming
 requests get the same reply as server-sent events in small chunks. Every request
 body and its headers are recorded. Tests reach it through the real AsyncOpenAI;
 one server serves the whole session.
@@ -21,7 +21,6 @@ import json
 import sys
 import textwrap
 import threading
-import time
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -78,7 +77,7 @@ class Reply:
     status: int = 200
     message: str = ""
     headers: dict[str, str] = field(default_factory=dict)
-    delay: float = 0.0
+    held: bool = False  # not sent until the test ends (the client's timeout fires first)
     model: str = "scripted-model"
     cut: bool = False  # streamed without its last chunk: no finish_reason, no usage
 
@@ -98,9 +97,9 @@ def error(status: int, message: str = "scripted failure", **headers: str) -> Rep
     return Reply(status=status, message=message, headers=headers)
 
 
-def slow(delay: float, reply: Reply) -> Reply:
-    """`reply`, after `delay` seconds."""
-    reply.delay = delay
+def held(reply: Reply) -> Reply:
+    """`reply`, held back until the test ends: a server that does not answer in time, whatever the time."""
+    reply.held = True
     return reply
 
 
@@ -165,6 +164,7 @@ class ScriptedOpenAIServer:
         self.headers: list[dict[str, str]] = []
         self._replies: deque[Reply] = deque()
         self._lock = threading.Lock()
+        self._released = threading.Event()  # lets the held replies of the current test go
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
@@ -180,8 +180,15 @@ class ScriptedOpenAIServer:
         return self
 
     def close(self) -> None:
+        self.release_held()
         self._httpd.shutdown()
         self._httpd.server_close()
+
+    def release_held(self) -> None:
+        """Sends the held replies (to clients that have gone by now)."""
+        with self._lock:
+            self._released.set()
+            self._released = threading.Event()
 
     def reset(self) -> None:
         with self._lock:
@@ -194,13 +201,13 @@ class ScriptedOpenAIServer:
         with self._lock:
             self._replies.extend(replies)
 
-    def _next(self, body: dict[str, Any], headers: dict[str, str]) -> tuple[Reply, int]:
+    def _next(self, body: dict[str, Any], headers: dict[str, str]) -> tuple[Reply, threading.Event, int]:
         with self._lock:
             self.requests.append(body)
             self.headers.append(headers)
             number = len(self.requests)
             reply = self._replies.popleft() if self._replies else error(500, "the test script has no reply left")
-        return reply, number
+        return reply, self._released, number
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -217,9 +224,9 @@ class ScriptedOpenAIServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                reply, number = server._next(body, {k.lower(): v for k, v in self.headers.items()})
-                if reply.delay:
-                    time.sleep(reply.delay)
+                reply, released, number = server._next(body, {k.lower(): v for k, v in self.headers.items()})
+                if reply.held:
+                    released.wait(120)  # until the test ends; the limit only keeps a stuck test from holding a thread
                 try:
                     if reply.status != 200:
                         error_body = {"error": {"message": reply.message, "type": "scripted", "code": reply.status}}
@@ -257,8 +264,8 @@ class ScriptedOpenAIServer:
 
 @pytest.fixture
 def reply() -> SimpleNamespace:
-    """The reply builders: text, tool_calls, error, slow, cut."""
-    return SimpleNamespace(text=text, tool_calls=tool_calls, error=error, slow=slow, cut=cut)
+    """The reply builders: text, tool_calls, error, held, cut."""
+    return SimpleNamespace(text=text, tool_calls=tool_calls, error=error, held=held, cut=cut)
 
 
 @pytest.fixture(scope="session")
@@ -277,10 +284,11 @@ def openai_api_key() -> str:
 @pytest.fixture
 def openai_server(
     _scripted_server: ScriptedOpenAIServer, openai_api_key: str, monkeypatch: pytest.MonkeyPatch
-) -> ScriptedOpenAIServer:
+) -> Iterator[ScriptedOpenAIServer]:
     """The scripted server, emptied, and the environment pointing the SDK at it."""
     _scripted_server.reset()
     monkeypatch.setenv("OPENAI_BASE_URL", _scripted_server.url)
     monkeypatch.setenv("OPENAI_API_KEY", openai_api_key)
     monkeypatch.delenv("OPENAI_MODEL", raising=False)
-    return _scripted_server
+    yield _scripted_server
+    _scripted_server.release_held()

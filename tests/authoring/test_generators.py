@@ -97,7 +97,7 @@ def test_a_generator_cut_short_by_a_timeout_is_closed() -> None:
         try:
             while True:
                 yield 1
-                await anyio.sleep(0.01)
+                await anyio.sleep(0.01)  # work between items; the node's timeout ends it whatever its length
         finally:
             closed.append(True)
 

@@ -21,14 +21,15 @@ pytestmark = pytest.mark.anyio
 
 @pytest.fixture
 def faulty(monkeypatch: pytest.MonkeyPatch):
-    with FaultyOpenAIServer(fault_rate=0.0, slow_seconds=0.5) as server:
+    # A slow reply comes long after the client's timeout, and a healthy one well within it, however loaded the machine.
+    with FaultyOpenAIServer(fault_rate=0.0, slow_seconds=600) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-fault-test-key-0123456789")
         yield server
 
 
 def _llm_chain(retries: int = 1) -> dict:
-    params = {"model": "m", "timeout": 0.2, "maxRetries": retries, "retryDelay": 0.001}
+    params = {"model": "m", "timeout": 2, "maxRetries": retries, "retryDelay": 0.001}
     return {"version": 0.5, "nodes": {
         "topic": {"value": "tea"},
         "first": {"agent": "openAIAgent", "inputs": {"prompt": ":topic"}, "params": params},

@@ -117,8 +117,8 @@ async def test_500s_are_retried_a_bounded_number_of_times(reply, openai_server, 
 
 
 async def test_a_slow_reply_times_out_and_is_retried(reply, openai_server, run_graph):
-    openai_server.script(reply.slow(2.0, reply.text("too late")), reply.text("in time"))
-    results = await run_graph(llm_node(inputs={"prompt": "x"}, params={"timeout": 0.3, "retryDelay": 0}))
+    openai_server.script(reply.held(reply.text("too late")), reply.text("in time"))
+    results = await run_graph(llm_node(inputs={"prompt": "x"}, params={"timeout": 1, "retryDelay": 0}))
     assert results["llm"]["text"] == "in time"
     assert len(openai_server.requests) == 2
 

@@ -84,9 +84,7 @@ async def test_a_running_node_is_in_the_running_set_with_its_path() -> None:
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(wait)
-        with anyio.fail_after(10):
-            while not progress.running:
-                await anyio.sleep(0.001)
+        await anyio.wait_all_tasks_blocked()  # the run has started its node, which hangs
         assert list(progress.running) == [((), "wait")]
         run.abort()
 

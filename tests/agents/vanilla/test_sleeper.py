@@ -24,8 +24,11 @@ async def test_the_inputs_come_back_unchanged() -> None:
 
 
 async def test_a_cancel_scope_stops_a_long_sleep() -> None:
-    with anyio.move_on_after(0.05) as scope:
-        await sleeper_agent(context(params={"duration": 60_000}))
+    with anyio.CancelScope() as scope:
+        async with anyio.create_task_group() as group:
+            group.start_soon(sleeper_agent, context(params={"duration": 60_000}))
+            await anyio.wait_all_tasks_blocked()  # the agent is asleep
+            scope.cancel()
     assert scope.cancelled_caught
 
 
