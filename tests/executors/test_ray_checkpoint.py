@@ -11,11 +11,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
+
+from .conftest import wait_until
 
 AGENTS = str(Path(__file__).with_name("ray_agents.py"))
 
@@ -47,14 +48,6 @@ def _graphrt(*args: str) -> subprocess.Popen:
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
-def _wait_for(predicate, seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting")
-        time.sleep(0.05)
-
-
 def test_a_killed_driver_resumes_and_completed_nodes_do_not_rerun(ray_executor, tmp_path):
     graph, db, log = tmp_path / "chain.yaml", str(tmp_path / "runs.db"), tmp_path / "calls.log"
     graph.write_text(GRAPH)
@@ -66,7 +59,7 @@ def test_a_killed_driver_resumes_and_completed_nodes_do_not_rerun(ray_executor, 
     gate = tmp_path / "gate"  # c waits until it exists
     driver = _graphrt("run", str(graph), "-q", "-i", f"log={log}", "-i", f"gate={gate}", "--checkpoint", db, *common)
     try:
-        _wait_for(lambda: log.exists() and "c" in log.read_text().split(), 60)
+        wait_until(lambda: log.exists() and "c" in log.read_text().split(), "the driver reaching node c")
     except AssertionError:
         driver.kill()
         pytest.fail(f"the driver never reached node c: {driver.communicate()[1][-2000:]}")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import anyio
@@ -14,6 +13,8 @@ from graphrt.authoring.agent_like import module_agents
 from graphrt.base.errors import AgentError, GraphError, NodeTimeoutError
 from graphrt.engine.graph import Graph, make_registry
 from graphrt.observe.events import AgentProgress
+
+from .conftest import wait_until
 
 AGENTS = module_agents(str(Path(__file__).with_name("ray_agents.py")))
 DRIVER = os.getpid()
@@ -184,19 +185,10 @@ def test_a_timeout_cancels_the_remote_task(ray_executor, tmp_path):
     assert caught.value.node_id == "slow"
     assert files["started"].exists()  # it ran on a worker, held at its gate, until the timeout
     try:
-        _wait_until(files["cancelled"].exists, "the task being cancelled")  # ray.cancel interrupted it
+        wait_until(files["cancelled"].exists, "the task being cancelled")  # ray.cancel interrupted it
     finally:
         files["gate"].touch()  # a task that was not cancelled ends, and frees its worker
     assert not files["finished"].exists()
-
-
-def _wait_until(condition, what: str, seconds: float = 60) -> None:
-    """Polls `condition` (a file another process writes); the deadline only guards against a hang."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} did not happen within {seconds:g} s")
-        time.sleep(0.02)
 
 
 def test_a_dead_worker_is_retried_under_the_nodes_retry(ray_executor, tmp_path):

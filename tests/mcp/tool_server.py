@@ -63,7 +63,7 @@ def build() -> MCPServer:
         """Counts to `steps`, reporting progress at each step."""
         for step in range(1, steps + 1):
             await ctx.report_progress(step, steps, f"step {step}")
-            await anyio.sleep(0.01)
+            await anyio.sleep(0.01)  # work between steps; no test depends on its length
         return f"counted to {steps}"
 
     return server
