@@ -18,12 +18,14 @@ import re
 import shlex
 import subprocess
 import sys
+import threading
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import yaml
 
@@ -164,19 +166,25 @@ def _serves(part: str) -> bool:
 
 
 def _run_server_briefly(part: str, cwd: Path, env: dict[str, str]) -> None:
-    """A server runs until stopped: it must start and keep running."""
+    """A server runs until stopped: it must start and answer, then it is stopped."""
     pytest.importorskip("uvicorn")
     process = subprocess.Popen(["bash", "-c", part], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True)
+    hang_guard = threading.Timer(60, process.kill)  # a server that neither starts nor exits ends the wait below
+    hang_guard.start()
+    printed: list[str] = []
     try:
-        process.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        return
+        while (line := process.stdout.readline()) and not line.startswith("graphrt: listening on "):
+            printed.append(line)
+        if not line:
+            pytest.fail(f"{part!r} exited with {process.wait()} before it listened: {''.join(printed)}")
+        url = line.removeprefix("graphrt: listening on ").strip()
+        assert httpx.get(f"{url}health", timeout=30).status_code == 200, f"{part!r}: {url}health did not answer"
     finally:
+        hang_guard.cancel()
         if process.poll() is None:
             process.terminate()
-            process.wait(timeout=10)
-    pytest.fail(f"{part!r} exited with {process.returncode}: {process.stdout.read() if process.stdout else ''}")
+            process.wait(timeout=30)
 
 
 SHELL_BLOCKS = [block for block in blocks() if block.language == "sh" or

@@ -140,7 +140,9 @@ def test_a_checkpoint_file_is_readable_by_its_owner_only(tmp_path: Path) -> None
     run_checkpointed(graphrt.Graph({"nodes": {"a": {"value": 1}, "b": {"agent": "copyAgent", "inputs": {"a": ":a"}}}}),
                      tmp_path / "runs.db")
 
-    for path in tmp_path.iterdir():  # the database, SQLite's -wal and -shm files, the folder of run claims
+    paths = list(tmp_path.iterdir())  # the database, SQLite's -wal and -shm files, the folder of run claims
+    assert tmp_path / "runs.db" in paths
+    for path in paths:
         assert path.stat().st_mode & 0o777 == (0o700 if path.is_dir() else 0o600), path.name
 
 
