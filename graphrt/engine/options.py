@@ -42,7 +42,7 @@ class GraphOptions:
             "ray://HOST:PORT", "inprocess") for the entry points that start one for the run;
             None: in this process.
         services: run services to share between runs (open, owned by the caller, e.g. a
-            server's); by default each run opens its own from `config` and closes them at its end.
+            server's); by default each run has its own, opened on first use and closed at its end.
     """
 
     agents: AgentsArg = None

@@ -89,10 +89,10 @@ async def _most_calls_at_once(graph, executor, folder: Path, monkeypatch) -> int
     files = {node_id: _held_files(folder, node_id) for node_id in graph["nodes"]}
     for node_id, node in graph["nodes"].items():
         node["inputs"] = files[node_id]
-    prepared = Graph(graph, agents=AGENTS, executor=executor)
+    run = Graph(graph, agents=AGENTS, executor=executor).start()
     try:
         async with anyio.create_task_group() as group:
-            group.start_soon(prepared.arun)
+            group.start_soon(run.wait)
             for _ in files:  # one held call at a time, whichever the scheduler started
                 gate = await _next_held(files.values())
                 await anyio.wait_all_tasks_blocked()
@@ -101,7 +101,7 @@ async def _most_calls_at_once(graph, executor, folder: Path, monkeypatch) -> int
     finally:
         for held in files.values():  # a failed test leaves no call holding a worker
             Path(held["gate"]).touch()
-    assert sorted(prepared.states().values()) == ["completed"] * len(files)
+    assert sorted(run.states().values()) == ["completed"] * len(files)
     return most[0]
 
 
