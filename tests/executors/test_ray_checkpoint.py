@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import wait_until
+from ..waiting import wait_until
 
 AGENTS = str(Path(__file__).with_name("ray_agents.py"))
 

@@ -14,7 +14,7 @@ from graphrt.base.errors import AgentError, GraphError, NodeTimeoutError
 from graphrt.engine.graph import Graph, make_registry
 from graphrt.observe.events import AgentProgress
 
-from .conftest import wait_until
+from ..waiting import wait_until
 
 AGENTS = module_agents(str(Path(__file__).with_name("ray_agents.py")))
 DRIVER = os.getpid()

@@ -10,7 +10,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,8 @@ uvicorn = pytest.importorskip("uvicorn")
 
 from graphrt.engine.graph import make_registry
 from graphrt.serve import GraphCatalog, create_app
+
+from ..waiting import wait_until
 
 HERE = Path(__file__).parent
 
@@ -119,18 +120,6 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., Served]]:
     for served in started:
         served.server.should_exit = True
         served.thread.join(15)
-
-
-def wait_until(condition: Callable[[], Any], what: str, seconds: float = 60) -> None:
-    """Polls `condition` (a state another process or thread changes) until it holds.
-
-    The deadline only guards against a hang: when it passes, the test fails saying `what` never happened.
-    """
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} did not happen within {seconds:g} s")
-        time.sleep(0.02)
 
 
 def wait_for_status(client: httpx.Client, run_id: str, statuses: tuple[str, ...] = ("finished", "failed", "cancelled")

@@ -15,7 +15,8 @@ import httpx
 
 from graphrt.checkpoint import SQLiteStore
 
-from .conftest import HERE, free_port, sse_events, start_process, wait_for_status, wait_until
+from ..waiting import wait_until
+from .conftest import HERE, free_port, sse_events, start_process, wait_for_status
 
 
 CHAIN = """\
