@@ -2,7 +2,7 @@
 
 Like the OpenAI-compatible server of tests/conftest.py they answer each request
 with the next reply of a script (the same `Reply` objects: text, tool calls, an
-HTTP error, a delay) and record every request; besides they can answer garbage
+HTTP error, a reply held back until the test ends) and record every request; besides they can answer garbage
 (`Garbage`) or cut a reply short (`Cut`: a stream that dies after some events, a
 body shorter than its length). Anthropic's server speaks the messages API (`POST
 /v1/messages`, server-sent events when `stream` is set); Gemini's speaks
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -72,6 +71,7 @@ class ScriptedServer:
         self._render, self._streaming = renderer, streaming
         self._replies: deque[Any] = deque()
         self._lock = threading.Lock()
+        self._released = threading.Event()  # lets the held replies of the current test go
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
         threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
@@ -82,10 +82,17 @@ class ScriptedServer:
         return f"http://{host}:{port}"
 
     def close(self) -> None:
+        self._release_held()
         self._httpd.shutdown()
         self._httpd.server_close()
 
+    def _release_held(self) -> None:
+        with self._lock:
+            self._released.set()
+            self._released = threading.Event()
+
     def reset(self) -> None:
+        self._release_held()
         with self._lock:
             self.requests.clear()
             self._replies.clear()
@@ -99,12 +106,13 @@ class ScriptedServer:
             self.requests.append(request)
             number = len(self.requests)
             reply = self._replies.popleft() if self._replies else error(500, "the test script has no reply left")
+            released = self._released
         if isinstance(reply, Garbage):
             return _Answer(reply.status, reply.body, reply.content_type)
         cut = isinstance(reply, Cut)
         scripted = reply.reply if cut else reply
-        if scripted.delay:
-            time.sleep(scripted.delay)
+        if scripted.held:
+            released.wait(120)  # until the test ends; the limit only keeps a stuck test from holding a thread
         answer = self._render(request, scripted, number, self._streaming(request))
         if cut and answer.events is not None:
             answer.events = answer.events[:reply.after]
