@@ -29,7 +29,7 @@ from graphrt.base.jsvalue import is_null, is_truthy
 
 from graphrt_agents.llm.chat import ChatResult, conversation, system_prompt
 from graphrt_agents.llm.provider import (
-    GRAPHAI_LLM_INFO, LLMRequestError, Provider, chat_inputs, chat_params, describe_transport, llm_call, llm_options,
+    GRAPHAI_LLM_INFO, LLMRequestError, MalformedReplyError, Provider, chat_inputs, chat_params, describe_transport, llm_call, llm_options,
     openai_usage, parse_json_reply, server_message, tool_call_arguments,
 )
 from graphrt_agents.llm.settings import ServerSettings
@@ -46,10 +46,6 @@ ANTHROPIC = Provider(
 _DEFAULT_MAX_TOKENS = 8192
 _DEFAULT_TIMEOUT = 300.0
 _DEFAULT_RETRIES = 3
-
-
-class _LostReply(LLMRequestError):
-    """The server answered, but not with a whole Message."""
 
 
 # --- request ---------------------------------------------------------------------------
@@ -161,7 +157,7 @@ def _checked(message: Any) -> dict[str, Any]:
     """The Message as a dict; a reply that is not one (a proxy's page, other JSON) is a lost reply."""
     fields = message.model_dump(mode="json", exclude_none=True) if hasattr(message, "model_dump") else message
     if not isinstance(fields, dict) or fields.get("type") != "message" or not isinstance(fields.get("content"), list):
-        raise _LostReply(f"the reply is not a message: {str(fields)[:80]!r}")
+        raise MalformedReplyError(f"the reply is not a message: {str(fields)[:80]!r}")
     return fields
 
 
@@ -194,7 +190,7 @@ async def _create(client: "anthropic.AsyncAnthropic", body: dict[str, Any]) -> d
     try:
         return _checked(await client.messages.create(**body))
     except json.JSONDecodeError as error:
-        raise _LostReply(f"the reply is not valid JSON ({error})") from None
+        raise MalformedReplyError(f"the reply is not valid JSON ({error})") from None
 
 
 async def _stream(client: "anthropic.AsyncAnthropic", body: dict[str, Any], ctx: AgentContext) -> dict[str, Any]:
@@ -226,7 +222,7 @@ async def _stream(client: "anthropic.AsyncAnthropic", body: dict[str, Any], ctx:
             elif kind == "message_stop":
                 stopped = True
     if response is None or not stopped:
-        raise _LostReply("the stream ended before the message was complete (no message_stop)")
+        raise MalformedReplyError("the stream ended before the message was complete (no message_stop)")
     for index, text in partial.items():
         block = response["content"][index] if index < len(response["content"]) else {}
         if block.get("type") == "text":
@@ -235,7 +231,7 @@ async def _stream(client: "anthropic.AsyncAnthropic", body: dict[str, Any], ctx:
             try:
                 block["input"] = json.loads(text) if text.strip() else block.get("input") or {}
             except ValueError:
-                raise _LostReply(f"tool_use block {index}'s input is not JSON: {text[:80]!r}") from None
+                raise MalformedReplyError(f"tool_use block {index}'s input is not JSON: {text[:80]!r}") from None
     return _checked(response)
 
 
@@ -248,7 +244,7 @@ def _describe(error: Exception) -> str:
         return f"could not connect ({error.__cause__ or error})"
     if isinstance(error, anthropic.APIStatusError):
         return f"HTTP {error.status_code}: {server_message(error.body, error.message)}"
-    if isinstance(error, _LostReply):
+    if isinstance(error, MalformedReplyError):
         return str(error)
     return describe_transport(error)  # e.g. the connection dropped in the middle of a stream
 

@@ -37,7 +37,7 @@ from graphrt.base.jsvalue import is_null, is_truthy
 
 from graphrt_agents.llm.chat import ChatResult, conversation
 from graphrt_agents.llm.provider import (
-    GRAPHAI_LLM_INFO, LLMRequestError, Provider, chat_inputs, chat_params, describe_transport, llm_call, llm_options,
+    GRAPHAI_LLM_INFO, LLMRequestError, MalformedReplyError, Provider, chat_inputs, chat_params, describe_transport, llm_call, llm_options,
     openai_usage, server_message, tool_call_arguments,
 )
 from graphrt_agents.llm.settings import ServerSettings
@@ -57,10 +57,6 @@ _RETRIED = (408, 429, 500, 502, 503, 504)
 _DEFAULT_TIMEOUT = 300.0
 _DEFAULT_RETRIES = 3
 _DEFAULT_RETRY_DELAY = 0.5
-
-
-class _LostReply(LLMRequestError):
-    """The server answered, but not with a whole reply."""
 
 
 # --- request ---------------------------------------------------------------------------
@@ -160,14 +156,14 @@ def _fields(response: Any) -> dict[str, Any]:
     """The response's fields as GraphAI spreads them (camelCase), without the HTTP headers."""
     fields = response.model_dump(mode="json", by_alias=True, exclude_none=True) if hasattr(response, "model_dump") else None
     if not isinstance(fields, dict):
-        raise _LostReply(f"the reply is not a GenerateContentResponse: {str(response)[:80]!r}")
+        raise MalformedReplyError(f"the reply is not a GenerateContentResponse: {str(response)[:80]!r}")
     for key in ("sdkHttpResponse", "automaticFunctionCallingHistory"):
         fields.pop(key, None)
     if not isinstance(fields.get("candidates"), list) or not fields["candidates"]:
         blocked = (fields.get("promptFeedback") or {}).get("blockReason")
         if blocked:
-            raise _LostReply(f"the prompt was blocked ({blocked}): no reply")
-        raise _LostReply(f"the reply has no candidates: {json.dumps(fields)[:80]}")
+            raise MalformedReplyError(f"the prompt was blocked ({blocked}): no reply")
+        raise MalformedReplyError(f"the reply has no candidates: {json.dumps(fields)[:80]}")
     return fields
 
 
@@ -207,7 +203,7 @@ async def _generate(client: "genai.Client", request: dict[str, Any]) -> tuple[di
     try:
         fields = _fields(await client.aio.models.generate_content(**request))
     except json.JSONDecodeError as error:
-        raise _LostReply(f"the reply is not valid JSON ({error})") from None
+        raise MalformedReplyError(f"the reply is not valid JSON ({error})") from None
     texts, calls = _texts_and_calls(_parts(fields))
     return fields, "".join(texts) if texts else None, calls
 
@@ -219,13 +215,13 @@ async def _stream(client: "genai.Client", request: dict[str, Any], ctx: AgentCon
     calls: list[dict[str, Any]] = []
     last: dict[str, Any] | None = None
     finished = False
-    problem: _LostReply | None = None
+    problem: MalformedReplyError | None = None
     async with aclosing(await client.aio.models.generate_content_stream(**request)) as stream:
         # A bad chunk does not stop the reading: the SDK's stream, closed early, fails as it is closed.
         async for chunk in stream:
             try:
                 last = _fields(chunk)
-            except _LostReply as error:
+            except MalformedReplyError as error:
                 problem = problem or error
             if problem is not None:
                 continue
@@ -239,7 +235,7 @@ async def _stream(client: "genai.Client", request: dict[str, Any], ctx: AgentCon
     if problem is not None:
         raise problem
     if last is None or not finished:
-        raise _LostReply("the stream ended before the reply was complete (no finishReason)")
+        raise MalformedReplyError("the stream ended before the reply was complete (no finishReason)")
     return last, "".join(texts) if texts else None, calls
 
 
@@ -248,7 +244,7 @@ def _describe(error: Exception) -> str:
 
     if isinstance(error, errors.APIError):
         return f"HTTP {error.code}: {server_message(error.details, error.message or error.status or '')}"
-    if isinstance(error, _LostReply):
+    if isinstance(error, MalformedReplyError):
         return str(error)
     return describe_transport(error)
 

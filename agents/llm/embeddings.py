@@ -25,7 +25,7 @@ from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.base.jsvalue import is_null
 
 from .local_embeddings import LOCAL_EMBEDDING_MODEL, local_embeddings
-from .provider import LLMRequestError, Provider, describe_transport, llm_call, server_message
+from .provider import LLMRequestError, MalformedReplyError, Provider, describe_transport, llm_call, server_message
 from .settings import ServerSettings, resolve_server
 
 if TYPE_CHECKING:
@@ -38,10 +38,6 @@ _EMBEDDINGS = Provider(agent="stringEmbeddingsAgent", system="openai", host="api
                        default_model=DEFAULT_EMBEDDING_MODEL)
 _DEFAULT_TIMEOUT = 300.0
 _DEFAULT_RETRIES = 3
-
-
-class _LostReply(LLMRequestError):
-    """The server answered, but not with one vector per string."""
 
 
 def _endpoint(url: str) -> tuple[str, str]:
@@ -70,10 +66,10 @@ def _vectors(answer: Any, count: int) -> list[list[float]]:
     elif isinstance(answer, dict) and isinstance(answer.get("embeddings"), list):
         vectors = answer["embeddings"]
     else:
-        raise _LostReply(f"the reply is not a list of embeddings: {str(answer)[:80]!r}")
+        raise MalformedReplyError(f"the reply is not a list of embeddings: {str(answer)[:80]!r}")
     if len(vectors) != count or not all(
             isinstance(vector, list) and vector and all(isinstance(x, (int, float)) for x in vector) for vector in vectors):
-        raise _LostReply(f"the reply has {len(vectors)} embeddings for {count} strings, or one that is not numbers")
+        raise MalformedReplyError(f"the reply has {len(vectors)} embeddings for {count} strings, or one that is not numbers")
     return vectors
 
 
@@ -102,7 +98,7 @@ def _describe(error: Exception) -> str:
         return "timed out"
     if isinstance(error, openai.APIConnectionError):
         return f"could not connect ({error.__cause__ or error})"
-    if isinstance(error, _LostReply):
+    if isinstance(error, MalformedReplyError):
         return str(error)
     if isinstance(error, ValueError):  # a body that is not JSON
         return f"the reply is not valid JSON ({error})"

@@ -156,7 +156,8 @@ def _message_of(completion: Any) -> dict[str, Any] | None:
 
 
 class MalformedReplyError(LLMRequestError):
-    """Raised when the server answers 200 with something that is not a chat completion; retried."""
+    """Raised when a server answers, but not with a whole reply (not the API's shape, a stream cut short,
+    no text and no tool call); every LLM agent raises it, and retries it. A lost reply never looks like one."""
 
 
 def _check_reply(message: dict[str, Any] | None, finish_reason: Any) -> None:

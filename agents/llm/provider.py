@@ -28,11 +28,11 @@ from graphrt.authoring.agent_info import AgentContext
 from graphrt.base.jsvalue import defined
 from graphrt.observe.events import LlmCallFinished, LlmCallStarted
 
-from .openai_agent import LLMRequestError
+from .openai_agent import LLMRequestError, MalformedReplyError
 from .settings import ServerSettings
 
 __all__ = [
-    "GRAPHAI_LLM_INFO", "LLMRequestError", "LlmCall", "Provider", "chat_inputs", "chat_params", "describe_transport",
+    "GRAPHAI_LLM_INFO", "LLMRequestError", "MalformedReplyError", "LlmCall", "Provider", "chat_inputs", "chat_params", "describe_transport",
     "llm_call", "llm_options", "openai_usage", "parse_json_reply", "server_message", "tool_call_arguments",
 ]
 

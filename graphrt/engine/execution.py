@@ -73,19 +73,6 @@ def _has_any_input(spec: ComputedNodeSpec, results: Mapping[str, Any]) -> bool:
     return False
 
 
-def located(error: Exception, spec: Any, field: str | None, source: Any) -> GraphError:
-    """`error` as a GraphError that names the node (or graph) field it came from and its place in the file."""
-    if not isinstance(error, GraphError):
-        error = ResolveError(f"{type(error).__name__}: {error}").with_cause(error)
-    node_id = getattr(spec, "node_id", None)
-    if error.field is None and field is not None:
-        error.field = field
-    error.with_context(node_id=node_id)
-    if error.location is None:
-        error.location = source.locate_field(error.node_id, error.field)
-    return error
-
-
 class GraphRun:
     """Runs a GraphSpec to the end and keeps every node's result and error.
 
@@ -262,7 +249,7 @@ class GraphRun:
             try:
                 updates.append((spec.node_id, spec.update.resolve(settled)))
             except Exception as error:  # noqa: BLE001 - e.g. jsonParse() of bad JSON: the run stops with a located error
-                self.loop_error = located(error, spec, "update", self.spec.source)
+                self.loop_error = ResolveError.from_exception(error, node_id=spec.node_id, field="update", source=self.spec.source)
                 return False
         for node_id, value in updates:
             if value is not UNDEFINED:
@@ -274,7 +261,7 @@ class GraphRun:
             try:
                 go_on = is_logically_true(loop.while_.resolve(settled))
             except Exception as error:  # noqa: BLE001
-                self.loop_error = located(error, None, "loop.while", self.spec.source)
+                self.loop_error = ResolveError.from_exception(error, field="loop.while", source=self.spec.source)
                 return False
             if not go_on:
                 return False
@@ -288,7 +275,7 @@ class GraphRun:
                 try:
                     print_after(spec, fresh.get(spec.node_id, UNDEFINED))
                 except Exception as error:  # noqa: BLE001
-                    self.loop_error = located(error, spec, "console", self.spec.source)
+                    self.loop_error = ResolveError.from_exception(error, node_id=spec.node_id, field="console", source=self.spec.source)
                     return False
         self.results = fresh
         self._create_nodes()
@@ -310,7 +297,7 @@ class GraphRun:
                     spec.unless_ref is not None and is_logically_true(spec.unless_ref.resolve(self.results))
                 )
             except Exception as error:  # noqa: BLE001 - e.g. jsonParse() of bad JSON: the node fails, not the run
-                self._fail(node, failed(located(error, spec, field, self.spec.source)))
+                self._fail(node, failed(ResolveError.from_exception(error, node_id=spec.node_id, field=field, source=self.spec.source)))
                 return False
             if node.skip and spec.default_value is UNDEFINED:
                 node.state = NodeState.SKIPPED

@@ -109,11 +109,9 @@ class NodeInvoker:
                 inputs = clean_result(inputs)
             agent_id, call = self._agent(spec, results)
         except Exception as error:  # noqa: BLE001 - a node that cannot even start fails alone
-            if not isinstance(error, GraphError):
-                error = ResolveError(f"cannot compute the inputs: {type(error).__name__}: {error}").with_cause(error)
-            if error.field is None and isinstance(error, ResolveError):
-                error.field = "inputs"
-            return failed(self._located(error.with_context(node_id=spec.node_id)))
+            field = "inputs" if isinstance(error, ResolveError) or not isinstance(error, GraphError) else None
+            return failed(ResolveError.from_exception(error, node_id=spec.node_id, field=field, source=self.graph.source,
+                                                      doing="cannot compute the inputs"))
         # A fresh dict per call, as GraphAI spreads it: an agent that changes its params changes no other call.
         extra = inputs.get("params")
         params = {**spec.params, **extra} if is_named_inputs(extra) else dict(spec.params)
@@ -189,10 +187,8 @@ class NodeInvoker:
             try:
                 print_after(spec, result)
             except Exception as error:  # noqa: BLE001 - e.g. jsonParse() of bad JSON in console.after
-                if not isinstance(error, GraphError):
-                    error = ResolveError(f"{type(error).__name__}: {error}").with_cause(error)
-                error.field = error.field or "console"
-                return failed(self._located(error.with_context(node_id=spec.node_id)))
+                return failed(ResolveError.from_exception(error, node_id=spec.node_id, field="console",
+                                                          source=self.graph.source))
         try:
             result = self._with_pass_through(spec, result, results)
             if spec.repeat_until is not None and is_null(spec.repeat_until.resolve({"self": result})):
@@ -202,9 +198,7 @@ class NodeInvoker:
                     AgentError(message, agent_id=agent_id, node_id=spec.node_id, field="repeatUntil")))
             return (result if spec.output is None else self._output(spec, result, results), None, False, started)
         except Exception as error:  # noqa: BLE001 - e.g. a passThrough reference that cannot be resolved
-            if not isinstance(error, GraphError):
-                error = ResolveError(f"{type(error).__name__}: {error}").with_cause(error)
-            return failed(self._located(error.with_context(node_id=spec.node_id)))
+            return failed(ResolveError.from_exception(error, node_id=spec.node_id, source=self.graph.source))
 
     async def _call(self, call: Any, ctx: AgentContext) -> Any:
         """Calls the agent inside the node's filters, here or on the run's executor (the seam)."""
@@ -252,9 +246,8 @@ class NodeInvoker:
                                          "reads it (graphrt.run(..., graph_loader=...)); the built-in file loader takes none")
                 return load_graph_beside(self.graph.source, str(request.get("fileName", "")))
             except GraphError as error:
-                if error.field is None:
-                    error.field = "graphLoader"
-                raise self._located(error.with_context(node_id=spec.node_id)) from None
+                raise GraphError.from_exception(error, node_id=spec.node_id, field="graphLoader",
+                                                source=self.graph.source) from None
         graph = spec.graph
         if graph is None or isinstance(graph, dict):
             return graph, None
@@ -305,7 +298,7 @@ class NodeInvoker:
             wrapped.nested = (error.node_id, *error.nested)
         elif isinstance(error, GraphError):
             wrapped = error.with_context(node_id=spec.node_id)
-            wrapped.agent_id = getattr(wrapped, "agent_id", agent_id)
+            wrapped.agent_id = getattr(wrapped, "agent_id", None) or agent_id
         else:
             wrapped = AgentError(f"{type(error).__name__}: {error}", agent_id=agent_id, node_id=spec.node_id)
         if wrapped is not error:
