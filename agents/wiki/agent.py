@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from typing import Any
 
 from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
@@ -21,7 +22,7 @@ from graphrt.base.jsvalue import is_null
 
 from .backends import MediaWiki, OfflineCorpus, Page, WikiBackend
 
-__all__ = ["AGENTS", "wiki_agent", "split_sentences", "backend_for"]
+__all__ = ["AGENTS", "wiki_agent", "lookup", "split_sentences", "backend_for"]
 
 _LEAD_SENTENCES = 5
 _SIMILAR = 5
@@ -72,8 +73,12 @@ async def _search(backend: WikiBackend, entity: str) -> tuple[str, dict[str, Any
     return " ".join(split_sentences(page.text)[:_LEAD_SENTENCES]), _page_state(page)
 
 
-def _lookup(state: dict[str, Any], term: str) -> tuple[str, dict[str, Any]]:
-    """The next sentence of the current page containing `term`; a new term starts again from the top."""
+def lookup(state: dict[str, Any], term: str,
+           order: Callable[[list[str]], list[str]] | None = None) -> tuple[str, dict[str, Any]]:
+    """The next sentence of the current page containing `term`; a new term starts again from the top.
+
+    `order` arranges the matching sentences (e.g. best for the question first); by default page order.
+    """
     if not term:
         return f"lookup needs a term, as in lookup[relativity]. {_USAGE}", state
     if not state.get("text"):
@@ -81,6 +86,8 @@ def _lookup(state: dict[str, Any], term: str) -> tuple[str, dict[str, Any]]:
     previous = state.get("lookup") or {}
     index = previous.get("index", 0) if previous.get("term", "").casefold() == term.casefold() else 0
     hits = [sentence for sentence in split_sentences(state["text"]) if term.casefold() in sentence.casefold()]
+    if order is not None:
+        hits = order(hits)
     if not hits:
         return "No Results", state
     if index >= len(hits):
@@ -108,7 +115,7 @@ async def wiki_agent(ctx: AgentContext) -> dict[str, Any]:
     if func == "search":
         content, state = await _search(backend_for(options), argument)
     elif func == "lookup":
-        content, state = _lookup(state, argument)
+        content, state = lookup(state, argument)
     else:
         content = f"Invalid action{f' {func!r}' if func else ''}. {_USAGE}"
     return {"content": content, "data": state}

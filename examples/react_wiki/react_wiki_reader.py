@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from graphrt_agents.wiki.agent import backend_for, split_sentences
+from graphrt_agents.wiki.agent import backend_for, lookup, split_sentences
 from graphrt_agents.wiki.backends import Page, WikiBackend
 from graphrt_agents.wiki.rank import stems
 
@@ -103,20 +103,11 @@ async def _search(backend: WikiBackend, entity: str, question: str) -> tuple[str
 
 
 def _lookup(state: dict[str, Any], term: str, question: str) -> tuple[str, dict[str, Any]]:
+    """wikiAgent's lookup, with the sentences that bear most on the question first."""
     if not term:
         return f"lookup needs a term, as in lookup[relativity]. {_USAGE}", state
-    if not state.get("text"):
-        return f"There is no page to look in yet: search for one first, as in search[{term}].", state
-    previous = state.get("lookup") or {}
-    index = previous.get("index", 0) if previous.get("term", "").casefold() == term.casefold() else 0
-    hits = [sentence for sentence in split_sentences(state["text"]) if term.casefold() in sentence.casefold()]
     ignore = stems(state.get("title") or "")
-    hits = [hits[rank] for rank in rank_sentences(hits, question, ignore=ignore)]
-    if not hits:
-        return "No Results", state
-    if index >= len(hits):
-        return "No More Results", state
-    return f"(Result {index + 1}/{len(hits)}) {hits[index]}", {**state, "lookup": {"term": term, "index": index + 1}}
+    return lookup(state, term, lambda hits: [hits[rank] for rank in rank_sentences(hits, question, ignore=ignore)])
 
 
 async def focused_wiki_agent(ctx: AgentContext) -> dict[str, Any]:
