@@ -2,6 +2,7 @@
 
     import graphrt
     graphrt.run("graphs/hello.yaml", inject={"name": "Ada"})
+    graphrt.batch("graphs/hello.yaml", [{"name": "Ada"}, {"name": "Alan"}])   # one run per row
 
 Names are imported on first use (PEP 562), so that `import graphrt`, and the
 `graphrt` command, start at once. `_EXPORTS` is the one list of the public
@@ -15,7 +16,9 @@ from importlib import import_module as _import_module
 from importlib.util import find_spec as _find_spec
 
 _EXPORTS = {
+    "abatch": "graphrt.api",
     "aresume": "graphrt.api",
+    "batch": "graphrt.api",
     "arun": "graphrt.api",
     "resume": "graphrt.api",
     "run": "graphrt.api",
@@ -58,7 +61,7 @@ _EXPORTS = {
 }
 
 if _typing.TYPE_CHECKING:  # what the names are, for type checkers and editors
-    from graphrt.api import aresume, arun, resume, run
+    from graphrt.api import abatch, aresume, arun, batch, resume, run
     from graphrt.authoring.filters import AgentFilter
     from graphrt.authoring.functions import agent
     from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample

@@ -1,18 +1,21 @@
-"""`graphrt.run` and `graphrt.arun`: prepare and run a graph in one call; `resume` a saved run."""
+"""`graphrt.run` and `graphrt.arun`: prepare and run a graph in one call; `resume` a saved run; `batch` a dataset."""
 
 from __future__ import annotations
 
 import dataclasses
 import os
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from graphrt.base.sync import blocking
 from graphrt.engine.executor import Executor
 from graphrt.engine.graph import Graph
 from graphrt.engine.options import split_options
 
-__all__ = ["run", "arun", "resume", "aresume"]
+if TYPE_CHECKING:
+    from graphrt.batches import BatchProgress, RowOutcome
+
+__all__ = ["run", "arun", "resume", "aresume", "batch", "abatch"]
 
 
 def _executor(executor: Executor | str | None) -> tuple[Executor | None, bool]:
@@ -79,3 +82,101 @@ async def aresume(checkpoint: Any, run_id: str | None = None, *, answer: Any = N
 
 
 resume = blocking(aresume)
+
+
+async def abatch(
+    graph: Mapping[str, Any] | str | Path | Graph,
+    rows: Iterable[Mapping[str, Any]] | str | Path,
+    *,
+    concurrency: int | None = None,
+    checkpoint: Any = None,
+    batch_id: str | None = None,
+    id_field: str | None = None,
+    ordered: bool = True,
+    on_row: Callable[["RowOutcome"], Any] | None = None,
+    progress: "BatchProgress | None" = None,
+    executor: Executor | str | None = None,
+    timeout: float | None = None,
+    all_results: bool = False,
+    keep: bool = True,
+    **options: Any,
+) -> list["RowOutcome"]:
+    """Runs `graph` once per row of `rows`; returns each row's outcome, in input order (graphrt.batches).
+
+    A row is the values its run injects into static nodes. A row that fails is
+    recorded with its located error and the others go on. With a `checkpoint`,
+    each row is a saved run named `BATCH_ID/ROW_ID`: called again, the batch skips
+    the rows that completed (their saved results are their outcomes) and runs the others.
+
+    Args:
+        graph: a Graph, or what a Graph is made from (a path, YAML/JSON text, a dict).
+        rows: mappings, or the path of a JSONL file (one JSON object a line).
+        concurrency: rows at once (default 8; on an executor, the cluster's CPUs for whole runs).
+        checkpoint: a checkpoint store, a SQLite file or a postgresql:// URL: makes the batch resumable.
+        batch_id: names the batch's runs in the store (default: the graph's and the rows' file names).
+        id_field: the rows' field that is their id (default: the row's line number, or place from 1).
+        ordered: `on_row` and the list in input order; False: as rows finish.
+        on_row: called with each outcome as it is decided (a file is written as the batch goes).
+        progress: counters to keep, for a display to read.
+        executor: runs each row as one whole run there: an Executor, or its name ("ray",
+            "ray://HOST:PORT"); a named one is started for the batch and shut down after it.
+        timeout: seconds each row's run may take.
+        all_results: every node's result in a row's results, not only the `isResult` nodes'.
+        keep: return the outcomes; False returns none (a batch of millions of rows read through `on_row`).
+        options: a Graph's options (`agents`, `config`, `filters`, ...) when `graph` is not a Graph.
+
+    Raises:
+        GraphError: the graph cannot be prepared, the rows' file cannot be read, or the store cannot be opened.
+    """
+    from graphrt.batches import Batch, Ledger, rows_of
+    from graphrt.checkpoint import open_store
+    from graphrt.checkpoint.base import GuardedStore
+
+    prepared = graph if isinstance(graph, Graph) else Graph(graph, **options)
+    made_executor, made = _executor(executor)
+    opened = open_store(checkpoint) if checkpoint is not None else None
+    outcomes: list[RowOutcome] = []
+
+    def take(outcome: "RowOutcome") -> None:
+        if keep:
+            outcomes.append(outcome)
+        if on_row is not None:
+            on_row(outcome)
+
+    try:
+        ledger = Ledger(GuardedStore(opened), batch_id or default_batch_id(prepared, rows)) if opened else None
+        runner = Batch(prepared, concurrency=concurrency or default_concurrency(made_executor), ledger=ledger,
+                       executor=made_executor, timeout=timeout, all_results=all_results, ordered=ordered,
+                       progress=progress)
+        await runner.run(rows_of(rows, id_field=id_field), take)
+    finally:
+        if opened is not None and opened is not checkpoint:
+            await opened.close()
+        if made:
+            _shutdown(made_executor)
+    return outcomes
+
+
+batch = blocking(abatch)
+
+
+def default_batch_id(graph: Graph, rows: Any) -> str:
+    """`GRAPH:ROWS` from the files' names (`qa:questions`); a graph or rows not from a file go by a hash."""
+    from graphrt.durable.runs import graph_hash
+
+    if graph.file:
+        name = Path(graph.file).stem
+    else:
+        name = "graph-" + graph_hash(repr(sorted(graph.data.items(), key=str)))[:8]
+    if isinstance(rows, (str, Path)):
+        return f"{name}:{Path(rows).stem}"
+    return name
+
+
+def default_concurrency(executor: Executor | None) -> int:
+    """Rows at once: 8 in this process; on an executor, what it says keeps its cluster busy."""
+    from graphrt.batches import DEFAULT_CONCURRENCY
+
+    if executor is None:
+        return DEFAULT_CONCURRENCY
+    return executor.whole_run_slots() or DEFAULT_CONCURRENCY

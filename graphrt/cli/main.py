@@ -19,6 +19,7 @@ __all__ = ["main", "COMMANDS"]
 # so that `graphrt --help` answers at once: (name, module under graphrt.cli, one-line help).
 COMMANDS = [
     ("run", "run_command", "run a graph file and print its results as JSON"),
+    ("batch", "batch_command", "run a graph once per row of a JSONL file; results as JSONL"),
     ("resume", "resume_command", "continue a run saved with 'graphrt run --checkpoint'"),
     ("validate", "validate_command", "report every problem of graph files without running them"),
     ("viz", "viz_command", "draw a graph file as a Mermaid or Graphviz DOT diagram"),

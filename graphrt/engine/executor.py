@@ -25,6 +25,9 @@ from graphrt.base.errors import GraphError
 if TYPE_CHECKING:
     from types import TracebackType
 
+    from graphrt.engine.graph import Graph
+    from graphrt.engine.options import RunOptions
+
 __all__ = ["Executor", "ExecutorError", "call_in_process", "must_stay_local"]
 
 
@@ -91,6 +94,19 @@ class Executor:
 
     async def call(self, call: Any, ctx: AgentContext) -> Any:
         return await call_in_process(call, ctx)
+
+    def whole_run_slots(self) -> int | None:
+        """How many whole runs at once keep this executor's workers busy (None: no opinion; a batch runs 8)."""
+        return None
+
+    async def run_whole(self, graph: "Graph", options: "RunOptions") -> dict[str, Any]:
+        """Runs one whole run of `graph` where this executor runs things (a batch's row); returns its results.
+
+        An executor of a cluster overrides it to run the whole run there (Ray: one task), so that
+        a driver schedules runs, not agent calls. This one runs it in this process, with its agent
+        calls on this executor. It raises what `Graph.arun` raises.
+        """
+        return await graph.replace(executor=self).arun(options)
 
     async def __aenter__(self) -> "Executor":
         await self.open()

@@ -1,0 +1,82 @@
+"""What a row of a batch came to: its results, or its located error; and how it is written as a JSONL line.
+
+    {"row": 1, "status": "completed", "results": {"answer": "Gustave Eiffel"}}
+    {"row": 2, "status": "failed", "error": {"message": "graph.yaml:14:5: node 'ask', ...", "type": "AgentError",
+     "node": "ask", "file": "graph.yaml", "line": 14, "column": 5}}
+
+A row that completed in an earlier run of the batch is written the same way
+(its results are read from its saved run): the output of a batch resumed after
+a crash is the output of one that never stopped.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from graphrt.base.errors import GraphError, GraphInterrupted
+from graphrt.base.jsvalue import escape_lone_surrogates, to_json_compatible
+from graphrt.base.secrets import Redactor
+
+__all__ = ["COMPLETED", "FAILED", "RowOutcome", "error_record"]
+
+COMPLETED = "completed"
+FAILED = "failed"
+
+
+@dataclass
+class RowOutcome:
+    """One row's end: `completed` with its results, or `failed` with its error (a GraphError, located).
+
+    `before` is True when the row had completed in an earlier run of the batch, so it did not run now.
+    """
+
+    id: str | int
+    index: int
+    status: str
+    results: dict[str, Any] | None = None
+    error: GraphError | None = None
+    before: bool = False
+    seconds: float = 0.0  # how long the row ran now (0 for a row done before)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == COMPLETED
+
+    def record(self) -> dict[str, Any]:
+        """The row as its output line holds it (without secrets in the error's text)."""
+        line: dict[str, Any] = {"row": self.id, "status": self.status}
+        if self.ok:
+            line["results"] = self.results
+        elif self.error is not None:
+            line["error"] = error_record(self.error)
+        return line
+
+    def json_line(self) -> str:
+        """The row as one line of JSON (no newline), whatever its results hold."""
+        record = self.record()
+        try:
+            text = json.dumps(to_json_compatible(record), ensure_ascii=False, separators=(", ", ": "))
+        except (TypeError, ValueError, RecursionError) as error:
+            problem = GraphError(f"the row's results cannot be written as JSON: {type(error).__name__}: "
+                                 f"{str(error).split(';')[0]}")
+            text = json.dumps({"row": self.id, "status": FAILED, "error": error_record(problem)}, ensure_ascii=False)
+        return escape_lone_surrogates(text)
+
+
+def error_record(error: GraphError) -> dict[str, Any]:
+    """A row's error as data: its one-line message (secrets masked), its type, and where it happened."""
+    record: dict[str, Any] = {"message": Redactor().text(str(error)), "type": type(error).__name__}
+    if error.node_id is not None:
+        record["node"] = error.node_id
+    if error.field:
+        record["field"] = error.field
+    location = error.location
+    if location is not None:
+        record.update({key: value for key, value in
+                       (("file", location.file), ("line", location.line), ("column", location.column))
+                       if value is not None})
+    if isinstance(error, GraphInterrupted):
+        record["question"] = Redactor().text(error.question)
+    return record

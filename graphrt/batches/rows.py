@@ -1,0 +1,121 @@
+"""A batch's input rows: one run per row, each row the values its run injects into static nodes.
+
+    {"question": "Who designed the Eiffel Tower?"}            row 1 (its line number)
+    {"id": "q2", "question": "When did Apollo 11 land?"}      row "q2" with `id_field="id"`
+
+Rows come from a JSONL file (one JSON object a line; blank lines do not count)
+or from any iterable of mappings. Each row has an id, stable from one run of the
+batch to the next, which names its saved run (`ledger.py`) and its output line:
+the row's line number in the file (its position, from 1, in an iterable), or
+the value of its `id_field`. A line that is not a JSON object is a row too, with
+the error that says where: it fails alone, and the other rows run.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping
+
+from graphrt.base.errors import GraphLoadError, Location
+
+__all__ = ["InputRow", "count_rows", "read_rows", "rows_of"]
+
+
+@dataclass(frozen=True)
+class InputRow:
+    """One row of a batch: its id, its place in the input, and what its run injects (or why it cannot run)."""
+
+    id: str | int
+    index: int  # 0-based position among the rows: the output's order
+    inject: dict[str, Any] = field(default_factory=dict)
+    error: GraphLoadError | None = None  # the row cannot be read: it fails with this, without running
+    location: Location | None = None  # the line it was read from
+
+
+def rows_of(rows: Iterable[Mapping[str, Any]] | str | Path, *, id_field: str | None = None) -> Iterator[InputRow]:
+    """The rows of a JSONL file (a path) or of an iterable of mappings, in order."""
+    if isinstance(rows, (str, Path)):
+        return read_rows(rows, id_field=id_field)
+    return _given_rows(rows, id_field)
+
+
+def read_rows(path: str | Path, *, id_field: str | None = None) -> Iterator[InputRow]:
+    """The rows of a JSONL file, read as they are needed (a file of millions of rows is never held whole).
+
+    Raises:
+        GraphLoadError: the file cannot be opened (a bad line is a row with an error instead).
+    """
+    name = str(path)
+    try:
+        file = open(path, encoding="utf-8")
+    except OSError as error:
+        raise GraphLoadError(f"cannot read the batch's rows: {error.strerror or error}", location=Location(name)) from None
+    return _file_rows(file, name, id_field)
+
+
+def count_rows(path: str | Path) -> int:
+    """How many rows a JSONL file has (its lines that are not blank), read fast, for the progress line's total."""
+    with open(path, "rb") as file:
+        return sum(1 for line in file if line.strip())
+
+
+def _file_rows(file: Any, name: str, id_field: str | None) -> Iterator[InputRow]:
+    with file:
+        index = 0
+        line_number = 0
+        while True:
+            try:
+                line = file.readline()
+            except UnicodeDecodeError as error:
+                raise GraphLoadError(f"not UTF-8 text after line {line_number} (save the file as UTF-8): {error.reason}",
+                                     location=Location(name, line_number + 1)) from None
+            if not line:
+                return
+            line_number += 1
+            if not line.strip():
+                continue
+            location = Location(name, line_number)
+            try:
+                values = json.loads(line)
+            except ValueError as error:
+                column = getattr(error, "colno", None)
+                yield _bad_row(line_number, index, location, f"not a JSON object: {getattr(error, 'msg', error)}",
+                               column)
+            except RecursionError:
+                yield _bad_row(line_number, index, location, "the row is nested too deeply to read")
+            else:
+                yield _row(values, line_number, index, id_field, location)
+            index += 1
+
+
+def _given_rows(rows: Iterable[Mapping[str, Any]], id_field: str | None) -> Iterator[InputRow]:
+    for index, values in enumerate(rows):
+        yield _row(values, index + 1, index, id_field, None)
+
+
+def _row(values: Any, default_id: int, index: int, id_field: str | None, location: Location | None) -> InputRow:
+    if not isinstance(values, Mapping):
+        return _bad_row(default_id, index, location,
+                        f"a row must be a JSON object of node ids and values, not {_kind(values)}")
+    inject = dict(values)
+    if id_field is None:
+        return InputRow(default_id, index, inject, location=location)
+    row_id = inject.pop(id_field, None)
+    if not isinstance(row_id, (str, int)) or isinstance(row_id, bool) or row_id == "":
+        return _bad_row(default_id, index, location, f"the row has no {id_field!r} (its id): "
+                        f"{'it is missing' if row_id is None else f'it is {_kind(row_id)}, not a string or integer'}")
+    return InputRow(row_id, index, inject, location=location)
+
+
+def _bad_row(row_id: int, index: int, location: Location | None, message: str, column: int | None = None) -> InputRow:
+    if location is not None and column is not None:
+        location = Location(location.file, location.line, column)
+    return InputRow(row_id, index, error=GraphLoadError(message, location=location), location=location)
+
+
+def _kind(value: Any) -> str:
+    names = {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number",
+             type(None): "null", dict: "an object"}
+    return names.get(type(value), type(value).__name__)

@@ -1,0 +1,171 @@
+"""`Batch`: one run of a graph per input row, `concurrency` rows at a time, each row's outcome to a sink.
+
+A row that fails does not stop the others: its outcome is `failed` with the
+located error (a row that cannot be read, names no static node, or whose run
+fails). The sink gets the outcomes in input order (a row that finishes early
+waits for those before it), or as they finish with `ordered=False`.
+
+Where a row runs:
+- in this process (no executor): `concurrency` runs at once on this event loop,
+  each saved as it goes when the batch has a ledger (a row cut off continues
+  from its last completed node when the batch runs again);
+- on an executor (`executor.run_whole`: Ray runs each row as one task on the
+  cluster): the driver only schedules rows, so the cluster's size, not the
+  driver, bounds the throughput; the ledger saves each row's end.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any, Callable, Iterable
+
+import anyio
+
+from graphrt.base.errors import GraphError, GraphValidationError
+from graphrt.durable.runs import arun_checkpointed
+from graphrt.engine.executor import Executor
+from graphrt.engine.graph import Graph
+from graphrt.engine.options import RunOptions
+from graphrt.graphdata.spec import check_injectable
+from graphrt.batches.ledger import Ledger
+from graphrt.batches.outcome import COMPLETED, FAILED, RowOutcome
+from graphrt.batches.progress import BatchProgress
+from graphrt.batches.rows import InputRow
+
+__all__ = ["Batch", "DEFAULT_CONCURRENCY"]
+
+DEFAULT_CONCURRENCY = 8  # GraphAI's default for the nodes of one graph; rows are runs of it
+
+Sink = Callable[[RowOutcome], Any]
+
+
+class Batch:
+    """How a batch runs: the graph, how many rows at once, where they are saved and where they run.
+
+    Args:
+        graph: the prepared graph (its executor, if any, is where each row's agent calls run).
+        concurrency: rows running at once (on an executor: whole runs in flight on the cluster).
+        ledger: where rows are saved and looked up (None: nothing saved, every row runs).
+        executor: runs each row as a whole run elsewhere (`Executor.run_whole`); None: in this process.
+        timeout: seconds each row's run may take.
+        all_results: every node's result in a row's results, not only the `isResult` nodes'.
+        ordered: outcomes to the sink in input order (else as they finish).
+        progress: the counters to keep (a display reads them).
+    """
+
+    def __init__(self, graph: Graph, *, concurrency: int = DEFAULT_CONCURRENCY, ledger: Ledger | None = None,
+                 executor: Executor | None = None, timeout: float | None = None, all_results: bool = False,
+                 ordered: bool = True, progress: BatchProgress | None = None) -> None:
+        if concurrency < 1:
+            raise ValueError(f"a batch runs at least one row at a time, not {concurrency}")
+        self.graph = graph
+        self.concurrency = concurrency
+        self.ledger = ledger
+        self.executor = executor
+        self.timeout = timeout
+        self.all_results = all_results
+        self.ordered = ordered
+        self.progress = progress if progress is not None else BatchProgress()
+        self._ids: dict[str | int, InputRow] = {}
+
+    async def run(self, rows: Iterable[InputRow], sink: Sink) -> BatchProgress:
+        """Runs every row; each outcome goes to `sink`. Returns the counters at the end.
+
+        Raises:
+            GraphLoadError: the rows' file cannot be read further (a bad row fails alone).
+        """
+        emit = _InOrder(sink) if self.ordered else sink
+        source = iter(rows)
+        async with anyio.create_task_group() as group:
+            for _ in range(self.concurrency):
+                group.start_soon(self._worker, source, emit)
+        return self.progress
+
+    async def _worker(self, source: Any, emit: Sink) -> None:
+        for row in source:  # the workers share one iterator: each row is taken once, in order
+            outcome = await self._outcome(row)
+            if outcome.before:
+                self.progress.before += 1
+            elif outcome.ok:
+                self.progress.completed += 1
+            else:
+                self.progress.failed += 1
+            emit(outcome)
+
+    async def _outcome(self, row: InputRow) -> RowOutcome:
+        if row.error is not None:
+            return RowOutcome(row.id, row.index, FAILED, error=row.error)
+        same = self._ids.setdefault(row.id, row)
+        if same is not row:
+            where = f" ({same.location})" if same.location is not None else ""
+            return _failed(row, GraphError(f"row id {row.id!r} is also the id of an earlier row{where}: "
+                                           "each row needs its own id"))
+        try:
+            for node_id in row.inject:
+                check_injectable(self.graph.spec, node_id)
+        except GraphValidationError as error:  # the row is where the mistake is, not the graph
+            issue = dataclasses.replace(error.issues[0], location=row.location)
+            return _failed(row, GraphValidationError([issue]))
+        if self.ledger is not None:
+            try:
+                before = await self.ledger.done_before(row)
+            except GraphError as error:
+                return _failed(row, error)
+            if before is not None:
+                return before
+        self.progress.running += 1
+        started = time.perf_counter()
+        try:
+            results = await self._run(row)
+        except GraphError as error:
+            return _failed(row, error, time.perf_counter() - started)
+        except Exception as error:  # noqa: BLE001 - a row's failure of any kind is that row's alone
+            return _failed(row, GraphError.from_exception(error, doing="the row's run failed"),
+                           time.perf_counter() - started)
+        finally:
+            self.progress.running -= 1
+        return RowOutcome(row.id, row.index, COMPLETED, results=results, seconds=time.perf_counter() - started)
+
+    async def _run(self, row: InputRow) -> dict[str, Any]:
+        options = RunOptions(inject=row.inject, all_results=self.all_results, timeout=self.timeout)
+        if self.executor is None:
+            if self.ledger is None:
+                return await self.graph.arun(options)
+            return await arun_checkpointed(self.graph, self.ledger.store, run_id=self.ledger.run_id(row),
+                                           inject=row.inject, all_results=self.all_results, timeout=self.timeout)
+        if self.ledger is None:
+            return await self.executor.run_whole(self.graph, options)
+        await self.ledger.started(self.graph, row)
+        results: dict[str, Any] | None = None
+        error: GraphError | None = None
+        try:
+            results = await self.executor.run_whole(self.graph, options.replace(run_id=self.ledger.run_id(row)))
+            return results
+        except GraphError as failed:
+            error = failed
+            raise
+        finally:
+            await self.ledger.finished(row, results, error)
+
+
+def _failed(row: InputRow, error: GraphError, seconds: float = 0.0) -> RowOutcome:
+    """A failed row; an error that says nothing of where (no node, no place) is placed at the row's line."""
+    if error.node_id is None and error.location is None and row.location is not None:
+        error.location = row.location
+    return RowOutcome(row.id, row.index, FAILED, error=error, seconds=seconds)
+
+
+class _InOrder:
+    """Hands outcomes on in input order: each waits until those of every earlier row have gone."""
+
+    def __init__(self, sink: Sink) -> None:
+        self.sink = sink
+        self.next = 0
+        self.waiting: dict[int, RowOutcome] = {}
+
+    def __call__(self, outcome: RowOutcome) -> None:
+        self.waiting[outcome.index] = outcome
+        while self.next in self.waiting:
+            self.sink(self.waiting.pop(self.next))
+            self.next += 1

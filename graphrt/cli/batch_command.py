@@ -1,0 +1,140 @@
+"""`graphrt batch GRAPH ROWS.jsonl`: run a graph once per input row; each row's outcome as a line of JSONL.
+
+    graphrt batch qa.yaml questions.jsonl -o answers.jsonl            # 8 rows at a time, in this process
+    graphrt batch qa.yaml questions.jsonl -o answers.jsonl            # again after a crash: done rows are skipped
+    graphrt batch qa.yaml questions.jsonl --executor ray --address auto --concurrency 64   # rows as Ray tasks
+
+Each line of ROWS is a JSON object of static node ids and the values to inject
+(`{"question": "..."}`); each output line is `{"row", "status", "results"}` or,
+for a row that failed, `{"row", "status": "failed", "error": {message, type, node,
+file, line}}`, in input order (`--unordered`: as rows finish). A failed row does
+not stop the others; the command exits with 1 when any row failed.
+
+Rows are saved as they go to a checkpoint store (`--checkpoint`, by default
+`OUTPUT.runs.db` beside `-o OUTPUT`, else `ROWS.runs.db` in the current folder),
+one run per row named `BATCH/ROW`: run the same command again and the rows that
+completed are not run again (their saved results are written), the others run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from contextlib import nullcontext, redirect_stdout
+from pathlib import Path
+from typing import Any, TextIO
+
+from graphrt.base.errors import GraphError, GraphValidationError
+from graphrt.checkpoint import describe_targets
+from graphrt.cli.agent_modules import add_agents_option, registry_for
+from graphrt.cli.executor_option import add_executor_option, executor_for
+from graphrt.cli.local_model_option import add_local_model_option, apply_local_model
+from graphrt.cli.run_command import _print_warnings, format_warning, run_config
+from graphrt.engine.graph import Graph
+
+__all__ = ["add_parser", "default_checkpoint"]
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("batch", help="run a graph once per row of a JSONL file; results as JSONL",
+                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("file", help="a graph file (YAML or JSON)")
+    parser.add_argument("rows", help="the input rows: a JSONL file, one JSON object of node ids and values a line")
+    parser.add_argument("-o", "--output", metavar="FILE.jsonl", help="write the rows' outcomes to FILE (default: stdout)")
+    parser.add_argument("--concurrency", type=_positive, metavar="N",
+                        help="rows running at once (default: 8; with --executor, the cluster's CPUs)")
+    parser.add_argument("--checkpoint", metavar="PATH",
+                        help=f"save each row's run to PATH ({describe_targets()}); default: OUTPUT.runs.db beside "
+                        "-o OUTPUT, else ROWS.runs.db in the current folder")
+    parser.add_argument("--no-checkpoint", action="store_true", help="save nothing: every row runs, every time")
+    parser.add_argument("--batch-id", metavar="ID",
+                        help="names the batch's runs in the store, ID/ROW (default: GRAPH:ROWS, the files' names)")
+    parser.add_argument("--id-field", metavar="KEY", help="the rows' field that is their id (default: the line number)")
+    parser.add_argument("--unordered", action="store_true", help="write each row as it finishes, not in input order")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="stop a row's run after SECONDS (it fails)")
+    parser.add_argument("--all", action="store_true", help="every node's result in a row's results, not only isResult nodes")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no warnings, no progress line")
+    parser.add_argument("--config", metavar="FILE", help="the agents' config (JSON or YAML), as for 'graphrt run'")
+    parser.add_argument("--mcp-config", metavar="FILE.json", help="MCP servers for the runs, as for 'graphrt run'")
+    add_agents_option(parser)
+    add_executor_option(parser)
+    add_local_model_option(parser)
+    parser.set_defaults(handler=handle)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"at least 1 row at a time, not {value}")
+    return value
+
+
+def default_checkpoint(args: argparse.Namespace) -> str | None:
+    """Where the rows are saved: `--checkpoint`, else beside the output, else ROWS.runs.db here; None: not saved."""
+    if args.no_checkpoint:
+        return None
+    if args.checkpoint:
+        return args.checkpoint
+    if args.output:
+        return f"{args.output}.runs.db"
+    return f"{Path(args.rows).stem}.runs.db"
+
+
+def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
+    from graphrt.api import batch, default_batch_id
+    from graphrt.batches import BatchProgress, count_rows
+
+    apply_local_model(args)
+    stderr = stderr or sys.stderr
+    if args.no_checkpoint and args.checkpoint:
+        raise GraphError("--checkpoint and --no-checkpoint: give one")
+    try:
+        graph = Graph(args.file, agents=registry_for(args), config=run_config(args))
+    except GraphValidationError:
+        if not args.quiet:
+            _print_warnings(args.file, registry_for(args), stderr)
+        raise
+    if not args.quiet:
+        for issue in graph.warnings:
+            print(format_warning(issue), file=stderr)
+    try:
+        total = count_rows(args.rows)
+    except OSError as error:
+        raise GraphError(f"{args.rows}: cannot read the batch's rows: {error.strerror or error}") from None
+    progress = BatchProgress(total=total)
+    display = None
+    if not args.quiet:
+        from graphrt.cli.batch_display import BatchDisplay
+
+        display = BatchDisplay(progress, stderr)
+    failed = 0
+    checkpoint = default_checkpoint(args)
+    output = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+
+    def write(outcome: Any) -> None:
+        nonlocal failed
+        output.write(outcome.json_line() + "\n")
+        output.flush()  # a killed batch leaves whole lines, each row saved before it is written
+        failed += not outcome.ok
+        if display is not None:
+            display.row_finished()
+
+    try:
+        # What agents and `console` print goes to stderr: the output holds the rows' lines alone.
+        with executor_for(args) as executor, redirect_stdout(stderr) if output is sys.stdout else nullcontext():
+            batch(graph, args.rows, concurrency=args.concurrency, checkpoint=checkpoint,
+                  batch_id=args.batch_id or default_batch_id(graph, args.rows), id_field=args.id_field,
+                  ordered=not args.unordered, on_row=write, progress=progress, executor=executor,
+                  timeout=args.timeout, all_results=args.all, keep=False)
+    finally:
+        if display is not None:
+            display.close()
+        if output is not sys.stdout:
+            output.close()
+    if failed and not args.quiet:
+        saved = f"; run the command again to retry them (saved in {checkpoint})" if checkpoint else ""
+        print(f"graphrt: {failed:,} of {total:,} rows failed{saved}", file=stderr)
+    return 1 if failed else 0
