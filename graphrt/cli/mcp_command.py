@@ -46,13 +46,16 @@ def handle(args: argparse.Namespace) -> int:
     if args.http is None:
         anyio.run(server.serve_stdio)
         return 0
-    import uvicorn
+    from graphrt.cli.listen import bind, serve_app, url_of
 
     key = args.key or os.environ.get("GRAPHRT_MCP_KEY") or None
     if args.host not in ("127.0.0.1", "localhost", "::1") and not key:
         print("graphrt: serving beyond loopback needs a key (--key or GRAPHRT_MCP_KEY)", file=sys.stderr)
         return 2
     app = server.http_app(host=args.host, key=key)
-    print(f"graphrt: {len(tools)} graph tool(s) at http://{args.host}:{args.http}/mcp", file=sys.stderr)
-    uvicorn.run(app, host=args.host, port=args.http, log_level="warning")
-    return 0
+    sock = bind(args.host, args.http)
+
+    def listening() -> None:  # once the socket takes connections: a port that is taken prints no URL
+        print(f"graphrt: {len(tools)} graph tool(s) at {url_of(sock, '/mcp')}", file=sys.stderr, flush=True)
+
+    return serve_app(app, sock, on_listening=listening)

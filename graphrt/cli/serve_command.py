@@ -88,8 +88,7 @@ def _extensions(args: argparse.Namespace, catalog: "GraphCatalog") -> list[Any]:
 
 
 def _serve(args: argparse.Namespace, catalog: "GraphCatalog") -> int:  # noqa: F821 - imported in handle
-    import uvicorn
-
+    from graphrt.cli.listen import bind, serve_app, url_of
     from graphrt.serve import create_app
 
     if not _is_loopback(args.host) and not args.api_key:
@@ -97,30 +96,11 @@ def _serve(args: argparse.Namespace, catalog: "GraphCatalog") -> int:  # noqa: F
               f"(set {API_KEY_ENV})", file=sys.stderr)
     app = create_app(catalog, args.checkpoint, max_runs=args.max_runs, max_queue=args.max_queue,
                      api_key=args.api_key, max_body=args.max_body, extensions=_extensions(args, catalog))
-    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=5)
-    server = uvicorn.Server(config)
+    sock = bind(args.host, args.port)  # before anything prints: a taken port is one line, and nothing was served
     names = ", ".join(sorted(catalog.graphs))
     print(f"graphrt: serving {len(catalog.graphs)} graph(s) ({names})", file=sys.stderr)
 
-    async def started_message() -> None:
-        import anyio
+    def listening() -> None:
+        print(f"graphrt: listening on {url_of(sock)}", file=sys.stderr, flush=True)
 
-        while not server.started:
-            await anyio.sleep(0.05)
-        for listener in server.servers:
-            for sock in listener.sockets:
-                host, port = sock.getsockname()[:2]
-                print(f"graphrt: listening on http://{host}:{port}/", file=sys.stderr, flush=True)
-
-    async def main() -> None:
-        import anyio
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(started_message)
-            await server.serve()
-            tg.cancel_scope.cancel()
-
-    import asyncio
-
-    asyncio.run(main())
-    return 0
+    return serve_app(app, sock, on_listening=listening)

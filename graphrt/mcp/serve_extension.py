@@ -12,6 +12,9 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
+import mcp.server  # noqa: F401 - the SDK, imported here: without it this module is an ImportError, and serve goes on
+                   # without /mcp (GraphToolServer imports it only when built, past serve's guard)
+
 from graphrt.mcp.graph_tools import graph_tool
 from graphrt.mcp.server import GraphToolServer
 
