@@ -1,14 +1,13 @@
 """Every state a node or a run can be in, each vocabulary named once; logs, files and the API use the values as-is.
 
-Three audiences read states, so there are three vocabularies, each with a reason
-not to be one of the others:
+A node has one vocabulary, `NodeState`, that the engine, the API's run states
+and node events, and the viewer page share: GraphAI's values, so logs read as
+GraphAI's, and one of graphrt's own, `interrupted` (its agent asked a person), so
+no client reads a question from an error's text. A run has two:
 
-    NodeState        a node in the engine: GraphAI's values, so logs read as GraphAI's
     RunStatus        a run as a checkpoint store saves it: written into files and databases,
                      so its values never change
     ServedRunStatus  a run as `graphrt serve`'s API and viewer show it (a run may be queued there)
-    ServedNodeState  a node as the API and viewer show it: the interrupted (asking) node has a
-                     state of its own, so no client reads it from an error's text
 
 `served_status` is how a saved run is shown. The viewer page reads these values
 from the server (`vocabulary()`, embedded in the page), never restating them.
@@ -19,11 +18,15 @@ from __future__ import annotations
 from enum import StrEnum, nonmember
 from typing import Any
 
-__all__ = ["NodeState", "RunStatus", "ServedRunStatus", "ServedNodeState", "served_status", "vocabulary"]
+__all__ = ["NodeState", "RunStatus", "ServedRunStatus", "served_status", "vocabulary"]
 
 
 class NodeState(StrEnum):
-    """Where a node is in its life in the engine; the values are GraphAI's, so logs read the same."""
+    """Where a node is in its life: in the engine, in the API and on the viewer page alike.
+
+    The values are GraphAI's, so logs read the same, but for INTERRUPTED, which
+    GraphAI lacks. A node being retried stays EXECUTING (its events count the attempts).
+    """
 
     WAITING = "waiting"
     QUEUED = "queued"
@@ -32,7 +35,10 @@ class NodeState(StrEnum):
     FAILED = "failed"
     TIMED_OUT = "timed-out"
     SKIPPED = "skipped"
-    ABORTED = "abort"
+    ABORTED = "abort"  # cancelled while queued or executing (the run was cancelled, or failed elsewhere)
+    INTERRUPTED = "interrupted"  # its agent asked a person a question: the run waits for the answer
+
+    ENDED = nonmember(frozenset({COMPLETED, FAILED, TIMED_OUT, SKIPPED, ABORTED}))
 
 
 class RunStatus(StrEnum):
@@ -63,19 +69,6 @@ class ServedRunStatus(StrEnum):
     SETTLED = nonmember(frozenset({INTERRUPTED, FINISHED, FAILED, CANCELLED}))  # what `?wait=true` waits for
 
 
-class ServedNodeState(StrEnum):
-    """A top-level node as `graphrt serve` shows it, in a run's `nodes` and in its node events' `state`."""
-
-    WAITING = "waiting"
-    QUEUED = "queued"
-    RUNNING = "running"
-    RETRYING = "retrying"  # an attempt failed; the node runs again
-    DONE = "done"
-    FAILED = "failed"  # failed or timed out
-    SKIPPED = "skipped"
-    INTERRUPTED = "interrupted"  # its agent asked a question: the run waits for the answer
-
-
 _SERVED_STATUS = {
     RunStatus.RUNNING: ServedRunStatus.QUEUED,  # saved, not finished: it goes back in the queue
     RunStatus.INTERRUPTED: ServedRunStatus.INTERRUPTED,
@@ -96,5 +89,6 @@ def vocabulary() -> dict[str, Any]:
         "runStatus": {member.name: member.value for member in ServedRunStatus},
         "runEnded": sorted(ServedRunStatus.ENDED),
         "runSettled": sorted(ServedRunStatus.SETTLED),
-        "nodeState": {member.name: member.value for member in ServedNodeState},
+        "nodeState": {member.name: member.value for member in NodeState},
+        "nodeEnded": sorted(NodeState.ENDED),
     }

@@ -21,13 +21,13 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, TextIO
 
-from graphrt.base.errors import GraphInterrupted
 from graphrt.observe.events import (
     AgentProgress,
     Event,
     LlmCallFinished,
     LoopIteration,
     NodeFailed,
+    NodeInterrupted,
     NodeRetried,
     NodeTimedOut,
     RunFinished,
@@ -127,6 +127,7 @@ class ProgressDisplay:
             NodeRetried: self._retried,
             NodeTimedOut: self._timed_out,
             NodeFailed: self._failed,
+            NodeInterrupted: self._asks,
             LoopIteration: self._loop,
             TokenDelta: self._token,
             ToolCalled: self._tool_called,
@@ -258,11 +259,10 @@ class ProgressDisplay:
         self._line(f"timeout  {node_name(event.path, event.node_id)}  {_message(event.error)}")
 
     def _failed(self, event: NodeFailed) -> None:
-        name = node_name(event.path, event.node_id)
-        if isinstance(event.error, GraphInterrupted):
-            self._line(f"asks     {name}  {event.error.question}")
-        else:
-            self._line(f"FAILED   {name}  {_message(event.error)}")
+        self._line(f"FAILED   {node_name(event.path, event.node_id)}  {_message(event.error)}")
+
+    def _asks(self, event: NodeInterrupted) -> None:
+        self._line(f"asks     {node_name(event.path, event.node_id)}  {event.question}")
 
     def _loop(self, event: LoopIteration) -> None:
         if not event.index:

@@ -25,7 +25,7 @@ from typing import Any, Mapping
 
 import anyio
 
-from graphrt.base.errors import GraphError, GraphValidationError, ResolveError, ValidationIssue
+from graphrt.base.errors import GraphError, GraphInterrupted, GraphValidationError, ResolveError, ValidationIssue
 from graphrt.base.jsvalue import UNDEFINED, is_logically_true
 from graphrt.checkpoint.snapshot import RunSnapshot
 from graphrt.engine.context import RunContext
@@ -405,7 +405,10 @@ class GraphRun:
     def _fail(self, node: NodeRun, outcome: Outcome) -> None:
         """Marks a node failed (or timed out, or asking a person) with its error."""
         _, error, timed_out, _ = outcome
-        node.state = NodeState.TIMED_OUT if timed_out else NodeState.FAILED
+        if isinstance(error, GraphInterrupted):
+            node.state = NodeState.INTERRUPTED
+        else:
+            node.state = NodeState.TIMED_OUT if timed_out else NodeState.FAILED
         node.error = error
         for hook in self.observers.node_failed:
             hook(run_id=self.run_id, path=self.path, node_id=node.spec.node_id, error=error, timed_out=timed_out)

@@ -16,6 +16,8 @@ from typing import Any, Callable
 
 import anyio
 
+from graphrt.base.states import NodeState
+
 __all__ = [
     "Event",
     "RunStarted",
@@ -28,6 +30,7 @@ __all__ = [
     "NodeTimedOut",
     "NodeSkipped",
     "NodeAborted",
+    "NodeInterrupted",
     "LoopIteration",
     "TokenDelta",
     "AgentProgress",
@@ -40,6 +43,7 @@ __all__ = [
     "EventStream",
     "Subscriber",
     "failure_event",
+    "node_state_after",
 ]
 
 
@@ -135,6 +139,18 @@ class NodeAborted(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class NodeInterrupted(Event):
+    """A node's agent asked a person `question`: the node did not fail, its run waits for the answer.
+
+    `key` is where the answer goes when the run is resumed (graphrt.durable).
+    """
+
+    node_id: str
+    question: str
+    key: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class LoopIteration(Event):
     """A looping graph starts iteration `index` (0 is the first)."""
 
@@ -211,6 +227,25 @@ class EventsDropped(Event):
     """An EventStream's reader fell behind and `count` events were not delivered."""
 
     count: int
+
+
+def node_state_after(event: Event) -> NodeState | None:
+    """The state a node is in after `event`, as the engine sets it (None: the event changes no node's state)."""
+    if isinstance(event, NodeFailed):
+        if isinstance(event, NodeRetried):
+            return NodeState.EXECUTING  # between attempts: the node runs again
+        return NodeState.TIMED_OUT if event.timed_out or isinstance(event, NodeTimedOut) else NodeState.FAILED
+    return _STATE_AFTER.get(type(event))
+
+
+_STATE_AFTER: dict[type[Event], NodeState] = {
+    NodeQueued: NodeState.QUEUED,
+    NodeStarted: NodeState.EXECUTING,
+    NodeCompleted: NodeState.COMPLETED,
+    NodeInterrupted: NodeState.INTERRUPTED,
+    NodeSkipped: NodeState.SKIPPED,
+    NodeAborted: NodeState.ABORTED,
+}
 
 
 Subscriber = Callable[[Event], Any]

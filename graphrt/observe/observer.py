@@ -19,12 +19,14 @@ from __future__ import annotations
 
 from typing import Any, Awaitable, Callable, Iterable, Mapping
 
+from graphrt.base.errors import GraphInterrupted
 from graphrt.observe.events import (
     Emitter,
     Event,
     LoopIteration,
     NodeAborted,
     NodeCompleted,
+    NodeInterrupted,
     NodeQueued,
     NodeSkipped,
     NodeStarted,
@@ -147,6 +149,10 @@ class EventObserver(RunObserver):
 
     def node_failed(self, *, run_id: str, path: Path, node_id: str, error: BaseException, timed_out: bool,
                     **future: Any) -> None:
+        if isinstance(error, GraphInterrupted):  # a question for a person, not a failure: an event of its own
+            self.emitter.emit(NodeInterrupted(run_id=run_id, path=path, node_id=node_id, question=error.question,
+                                              key=error.key))
+            return
         self.emitter.emit(failure_event(run_id=run_id, path=path, node_id=node_id, error=error, timed_out=timed_out,
                                         will_retry=False))
 

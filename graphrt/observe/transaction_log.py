@@ -19,11 +19,13 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
+from graphrt.base.states import NodeState
 from graphrt.observe.events import (
     Event,
     LoopIteration,
     NodeCompleted,
     NodeFailed,
+    NodeInterrupted,
     NodeQueued,
     NodeRetried,
     NodeSkipped,
@@ -124,6 +126,9 @@ class TransactionLog:
                 entry.start_time = event.time
         elif isinstance(event, NodeCompleted):
             entry.state, entry.result, entry.end_time = "completed", event.result, event.time
+            self._open.pop(key, None)
+        elif isinstance(event, NodeInterrupted):
+            entry.state, entry.error_message, entry.end_time = NodeState.INTERRUPTED, event.question, event.time
             self._open.pop(key, None)
         elif isinstance(event, NodeRetried):
             entry.error_message = getattr(event.error, "message", None) or str(event.error)

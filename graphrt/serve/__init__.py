@@ -9,7 +9,7 @@ Layer: above graphrt.durable and graphrt.api, below graphrt.cli.
     app.py      the Starlette routes and the viewer page; security.py the API key and body limit
     openapi.py  the OpenAPI document; static/ the viewer (plain HTML, CSS and JS, no build step)
 
-Run statuses and node states are graphrt.base.states' ServedRunStatus and ServedNodeState.
+Run statuses are graphrt.base.states' ServedRunStatus; node states are the engine's NodeState.
 """
 
 from graphrt.serve.app import create_app

@@ -5,7 +5,8 @@
 
 Routes (the OpenAPI document at /openapi.json describes them): GET /graphs,
 POST /graphs/{name}/runs, GET /runs, GET /runs/{id}, GET /runs/{id}/events
-(Server-Sent Events), POST /runs/{id}/resume, POST /runs/{id}/cancel, GET /health,
+(Server-Sent Events), GET /runs/{id}/nodes and /runs/{id}/nodes/{key} (what the run's
+nodes did: graphrt.serve.node_routes), POST /runs/{id}/resume, POST /runs/{id}/cancel, GET /health,
 and the viewer page at GET / with its files under /static/.
 
 Other features plug in as an `Extension` (the MCP endpoint, say): its routes are
@@ -31,6 +32,7 @@ from starlette.routing import BaseRoute, Route
 from graphrt.base.errors import GraphError, RequestError
 from graphrt.base.states import vocabulary
 from graphrt.checkpoint import CheckpointTarget
+from graphrt.serve import node_routes
 from graphrt.serve.catalog import GraphCatalog
 from graphrt.serve.openapi import openapi_document
 from graphrt.serve.runs import RunNotFound, RunService, ServedRun
@@ -292,6 +294,8 @@ def create_app(
         Route("/runs", list_runs),
         Route("/runs/{run_id}", get_run),
         Route("/runs/{run_id}/events", run_events),
+        Route("/runs/{run_id}/nodes", _handled(node_routes.list_nodes)),
+        Route("/runs/{run_id}/nodes/{key:path}", _handled(node_routes.get_node)),
         Route("/runs/{run_id}/resume", resume_run, methods=["POST"]),
         Route("/runs/{run_id}/cancel", cancel_run, methods=["POST"]),
         *(route for extension in extensions for route in extension.routes(service)),

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphrt.base.states import ServedNodeState, ServedRunStatus
+from graphrt.base.states import NodeState, ServedRunStatus
 
 __all__ = ["openapi_document"]
 
 _STATUS = [status.value for status in ServedRunStatus]
-_NODE_STATE = [state.value for state in ServedNodeState]
+_NODE_STATE = [state.value for state in NodeState]
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -65,6 +65,9 @@ _SCHEMAS: dict[str, Any] = {
             "results": {"type": "object", "description": "once finished"},
             "error": {"type": "string", "description": "once failed: FILE:LINE:COL: node ..., as the CLI prints it"},
             "question": {"type": "string", "description": "while interrupted: what the run asks"},
+            "answers": {"type": "array", "description": "what people answered, in order",
+                        "items": {"type": "object", "properties": {"key": {"type": "string"}, "answer": {},
+                                                                   "time": {"type": "number"}}}},
             "created_at": {"type": "number"},
             "updated_at": {"type": "number"},
             "last_event_id": {"type": "integer"},
@@ -72,6 +75,32 @@ _SCHEMAS: dict[str, Any] = {
             "events_url": {"type": "string"},
         },
     },
+    "NodeSummary": {
+        "type": "object",
+        "required": ["key", "node_id", "path", "state"],
+        "description": "what a node of a run did, without its values",
+        "properties": {
+            "key": {"type": "string", "description": "nested graphs' node ids and map rows, then the node's id: a/0/b"},
+            "node_id": {"type": "string"}, "path": {"type": "array"},
+            "state": {"type": "string", "enum": _NODE_STATE}, "agent": {"type": "string"},
+            "iteration": {"type": "integer"}, "iterations": {"type": "integer"}, "attempts": {},
+            "queued_at": {"type": "number"}, "started_at": {"type": "number"}, "ended_at": {"type": "number"},
+            "asked_at": {"type": "number"}, "answered_at": {"type": "number"},
+            "duration": {"type": "number", "description": "seconds its agent ran"},
+            "waited": {"type": "number", "description": "seconds it waited for a person's answer"},
+            "error": {"type": "object", "properties": {"text": {"type": "string"}, "type": {"type": "string"},
+                                                       "field": {"type": "string"}, "location": {"type": "object"}}},
+            "question": {"type": "string"},
+        },
+    },
+    "Node": {"allOf": [_ref("NodeSummary"), {"type": "object", "properties": {
+        "inputs": {"description": "its inputs as resolved (redacted as traces are)"}, "result": {},
+        "tokens": {"type": "string", "description": "the text it streamed"},
+        "tool_calls": {"type": "array", "items": {"type": "object"}},
+        "progress": {"type": "array", "items": {"type": "object"}},
+        "history": {"type": "array", "description": "its runs in earlier iterations of a loop"},
+        "children": {"type": "array", "items": {"type": "string"}, "description": "keys of its nested graphs' nodes"},
+    }}]},
     "RunSummary": {
         "type": "object",
         "properties": {"id": {"type": "string"}, "graph": {"type": "string"},
@@ -130,6 +159,17 @@ def openapi_document() -> dict[str, Any]:
                 "responses": {"200": {"description": "the event stream",
                                       "content": {"text/event-stream": {"schema": {"type": "string"}}}},
                               "404": _ERROR}}},
+            "/runs/{run_id}/nodes": {"get": {
+                "summary": "What each node of the run did (nested graphs' nodes too), without values",
+                "operationId": "listRunNodes", "parameters": [_RUN_ID],
+                "responses": {"200": _json({"type": "object", "properties": {
+                    "nodes": {"type": "object", "additionalProperties": _ref("NodeSummary")}}}, "the nodes"),
+                    "404": _ERROR}}},
+            "/runs/{run_id}/nodes/{key}": {"get": {
+                "summary": "Everything about one node of the run: inputs, result, error, attempts, timings",
+                "operationId": "getRunNode",
+                "parameters": [_RUN_ID, {"name": "key", "in": "path", "required": True, "schema": {"type": "string"}}],
+                "responses": {"200": _json(_ref("Node"), "the node"), "404": _ERROR}}},
             "/runs/{run_id}/resume": {"post": {
                 "summary": "Answer the question an interrupted run asks, and continue it", "operationId": "resumeRun",
                 "parameters": [_RUN_ID, _WAIT],

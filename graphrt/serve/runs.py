@@ -9,7 +9,8 @@ rows leave off: completed nodes are not run again.
 
 Statuses and node states, as clients see them, are graphrt.base.states'
 ServedRunStatus (queued, running, interrupted: a node asked a question and
-`resume` answers it, finished, failed, cancelled) and ServedNodeState.
+`resume` answers it, finished, failed, cancelled) and, for nodes, the engine's
+own NodeState. What the server knows of each node is in the run's NodeLedger.
 """
 
 from __future__ import annotations
@@ -29,27 +30,21 @@ from anyio.abc import ObjectReceiveStream, ObjectSendStream
 
 from graphrt.base.errors import GraphError, GraphInterrupted, RequestError
 from graphrt.base.secrets import Redactor
-from graphrt.base.states import RunStatus, ServedNodeState, ServedRunStatus, served_status
+from graphrt.base.states import NodeState, RunStatus, ServedRunStatus, served_status
 from graphrt.checkpoint import (
     CheckpointStore,
     CheckpointTarget,
     RunRecord,
     open_store,
 )
+from graphrt.checkpoint.base import decode_value
 from graphrt.durable import afrom_checkpoint, arun_checkpointed, save_new_run
 from graphrt.engine.graph import Graph
-from graphrt.observe.events import (
-    Event,
-    NodeCompleted,
-    NodeFailed,
-    NodeQueued,
-    NodeRetried,
-    NodeSkipped,
-    NodeStarted,
-)
+from graphrt.observe.events import Event, node_state_after
 from graphrt.observe.trace import event_record
 from graphrt.serve.catalog import GraphCatalog, ServedGraph
 from graphrt.serve.events import EventLog
+from graphrt.serve.node_ledger import NodeLedger
 
 __all__ = ["QueueFull", "RunConflict", "RunNotFound", "RunService", "ServedRun"]
 
@@ -79,23 +74,6 @@ class QueueFull(RequestError):
         self.retry_after = retry_after
 
 
-def _node_state(event: Event) -> ServedNodeState | None:
-    """The state a node is in after `event` (None: the event says nothing about it)."""
-    if isinstance(event, NodeQueued):
-        return ServedNodeState.QUEUED
-    if isinstance(event, NodeStarted):
-        return ServedNodeState.RUNNING
-    if isinstance(event, NodeCompleted):
-        return ServedNodeState.DONE
-    if isinstance(event, NodeRetried):
-        return ServedNodeState.RETRYING
-    if isinstance(event, NodeFailed):
-        return ServedNodeState.INTERRUPTED if isinstance(event.error, GraphInterrupted) else ServedNodeState.FAILED
-    if isinstance(event, NodeSkipped):
-        return ServedNodeState.SKIPPED
-    return None
-
-
 class ServedRun:
     """One run as the server tracks it: its status, node states, outcome and event log."""
 
@@ -113,10 +91,9 @@ class ServedRun:
         self.results: Any = None
         self.error: str | None = None
         self.question: str | None = None
-        self.nodes: dict[str, ServedNodeState] = {
-            node["id"]: ServedNodeState.WAITING for node in graph.description.get("drawing", {}).get("nodes", [])
-            if node["kind"] == "computed"
-        }
+        self.answers: list[dict[str, Any]] = []  # what people answered, in order: {"key", "answer", "time"}
+        self.ledger = NodeLedger([node["id"] for node in graph.description.get("drawing", {}).get("nodes", [])
+                                  if node["kind"] == "computed"])
         self.events = EventLog(event_limit)
         self.cancel_requested = False
         self.scope: anyio.CancelScope | None = None
@@ -134,21 +111,21 @@ class ServedRun:
         try:
             anyio.from_thread.run_sync(self._record_event, event)
         except RuntimeError:  # a thread anyio did not start: record it, readers poll
-            self.events.append(self._record(event), notify=False)
+            self._record_event(event, notify=False)
 
-    def _record(self, event: Event) -> dict[str, Any]:
-        """The event as readers get it; a node's event also names the `state` it leaves the node in."""
+    @property
+    def nodes(self) -> dict[str, NodeState]:
+        """The top-level nodes' states."""
+        return self.ledger.states()
+
+    def _record_event(self, event: Event, *, notify: bool = True) -> None:
+        """Logs the event as readers get it (a node's event names the `state` it leaves the node in)."""
         record = event_record(event, self._redactor)
-        state = _node_state(event)
+        state = node_state_after(event)
         if state is not None:
             record["state"] = state
-        return record
-
-    def _record_event(self, event: Event) -> None:
-        record = self._record(event)
-        if not event.path and "state" in record and getattr(event, "node_id", None):
-            self.nodes[event.node_id] = record["state"]  # type: ignore[attr-defined]
-        self.events.append(record)
+        self.ledger.record(event, record)
+        self.events.append(record, notify=notify)
 
     def set_status(self, status: ServedRunStatus, *, results: Any = None, error: str | None = None,
                    question: str | None = None) -> None:
@@ -158,6 +135,7 @@ class ServedRun:
             self.started_at = self.updated_at
         if status in ServedRunStatus.ENDED:
             self.ended_at = self.updated_at
+            self.ledger.settle(NodeState.ABORTED)  # what was still queued or running will not go on
         self.results = results
         self.error = error
         self.question = question
@@ -185,6 +163,8 @@ class ServedRun:
             outcome["error"] = self.error
         if self.question is not None:
             outcome["question"] = self.question
+        if self.answers:
+            outcome["answers"] = list(self.answers)
         return outcome
 
     def to_json(self) -> dict[str, Any]:
@@ -292,11 +272,24 @@ class RunService:
             run.error = record.detail.get("error")
         if record.status == RunStatus.COMPLETED:
             run.results = self.redactor.value(record.results)
+        results = {}
         for row in await self.store.get_rows(record.run_id):
-            if row.kind == "node" and row.key in run.nodes:
-                run.nodes[row.key] = ServedNodeState.DONE
-        if record.status == RunStatus.INTERRUPTED and record.detail.get("node_id") in run.nodes:
-            run.nodes[record.detail["node_id"]] = ServedNodeState.INTERRUPTED
+            if row.kind in ("node", "answer") and (row.kind == "answer" or row.key in run.nodes):
+                try:
+                    value = self.redactor.value(decode_value(row.value or "null"))
+                except GraphError:
+                    value = None
+                if row.kind == "node":
+                    results[row.key] = value
+                else:
+                    run.answers.append({"key": row.key, "answer": value})
+        failed = asked = None
+        if record.detail.get("node_id") in run.nodes:
+            if record.status == RunStatus.FAILED:
+                failed = (record.detail["node_id"], record.detail.get("error"))
+            elif record.status == RunStatus.INTERRUPTED:
+                asked = (record.detail["node_id"], record.question)
+        run.ledger.restore(results=results, failed=failed, asked=asked)
         run.set_status(run.status, results=run.results, error=run.error, question=run.question)
         return run
 
@@ -395,8 +388,10 @@ class RunService:
         if answer is None:
             raise RunConflict(f"run {run_id!r} asks {run.question!r}: send an answer")
         self._check_room()
-        run.nodes.update({node_id: ServedNodeState.WAITING for node_id, state in run.nodes.items()
-                          if state == ServedNodeState.INTERRUPTED})
+        for node_id, state in run.nodes.items():
+            if state == NodeState.INTERRUPTED:
+                run.ledger.answered(node_id, time.time())
+                run.answers.append({"key": node_id, "answer": self.redactor.value(answer), "time": time.time()})
         run.set_status(ServedRunStatus.QUEUED)
         self._send.send_nowait(_Job(run, None, answer))  # type: ignore[union-attr]
         return run
@@ -452,8 +447,6 @@ class RunService:
                     results = await arun_checkpointed(graph, self.store, all_results=run.all_results, run_id=run.id,
                                                      answer=job.answer, subscribe=(run.on_event,))
                 except GraphInterrupted as asked:
-                    if asked.node_id in run.nodes:
-                        run.nodes[asked.node_id] = ServedNodeState.INTERRUPTED
                     run.set_status(ServedRunStatus.INTERRUPTED, question=asked.question)
                 except GraphError as error:
                     run.set_status(ServedRunStatus.FAILED, error=self.redactor.text(str(error)))

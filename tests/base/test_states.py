@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import json
 
-from graphrt.base.states import NodeState, RunStatus, ServedNodeState, ServedRunStatus, served_status, vocabulary
+from graphrt.base.states import NodeState, RunStatus, ServedRunStatus, served_status, vocabulary
 
 
-def test_node_states_are_graphais_values() -> None:
+def test_node_states_are_graphais_values_and_an_asking_node_s_own() -> None:
     assert [state.value for state in NodeState] == [
-        "waiting", "queued", "executing", "completed", "failed", "timed-out", "skipped", "abort"]
+        "waiting", "queued", "executing", "completed", "failed", "timed-out", "skipped", "abort", "interrupted"]
+    assert NodeState.INTERRUPTED not in NodeState.ENDED and NodeState.ABORTED in NodeState.ENDED
 
 
 def test_a_state_reads_as_its_value_in_text_and_json() -> None:
     assert f"{NodeState.TIMED_OUT}" == "timed-out"
-    assert json.dumps({"status": RunStatus.STOPPED, "nodes": [ServedNodeState.INTERRUPTED]}) == \
+    assert json.dumps({"status": RunStatus.STOPPED, "nodes": [NodeState.INTERRUPTED]}) == \
         '{"status": "stopped", "nodes": ["interrupted"]}'
 
 
@@ -37,13 +38,14 @@ def test_a_saved_run_is_shown_as_the_server_would_continue_it() -> None:
 
 
 def test_an_asking_node_has_a_state_of_its_own() -> None:
-    assert ServedNodeState.INTERRUPTED != ServedNodeState.FAILED
+    assert NodeState.INTERRUPTED != NodeState.FAILED
 
 
 def test_the_vocabulary_is_json_with_every_api_state() -> None:
     served = json.loads(json.dumps(vocabulary()))
     assert served["runStatus"] == {status.name: status.value for status in ServedRunStatus}
-    assert served["nodeState"] == {state.name: state.value for state in ServedNodeState}
+    assert served["nodeState"] == {state.name: state.value for state in NodeState}
+    assert served["nodeEnded"] == ["abort", "completed", "failed", "skipped", "timed-out"]
     assert served["runEnded"] == ["cancelled", "failed", "finished"]
     assert served["runSettled"] == ["cancelled", "failed", "finished", "interrupted"]
 

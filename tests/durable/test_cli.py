@@ -149,14 +149,12 @@ def test_resume_of_an_empty_checkpoint_says_nothing_is_saved(files, capsys) -> N
 
 
 def test_terminal_progress_shows_a_question_as_asked_not_failed() -> None:
-    from graphrt.base.errors import GraphInterrupted
     from graphrt.cli.watch import ProgressDisplay
-    from graphrt.observe.events import NodeFailed
+    from graphrt.observe.events import NodeInterrupted
 
     out = io.StringIO()
     display = ProgressDisplay(out)
-    display(NodeFailed(run_id="r", path=(), node_id="name", error=GraphInterrupted("Your name?", node_id="name"),
-                       timed_out=False, will_retry=False))
+    display(NodeInterrupted(run_id="r", path=(), node_id="name", question="Your name?", key="name"))
 
     assert out.getvalue().splitlines()[0] == "asks     name  Your name?"
 

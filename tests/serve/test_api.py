@@ -61,7 +61,7 @@ def test_a_run_starts_at_once_and_waits_on_request(serve):
         assert started.headers["location"] == f"/runs/{started.json()['id']}"
         run = wait_for_status(client, started.json()["id"], ("finished",))
         assert run["results"] == {"greeting": "Hello, Ada!"}
-        assert run["nodes"] == {"greeting": "done"}
+        assert run["nodes"] == {"greeting": "completed"}
         waited = client.post("/graphs/hello/runs?wait=true", json={"inputs": {"name": "Bo"}, "all_results": True})
         assert waited.status_code == 200
         assert waited.json()["status"] == "finished"
@@ -107,7 +107,7 @@ def test_events_stream_live_and_replay_after_last_event_id(serve):
         names = [name for _, name, _ in seen]
         assert names.index("NodeStarted") < names.index("NodeCompleted")
         assert seen[-1][2]["question"] == "What is your name?"
-        assert seen[-1][2]["nodes"] == {"slow": "done", "name": "interrupted", "greeting": "waiting"}
+        assert seen[-1][2]["nodes"] == {"slow": "completed", "name": "interrupted", "greeting": "waiting"}
 
         # A client that comes back with the id of an event it saw gets what followed it, and the stream ends with the run.
         middle = seen[len(seen) // 2][0]
@@ -151,7 +151,9 @@ def test_cancel_stops_the_running_agent(serve):
         response = client.post(f"/runs/{run_id}/cancel")
         assert response.status_code == 200
         assert response.json()["status"] == "cancelled"
+        assert response.json()["nodes"] == {"wait": "abort"}  # not left executing
         assert cancelled.wait(30), "the agent was not cancelled"  # a guard against a hang
+        assert client.get(f"/runs/{run_id}").json()["nodes"] == {"wait": "abort"}
         assert client.post(f"/runs/{run_id}/cancel").status_code == 409
         saved = anyio.run(served.service.store.get_run, run_id)  # a SQLite store: usable from this thread
         assert saved.status == "stopped"  # not resumed by the next server
@@ -290,12 +292,12 @@ def test_node_events_carry_the_state_they_leave_the_node_in(serve):
                     states.setdefault(data["node_id"], []).append(f"{name}:{data['state']}")
                 if name == "RunStatus" and data["status"] == "interrupted":
                     break
-        assert states == {"slow": ["NodeQueued:queued", "NodeStarted:running", "NodeCompleted:done"],
-                          "name": ["NodeQueued:queued", "NodeStarted:running", "NodeFailed:interrupted"]}
+        assert states == {"slow": ["NodeQueued:queued", "NodeStarted:executing", "NodeCompleted:completed"],
+                          "name": ["NodeQueued:queued", "NodeStarted:executing", "NodeInterrupted:interrupted"]}
 
 
 def test_the_page_and_the_openapi_document_take_the_servers_states(serve):
-    from graphrt.base.states import ServedNodeState, ServedRunStatus, vocabulary
+    from graphrt.base.states import NodeState, ServedRunStatus, vocabulary
 
     served = serve({"hello.yaml": HELLO})
     with served.client() as client:
@@ -304,4 +306,4 @@ def test_the_page_and_the_openapi_document_take_the_servers_states(serve):
     embedded = page.split('<script id="vocabulary" type="application/json">')[1].split("</script>")[0]
     assert json.loads(embedded) == vocabulary()
     assert spec["Run"]["properties"]["status"]["enum"] == [status.value for status in ServedRunStatus]
-    assert spec["Run"]["properties"]["nodes"]["additionalProperties"]["enum"] == [state.value for state in ServedNodeState]
+    assert spec["Run"]["properties"]["nodes"]["additionalProperties"]["enum"] == [state.value for state in NodeState]

@@ -100,7 +100,7 @@ def test_runs_survive_kill_9_and_finish_once(tmp_path: Path):
         server.send_signal(signal.SIGTERM)
         server.wait(20)
     assert [finished[run_id]["results"] for run_id in runs] == [{"c": {"n": n, "seen": ["a", "b", "c"]}} for n in range(6)]
-    assert all(run["nodes"] == {"a": "done", "b": "done", "c": "done"} for run in finished.values())
+    assert all(run["nodes"] == {"a": "completed", "b": "completed", "c": "completed"} for run in finished.values())
     calls = collections.Counter(tuple(line.split()) for line in count_log.read_text().splitlines())
     # Every node completed once: none saved before the kill ran again.
     assert calls == collections.Counter({(run_id, node): 1 for run_id in runs for node in "abc"})

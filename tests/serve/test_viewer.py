@@ -9,71 +9,13 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 from typing import Any
-
-import anyio
-import pytest
 
 from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.observe.events import ToolCalled, ToolReturned
 
+from .browser import browser, gate  # noqa: F401 - fixtures
 from .conftest import SLOW_ASK
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-quic"]
-
-
-def _missing() -> str | None:
-    if not os.path.exists(CHROMIUM):
-        return f"{CHROMIUM} is not installed (apt-get install chromium)"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "playwright is not installed (pip install -e '.[browser]')"
-    return None
-
-
-class Gate:
-    """Holds an agent of the served run until the test opens it, so the page can be looked at mid-run.
-
-    The server runs in a thread with its own event loop: the agent looks at a threading.Event.
-    """
-
-    def __init__(self) -> None:
-        self._open = threading.Event()
-
-    async def passage(self) -> None:
-        while not self._open.is_set():
-            await anyio.sleep(0.01)
-
-    def open(self) -> None:
-        self._open.set()
-
-
-@pytest.fixture
-def gate():
-    opened = Gate()
-    yield opened
-    opened.open()  # a test that failed while a run was held lets the server stop
-
-
-@pytest.fixture
-def browser():
-    reason = _missing()
-    if reason:
-        if os.environ.get("GRAPHRT_REQUIRE_BROWSER") == "1":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 def test_a_run_goes_live_from_start_to_answer_to_results(serve, browser, gate):
@@ -98,10 +40,10 @@ def test_a_run_goes_live_from_start_to_answer_to_results(serve, browser, gate):
     page.get_by_role("button", name="Start run").click()
 
     slow = page.locator('[data-node="slow"]')
-    expect(slow).to_have_attribute("data-state", "running", timeout=10_000)
+    expect(slow).to_have_attribute("data-state", "executing", timeout=10_000)
     expect(page.locator("#run-status")).to_have_text("running")
     gate.open()
-    expect(slow).to_have_attribute("data-state", "done", timeout=10_000)
+    expect(slow).to_have_attribute("data-state", "completed", timeout=10_000)
 
     expect(page.locator("#answer-form")).to_be_visible(timeout=10_000)
     expect(page.locator("#question")).to_have_text("What is your name?")
@@ -113,7 +55,7 @@ def test_a_run_goes_live_from_start_to_answer_to_results(serve, browser, gate):
     expect(page.locator("#run-status")).to_have_text("finished", timeout=10_000)
     expect(page.locator("#results")).to_contain_text('"greeting": "Hello, Ada! Welcome to browsers."')
     for node in ("slow", "name", "greeting"):
-        expect(page.locator(f'[data-node="{node}"]')).to_have_attribute("data-state", "done")
+        expect(page.locator(f'[data-node="{node}"]')).to_have_attribute("data-state", "completed")
     expect(page.locator("#answer-form")).to_be_hidden()
     expect(page.locator("#run-list")).to_contain_text("finished")
 
@@ -122,7 +64,7 @@ def test_a_run_goes_live_from_start_to_answer_to_results(serve, browser, gate):
     page.goto(f"{served.url}/#run={run_id}")
     page.reload()
     expect(page.locator("#results")).to_contain_text("Hello, Ada!")
-    expect(page.locator('[data-node="greeting"]')).to_have_attribute("data-state", "done")
+    expect(page.locator('[data-node="greeting"]')).to_have_attribute("data-state", "completed")
 
     assert not errors, errors
     assert all(re.match(re.escape(served.url), url) for url in requests), "the page loaded something from elsewhere"
@@ -177,7 +119,7 @@ def test_tokens_stream_into_their_node_and_tool_calls_show(serve, browser, gate)
                                                       timeout=10_000)
     expect(research.locator(".tool")).to_contain_text("→ Eiffel Tower: built 1887-1889")
     expect(research.locator(".tokens")).to_contain_text("The tower was", timeout=10_000)
-    expect(page.locator('[data-node="research"]')).to_have_attribute("data-state", "running")  # still streaming
+    expect(page.locator('[data-node="research"]')).to_have_attribute("data-state", "executing")  # still streaming
     expect(page.locator('[data-node="research"] text.tokens')).to_contain_text("tower was")  # the node's last words
     gate.open()
 

@@ -6,7 +6,8 @@ const $ = (id) => document.getElementById(id);
 // The API's run statuses and node states, as the server embeds them in the page (graphrt/base/states.py).
 const STATES = JSON.parse($("vocabulary").textContent);
 const RUN = STATES.runStatus, NODE = STATES.nodeState;
-const state = { graphs: new Map(), graph: null, run: null, picture: null, stream: null, tokens: new Map() };
+const state = { graphs: new Map(), graph: null, run: null, picture: null, stream: null, tokens: new Map(),
+                asked: 0 }; // asked: how many questions this page has shown, so an answer knows which it answered
 
 // ----- the API -----
 
@@ -19,7 +20,9 @@ async function api(path, options = {}) {
   const response = await fetch(path, { ...options, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
   if (response.status === 401) {
     $("key-form").hidden = false;
-    throw new Error("this server needs an API key");
+    $("key-error").hidden = !apiKey();
+    $("key-error").textContent = apiKey() ? "The server refused this key: check it and try again." : "";
+    throw new Error(apiKey() ? "the API key was refused" : "this server needs an API key");
   }
   const data = await response.json().catch(() => ({}));
   if (!response.ok) throw new Error(data.error || `${response.status} ${response.statusText}`);
@@ -138,6 +141,7 @@ function resetRunView(run, graph) {
   $("results").classList.add("muted");
   $("run-error").hidden = true;
   $("answer-form").hidden = true;
+  $("answer-note").textContent = "";
   state.picture = graph.drawing ? GraphPicture.draw($("drawing"), graph.drawing, NODE) : null;
   setStatus(run ? run.status : "");
   if (run) applyRun(run);
@@ -149,7 +153,17 @@ async function showRun(id) {
   if (graph && (!state.graph || state.graph.name !== graph.name)) showGraph(graph.name);
   resetRunView(run, graph || { drawing: null });
   for (const li of $("run-list").children) li.classList.toggle("selected", li.dataset.run === id);
+  await showNodes(run.id);
   followEvents(run.id);
+}
+
+// What the server knows of each node (a run of an earlier server too: from its checkpoint).
+async function showNodes(runId) {
+  const { nodes } = await api(`/runs/${encodeURIComponent(runId)}/nodes`);
+  for (const node of Object.values(nodes)) {
+    if (node.path.length || node.state === NODE.WAITING) continue;
+    setNodeState(node.node_id, node.state, stateDetail(node));
+  }
 }
 
 function setStatus(status) {
@@ -170,11 +184,13 @@ function applyRun(run) {
   $("run-error").hidden = !run.error;
   $("run-error").textContent = run.error || "";
   const asking = run.status === RUN.INTERRUPTED;
+  if (asking && $("answer-form").hidden) state.asked += 1; // a question shown anew
   $("answer-form").hidden = !asking;
   if (asking) {
     $("question").textContent = run.question || "The run asks:";
     $("answer-input").focus();
   }
+  showAnswers(run.answers || []);
   if (STATES.runSettled.includes(run.status)) loadRuns().catch(() => {});
 }
 
@@ -199,12 +215,32 @@ function setNodeState(node, nodeState, detail) {
   activityFor(node).querySelector(".state").textContent = detail ? `${nodeState}: ${detail}` : nodeState;
 }
 
-// What a node's state adds in the activity list.
+function showAnswers(answers) {
+  $("answers-box").hidden = !answers.length;
+  $("answers").textContent = "";
+  for (const given of answers) {
+    const item = document.createElement("li");
+    const node = document.createElement("code");
+    node.textContent = given.key;
+    item.append(node, ` ${typeof given.answer === "string" ? given.answer : JSON.stringify(given.answer)}`);
+    $("answers").appendChild(item);
+  }
+}
+
+// What a node's state adds in the activity list: from a node event, or from the server's node summary.
 function stateDetail(data) {
-  if (data.state === NODE.DONE) return `${(data.duration * 1000).toFixed(0)} ms`;
+  const error = data.error && typeof data.error === "object" ? data.error.text : data.error;
+  if (data.state === NODE.COMPLETED) return data.duration === undefined ? "" : `${(data.duration * 1000).toFixed(0)} ms`;
   if (data.state === NODE.INTERRUPTED) return "asks a question";
-  if (data.state === NODE.FAILED) return data.error || "";
+  if (data.state === NODE.FAILED || data.state === NODE.TIMED_OUT) return error || "";
+  if (data.state === NODE.ABORTED) return "cancelled";
   return "";
+}
+
+// Tool-call arguments as the LLM sent them: a JSON text (OpenAI's), shown as its value, or a value.
+function shownArguments(args) {
+  if (typeof args !== "string") return JSON.stringify(args);
+  try { return JSON.stringify(JSON.parse(args)); } catch { return args; }
 }
 
 function onEvent(type, data) {
@@ -233,7 +269,7 @@ function onEvent(type, data) {
       const tag = document.createElement("span");
       tag.className = "tag";
       tag.textContent = "tool";
-      line.append(tag, name, ` ${JSON.stringify(data.arguments)}`);
+      line.append(tag, name, ` ${shownArguments(data.arguments)}`);
     } else {
       const result = document.createElement("div");
       result.textContent = data.error ? `✗ ${data.error}` : `→ ${data.content}`;
@@ -291,17 +327,24 @@ async function followEvents(runId) {
   }
 }
 
+// The form is shown and hidden by the run's status alone (applyRun): when the POST returns, the run may
+// have asked its next question already, whose form must stay.
 async function answer(event) {
   event.preventDefault();
   const text = $("answer-input").value;
   let value;
   try { value = JSON.parse(text); } catch { value = text; }
+  const answered = state.asked;
+  $("send-answer").disabled = true;
+  $("answer-note").textContent = "sending…";
   try {
     await api(`/runs/${encodeURIComponent(state.run.id)}/resume`, { method: "POST", body: { answer: value } });
-    $("answer-input").value = "";
-    $("answer-form").hidden = true;
+    $("answer-note").textContent = `answer sent: ${text}`;
+    if (state.asked === answered) $("answer-input").value = "";
   } catch (error) {
-    $("question").textContent = error.message;
+    $("answer-note").textContent = error.message;
+  } finally {
+    $("send-answer").disabled = false;
   }
 }
 
@@ -329,6 +372,7 @@ async function boot() {
   try {
     await loadGraphs();
     $("key-form").hidden = true;
+    $("key-error").hidden = true;
     await loadRuns();
     await route();
   } catch (error) {
@@ -343,6 +387,8 @@ $("refresh-runs").addEventListener("click", () => loadRuns().catch(() => {}));
 $("key-form").addEventListener("submit", (event) => {
   event.preventDefault();
   sessionStorage.setItem("graphrt-key", $("key-input").value);
+  $("key-error").hidden = false;
+  $("key-error").textContent = "checking the key…";
   boot();
 });
 window.addEventListener("hashchange", route);

@@ -53,7 +53,7 @@ const GraphPicture = (() => {
     return rows.filter(Boolean);
   }
 
-  // `states`: the server's node states by name (WAITING, RUNNING, ...).
+  // `states`: the server's node states by name (WAITING, EXECUTING, ...).
   function draw(container, drawing, states) {
     container.textContent = "";
     const nodes = drawing.nodes;
@@ -73,29 +73,40 @@ const GraphPicture = (() => {
       row.forEach((id, i) => at.set(id, { x: x0 + i * (NODE_W + GAP_X), y: PAD + r * (NODE_H + GAP_Y) }));
     });
 
+    // Edges between the same two nodes (two inputs from one node, say) are fanned out, and so are their labels.
+    const parallel = new Map();
+    for (const e of drawing.edges) {
+      const pair = `${e.source}\u0000${e.target}`;
+      parallel.set(pair, (parallel.get(pair) || 0) + 1);
+    }
+    const seen = new Map();
     const edgeLayer = el("g", { class: "edges" }, svg);
     for (const e of drawing.edges) {
       const a = at.get(e.source), b = at.get(e.target);
       if (!a || !b) continue;
-      const g = el("g", { class: `edge ${e.kind}` }, edgeLayer);
+      const pair = `${e.source}\u0000${e.target}`;
+      const count = parallel.get(pair), index = seen.get(pair) || 0;
+      seen.set(pair, index + 1);
+      const fan = (index - (count - 1) / 2) * Math.min(28, (NODE_W - 20) / Math.max(1, count - 1));
+      const g = el("g", { class: `edge ${e.kind}`, "data-edge": `${e.source}>${e.target}` }, edgeLayer);
       let d, lx, ly, anchor = "middle";
       if (b.y > a.y) {
-        const x1 = a.x + NODE_W / 2, y1 = a.y + NODE_H, x2 = b.x + NODE_W / 2, y2 = b.y;
+        const x1 = a.x + NODE_W / 2 + fan, y1 = a.y + NODE_H, x2 = b.x + NODE_W / 2 + fan, y2 = b.y;
         const my = (y1 + y2) / 2;
         if (y2 - y1 > NODE_H + GAP_Y) { // past other layers: around them, beside the nodes in between
           const xs = Math.max(x1, x2) + NODE_W / 2 + GAP_X / 2, r = 18;
           d = `M${x1},${y1} C${x1},${y1 + r * 2} ${xs},${y1 + r} ${xs},${y1 + GAP_Y / 2 + r}` +
               ` L${xs},${y2 - GAP_Y / 2 - r} C${xs},${y2 - r} ${x2},${y2 - r * 2} ${x2},${y2}`;
-          lx = xs + 4; ly = my; anchor = "start";
+          lx = xs + 4; ly = my + index * 13; anchor = "start";
         } else {
           d = `M${x1},${y1} C${x1},${my} ${x2},${my} ${x2},${y2}`;
-          lx = (x1 + x2) / 2; ly = my - 3;
+          lx = (x1 + x2) / 2; ly = my - 3 + (index - (count - 1) / 2) * 13;
         }
       } else { // back or sideways (update, loop): around the right side
         const x1 = a.x + NODE_W, y1 = a.y + NODE_H / 2, x2 = b.x + NODE_W, y2 = b.y + NODE_H / 2;
-        const bulge = Math.max(x1, x2) + 30;
+        const bulge = Math.max(x1, x2) + 30 + index * 16;
         d = `M${x1},${y1} C${bulge},${y1} ${bulge},${y2} ${x2},${y2}`;
-        lx = bulge + 4; ly = (y1 + y2) / 2; anchor = "start";
+        lx = bulge + 4; ly = (y1 + y2) / 2 + index * 13; anchor = "start";
       }
       el("path", { d, "marker-end": "url(#arrow)" }, g);
       if (e.label) {
@@ -131,7 +142,7 @@ const GraphPicture = (() => {
         for (const c of [...shape.group.classList]) if (c.startsWith("state-")) shape.group.classList.remove(c);
         shape.group.classList.add(`state-${state}`);
         shape.group.setAttribute("data-state", state);
-        if (state !== states.RUNNING && shape.agent) { // the agent's name again, in place of streamed text
+        if (state !== states.EXECUTING && shape.agent) { // the agent's name again, in place of streamed text
           shape.agent.textContent = shape.name;
           shape.agent.setAttribute("class", "agent");
         }
@@ -139,7 +150,7 @@ const GraphPicture = (() => {
       // While a node streams text, its last words show in place of its agent's name.
       setTokens(id, text) {
         const shape = shapes.get(id);
-        if (!shape || !shape.agent || shape.group.getAttribute("data-state") !== states.RUNNING) return;
+        if (!shape || !shape.agent || shape.group.getAttribute("data-state") !== states.EXECUTING) return;
         const tail = text.trim().slice(-22);
         shape.agent.textContent = text.trim().length > 22 ? "…" + tail : tail;
         shape.agent.setAttribute("class", "agent tokens");

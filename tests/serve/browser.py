@@ -1,0 +1,69 @@
+"""Debian's chromium driven by Playwright, for the viewer's tests: the `browser` and `gate` fixtures.
+
+Skipped when chromium or Playwright is missing, unless GRAPHRT_REQUIRE_BROWSER=1
+(as .ci/run sets once it has installed chromium): then it fails instead.
+Playwright's own browser download is never used (`executable_path`).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import anyio
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+def _missing() -> str | None:
+    if not os.path.exists(CHROMIUM):
+        return f"{CHROMIUM} is not installed (apt-get install chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright is not installed (pip install -e '.[browser]')"
+    return None
+
+
+class Gate:
+    """Holds an agent of the served run until the test opens it, so the page can be looked at mid-run.
+
+    The server runs in a thread with its own event loop: the agent looks at a threading.Event.
+    """
+
+    def __init__(self) -> None:
+        self._open = threading.Event()
+
+    async def passage(self) -> None:
+        while not self._open.is_set():
+            await anyio.sleep(0.01)
+
+    def open(self) -> None:
+        self._open.set()
+
+
+@pytest.fixture
+def gate():
+    opened = Gate()
+    yield opened
+    opened.open()  # a test that failed while a run was held lets the server stop
+
+
+@pytest.fixture
+def browser():
+    reason = _missing()
+    if reason:
+        if os.environ.get("GRAPHRT_REQUIRE_BROWSER") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
