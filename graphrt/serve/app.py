@@ -45,6 +45,7 @@ _KEEP_ALIVE_SECONDS = 15
 _STATIC = {  # the viewer's files: a fixed list, so a request names no path
     "app.js": "text/javascript; charset=utf-8",
     "graph.js": "text/javascript; charset=utf-8",
+    "detail.js": "text/javascript; charset=utf-8",
     "style.css": "text/css; charset=utf-8",
 }
 

@@ -65,6 +65,7 @@ _SCHEMAS: dict[str, Any] = {
             "results": {"type": "object", "description": "once finished"},
             "error": {"type": "string", "description": "once failed: FILE:LINE:COL: node ..., as the CLI prints it"},
             "question": {"type": "string", "description": "while interrupted: what the run asks"},
+            "inputs": {"type": "object", "description": "the values the run was started with, by static node"},
             "answers": {"type": "array", "description": "what people answered, in order",
                         "items": {"type": "object", "properties": {"key": {"type": "string"}, "answer": {},
                                                                    "time": {"type": "number"}}}},

@@ -91,6 +91,7 @@ class ServedRun:
         self.results: Any = None
         self.error: str | None = None
         self.question: str | None = None
+        self.inputs: dict[str, Any] = {}  # the values the run was started with (redacted), by static node
         self.answers: list[dict[str, Any]] = []  # what people answered, in order: {"key", "answer", "time"}
         self.ledger = NodeLedger([node["id"] for node in graph.description.get("drawing", {}).get("nodes", [])
                                   if node["kind"] == "computed"])
@@ -173,6 +174,7 @@ class ServedRun:
             "graph": self.graph.name,
             **self._outcome(),
             "nodes": dict(self.nodes),
+            "inputs": self.inputs,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
             "last_event_id": self.events.last_id,
@@ -268,6 +270,7 @@ class RunService:
                         event_limit=self._event_limit)
         run.updated_at = record.updated_at or run.created_at
         run.question = record.question
+        run.inputs = self.redactor.value(record.injected)
         if record.status == RunStatus.FAILED:
             run.error = record.detail.get("error")
         if record.status == RunStatus.COMPLETED:
@@ -339,6 +342,7 @@ class RunService:
             await self.store.update_run(run_id, status=RunStatus.STOPPED, detail={"cancelled": True})
             raise
         run = ServedRun(run_id, served, self.redactor, all_results=all_results, event_limit=self._event_limit)
+        run.inputs = self.redactor.value(dict(inputs or {}))
         run.set_status(ServedRunStatus.QUEUED)
         self._remember(run)
         self._send.send_nowait(_Job(run, graph))  # type: ignore[union-attr] - room was checked above

@@ -7,7 +7,8 @@ const $ = (id) => document.getElementById(id);
 const STATES = JSON.parse($("vocabulary").textContent);
 const RUN = STATES.runStatus, NODE = STATES.nodeState;
 const state = { graphs: new Map(), graph: null, run: null, picture: null, stream: null, tokens: new Map(),
-                asked: 0 }; // asked: how many questions this page has shown, so an answer knows which it answered
+                asked: 0, // how many questions this page has shown, so an answer knows which it answered
+                selected: null, detailWanted: false, detailLoading: false }; // the node whose detail is shown
 
 // ----- the API -----
 
@@ -142,7 +143,9 @@ function resetRunView(run, graph) {
   $("run-error").hidden = true;
   $("answer-form").hidden = true;
   $("answer-note").textContent = "";
-  state.picture = graph.drawing ? GraphPicture.draw($("drawing"), graph.drawing, NODE) : null;
+  state.picture = graph.drawing ? GraphPicture.draw($("drawing"), graph.drawing, NODE, selectNode) : null;
+  showRunInputs(run);
+  if (state.selected) { state.picture?.select(state.selected); showDetail(); }
   setStatus(run ? run.status : "");
   if (run) applyRun(run);
 }
@@ -153,8 +156,76 @@ async function showRun(id) {
   if (graph && (!state.graph || state.graph.name !== graph.name)) showGraph(graph.name);
   resetRunView(run, graph || { drawing: null });
   for (const li of $("run-list").children) li.classList.toggle("selected", li.dataset.run === id);
+  fillInputs(run.inputs || {});
   await showNodes(run.id);
   followEvents(run.id);
+}
+
+// The form holds the inputs the run was started with (not the graph's defaults), to start a like run.
+function fillInputs(inputs) {
+  for (const [node, value] of Object.entries(inputs)) {
+    const field = $(`input-${node}`);
+    if (field) field.value = typeof value === "string" ? value : JSON.stringify(value);
+  }
+}
+
+function showRunInputs(run) {
+  const inputs = run && run.inputs ? run.inputs : {};
+  $("run-inputs-box").hidden = !Object.keys(inputs).length;
+  $("run-inputs").textContent = "";
+  if (Object.keys(inputs).length) $("run-inputs").appendChild(NodeDetail.tree(inputs));
+}
+
+// ----- one node: clicked in the picture or the activity list -----
+
+function selectNode(key) {
+  state.selected = key;
+  state.picture?.select(key);
+  showDetail();
+}
+
+async function showDetail() {
+  const box = $("node-detail");
+  const key = state.selected;
+  box.hidden = !key;
+  if (!key) return;
+  const drawn = (state.graph?.drawing?.nodes || []).find((node) => node.id === key);
+  if (drawn && drawn.kind !== "computed") { // a static node: its value in this run, or the graph's
+    const given = state.run && state.run.inputs && key in state.run.inputs;
+    const value = given ? state.run.inputs[key] : state.graph.inputs?.[key]?.default;
+    box.textContent = "";
+    const head = document.createElement("div");
+    head.className = "detail-head";
+    const name = document.createElement("code");
+    name.className = "detail-key";
+    name.textContent = key;
+    head.append(name, ` ${drawn.kind} node${given ? ", set by the run" : ""}`);
+    box.append(head, NodeDetail.tree(value === undefined ? null : value));
+    return;
+  }
+  if (!state.run) {
+    box.textContent = "Start a run to see what this node does.";
+    return;
+  }
+  // One request at a time; events that arrive meanwhile ask for one more.
+  state.detailWanted = true;
+  if (state.detailLoading) return;
+  state.detailLoading = true;
+  try {
+    while (state.detailWanted) {
+      state.detailWanted = false;
+      const runId = state.run.id;
+      const path = key.split("/").map(encodeURIComponent).join("/");
+      try {
+        const node = await api(`/runs/${encodeURIComponent(runId)}/nodes/${path}`);
+        if (state.selected === key && state.run && state.run.id === runId) NodeDetail.render(box, node, NODE);
+      } catch (error) {
+        box.textContent = error.message;
+      }
+    }
+  } finally {
+    state.detailLoading = false;
+  }
 }
 
 // What the server knows of each node (a run of an earlier server too: from its checkpoint).
@@ -205,6 +276,7 @@ function activityFor(node) {
     const nodeState = document.createElement("span");
     nodeState.className = "state";
     box.append(name, nodeState);
+    name.addEventListener("click", () => selectNode(node));
     $("activity").appendChild(box);
   }
   return box;
@@ -250,6 +322,9 @@ function onEvent(type, data) {
   if (top && node && data.state) setNodeState(node, data.state, stateDetail(data)); // node events carry their state
   const owner = top ? node : data.path[0];
   if (!owner) return;
+  if (state.selected && (owner === state.selected || (node && [...(data.path || []), node].join("/") === state.selected))) {
+    showDetail();
+  }
   if (type === "TokenDelta") {
     const text = (state.tokens.get(owner) || "") + data.token;
     state.tokens.set(owner, text);
@@ -360,6 +435,7 @@ async function cancel() {
 async function route() {
   const params = new URLSearchParams(location.hash.slice(1));
   try {
+    if (params.get("node")) state.selected = params.get("node");
     if (params.get("run")) await showRun(params.get("run"));
     else if (params.get("graph")) showGraph(params.get("graph"));
     else if (state.graphs.size) showGraph(state.graphs.keys().next().value);

@@ -53,8 +53,8 @@ const GraphPicture = (() => {
     return rows.filter(Boolean);
   }
 
-  // `states`: the server's node states by name (WAITING, EXECUTING, ...).
-  function draw(container, drawing, states) {
+  // `states`: the server's node states by name (WAITING, EXECUTING, ...); `onSelect(id)`: a node was clicked.
+  function draw(container, drawing, states, onSelect) {
     container.textContent = "";
     const nodes = drawing.nodes;
     const rows = layers(nodes, drawing.edges);
@@ -134,8 +134,17 @@ const GraphPicture = (() => {
         agent.textContent = n.agent;
       }
       shapes.set(n.id, { group: g, agent, name: n.agent || "" });
+      if (onSelect) {
+        g.setAttribute("tabindex", "0");
+        g.setAttribute("role", "button");
+        g.addEventListener("click", () => onSelect(n.id));
+        g.addEventListener("keydown", (event) => { if (event.key === "Enter") onSelect(n.id); });
+      }
     }
     return {
+      select(id) {
+        for (const [key, shape] of shapes) shape.group.classList.toggle("selected", key === id);
+      },
       setState(id, state) {
         const shape = shapes.get(id);
         if (!shape || !shape.group.classList.contains("computed")) return;
