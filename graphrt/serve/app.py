@@ -32,8 +32,8 @@ from starlette.routing import BaseRoute, Route
 from graphrt.base.errors import GraphError, RequestError
 from graphrt.base.states import vocabulary
 from graphrt.checkpoint import CheckpointTarget
-from graphrt.serve import node_routes
 from graphrt.serve.catalog import GraphCatalog
+from graphrt.serve.node_routes import get_node, list_nodes
 from graphrt.serve.openapi import openapi_document
 from graphrt.serve.runs import RunNotFound, RunService, ServedRun
 from graphrt.serve.security import BodyTooLarge, Guard
@@ -295,8 +295,8 @@ def create_app(
         Route("/runs", list_runs),
         Route("/runs/{run_id}", get_run),
         Route("/runs/{run_id}/events", run_events),
-        Route("/runs/{run_id}/nodes", _handled(node_routes.list_nodes)),
-        Route("/runs/{run_id}/nodes/{key:path}", _handled(node_routes.get_node)),
+        Route("/runs/{run_id}/nodes", _handled(list_nodes)),
+        Route("/runs/{run_id}/nodes/{key:path}", _handled(get_node)),
         Route("/runs/{run_id}/resume", resume_run, methods=["POST"]),
         Route("/runs/{run_id}/cancel", cancel_run, methods=["POST"]),
         *(route for extension in extensions for route in extension.routes(service)),
