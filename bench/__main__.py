@@ -6,6 +6,7 @@
     .venv/bin/python -m bench --profile chain      # graphrt under pyinstrument
     .venv/bin/python -m bench --write-workloads    # regenerate bench/workloads/*.yaml
     .venv/bin/python -m bench startup              # whole-command start times (bench/startup.py)
+    .venv/bin/python -m bench durable              # checkpointed runs against plain ones (bench/durable.py)
 
 Raw numbers go to bench/results/latest.json and the tables, as Markdown, to
 bench/results/latest.md (both git-ignored); BENCHMARKS.md keeps a reviewed copy.
@@ -61,6 +62,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.report:
         return _print_report(args.report, args.markdown)
+    if args.workloads[:1] == ["durable"]:
+        from .durable import main as durable
+
+        return durable([*(["--rounds", str(args.rounds)] if args.rounds else []), *args.workloads[1:]])
     if args.workloads == ["startup"]:
         from .startup import measure, table
 

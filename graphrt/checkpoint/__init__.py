@@ -55,6 +55,8 @@ FILE = "file"  # the scheme of a plain path
 CheckpointTarget = Union[CheckpointStore, str, Path]
 """A store, a file path (SQLite), or a URL that an installed store opens (`postgresql://`)."""
 
+_STORE_TYPES: set[type] = set()  # classes whose instances passed the CheckpointStore check
+
 _URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
 
 
@@ -66,7 +68,8 @@ def open_store(target: CheckpointTarget) -> CheckpointStore:
     """
     if isinstance(target, (str, Path)):
         return store_class(target)(target)
-    if isinstance(target, CheckpointStore):
+    if type(target) in _STORE_TYPES or isinstance(target, CheckpointStore):
+        _STORE_TYPES.add(type(target))  # a protocol check reads every member: once per class, not per run
         return target
     raise CheckpointError(f"a checkpoint must be {describe_targets()}, or a store; got {type(target).__name__}")
 

@@ -170,6 +170,11 @@ class GuardedStore:
         method = getattr(self.store, name)
         if not callable(method):
             return method
+        guarded = self._guard(name, method)
+        self.__dict__[name] = guarded  # made once: a run calls the store a few times a node
+        return guarded
+
+    def _guard(self, name: str, method: Any) -> Any:
 
         async def guarded(*args: Any, **kwargs: Any) -> Any:
             try:

@@ -1,20 +1,18 @@
-"""What the SQLite and PostgreSQL stores share: the same two tables, the same queries, and a
-way to use a blocking DB-API connection without blocking the event loop.
+"""What the SQLite and PostgreSQL stores share: the same two tables and the same queries.
 
 Queries are written with `?` placeholders; a store whose driver wants `%s`
 sets `placeholder`. Each store says how to read (`_read`), how to write a
 few statements in one transaction (`_write`), and which error means "this
-run id is taken".
+run id is taken". Both talk to their database through a `CommitThread`
+(commit_thread.py), which keeps it off the event loop and commits concurrent
+runs' writes together.
 """
 
 from __future__ import annotations
 
 import json
-import threading
 import time
-from typing import Any, Callable
-
-import anyio
+from typing import Any
 
 from graphrt.checkpoint.base import (
     CheckpointError,
@@ -25,11 +23,9 @@ from graphrt.checkpoint.base import (
     decode_value,
     encode_value,
 )
+from graphrt.checkpoint.commit_thread import Statement
 
-__all__ = ["SqlStore", "ThreadedConnection", "Statement", "schema"]
-
-Statement = tuple[str, tuple[Any, ...]]
-"""A query (with `?` placeholders) and its values."""
+__all__ = ["SqlStore", "Statement", "schema"]
 
 _RUN_COLUMNS = ("run_id, graph_file, graph_text, graph_hash, injected, config, all_results, status, detail, results, "
                "created_at, updated_at")
@@ -106,64 +102,6 @@ def _record_values(record: RunRecord) -> tuple[Any, ...]:
             record.created_at or now, record.updated_at or now)
 
 
-class ThreadedConnection:
-    """A blocking DB-API connection, used from worker threads (or `inline`) one call at a time.
-
-    The connection opens on first use (in a thread, too). `begin` is the
-    statement that opens a transaction; the connection is in autocommit mode.
-    """
-
-    def __init__(self, connect: Callable[[], Any], *, begin: str = "BEGIN", inline: bool = False) -> None:
-        self._connect = connect
-        self._inline = inline  # call on the event loop's thread: for a local file, a thread hop costs more
-        self._begin = begin
-        self._db: Any = None
-        self._lock = threading.Lock()  # one statement at a time: a DB-API connection is not shared safely
-
-    def _connection(self) -> Any:
-        if self._db is None:
-            self._db = self._connect()
-        return self._db
-
-    def _read(self, query: str, values: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        with self._lock:
-            return list(self._connection().execute(query, values).fetchall())
-
-    def _write(self, statements: tuple[Statement, ...]) -> None:
-        with self._lock:
-            db = self._connection()
-            if len(statements) == 1:
-                db.execute(*statements[0])
-                return
-            db.execute(self._begin)
-            try:
-                for query, values in statements:
-                    db.execute(query, values)
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
-
-    # A cancelled caller stops waiting (a write in flight still finishes in its thread, under the lock):
-    # a shielded wait would swallow asyncio's own cancellation, the one Ctrl-C sends.
-    async def read(self, query: str, values: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        if self._inline:
-            return self._read(query, values)
-        return await anyio.to_thread.run_sync(self._read, query, values, abandon_on_cancel=True)
-
-    async def write(self, *statements: Statement) -> None:
-        if self._inline:
-            self._write(statements)
-            return
-        await anyio.to_thread.run_sync(self._write, statements, abandon_on_cancel=True)
-
-    def close(self) -> None:
-        with self._lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
-
-
 class SqlStore:
     """A checkpoint store in SQL; subclasses say how to read and write."""
 
@@ -176,8 +114,9 @@ class SqlStore:
         """The rows a query finds."""
         raise NotImplementedError
 
-    async def _write(self, *statements: Statement) -> None:
-        """Runs the statements, several in one transaction."""
+    async def _write(self, *statements: Statement, alone: bool = False) -> None:
+        """Runs the statements, several in one transaction; `alone`: in a transaction of their own,
+        never with other callers' writes."""
         raise NotImplementedError
 
     def _sql(self, query: str) -> str:

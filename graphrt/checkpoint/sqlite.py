@@ -4,24 +4,23 @@ The file is in WAL mode with `synchronous=NORMAL`: each write is committed
 when `add_row` returns, so a process killed at any moment (SIGKILL included)
 loses nothing it had written; only a power cut can lose the last commits.
 Several processes can use one file; each write waits up to `timeout` seconds
-for another writer. A run being run is claimed with an flock on a small file in
-`PATH-locks/`, which the kernel releases when the process ends. A new file is readable by its owner only (0600): it holds
-the runs' real data. A write to a local WAL file is quick, so calls run on the
-event loop's thread: a worker-thread hop per node cost more than it saved, and
-awaiting a thread after Ctrl-C's cancellation could hang the run's cleanup.
+for another writer. A run being run is claimed with a lock the kernel releases when
+the process ends (a byte of `PATH-claims`: file_claims.py). A new file is readable by its owner only (0600): it holds
+the runs' real data. The connection is used by a thread of its own (`CommitThread`),
+which commits the writes of runs that finish nodes at the same time together.
 """
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import os
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 from graphrt.checkpoint.base import CheckpointError, run_taken
-from graphrt.checkpoint.sql import SqlStore, Statement, ThreadedConnection, schema
+from graphrt.checkpoint.commit_thread import CommitThread, Statement
+from graphrt.checkpoint.file_claims import FileClaims
+from graphrt.checkpoint.sql import SqlStore, schema
 
 __all__ = ["SQLiteStore"]
 
@@ -59,8 +58,10 @@ class SQLiteStore(SqlStore):
         self.path = str(path)
         self.location = self.shown(path)
         self._timeout = timeout
-        self._claims: dict[str, int] = {}  # run id -> the locked file's descriptor
-        self._db = ThreadedConnection(self._connect, begin="BEGIN IMMEDIATE", inline=True)
+        self._claimed: set[str] = set()
+        self._file_claims = FileClaims(self.path)
+        # Inline: a write to a local WAL file takes microseconds, less than a hop to a thread and back.
+        self._db = CommitThread(self._connect, begin="BEGIN IMMEDIATE", inline=True)
 
     @classmethod
     def shown(cls, target: str | Path) -> str:
@@ -83,52 +84,35 @@ class SQLiteStore(SqlStore):
     async def _read(self, query: str, values: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         return await self._db.read(query, values)
 
-    async def _write(self, *statements: Statement) -> None:
-        await self._db.write(*statements)
+    async def _write(self, *statements: Statement, alone: bool = False) -> None:
+        await self._db.write(*statements, alone=alone)
 
     async def close(self) -> None:
-        for run_id in list(self._claims):
-            await self.release_run(run_id)
+        self._claimed.clear()
+        self._file_claims.close()
         self._db.close()
 
-    # ----- claims: one flock'ed file per running run, beside the database (never waits: LOCK_NB) -----
-
-    def _lock_file(self, run_id: str) -> Path:
-        return Path(self.path + "-locks") / hashlib.sha256(run_id.encode("utf-8")).hexdigest()[:32]
+    # ----- claims: locks the kernel drops when the process ends (file_claims.py; never waits) -----
 
     async def claim_run(self, run_id: str) -> None:
-        if run_id in self._claims:
+        if run_id in self._claimed:
             raise run_taken(run_id, self.location)
-        if self.path == ":memory:":  # no other process can see it; another task of this store is refused above
-            self._claims[run_id] = -1
-            return
-        path = self._lock_file(run_id)
-        try:
-            path.parent.mkdir(mode=0o700, exist_ok=True)
-            while True:
-                descriptor = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
-                try:
-                    fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    os.close(descriptor)
-                    raise run_taken(run_id, self.location) from None
-                try:
-                    same = os.fstat(descriptor).st_ino == os.stat(path).st_ino
-                except FileNotFoundError:
-                    same = False
-                if same:  # not a file its last holder removed while we waited for it
-                    break
-                os.close(descriptor)
-        except OSError as error:
-            raise CheckpointError(f"cannot claim run {run_id!r} in {self.location}: {error.strerror or error}") from None
-        self._claims[run_id] = descriptor
+        if self.path != ":memory:":  # no other process can see it; another task of this store is refused above
+            try:
+                claimed = self._file_claims.claim(run_id)
+            except OSError as error:
+                raise CheckpointError(
+                    f"cannot claim run {run_id!r} in {self.location}: {error.strerror or error}") from None
+            if not claimed:
+                raise run_taken(run_id, self.location)
+        self._claimed.add(run_id)
 
     async def release_run(self, run_id: str) -> None:
-        descriptor = self._claims.pop(run_id, None)
-        if descriptor is None or descriptor < 0:
+        if run_id not in self._claimed:
             return
-        try:
-            os.unlink(self._lock_file(run_id))  # while still holding it
-        except OSError:
-            pass
-        os.close(descriptor)
+        self._claimed.discard(run_id)
+        if self.path != ":memory:":
+            try:
+                self._file_claims.release(run_id)
+            except OSError:  # the claim ends with the process anyway
+                pass

@@ -1,0 +1,289 @@
+"""`CommitThread`: a blocking DB-API connection owned by a thread of its own, with group commit.
+
+Where the time of a checkpointed run went (issue 26, 200 runs of one 50 ms node, 50
+at a time, SQLite in WAL mode): not fsync (WAL with synchronous=NORMAL syncs only
+at its checkpoints) but one commit per write, each made on the event loop's
+thread, so every run waited for every other run's writes in turn; the rest was
+Python around them. Here the writes that queue up while the thread is busy are
+committed together, in one transaction, and the event loop never waits for the
+database: 50 runs finishing their node at once cost one commit, not 50.
+
+A write still returns only once it is committed, so whatever a caller does after
+it (a node's waiters starting) comes after its row is durable: batching opens no
+window. A failed batch is rolled back and its writes are made again one by one, so
+each caller gets its own outcome. A write marked `alone` is never batched (a
+PostgreSQL session lock must not be taken in a transaction that may be rolled
+back and made again). Reads go through the same thread, before the writes queued
+with them (none of those has returned to its caller yet).
+A cancelled caller stops waiting; its write, once queued, is still made.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, ContextManager
+
+import sniffio
+
+__all__ = ["CommitThread", "Statement"]
+
+Statement = tuple[str, tuple[Any, ...]]
+"""A query and its values."""
+
+_BATCH = 512  # writes in one transaction at most: a bound on how long the first of them waits
+
+
+@dataclass
+class _Job:
+    statements: tuple[Statement, ...]
+    read: bool
+    alone: bool
+    loop: Any  # what schedules `settle` on the caller's event loop (asyncio loop or trio token)
+    call_soon: Callable[[Callable[[], None]], Any]
+    settle: Callable[[Any, BaseException | None], None]
+    outcome: tuple[Any, BaseException | None] = field(default=(None, None))
+
+
+class CommitThread:
+    """A DB-API connection used by one thread, which commits the writes waiting for it together.
+
+    The connection opens on first use, in the thread; `begin` opens a transaction (the
+    connection is in autocommit mode otherwise); `pipeline(db)` is a context in which
+    a transaction's statements go to a server without a round trip each (psycopg's
+    pipeline mode). `inline`: used on the event loop's thread instead (a local file),
+    where the writes of one turn of the loop share a commit. `close` waits for the queued work.
+    """
+
+    def __init__(self, connect: Callable[[], Any], *, begin: str = "BEGIN", inline: bool = False,
+                 pipeline: Callable[[Any], ContextManager[Any]] = lambda db: contextlib.nullcontext(),
+                 name: str = "graphrt-checkpoint") -> None:
+        self._connect = connect
+        self._begin = begin
+        self._pipeline = pipeline  # sends a transaction's statements without waiting for each (a server)
+        self._inline = inline
+        self._name = name
+        self._db: Any = None
+        self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+        self._pending: list[_Job] = []  # inline: the writes queued in this turn of the event loop
+        self._flushing = False
+
+    async def read(self, query: str, values: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """The rows a query finds."""
+        if self._inline:  # at once: a caller's own writes are made before it reads
+            result, error = self._attempt(lambda: list(self._connection().execute(query, values).fetchall()))
+            if error is not None:
+                raise error
+            return result
+        return await self._submit(((query, values),), read=True, alone=False)
+
+    async def write(self, *statements: Statement, alone: bool = False) -> None:
+        """Runs the statements in one transaction (with others' writes, unless `alone`); returns once committed."""
+        if self._inline:
+            await self._write_inline(statements, alone)
+            return
+        await self._submit(statements, read=False, alone=alone)
+
+    def close(self) -> None:
+        """Makes the queued work, then closes the connection and ends the thread."""
+        with self._start_lock:
+            thread, self._thread = self._thread, None
+        if thread is not None:
+            self._queue.put(None)
+            thread.join()
+        elif self._db is not None:
+            self._db.close()
+            self._db = None
+
+    # ----- inline: on the event loop's thread, one commit per turn of the loop -----
+
+    async def _write_inline(self, statements: tuple[Statement, ...], alone: bool) -> None:
+        """The first writer of a turn lets the other tasks of that turn queue their writes, then commits them all."""
+        import anyio
+
+        done = anyio.Event()
+        outcome: list[tuple[Any, BaseException | None]] = []
+
+        def settle(result: Any, error: BaseException | None) -> None:
+            outcome.append((result, error))
+            done.set()
+
+        job = _Job(statements, False, alone, None, lambda call: call(), settle)
+        self._pending.append(job)
+        if self._flushing:
+            await done.wait()
+        else:
+            self._flushing = True
+            try:
+                queued = 0
+                while len(self._pending) > queued and len(self._pending) < _BATCH:  # until a turn adds none
+                    queued = len(self._pending)
+                    await anyio.lowlevel.checkpoint()
+            finally:
+                jobs, self._pending, self._flushing = self._pending, [], False
+                self._run(jobs)  # made even if this caller was cancelled: the others wait for it
+                for each in jobs:
+                    each.settle(*each.outcome)
+        _, error = outcome[0]
+        if error is not None:
+            raise error
+
+    # ----- the caller's side -----
+
+    async def _submit(self, statements: tuple[Statement, ...], *, read: bool, alone: bool) -> Any:
+        self._started()
+        if sniffio.current_async_library() == "asyncio":
+            import asyncio
+
+            loop = asyncio.get_running_loop()
+            future = loop.create_future()
+
+            def settle(result: Any, error: BaseException | None) -> None:
+                if future.done():  # the caller was cancelled
+                    return
+                if error is not None:
+                    future.set_exception(error)
+                else:
+                    future.set_result(result)
+
+            self._queue.put(_Job(statements, read, alone, loop, loop.call_soon_threadsafe, settle))
+            return await future
+        return await self._submit_trio(statements, read=read, alone=alone)
+
+    async def _submit_trio(self, statements: tuple[Statement, ...], *, read: bool, alone: bool) -> Any:
+        import trio
+
+        token = trio.lowlevel.current_trio_token()
+        done = trio.Event()
+        box: list[tuple[Any, BaseException | None]] = []
+
+        def settle(result: Any, error: BaseException | None) -> None:
+            box.append((result, error))
+            done.set()
+
+        self._queue.put(_Job(statements, read, alone, token, token.run_sync_soon, settle))
+        await done.wait()
+        result, error = box[0]
+        if error is not None:
+            raise error
+        return result
+
+    def _started(self) -> None:
+        if self._thread is not None:
+            return
+        with self._start_lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._work, name=self._name, daemon=True)
+                self._thread.start()
+
+    # ----- the thread's side -----
+
+    def _work(self) -> None:
+        try:
+            while True:
+                job = self._queue.get()
+                if job is None:
+                    return
+                jobs = [job]
+                stop = False
+                while len(jobs) < _BATCH:
+                    try:
+                        more = self._queue.get_nowait()
+                    except queue.Empty:
+                        break
+                    if more is None:
+                        stop = True
+                        break
+                    jobs.append(more)
+                self._run(jobs)
+                self._settle(jobs)
+                if stop:
+                    return
+        finally:
+            if self._db is not None:
+                try:
+                    self._db.close()
+                except Exception:  # noqa: BLE001 - closing a broken connection
+                    pass
+                self._db = None
+
+    def _run(self, jobs: list[_Job]) -> None:
+        try:
+            db = self._connection()
+        except BaseException as error:  # noqa: BLE001 - every caller learns why the store cannot open
+            for job in jobs:
+                job.outcome = (None, error)
+            return
+        # Reads and lone writes first, then the rest in one transaction. No caller can depend on a write
+        # that is not committed yet (its caller is still waiting), so reading before it is as if the read
+        # had come first; writes keep their order.
+        writes: list[_Job] = []
+        for job in jobs:
+            if job.read:
+                job.outcome = self._attempt(lambda: list(db.execute(*job.statements[0]).fetchall()))
+            elif job.alone:
+                self._commit(db, [job])
+            else:
+                writes.append(job)
+        self._commit(db, writes)
+
+    def _commit(self, db: Any, writes: list[_Job]) -> None:
+        """Makes the writes in one transaction; if it fails, each in a transaction of its own."""
+        if not writes:
+            return
+        if len(writes) > 1:
+            outcome = self._attempt(lambda: self._transaction(db, [s for job in writes for s in job.statements]))
+            if outcome[1] is None:
+                for job in writes:
+                    job.outcome = outcome
+                return
+        for job in writes:
+            job.outcome = self._attempt(lambda: self._transaction(db, job.statements))
+
+    def _transaction(self, db: Any, statements: list[Statement] | tuple[Statement, ...]) -> None:
+        if len(statements) == 1:
+            db.execute(*statements[0])  # autocommit
+            return
+        try:
+            with self._pipeline(db):
+                db.execute(self._begin)
+                for query, values in statements:
+                    db.execute(query, values)
+                db.execute("COMMIT")
+        except BaseException:
+            try:
+                db.execute("ROLLBACK")
+            except Exception:  # noqa: BLE001 - the failure may have ended the transaction already
+                pass
+            raise
+
+    @staticmethod
+    def _attempt(call: Callable[[], Any]) -> tuple[Any, BaseException | None]:
+        try:
+            return call(), None
+        except Exception as error:  # noqa: BLE001 - handed to the caller, who wraps it
+            return None, error
+
+    def _connection(self) -> Any:
+        if self._db is None:
+            self._db = self._connect()
+        return self._db
+
+    @staticmethod
+    def _settle(jobs: list[_Job]) -> None:
+        """Hands each job's outcome to its caller: one wake-up per event loop, not per job."""
+        by_loop: dict[int, list[_Job]] = {}
+        for job in jobs:
+            by_loop.setdefault(id(job.loop), []).append(job)
+        for group in by_loop.values():
+            def settle_all(group: list[_Job] = group) -> None:
+                for job in group:
+                    job.settle(*job.outcome)
+            try:
+                group[0].call_soon(settle_all)
+            except RuntimeError:  # the caller's event loop is closed: nobody waits
+                pass

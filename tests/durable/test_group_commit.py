@@ -1,0 +1,107 @@
+"""Group commit (graphrt/checkpoint/commit_thread.py): the writes of runs at once share commits, yet each
+write returns only once it is committed and a failed write fails alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+import graphrt
+from graphrt import AgentContext, AgentInfo
+from graphrt.checkpoint import CheckpointError, CheckpointStore, RunRecord, SQLiteStore
+from graphrt.durable import arun_checkpointed
+
+pytestmark = pytest.mark.anyio
+
+CHAIN = {
+    "version": 0.5,
+    "nodes": {
+        "run": {"value": ""},
+        "a": {"agent": "stepAgent", "inputs": {"run": ":run"}},
+        "b": {"agent": "checkAgent", "inputs": {"run": ":run", "a": ":a"}, "isResult": True},
+    },
+}
+
+
+def _record(run_id: str) -> RunRecord:
+    return RunRecord(run_id=run_id, graph_file=None, graph_text="nodes: {}", graph_hash="abc")
+
+
+def _other_connection(store: CheckpointStore) -> CheckpointStore:
+    """A second store on the same database: it sees only what the first has committed."""
+    if isinstance(store, SQLiteStore):
+        return SQLiteStore(store.path)
+    from graphrt.checkpoint.postgres import PostgresStore
+
+    return PostgresStore(store._url)
+
+
+async def test_writes_made_at_once_are_all_saved_and_a_failing_one_fails_alone(store: CheckpointStore) -> None:
+    await store.create_run(_record("taken"))
+    outcomes: dict[str, Any] = {}
+
+    async def create(run_id: str) -> None:
+        try:
+            await store.create_run(_record(run_id))
+            outcomes[run_id] = "saved"
+        except CheckpointError as error:
+            outcomes[run_id] = str(error)
+
+    async with anyio.create_task_group() as tg:
+        for n in range(40):
+            tg.start_soon(create, f"r{n}")
+            if n == 20:
+                tg.start_soon(create, "taken")
+
+    assert outcomes.pop("taken").startswith("run 'taken' is already saved in")
+    assert set(outcomes.values()) == {"saved"} and len(outcomes) == 40
+    assert {record.run_id for record in await store.runs()} == {"taken", *outcomes}
+
+
+async def test_a_nodes_waiters_start_only_once_its_row_is_committed(store: CheckpointStore) -> None:
+    """30 runs at once: when b starts, another connection already reads a's row of the same run."""
+    reader = _other_connection(store)
+    seen: list[bool] = []
+
+    async def step(ctx: AgentContext) -> Any:
+        await anyio.sleep(0)
+        return {"from": "a"}
+
+    async def check(ctx: AgentContext) -> Any:
+        rows = await reader.get_rows(ctx.inputs["run"])
+        seen.append(any(row.kind == "node" and row.key == "a" for row in rows))
+        return ctx.inputs["a"]
+
+    graph = graphrt.Graph(CHAIN, agents=[AgentInfo("stepAgent", step), AgentInfo("checkAgent", check)])
+    results: dict[int, Any] = {}
+
+    async def one(n: int) -> None:
+        results[n] = await arun_checkpointed(graph, store, run_id=f"run{n}", inject={"run": f"run{n}"})
+
+    try:
+        async with anyio.create_task_group() as tg:
+            for n in range(30):
+                tg.start_soon(one, n)
+    finally:
+        await reader.close()
+
+    assert results == {n: {"b": {"from": "a"}} for n in range(30)}
+    assert seen == [True] * 30
+
+
+async def test_a_cancelled_writer_does_not_take_the_others_writes_with_it(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "runs.db")
+    try:
+        async with anyio.create_task_group() as tg:
+            for n in range(10):
+                tg.start_soon(store.create_run, _record(f"r{n}"))
+            with anyio.CancelScope() as scope:
+                scope.cancel()
+                await store.create_run(_record("cancelled"))  # queued, then its caller stops waiting
+        saved = {record.run_id for record in await store.runs()}
+    finally:
+        await store.close()
+    assert {f"r{n}" for n in range(10)} <= saved
