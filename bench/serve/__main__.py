@@ -1,9 +1,11 @@
 """`python -m bench.serve`: graphrt serve measured against calling graphrt.arun directly, in one run.
 
 - load: `--runs` runs (200) started at once by as many concurrent clients against `--max-runs` (50),
-  each a graph with one 50 ms I/O node (sleeperAgent). Every run must finish with its own result.
-  Per-run latency (submit to result) is compared with the same runs through `graphrt.arun` in one
-  process under the same concurrency limit; then one run at a time, to show the server's own cost.
+  each a graph with one 50 ms I/O node (sleeperAgent). The clients are a load generator in a process
+  of its own (bench/serve/loadgen.py). Every run must finish with its own result.
+  Per-run latency (submit to result) and throughput are compared with the same runs through
+  `graphrt.arun` (one Graph, built once) in one process under the same concurrency limit, without and
+  with the server's checkpoint store (SQLite); then one run at a time, to show the server's own cost.
 - faults: `--fault-runs` runs (100) of a chain of three 100 ms nodes; the server is killed with
   SIGKILL while they are in flight, then started again on the same checkpoint. Every run must finish
   once, with the results of an undisturbed run, and no node saved before the kill may run again.
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import json
 import os
 import signal
 import socket
@@ -132,16 +135,17 @@ def _saved_runs(checkpoint: Path, ids: list[str] | None = None) -> Any:
 
 async def _direct(path: Path, runs: int, limit: int, checkpoint: Path | None = None) -> tuple[list[float], list[Any]]:
     """Each run's latency through graphrt.arun, `runs` at once under a limit of `limit`; saved to
-    `checkpoint` as the server saves its runs, when given."""
+    `checkpoint` as the server saves its runs, when given. The Graph is built once, as a program that
+    runs one graph many times would."""
     limiter = anyio.CapacityLimiter(limit)
     latencies: list[float] = [0.0] * runs
     results: list[Any] = [None] * runs
     store = SQLiteStore(checkpoint) if checkpoint is not None else None
+    graph = graphrt.Graph(path)
 
     async def one(n: int) -> None:
         started = time.perf_counter()
         async with limiter:
-            graph = graphrt.Graph(path)
             inject = {"n": n}
             results[n] = await (arun_checkpointed(graph, store, inject=inject) if store is not None
                                 else graph.arun(inject=inject))
@@ -157,33 +161,16 @@ async def _direct(path: Path, runs: int, limit: int, checkpoint: Path | None = N
     return latencies, results
 
 
-async def _served(url: str, runs: int) -> tuple[list[float], list[float], list[Any], int]:
-    """Each run's latency through the server (POST ?wait=true), `runs` clients at once, as the client sees it
-    and inside the server (queued to finished); and the 429s seen."""
-    latencies: list[float] = [0.0] * runs
-    inside: list[float] = [0.0] * runs
-    results: list[Any] = [None] * runs
-    refused = 0
-    limits = httpx.Limits(max_connections=runs + 10, max_keepalive_connections=runs + 10)
-    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
-        async def one(n: int) -> None:
-            nonlocal refused
-            started = time.perf_counter()
-            while True:
-                response = await client.post("/graphs/io/runs?wait=true", json={"inputs": {"n": n}})
-                if response.status_code != 429:
-                    break
-                refused += 1
-                await anyio.sleep(float(response.headers.get("retry-after", "1")))
-            latencies[n] = time.perf_counter() - started
-            run = response.json()
-            results[n] = run.get("results") if run.get("status") == "finished" else run
-            inside[n] = run["updated_at"] - run["created_at"]
-
-        async with anyio.create_task_group() as tg:
-            for n in range(runs):
-                tg.start_soon(one, n)
-    return latencies, inside, results, refused
+def _served(url: str, runs: int) -> tuple[list[float], list[float], list[Any], int, float]:
+    """Each run's latency through the server (POST ?wait=true), `runs` clients at once from the load generator's
+    own process (bench/serve/loadgen.py), as the client sees it and inside the server (queued to finished);
+    the 429s seen and the wall time of them all."""
+    done = subprocess.run([sys.executable, "-m", "bench.serve.loadgen", url, "/graphs/io/runs?wait=true",
+                           "--runs", str(runs)], capture_output=True, text=True, cwd=ROOT, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"the load generator failed: {done.stderr[-2000:]}")
+    measured = json.loads(done.stdout.strip().splitlines()[-1])
+    return measured["latencies"], measured["inside"], measured["results"], measured["refused"], measured["wall"]
 
 
 async def _sequential(url: str, path: Path, runs: int) -> tuple[list[float], list[float]]:
@@ -209,14 +196,14 @@ def load(folder: Path, runs: int, max_runs: int, sequential: int) -> tuple[list[
     server = _start(folder, folder / "load.db", port, "--max-runs", str(max_runs))
     try:
         anyio.run(_direct, path, 10, max_runs)  # warm both up
-        anyio.run(_served, url, 10)
-        started = time.perf_counter()
-        served_latency, served_inside, served_results, refused = anyio.run(_served, url, runs)
-        served_wall = time.perf_counter() - started
+        _served(url, 10)
+        served_latency, served_inside, served_results, refused, served_wall = _served(url, runs)
         started = time.perf_counter()
         direct_latency, direct_results = anyio.run(_direct, path, runs, max_runs)
         direct_wall = time.perf_counter() - started
+        started = time.perf_counter()
         saved_latency, saved_results = anyio.run(_direct, path, runs, max_runs, folder / "direct.db")
+        saved_wall = time.perf_counter() - started
         one_served, one_direct = anyio.run(_sequential, url, path, sequential)
         health = httpx.get(f"{url}/health").json()
     finally:
@@ -232,8 +219,9 @@ def load(folder: Path, runs: int, max_runs: int, sequential: int) -> tuple[list[
         (f"- finished with the right result: {right}/{runs} through the server (429s retried: {refused}); "
         f"{completed} completed runs in its checkpoint (incl. {10 + sequential} warm-up and one-at-a-time runs); "
         f"queue empty after: {health['queued'] == 0 and health['running'] == 0}"),
-        (f"- wall time for all {runs}: server {served_wall:.2f} s, graphrt.arun {direct_wall:.2f} s "
-        f"(ratio {served_wall / direct_wall:.2f})"),
+        (f"- wall time for all {runs}: server {served_wall:.2f} s, graphrt.arun with checkpoint= {saved_wall:.2f} s, "
+         f"without {direct_wall:.2f} s; throughput: server {runs / served_wall:.0f} runs/s, arun with checkpoint= "
+         f"{runs / saved_wall:.0f} runs/s (server ÷ arun with the same store: {saved_wall / served_wall:.2f}×)"),
         "",
         "| per-run latency, ms | p50 | p99 | max |",
         "| --- | ---: | ---: | ---: |",
@@ -241,12 +229,13 @@ def load(folder: Path, runs: int, max_runs: int, sequential: int) -> tuple[list[
         f"{_ms(_percentile(direct_latency, .99))} | {_ms(max(direct_latency))} |"),
         (f"| graphrt.arun with checkpoint=, {runs} at once, limit {max_runs} | "
         f"{_ms(_percentile(saved_latency, .5))} | {_ms(_percentile(saved_latency, .99))} | {_ms(max(saved_latency))} |"),
-        (f"| graphrt serve, {runs} clients at once | {_ms(_percentile(served_latency, .5))} | "
+        (f"| graphrt serve, {runs} clients at once (load generator in its own process) | {_ms(_percentile(served_latency, .5))} | "
         f"{_ms(_percentile(served_latency, .99))} | {_ms(max(served_latency))} |"),
         (f"| graphrt serve, queued to finished inside the server | {_ms(_percentile(served_inside, .5))} | "
          f"{_ms(_percentile(served_inside, .99))} | {_ms(max(served_inside))} |"),
-        (f"| added by the server under load | {_ms(_percentile(served_latency, .5) - _percentile(direct_latency, .5))} | "
-        f"{_ms(_percentile(served_latency, .99) - _percentile(direct_latency, .99))} | |"),
+        (f"| added by the server under load (client view − arun with checkpoint=) | "
+         f"{_ms(_percentile(served_latency, .5) - _percentile(saved_latency, .5))} | "
+         f"{_ms(_percentile(served_latency, .99) - _percentile(saved_latency, .99))} | |"),
         (f"| graphrt.arun, one at a time ({sequential} runs) | {_ms(_percentile(one_direct, .5))} | "
         f"{_ms(_percentile(one_direct, .99))} | {_ms(max(one_direct))} |"),
         (f"| graphrt serve, one at a time | {_ms(_percentile(one_served, .5))} | {_ms(_percentile(one_served, .99))} | "

@@ -4,7 +4,7 @@ Needs the `postgres` extra (`pip install 'graphrt[postgres]'`, psycopg 3). The
 tables are the SQLite store's, created on first use. Each write is committed
 when it returns. A run being run is claimed with a session-level advisory
 lock, which the server releases when the connection ends (the process died).
-The connection is used by a thread of its own (`CommitThread`), so a write
+The connection is used by a thread of its own (`GroupCommit`), so a write
 never blocks the event loop, on asyncio and trio alike, and the writes of runs
 that finish nodes at the same time share one transaction: one commit (one WAL
 flush on the server) for all of them.
@@ -20,7 +20,7 @@ from typing import Any
 from graphrt.base.entry_points import needs_extra
 from graphrt.base.secrets import hide_credentials
 from graphrt.checkpoint.base import CheckpointError, run_taken
-from graphrt.checkpoint.commit_thread import CommitThread, Statement
+from graphrt.checkpoint.group_commit import GroupCommit, Statement
 from graphrt.checkpoint.sql import SqlStore, schema
 
 __all__ = ["PostgresStore"]
@@ -51,7 +51,7 @@ class PostgresStore(SqlStore):
         self._duplicate = psycopg.errors.UniqueViolation
         self._lock_timeout = psycopg.errors.LockNotAvailable
         self._claims: set[str] = set()
-        self._db = CommitThread(self._connect, pipeline=lambda db: db.pipeline())
+        self._db = GroupCommit(self._connect, pipeline=lambda db: db.pipeline())
         self._schema: str | None = None
 
     @classmethod

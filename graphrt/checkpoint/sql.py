@@ -3,8 +3,8 @@
 Queries are written with `?` placeholders; a store whose driver wants `%s`
 sets `placeholder`. Each store says how to read (`_read`), how to write a
 few statements in one transaction (`_write`), and which error means "this
-run id is taken". Both talk to their database through a `CommitThread`
-(commit_thread.py), which keeps it off the event loop and commits concurrent
+run id is taken". Both talk to their database through a `GroupCommit`
+(group_commit.py), which keeps it off the event loop and commits concurrent
 runs' writes together.
 """
 
@@ -23,7 +23,7 @@ from graphrt.checkpoint.base import (
     decode_value,
     encode_value,
 )
-from graphrt.checkpoint.commit_thread import Statement
+from graphrt.checkpoint.group_commit import Statement
 
 __all__ = ["SqlStore", "Statement", "schema"]
 

@@ -6,8 +6,8 @@ loses nothing it had written; only a power cut can lose the last commits.
 Several processes can use one file; each write waits up to `timeout` seconds
 for another writer. A run being run is claimed with a lock the kernel releases when
 the process ends (a byte of `PATH-claims`: file_claims.py). A new file is readable by its owner only (0600): it holds
-the runs' real data. The connection is used by a thread of its own (`CommitThread`),
-which commits the writes of runs that finish nodes at the same time together.
+the runs' real data. Writes go through a `GroupCommit` (group_commit.py) on the event loop's
+thread: the writes of runs that finish nodes in the same turn of the loop share one commit.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from graphrt.checkpoint.base import CheckpointError, run_taken
-from graphrt.checkpoint.commit_thread import CommitThread, Statement
+from graphrt.checkpoint.group_commit import GroupCommit, Statement
 from graphrt.checkpoint.file_claims import FileClaims
 from graphrt.checkpoint.sql import SqlStore, schema
 
@@ -61,7 +61,7 @@ class SQLiteStore(SqlStore):
         self._claimed: set[str] = set()
         self._file_claims = FileClaims(self.path)
         # Inline: a write to a local WAL file takes microseconds, less than a hop to a thread and back.
-        self._db = CommitThread(self._connect, begin="BEGIN IMMEDIATE", inline=True)
+        self._db = GroupCommit(self._connect, begin="BEGIN IMMEDIATE", inline=True)
 
     @classmethod
     def shown(cls, target: str | Path) -> str:

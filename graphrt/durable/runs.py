@@ -20,10 +20,12 @@ readable by its owner only.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import hashlib
 import json
 import uuid
+import weakref
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -72,8 +74,32 @@ def _source_of(graph: Graph) -> tuple[str | None, str | None, str]:
     return None, text, graph_hash(text)
 
 
+@dataclasses.dataclass(frozen=True)
+class _SavedGraph:
+    """What every record of a Graph's runs holds of the graph: worked out once per Graph, which does not change."""
+
+    file: str | None
+    text: str | None
+    digest: str
+    config: dict[str, Any]
+
+
+_SAVED_GRAPHS: weakref.WeakKeyDictionary[Graph, _SavedGraph] = weakref.WeakKeyDictionary()
+
+
+def _saved_graph(graph: Graph) -> _SavedGraph:
+    saved = _SAVED_GRAPHS.get(graph)
+    if saved is None:
+        file, text, digest = _source_of(graph)
+        saved = _SavedGraph(file=str(Path(file).resolve()) if file else None,
+                            text=saved_source(text, graph.data) if text is not None else None,
+                            digest=digest, config=saved_config(graph.config))
+        _SAVED_GRAPHS[graph] = saved
+    return saved
+
+
 def _new_record(graph: Graph, run_id: str, injected: Mapping[str, Any], all_results: bool) -> RunRecord:
-    file, text, digest = _source_of(graph)
+    saved = _saved_graph(graph)
     for node_id, value in injected.items():
         check_injectable(graph.spec, node_id)
         try:
@@ -83,11 +109,11 @@ def _new_record(graph: Graph, run_id: str, injected: Mapping[str, Any], all_resu
                                   node_id=node_id) from None
     return RunRecord(
         run_id=run_id,
-        graph_file=str(Path(file).resolve()) if file else None,
-        graph_text=saved_source(text, graph.data) if text is not None else None,
-        graph_hash=digest,
+        graph_file=saved.file,
+        graph_text=saved.text,
+        graph_hash=saved.digest,
         injected=dict(injected),
-        config=saved_config(graph.config),
+        config=copy.deepcopy(saved.config),  # the record is the caller's to change
         all_results=all_results,
     )
 
@@ -107,7 +133,7 @@ async def save_new_run(graph: Graph, store: CheckpointStore, run_id: str, *, inj
 
 def _check_same_graph(graph: Graph, record: RunRecord, location: str) -> None:
     """A saved run continues with its graph: the file it was saved from, or the copy saved with it."""
-    _, _, digest = _source_of(graph)
+    digest = _saved_graph(graph).digest
     if digest == record.graph_hash or (record.graph_text is not None and digest == graph_hash(record.graph_text)):
         return
     where = record.graph_file or "the graph"
@@ -184,10 +210,12 @@ async def _restore_state(store: CheckpointStore, record: RunRecord, answer: Any)
 
 
 async def _run(graph: Graph, store: CheckpointStore, options: RunOptions, *, answer: Any, force: bool) -> dict[str, Any]:
-    options = options.replace(run_id=options.run_id or uuid.uuid4().hex[:12])
+    fresh = not options.run_id  # an id made here names no saved run: no need to look for one
+    if fresh:
+        options = options.replace(run_id=uuid.uuid4().hex[:12])
     await store.claim_run(options.run_id)  # a second run or resume of it, elsewhere, is refused until this one ends
     try:
-        return await _run_claimed(graph, store, options, answer=answer, force=force)
+        return await _run_claimed(graph, store, options, answer=answer, force=force, fresh=fresh)
     finally:
         try:
             with anyio.CancelScope(shield=True):
@@ -197,8 +225,8 @@ async def _run(graph: Graph, store: CheckpointStore, options: RunOptions, *, ans
 
 
 async def _run_claimed(graph: Graph, store: CheckpointStore, options: RunOptions, *, answer: Any,
-                       force: bool) -> dict[str, Any]:
-    record = await store.get_run(options.run_id)
+                       force: bool, fresh: bool) -> dict[str, Any]:
+    record = None if fresh else await store.get_run(options.run_id)
     if record is None:
         if answer is not None:
             raise CheckpointError(f"run {options.run_id!r} is not saved in {store.location}, "

@@ -1,4 +1,4 @@
-"""Group commit (graphrt/checkpoint/commit_thread.py): the writes of runs at once share commits, yet each
+"""Group commit (graphrt/checkpoint/group_commit.py): the writes of runs at once share commits, yet each
 write returns only once it is committed and a failed write fails alone."""
 
 from __future__ import annotations
