@@ -145,7 +145,7 @@ async def abatch(
 
     try:
         ledger = Ledger(GuardedStore(opened), batch_id or default_batch_id(prepared, rows)) if opened else None
-        runner = Batch(prepared, concurrency=concurrency or default_concurrency(made_executor), ledger=ledger,
+        runner = Batch(prepared, concurrency=concurrency, ledger=ledger,
                        executor=made_executor, timeout=timeout, all_results=all_results, ordered=ordered,
                        progress=progress)
         await runner.run(rows_of(rows, id_field=id_field), take)
@@ -172,11 +172,3 @@ def default_batch_id(graph: Graph, rows: Any) -> str:
         return f"{name}:{Path(rows).stem}"
     return name
 
-
-def default_concurrency(executor: Executor | None) -> int:
-    """Rows at once: 8 in this process; on an executor, what it says keeps its cluster busy."""
-    from graphrt.batches import DEFAULT_CONCURRENCY
-
-    if executor is None:
-        return DEFAULT_CONCURRENCY
-    return executor.whole_run_slots() or DEFAULT_CONCURRENCY

@@ -45,7 +45,8 @@ class Batch:
 
     Args:
         graph: the prepared graph (its executor, if any, is where each row's agent calls run).
-        concurrency: rows running at once (on an executor: whole runs in flight on the cluster).
+        concurrency: rows running at once; None: 8, or on an executor the runs its cluster runs at once
+            (`Executor.whole_run_slots`: Ray's CPUs over a task's).
         ledger: where rows are saved and looked up (None: nothing saved, every row runs).
         executor: runs each row as a whole run elsewhere (`Executor.run_whole`); None: in this process.
         timeout: seconds each row's run may take.
@@ -54,10 +55,10 @@ class Batch:
         progress: the counters to keep (a display reads them).
     """
 
-    def __init__(self, graph: Graph, *, concurrency: int = DEFAULT_CONCURRENCY, ledger: Ledger | None = None,
+    def __init__(self, graph: Graph, *, concurrency: int | None = None, ledger: Ledger | None = None,
                  executor: Executor | None = None, timeout: float | None = None, all_results: bool = False,
                  ordered: bool = True, progress: BatchProgress | None = None) -> None:
-        if concurrency < 1:
+        if concurrency is not None and concurrency < 1:
             raise ValueError(f"a batch runs at least one row at a time, not {concurrency}")
         self.graph = graph
         self.concurrency = concurrency
@@ -77,9 +78,18 @@ class Batch:
         """
         emit = _InOrder(sink) if self.ordered else sink
         source = iter(rows)
-        async with anyio.create_task_group() as group:
-            for _ in range(self.concurrency):
-                group.start_soon(self._worker, source, emit)
+        concurrency = self.concurrency
+        if self.executor is not None:
+            await self.executor.open()
+            concurrency = concurrency or self.executor.whole_run_slots()
+        try:
+            async with anyio.create_task_group() as group:
+                for _ in range(concurrency or DEFAULT_CONCURRENCY):
+                    group.start_soon(self._worker, source, emit)
+        finally:
+            if self.executor is not None:
+                with anyio.CancelScope(shield=True):
+                    await self.executor.close()
         return self.progress
 
     async def _worker(self, source: Any, emit: Sink) -> None:

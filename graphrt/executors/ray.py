@@ -3,6 +3,7 @@
     graphrt run graph.yaml --executor ray                   # a local Ray, started for the run
     graphrt run graph.yaml --executor ray --address auto    # the Ray cluster running on this machine
     graphrt run graph.yaml --executor ray://HOST:10001      # a remote cluster, through Ray Client
+    graphrt batch graph.yaml rows.jsonl --executor ray --address HOST:6379   # each row one whole run, a task
     graphrt.run(graph, executor=RayExecutor(address="auto"))
 
 What runs where:
@@ -24,6 +25,16 @@ What runs where:
   attempt with an AgentError: the node's `retry` runs it again (Ray's own task
   retries are off, so that `retry` alone decides), else the node fails.
 
+A batch's rows (graphrt.batches) go to the cluster whole: `run_whole` sends one
+run as one task, and the worker builds the graph once (from the text the driver
+read) and runs it in its own process, so the driver schedules rows, not agent
+calls, and the cluster's size bounds the throughput.
+
+Connecting: an address that does not answer within `connect_timeout` (15 s) is
+an ExecutorError, not minutes of Ray's retries; a cluster on 127.0.0.1 is
+joined there (graphrt.executors.loopback_ray), and without an address a new
+local Ray is started, never the machine's latest cluster.
+
 Events an agent reports on the cluster (progress, tokens) reach the driver's
 subscribers when its call returns.
 
@@ -35,8 +46,10 @@ does. Nothing read from a graph file is ever unpickled; graph text stays data.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import os
+import socket
 import sys
 import threading
 import traceback
@@ -47,9 +60,13 @@ import anyio
 
 from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.base.entry_points import needs_extra
-from graphrt.base.errors import AgentError
+from graphrt.base.errors import AgentError, GraphError
 from graphrt.base.secrets import hide_credentials
+from graphrt.graphdata.loader import GraphText
 from graphrt.engine.executor import Executor, ExecutorError
+from graphrt.engine.graph import Graph
+from graphrt.engine.options import GraphOptions, RunOptions
+from graphrt.executors.loopback_ray import LOOPBACK, is_loopback, loopback_kept
 
 try:
     import ray
@@ -70,9 +87,10 @@ else:
         ray.exceptions.LocalRayletDiedError,
     )
 
-__all__ = ["RayExecutor", "start_local_ray"]
+__all__ = ["RayExecutor", "connect_ray", "start_local_ray"]
 
 DEFAULT_LARGE_VALUE_BYTES = 100_000  # Ray inlines smaller task arguments anyway
+DEFAULT_CONNECT_TIMEOUT = 15.0  # seconds a cluster's address may take to answer
 _EXTRA = "graphrt[ray]"
 
 
@@ -82,20 +100,73 @@ def _require_ray() -> None:
 
 
 def start_local_ray(num_cpus: int | None = None, **options: Any) -> None:
-    """Starts a Ray on this machine for this process, whose workers import what the driver imports.
+    """Starts a new Ray on this machine for this process, whose workers import what the driver imports.
 
     The workers get the driver's `sys.path`, so agents from test modules, `--agents`
-    files and the current folder unpickle there as they were defined here.
+    files and the current folder unpickle there as they were defined here. It is
+    always a new one (`address="local"`): Ray would otherwise join whichever cluster
+    was last started on the machine, someone else's included.
     """
     _require_ray()
-    runtime_env = dict(options.pop("runtime_env", None) or {})
+    options.setdefault("include_dashboard", False)
+    options.setdefault("log_to_driver", True)
+    ray.init(address="local", num_cpus=num_cpus, runtime_env=_driver_imports(options.pop("runtime_env", None)),
+             **options)
+
+
+def connect_ray(address: str, *, connect_timeout: float = DEFAULT_CONNECT_TIMEOUT, **options: Any) -> None:
+    """Connects this process to the Ray cluster at `address` ("auto", "HOST:PORT" or "ray://HOST:PORT").
+
+    An address that does not answer within `connect_timeout` seconds is an ExecutorError
+    (Ray itself would retry for minutes). A cluster on this machine's loopback
+    (127.0.0.1:PORT, as graphrt.executors.local_cluster starts one) is joined there:
+    Ray would rewrite it to the machine's network address and then look for a node
+    of that address; its workers import what the driver imports, as with start_local_ray.
+
+    Raises:
+        ExecutorError: the cluster does not answer.
+    """
+    _require_ray()
+    options = {"include_dashboard": False, **options}
+    if address not in ("auto", "local"):
+        _check_reachable(address, connect_timeout)
+    if not is_loopback(address):
+        ray.init(address=address, **options)
+        return
+    options["runtime_env"] = _driver_imports(options.get("runtime_env"))
+    if not address.startswith("ray://"):
+        options.setdefault("_node_ip_address", LOOPBACK)
+    with loopback_kept():
+        ray.init(address=address, **options)
+
+
+def _driver_imports(runtime_env: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A runtime env whose PYTHONPATH (unless it sets one) is the driver's working folder and `sys.path`."""
+    runtime_env = dict(runtime_env or {})
     env_vars = dict(runtime_env.get("env_vars", {}))
     paths = [path for path in sys.path if path and os.path.isdir(path)]
     env_vars.setdefault("PYTHONPATH", os.pathsep.join(dict.fromkeys([os.getcwd(), *paths])))
     runtime_env["env_vars"] = env_vars
-    options.setdefault("include_dashboard", False)
-    options.setdefault("log_to_driver", True)
-    ray.init(num_cpus=num_cpus, runtime_env=runtime_env, **options)
+    return runtime_env
+
+
+def _check_reachable(address: str, timeout: float) -> None:
+    """Raises ExecutorError unless something answers at the address's host and port within `timeout` seconds."""
+    where = address.partition("://")[2] or address
+    host, _, port = where.rpartition(":")
+    host = host.strip("[]")
+    shown = hide_credentials(address)
+    if not host or not port.isdigit():
+        raise ExecutorError(f"the Ray address {shown!r} is not HOST:PORT, ray://HOST:PORT or auto")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout):
+            pass
+    except OSError as error:
+        reason = (f"no answer within {timeout:g} s" if isinstance(error, TimeoutError)
+                  else error.strerror or type(error).__name__)
+        raise ExecutorError(f"cannot reach the Ray cluster at {shown}: {reason} "
+                            "(is it running? start one with 'ray start --head', or use --address auto "
+                            "for the one on this machine)") from None
 
 
 # ----- what crosses to a worker and back -----
@@ -216,6 +287,57 @@ class _AgentActor:
         return _invoke(self._call, request, self._large)
 
 
+# ----- whole runs (a batch's rows): one task per run, the graph built once per worker -----
+
+
+@dataclass
+class _GraphRecipe:
+    """What a worker builds a Graph from: the file's text and name (or the data), and the Graph's options."""
+
+    source: Any  # a GraphText, or GraphData given as a dict
+    options: GraphOptions
+
+
+_PREPARED: dict[str, Any] = {}  # in a worker: the recipe's object ref (hex) -> its Graph, the last few
+_PREPARED_KEPT = 8
+
+
+def _prepared(holder: list[Any]) -> Any:
+    """The Graph of a recipe, built on this worker's first run of it (validated and compiled once, not per row)."""
+    ref = holder[0]
+    graph = _PREPARED.get(ref.hex())
+    if graph is None:
+        recipe: _GraphRecipe = ray.get(ref)
+        graph = Graph(recipe.source, recipe.options)
+        if len(_PREPARED) >= _PREPARED_KEPT:
+            _PREPARED.pop(next(iter(_PREPARED)))
+        _PREPARED[ref.hex()] = graph
+    return graph
+
+
+def _run_whole(holder: list[Any], options: RunOptions) -> _Outcome:
+    """One whole run on a worker, in its own event loop; its results, or its error as the driver can rebuild it."""
+    try:
+        results = asyncio.run(_prepared(holder).arun(options))
+    except Exception as error:  # noqa: BLE001 - every failure of the run goes back to the driver
+        return _Outcome(error=_portable(GraphError.from_exception(error, doing="the run failed")))
+    return _Outcome(result=results)
+
+
+def _portable(error: GraphError) -> GraphError:
+    """The error itself if it survives pickling both ways, else a GraphError with its message, node and place."""
+    from ray import cloudpickle
+
+    error.__traceback__ = None
+    try:
+        cloudpickle.loads(cloudpickle.dumps(error))
+        return error
+    except Exception:  # noqa: BLE001 - any failure to cross: send what the message is made of
+        plain = GraphError(error.message, node_id=error.node_id, field=error.field, location=error.location)
+        plain.nested = error.nested
+        return plain
+
+
 def _is_large(value: Any, limit: int) -> bool:
     """Whether a value's size reaches `limit` bytes, roughly, stopping as soon as it does."""
     budget = limit
@@ -267,6 +389,7 @@ class RayExecutor(Executor):
         force_cancel: `ray.cancel(force=True)` on timeout or abort (kills the worker process;
             needed for agents stuck in native code). By default the task gets KeyboardInterrupt.
         init_options: more options for `ray.init` when this executor starts or connects to Ray.
+        connect_timeout: seconds the cluster at `address` may take to answer before ExecutorError.
     """
 
     name = "ray"
@@ -299,8 +422,10 @@ class RayExecutor(Executor):
         large_value_bytes: int = DEFAULT_LARGE_VALUE_BYTES,
         force_cancel: bool = False,
         init_options: Mapping[str, Any] | None = None,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
     ) -> None:
         _require_ray()
+        self.connect_timeout = connect_timeout
         self.address = address
         self.num_cpus = num_cpus
         self.task_options = {"num_cpus": 1, **(task_options or {})}
@@ -315,6 +440,8 @@ class RayExecutor(Executor):
         self._functions: dict[int, tuple[Any, Any]] = {}  # id(agent) -> (agent, its object ref)
         self._values: dict[int, tuple[Any, Any]] = {}  # id(value) -> (value, its object ref), for one run
         self._actors: dict[int, tuple[Any, Any]] = {}  # id(stateful agent) -> (agent, its actor)
+        self._recipes: dict[int, tuple[Any, Any]] = {}  # id(Graph) -> (graph, its recipe's object ref)
+        self._whole: Any = None
 
     # ----- lifecycle -----
 
@@ -324,10 +451,12 @@ class RayExecutor(Executor):
                 if self.address is None and not os.environ.get("RAY_ADDRESS"):
                     start_local_ray(self.num_cpus, **self.init_options)
                 else:
-                    ray.init(address=self.address, **{"include_dashboard": False, **self.init_options})
+                    connect_ray(self.address or os.environ["RAY_ADDRESS"], connect_timeout=self.connect_timeout,
+                                **self.init_options)
                 self.started_ray = True
             if self._task is None:
                 self._task = ray.remote(_invoke)
+                self._whole = ray.remote(_run_whole)
 
     async def close(self) -> None:
         """Lets go of the run's values in the object store (the actors stay for the next run)."""
@@ -340,7 +469,8 @@ class RayExecutor(Executor):
         self._actors.clear()
         self._functions.clear()
         self._values.clear()
-        self._task = None
+        self._recipes.clear()
+        self._task = self._whole = None
         if self.started_ray and ray.is_initialized():
             ray.shutdown()
         self.started_ray = False
@@ -394,6 +524,53 @@ class RayExecutor(Executor):
         if outcome.error is not None or outcome.error_type:
             raise _rebuilt(outcome)
         return outcome.result
+
+    # ----- whole runs -----
+
+    def whole_run_slots(self) -> int | None:
+        """The whole runs the cluster runs at once: its CPUs over the CPUs a task asks for (`task_options`)."""
+        if not ray.is_initialized():
+            return None
+        cpus = ray.cluster_resources().get("CPU", 0)
+        per_task = self.task_options.get("num_cpus", 1) or 1
+        return max(int(cpus / per_task), 1) if cpus else None
+
+    async def run_whole(self, graph: Graph, options: RunOptions) -> dict[str, Any]:
+        """Runs one whole run of `graph` as one Ray task: the graph runs in a worker, in that worker's process.
+
+        The worker builds the graph once (from the text the driver read, so that errors name the
+        file and line) and runs each run it is given; the driver only schedules runs. Events of
+        the run stay on the worker. A worker or node that dies fails the run (GraphError).
+        """
+        if self._whole is None:
+            await self.open()
+        holder = [self._recipe(graph)]  # in a list: the worker gets the ref itself, and builds the graph once per ref
+        ref = self._whole.options(**self._options(None)).remote(holder, options.replace(subscribe=(), progress=None))
+        try:
+            outcome: _Outcome = await _resolved(ref)
+        except anyio.get_cancelled_exc_class():
+            with anyio.CancelScope(shield=True):
+                ray.cancel(ref, force=self.force_cancel)
+            raise
+        except _LOST_WORKER as lost:
+            raise GraphError(f"the Ray worker running this run died ({type(lost).__name__}: {_first_line(lost)})") from lost
+        except ray.exceptions.RayError as failed:
+            raise GraphError(f"Ray could not run this run ({type(failed).__name__}: {_first_line(failed)})") from failed
+        if outcome.error is not None:
+            raise outcome.error
+        return outcome.result
+
+    def _recipe(self, graph: Graph) -> Any:
+        """The graph's recipe as an object ref: put once per Graph, so a batch's rows share it."""
+        entry = self._recipes.get(id(graph))
+        if entry is None or entry[0] is not graph:
+            source = graph.spec.source
+            built_from = GraphText(source.text, source.file) if source.text is not None else dict(graph.data)
+            _ship_unimportable_modules()
+            options = dataclasses.replace(graph.options, executor=None, services=None)
+            entry = (graph, ray.put(_GraphRecipe(built_from, options)))
+            self._recipes[id(graph)] = entry
+        return entry[1]
 
     def _options(self, agent_id: str | None) -> dict[str, Any]:
         """The Ray options of an agent's tasks: no Ray retries (the node's `retry` decides), then the user's."""

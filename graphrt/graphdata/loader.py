@@ -22,7 +22,7 @@ from graphrt.base.errors import GraphLoadError, Location
 from graphrt.base.jsvalue import js_string
 from graphrt.graphdata.positions import Positions
 
-__all__ = ["GraphSource", "GraphLoader", "load_graph", "load_graph_beside", "load_with", "parse_graph_text"]
+__all__ = ["GraphSource", "GraphLoader", "GraphText", "load_graph", "load_graph_beside", "load_with", "parse_graph_text"]
 
 LoadedGraph = Union[Mapping[str, Any], str, Path]
 GraphLoader = Callable[[str, Any], Union[LoadedGraph, Awaitable[LoadedGraph]]]
@@ -259,12 +259,25 @@ def _looks_like_path(graph: str) -> bool:
         return False
 
 
-def load_graph(graph: Mapping[str, Any] | str | Path) -> tuple[dict[str, Any], GraphSource]:
-    """GraphData from a dict, a path to a YAML/JSON file, or YAML/JSON text.
+@dataclass(frozen=True)
+class GraphText:
+    """A graph file's text read elsewhere, with the file's name: errors are placed in that file.
+
+    What a Ray worker builds a batch row's graph from: the driver read the file, the worker may not have it.
+    """
+
+    text: str
+    file: str | None = None
+
+
+def load_graph(graph: Mapping[str, Any] | str | Path | GraphText) -> tuple[dict[str, Any], GraphSource]:
+    """GraphData from a dict, a path to a YAML/JSON file, YAML/JSON text, or a GraphText.
 
     Raises:
         GraphLoadError: the file cannot be read or parsed.
     """
+    if isinstance(graph, GraphText):
+        return parse_graph_text(graph.text, file=graph.file)
     if isinstance(graph, Mapping):
         return dict(graph), GraphSource()
     if isinstance(graph, Path) or (isinstance(graph, str) and _looks_like_path(graph)):

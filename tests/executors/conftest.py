@@ -1,4 +1,12 @@
-"""One local Ray (2 CPUs, no dashboard) for the whole test session, and a RayExecutor on it."""
+"""One real Ray cluster for the whole test session, and a RayExecutor on it.
+
+The cluster is separate processes on 127.0.0.1 (graphrt.executors.local_cluster):
+a head that only schedules (no CPUs) and two worker nodes of one declared CPU
+each, every one its own `ray start`, joined over loopback as machines join over
+the network. The test session is its driver; tests that start another driver
+(`graphrt run --address ...` in a subprocess) join the same cluster. Starting it
+takes a while, so every Ray test shares it.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +14,25 @@ import pytest
 
 ray = pytest.importorskip("ray", reason="the Ray executor's tests need: pip install 'graphrt[ray]'")
 
+WORKER_NODES = 2
+
 
 @pytest.fixture(scope="session")
-def ray_executor():
-    from graphrt.executors.ray import RayExecutor, start_local_ray
+def ray_cluster():
+    from graphrt.executors.local_cluster import LocalRayCluster
+
+    with LocalRayCluster(head_cpus=0) as cluster:
+        cluster.add_nodes(WORKER_NODES, num_cpus=1)
+        yield cluster
+
+
+@pytest.fixture(scope="session")
+def ray_executor(ray_cluster):
+    from graphrt.executors.ray import RayExecutor, connect_ray
 
     started = not ray.is_initialized()
     if started:
-        start_local_ray(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        connect_ray(ray_cluster.address, log_to_driver=False)
     executor = RayExecutor()
     yield executor
     executor.shutdown()

@@ -53,7 +53,14 @@ def meet_agent(ctx: AgentContext) -> Any:
     while len(list(folder.iterdir())) < ctx.inputs.get("count", 2) and time.monotonic() < deadline:
         time.sleep(0.02)
     return {"pid": os.getpid(), "met": len(list(folder.iterdir())) >= ctx.inputs.get("count", 2),
-            "row": ctx.inputs.get("row")}
+            "row": ctx.inputs.get("row"), "node": _node_id()}
+
+
+def _node_id() -> str | None:
+    """The Ray node this runs on (None in a process that is not a Ray worker)."""
+    import ray
+
+    return ray.get_runtime_context().get_node_id() if ray.is_initialized() else None
 
 
 async def fail_agent(ctx: AgentContext) -> Any:

@@ -288,3 +288,52 @@ def test_agent_options_reach_ray(ray_executor):
     assert _run(graph, light)["w"]["pid"] != DRIVER
     assert light._options("whereAgent") == {"num_cpus": 0.25, "max_retries": 0}
     assert light._options("copyAgent") == {"num_cpus": 1, "max_retries": 0}
+
+
+ASYNC_GENERATOR_AGENTS = '''\
+"""An --agents file whose agents stream: an async generator, and one decorated with @graphrt.agent."""
+import os
+
+import graphrt
+from graphrt import Progress
+
+
+async def steps_agent(ctx):
+    for step in range(3):
+        ctx.progress(f"step {step}", step)
+        yield {"step": step, "pid": os.getpid()}
+
+
+@graphrt.agent(name="countAgent")
+async def count(ctx: graphrt.AgentContext, n: int = 2) -> dict:
+    """Counts to n, reporting each step.
+
+    Args:
+        n: how far.
+    """
+    for step in range(n):
+        yield Progress(f"count {step}", step)
+    yield {"counted": n, "pid": os.getpid()}
+
+
+AGENTS = [graphrt.AgentInfo("stepsAgent", steps_agent), count]
+'''
+
+
+def test_async_generator_agents_from_an_agents_file_run_on_workers(ray_executor, tmp_path, capsys):
+    import json
+
+    import ray
+
+    from graphrt.cli.main import main
+
+    agents = tmp_path / "streaming_agents.py"
+    agents.write_text(ASYNC_GENERATOR_AGENTS)
+    graph = tmp_path / "g.yaml"
+    graph.write_text("version: 0.5\nnodes:\n  s:\n    agent: stepsAgent\n    isResult: true\n"
+                     "  c:\n    agent: countAgent\n    inputs: {n: 3}\n    isResult: true\n")
+    address = ray.get_runtime_context().gcs_address
+    assert main(["run", str(graph), "-q", "--executor", "ray", "--address", address, "--agents", str(agents)]) == 0
+    results = json.loads(capsys.readouterr().out)
+    assert results["s"]["step"] == 2 and results["c"]["counted"] == 3
+    assert DRIVER not in (results["s"]["pid"], results["c"]["pid"])

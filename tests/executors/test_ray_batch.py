@@ -1,0 +1,112 @@
+"""A batch on Ray: each row one whole run, a Ray task on the cluster's worker nodes; the driver only schedules rows.
+
+The session's cluster (conftest.py) has two worker nodes of one declared CPU each.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import graphrt
+from graphrt.authoring.agent_like import module_agents
+
+from ..batches.conftest import AGENTS_FILE as BATCH_AGENTS_FILE, GRAPH as ROW_GRAPH
+from ..waiting import wait_until
+from .conftest import WORKER_NODES
+
+AGENTS = module_agents(str(Path(__file__).with_name("ray_agents.py")))
+DRIVER = os.getpid()
+
+MEET = """\
+version: 0.5
+nodes:
+  row:
+    value: 0
+  folder:
+    value: ""
+  meet:
+    agent: meetAgent
+    inputs: {row: ":row", folder: ":folder", count: 2}
+  where:
+    agent: whereAgent
+    inputs: {row: ":meet.row"}
+  answer:
+    agent: copyAgent
+    inputs: {row: ":where.row", meet: ":meet", where: ":where.pid"}
+    isResult: true
+"""
+
+
+def test_rows_are_whole_runs_spread_over_the_worker_nodes(ray_executor, tmp_path):
+    graph = tmp_path / "meet.yaml"
+    graph.write_text(MEET)
+    folders = [tmp_path / f"pair{i // 2}" for i in range(6)]
+    for folder in set(folders):
+        folder.mkdir()
+    rows = [{"row": i, "folder": str(folder)} for i, folder in enumerate(folders)]
+    assert ray_executor.whole_run_slots() == WORKER_NODES  # the default concurrency: a row per declared CPU
+    outcomes = graphrt.batch(graph, rows, agents=AGENTS, executor=ray_executor)
+    answers = [outcome.results["answer"] for outcome in outcomes]
+    assert [answer["row"] for answer in answers] == list(range(6))
+    assert all(answer["meet"]["met"] for answer in answers)  # rows ran two at a time: one on each node
+    for pair in range(3):
+        first, second = answers[2 * pair]["meet"], answers[2 * pair + 1]["meet"]
+        assert first["node"] != second["node"]
+    # The whole run is on the worker: every node of a row ran in the process of its first.
+    assert all(answer["where"] == answer["meet"]["pid"] != DRIVER for answer in answers)
+
+
+def test_a_failed_row_on_ray_has_the_located_error_it_has_in_process(ray_executor, tmp_path):
+    batch_graph = tmp_path / "rows.yaml"
+    batch_graph.write_text(ROW_GRAPH)
+    agents = module_agents(BATCH_AGENTS_FILE)
+    rows = [{"row": 1, "log": str(tmp_path / "calls.log")}, {"row": 2, "log": str(tmp_path / "calls.log"), "fail": "no"}]
+    here = graphrt.batch(batch_graph, rows, agents=agents)
+    there = graphrt.batch(batch_graph, rows, agents=agents, executor=ray_executor)
+    assert [o.record() for o in there] == [o.record() for o in here]
+    assert there[1].record()["error"]["line"] == 13 and there[1].record()["error"]["node"] == "work"
+
+
+def _batch(*args: str) -> subprocess.Popen:
+    command = [sys.executable, "-c", "import sys; from graphrt.cli import main; sys.exit(main())", "batch", *args]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def test_graphrt_batch_on_a_cluster_killed_with_sigkill_skips_its_done_rows_when_run_again(ray_cluster, tmp_path):
+    graph, rows_file, out = tmp_path / "rows.yaml", tmp_path / "rows.jsonl", tmp_path / "out.jsonl"
+    log, gate = tmp_path / "calls.log", tmp_path / "gate"
+    graph.write_text(ROW_GRAPH)
+    rows = [{"row": i, "log": str(log), "gate": str(gate), "hold": i in (3, 4)} for i in range(6)]
+    rows_file.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    # A driver of its own, joining the session's cluster by its loopback address (as a user's would by theirs).
+    command = [str(graph), str(rows_file), "-o", str(out), "--agents", BATCH_AGENTS_FILE, "-q",
+               "--executor", "ray", "--address", ray_cluster.address]
+    batch = _batch(*command)
+    try:
+        wait_until(lambda: Path(f"{log}.3.held").exists() and Path(f"{log}.4.held").exists() and len(_lines(out)) == 3,
+                   "rows 1-3 written and rows 4 and 5 held on the cluster", seconds=180)
+    except AssertionError:
+        batch.kill()
+        pytest.fail(f"the batch never got there: {batch.communicate()[1][-2000:]}")
+    os.killpg(batch.pid, signal.SIGKILL)
+    batch.wait()
+    gate.touch()
+    again = _batch(*command)
+    stdout, stderr = again.communicate(timeout=300)
+    assert again.returncode == 0, stderr[-2000:]
+    assert Counter(int(line) for line in log.read_text().split()) == {0: 1, 1: 1, 2: 1, 3: 2, 4: 2, 5: 1}
+    lines = _lines(out)
+    assert [line["row"] for line in lines] == [1, 2, 3, 4, 5, 6]
+    assert [line["results"]["answer"] for line in lines] == [{"double": 2 * i, "row": i} for i in range(6)]
