@@ -65,6 +65,7 @@ class RunRecord:
     results: Any = None
     created_at: float = 0.0
     updated_at: float = 0.0
+    parent: dict[str, Any] | None = None  # a fork's origin: {"run_id", "node_id", "set": [node ids given values]}
 
     @property
     def question(self) -> str | None:

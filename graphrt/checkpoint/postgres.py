@@ -25,7 +25,7 @@ from graphrt.checkpoint.sql import SqlStore, schema
 
 __all__ = ["PostgresStore"]
 
-_SCHEMA = schema(sequence="BIGSERIAL PRIMARY KEY", boolean="BOOLEAN", real="DOUBLE PRECISION")
+_SCHEMA = schema(sequence="BIGSERIAL PRIMARY KEY", boolean="BOOLEAN", real="DOUBLE PRECISION", add_columns=True)
 _CLAIM_WAIT_MS = 1000
 _SCHEMA_LOCK = "SELECT pg_advisory_xact_lock(7074011)"  # one schema creator at a time
 

@@ -25,20 +25,27 @@ from graphrt.checkpoint.base import (
 )
 from graphrt.checkpoint.group_commit import Statement
 
-__all__ = ["SqlStore", "Statement", "schema"]
+__all__ = ["ADDED_COLUMNS", "SqlStore", "Statement", "schema"]
 
 _RUN_COLUMNS = ("run_id, graph_file, graph_text, graph_hash, injected, config, all_results, status, detail, results, "
-               "created_at, updated_at")
+               "created_at, updated_at, parent")
+
+ADDED_COLUMNS = {"parent": "TEXT"}
+"""Columns of `graphrt_runs` added after its first release: a store adds those a table made earlier lacks."""
 
 
-def schema(*, sequence: str, boolean: str, real: str) -> str:
+def schema(*, sequence: str, boolean: str, real: str, add_columns: bool = False) -> str:
     """The tables every SQL store creates on first use, in its database's column types.
 
     Args:
         sequence: the type of `graphrt_rows.seq`, an auto-incrementing primary key.
         boolean: the type of `all_results`.
         real: the type of the timestamps.
+        add_columns: also add ADDED_COLUMNS to a table made before them (`ADD COLUMN IF NOT EXISTS`,
+            which PostgreSQL has; SQLite's store adds them itself).
     """
+    added = "".join(f"ALTER TABLE graphrt_runs ADD COLUMN IF NOT EXISTS {name} {kind};\n"
+                    for name, kind in ADDED_COLUMNS.items()) if add_columns else ""
     return f"""
 CREATE TABLE IF NOT EXISTS graphrt_runs (
     run_id TEXT PRIMARY KEY,
@@ -52,7 +59,8 @@ CREATE TABLE IF NOT EXISTS graphrt_runs (
     detail TEXT NOT NULL,
     results TEXT,
     created_at {real} NOT NULL,
-    updated_at {real} NOT NULL
+    updated_at {real} NOT NULL,
+    parent TEXT
 );
 CREATE TABLE IF NOT EXISTS graphrt_rows (
     seq {sequence},
@@ -63,13 +71,13 @@ CREATE TABLE IF NOT EXISTS graphrt_rows (
     value TEXT
 );
 CREATE INDEX IF NOT EXISTS graphrt_rows_run ON graphrt_rows (run_id, iteration);
-"""
+{added}"""
 
 
 def _record_from_row(row: tuple[Any, ...]) -> RunRecord:
     """A RunRecord from a `graphrt_runs` row."""
     (run_id, graph_file, graph_text, graph_hash, injected, config, all_results, status, detail, results,
-     created_at, updated_at) = row
+     created_at, updated_at, parent) = row
     what = f"run {run_id!r}"
     record = RunRecord(
         run_id=run_id, graph_file=graph_file, graph_text=graph_text, graph_hash=graph_hash,
@@ -77,10 +85,13 @@ def _record_from_row(row: tuple[Any, ...]) -> RunRecord:
         all_results=bool(all_results), status=status, detail=_json(detail, f"{what}, column 'detail'"),
         results=decode_value(results, f"{what}, column 'results'") if results is not None else None,
         created_at=created_at, updated_at=updated_at,
+        parent=_json(parent, f"{what}, column 'parent'") if parent is not None else None,
     )
     for column in ("injected", "config", "detail"):
         if not isinstance(getattr(record, column), dict):
             raise damaged(f"{what}, column {column!r}", "not an object")
+    if record.parent is not None and not isinstance(record.parent, dict):
+        raise damaged(f"{what}, column 'parent'", "not an object")
     if not isinstance(run_id, str) or not isinstance(graph_hash, str) or status not in RunStatus.ALL:
         raise damaged(what, "not a run graphrt writes")
     return record
@@ -99,7 +110,8 @@ def _record_values(record: RunRecord) -> tuple[Any, ...]:
     return (record.run_id, record.graph_file, record.graph_text, record.graph_hash, encode_value(record.injected),
             json.dumps(record.config), bool(record.all_results), record.status, json.dumps(record.detail),
             encode_value(record.results) if record.results is not None else None,
-            record.created_at or now, record.updated_at or now)
+            record.created_at or now, record.updated_at or now,
+            json.dumps(record.parent) if record.parent is not None else None)
 
 
 class SqlStore:
@@ -124,7 +136,7 @@ class SqlStore:
 
     async def create_run(self, record: RunRecord) -> None:
         try:
-            await self._write((f"INSERT INTO graphrt_runs ({_RUN_COLUMNS}) VALUES ({', '.join('?' * 12)})",
+            await self._write((f"INSERT INTO graphrt_runs ({_RUN_COLUMNS}) VALUES ({', '.join('?' * 13)})",
                                _record_values(record)))
         except self._duplicate:
             raise CheckpointError(f"run {record.run_id!r} is already saved in {self.location}") from None

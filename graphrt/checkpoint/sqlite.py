@@ -20,7 +20,7 @@ from typing import Any
 from graphrt.checkpoint.base import CheckpointError, run_taken
 from graphrt.checkpoint.group_commit import GroupCommit, Statement
 from graphrt.checkpoint.file_claims import FileClaims
-from graphrt.checkpoint.sql import SqlStore, schema
+from graphrt.checkpoint.sql import ADDED_COLUMNS, SqlStore, schema
 
 __all__ = ["SQLiteStore"]
 
@@ -77,6 +77,7 @@ class SQLiteStore(SqlStore):
                 db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.executescript(_SCHEMA)
+            _add_columns(db)
         except sqlite3.Error as error:
             raise CheckpointError(f"cannot open checkpoint file {self.location}: {error}") from error
         return db
@@ -116,3 +117,15 @@ class SQLiteStore(SqlStore):
                 self._file_claims.release(run_id)
             except OSError:  # the claim ends with the process anyway
                 pass
+
+
+def _add_columns(db: sqlite3.Connection) -> None:
+    """Adds the columns a file made by an earlier graphrt lacks (SQLite has no ADD COLUMN IF NOT EXISTS)."""
+    present = {row[1] for row in db.execute("PRAGMA table_info(graphrt_runs)")}
+    for name, kind in ADDED_COLUMNS.items():
+        if name not in present:
+            try:
+                db.execute(f"ALTER TABLE graphrt_runs ADD COLUMN {name} {kind}")
+            except sqlite3.OperationalError as error:  # another process added it first
+                if "duplicate column" not in str(error):
+                    raise

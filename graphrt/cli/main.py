@@ -21,6 +21,7 @@ COMMANDS = [
     ("run", "run_command", "run a graph file and print its results as JSON"),
     ("batch", "batch_command", "run a graph once per row of a JSONL file; results as JSONL"),
     ("resume", "resume_command", "continue a run saved with 'graphrt run --checkpoint'"),
+    ("fork", "fork_command", "run a saved run again from one of its nodes, keeping the rest"),
     ("validate", "validate_command", "report every problem of graph files without running them"),
     ("viz", "viz_command", "draw a graph file as a Mermaid or Graphviz DOT diagram"),
     ("agents", "agents_command", "list the registered agents, their descriptions and schemas"),

@@ -6,14 +6,16 @@
 
 One module per job: `runs` (a run from its record to how it ended), `writer`
 (the run observer that saves it as it goes), `resume` (finding a saved run and
-continuing it), `credentials` (what a checkpoint leaves out). Imports the engine
+continuing it), `fork` (a new run from a saved run's node, keeping what does not
+depend on the change), `credentials` (what a checkpoint leaves out). Imports the engine
 and graphrt.checkpoint; the engine never imports it (it runs a graph with
 `Graph.start(restore=..., observers=[writer])`).
 """
 
+from graphrt.durable.fork import Fork, afork, dependents, fork
 from graphrt.durable.resume import afrom_checkpoint, aresume, find_run, from_checkpoint, resume
 from graphrt.durable.runs import arun_checkpointed, run_checkpointed, save_new_run
 from graphrt.durable.writer import CheckpointWriter
 
-__all__ = ["CheckpointWriter", "afrom_checkpoint", "aresume", "arun_checkpointed", "find_run", "from_checkpoint",
+__all__ = ["CheckpointWriter", "Fork", "afork", "afrom_checkpoint", "dependents", "fork", "aresume", "arun_checkpointed", "find_run", "from_checkpoint",
            "resume", "run_checkpointed", "save_new_run"]

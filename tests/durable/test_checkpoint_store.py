@@ -86,3 +86,13 @@ async def test_runs_are_listed_most_recently_updated_first(store: CheckpointStor
     await store.update_run("r2", status=RunStatus.FAILED)
 
     assert [record.run_id for record in await store.runs()][0] == "r2"
+
+
+async def test_a_fork_s_parent_is_kept_through_updates(store: CheckpointStore) -> None:
+    parent = {"run_id": "r1", "node_id": "draft", "set": ["draft"]}
+    await store.create_run(_record("r2", parent=parent))
+    await store.update_run("r2", status=RunStatus.COMPLETED, detail={}, results={"a": 1})
+
+    assert (await store.get_run("r2")).parent == parent
+    await store.create_run(_record("r3"))
+    assert (await store.get_run("r3")).parent is None

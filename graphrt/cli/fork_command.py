@@ -1,0 +1,83 @@
+"""`graphrt fork RUN --from NODE [--set NODE=VALUE ...]`: a new run from a saved run's node, then run it.
+
+The fork keeps every result that does not depend on the change and runs the
+rest: NODE (unless `--set` gives it a result) and what depends on it or on a
+node given a value (graphrt.durable.fork). VALUE is JSON, or plain text.
+`--checkpoint` is where the run is saved (`graphrt serve`'s default file unless
+given). Exit codes as `graphrt resume`'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from contextlib import nullcontext, redirect_stdout
+from typing import Any, TextIO
+
+from graphrt.base.errors import GraphError
+from graphrt.checkpoint import describe_targets
+from graphrt.cli.agent_modules import add_agents_option, registry_for
+from graphrt.cli.executor_option import add_executor_option, executor_for
+from graphrt.cli.local_model_option import add_local_model_option, apply_local_model
+from graphrt.cli.output import write_results
+from graphrt.cli.resume_command import run_saved
+from graphrt.durable import fork
+from graphrt.observe.trace import TraceWriter
+
+__all__ = ["add_parser", "handle", "parse_setting"]
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("fork", help="run a saved run again from one of its nodes, keeping the rest")
+    parser.add_argument("run_id", metavar="RUN", help="the saved run to fork")
+    parser.add_argument("--from", dest="node", metavar="NODE", required=True,
+                        help="the node to compute again (and every node that depends on it)")
+    parser.add_argument("--set", dest="settings", metavar="NODE=VALUE", action="append", default=[], type=parse_setting,
+                        help="a static node's value or a computed node's result, JSON or text (repeatable)")
+    parser.add_argument("--checkpoint", default="graphrt-runs.db", metavar="PATH",
+                        help=f"where the run is saved (default: graphrt-runs.db, as graphrt serve's): {describe_targets()}")
+    parser.add_argument("--force", action="store_true", help="fork even though the graph file changed since")
+    parser.add_argument("--all", action="store_true", help="print every node's result, not only isResult nodes")
+    parser.add_argument("--trace", metavar="FILE.jsonl", help="write every event of the fork to FILE, one JSON object a line")
+    add_agents_option(parser)
+    add_executor_option(parser)
+    add_local_model_option(parser)
+    parser.set_defaults(handler=handle)
+
+
+def parse_setting(text: str) -> tuple[str, Any]:
+    """`NODE=VALUE`, VALUE as JSON when it is JSON, else as text."""
+    node, equals, value = text.partition("=")
+    if not equals or not node:
+        raise argparse.ArgumentTypeError(f"{text!r} is not NODE=VALUE")
+    try:
+        return node, json.loads(value)
+    except ValueError:
+        return node, value
+
+
+def handle(args: argparse.Namespace, stdin: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    stderr = stderr or sys.stderr
+    apply_local_model(args)
+    try:
+        forked = fork(args.checkpoint, args.run_id, node=args.node, values=dict(args.settings),
+                      agents=registry_for(args), force=args.force)
+    except GraphError as error:
+        print(f"graphrt: {error}", file=stderr)
+        return 1
+    again = ", ".join(forked.recomputed) or "nothing"
+    print(f"graphrt: run {forked.run_id} forks {args.run_id} from '{args.node}'; computing again: {again}", file=stderr)
+    trace = TraceWriter(args.trace) if args.trace else None
+    try:
+        with executor_for(args) as executor, redirect_stdout(stderr):  # stdout holds the results alone
+            code, results = run_saved(forked.graph.replace(executor=executor), args.checkpoint, run_id=forked.run_id,
+                                      all_results=args.all or forked.record.all_results, force=args.force,
+                                      stdin=stdin, stderr=stderr, quiet=True,
+                                      subscribe=(trace,) if trace is not None else ())
+    finally:
+        if trace is not None:
+            trace.close()
+    if results is not None:
+        write_results(results)
+    return code
