@@ -7,7 +7,7 @@ Layer: above graphrt.durable and graphrt.api, below graphrt.cli.
     runs.py     RunService: the bounded queue, workers, checkpointed runs, recovery at start
     events.py   EventLog: a run's numbered events for SSE replay (Last-Event-ID)
     node_ledger.py  NodeLedger: what each node of a run did (inputs, result, error, attempts, timings)
-    node_routes.py  the viewer's look inside a run (GET /runs/{id}/nodes[/key])
+    node_routes.py  the viewer's look inside a run (GET /runs/{id}/nodes[/key]) and forks (POST /runs/{id}/fork)
     app.py      the Starlette routes and the viewer page; security.py the API key and body limit
     openapi.py  the OpenAPI document; static/ the viewer (plain HTML, CSS and JS, no build step)
 

@@ -6,7 +6,8 @@
 Routes (the OpenAPI document at /openapi.json describes them): GET /graphs,
 POST /graphs/{name}/runs, GET /runs, GET /runs/{id}, GET /runs/{id}/events
 (Server-Sent Events), GET /runs/{id}/nodes and /runs/{id}/nodes/{key} (what the run's
-nodes did: graphrt.serve.node_routes), POST /runs/{id}/resume, POST /runs/{id}/cancel, GET /health,
+nodes did: graphrt.serve.node_routes), POST /runs/{id}/fork (a new run from one of its nodes),
+POST /runs/{id}/resume, POST /runs/{id}/cancel, GET /health,
 and the viewer page at GET / with its files under /static/.
 
 Other features plug in as an `Extension` (the MCP endpoint, say): its routes are
@@ -33,7 +34,7 @@ from graphrt.base.errors import GraphError, RequestError
 from graphrt.base.states import vocabulary
 from graphrt.checkpoint import CheckpointTarget
 from graphrt.serve.catalog import GraphCatalog
-from graphrt.serve.node_routes import get_node, list_nodes
+from graphrt.serve.node_routes import get_node, list_nodes, start_fork
 from graphrt.serve.openapi import openapi_document
 from graphrt.serve.runs import RunNotFound, RunService, ServedRun
 from graphrt.serve.security import BodyTooLarge, Guard
@@ -46,6 +47,7 @@ _STATIC = {  # the viewer's files: a fixed list, so a request names no path
     "app.js": "text/javascript; charset=utf-8",
     "graph.js": "text/javascript; charset=utf-8",
     "detail.js": "text/javascript; charset=utf-8",
+    "inside.js": "text/javascript; charset=utf-8",
     "style.css": "text/css; charset=utf-8",
 }
 
@@ -161,6 +163,11 @@ async def resume_run(request: Request) -> Response:
         await run.settled()
         return JSONResponse(_run_json(run))
     return JSONResponse(_run_json(run), status_code=202)
+
+
+@_handled
+async def fork_run(request: Request) -> Response:
+    return await start_fork(request, await _json_body(request))
 
 
 @_handled
@@ -297,6 +304,7 @@ def create_app(
         Route("/runs/{run_id}/events", run_events),
         Route("/runs/{run_id}/nodes", _handled(list_nodes)),
         Route("/runs/{run_id}/nodes/{key:path}", _handled(get_node)),
+        Route("/runs/{run_id}/fork", fork_run, methods=["POST"]),
         Route("/runs/{run_id}/resume", resume_run, methods=["POST"]),
         Route("/runs/{run_id}/cancel", cancel_run, methods=["POST"]),
         *(route for extension in extensions for route in extension.routes(service)),

@@ -16,7 +16,7 @@ from typing import Any
 from graphrt.authoring.registry import Registry
 from graphrt.base.errors import GraphError
 from graphrt.base.secrets import Redactor
-from graphrt.check.viz import LOOP, graph_model, to_mermaid
+from graphrt.check.viz import graph_model, to_mermaid
 from graphrt.engine.executor import Executor
 from graphrt.engine.graph import Graph
 from graphrt.graphdata.loader import load_graph
@@ -77,30 +77,40 @@ def describe(graph: Graph, redactor: Redactor) -> dict[str, Any]:
     }
     results = [node_id for node_id, node in nodes.items() if node.get("isResult")]
     model = graph_model(data, graph.registry)
-    top = [(key, attributes) for key, attributes in model.nodes(data=True) if attributes["parent"] is None]
-    drawing_nodes = [
+    drawing = _drawing(model, None)
+    # Each nested graph (a nestedAgent's or mapAgent's `graph:`) drawn alike, by the node path that runs it: "outer/inner".
+    nested = {"/".join(key): _drawing(model, key) for key, attributes in model.nodes(data=True)
+              if attributes.get("nested")}
+    if nested:
+        drawing["nested"] = nested
+    return {
+        "inputs": inputs,
+        "results": results,
+        "mermaid": to_mermaid(model),
+        "drawing": drawing,
+        "loop": "loop" in data,
+    }
+
+
+def _drawing(model: Any, parent: tuple[str, ...] | None) -> dict[str, list[dict[str, Any]]]:
+    """The nodes and edges of one graph of the model: the top level (`parent` None) or a nested graph."""
+    nodes = [
         {
-            "id": key[-1] if key[-1] != LOOP else LOOP,
+            "id": key[-1],
             "label": attributes["name"],
             "kind": attributes["kind"],
             "agent": attributes.get("agent"),
             "result": bool(attributes.get("result")),
             "nested": bool(attributes.get("nested")),
         }
-        for key, attributes in top
+        for key, attributes in model.nodes(data=True) if attributes["parent"] == parent
     ]
-    drawing_edges = [
+    edges = [
         {"source": source[-1], "target": target[-1], "label": attributes["label"], "kind": attributes["kind"]}
         for source, target, attributes in model.edges(data=True)
-        if len(source) == 1 and len(target) == 1
+        if model.nodes[source]["parent"] == parent and model.nodes[target]["parent"] == parent
     ]
-    return {
-        "inputs": inputs,
-        "results": results,
-        "mermaid": to_mermaid(model),
-        "drawing": {"nodes": drawing_nodes, "edges": drawing_edges},
-        "loop": "loop" in data,
-    }
+    return {"nodes": nodes, "edges": edges}
 
 
 class GraphCatalog:

@@ -213,6 +213,8 @@ class NodeLedger:
                      if name not in ("inputs", "result", "tokens", "tool_calls", "progress", "history", "llm_calls")}
             brief["attempts"] = len(entry["attempts"])
             brief["iterations"] = len(entry.get("history", ())) + 1
+            if "history" in entry:  # the state it ended each earlier iteration of its loop in
+                brief["past"] = [{"iteration": past["iteration"], "state": past["state"]} for past in entry["history"]]
             if "tool_calls" in entry:
                 brief["tool_calls"] = len(entry["tool_calls"])
             shown[key] = brief

@@ -1,4 +1,5 @@
-"""The viewer's look inside a run: GET /runs/{id}/nodes (every node, briefly) and GET /runs/{id}/nodes/{key}.
+"""The viewer's look inside a run, and back: GET /runs/{id}/nodes (every node, briefly),
+GET /runs/{id}/nodes/{key} (one node, everything), POST /runs/{id}/fork (a new run from one of its nodes).
 
 A node's key is its path of nested graphs and its id (`react/0/think`, see
 graphrt.serve.node_ledger); what the routes answer is what the run's
@@ -7,12 +8,15 @@ NodeLedger holds, redacted as traces are.
 
 from __future__ import annotations
 
+from typing import Any
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from graphrt.base.errors import RequestError
 from graphrt.serve.runs import RunNotFound, RunService
 
-__all__ = ["list_nodes", "get_node"]
+__all__ = ["list_nodes", "get_node", "start_fork"]
 
 
 def _service(request: Request) -> RunService:
@@ -32,3 +36,16 @@ async def get_node(request: Request) -> Response:
     if node is None:
         raise RunNotFound(f"run {run.id!r} has no node {request.path_params['key']!r}")
     return JSONResponse({"run": run.id, **node})
+
+
+async def start_fork(request: Request, body: dict[str, Any]) -> Response:
+    """Starts a fork: `{"from": NODE, "set": {NODE: VALUE, ...}}`; 202 with the new run, which names its `parent`."""
+    node = body.get("from")
+    values = body.get("set", {})
+    if not isinstance(node, str) or not node:
+        raise RequestError("send {\"from\": NODE} (and \"set\": {NODE: VALUE} for new values)")
+    if not isinstance(values, dict):
+        raise RequestError("'set' must be an object of node ids to values")
+    run = await _service(request).fork(request.path_params["run_id"], node, values)
+    return JSONResponse({**run.to_json(), "url": f"/runs/{run.id}", "events_url": f"/runs/{run.id}/events"},
+                        status_code=202, headers={"Location": f"/runs/{run.id}"})

@@ -66,6 +66,7 @@ _SCHEMAS: dict[str, Any] = {
             "error": {"type": "string", "description": "once failed: FILE:LINE:COL: node ..., as the CLI prints it"},
             "question": {"type": "string", "description": "while interrupted: what the run asks"},
             "inputs": {"type": "object", "description": "the values the run was started with, by static node"},
+            "parent": _ref("Lineage"),
             "answers": {"type": "array", "description": "what people answered, in order",
                         "items": {"type": "object", "properties": {"key": {"type": "string"}, "answer": {},
                                                                    "time": {"type": "number"}}}},
@@ -102,6 +103,14 @@ _SCHEMAS: dict[str, Any] = {
         "history": {"type": "array", "description": "its runs in earlier iterations of a loop"},
         "children": {"type": "array", "items": {"type": "string"}, "description": "keys of its nested graphs' nodes"},
     }}]},
+    "Lineage": {"type": "object", "description": "a fork's origin: the run and node it was forked from",
+                "properties": {"run_id": {"type": "string"}, "node_id": {"type": "string"},
+                               "set": {"type": "array", "items": {"type": "string"},
+                                       "description": "the nodes the fork gave new values"}}},
+    "Fork": {"type": "object", "required": ["from"], "properties": {
+        "from": {"type": "string", "description": "the node to compute again, with every node that depends on it"},
+        "set": {"type": "object", "description": "new values by node id: a static node's value, a computed node's result"},
+    }},
     "RunSummary": {
         "type": "object",
         "properties": {"id": {"type": "string"}, "graph": {"type": "string"},
@@ -171,6 +180,12 @@ def openapi_document() -> dict[str, Any]:
                 "operationId": "getRunNode",
                 "parameters": [_RUN_ID, {"name": "key", "in": "path", "required": True, "schema": {"type": "string"}}],
                 "responses": {"200": _json(_ref("Node"), "the node"), "404": _ERROR}}},
+            "/runs/{run_id}/fork": {"post": {
+                "summary": "A new run from one of this run's nodes: keeps every result that does not depend on it",
+                "operationId": "forkRun", "parameters": [_RUN_ID],
+                "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("Fork")}}},
+                "responses": {"202": _json(_ref("Run"), "the fork, queued; its `parent` names this run and node"),
+                              "400": _ERROR, "404": _ERROR, "429": _ERROR}}},
             "/runs/{run_id}/resume": {"post": {
                 "summary": "Answer the question an interrupted run asks, and continue it", "operationId": "resumeRun",
                 "parameters": [_RUN_ID, _WAIT],

@@ -38,7 +38,7 @@ from graphrt.checkpoint import (
     open_store,
 )
 from graphrt.checkpoint.base import decode_value
-from graphrt.durable import afrom_checkpoint, arun_checkpointed, save_new_run
+from graphrt.durable import afork, afrom_checkpoint, arun_checkpointed, save_new_run
 from graphrt.engine.graph import Graph
 from graphrt.observe.events import Event, node_state_after
 from graphrt.observe.trace import event_record
@@ -92,6 +92,7 @@ class ServedRun:
         self.error: str | None = None
         self.question: str | None = None
         self.inputs: dict[str, Any] = {}  # the values the run was started with (redacted), by static node
+        self.parent: dict[str, Any] | None = None  # a fork's origin: {"run_id", "node_id", "set"}
         self.answers: list[dict[str, Any]] = []  # what people answered, in order: {"key", "answer", "time"}
         self.ledger = NodeLedger([node["id"] for node in graph.description.get("drawing", {}).get("nodes", [])
                                   if node["kind"] == "computed"])
@@ -175,6 +176,7 @@ class ServedRun:
             **self._outcome(),
             "nodes": dict(self.nodes),
             "inputs": self.inputs,
+            **({"parent": self.parent} if self.parent is not None else {}),
             "created_at": self.created_at,
             "updated_at": self.updated_at,
             "last_event_id": self.events.last_id,
@@ -271,10 +273,17 @@ class RunService:
         run.updated_at = record.updated_at or run.created_at
         run.question = record.question
         run.inputs = self.redactor.value(record.injected)
+        run.parent = record.parent
         if record.status == RunStatus.FAILED:
             run.error = record.detail.get("error")
         if record.status == RunStatus.COMPLETED:
             run.results = self.redactor.value(record.results)
+        await self._restore_nodes(run, record)
+        run.set_status(run.status, results=run.results, error=run.error, question=run.question)
+        return run
+
+    async def _restore_nodes(self, run: ServedRun, record: RunRecord) -> None:
+        """What the checkpoint holds of the run's nodes (results, the failed or asking node) and its answers."""
         results = {}
         for row in await self.store.get_rows(record.run_id):
             if row.kind in ("node", "answer") and (row.kind == "answer" or row.key in run.nodes):
@@ -293,8 +302,6 @@ class RunService:
             elif record.status == RunStatus.INTERRUPTED:
                 asked = (record.detail["node_id"], record.question)
         run.ledger.restore(results=results, failed=failed, asked=asked)
-        run.set_status(run.status, results=run.results, error=run.error, question=run.question)
-        return run
 
     def _remember(self, run: ServedRun) -> None:
         self._runs[run.id] = run
@@ -377,7 +384,8 @@ class RunService:
             held = self._runs.get(record.run_id)
             status = held.status if held is not None else served_status(record.status)
             listed.append({"id": record.run_id, "graph": served.name, "status": status,
-                           "created_at": record.created_at, "updated_at": record.updated_at})
+                           "created_at": record.created_at, "updated_at": record.updated_at,
+                           **({"parent": record.parent} if record.parent is not None else {})})
         return listed
 
     async def resume(self, run_id: str, answer: Any) -> ServedRun:
@@ -398,6 +406,31 @@ class RunService:
                 run.answers.append({"key": node_id, "answer": self.redactor.value(answer), "time": time.time()})
         run.set_status(ServedRunStatus.QUEUED)
         self._send.send_nowait(_Job(run, None, answer))  # type: ignore[union-attr]
+        return run
+
+    async def fork(self, run_id: str, node: str, values: Mapping[str, Any] | None = None) -> ServedRun:
+        """Saves and queues a fork of a run from `node` (graphrt.durable.fork): what does not depend on it is kept.
+
+        Raises:
+            RunNotFound, QueueFull, GraphError (an unknown node, a value that cannot be saved, ...).
+        """
+        parent = await self.get(run_id)
+        self._check_room()
+        forked = await afork(self.store, run_id, node=node, values=values, agents=self.catalog.registry,
+                             executor=self.catalog.executor)
+        run = ServedRun(forked.run_id, parent.graph, self.redactor, all_results=parent.all_results,
+                        event_limit=self._event_limit)
+        run.inputs = self.redactor.value(forked.record.injected)
+        run.parent = forked.record.parent
+        await self._restore_nodes(run, forked.record)  # the results it keeps
+        run.set_status(ServedRunStatus.QUEUED)
+        self._remember(run)
+        try:
+            self._check_room()
+        except QueueFull:
+            await self.store.update_run(run.id, status=RunStatus.STOPPED, detail={"cancelled": True})
+            raise
+        self._send.send_nowait(_Job(run, None))  # type: ignore[union-attr] - rebuilt from its checkpoint, as a resume
         return run
 
     async def cancel(self, run_id: str) -> ServedRun:

@@ -8,7 +8,9 @@ const STATES = JSON.parse($("vocabulary").textContent);
 const RUN = STATES.runStatus, NODE = STATES.nodeState;
 const state = { graphs: new Map(), graph: null, run: null, picture: null, stream: null, tokens: new Map(),
                 asked: 0, // how many questions this page has shown, so an answer knows which it answered
-                selected: null, detailWanted: false, detailLoading: false }; // the node whose detail is shown
+                selected: null, detailWanted: false, detailLoading: false, // the node whose detail is shown
+                summary: {}, rowOf: {}, stepped: null }; // every node briefly; the map row shown per map node;
+                                                         // the loop iteration the picture shows (null: now)
 
 // ----- the API -----
 
@@ -60,6 +62,10 @@ async function loadRuns() {
     status.className = `badge status-${run.status}`;
     status.textContent = run.status;
     item.append(id, status);
+    if (run.parent) {
+      id.textContent += " ⑂";
+      item.title = `forked from ${run.parent.run_id} at ${run.parent.node_id}`;
+    }
     item.dataset.run = run.id;
     if (state.run && state.run.id === run.id) item.classList.add("selected");
     item.addEventListener("click", () => { location.hash = `run=${run.id}`; });
@@ -135,6 +141,9 @@ function resetRunView(run, graph) {
   stopStream();
   state.run = run;
   state.tokens = new Map();
+  state.summary = {};
+  state.stepped = null;
+  $("iteration-bar").hidden = true;
   $("run-view").hidden = false;
   $("run-id").textContent = run ? run.id : "(not started)";
   $("activity").textContent = "";
@@ -145,6 +154,7 @@ function resetRunView(run, graph) {
   $("answer-note").textContent = "";
   state.picture = graph.drawing ? GraphPicture.draw($("drawing"), graph.drawing, NODE, selectNode) : null;
   showRunInputs(run);
+  showLineage(run ? run.parent : null);
   if (state.selected) { state.picture?.select(state.selected); showDetail(); }
   setStatus(run ? run.status : "");
   if (run) applyRun(run);
@@ -158,6 +168,7 @@ async function showRun(id) {
   for (const li of $("run-list").children) li.classList.toggle("selected", li.dataset.run === id);
   fillInputs(run.inputs || {});
   await showNodes(run.id);
+  showIterations();
   followEvents(run.id);
 }
 
@@ -201,6 +212,7 @@ async function showDetail() {
     name.textContent = key;
     head.append(name, ` ${drawn.kind} node${given ? ", set by the run" : ""}`);
     box.append(head, NodeDetail.tree(value === undefined ? null : value));
+    if (state.run && STATES.runSettled.includes(state.run.status)) box.appendChild(forkForm(key, true));
     return;
   }
   if (!state.run) {
@@ -217,10 +229,13 @@ async function showDetail() {
       const runId = state.run.id;
       const path = key.split("/").map(encodeURIComponent).join("/");
       try {
-        const node = await api(`/runs/${encodeURIComponent(runId)}/nodes/${path}`);
-        if (state.selected === key && state.run && state.run.id === runId) NodeDetail.render(box, node, NODE);
+        const nested = state.graph?.drawing?.nested?.[Inside.drawingKey(key)];
+        const [node] = await Promise.all([api(`/runs/${encodeURIComponent(runId)}/nodes/${path}`),
+                                          nested || key.includes("/") ? refreshSummary(runId) : null]);
+        if (state.selected === key && state.run && state.run.id === runId) renderNode(box, key, node, nested);
       } catch (error) {
-        box.textContent = error.message;
+        box.textContent = "";
+        box.append(crumbs(key), error.message);
       }
     }
   } finally {
@@ -228,9 +243,120 @@ async function showDetail() {
   }
 }
 
+// One node's detail: where it sits (nested graphs, map rows), its iterations to step through, everything it did,
+// the nested graph it runs drawn in place, and the fork form.
+function renderNode(box, key, node, nested) {
+  box.textContent = "";
+  box.appendChild(crumbs(key));
+  const body = document.createElement("div");
+  body.className = "detail-body";
+  if (node.history && node.history.length) {
+    const entries = [...node.history, node];
+    box.appendChild(Inside.stepper(entries.length, null, (at) => NodeDetail.render(body, at === null ? node : entries[at], NODE)));
+  }
+  box.appendChild(body);
+  NodeDetail.render(body, node, NODE);
+  if (nested) body.insertBefore(innerGraph(key, nested), body.querySelector('[data-section="inputs"]'));
+  if (!node.path.length && STATES.runSettled.includes(state.run.status)) box.appendChild(forkForm(key, false));
+}
+
+// "outer › 2 › inner": each part selects that node (a row number selects its map node at that row).
+function crumbs(key) {
+  const bar = document.createElement("div");
+  bar.className = "crumbs";
+  const parts = key.split("/");
+  if (parts.length < 2) return bar;
+  parts.forEach((part, index) => {
+    if (index) bar.append(" › ");
+    const upTo = parts.slice(0, index + 1);
+    const row = /^\d+$/.test(part);
+    const link = document.createElement("button");
+    link.type = "button";
+    link.className = "link crumb";
+    link.textContent = row ? `row ${part}` : part;
+    link.disabled = index === parts.length - 1;
+    link.addEventListener("click", () => {
+      if (row) state.rowOf[upTo.slice(0, -1).join("/")] = Number(part);
+      selectNode(row ? upTo.slice(0, -1).join("/") : upTo.join("/"));
+    });
+    bar.appendChild(link);
+  });
+  return bar;
+}
+
+// The nested graph a node runs, drawn in place with its nodes' states; a map node's rows to choose from; the
+// nested graph's loop iterations to step through. Clicking an inner node shows its detail.
+function innerGraph(key, drawing) {
+  const section = document.createElement("section");
+  section.className = "detail-section inside";
+  section.dataset.section = "inner graph";
+  const title = document.createElement("h4");
+  title.textContent = "Inner graph";
+  section.appendChild(title);
+  const rows = Inside.rowsOf(key, state.summary);
+  const controls = document.createElement("div");
+  controls.className = "inside-controls";
+  section.appendChild(controls);
+  const holder = document.createElement("div");
+  holder.className = "inner-drawing";
+  section.appendChild(holder);
+  const draw = () => {
+    const row = rows.length ? (state.rowOf[key] ?? rows[0]) : null;
+    const prefix = row === null ? key : `${key}/${row}`;
+    holder.textContent = "";
+    const picture = GraphPicture.draw(holder, drawing, NODE, (id) => selectNode(`${prefix}/${id}`));
+    const paint = (iteration) => {
+      for (const [id, nodeState] of Object.entries(Inside.statesAt(state.summary, prefix, iteration, NODE.WAITING))) {
+        picture.setState(id, nodeState);
+      }
+    };
+    paint(null);
+    controls.querySelector(".stepper")?.remove();
+    const iterations = Inside.iterationsOf(state.summary, prefix);
+    if (iterations > 1) controls.appendChild(Inside.stepper(iterations, null, paint));
+  };
+  if (rows.length) {
+    const choose = document.createElement("select");
+    choose.className = "map-row";
+    choose.setAttribute("aria-label", "map row");
+    for (const row of rows) {
+      const option = document.createElement("option");
+      option.value = String(row);
+      option.textContent = `row ${row}`;
+      choose.appendChild(option);
+    }
+    choose.value = String(state.rowOf[key] ?? rows[0]);
+    choose.addEventListener("change", () => { state.rowOf[key] = Number(choose.value); draw(); });
+    controls.appendChild(choose);
+  }
+  requestAnimationFrame(draw); // once the section is in the page: the picture takes its width
+  return section;
+}
+
+async function refreshSummary(runId) {
+  const { nodes } = await api(`/runs/${encodeURIComponent(runId)}/nodes`);
+  if (state.run && state.run.id === runId) state.summary = nodes;
+  return nodes;
+}
+
+// The top-level loop's iterations: the picture shows each node's state in the chosen one.
+function showIterations() {
+  const bar = $("iteration-bar");
+  bar.textContent = "";
+  const count = Inside.iterationsOf(state.summary, "");
+  bar.hidden = !(state.graph && state.graph.loop && state.run && count > 1);
+  if (bar.hidden) return;
+  bar.appendChild(Inside.stepper(count, null, (iteration) => {
+    state.stepped = iteration;
+    for (const [id, nodeState] of Object.entries(Inside.statesAt(state.summary, "", iteration, NODE.WAITING))) {
+      state.picture?.setState(id, nodeState);
+    }
+  }));
+}
+
 // What the server knows of each node (a run of an earlier server too: from its checkpoint).
 async function showNodes(runId) {
-  const { nodes } = await api(`/runs/${encodeURIComponent(runId)}/nodes`);
+  const nodes = await refreshSummary(runId);
   for (const node of Object.values(nodes)) {
     if (node.path.length || node.state === NODE.WAITING) continue;
     setNodeState(node.node_id, node.state, stateDetail(node));
@@ -247,6 +373,10 @@ function setStatus(status) {
 
 function applyRun(run) {
   setStatus(run.status);
+  const settledNow = state.run && run.status && state.run.status !== run.status && STATES.runSettled.includes(run.status);
+  if (state.run && run.status) state.run.status = run.status;
+  if (settledNow && state.selected) showDetail(); // its fork form, now that the run has settled
+  if (settledNow && state.run) refreshSummary(state.run.id).then(showIterations).catch(() => {});
   for (const [node, nodeState] of Object.entries(run.nodes || {})) state.picture?.setState(node, nodeState);
   if (run.results !== undefined) {
     $("results").textContent = JSON.stringify(run.results, null, 2);
@@ -283,8 +413,59 @@ function activityFor(node) {
 }
 
 function setNodeState(node, nodeState, detail) {
-  state.picture?.setState(node, nodeState);
+  if (state.stepped === null) state.picture?.setState(node, nodeState); // not while an earlier iteration is shown
   activityFor(node).querySelector(".state").textContent = detail ? `${nodeState}: ${detail}` : nodeState;
+}
+
+// A fork names the run and node it came from: a link back.
+function showLineage(parent) {
+  const box = $("run-parent");
+  box.hidden = !parent;
+  box.textContent = "";
+  if (!parent) return;
+  const link = document.createElement("a");
+  link.href = `#run=${encodeURIComponent(parent.run_id)}&node=${encodeURIComponent(parent.node_id)}`;
+  link.textContent = parent.run_id;
+  const node = document.createElement("code");
+  node.textContent = parent.node_id;
+  box.append("forked from ", link, " at ", node);
+  if (parent.set && parent.set.length) box.append(`, with new ${parent.set.join(", ")}`);
+}
+
+// "Fork from here": a new run from this node, its result (or a static node's value) replaced when given.
+function forkForm(key, isStatic) {
+  const form = document.createElement("form");
+  form.className = "fork-form";
+  const label = document.createElement("label");
+  label.textContent = isStatic ? "Fork with a new value:" : "Fork from here, with a new result (empty: compute it again):";
+  const value = document.createElement("textarea");
+  value.rows = 2;
+  value.id = "fork-value";
+  value.placeholder = "JSON, or plain text";
+  const button = document.createElement("button");
+  button.type = "submit";
+  button.textContent = "Fork";
+  const note = document.createElement("span");
+  note.className = "error";
+  form.append(label, value, button, note);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const body = { from: key, set: {} };
+    if (value.value !== "") {
+      try { body.set[key] = JSON.parse(value.value); } catch { body.set[key] = value.value; }
+    } else if (isStatic) {
+      note.textContent = "give the static node a value";
+      return;
+    }
+    try {
+      const run = await api(`/runs/${encodeURIComponent(state.run.id)}/fork`, { method: "POST", body });
+      loadRuns().catch(() => {});
+      location.hash = `run=${run.id}`;
+    } catch (error) {
+      note.textContent = error.message;
+    }
+  });
+  return form;
 }
 
 function showAnswers(answers) {
@@ -467,5 +648,21 @@ $("key-form").addEventListener("submit", (event) => {
   $("key-error").textContent = "checking the key…";
   boot();
 });
+$("zoom-in").addEventListener("click", () => state.picture?.zoom(1.25));
+$("zoom-out").addEventListener("click", () => state.picture?.zoom(0.8));
+$("zoom-fit").addEventListener("click", () => state.picture?.fit());
+$("find-node").addEventListener("keydown", (event) => {
+  if (event.key !== "Enter" || !state.picture) return;
+  event.preventDefault();
+  const found = state.picture.find(event.target.value);
+  const index = found.length ? (Number(event.target.dataset.next || 0) % found.length) : 0;
+  $("find-note").textContent = found.length ? `${index + 1} of ${found.length}` : "no such node";
+  if (found.length) {
+    state.picture.focus(found[index]);
+    selectNode(found[index]);
+    event.target.dataset.next = String(index + 1);
+  }
+});
+$("find-node").addEventListener("input", (event) => { event.target.dataset.next = "0"; $("find-note").textContent = ""; });
 window.addEventListener("hashchange", route);
 boot();

@@ -120,7 +120,7 @@ const NodeDetail = (() => {
     const facts = [];
     if (node.iteration) facts.push(["iteration", String(node.iteration)]);
     if (node.attempts && node.attempts.length > 1) facts.push(["attempts", String(node.attempts.length)]);
-    if (node.restored) facts.push(["from", "the checkpoint (a run of an earlier server)"]);
+    if (node.restored) facts.push(["from", "the checkpoint (kept, not run by this server)"]);
     const times = timings(node);
     if (facts.length || times.length) section(container, "Timings", table([...times, ...facts]));
 

@@ -1,10 +1,15 @@
-// Draws a graph as SVG: nodes in layers (longest path from the sources), ordered to cut crossings.
-// No library: the drawing comes from GET /graphs (`drawing.nodes`, `drawing.edges`).
+// Draws a graph as SVG: nodes in layers (longest path from the sources), ordered to cut crossings; a layer
+// wider than MAX_ROW nodes wraps onto more rows, so a large graph stays a readable shape. The picture zooms
+// (wheel, buttons), pans (drag), fits, and finds a node by name. No library: the drawing comes from
+// GET /graphs (`drawing.nodes`, `drawing.edges`).
 "use strict";
 
 const GraphPicture = (() => {
   const SVG = "http://www.w3.org/2000/svg";
   const NODE_W = 156, NODE_H = 50, GAP_X = 34, GAP_Y = 62, PAD = 24;
+  const MAX_ROW = 16; // nodes side by side before a layer wraps
+  const LEGIBLE = 0.6; // the smallest scale a first view starts at: labels stay readable
+  const MIN_SCALE = 0.02, MAX_SCALE = 4;
 
   function el(name, attrs, parent) {
     const node = document.createElementNS(SVG, name);
@@ -50,7 +55,11 @@ const GraphPicture = (() => {
         rows[r].forEach((id, i) => pos.set(id, i));
       }
     }
-    return rows.filter(Boolean);
+    const wrapped = [];
+    for (const row of rows.filter(Boolean)) {
+      for (let i = 0; i < row.length; i += MAX_ROW) wrapped.push(row.slice(i, i + MAX_ROW));
+    }
+    return wrapped;
   }
 
   // `states`: the server's node states by name (WAITING, EXECUTING, ...); `onSelect(id)`: a node was clicked.
@@ -61,7 +70,8 @@ const GraphPicture = (() => {
     const widest = Math.max(1, ...rows.map((row) => row.length));
     const width = PAD * 2 + widest * NODE_W + (widest - 1) * GAP_X + NODE_W; // room on the right for edges around
     const height = PAD * 2 + rows.length * NODE_H + (rows.length - 1) * GAP_Y;
-    const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, width, height, role: "img" }, container);
+    const view = viewport(container, width, height);
+    const svg = view.svg;
     const defs = el("defs", {}, svg);
     const marker = el("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" }, defs);
     el("path", { d: "M0,0 L10,5 L0,10 z", fill: "#9aa3b5" }, marker);
@@ -80,7 +90,7 @@ const GraphPicture = (() => {
       parallel.set(pair, (parallel.get(pair) || 0) + 1);
     }
     const seen = new Map();
-    const edgeLayer = el("g", { class: "edges" }, svg);
+    const edgeLayer = el("g", { class: "edges" }, view.content);
     for (const e of drawing.edges) {
       const a = at.get(e.source), b = at.get(e.target);
       if (!a || !b) continue;
@@ -115,7 +125,7 @@ const GraphPicture = (() => {
       }
     }
 
-    const nodeLayer = el("g", { class: "nodes" }, svg);
+    const nodeLayer = el("g", { class: "nodes" }, view.content);
     const shapes = new Map();
     for (const n of nodes) {
       const p = at.get(n.id);
@@ -141,10 +151,29 @@ const GraphPicture = (() => {
         g.addEventListener("keydown", (event) => { if (event.key === "Enter") onSelect(n.id); });
       }
     }
+    view.start();
     return {
       select(id) {
         for (const [key, shape] of shapes) shape.group.classList.toggle("selected", key === id);
       },
+      // Centres the view on a node (at a readable scale) and marks it; false if no node has that id.
+      focus(id) {
+        const p = at.get(id);
+        if (!p) return false;
+        view.centre(p.x + NODE_W / 2, p.y + NODE_H / 2);
+        for (const [key, shape] of shapes) shape.group.classList.toggle("found", key === id);
+        return true;
+      },
+      // The ids of the nodes whose id or agent contains `text` (case does not matter).
+      find(text) {
+        const wanted = text.trim().toLowerCase();
+        if (!wanted) return [];
+        return nodes.filter((n) => n.id.toLowerCase().includes(wanted) || (n.agent || "").toLowerCase().includes(wanted))
+          .map((n) => n.id);
+      },
+      fit: () => view.fit(),
+      zoom: (factor) => view.zoomBy(factor),
+      scale: () => view.scale(),
       setState(id, state) {
         const shape = shapes.get(id);
         if (!shape || !shape.group.classList.contains("computed")) return;
@@ -165,6 +194,68 @@ const GraphPicture = (() => {
         shape.agent.setAttribute("class", "agent tokens");
       },
     };
+  }
+
+  // The SVG element, sized to its panel, and a group whose transform zooms and pans the content.
+  function viewport(container, width, height) {
+    const box = container.getBoundingClientRect();
+    const viewW = Math.max(320, Math.round(box.width || 640));
+    const viewH = Math.max(260, Math.min(Math.round(window.innerHeight * 0.72), Math.round(height * Math.min(1, viewW / width)) + 8, 900));
+    const svg = el("svg", { width: viewW, height: viewH, viewBox: `0 0 ${viewW} ${viewH}`, role: "img", class: "graph-picture" }, container);
+    const content = el("g", { class: "viewport" }, svg);
+    let k = 1, tx = 0, ty = 0;
+    const apply = () => {
+      content.setAttribute("transform", `translate(${tx.toFixed(1)},${ty.toFixed(1)}) scale(${k.toFixed(4)})`);
+      svg.dataset.scale = k.toFixed(3);
+    };
+    const fitScale = () => Math.min(viewW / width, viewH / height, 1);
+    const view = {
+      svg, content,
+      scale: () => k,
+      fit() { k = fitScale(); tx = (viewW - width * k) / 2; ty = (viewH - height * k) / 2; apply(); },
+      start() { // the whole graph if it is legible so; else readable, from the top
+        const fitted = fitScale();
+        if (fitted >= LEGIBLE) { view.fit(); return; }
+        k = LEGIBLE; tx = (viewW - width * k) / 2; ty = 0;
+        tx = Math.min(0, Math.max(viewW - width * k, tx));
+        apply();
+      },
+      zoomAt(factor, cx, cy) {
+        const next = Math.min(MAX_SCALE, Math.max(MIN_SCALE, k * factor));
+        tx = cx - (cx - tx) * (next / k); ty = cy - (cy - ty) * (next / k); k = next; apply();
+      },
+      zoomBy(factor) { view.zoomAt(factor, viewW / 2, viewH / 2); },
+      centre(x, y) { k = Math.max(k, 1); tx = viewW / 2 - x * k; ty = viewH / 2 - y * k; apply(); },
+    };
+    svg.addEventListener("wheel", (event) => {
+      event.preventDefault();
+      const r = svg.getBoundingClientRect();
+      view.zoomAt(Math.exp(-event.deltaY * 0.0015), event.clientX - r.left, event.clientY - r.top);
+    }, { passive: false });
+    let drag = null;
+    svg.addEventListener("pointerdown", (event) => {
+      if (event.button !== 0) return;
+      drag = { x: event.clientX, y: event.clientY, tx, ty, moved: false };
+    });
+    svg.addEventListener("pointermove", (event) => {
+      if (!drag) return;
+      const dx = event.clientX - drag.x, dy = event.clientY - drag.y;
+      if (!drag.moved && Math.abs(dx) + Math.abs(dy) < 4) return; // a click, not a drag
+      if (!drag.moved) { drag.moved = true; svg.setPointerCapture(event.pointerId); svg.classList.add("panning"); }
+      tx = drag.tx + dx; ty = drag.ty + dy; apply();
+    });
+    const end = (event) => {
+      if (drag && drag.moved) {
+        svg.classList.remove("panning");
+        // The click that ends a drag selects nothing.
+        svg.addEventListener("click", (click) => click.stopPropagation(), { capture: true, once: true });
+      }
+      drag = null;
+    };
+    svg.addEventListener("pointerup", end);
+    svg.addEventListener("pointercancel", end);
+    apply();
+    return view;
   }
 
   return { draw };

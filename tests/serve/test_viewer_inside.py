@@ -1,0 +1,167 @@
+"""Nested graphs and loops in the viewer (Debian's chromium, Playwright): a mapAgent's rows, a nestedAgent's
+inner loop and a top-level loop's iterations, opened in place and stepped through."""
+
+from __future__ import annotations
+
+import os
+
+from .browser import browser  # noqa: F401 - fixture
+
+MAPPED = """\
+version: 0.5
+nodes:
+  items:
+    value: [10, 20, 30]
+  each:
+    agent: mapAgent
+    inputs:
+      rows: :items
+    graph:
+      nodes:
+        double:
+          agent: copyAgent
+          inputs:
+            value: :row
+          isResult: true
+    isResult: true
+"""
+
+NESTED_LOOP = """\
+version: 0.5
+nodes:
+  start:
+    value: []
+  inner:
+    agent: nestedAgent
+    inputs:
+      seen: :start
+    graph:
+      loop:
+        count: 3
+      nodes:
+        seen:
+          value: []
+          update: :push.array
+        step:
+          agent: copyAgent
+          inputs:
+            i: "@loop"
+        push:
+          agent: pushAgent
+          inputs:
+            array: :seen
+            item: :step.i
+          isResult: true
+    isResult: true
+"""
+
+LOOPING = """\
+version: 0.5
+loop:
+  count: 4
+nodes:
+  seen:
+    value: []
+    update: :push.array
+  step:
+    agent: copyAgent
+    inputs:
+      i: "@loop"
+  push:
+    agent: pushAgent
+    inputs:
+      array: :seen
+      item: :step.i
+    isResult: true
+"""
+
+
+def _open(browser, served, run_id: str):
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{served.url}/#run={run_id}")
+    expect(page.locator("#run-status")).to_have_text("finished", timeout=10_000)
+    return page, errors
+
+
+def _run(served, graph: str) -> str:
+    with served.client() as client:
+        run = client.post(f"/graphs/{graph}/runs?wait=true", json={}).json()
+    assert run["status"] == "finished", run
+    return run["id"]
+
+
+def test_a_map_node_opens_into_its_rows_and_an_inner_node_shows_its_detail(serve, browser):
+    from playwright.sync_api import expect
+
+    served = serve({"mapped.yaml": MAPPED})
+    page, errors = _open(browser, served, _run(served, "mapped"))
+    detail = page.locator("#node-detail")
+
+    page.locator('#drawing [data-node="each"]').click()
+    inside = detail.locator('[data-section="inner graph"]')
+    expect(inside.locator("select.map-row option")).to_have_count(3)
+    expect(inside.locator('[data-node="double"]')).to_have_attribute("data-state", "completed")
+    inside.locator("select.map-row").select_option("2")
+    inside.locator('[data-node="double"]').click()
+
+    expect(detail.locator(".detail-key")).to_have_text("each/2/double")
+    expect(detail.locator(".crumbs")).to_have_text("each › row 2 › double")
+    expect(detail.locator('[data-section="result"]')).to_contain_text("value: 30")
+    detail.get_by_role("button", name="row 2").click()  # back up to the map node, at the same row
+    expect(detail.locator(".detail-key")).to_have_text("each")
+    expect(detail.locator("select.map-row")).to_have_value("2")
+    assert not errors, errors
+    shot = os.environ.get("GRAPHRT_VIEWER_SCREENSHOT_INSIDE")
+    if shot:
+        page.screenshot(path=shot, full_page=True)
+
+
+def test_a_nested_graph_s_loop_is_stepped_through_in_place(serve, browser):
+    from playwright.sync_api import expect
+
+    served = serve({"nested_loop.yaml": NESTED_LOOP})
+    page, errors = _open(browser, served, _run(served, "nested_loop"))
+    detail = page.locator("#node-detail")
+
+    page.locator('#drawing [data-node="inner"]').click()
+    inside = detail.locator('[data-section="inner graph"]')
+    expect(inside.locator(".stepper .step-label")).to_have_text("now (iteration 3 of 3)")
+    inside.get_by_role("button", name="◀").click()
+    expect(inside.locator(".stepper .step-label")).to_have_text("iteration 2 of 3")
+    expect(inside.locator('[data-node="step"]')).to_have_attribute("data-state", "completed")
+
+    inside.locator('[data-node="step"]').click()
+    expect(detail.locator(".detail-key")).to_have_text("inner/step")
+    expect(detail.locator(".stepper .step-label")).to_have_text("now (iteration 3 of 3)")
+    expect(detail.locator('[data-section="result"]')).to_contain_text("i: 2")
+    detail.get_by_role("button", name="◀").click()
+    detail.get_by_role("button", name="◀").click()
+    expect(detail.locator(".stepper .step-label")).to_have_text("iteration 1 of 3")
+    expect(detail.locator('[data-section="result"]')).to_contain_text("i: 0")
+    assert not errors, errors
+
+
+def test_a_looping_graph_steps_through_its_iterations(serve, browser):
+    from playwright.sync_api import expect
+
+    served = serve({"looping.yaml": LOOPING})
+    page, errors = _open(browser, served, _run(served, "looping"))
+
+    bar = page.locator("#iteration-bar")
+    expect(bar.locator(".step-label")).to_have_text("now (iteration 4 of 4)")
+    bar.get_by_role("button", name="◀").click()
+    expect(bar.locator(".step-label")).to_have_text("iteration 3 of 4")
+    expect(page.locator('#drawing [data-node="push"]')).to_have_attribute("data-state", "completed")
+
+    page.locator('#drawing [data-node="push"]').click()
+    detail = page.locator("#node-detail")
+    expect(detail.locator('[data-section="result"]')).to_contain_text("3: 3")
+    detail.get_by_role("button", name="◀").click()
+    expect(detail.locator(".stepper .step-label")).to_have_text("iteration 3 of 4")
+    expect(detail.locator('[data-section="result"]')).not_to_contain_text("3: 3")
+    expect(detail.locator('[data-section="result"]')).to_contain_text("2: 2")
+    assert not errors, errors
