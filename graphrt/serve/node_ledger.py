@@ -45,6 +45,7 @@ __all__ = ["NodeLedger", "node_key"]
 _MAX_TOKENS = 200_000  # characters of streamed text kept per node
 _MAX_CALLS = 500  # tool calls and progress lines kept per node
 _MAX_ITERATIONS = 200  # earlier iterations of a looping graph's nodes kept per node
+_MAX_NODES = 20_000  # nodes kept per run (nested ones, map rows' included); the top level is always kept
 
 
 def node_key(path: tuple[str | int, ...], node_id: str) -> str:
@@ -74,15 +75,19 @@ class NodeLedger:
     def __init__(self, computed: list[str] = ()) -> None:
         self._nodes: dict[str, dict[str, Any]] = {}
         self._iterations: dict[tuple[str | int, ...], int] = {}
+        self.untracked = 0  # events of nested nodes past _MAX_NODES, not kept
         for node_id in computed:
             self._entry((), node_id)
 
     # ----- feeding it -----
 
-    def _entry(self, path: tuple[str | int, ...], node_id: str) -> dict[str, Any]:
+    def _entry(self, path: tuple[str | int, ...], node_id: str) -> dict[str, Any] | None:
         key = node_key(path, node_id)
         entry = self._nodes.get(key)
         if entry is None:
+            if path and len(self._nodes) >= _MAX_NODES:
+                self.untracked += 1
+                return None
             entry = self._nodes[key] = {
                 "key": key, "node_id": node_id, "path": list(path), "state": NodeState.WAITING,
                 "iteration": self._iterations.get(path, 0), "attempts": [],
@@ -98,6 +103,8 @@ class NodeLedger:
         if node_id is None:
             return
         entry = self._entry(event.path, node_id)
+        if entry is None:
+            return
         state = node_state_after(event)
         if isinstance(event, NodeQueued):
             entry = self._next_iteration(entry, event.path)
