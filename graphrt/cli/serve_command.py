@@ -12,6 +12,7 @@ too, over streamable HTTP at `/mcp` behind the same key (graphrt/mcp/serve_exten
 from __future__ import annotations
 
 import argparse
+import gc
 import ipaddress
 import os
 import sys
@@ -103,4 +104,7 @@ def _serve(args: argparse.Namespace, catalog: "GraphCatalog") -> int:  # noqa: F
     def listening() -> None:
         print(f"graphrt: listening on {url_of(sock)}", file=sys.stderr, flush=True)
 
+    # What is alive now (modules, the catalog's graphs, the app) lives as long as the server: the cyclic
+    # collector need not walk it again at every full collection (~1 ms of each run under load, issue 26).
+    gc.freeze()
     return serve_app(app, sock, on_listening=listening)
