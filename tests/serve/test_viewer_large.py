@@ -78,3 +78,20 @@ def test_a_500_node_graph_is_legible_zooms_pans_fits_and_finds_a_node(serve, bro
         page.locator("#find-node").fill("n4_20")
         page.locator("#find-node").press("Enter")
         page.screenshot(path=shot)
+
+
+def test_twenty_inputs_leave_the_run_in_sight(serve, browser):
+    from playwright.sync_api import expect
+
+    statics = "".join(f"  input{index}:\n    value: {index}\n" for index in range(20))
+    graph = ("version: 0.5\nnodes:\n" + statics + "  total:\n    agent: copyAgent\n    inputs:\n"
+             + "".join(f"      v{index}: :input{index}\n" for index in range(20)) + "    isResult: true\n")
+    served = serve({"inputs.yaml": graph})
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(served.url + "/#graph=inputs")
+    expect(page.locator("#input-fields input")).to_have_count(20, timeout=10_000)
+    button = page.get_by_role("button", name="Start run").bounding_box()
+    drawing = page.locator("#drawing svg").bounding_box()
+    assert button["y"] + button["height"] <= 800 and drawing["y"] < 800 - 200, (button, drawing)
+    page.get_by_role("button", name="Start run").click()
+    expect(page.locator("#run-status")).to_have_text("finished", timeout=10_000)
