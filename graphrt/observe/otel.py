@@ -30,6 +30,7 @@ from graphrt.observe.events import (
     LoopIteration,
     NodeCompleted,
     NodeFailed,
+    NodeInterrupted,
     NodeSkipped,
     NodeStarted,
     NodeTimedOut,
@@ -118,6 +119,12 @@ class OpenTelemetrySpans:
             span = self._nodes.pop((event.run_id, event.path, event.node_id), None)
             if span is not None:
                 span.set_status(Status(StatusCode.OK))
+                span.end(end_time=_ns(event.time))
+        elif isinstance(event, NodeInterrupted):  # a question for a person: the span ends, not as an error
+            span = self._nodes.pop((event.run_id, event.path, event.node_id), None)
+            if span is not None:
+                span.set_attribute("graphrt.node.interrupted", True)
+                span.add_event("question asked", {"graphrt.question": event.question}, timestamp=_ns(event.time))
                 span.end(end_time=_ns(event.time))
         elif isinstance(event, NodeFailed):  # also NodeRetried and NodeTimedOut
             span = self._nodes.pop((event.run_id, event.path, event.node_id), None)

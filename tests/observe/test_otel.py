@@ -98,3 +98,21 @@ def test_a_failed_run_marks_its_span_and_the_failed_node(exporter) -> None:
     assert spans["node bad #1"].status.description == "ValueError: first attempt fails"
     assert spans["graphrt.run"].status.status_code == StatusCode.ERROR
     assert [event.name for event in spans["node bad #1"].events] == ["exception"]
+
+
+async def _asks(ctx: AgentContext) -> dict:
+    return {"text": ctx.ask("Your name?")}
+
+
+def test_a_node_that_asks_a_question_ends_its_span_without_an_error(exporter) -> None:
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    graph = graphrt.Graph({"nodes": {"name": {"agent": "asks", "isResult": True}}}, agents=[AgentInfo("asks", _asks)])
+    with pytest.raises(graphrt.GraphInterrupted):
+        graph.run(subscribe=[OpenTelemetrySpans(provider)])
+
+    node = next(span for span in exporter.get_finished_spans() if span.name == "node name")
+    assert node.attributes["graphrt.node.interrupted"] is True
+    assert node.status.status_code != StatusCode.ERROR
+    assert [(event.name, event.attributes["graphrt.question"]) for event in node.events] == [
+        ("question asked", "Your name?")]
