@@ -91,6 +91,11 @@ class CheckpointStore(Protocol):
 
     graphrt's stores: `SQLiteStore` (a file, the default) and `PostgresStore` (a server);
     `open_store` finds a target's class through the entry point group (see StoreClass).
+
+    A store may also have `async add_rows(rows)`, rows saved in one write as `add_row` of each
+    in turn would save them; where it does, an iteration's first row and its first node's are one
+    commit instead of two (graphrt's SQL stores have it). It is not part of the protocol: a store
+    without it gets one `add_row` call per row.
     """
 
     location: str  # what to show a person: its class's `shown(target)`

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from typing import Any, Sequence
 
 from graphrt.checkpoint.base import (
     CheckpointError,
@@ -104,6 +104,15 @@ def _json(text: Any, what: str) -> Any:
         raise damaged(what, error) from None
 
 
+def _row_statements(row: Row) -> tuple[Statement, ...]:
+    """What saving a row takes: its insert, after dropping the earlier iterations' rows for an iteration row."""
+    insert = ("INSERT INTO graphrt_rows (run_id, iteration, kind, key, value) VALUES (?, ?, ?, ?, ?)",
+              (row.run_id, row.iteration, row.kind, row.key, row.value))
+    if row.kind != "iteration":
+        return (insert,)
+    return ("DELETE FROM graphrt_rows WHERE run_id = ? AND iteration < ?", (row.run_id, row.iteration)), insert
+
+
 def _record_values(record: RunRecord) -> tuple[Any, ...]:
     """The `graphrt_runs` columns of a record, in _RUN_COLUMNS order."""
     now = time.time()
@@ -151,13 +160,11 @@ class SqlStore:
 
     async def add_row(self, row: Row) -> None:
         """Saves a row; an iteration row also drops the earlier iterations' rows, in one transaction."""
-        insert = ("INSERT INTO graphrt_rows (run_id, iteration, kind, key, value) VALUES (?, ?, ?, ?, ?)",
-                  (row.run_id, row.iteration, row.kind, row.key, row.value))
-        if row.kind != "iteration":
-            await self._write(insert)
-            return
-        await self._write(("DELETE FROM graphrt_rows WHERE run_id = ? AND iteration < ?", (row.run_id, row.iteration)),
-                          insert)
+        await self._write(*_row_statements(row))
+
+    async def add_rows(self, rows: Sequence[Row]) -> None:
+        """Saves rows in one transaction, as `add_row` of each in turn would."""
+        await self._write(*(statement for row in rows for statement in _row_statements(row)))
 
     async def get_run(self, run_id: str) -> RunRecord | None:
         found = await self._read(f"SELECT {_RUN_COLUMNS} FROM graphrt_runs WHERE run_id = ?", (run_id,))

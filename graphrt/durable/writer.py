@@ -58,14 +58,18 @@ class CheckpointWriter(RunObserver):
             return
         async with self._lock:
             try:
-                if node_id is None or iteration != self._iteration:
-                    await self.save_iteration()
-                if node_id is not None and iteration == self._iteration:
+                rows = []
+                started = self._iteration_row() if node_id is None or iteration != self._iteration else None
+                if started is not None:
+                    rows.append(started)
+                if node_id is not None and iteration == (started.iteration if started else self._iteration):
                     try:
-                        text = encode_value(value)
+                        rows.append(Row(self.run_id, iteration, "node", node_id, encode_value(value)))
                     except Unsavable:
-                        return  # not saved: the node runs again on resume
-                    await self.store.add_row(Row(self.run_id, iteration, "node", node_id, text))
+                        pass  # not saved: the node runs again on resume
+                await self._add(rows)
+                if started is not None:
+                    self._iteration = started.iteration
             except Exception as error:  # noqa: BLE001 - a store failure stops the run, it is reported by the caller
                 self.failure = error
                 self.on_failure()
@@ -74,18 +78,32 @@ class CheckpointWriter(RunObserver):
             # await nothing would otherwise run the whole graph before the cancellation is seen.
             await anyio.lowlevel.checkpoint()
 
+    async def _add(self, rows: list[Row]) -> None:
+        """The rows in one write where the store can (an iteration's row with its first node's: one commit)."""
+        add_rows = getattr(self.store, "add_rows", None) if len(rows) > 1 else None
+        if add_rows is not None:
+            await add_rows(rows)
+            return
+        for row in rows:
+            await self.store.add_row(row)
+
     async def save_iteration(self) -> None:
         """Saves the static values the current iteration started with (unless already saved)."""
+        row = self._iteration_row()
+        if row is not None:
+            await self.store.add_row(row)
+            self._iteration = row.iteration
+
+    def _iteration_row(self) -> Row | None:
+        """The row of the current iteration's static values; None if saved already or JSON cannot hold them."""
         if self._statics is None:
-            return
+            return None
         iteration, statics = self._statics
         if iteration == self._iteration:
-            return
+            return None
         try:
             text = encode_value(dict(statics))
         except Unsavable:
             self._unsavable = iteration  # resuming goes back to the last iteration that was saved
-            return
-        await self.store.add_row(Row(self.run_id, iteration, "iteration", "", text))
-        self._iteration = iteration
-
+            return None
+        return Row(self.run_id, iteration, "iteration", "", text)
