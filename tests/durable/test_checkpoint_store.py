@@ -73,6 +73,16 @@ async def test_an_iteration_row_drops_the_rows_of_earlier_iterations(store: Chec
     assert await store.get_rows("r1") == [Row("r1", 1, "iteration", "", "{}"), Row("r1", 1, "node", "a", "2")]
 
 
+async def test_rows_saved_together_are_saved_as_one_by_one(store: CheckpointStore) -> None:
+    """graphrt's stores' add_rows (not in the protocol): one transaction, the same rows as add_row of each."""
+    await store.add_rows([Row("r1", 0, "iteration", "", "{}"), Row("r1", 0, "node", "a", "1")])
+    await store.add_rows([Row("r1", 1, "iteration", "", "{}"), Row("r1", 1, "node", "a", "2"),
+                          Row("r1", 1, "node", "b", "3")])
+
+    assert await store.get_rows("r1") == [Row("r1", 1, "iteration", "", "{}"), Row("r1", 1, "node", "a", "2"),
+                                          Row("r1", 1, "node", "b", "3")]
+
+
 async def test_rows_of_other_runs_are_kept_apart(store: CheckpointStore) -> None:
     await store.add_row(Row("r1", 0, "iteration", "", "{}"))
     await store.add_row(Row("r2", 5, "iteration", "", "{}"))

@@ -105,3 +105,38 @@ async def test_a_cancelled_writer_does_not_take_the_others_writes_with_it(tmp_pa
     finally:
         await store.close()
     assert {f"r{n}" for n in range(10)} <= saved
+
+
+class _RowByRow:
+    """A store with the protocol's methods only (no add_rows), around a real one."""
+
+    def __init__(self, store: CheckpointStore) -> None:
+        self._store = store
+        self.location = store.location
+        self.rows: list[Any] = []
+
+    async def add_row(self, row: Any) -> None:
+        self.rows.append(row)
+        await self._store.add_row(row)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "add_rows":
+            raise AttributeError(name)
+        return getattr(self._store, name)
+
+
+async def test_a_store_without_add_rows_gets_each_row_on_its_own(tmp_path: Path) -> None:
+    inner = SQLiteStore(tmp_path / "runs.db")
+    store = _RowByRow(inner)
+
+    async def step(ctx: AgentContext) -> Any:
+        return {"from": "a"}
+
+    graph = graphrt.Graph(CHAIN, agents=[AgentInfo("stepAgent", step), AgentInfo("checkAgent", step)])
+    try:
+        assert await arun_checkpointed(graph, store, run_id="r1") == {"b": {"from": "a"}}
+        saved = await inner.get_rows("r1")
+    finally:
+        await inner.close()
+    assert [(row.kind, row.key) for row in store.rows] == [("iteration", ""), ("node", "a"), ("node", "b")]
+    assert saved == store.rows
