@@ -53,6 +53,7 @@ class RunStatus(StrEnum):
     # Groups, not members (nonmember): a store compares the text it reads with them.
     UNFINISHED = nonmember(frozenset({RUNNING, INTERRUPTED, STOPPED, FAILED}))
     ALL = nonmember(frozenset({RUNNING, INTERRUPTED, STOPPED, FAILED, COMPLETED}))
+    ENDED = nonmember(frozenset({STOPPED, FAILED, COMPLETED}))  # no one runs it or waits on it: retention may drop it
 
 
 class ServedRunStatus(StrEnum):

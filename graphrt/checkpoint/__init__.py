@@ -20,6 +20,7 @@ from graphrt.base.entry_points import EntryPoint, by_name
 from graphrt.checkpoint.base import (
     CheckpointError,
     CheckpointStore,
+    EventStore,
     Row,
     RunRecord,
     RunStatus,
@@ -35,6 +36,7 @@ __all__ = [
     "CheckpointError",
     "CheckpointStore",
     "CheckpointTarget",
+    "EventStore",
     "RunRecord",
     "RunStatus",
     "Row",

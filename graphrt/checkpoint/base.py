@@ -10,6 +10,10 @@ A store keeps two things per run:
   of earlier iterations, so a store holds one iteration per run, never the
   whole history, and a write costs the same at node 10 as at node 10,000.
 
+A store may also be an `EventStore`: it keeps each run's event log (numbered JSON
+records, for a server's replay after a restart) and deletes ended runs on request
+(a server's retention). graphrt's SQLite and PostgreSQL stores are.
+
 A run is claimed by the one process (and task) that runs it: a second resume of
 the same run is refused while the first goes on. The claim ends with the
 process, so a run killed with SIGKILL can be resumed at once.
@@ -25,7 +29,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Protocol, runtime_checkable
+from typing import Any, Iterable, Protocol, Sequence, runtime_checkable
 
 from graphrt.base.errors import CheckpointError
 from graphrt.base.jsvalue import UNDEFINED, escape_lone_surrogates
@@ -35,6 +39,7 @@ from graphrt.checkpoint.snapshot import RunSnapshot
 __all__ = [
     "CheckpointError",
     "CheckpointStore",
+    "EventStore",
     "StoreClass",
     "RunRecord",
     "Row",
@@ -131,6 +136,30 @@ class CheckpointStore(Protocol):
 
     async def close(self) -> None:
         """Closes the connection; the store cannot be used after."""
+
+
+@runtime_checkable
+class EventStore(Protocol):
+    """A store that also keeps each run's event log and removes old runs: what `graphrt serve` needs to replay
+    a run's events after a restart and to keep its store from growing without bound. graphrt's SQL stores are
+    both; a store that is only a CheckpointStore still serves (its event logs then live in memory).
+
+    An event is `(id, text)`: ids grow from 1 within a run, the text is the event's JSON.
+    """
+
+    async def add_events(self, run_id: str, events: Sequence[tuple[int, str]]) -> None:
+        """Appends events to a run's log, in one write (durable when it returns)."""
+
+    async def get_events(self, run_id: str, after: int = 0, limit: int = 1000) -> list[tuple[int, str]]:
+        """The run's events with ids above `after`, oldest first, at most `limit` of them."""
+
+    async def last_event_id(self, run_id: str) -> int:
+        """The id of the run's last saved event; 0 if none is."""
+
+    async def prune_runs(self, *, keep: int | None = None, before: float | None = None) -> list[str]:
+        """Deletes ended runs (RunStatus.ENDED: completed, failed, stopped), with their rows and events: those
+        past the `keep` most recently updated ended runs, and those last updated before `before` (a time.time()).
+        Runs still running or waiting for an answer stay. Returns the ids deleted."""
 
 
 class StoreClass(Protocol):

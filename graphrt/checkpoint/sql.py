@@ -71,6 +71,13 @@ CREATE TABLE IF NOT EXISTS graphrt_rows (
     value TEXT
 );
 CREATE INDEX IF NOT EXISTS graphrt_rows_run ON graphrt_rows (run_id, iteration);
+CREATE TABLE IF NOT EXISTS graphrt_events (
+    run_id TEXT NOT NULL,
+    id INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (run_id, id)
+);
+CREATE INDEX IF NOT EXISTS graphrt_runs_updated ON graphrt_runs (status, updated_at);
 {added}"""
 
 
@@ -181,6 +188,47 @@ class SqlStore:
     async def runs(self) -> list[RunRecord]:
         found = await self._read(f"SELECT {_RUN_COLUMNS} FROM graphrt_runs ORDER BY {self._runs_order}")
         return [_record_from_row(row) for row in found]
+
+    # ----- EventStore: event logs and retention -----
+
+    async def add_events(self, run_id: str, events: Sequence[tuple[int, str]]) -> None:
+        if not events:
+            return
+        insert = "INSERT INTO graphrt_events (run_id, id, record) VALUES (?, ?, ?)"
+        await self._write(*((insert, (run_id, event_id, text)) for event_id, text in events))
+
+    async def get_events(self, run_id: str, after: int = 0, limit: int = 1000) -> list[tuple[int, str]]:
+        found = await self._read("SELECT id, record FROM graphrt_events WHERE run_id = ? AND id > ? ORDER BY id "
+                                 "LIMIT ?", (run_id, after, limit))
+        return [(int(event_id), text) for event_id, text in found]
+
+    async def last_event_id(self, run_id: str) -> int:
+        found = await self._read("SELECT MAX(id) FROM graphrt_events WHERE run_id = ?", (run_id,))
+        return int(found[0][0] or 0) if found else 0
+
+    async def prune_runs(self, *, keep: int | None = None, before: float | None = None) -> list[str]:
+        ended = tuple(sorted(RunStatus.ENDED))
+        marks = ", ".join("?" * len(ended))
+        doomed: list[str] = []
+        if keep is not None:
+            found = await self._read(f"SELECT run_id FROM graphrt_runs WHERE status IN ({marks}) "  # LIMIT: both need one
+                                     f"ORDER BY {self._runs_order} LIMIT {2**63 - 1} OFFSET ?", (*ended, max(0, keep)))
+            doomed += [row[0] for row in found]
+        if before is not None:
+            found = await self._read(f"SELECT run_id FROM graphrt_runs WHERE status IN ({marks}) AND updated_at < ?",
+                                     (*ended, before))
+            doomed += [row[0] for row in found if row[0] not in doomed]
+        for start in range(0, len(doomed), 500):  # a transaction per 500 runs: other writers wait only that long
+            batch = doomed[start:start + 500]
+            where = f"run_id IN ({', '.join('?' * len(batch))}) AND status IN ({marks})"  # still ended
+            await self._write(
+                (f"DELETE FROM graphrt_rows WHERE run_id IN (SELECT run_id FROM graphrt_runs WHERE {where})",
+                 (*batch, *ended)),
+                (f"DELETE FROM graphrt_events WHERE run_id IN (SELECT run_id FROM graphrt_runs WHERE {where})",
+                 (*batch, *ended)),
+                (f"DELETE FROM graphrt_runs WHERE {where}", (*batch, *ended)),
+            )
+        return doomed
 
     async def close(self) -> None:
         raise NotImplementedError
