@@ -19,7 +19,7 @@ from graphrt.durable.runs import arun_checkpointed, graph_hash
 from graphrt.engine.graph import Graph
 from graphrt.engine.options import split_options
 
-__all__ = ["find_run", "afrom_checkpoint", "from_checkpoint", "aresume", "resume"]
+__all__ = ["find_run", "afrom_checkpoint", "from_checkpoint", "aresume", "resume", "graph_as_started"]
 
 
 async def find_run(store: CheckpointStore, run_id: str | None) -> RunRecord:
@@ -44,6 +44,37 @@ async def find_run(store: CheckpointStore, run_id: str | None) -> RunRecord:
     raise CheckpointError(f"no run saved in {store.location}")
 
 
+def graph_as_started(record: RunRecord) -> str | Path | dict[str, Any]:
+    """What a saved run's Graph is built from to continue it as it started, whatever happened to its file since:
+    the file while it is unchanged, else the copy saved with the run (its credentials left out: agents find
+    them in the environment).
+
+    Raises:
+        CheckpointError: the file changed (or is gone) and the run has no saved copy (its credentials could
+        not be left out of it, so the file was the only copy).
+    """
+    if record.graph_file is not None:
+        path = Path(record.graph_file)
+        try:
+            unchanged = graph_hash(path.read_text(encoding="utf-8")) == record.graph_hash
+        except (OSError, UnicodeDecodeError):
+            unchanged = False
+        if unchanged:
+            return path
+        if record.graph_text is None:
+            raise CheckpointError(f"{path.name} changed since run {record.run_id!r} started, and the run has no "
+                                  "saved copy of its graph (its credentials could not be left out of it)")
+    elif record.graph_text is None:
+        raise CheckpointError(f"run {record.run_id!r} has no saved graph: resume it with arun_checkpointed(graph, ...)")
+    return _parsed_copy(record.graph_text)
+
+
+def _parsed_copy(text: str) -> str | dict[str, Any]:
+    if text.lstrip().startswith("{"):
+        return json.loads(text)  # a graph given as a dict was saved as JSON
+    return text
+
+
 def _saved_graph(record: RunRecord, location: str, force: bool) -> str | Path | dict[str, Any]:
     """What a saved run's Graph is built from: its file, unchanged since (or any file, with `force`), else the
     copy saved with the run (with `force`, or when the run was given as a dict or text)."""
@@ -66,19 +97,19 @@ def _saved_graph(record: RunRecord, location: str, force: bool) -> str | Path | 
         source = record.graph_text
     else:
         raise CheckpointError(f"run {record.run_id!r} has no saved graph: resume it with arun_checkpointed(graph, ...)")
-    if isinstance(source, str) and source.lstrip().startswith("{"):
-        return json.loads(source)  # a graph given as a dict was saved as JSON
-    return source
+    return _parsed_copy(source) if isinstance(source, str) else source
 
 
 async def afrom_checkpoint(checkpoint: CheckpointTarget, run_id: str | None = None, *, force: bool = False,
-                           **options: Any) -> tuple[Graph, RunRecord]:
+                           as_started: bool = False, **options: Any) -> tuple[Graph, RunRecord]:
     """The Graph of a saved run, rebuilt from its file (or saved copy), and the run's record.
 
     Args:
         checkpoint: the store, a SQLite file or a postgresql:// URL.
         run_id: the run; the most recent unfinished one if None.
         force: use the graph file even if it changed since the run was saved.
+        as_started: the graph the run started with, whatever happened to the file since (graph_as_started):
+            how a server continues, resumes and forks its runs.
         options: a Graph's options (graphrt.engine.options.GraphOptions); Python agents are not
             saved, so pass `agents` again; `config` is merged over the saved config, whose
             secrets were not saved.
@@ -95,7 +126,7 @@ async def afrom_checkpoint(checkpoint: CheckpointTarget, run_id: str | None = No
     finally:
         if opened is not checkpoint:
             await store.close()
-    source = _saved_graph(record, location, force)
+    source = graph_as_started(record) if as_started else _saved_graph(record, location, force)
     options = dict(options, config=usable_config(record.config, graph_options.config))
     return Graph(source, **options), record
 

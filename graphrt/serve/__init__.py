@@ -3,7 +3,8 @@
 Needs the `serve` extra (Starlette and uvicorn): `pip install 'graphrt[serve]'`.
 Layer: above graphrt.durable and graphrt.api, below graphrt.cli.
 
-    catalog.py  the served graph files, by name (the only way from a request to a file)
+    catalog.py  the served graph files, by name, as the folder holds them now (the only way from a request to
+                a file), and the version each saved run started with
     runs.py     RunService: the bounded queue, workers, checkpointed runs, recovery at start
     events.py   EventLog: a run's numbered events for SSE replay (Last-Event-ID)
     node_ledger.py  NodeLedger: what each node of a run did (inputs, result, error, attempts, timings)

@@ -1,13 +1,25 @@
-"""The graphs a server serves: found once at start-up, in the folder (or files) it was given.
+"""The graphs a server serves: the graph files in the folder (or files) it was given, as they are now.
 
 A graph is named by its path under the served folder, without the suffix
 (`hello`, `team/review`). Requests name graphs, never paths: the catalog is the
 only way from a request to a file, so no request can make the server read a
 file outside the folder (symlinks that lead out of it are skipped too).
+
+The catalog follows the folder while the server runs: a request for a graph looks
+at its file (one `stat`) and reloads it when it changed, and a listing scans the
+folder, so new, edited and removed files are picked up without a restart. A file
+that does not load is listed with its error; the others keep working. A run keeps
+the version it started with (`as_started`): the file while it is unchanged, else
+the copy saved with the run.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import logging
+import time
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,63 +29,80 @@ from graphrt.authoring.registry import Registry
 from graphrt.base.errors import GraphError
 from graphrt.base.secrets import Redactor
 from graphrt.check.viz import graph_model, to_mermaid
+from graphrt.checkpoint.base import RunRecord
 from graphrt.engine.executor import Executor
 from graphrt.engine.graph import Graph
-from graphrt.graphdata.loader import load_graph
+from graphrt.graphdata.loader import parse_graph_text
 
 __all__ = ["GRAPH_SUFFIXES", "CatalogError", "GraphCatalog", "ServedGraph"]
 
 GRAPH_SUFFIXES = (".yaml", ".yml", ".json")
+_KEPT_VERSIONS = 64  # earlier versions of graphs that runs started with, described once and kept
+
+log = logging.getLogger("graphrt.serve")
 
 
 class CatalogError(GraphError):
     """The folder or files given to serve hold no graph, or two graphs would have one name."""
 
 
-@dataclass
+Stamp = tuple[int, int, int]  # (inode, size, mtime in ns): a file is read again when this changes
+
+
+@dataclass(frozen=True)
 class ServedGraph:
-    """One graph file: its name, its path, and what a caller needs to run it (or why it cannot run)."""
+    """One version of a graph file: its name, path, text, and what a caller needs to run it (or why it cannot)."""
 
     name: str
     path: Path
     error: str | None = None  # the load or validation error; the graph is listed but cannot run
     description: dict[str, Any] = field(default_factory=dict)
-    _built: tuple[tuple[Any, ...], Graph] | None = field(default=None, init=False, repr=False, compare=False)
+    text: str | None = None  # the version's text: the file's as loaded, or the copy saved with a run
+    digest: str = ""  # sha256 of the file's text, as a saved run's graph_hash says it
+    stamp: Stamp | None = field(default=None, compare=False)  # the file's, for the version read from it
+    saved_copy: bool = False  # an earlier version, from a run's saved copy (credentials left out; no graphLoader)
+    _built: dict[tuple[Any, ...], Graph] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def build(self, registry: Registry, executor: Executor | None = None, services: Any = None) -> Graph:
-        """The file's Graph as it is now, with the server's agents, executor and shared `services` (MCP servers).
+        """This version's Graph, with the server's agents, executor and shared `services` (MCP servers).
 
-        A Graph does not change once made, so it is built again only when the file has changed (its size,
-        modification time or inode) or the server's parts differ: parsing, validating and compiling
-        the file for every request was a sixth of the server's CPU time under load (issue 26).
+        The current version is read from its file (so that its errors name it and graphLoader finds files
+        beside it); a saved run records what was read, so a run is pinned to that. A Graph does not change
+        once made, so it is built again only when the file has changed (its size, modification time or
+        inode) or the server's parts differ: parsing, validating and compiling the file for every request
+        was a sixth of the server's CPU time under load (issue 26).
         """
-        stat = self.path.stat()
-        key = (stat.st_mtime_ns, stat.st_size, stat.st_ino, id(registry), id(executor), id(services))
-        if self._built is None or self._built[0] != key:
-            self._built = (key, Graph(self.path, agents=registry, executor=executor, services=services))
-        return self._built[1]
-
-
-def _files(targets: Iterable[str | Path]) -> list[tuple[str, Path]]:
-    """(name, resolved path) of every graph file: a folder's, recursively, and files given by name."""
-    found: list[tuple[str, Path]] = []
-    for target in targets:
-        target = Path(target)
-        if target.is_dir():
-            root = target.resolve()
-            for path in sorted(root.rglob("*")):
-                relative = path.relative_to(root)
-                if path.suffix not in GRAPH_SUFFIXES or any(part.startswith(".") for part in relative.parts):
-                    continue
-                resolved = path.resolve()
-                if not resolved.is_file() or not resolved.is_relative_to(root):
-                    continue  # a symlink out of the served folder
-                found.append((relative.with_suffix("").as_posix(), resolved))
-        elif target.is_file():
-            found.append((target.stem, target.resolve()))
+        if self.saved_copy and self.text is not None:
+            source: str | Path = self.text
+            key: tuple[Any, ...] = (id(registry), id(executor), id(services))
         else:
-            raise CatalogError(f"{target}: no such file or folder")
-    return found
+            source = self.path
+            stat = self.path.stat()
+            key = (stat.st_mtime_ns, stat.st_size, stat.st_ino, id(registry), id(executor), id(services))
+        built = self._built.get(key)
+        if built is None:
+            built = Graph(source, agents=registry, executor=executor, services=services)
+            self._built.clear()
+            self._built[key] = built
+        return built
+
+
+_SETTLED_NS = 2_000_000_000  # a file's times tick coarsely (a kernel tick): a younger file is compared by its text
+
+
+def _stamp(path: Path) -> Stamp | None:
+    """The file's stamp; None for a file modified in the last 2 s (its next edit may keep this stamp)."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    if time.time_ns() - info.st_mtime_ns < _SETTLED_NS:
+        return None
+    return info.st_ino, info.st_size, info.st_mtime_ns
+
+
+def _text_digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def describe(graph: Graph, redactor: Redactor) -> dict[str, Any]:
@@ -124,49 +153,184 @@ def _drawing(model: Any, parent: tuple[str, ...] | None) -> dict[str, list[dict[
 
 
 class GraphCatalog:
-    """Every graph file under the served folder(s), by name."""
+    """Every graph file under the served folder(s), by name, as the files are now."""
 
     def __init__(self, targets: Iterable[str | Path], registry: Registry, redactor: Redactor | None = None,
                  executor: Executor | None = None) -> None:
         self.registry = registry
         self.executor = executor  # where every run's agent calls run (graphrt.executors); None: in this process
         self.services: Any = None  # run services every run shares (the MCP servers of --mcp-config), while served
-        redactor = redactor or Redactor()
+        self._redactor = redactor or Redactor()
+        self._targets = [Path(target) for target in targets]
+        for target in self._targets:
+            if not target.is_dir() and not target.is_file():
+                raise CatalogError(f"{target}: no such file or folder")
+        self._roots = [target.resolve() for target in self._targets if target.is_dir()]
+        self._versions: OrderedDict[str, ServedGraph] = OrderedDict()  # earlier versions runs started with, by digest
         self.graphs: dict[str, ServedGraph] = {}
-        for name, path in _files(targets):
-            if name in self.graphs:
-                raise CatalogError(f"two graphs are named {name!r}: {self.graphs[name].path} and {path}")
-            served = ServedGraph(name, path)
-            try:
-                data, _ = load_graph(path)
-            except GraphError as error:
-                if path.suffix == ".json":
-                    continue  # a JSON file that is not a graph (package.json, ...)
-                served.error = redactor.text(str(error))
-                self.graphs[name] = served
-                continue
-            if not isinstance(data, dict) or "nodes" not in data:
-                continue  # YAML or JSON, but not GraphData
-            try:
-                served.description = describe(served.build(registry), redactor)
-            except GraphError as error:
-                served.error = redactor.text(str(error))
-            self.graphs[name] = served
+        found = self._found()
+        for name, paths in found.items():
+            if len(paths) > 1:
+                raise CatalogError(f"two graphs are named {name!r}: {paths[0]} and {paths[1]}")
+        self._update(found)
         if not self.graphs:
-            shown = ", ".join(str(target) for target in targets)
+            shown = ", ".join(str(target) for target in self._targets)
             raise CatalogError(f"no graph files (*.yaml, *.yml, *.json with 'nodes') in {shown}")
 
+    # ----- following the folder -----
+
+    def _found(self) -> dict[str, list[Path]]:
+        """name -> resolved paths of every graph file now: a folder's, recursively, and files given by name."""
+        found: dict[str, list[Path]] = {}
+        for target in self._targets:
+            if target.is_dir():
+                root = target.resolve()
+                for path in sorted(root.rglob("*")):
+                    relative = path.relative_to(root)
+                    if path.suffix not in GRAPH_SUFFIXES or any(part.startswith(".") for part in relative.parts):
+                        continue
+                    resolved = path.resolve()
+                    if not resolved.is_file() or not resolved.is_relative_to(root):
+                        continue  # a symlink out of the served folder
+                    found.setdefault(relative.with_suffix("").as_posix(), []).append(resolved)
+            elif target.is_file():
+                found.setdefault(target.stem, []).append(target.resolve())
+        return found
+
+    def _update(self, found: dict[str, list[Path]]) -> None:
+        graphs: dict[str, ServedGraph] = {}
+        for name, paths in found.items():
+            held = self.graphs.get(name)
+            kept = self._unchanged(held) if held is not None and held.path == paths[0] and len(paths) == 1 else None
+            if kept is not None:
+                graphs[name] = kept
+                continue
+            served = self._load(name, paths[0])
+            if served is None:
+                continue
+            if len(paths) > 1:
+                served = ServedGraph(name, paths[0], error=f"two graphs are named {name!r}: {paths[0].name} and "
+                                     f"{paths[1].name}; rename one", stamp=served.stamp)
+            graphs[name] = served
+        for name in self.graphs.keys() - graphs.keys():
+            log.info("graph %r is gone from the served folder", name)
+        self.graphs = graphs
+
+    @staticmethod
+    def _unchanged(held: ServedGraph) -> ServedGraph | None:
+        """The version read from a file if the file still holds it (its stamp says so, or else its text: then
+        stamped anew), None if it changed."""
+        stamp = _stamp(held.path)
+        if held.stamp is not None and held.stamp == stamp:
+            return held
+        try:
+            same = held.text is not None and _text_digest(held.path.read_text(encoding="utf-8")) == held.digest
+        except (OSError, UnicodeDecodeError):
+            return None
+        return dataclasses.replace(held, stamp=stamp) if same else None
+
+    def _load(self, name: str, path: Path) -> ServedGraph | None:
+        """The file's version now; None if it is not GraphData (package.json, a YAML list...)."""
+        stamp = _stamp(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+            data, _ = parse_graph_text(text, file=str(path))
+        except (OSError, UnicodeDecodeError, GraphError) as error:
+            if path.suffix == ".json":
+                return None  # a JSON file that is not a graph
+            reason = error if isinstance(error, GraphError) else f"cannot read the file: {error}"
+            read = locals().get("text")
+            return ServedGraph(name, path, error=self._shown_error(reason), stamp=stamp, text=read,
+                               digest=_text_digest(read) if read is not None else "")
+        if not isinstance(data, dict) or "nodes" not in data:
+            return None  # YAML or JSON, but not GraphData
+        return self._version(name, path, text, stamp)
+
+    def _version(self, name: str, path: Path, text: str, stamp: Stamp | None = None, *,
+                 digest: str | None = None) -> ServedGraph:
+        """A version described: the file's (`stamp` given), or a saved copy's (`digest` the file's it was of)."""
+        version = ServedGraph(name, path, text=text, digest=digest or _text_digest(text), stamp=stamp,
+                              saved_copy=digest is not None)
+        try:
+            description = describe(version.build(self.registry), self._redactor)
+        except GraphError as error:
+            return dataclasses.replace(version, error=self._shown_error(error))
+        return dataclasses.replace(version, description=description)
+
+    def _shown_error(self, error: GraphError | str) -> str:
+        """An error as clients see it: without credentials, and naming the file as served, not the server's path."""
+        text = str(error)
+        for root in self._roots:
+            text = text.replace(f"{root}/", "")
+        for target in self._targets:
+            if target.is_file():
+                text = text.replace(str(target.resolve()), target.name)
+        return self._redactor.text(text)
+
+    def refresh(self) -> None:
+        """Scans the folder again: new, edited and removed files (a listing does this)."""
+        self._update(self._found())
+
+    # ----- reading it -----
+
     def get(self, name: str) -> ServedGraph | None:
+        """The graph `name` as its file is now (reloaded when it changed; a new file is found too)."""
+        held = self.graphs.get(name)
+        kept = self._unchanged(held) if held is not None else None
+        if kept is not None:
+            self.graphs[name] = kept
+            return kept
+        self.refresh()
         return self.graphs.get(name)
 
-    def by_path(self, path: str | None) -> ServedGraph | None:
-        """The served graph of a saved run's file, if this server serves it."""
+    def name_of(self, path: str | None) -> str | None:
+        """The name a saved run's file has (or had) here; None if it is not under the served folder(s)."""
         if path is None:
             return None
-        resolved = Path(path).resolve()
-        return next((served for served in self.graphs.values() if served.path == resolved), None)
+        resolved = Path(path)
+        for root in self._roots:
+            if resolved.is_relative_to(root) and resolved.suffix in GRAPH_SUFFIXES:
+                return resolved.relative_to(root).with_suffix("").as_posix()
+        for target in self._targets:
+            if target.is_file() and target.resolve() == resolved:
+                return target.stem
+        return None
+
+    def by_path(self, path: str | None) -> ServedGraph | None:
+        """The served graph of a saved run's file, as the file is now, if this server serves it."""
+        name = self.name_of(path)
+        if name is None:
+            return None
+        served = self.graphs.get(name)
+        return served if served is not None and str(served.path) == path else None
+
+    def as_started(self, record: RunRecord) -> ServedGraph | None:
+        """The version of its graph a saved run started with: the file while unchanged, else the copy saved
+        with the run (described once, kept among the last versions); None if the run's graph is not served here.
+        """
+        name = self.name_of(record.graph_file)
+        if name is None:
+            return None
+        current = self.graphs.get(name)
+        if current is not None and current.digest == record.graph_hash:
+            return current
+        kept = self._versions.get(record.graph_hash)
+        if kept is None:
+            path = Path(record.graph_file)  # type: ignore[arg-type] - name_of found it
+            if record.graph_text is None:
+                kept = ServedGraph(name, path, digest=record.graph_hash, error=(
+                    f"{path.name} changed since this run started, and the run's saved copy was not kept "
+                    "(its credentials could not be left out of it)"))
+            else:
+                kept = self._version(name, path, record.graph_text, digest=record.graph_hash)
+            self._versions[record.graph_hash] = kept
+            while len(self._versions) > _KEPT_VERSIONS:
+                self._versions.popitem(last=False)
+        return kept
 
     def listing(self) -> list[dict[str, Any]]:
+        """Every graph as the folder holds it now."""
+        self.refresh()
         return [self.entry(served) for served in self.graphs.values()]
 
     @staticmethod

@@ -250,8 +250,10 @@ class RunService:
         """Unfinished runs of served graphs, from the store: back in the queue, or waiting for an answer."""
         jobs = []
         for record in sorted(await self.store.runs(), key=lambda saved: saved.created_at):
-            served = self.catalog.by_path(record.graph_file)
-            if served is None or record.status not in (RunStatus.RUNNING, RunStatus.INTERRUPTED):
+            if record.status not in (RunStatus.RUNNING, RunStatus.INTERRUPTED):
+                continue
+            served = self.catalog.as_started(record)  # the version it started with, whatever the file is now
+            if served is None:
                 continue
             run = await self._from_record(record, served)
             self._remember(run)
@@ -365,7 +367,7 @@ class RunService:
         if run is not None:
             return run
         record = await self.store.get_run(run_id)
-        served = self.catalog.by_path(record.graph_file) if record is not None else None
+        served = self.catalog.as_started(record) if record is not None else None
         if record is None or served is None:
             raise RunNotFound(f"no run {run_id!r}")
         run = await self._from_record(record, served)
@@ -378,12 +380,12 @@ class RunService:
         for record in await self.store.runs():
             if len(listed) >= limit:
                 break
-            served = self.catalog.by_path(record.graph_file)
-            if served is None:
+            name = self.catalog.name_of(record.graph_file)
+            if name is None:
                 continue
             held = self._runs.get(record.run_id)
             status = held.status if held is not None else served_status(record.status)
-            listed.append({"id": record.run_id, "graph": served.name, "status": status,
+            listed.append({"id": record.run_id, "graph": name, "status": status,
                            "created_at": record.created_at, "updated_at": record.updated_at,
                            **({"parent": record.parent} if record.parent is not None else {})})
         return listed
@@ -471,8 +473,8 @@ class RunService:
         try:
             graph = job.graph
             if graph is None:
-                graph, _ = await afrom_checkpoint(self.store, run.id, agents=self.catalog.registry,
-                                                  executor=self.catalog.executor)
+                graph, _ = await afrom_checkpoint(self.store, run.id, as_started=True, agents=self.catalog.registry,
+                                                  executor=self.catalog.executor, services=self.catalog.services)
         except GraphError as error:
             run.set_status(ServedRunStatus.FAILED, error=self.redactor.text(str(error)))
             return

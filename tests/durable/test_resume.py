@@ -197,6 +197,28 @@ async def test_with_force_a_graph_file_that_is_gone_runs_from_the_saved_copy(rec
     assert results == {"third": {"node": "third", "before": "second"}}
 
 
+async def test_as_started_resumes_the_graph_the_run_started_with_whatever_the_file_became(recorder, tmp_path: Path
+                                                                                        ) -> None:
+    file = await _broken_file_run(recorder, tmp_path)
+    file.write_text(file.read_text().replace("before: :second.node", "before: :first.node"))
+
+    results = await graphrt.aresume(tmp_path / "runs.db", "r1", agents=recorder.agents, as_started=True)
+
+    assert results == {"third": {"node": "third", "before": "second"}}  # the saved copy's wiring, not the edit
+
+
+async def test_as_started_takes_the_file_while_it_is_unchanged(recorder, tmp_path: Path) -> None:
+    from graphrt.durable.resume import graph_as_started
+
+    file = await _broken_file_run(recorder, tmp_path)
+    store = SQLiteStore(tmp_path / "runs.db")
+    record = await store.get_run("r1")
+    await store.close()
+    assert graph_as_started(record) == file  # graphLoader and error locations keep working from the file
+    file.unlink()
+    assert graph_as_started(record) == record.graph_text
+
+
 async def test_arun_with_a_saved_run_id_continues_that_run(recorder, store: CheckpointStore) -> None:
     recorder.failing.add("third")
     with pytest.raises(graphrt.AgentError):
