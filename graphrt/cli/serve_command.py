@@ -43,6 +43,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="the largest request body (default: 1 MiB)")
     parser.add_argument("--api-key", default=os.environ.get(API_KEY_ENV), metavar="KEY",
                         help=f"require this key on every API request (default: ${API_KEY_ENV})")
+    parser.add_argument("--keep-runs", type=int, default=10_000, metavar="N",
+                        help="ended runs the store keeps, the most recent; older ones are deleted with their events "
+                             "(default: 10000; 0 keeps none, -1 keeps every run)")
+    parser.add_argument("--keep-days", type=float, metavar="D",
+                        help="delete ended runs last updated more than D days ago (default: no age limit)")
     parser.add_argument("--mcp-config", metavar="FILE.json",
                         help="MCP servers the graphs use (the mcpServers shape), started once for the server")
     add_agents_option(parser)
@@ -70,6 +75,8 @@ def handle(args: argparse.Namespace) -> int:
         raise GraphError(f"graphrt serve needs the serve extra: pip install 'graphrt[serve]' ({error})") from None
     if args.max_runs < 1:
         raise GraphError("--max-runs must be at least 1")
+    if args.keep_runs < -1 or (args.keep_days is not None and args.keep_days <= 0):
+        raise GraphError("--keep-runs must be at least 0 (or -1: every run), and --keep-days more than 0")
     with executor_for(args) as executor:
         return _serve(args, GraphCatalog(args.targets, registry_for(args), executor=executor))
 
@@ -91,12 +98,15 @@ def _extensions(args: argparse.Namespace, catalog: "GraphCatalog") -> list[Any]:
 def _serve(args: argparse.Namespace, catalog: "GraphCatalog") -> int:  # noqa: F821 - imported in handle
     from graphrt.cli.listen import bind, serve_app, url_of
     from graphrt.serve import create_app
+    from graphrt.serve.retention import Retention
 
     if not _is_loopback(args.host) and not args.api_key:
         print(f"graphrt: warning: serving on {args.host} without an API key: anyone who reaches it can run graphs "
               f"(set {API_KEY_ENV})", file=sys.stderr)
+    retention = Retention(keep_runs=None if args.keep_runs == -1 else args.keep_runs, keep_days=args.keep_days)
     app = create_app(catalog, args.checkpoint, max_runs=args.max_runs, max_queue=args.max_queue,
-                     api_key=args.api_key, max_body=args.max_body, extensions=_extensions(args, catalog))
+                     api_key=args.api_key, max_body=args.max_body, extensions=_extensions(args, catalog),
+                     retention=retention)
     sock = bind(args.host, args.port)  # before anything prints: a taken port is one line, and nothing was served
     names = ", ".join(sorted(catalog.graphs))
     print(f"graphrt: serving {len(catalog.graphs)} graph(s) ({names})", file=sys.stderr)

@@ -9,6 +9,8 @@ Layer: above graphrt.durable and graphrt.api, below graphrt.cli.
     events.py   EventLog: a run's numbered events for SSE replay (Last-Event-ID)
     node_ledger.py  NodeLedger: what each node of a run did (inputs, result, error, attempts, timings)
     node_routes.py  the viewer's look inside a run (GET /runs/{id}/nodes[/key]) and forks (POST /runs/{id}/fork)
+    event_saver.py  EventSaver: the event logs written to the store as they grow (replay after a restart)
+    retention.py    Retention: which ended runs the store keeps, and the sweep that deletes the others
     app.py      the Starlette routes and the viewer page; security.py the API key and body limit
     openapi.py  the OpenAPI document; static/ the viewer (plain HTML, CSS and JS, no build step)
 

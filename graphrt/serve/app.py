@@ -36,6 +36,7 @@ from graphrt.checkpoint import CheckpointTarget
 from graphrt.serve.catalog import GraphCatalog
 from graphrt.serve.node_routes import get_node, list_nodes, start_fork
 from graphrt.serve.openapi import openapi_document
+from graphrt.serve.retention import Retention
 from graphrt.serve.runs import RunNotFound, RunService, ServedRun
 from graphrt.serve.security import BodyTooLarge, Guard
 
@@ -176,6 +177,16 @@ async def cancel_run(request: Request) -> Response:
     return JSONResponse(_run_json(run))
 
 
+def _epoch(request: Request) -> str:
+    """What event ids start with: nothing when the store keeps event logs (an id means the same event after a
+    restart), else this server's own mark (an id of an earlier server's log means nothing here)."""
+    return "" if _service(request).durable_events else request.app.state.epoch
+
+
+def _event_id(epoch: str, number: int) -> str:
+    return f"{epoch}.{number}" if epoch else str(number)
+
+
 def _last_event_id(request: Request, epoch: str) -> int:
     """The id after which a reader wants events: Last-Event-ID (or ?last_event_id=), 0 if from another server."""
     text = request.headers.get("last-event-id") or request.query_params.get("last_event_id") or ""
@@ -189,19 +200,19 @@ def _last_event_id(request: Request, epoch: str) -> int:
 async def run_events(request: Request) -> Response:
     service = _service(request)
     run = await service.get(request.path_params["run_id"])
-    epoch = request.app.state.epoch
+    epoch = _epoch(request)
     last_id = _last_event_id(request, epoch)
 
     async def stream() -> AsyncIterator[str]:
         sent = last_id
-        _, missed = run.events.after(sent)
-        if missed:
-            yield f"event: EventsMissed\ndata: {json.dumps({'type': 'EventsMissed', 'count': missed})}\n\n"
         idle = 0.0
         while True:
-            records, _ = run.events.after(sent)
+            records, missed = await run.events.read(sent)
+            if missed:  # records no longer kept: said once, and passed over
+                yield f"event: EventsMissed\ndata: {json.dumps({'type': 'EventsMissed', 'count': missed})}\n\n"
+                sent += missed
             for event_id, record in records:
-                yield f"id: {epoch}.{event_id}\nevent: {record['type']}\ndata: {json.dumps(record)}\n\n"
+                yield f"id: {_event_id(epoch, event_id)}\nevent: {record['type']}\ndata: {json.dumps(record)}\n\n"
                 sent = event_id
             if (run.events.closed and sent >= run.events.last_id) or service.stopping.is_set():
                 return
@@ -267,6 +278,7 @@ def create_app(
     api_key: str | None = None,
     max_body: int = DEFAULT_MAX_BODY,
     extensions: Sequence[Extension] = (),
+    retention: Retention | None = None,
 ) -> Guard:
     """The ASGI app: the API and viewer, behind the guard. `app.state.service` is the RunService.
 
@@ -277,8 +289,9 @@ def create_app(
         api_key: required on every API request when set (Bearer or X-API-Key).
         max_body: the largest request body, in bytes (413 past it).
         extensions: other features served beside the API, with their routes and lifespans.
+        retention: which ended runs the store keeps (default: the newest 10,000).
     """
-    service = RunService(catalog, checkpoint, max_runs=max_runs, max_queue=max_queue)
+    service = RunService(catalog, checkpoint, max_runs=max_runs, max_queue=max_queue, retention=retention)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

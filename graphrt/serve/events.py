@@ -2,56 +2,115 @@
 
 Each record gets an id (1, 2, 3, ...) so that a reader that reconnects with
 `Last-Event-ID: N` gets exactly the records after N. A log keeps its last
-`limit` records; a reader that asks for older ones is told how many it missed.
+`limit` records in memory; older ones come from `history` (the store's copy of
+the log, see event_saver.py), else a reader that asks for them is told how many
+it missed.
+
+A durable log (`durable=True`) shows a record to readers only once it is saved:
+no reader ever saw an event that a restarted server does not have, so ids stay
+the same across restarts.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import deque
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
 
-__all__ = ["EventLog"]
+__all__ = ["EventLog", "History"]
+
+Record = tuple[int, dict[str, Any]]
+History = Callable[[int, int], Awaitable[list[Record]]]
+"""(after, limit) -> the saved records with ids above `after`, oldest first."""
 
 
 class EventLog:
     """The records of one run, in order; appended from the event loop, read by any number of SSE readers."""
 
-    def __init__(self, limit: int = 10_000) -> None:
-        self._records: deque[tuple[int, dict[str, Any]]] = deque(maxlen=limit)
-        self._next_id = 1
+    def __init__(self, limit: int = 10_000, *, first_id: int = 1, durable: bool = False,
+                 on_append: Callable[["EventLog"], None] | None = None, history: History | None = None) -> None:
+        self._records: deque[Record] = deque(maxlen=limit)
+        self._unsaved: list[Record] = []  # of a durable log: kept until saved, even once out of `_records`
+        self._next_id = first_id
+        self._shown_id = first_id - 1  # the last record readers may see: all of them, or the saved ones if durable
+        self._saved_id = first_id - 1
+        self._durable = durable
+        self._on_append = on_append
+        self._history = history
         self._lock = threading.Lock()
         self._changed = anyio.Event()
-        self.closed = False  # the run has ended: no record will follow
+        self._closed = False
 
     @property
     def last_id(self) -> int:
-        return self._next_id - 1
+        """The id of the last record readers can have."""
+        return self._shown_id
+
+    @property
+    def closed(self) -> bool:
+        """The run has ended and readers have every record: none will follow."""
+        return self._closed and self._shown_id == self._next_id - 1
 
     def append(self, record: dict[str, Any], *, notify: bool = True) -> None:
         """Adds a record; `notify=False` from a thread outside the event loop (readers poll then)."""
         with self._lock:
             self._records.append((self._next_id, record))
+            if self._durable:
+                self._unsaved.append((self._next_id, record))
+            else:
+                self._shown_id = self._next_id
             self._next_id += 1
-        if notify:
+        if self._on_append is not None:
+            self._on_append(self)
+        if notify and not self._durable:
             self._wake()
 
     def close(self) -> None:
-        self.closed = True
+        self._closed = True
         self._wake()
 
     def _wake(self) -> None:
         changed, self._changed = self._changed, anyio.Event()
         changed.set()
 
-    def after(self, last_id: int) -> tuple[list[tuple[int, dict[str, Any]]], int]:
-        """The records after `last_id`, and how many records after it were dropped already (0 normally)."""
+    # ----- saving (event_saver.py) -----
+
+    def unsaved(self) -> list[Record]:
+        """The records not saved yet, oldest first."""
         with self._lock:
-            records = [item for item in self._records if item[0] > last_id]
+            return list(self._unsaved)
+
+    def saved(self, up_to: int) -> None:
+        """Records up to `up_to` are saved (or will never be: the store failed): readers may have them now."""
+        with self._lock:
+            self._saved_id = max(self._saved_id, up_to)
+            self._shown_id = max(self._shown_id, min(up_to, self._next_id - 1))
+            done = next((index for index, item in enumerate(self._unsaved) if item[0] > up_to), len(self._unsaved))
+            del self._unsaved[:done]
+        self._wake()
+
+    # ----- reading -----
+
+    def after(self, last_id: int) -> tuple[list[Record], int]:
+        """The records in memory after `last_id`, and how many records after it are not in memory (0 normally)."""
+        with self._lock:
+            records = [item for item in self._records if last_id < item[0] <= self._shown_id]
             first = self._records[0][0] if self._records else self._next_id
-        return records, max(0, first - last_id - 1)
+        return records, max(0, min(first, self._shown_id + 1) - last_id - 1)
+
+    async def read(self, last_id: int, limit: int = 1000) -> tuple[list[Record], int]:
+        """The records after `last_id`: from the store's copy for those no longer in memory; and how many
+        records after it could be read from neither (0 normally)."""
+        records, missed = self.after(last_id)
+        if not missed or self._history is None:
+            return records, missed
+        older = [item for item in await self._history(last_id, limit) if item[0] <= self._shown_id]
+        if not older:
+            return records, missed
+        return older, older[0][0] - last_id - 1  # the reader asks again after them, and reaches memory
 
     async def wait(self, last_id: int, timeout: float) -> None:
         """Returns when records after `last_id` exist, the log closes, or `timeout` seconds pass."""

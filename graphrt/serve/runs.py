@@ -34,6 +34,7 @@ from graphrt.base.states import NodeState, RunStatus, ServedRunStatus, served_st
 from graphrt.checkpoint import (
     CheckpointStore,
     CheckpointTarget,
+    EventStore,
     RunRecord,
     open_store,
 )
@@ -43,8 +44,10 @@ from graphrt.engine.graph import Graph
 from graphrt.observe.events import Event, node_state_after
 from graphrt.observe.trace import event_record
 from graphrt.serve.catalog import GraphCatalog, ServedGraph
+from graphrt.serve.event_saver import EventSaver
 from graphrt.serve.events import EventLog
 from graphrt.serve.node_ledger import NodeLedger
+from graphrt.serve.retention import Retention
 
 __all__ = ["QueueFull", "RunConflict", "RunNotFound", "RunService", "ServedRun"]
 
@@ -79,7 +82,7 @@ class ServedRun:
 
     def __init__(self, run_id: str, graph: ServedGraph, redactor: Redactor, *,
                  status: ServedRunStatus = ServedRunStatus.QUEUED, all_results: bool = False,
-                 created_at: float | None = None, event_limit: int = 10_000) -> None:
+                 created_at: float | None = None, event_limit: int = 10_000, events: EventLog | None = None) -> None:
         self.id = run_id
         self.graph = graph
         self.status = status
@@ -96,7 +99,7 @@ class ServedRun:
         self.answers: list[dict[str, Any]] = []  # what people answered, in order: {"key", "answer", "time"}
         self.ledger = NodeLedger([node["id"] for node in graph.description.get("drawing", {}).get("nodes", [])
                                   if node["kind"] == "computed"])
-        self.events = EventLog(event_limit)
+        self.events = events if events is not None else EventLog(event_limit)
         self.cancel_requested = False
         self.scope: anyio.CancelScope | None = None
         self._redactor = redactor
@@ -130,7 +133,9 @@ class ServedRun:
         self.events.append(record, notify=notify)
 
     def set_status(self, status: ServedRunStatus, *, results: Any = None, error: str | None = None,
-                   question: str | None = None) -> None:
+                   question: str | None = None, announce: bool = True) -> None:
+        """Sets how the run stands, and tells its readers with a RunStatus event (unless not `announce`: a run
+        read back from the store whose saved log says it already)."""
         self.status = status
         self.updated_at = time.time()
         if status == ServedRunStatus.RUNNING and self.started_at is None:
@@ -145,8 +150,9 @@ class ServedRun:
             self._settled.set()
         elif self._settled.is_set():
             self._settled = anyio.Event()
-        self.events.append({"type": "RunStatus", "run_id": self.id, "time": self.updated_at, **self._outcome(),
-                           "nodes": dict(self.nodes)})
+        if announce:
+            self.events.append({"type": "RunStatus", "run_id": self.id, "time": self.updated_at, **self._outcome(),
+                               "nodes": dict(self.nodes)})
         if status in ServedRunStatus.ENDED:
             self.events.close()
 
@@ -200,7 +206,7 @@ class RunService:
 
     def __init__(self, catalog: GraphCatalog, checkpoint: CheckpointTarget, *, max_runs: int = 8,
                  max_queue: int = 1000, redactor: Redactor | None = None, keep_runs: int = 1000,
-                 event_limit: int = 10_000) -> None:
+                 event_limit: int = 10_000, retention: Retention | None = None) -> None:
         if max_runs < 1 or max_queue < 0:
             raise ValueError("max_runs must be at least 1 and max_queue at least 0")
         self.catalog = catalog
@@ -208,14 +214,21 @@ class RunService:
         self.max_runs = max_runs
         self.max_queue = max_queue
         self.redactor = redactor or Redactor()
-        self._keep_runs = keep_runs
+        self._keep_runs = keep_runs  # runs held in memory; the store keeps what `retention` leaves
         self._event_limit = event_limit
+        self.retention = retention or Retention()
+        self._saver: EventSaver | None = None
         self._runs: OrderedDict[str, ServedRun] = OrderedDict()
         self._store: CheckpointStore | None = None
         self._send: ObjectSendStream[_Job] | None = None
         self._durations: list[float] = []  # recent run times, for Retry-After
         self.running = 0
         self.stopping = anyio.Event()
+
+    @property
+    def durable_events(self) -> bool:
+        """Whether runs' event logs are saved to the store (it is an EventStore): their ids hold across restarts."""
+        return self._saver is not None
 
     @property
     def store(self) -> CheckpointStore:
@@ -229,8 +242,17 @@ class RunService:
         self._store = open_store(self.checkpoint)
         send, receive = anyio.create_memory_object_stream[_Job](self.max_queue)
         self._send = send
+        durable = isinstance(self._store, EventStore)
+        if not durable:
+            log.warning("%s keeps no event logs: replaying a run's events after a restart gives its state only",
+                        self._store.location)
         try:
             async with anyio.create_task_group() as tg, send, receive:
+                if durable:
+                    self._saver = EventSaver(self._store)  # type: ignore[arg-type] - an EventStore, checked above
+                    tg.start_soon(self._saver.serve)
+                    if self.retention.active:
+                        tg.start_soon(self._sweep_forever)
                 for _ in range(self.max_runs):
                     tg.start_soon(self._worker, receive.clone())
                 recovered = await self._recover()
@@ -241,6 +263,7 @@ class RunService:
         finally:
             self.stopping.set()
             self._send = None
+            self._saver = None
             if self._store is not self.checkpoint:
                 with anyio.CancelScope(shield=True):
                     await self._store.close()
@@ -268,11 +291,17 @@ class RunService:
             if self._send is not None:
                 await self._send.send(job)
 
+    async def _events_for(self, run_id: str, *, saved: int = 0) -> EventLog:
+        """A run's event log: saved to the store as it grows (after the `saved` events it has there already)."""
+        if self._saver is None:
+            return EventLog(self._event_limit)
+        return self._saver.log_for(run_id, self._event_limit, saved + 1)
+
     async def _from_record(self, record: RunRecord, served: ServedGraph) -> ServedRun:
+        saved = await self._saver.store.last_event_id(record.run_id) if self._saver is not None else 0
         run = ServedRun(record.run_id, served, self.redactor, status=served_status(record.status),
                         all_results=record.all_results, created_at=record.created_at or None,
-                        event_limit=self._event_limit)
-        run.updated_at = record.updated_at or run.created_at
+                        event_limit=self._event_limit, events=await self._events_for(record.run_id, saved=saved))
         run.question = record.question
         run.inputs = self.redactor.value(record.injected)
         run.parent = record.parent
@@ -281,7 +310,12 @@ class RunService:
         if record.status == RunStatus.COMPLETED:
             run.results = self.redactor.value(record.results)
         await self._restore_nodes(run, record)
-        run.set_status(run.status, results=run.results, error=run.error, question=run.question)
+        # A run that ended has its whole log saved, ending with its status; one saved by an older server has none.
+        run.set_status(run.status, results=run.results, error=run.error, question=run.question,
+                       announce=not (saved and run.status in ServedRunStatus.ENDED))
+        run.updated_at = record.updated_at or run.created_at  # as saved, not the time it was read back
+        if run.status in ServedRunStatus.ENDED:
+            run.ended_at = run.updated_at
         return run
 
     async def _restore_nodes(self, run: ServedRun, record: RunRecord) -> None:
@@ -350,7 +384,8 @@ class RunService:
         except QueueFull:
             await self.store.update_run(run_id, status=RunStatus.STOPPED, detail={"cancelled": True})
             raise
-        run = ServedRun(run_id, served, self.redactor, all_results=all_results, event_limit=self._event_limit)
+        run = ServedRun(run_id, served, self.redactor, all_results=all_results, event_limit=self._event_limit,
+                        events=await self._events_for(run_id))
         run.inputs = self.redactor.value(dict(inputs or {}))
         run.set_status(ServedRunStatus.QUEUED)
         self._remember(run)
@@ -453,6 +488,29 @@ class RunService:
         await self.store.update_run(run.id, status=RunStatus.STOPPED, detail={"cancelled": True})
         run.set_status(ServedRunStatus.CANCELLED)
         return run
+
+    # ----- retention -----
+
+    async def sweep(self) -> list[str]:
+        """Deletes the runs retention lets go of, from the store and from memory; returns their ids."""
+        if not isinstance(self._store, EventStore):
+            return []
+        deleted = await self.retention.sweep(self._store)
+        for run_id in deleted:
+            held = self._runs.get(run_id)
+            if held is not None and held.status in ServedRunStatus.ENDED:
+                del self._runs[run_id]
+        if deleted:
+            log.info("retention: deleted %d ended run(s)", len(deleted))
+        return deleted
+
+    async def _sweep_forever(self) -> None:
+        while True:
+            try:
+                await self.sweep()
+            except Exception as error:  # noqa: BLE001 - a failed sweep is tried again at the next one
+                log.warning("retention: the sweep failed: %s", error)
+            await anyio.sleep(self.retention.every)
 
     # ----- running -----
 

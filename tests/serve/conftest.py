@@ -78,6 +78,7 @@ class Served:
     server: Any
     thread: threading.Thread
     folder: Path
+    checkpoint: Any = None
 
     @property
     def service(self) -> Any:
@@ -104,7 +105,8 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., Served]]:
             (folder / name).parent.mkdir(parents=True, exist_ok=True)
             (folder / name).write_text(text, encoding="utf-8")
         catalog = GraphCatalog([folder], make_registry(agents))
-        app = create_app(catalog, checkpoint or str(tmp_path / "runs.db"), **options)
+        checkpoint = checkpoint or str(tmp_path / "runs.db")
+        app = create_app(catalog, checkpoint, **options)
         server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning",
                                                timeout_graceful_shutdown=2))
         thread = threading.Thread(target=server.run, daemon=True)
@@ -112,7 +114,7 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., Served]]:
         wait_until(lambda: server.started or not thread.is_alive(), "the server starting")
         if not server.started:
             raise RuntimeError("the server did not start")
-        served = Served(f"http://127.0.0.1:{server.config.port}", app, server, thread, folder)
+        served = Served(f"http://127.0.0.1:{server.config.port}", app, server, thread, folder, checkpoint)
         started.append(served)
         return served
 

@@ -118,7 +118,7 @@ def test_events_stream_live_and_replay_after_last_event_id(serve):
             [event_id for event_id, _, _ in seen[len(seen) // 2 + 1:]]
         assert replayed[-1][1] == "RunStatus" and replayed[-1][2]["status"] == "finished"
         assert replayed[-1][2]["results"] == {"greeting": "Hello, Ada! Welcome to SSE."}
-        ids = [int(event_id.rsplit(".", 1)[1]) for event_id, _, _ in replayed]
+        ids = [int(event_id.rsplit(".", 1)[-1]) for event_id, _, _ in replayed]
         assert ids == sorted(ids) and len(ids) == len(set(ids))
 
 

@@ -1,0 +1,119 @@
+"""Runs' event logs in the store (serve/event_saver.py): replay after a restart has the whole log, with the same
+ids; retention deletes old ended runs (serve/retention.py); a stored run shows the times it was saved with."""
+
+from __future__ import annotations
+
+import time
+
+from graphrt.serve.retention import Retention
+
+from ..waiting import wait_until
+from .conftest import HELLO, sse_events, wait_for_status
+
+ASK = """\
+version: 0.5
+nodes:
+  name:
+    agent: textInputAgent
+    params:
+      message: What is your name?
+  greeting:
+    agent: stringTemplateAgent
+    inputs:
+      name: :name.text
+    params:
+      template: Hello, ${name}!
+    isResult: true
+"""
+
+
+def _stream(client, run_id, **headers):
+    with client.stream("GET", f"/runs/{run_id}/events", headers=headers) as response:
+        return list(sse_events(response))
+
+
+def _stop(served) -> None:
+    served.server.should_exit = True
+    served.thread.join(15)
+
+
+def test_replay_after_a_restart_has_the_whole_log_with_the_same_ids(serve):
+    first = serve({"hello.yaml": HELLO})
+    with first.client() as client:
+        run = client.post("/graphs/hello/runs?wait=true", json={"inputs": {"name": "Ada"}}).json()
+        live = _stream(client, run["id"])
+    _stop(first)
+    stopped_at = time.time()
+    names = [name for _, name, _ in live]
+    assert "NodeStarted" in names and "NodeCompleted" in names and names[-1] == "RunStatus"
+
+    second = serve({})  # the same folder and checkpoint
+    with second.client() as client:
+        replayed = _stream(client, run["id"])
+        assert replayed == live  # every event, its id and its data, as the first server sent them
+        middle = live[len(live) // 2][0]
+        assert _stream(client, run["id"], **{"Last-Event-ID": middle}) == live[len(live) // 2 + 1:]
+        again = client.get(f"/runs/{run['id']}").json()
+        assert run["created_at"] <= again["updated_at"] < stopped_at  # as saved, not the time it was read back
+        assert again["last_event_id"] == int(live[-1][0])
+    _stop(second)
+
+    third = serve({})  # reading a run back adds nothing to its saved log
+    with third.client() as client:
+        assert _stream(client, run["id"]) == live
+
+
+def test_a_run_continued_after_a_restart_goes_on_numbering_its_log(serve):
+    first = serve({"ask.yaml": ASK})
+    with first.client() as client:
+        run_id = client.post("/graphs/ask/runs?wait=true", json={}).json()["id"]
+        before = _stream_until(client, run_id, "interrupted")
+    _stop(first)
+
+    second = serve({})
+    with second.client() as client:
+        assert client.post(f"/runs/{run_id}/resume?wait=true", json={"answer": "Bo"}).json()["status"] == "finished"
+        whole = _stream(client, run_id)
+    assert whole[:len(before)] == before
+    ids = [int(event_id) for event_id, _, _ in whole]
+    assert ids == list(range(1, len(ids) + 1))
+    assert whole[-1][2]["results"] == {"greeting": "Hello, Bo!"}
+
+
+def _stream_until(client, run_id, status):
+    seen = []
+    with client.stream("GET", f"/runs/{run_id}/events") as response:
+        for event in sse_events(response):
+            seen.append(event)
+            if event[1] == "RunStatus" and event[2]["status"] == status:
+                return seen
+    raise AssertionError(f"run {run_id} never was {status}")
+
+
+def test_retention_deletes_the_oldest_ended_runs_and_keeps_unfinished_ones(serve):
+    served = serve({"hello.yaml": HELLO, "ask.yaml": ASK}, retention=Retention(keep_runs=2, every=0.05))
+    with served.client() as client:
+        asking = client.post("/graphs/ask/runs?wait=true", json={}).json()["id"]
+        ended = [client.post("/graphs/hello/runs?wait=true", json={}).json()["id"] for _ in range(4)]
+
+        def kept() -> set[str]:
+            import anyio.from_thread
+
+            with anyio.from_thread.start_blocking_portal() as portal:
+                return portal.call(_saved_ids, served.checkpoint)
+
+        wait_until(lambda: kept() == {asking, *ended[-2:]}, "the sweep deleting the two oldest ended runs")
+        assert client.get(f"/runs/{ended[0]}").status_code == 404
+        assert client.get(f"/runs/{ended[0]}/events").status_code == 404
+        assert client.get(f"/runs/{ended[-1]}").json()["status"] == "finished"
+        assert wait_for_status(client, asking, ("interrupted",))["status"] == "interrupted"
+
+
+async def _saved_ids(checkpoint) -> set[str]:
+    from graphrt.checkpoint import open_store
+
+    store = open_store(checkpoint)
+    try:
+        return {record.run_id for record in await store.runs()}
+    finally:
+        await store.close()
