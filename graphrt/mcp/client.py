@@ -12,6 +12,7 @@ toolsAgent to hand back to the LLM.
 from __future__ import annotations
 
 import math
+import os
 import tempfile
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from graphrt.authoring.services import RunServices, ServiceFailed
 from graphrt.authoring.tool_calls import SEPARATOR
 from graphrt.base.errors import GraphError, ServiceError
 from graphrt.mcp.config import McpConfigError, ServerConfig, parse_servers
+from graphrt.mcp.supervision import Restarts, restarts_of
 
 __all__ = [
     "McpServerError", "McpToolError", "McpTool", "ServerConnection", "connect", "configured_servers",
@@ -87,12 +89,20 @@ def _time_left(own_limit: float) -> float:
 
 
 class ServerConnection:
-    """A connected server: its SDK client, its tools (listed once), and what it wrote to stderr."""
+    """A connected server: its SDK client, its tools (listed once), and what it wrote to stderr.
 
-    def __init__(self, config: ServerConfig, client: Any, stderr: Any) -> None:
+    `alive` turns false once the connection ended (a stdio server exited): the next call starts the
+    server again (supervision.py).
+    """
+
+    def __init__(self, config: ServerConfig, client: Any, stderr: Any, ended: anyio.Event | None = None,
+                 restarts: Restarts | None = None) -> None:
         self.config = config
         self.client = client
         self._stderr = stderr
+        self._ended = ended
+        self._restarts = restarts
+        self._closed = False
         self._tools: list[McpTool] | None = None
         self._lock = anyio.Lock()
 
@@ -100,41 +110,64 @@ class ServerConnection:
     def name(self) -> str:
         return self.config.name
 
-    def stderr_tail(self) -> str:
-        """The server's last lines on stderr (stdio servers), to explain why it failed."""
+    @property
+    def alive(self) -> bool:
+        """False once the connection has ended: the server exited, or a request found it gone."""
+        return not self._closed and not (self._ended is not None and self._ended.is_set())
+
+    def _stderr_size(self) -> int:
+        try:
+            return os.fstat(self._stderr.fileno()).st_size if self._stderr is not None else 0
+        except (OSError, ValueError):
+            return 0
+
+    def stderr_tail(self, since: int = 0) -> str:
+        """The server's last lines on stderr (stdio servers) written after byte `since`, to explain a failure."""
         if self._stderr is None:
             return ""
         try:
-            self._stderr.seek(0)
+            self._stderr.seek(since)
             lines = [line.rstrip() for line in self._stderr.read().splitlines() if line.strip()]
         except (OSError, ValueError):
             return ""
         return " | ".join(lines[-_STDERR_TAIL_LINES:])[-600:]
 
     async def _request(self, what: str, send: Callable[[], Awaitable[_T]]) -> _T:
-        """One request, within the server's timeout and the caller's deadline; transport failures named."""
+        """One request, within the server's timeout and the caller's deadline; transport failures named
+        with what the server wrote to stderr during this request (not what an earlier one left there)."""
         from mcp.shared.exceptions import MCPError
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
         limit = _time_left(self.config.timeout)
+        since = self._stderr_size()
         try:
             with anyio.fail_after(limit):
-                return await send()
+                answer = await send()
         except TimeoutError:
             raise McpServerError(self.name, f"did not answer {what} within {limit:g} s") from None
         except MCPError as error:
             if error.code == CONNECTION_CLOSED:
-                raise self._ended(what) from error
+                raise self._gone(what, since) from error
             if error.code == REQUEST_TIMEOUT:
                 raise McpServerError(self.name, f"did not answer {what} within {self.config.timeout:g} s") from error
             raise McpToolError(f"MCP server '{self.name}' refused {what}: {error}") from error
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, OSError) as error:
-            raise self._ended(what) from error
+            raise self._gone(what, since) from error
+        if self._restarts is not None:
+            self._restarts.answered()
+        return answer
 
-    def _ended(self, what: str) -> McpServerError:
-        tail = self.stderr_tail()
-        return McpServerError(self.name, f"closed the connection during {what} (did it exit?)"
-                              + (f"; its stderr: {tail}" if tail else ""))
+    def _gone(self, what: str, since: int) -> McpServerError:
+        tail = self.stderr_tail(since)
+        problem = f"closed the connection during {what} (did it exit?)" + (f"; its stderr: {tail}" if tail else "")
+        self.note_death(problem)
+        return McpServerError(self.name, problem)
+
+    def note_death(self, problem: str) -> None:
+        """The connection has ended: counted once toward the server's restarts (supervision.py)."""
+        self._closed = True
+        if self._restarts is not None:
+            self._restarts.failed(problem, self)
 
     async def tools(self) -> list[McpTool]:
         """The server's tools, listed once per connection (every page)."""
@@ -165,7 +198,31 @@ class ServerConnection:
 
 
 @asynccontextmanager
-async def connect(config: ServerConfig) -> AsyncIterator[ServerConnection]:
+async def _watched(transport: Any, ended: anyio.Event) -> AsyncIterator[Any]:
+    """The transport, with `ended` set once the server's side of it ends (a stdio server exited)."""
+    async with transport as (read_stream, write_stream):
+        relay_send, relay_receive = anyio.create_memory_object_stream[Any](0)
+
+        async def relay() -> None:
+            try:
+                async with relay_send:
+                    async for message in read_stream:
+                        await relay_send.send(message)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
+                pass
+            finally:
+                ended.set()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(relay)
+            try:
+                yield relay_receive, write_stream
+            finally:
+                group.cancel_scope.cancel()
+
+
+@asynccontextmanager
+async def connect(config: ServerConfig, restarts: Restarts | None = None) -> AsyncIterator[ServerConnection]:
     """Starts (stdio) or reaches (streamable HTTP) one server and opens an MCP session with it."""
     from mcp import Client, StdioServerParameters
     from mcp.client.streamable_http import streamable_http_client
@@ -183,7 +240,8 @@ async def connect(config: ServerConfig) -> AsyncIterator[ServerConnection]:
         from mcp.client.stdio import stdio_client
 
         transport = stdio_client(parameters, errlog=stderr)
-    client = Client(transport, cache=None,
+    ended = anyio.Event()
+    client = Client(_watched(transport, ended), cache=None,
                     client_info=Implementation(name="graphrt", version="0.1.0"))
     try:
         async with AsyncExitStack() as stack:
@@ -194,7 +252,7 @@ async def connect(config: ServerConfig) -> AsyncIterator[ServerConnection]:
                 tail = connection.stderr_tail()
                 raise McpServerError(config.name, f"failed to start: {_describe_failure(error)}"
                                      + (f"; its stderr: {tail}" if tail else "")) from error
-            yield ServerConnection(config, client, stderr)
+            yield ServerConnection(config, client, stderr, ended, restarts)
     finally:
         if config.url is not None:
             await http_client.aclose()
@@ -235,18 +293,33 @@ async def server_connection(ctx: AgentContext, server: str) -> ServerConnection:
         known = ", ".join(servers) or "none"
         raise McpConfigError(f"no MCP server '{server}' is configured for this run (configured: {known}); "
                              f"give servers with --mcp-config or config={{'mcp': {{'mcpServers': ...}}}}")
-    limit = _time_left(config.startup_timeout)
-    try:
-        with anyio.fail_after(limit):
-            connection = await services.open(("mcp", server), partial(connect, config))
-    except TimeoutError:
-        raise McpServerError(server, f"did not start within {limit:g} s") from None
-    except ServiceFailed as failed:
-        cause = failed.__cause__
-        if isinstance(cause, McpServerError):
-            raise McpServerError(server, cause.message.removeprefix(f"MCP server '{server}' ")) from cause
-        raise McpServerError(server, f"failed to start: {_describe_failure(cause)}") from cause
-    return connection
+    key = ("mcp", server)
+    restarts = restarts_of(services, server)
+    for _ in range(2):  # the connection held, then (if it died since) a new one
+        wait = restarts.wait_left()
+        if wait > 0:  # it failed just now, and more than once in a row: not started again yet
+            raise McpServerError(server, f"{restarts.problem}; after {restarts.failures} failures in a row it is "
+                                 f"started again in {wait:.1f} s")
+        limit = _time_left(config.startup_timeout)
+        try:
+            with anyio.fail_after(limit):
+                connection = await services.open(key, partial(connect, config, restarts))
+        except TimeoutError:
+            raise McpServerError(server, f"did not start within {limit:g} s") from None
+        except ServiceFailed as failed:
+            cause = failed.__cause__
+            if isinstance(cause, McpServerError):
+                problem = cause.message.removeprefix(f"MCP server '{server}' ")
+            else:
+                problem = f"failed to start: {_describe_failure(cause)}"
+            restarts.failed(problem, cause)  # once per failed start, however many callers waited for it
+            services.forget(key)  # a later call starts it again, after the backoff
+            raise McpServerError(server, problem) from cause
+        if connection.alive:
+            return connection
+        connection.note_death("exited")  # since its last call: started again below, unless it keeps failing
+        services.forget(key)
+    raise McpServerError(server, "exited again as soon as it started")
 
 
 async def list_tools(ctx: AgentContext, servers: list[str] | None = None) -> list[McpTool]:

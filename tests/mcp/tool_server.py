@@ -53,6 +53,18 @@ def build() -> MCPServer:
         os._exit(3)
 
     @server.tool()
+    def note(text: str) -> str:
+        """Writes `text` to stderr and answers."""
+        sys.stderr.write(f"{text}\n")
+        sys.stderr.flush()
+        return "noted"
+
+    @server.tool()
+    def vanish() -> str:
+        """Ends the server process in the middle of the call, saying nothing."""
+        os._exit(4)
+
+    @server.tool()
     async def hang() -> str:
         """Never answers."""
         await anyio.sleep(3600)
