@@ -17,7 +17,7 @@ from __future__ import annotations
 import hmac
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 import anyio
 
@@ -27,22 +27,42 @@ from graphrt.base.jsvalue import to_json_compatible
 from graphrt.mcp.graph_tools import GraphTool, result_text
 from graphrt.observe.events import AgentProgress, Event, NodeCompleted
 
-__all__ = ["GraphToolServer", "HttpEndpoint"]
+__all__ = ["GraphToolServer", "HttpEndpoint", "ToolRunner"]
 
 _PROGRESS_BUFFER = 256  # progress notifications waiting to be sent; more are dropped, never block the run
 
 
-class GraphToolServer:
-    """The MCP server of a set of graph tools."""
+ToolRunner = Callable[[GraphTool, dict[str, Any], Callable[[Event], Any]], Awaitable[dict[str, Any]]]
+"""How a tool call runs its graph: (tool, arguments, on_event) -> results; raises GraphError when it fails."""
 
-    def __init__(self, tools: list[GraphTool], *, mcp_config: Any = None, agents: Any = None,
-                 name: str = "graphrt") -> None:
-        self.tools = {tool.name: tool for tool in tools}
+
+class GraphToolServer:
+    """The MCP server of a set of graph tools.
+
+    Args:
+        tools: the tools, or a callable that gives them as they are now (graphrt serve's follow its folder).
+        runner: how a call runs its graph (graphrt serve's go through its RunService); by default here, at once.
+    """
+
+    def __init__(self, tools: list[GraphTool] | Callable[[], list[GraphTool]], *, mcp_config: Any = None,
+                 agents: Any = None, name: str = "graphrt", runner: ToolRunner | None = None) -> None:
+        self._tools = tools
         self.mcp_config = mcp_config
         self.agents = agents
         self.name = name
+        self.runner = runner or self._run_here
         self._services: RunServices | None = None
         self._lowlevel = self._build()
+
+    @property
+    def tools(self) -> dict[str, GraphTool]:
+        """The tools by name, as they are now."""
+        tools = self._tools() if callable(self._tools) else self._tools
+        return {tool.name: tool for tool in tools}
+
+    async def _run_here(self, tool: GraphTool, arguments: dict[str, Any], on_event: Callable[[Event], Any]
+                        ) -> dict[str, Any]:
+        return await tool.run(arguments, services=self._services, agents=self.agents, on_event=on_event)
 
     @property
     def services(self) -> RunServices | None:
@@ -89,16 +109,17 @@ class GraphToolServer:
                          report_progress: Callable[[float, float | None, str | None], Any]) -> Any:
         import mcp_types as types
 
-        tool = self.tools.get(name)
+        tools = self.tools
+        tool = tools.get(name)
         if tool is None:
-            return _error(f"unknown tool '{name}'; the tools are: {', '.join(self.tools) or 'none'}")
+            return _error(f"unknown tool '{name}'; the tools are: {', '.join(tools) or 'none'}")
         progress = _ProgressRelay(report_progress)
         failure: GraphError | None = None
         async with anyio.create_task_group() as group:
             group.start_soon(progress.forward)
             try:
-                results = await tool.run(arguments, services=self._services, agents=self.agents,
-                                         on_event=progress.on_event)
+                tool.check(arguments)
+                results = await self.runner(tool, arguments, progress.on_event)
             except GraphError as error:
                 failure = error
             finally:

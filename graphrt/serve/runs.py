@@ -21,7 +21,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,6 +101,7 @@ class ServedRun:
                                   if node["kind"] == "computed"])
         self.events = events if events is not None else EventLog(event_limit)
         self.cancel_requested = False
+        self.watchers: list[Callable[[Event], Any]] = []  # given each event on the event loop (an MCP call's progress)
         self.scope: anyio.CancelScope | None = None
         self._redactor = redactor
         self._settled = anyio.Event()
@@ -125,6 +126,9 @@ class ServedRun:
 
     def _record_event(self, event: Event, *, notify: bool = True) -> None:
         """Logs the event as readers get it (a node's event names the `state` it leaves the node in)."""
+        if notify:  # on the event loop (the other case is a thread anyio did not start): watchers use its streams
+            for watcher in self.watchers:
+                watcher(event)
         record = event_record(event, self._redactor)
         state = node_state_after(event)
         if state is not None:
