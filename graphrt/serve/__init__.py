@@ -12,6 +12,7 @@ Layer: above graphrt.durable and graphrt.api, below graphrt.cli.
     event_saver.py  EventSaver: the event logs written to the store as they grow (replay after a restart)
     retention.py    Retention: which ended runs the store keeps, and the sweep that deletes the others
     app.py      the Starlette routes and the viewer page; security.py the API key and body limit
+    completions.py  the OpenAI-compatible endpoint: POST /v1/chat/completions runs a chat graph
     openapi.py  the OpenAPI document; static/ the viewer (plain HTML, CSS and JS, no build step)
 
 Run statuses are graphrt.base.states' ServedRunStatus; node states are the engine's NodeState.

@@ -34,6 +34,7 @@ from graphrt.base.errors import GraphError, RequestError
 from graphrt.base.states import vocabulary
 from graphrt.checkpoint import CheckpointTarget
 from graphrt.serve.catalog import GraphCatalog
+from graphrt.serve.completions import completion_routes
 from graphrt.serve.node_routes import get_node, list_nodes, start_fork
 from graphrt.serve.openapi import openapi_document
 from graphrt.serve.retention import Retention
@@ -320,6 +321,7 @@ def create_app(
         Route("/runs/{run_id}/fork", fork_run, methods=["POST"]),
         Route("/runs/{run_id}/resume", resume_run, methods=["POST"]),
         Route("/runs/{run_id}/cancel", cancel_run, methods=["POST"]),
+        *completion_routes(),
         *(route for extension in extensions for route in extension.routes(service)),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
