@@ -16,7 +16,6 @@ own NodeState. What the server knows of each node is in the run's NodeLedger.
 from __future__ import annotations
 
 import logging
-import math
 import threading
 import time
 import uuid
@@ -48,6 +47,7 @@ from graphrt.serve.event_saver import EventSaver
 from graphrt.serve.events import EventLog
 from graphrt.serve.node_ledger import NodeLedger
 from graphrt.serve.retention import Retention
+from graphrt.serve.waits import RunTimes, retry_after
 
 __all__ = ["QueueFull", "RunConflict", "RunNotFound", "RunService", "ServedRun"]
 
@@ -225,7 +225,8 @@ class RunService:
         self._runs: OrderedDict[str, ServedRun] = OrderedDict()
         self._store: CheckpointStore | None = None
         self._send: ObjectSendStream[_Job] | None = None
-        self._durations: list[float] = []  # recent run times, for Retry-After
+        self._run_times = RunTimes()  # recent run times per graph, for Retry-After
+        self._in_slots: dict[str, tuple[str, float]] = {}  # run id -> (graph, time.monotonic() it took its slot)
         self.running = 0
         self.stopping = anyio.Event()
 
@@ -363,9 +364,9 @@ class RunService:
             raise QueueFull(self._retry_after())
 
     def _retry_after(self) -> int:
-        recent = self._durations[-50:]
-        mean = sum(recent) / len(recent) if recent else 1.0
-        return max(1, math.ceil(mean * (self.queued() / self.max_runs + 1)))
+        now = time.monotonic()
+        running = [(graph, now - since) for graph, since in list(self._in_slots.values())]
+        return retry_after(running, self._run_times, self.queued(), self.max_runs)
 
     async def submit(self, name: str, inputs: Mapping[str, Any] | None = None, *, all_results: bool = False) -> ServedRun:
         """Saves and queues a run of graph `name`.
@@ -531,7 +532,6 @@ class RunService:
 
     async def _execute(self, job: _Job) -> None:
         run = job.run
-        started = time.perf_counter()
         try:
             graph = job.graph
             if graph is None:
@@ -540,6 +540,8 @@ class RunService:
         except GraphError as error:
             run.set_status(ServedRunStatus.FAILED, error=self.redactor.text(str(error)))
             return
+        started = time.monotonic()
+        self._in_slots[run.id] = (run.graph.name, started)
         run.set_status(ServedRunStatus.RUNNING)
         try:
             with anyio.CancelScope() as scope:
@@ -568,4 +570,5 @@ class RunService:
             raise
         finally:
             run.scope = None
-            self._durations = [*self._durations[-99:], time.perf_counter() - started]
+            self._in_slots.pop(run.id, None)
+            self._run_times.add(run.graph.name, time.monotonic() - started)
