@@ -168,11 +168,7 @@ class GraphCatalog:
         self._roots = [target.resolve() for target in self._targets if target.is_dir()]
         self._versions: OrderedDict[str, ServedGraph] = OrderedDict()  # earlier versions runs started with, by digest
         self.graphs: dict[str, ServedGraph] = {}
-        found = self._found()
-        for name, paths in found.items():
-            if len(paths) > 1:
-                raise CatalogError(f"two graphs are named {name!r}: {paths[0]} and {paths[1]}")
-        self._update(found)
+        self._update(self._found(), starting=True)
         if not self.graphs:
             shown = ", ".join(str(target) for target in self._targets)
             raise CatalogError(f"no graph files (*.yaml, *.yml, *.json with 'nodes') in {shown}")
@@ -197,7 +193,12 @@ class GraphCatalog:
                 found.setdefault(target.stem, []).append(target.resolve())
         return found
 
-    def _update(self, found: dict[str, list[Path]]) -> None:
+    def _update(self, found: dict[str, list[Path]], *, starting: bool = False) -> None:
+        """The catalog as `found` says the folder is now: unchanged files kept, the others read again.
+
+        Raises:
+            CatalogError: at start, two graph files have one name (later, that name is listed with the error).
+        """
         graphs: dict[str, ServedGraph] = {}
         for name, paths in found.items():
             held = self.graphs.get(name)
@@ -205,13 +206,14 @@ class GraphCatalog:
             if kept is not None:
                 graphs[name] = kept
                 continue
-            served = self._load(name, paths[0])
-            if served is None:
-                continue
-            if len(paths) > 1:
-                served = ServedGraph(name, paths[0], error=f"two graphs are named {name!r}: {paths[0].name} and "
-                                     f"{paths[1].name}; rename one", stamp=served.stamp)
-            graphs[name] = served
+            versions = [served for served in (self._load(name, path) for path in paths) if served is not None]
+            if len(versions) > 1:  # a.yaml and a.json, both graphs (a JSON file that is not one is no rival)
+                problem = f"two graphs are named {name!r}: {versions[0].path.name} and {versions[1].path.name}"
+                if starting:
+                    raise CatalogError(f"{problem} ({versions[0].path.parent}); rename one")
+                graphs[name] = ServedGraph(name, versions[0].path, error=f"{problem}; rename one")
+            elif versions:
+                graphs[name] = versions[0]
         for name in self.graphs.keys() - graphs.keys():
             log.info("graph %r is gone from the served folder", name)
         self.graphs = graphs
@@ -240,7 +242,7 @@ class GraphCatalog:
                 return None  # a JSON file that is not a graph
             reason = error if isinstance(error, GraphError) else f"cannot read the file: {error}"
             read = locals().get("text")
-            return ServedGraph(name, path, error=self._shown_error(reason), stamp=stamp, text=read,
+            return ServedGraph(name, path, error=self.shown(reason), stamp=stamp, text=read,
                                digest=_text_digest(read) if read is not None else "")
         if not isinstance(data, dict) or "nodes" not in data:
             return None  # YAML or JSON, but not GraphData
@@ -254,11 +256,12 @@ class GraphCatalog:
         try:
             description = describe(version.build(self.registry), self._redactor)
         except GraphError as error:
-            return dataclasses.replace(version, error=self._shown_error(error))
+            return dataclasses.replace(version, error=self.shown(error))
         return dataclasses.replace(version, description=description)
 
-    def _shown_error(self, error: GraphError | str) -> str:
-        """An error as clients see it: without credentials, and naming the file as served, not the server's path."""
+    def shown(self, error: BaseException | str) -> str:
+        """An error as clients see it: without credentials, and naming files as served (`team/ask.yaml`), not by
+        the server's paths."""
         text = str(error)
         for root in self._roots:
             text = text.replace(f"{root}/", "")

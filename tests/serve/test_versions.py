@@ -112,3 +112,12 @@ def test_a_run_keeps_its_version_across_a_restart_and_a_removed_file(serve, tmp_
         done = client.post(f"/runs/{run_id}/resume?wait=true", json={"answer": "Bo"}).json()
         assert done["status"] == "finished", done
         assert done["results"] == {"greeting": "Hello, Bo!"}
+
+
+def test_a_json_file_beside_a_graph_of_its_name_is_no_rival(serve):
+    served = serve({"tools.yaml": HELLO, "tools.json": '{"mcpServers": {}}'})  # an MCP config beside its graph
+    with served.client() as client:
+        assert [graph["name"] for graph in client.get("/graphs").json()["graphs"]] == ["tools"]
+        (served.folder / "tools.json").write_text('{"version": 0.5, "nodes": {"a": {"value": 1}}}')
+        listed = client.get("/graphs").json()["graphs"]  # now two graphs named tools: listed with the error
+        assert listed[0]["name"] == "tools" and "two graphs are named 'tools'" in listed[0]["error"]
