@@ -38,11 +38,17 @@ def handle(args: argparse.Namespace) -> int:
         print("graphrt: 'graphrt mcp' needs the MCP SDK: pip install 'graphrt[mcp]'", file=sys.stderr)
         return 1
     from graphrt.mcp.config import load_config_file
-    from graphrt.mcp.graph_tools import collect_graph_tools
+    from graphrt.mcp.graph_tools import collect_graph_tools, runnable_tools
 
-    tools = collect_graph_tools(args.paths)
+    registry = registry_for(args)
+    tools, problems = runnable_tools(collect_graph_tools(args.paths), registry)
+    for problem in problems:  # offered, such a graph would be a tool that always fails
+        print(f"graphrt: not served (invalid): {problem}", file=sys.stderr)
+    if not tools:
+        print("graphrt: no graph can be served as a tool (each one is invalid, see above)", file=sys.stderr)
+        return 1
     mcp_config = load_config_file(args.mcp_config) if args.mcp_config else None
-    server = GraphToolServer(tools, mcp_config=mcp_config, agents=registry_for(args))
+    server = GraphToolServer(tools, mcp_config=mcp_config, agents=registry)
     if args.http is None:
         anyio.run(server.serve_stdio)
         return 0

@@ -32,7 +32,7 @@ from graphrt.graphdata.spec import compile_graph
 from graphrt.graphdata.refs import LOOP_COUNTER
 from graphrt.observe.events import Event
 
-__all__ = ["GraphTool", "collect_graph_tools", "graph_tool", "input_schema", "result_text"]
+__all__ = ["GraphTool", "collect_graph_tools", "graph_tool", "input_schema", "result_text", "runnable_tools"]
 
 _GRAPH_SUFFIXES = (".yaml", ".yml", ".json")
 _JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"), (list, "array"), (dict, "object"))
@@ -161,6 +161,20 @@ def collect_graph_tools(paths: list[str | Path]) -> list[GraphTool]:
         taken.add(name)
         tools.append(GraphTool(name, path, _description(data, path), input_schema(data, source)))
     return tools
+
+
+def runnable_tools(tools: list[GraphTool], agents: Any = None) -> tuple[list[GraphTool], list[str]]:
+    """The tools whose graphs pass validation with these agents, and why each other one does not (a graph with
+    an unknown agent or a dangling reference would be a tool that always fails)."""
+    runnable, problems = [], []
+    for tool in tools:
+        try:
+            Graph(tool.path, agents=agents)
+        except GraphError as error:
+            problems.append(f"{tool.name}: {error}")
+            continue
+        runnable.append(tool)
+    return runnable, problems
 
 
 def graph_tool(path: str | Path, name: str) -> GraphTool:

@@ -125,7 +125,7 @@ class GraphToolServer:
             finally:
                 progress.close()
         if failure is not None:
-            return _error(f"{tool.name}: {failure}")
+            return _error(f"{tool.name}: {_without_folder(str(failure), tool)}")
         results = to_json_compatible(results)
         return types.CallToolResult(content=[types.TextContent(text=result_text(results))],
                                     structured_content=results)
@@ -185,6 +185,14 @@ class _KeyCheck:
                 await send({"type": "http.response.body", "body": b"a valid key is needed: Authorization: Bearer KEY"})
                 return
         await self.inner(scope, receive, send)
+
+
+def _without_folder(text: str, tool: GraphTool) -> str:
+    """An error's text naming the tool's file as `name.yaml`, not by the server's path to it."""
+    for folder in {str(tool.path.resolve().parent), str(tool.path.parent)}:
+        if folder not in ("", "."):
+            text = text.replace(f"{folder}/", "")
+    return text
 
 
 def _error(message: str) -> Any:

@@ -101,7 +101,7 @@ def _handled(handler):
         except RequestError as error:  # the request's own fault, or the server's state: its status says which
             return _error(error.status, str(error), error.headers)
         except GraphError as error:
-            return _error(400, _service(request).redactor.text(str(error)))
+            return _error(400, _service(request).shown(str(error)))
 
     route.__name__ = handler.__name__
     route.__doc__ = handler.__doc__

@@ -114,7 +114,7 @@ async def _start(service: RunService, model: str, messages: list[dict[str, Any]]
         kind = "rate_limit_error" if refused.status == 429 else "invalid_request_error"
         raise _Refused(refused.status, str(refused), kind, headers=refused.headers) from None
     except GraphError as error:
-        raise _Refused(400, service.redactor.text(str(error))) from None
+        raise _Refused(400, service.shown(str(error))) from None
 
 
 def _outcome(run: ServedRun) -> str:

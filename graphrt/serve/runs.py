@@ -82,7 +82,8 @@ class ServedRun:
 
     def __init__(self, run_id: str, graph: ServedGraph, redactor: Redactor, *,
                  status: ServedRunStatus = ServedRunStatus.QUEUED, all_results: bool = False,
-                 created_at: float | None = None, event_limit: int = 10_000, events: EventLog | None = None) -> None:
+                 created_at: float | None = None, event_limit: int = 10_000, events: EventLog | None = None,
+                 shown: Callable[[str], str] | None = None) -> None:
         self.id = run_id
         self.graph = graph
         self.status = status
@@ -104,6 +105,7 @@ class ServedRun:
         self.watchers: list[Callable[[Event], Any]] = []  # given each event on the event loop (an MCP call's progress)
         self.scope: anyio.CancelScope | None = None
         self._redactor = redactor
+        self._shown = shown or redactor.text  # an error's text as clients see it (no credentials, no server paths)
         self._settled = anyio.Event()
         self._loop_thread = threading.get_ident()
 
@@ -130,6 +132,8 @@ class ServedRun:
             for watcher in self.watchers:
                 watcher(event)
         record = event_record(event, self._redactor)
+        if isinstance(record.get("error"), str):
+            record["error"] = self._shown(record["error"])
         state = node_state_after(event)
         if state is not None:
             record["state"] = state
@@ -230,6 +234,10 @@ class RunService:
         self.running = 0
         self.stopping = anyio.Event()
 
+    def shown(self, text: str) -> str:
+        """An error's text as clients see it: without credentials, naming files as served, not by server paths."""
+        return self.catalog.shown(self.redactor.text(text))
+
     @property
     def durable_events(self) -> bool:
         """Whether runs' event logs are saved to the store (it is an EventStore): their ids hold across restarts."""
@@ -304,14 +312,14 @@ class RunService:
 
     async def _from_record(self, record: RunRecord, served: ServedGraph) -> ServedRun:
         saved = await self._saver.store.last_event_id(record.run_id) if self._saver is not None else 0
-        run = ServedRun(record.run_id, served, self.redactor, status=served_status(record.status),
+        run = ServedRun(record.run_id, served, self.redactor, shown=self.shown, status=served_status(record.status),
                         all_results=record.all_results, created_at=record.created_at or None,
                         event_limit=self._event_limit, events=await self._events_for(record.run_id, saved=saved))
         run.question = record.question
         run.inputs = self.redactor.value(record.injected)
         run.parent = record.parent
         if record.status == RunStatus.FAILED:
-            run.error = record.detail.get("error")
+            run.error = self.shown(record.detail.get("error") or "") or None
         if record.status == RunStatus.COMPLETED:
             run.results = self.redactor.value(record.results)
         await self._restore_nodes(run, record)
@@ -389,7 +397,8 @@ class RunService:
         except QueueFull:
             await self.store.update_run(run_id, status=RunStatus.STOPPED, detail={"cancelled": True})
             raise
-        run = ServedRun(run_id, served, self.redactor, all_results=all_results, event_limit=self._event_limit,
+        run = ServedRun(run_id, served, self.redactor, shown=self.shown, all_results=all_results,
+                        event_limit=self._event_limit,
                         events=await self._events_for(run_id))
         run.inputs = self.redactor.value(dict(inputs or {}))
         run.set_status(ServedRunStatus.QUEUED)
@@ -439,8 +448,8 @@ class RunService:
         run = await self.get(run_id)
         if run.status != ServedRunStatus.INTERRUPTED:
             raise RunConflict(f"run {run_id!r} is {run.status}, not waiting for an answer")
-        if answer is None:
-            raise RunConflict(f"run {run_id!r} asks {run.question!r}: send an answer")
+        if answer is None:  # the request's fault, not the run's state
+            raise RequestError(f"run {run_id!r} asks {run.question!r}: send an answer that is not null")
         self._check_room()
         for node_id, state in run.nodes.items():
             if state == NodeState.INTERRUPTED:
@@ -538,7 +547,7 @@ class RunService:
                 graph, _ = await afrom_checkpoint(self.store, run.id, as_started=True, agents=self.catalog.registry,
                                                   executor=self.catalog.executor, services=self.catalog.services)
         except GraphError as error:
-            run.set_status(ServedRunStatus.FAILED, error=self.redactor.text(str(error)))
+            run.set_status(ServedRunStatus.FAILED, error=self.shown(str(error)))
             return
         started = time.monotonic()
         self._in_slots[run.id] = (run.graph.name, started)
@@ -552,10 +561,10 @@ class RunService:
                 except GraphInterrupted as asked:
                     run.set_status(ServedRunStatus.INTERRUPTED, question=asked.question)
                 except GraphError as error:
-                    run.set_status(ServedRunStatus.FAILED, error=self.redactor.text(str(error)))
+                    run.set_status(ServedRunStatus.FAILED, error=self.shown(str(error)))
                 except Exception as error:
                     log.exception("run %s failed", run.id)
-                    run.set_status(ServedRunStatus.FAILED, error=self.redactor.text(f"{type(error).__name__}: {error}"))
+                    run.set_status(ServedRunStatus.FAILED, error=self.shown(f"{type(error).__name__}: {error}"))
                 else:
                     run.set_status(ServedRunStatus.FINISHED, results=self.redactor.value(results))
             if scope.cancelled_caught:

@@ -102,7 +102,20 @@ async def test_bad_arguments_and_failed_runs_are_tool_errors_naming_the_problem(
     assert missing.is_error and missing.content[0].text == "greet: invalid arguments: name: a required value is missing"
     assert extra.is_error and "colour: unexpected" in extra.content[0].text
     assert failed.is_error and "node 'parsed'" in failed.content[0].text and "broken.yaml" in failed.content[0].text
+    assert str(graph_dir) not in failed.content[0].text  # the file by name, not by the server's path
     assert unknown.is_error and "unknown tool 'nope'" in unknown.content[0].text
+
+
+async def test_an_invalid_graph_is_not_offered_as_a_tool(graph_dir):
+    (graph_dir / "invalid.yaml").write_text("version: 0.5\nnodes:\n  a:\n    agent: noSuchAgent\n")
+    errors = graph_dir / "stderr.txt"
+    with errors.open("w") as errlog:
+        from mcp.client.stdio import stdio_client
+
+        async with Client(stdio_client(stdio(str(graph_dir)), errlog=errlog)) as client:  # was: a tool that fails
+            tools = {tool.name for tool in (await client.list_tools()).tools}
+    assert tools == {"broken", "greet"}
+    assert "not served (invalid): invalid:" in errors.read_text() and "noSuchAgent" in errors.read_text()
 
 
 async def test_graphs_that_use_mcp_servers_share_them_for_the_servers_life(tmp_path, kit):

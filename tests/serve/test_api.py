@@ -88,9 +88,18 @@ def test_a_failed_run_shows_the_error_as_the_cli_prints_it(serve):
     with served.client() as client:
         run = client.post("/graphs/bad/runs?wait=1", json={}).json()
         assert run["status"] == "failed"
-        assert run["error"].startswith(f"{served.folder / 'bad.yaml'}:5:")
+        assert run["error"].startswith("bad.yaml:5:")  # the file as served: no client learns the server's paths
         assert "node 'parsed'" in run["error"]
         assert run["nodes"]["parsed"] == "failed"
+        failed = [data for _, name, data in _events(client, run["id"]) if name == "NodeFailed"]
+        assert failed and str(served.folder) not in failed[0]["error"] and "bad.yaml:5:" in failed[0]["error"]
+        wrong_node = client.post("/graphs/bad/runs", json={"inputs": {"parsed": 1}}).json()["error"]
+        assert "bad.yaml" in wrong_node and str(served.folder) not in wrong_node
+
+
+def _events(client, run_id):
+    with client.stream("GET", f"/runs/{run_id}/events") as response:
+        return list(sse_events(response))
 
 
 def test_events_stream_live_and_replay_after_last_event_id(serve):
@@ -128,6 +137,7 @@ def test_an_interrupted_run_takes_an_answer_once(serve):
         run = client.post("/graphs/ask/runs?wait=true", json={}).json()
         assert run["status"] == "interrupted" and run["question"] == "What is your name?"
         assert client.post(f"/runs/{run['id']}/resume", json={}).status_code == 400
+        assert client.post(f"/runs/{run['id']}/resume", json={"answer": None}).status_code == 400  # was 409
         done = client.post(f"/runs/{run['id']}/resume?wait=true", json={"answer": "Ada"}).json()
         assert done["results"] == {"greeting": "Hello, Ada! Welcome to graphs."}
         again = client.post(f"/runs/{run['id']}/resume", json={"answer": "Bo"})
