@@ -35,6 +35,7 @@
         RunConflict           409: the run's state does not allow the request              serve/runs
         QueueFull             429: the queue is at its bound; .retry_after                 serve/runs
         BodyTooLarge          413: the request body is over the limit                      serve/security
+        CompletionRefused     an OpenAI-compatible request refused, in OpenAI's error shape  serve/completions
 
 The last column is where a class outside this module lives (under graphrt/, or
 agents/ for the agent library). The agent library's classes that are also a built-in

@@ -32,20 +32,20 @@ from graphrt.observe.events import Event, TokenDelta
 from graphrt.serve.runs import RunService, ServedRun
 from graphrt.serve.security import BodyTooLarge
 
-__all__ = ["MESSAGES_INPUT", "completion_routes", "reply_text"]
+__all__ = ["MESSAGES_INPUT", "CompletionRefused", "completion_routes", "reply_text"]
 
 MESSAGES_INPUT = "messages"  # the static node a chat graph takes the conversation in
 _TOKEN_BUFFER = 10_000  # tokens waiting for a slow reader; more are dropped (the end of the stream sends the rest)
 _SETTLE_POLL_SECONDS = 0.2  # how soon a stream without tokens sees that its run ended
 
 
-class _Refused(Exception):
-    """A request answered with an OpenAI-shaped error."""
+class CompletionRefused(RequestError):
+    """A chat completion request refused: answered in OpenAI's error shape, with `.kind` (its `type`) and `.code`."""
 
     def __init__(self, status: int, message: str, kind: str = "invalid_request_error", code: str | None = None,
                  headers: dict[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.status, self.kind, self.code, self.headers = status, kind, code, headers
+        super().__init__(message, status=status, headers=headers)
+        self.kind, self.code = kind, code
 
     def response(self) -> JSONResponse:
         return JSONResponse({"error": {"message": str(self), "type": self.kind, "param": None, "code": self.code}},
@@ -89,50 +89,50 @@ async def _body(request: Request) -> dict[str, Any]:
     try:
         body = json.loads(await request.body() or b"{}")
     except BodyTooLarge:
-        raise _Refused(413, "the request body is too large") from None
+        raise CompletionRefused(413, "the request body is too large") from None
     except ValueError as error:
-        raise _Refused(400, f"the request body is not JSON: {error}") from None
+        raise CompletionRefused(400, f"the request body is not JSON: {error}") from None
     if not isinstance(body, dict):
-        raise _Refused(400, "the request body must be a JSON object")
+        raise CompletionRefused(400, "the request body must be a JSON object")
     if not isinstance(body.get("model"), str) or not body["model"]:
-        raise _Refused(400, "'model' must name a served graph (GET /v1/models lists them)")
+        raise CompletionRefused(400, "'model' must name a served graph (GET /v1/models lists them)")
     messages = body.get("messages")
     if not isinstance(messages, list) or not all(isinstance(message, dict) for message in messages):
-        raise _Refused(400, "'messages' must be a list of message objects")
+        raise CompletionRefused(400, "'messages' must be a list of message objects")
     return body
 
 
 async def _start(service: RunService, model: str, messages: list[dict[str, Any]]) -> ServedRun:
     served = service.catalog.get(model)
     if served is None:
-        raise _Refused(404, f"no graph named {model!r} (GET /v1/models lists the chat graphs)", code="model_not_found")
+        raise CompletionRefused(404, f"no graph named {model!r} (GET /v1/models lists the chat graphs)", code="model_not_found")
     if served.error is None and MESSAGES_INPUT not in served.description.get("inputs", {}):
-        raise _Refused(400, f"graph {model!r} takes no {MESSAGES_INPUT!r} input, so it cannot chat", code="model_not_chat")
+        raise CompletionRefused(400, f"graph {model!r} takes no {MESSAGES_INPUT!r} input, so it cannot chat", code="model_not_chat")
     try:
         return await service.submit(model, {MESSAGES_INPUT: messages})
     except RequestError as refused:
         kind = "rate_limit_error" if refused.status == 429 else "invalid_request_error"
-        raise _Refused(refused.status, str(refused), kind, headers=refused.headers) from None
+        raise CompletionRefused(refused.status, str(refused), kind, headers=refused.headers) from None
     except GraphError as error:
-        raise _Refused(400, service.shown(str(error))) from None
+        raise CompletionRefused(400, service.shown(str(error))) from None
 
 
 def _outcome(run: ServedRun) -> str:
     """The reply of a settled run.
 
     Raises:
-        _Refused: the run did not finish (failed, cancelled, or asks a question), or gave no single reply.
+        CompletionRefused: the run did not finish (failed, cancelled, or asks a question), or gave no single reply.
     """
     if run.status == ServedRunStatus.INTERRUPTED:
-        raise _Refused(409, f"run {run.id} asks {run.question!r}: answer it with POST /runs/{run.id}/resume",
+        raise CompletionRefused(409, f"run {run.id} asks {run.question!r}: answer it with POST /runs/{run.id}/resume",
                        code="run_interrupted")
     if run.status != ServedRunStatus.FINISHED:
-        raise _Refused(500, f"run {run.id} {run.status}" + (f": {run.error}" if run.error else ""),
+        raise CompletionRefused(500, f"run {run.id} {run.status}" + (f": {run.error}" if run.error else ""),
                        "server_error", code=f"run_{run.status}")
     try:
         return reply_text(run.results or {})
     except GraphError as error:
-        raise _Refused(500, f"run {run.id}: {error}", "server_error", code="no_reply") from None
+        raise CompletionRefused(500, f"run {run.id}: {error}", "server_error", code="no_reply") from None
 
 
 def _completion_id(run: ServedRun) -> str:
@@ -144,7 +144,7 @@ async def chat_completions(request: Request) -> Response:
     try:
         body = await _body(request)
         run = await _start(service, body["model"], body["messages"])
-    except _Refused as refused:
+    except CompletionRefused as refused:
         return refused.response()
     headers = {"X-Graphrt-Run": f"/runs/{run.id}"}
     if body.get("stream"):
@@ -153,7 +153,7 @@ async def chat_completions(request: Request) -> Response:
     await run.settled()
     try:
         text = _outcome(run)
-    except _Refused as refused:
+    except CompletionRefused as refused:
         return refused.response()
     return JSONResponse({
         "id": _completion_id(run), "object": "chat.completion", "created": int(run.created_at), "model": body["model"],
@@ -212,7 +212,7 @@ async def _chunks(run: ServedRun, model: str, include_usage: bool, send: Any, re
                 break
     try:
         text = _outcome(run)
-    except _Refused as refused:
+    except CompletionRefused as refused:
         yield "data: " + json.dumps({"error": {"message": str(refused), "type": refused.kind, "code": refused.code}}) + "\n\n"
         return
     if text.startswith(streamed) and len(text) > len(streamed):
