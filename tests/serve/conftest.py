@@ -88,6 +88,43 @@ class Served:
         return httpx.Client(base_url=self.url, timeout=30, **options)
 
 
+@pytest.fixture(scope="session")
+def serve_postgres() -> Iterator[Any]:
+    """A throwaway PostgreSQL server for serve's tests (tests/durable/conftest.py's, started for this session)."""
+    from ..durable.conftest import PostgresServer, _unavailable
+
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        _unavailable("psycopg is not installed: pip install -e '.[postgres]'")
+    server = PostgresServer()
+    if server.initdb is None or server.pg_ctl is None:
+        _unavailable("the PostgreSQL server binaries (initdb, pg_ctl) are not installed: apt-get install postgresql")
+    try:
+        server.start()
+    except subprocess.CalledProcessError as error:
+        server.stop()
+        pytest.fail(f"could not start PostgreSQL: {error.stderr.decode(errors='replace')[-500:]}")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def checkpoint(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a test's server saves its runs: a SQLite file, or a fresh schema of a PostgreSQL server."""
+    if request.param == "sqlite":
+        return str(tmp_path / "runs.db")
+    import uuid
+
+    import psycopg
+
+    server = request.getfixturevalue("serve_postgres")
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server.url(), autocommit=True) as connection:
+        connection.execute(f"CREATE SCHEMA {schema}")
+    return server.url(schema)
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

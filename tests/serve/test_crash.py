@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 import httpx
 
-from graphrt.checkpoint import SQLiteStore
+from graphrt.checkpoint import open_store
 
 from ..waiting import wait_until
 from .conftest import HERE, free_port, sse_events, start_process, wait_for_status
@@ -54,11 +54,11 @@ def _held(gate: Path) -> list[tuple[str, str]]:
     return [tuple(line.split()) for line in waiting.read_text().splitlines()] if waiting.exists() else []
 
 
-def _saved(checkpoint: Path, ids: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+def _saved(checkpoint: Any, ids: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
     """(records, rows) of saved runs, by id."""
 
     async def read() -> tuple[dict[str, Any], dict[str, Any]]:
-        store = SQLiteStore(checkpoint)
+        store = open_store(checkpoint)
         try:
             return ({run_id: await store.get_run(run_id) for run_id in ids},
                     {run_id: await store.get_rows(run_id) for run_id in ids})
@@ -68,11 +68,11 @@ def _saved(checkpoint: Path, ids: list[str]) -> tuple[dict[str, Any], dict[str, 
     return anyio.run(read)
 
 
-def test_runs_survive_kill_9_and_finish_once(tmp_path: Path):
+def test_runs_survive_kill_9_and_finish_once(tmp_path: Path, checkpoint: str):
     folder, gate = tmp_path / "graphs", tmp_path / "open"
     folder.mkdir()
     (folder / "chain.yaml").write_text(chain("c", gate), encoding="utf-8")
-    checkpoint, count_log = tmp_path / "runs.db", tmp_path / "calls.log"
+    count_log = tmp_path / "calls.log"
     env = {"GRAPHRT_SERVE_COUNT_LOG": str(count_log)}
     agents = ("--agents", str(HERE / "count_agents.py"), "--max-runs", "3")
     port = free_port()

@@ -37,8 +37,8 @@ def _stop(served) -> None:
     served.thread.join(15)
 
 
-def test_replay_after_a_restart_has_the_whole_log_with_the_same_ids(serve):
-    first = serve({"hello.yaml": HELLO})
+def test_replay_after_a_restart_has_the_whole_log_with_the_same_ids(serve, checkpoint):
+    first = serve({"hello.yaml": HELLO}, checkpoint=checkpoint)
     with first.client() as client:
         run = client.post("/graphs/hello/runs?wait=true", json={"inputs": {"name": "Ada"}}).json()
         live = _stream(client, run["id"])
@@ -47,7 +47,7 @@ def test_replay_after_a_restart_has_the_whole_log_with_the_same_ids(serve):
     names = [name for _, name, _ in live]
     assert "NodeStarted" in names and "NodeCompleted" in names and names[-1] == "RunStatus"
 
-    second = serve({})  # the same folder and checkpoint
+    second = serve({}, checkpoint=checkpoint)  # the same folder and checkpoint
     with second.client() as client:
         replayed = _stream(client, run["id"])
         assert replayed == live  # every event, its id and its data, as the first server sent them
@@ -58,19 +58,19 @@ def test_replay_after_a_restart_has_the_whole_log_with_the_same_ids(serve):
         assert again["last_event_id"] == int(live[-1][0])
     _stop(second)
 
-    third = serve({})  # reading a run back adds nothing to its saved log
+    third = serve({}, checkpoint=checkpoint)  # reading a run back adds nothing to its saved log
     with third.client() as client:
         assert _stream(client, run["id"]) == live
 
 
-def test_a_run_continued_after_a_restart_goes_on_numbering_its_log(serve):
-    first = serve({"ask.yaml": ASK})
+def test_a_run_continued_after_a_restart_goes_on_numbering_its_log(serve, checkpoint):
+    first = serve({"ask.yaml": ASK}, checkpoint=checkpoint)
     with first.client() as client:
         run_id = client.post("/graphs/ask/runs?wait=true", json={}).json()["id"]
         before = _stream_until(client, run_id, "interrupted")
     _stop(first)
 
-    second = serve({})
+    second = serve({}, checkpoint=checkpoint)
     with second.client() as client:
         assert client.post(f"/runs/{run_id}/resume?wait=true", json={"answer": "Bo"}).json()["status"] == "finished"
         whole = _stream(client, run_id)
@@ -90,8 +90,9 @@ def _stream_until(client, run_id, status):
     raise AssertionError(f"run {run_id} never was {status}")
 
 
-def test_retention_deletes_the_oldest_ended_runs_and_keeps_unfinished_ones(serve):
-    served = serve({"hello.yaml": HELLO, "ask.yaml": ASK}, retention=Retention(keep_runs=2, every=0.05))
+def test_retention_deletes_the_oldest_ended_runs_and_keeps_unfinished_ones(serve, checkpoint):
+    served = serve({"hello.yaml": HELLO, "ask.yaml": ASK}, checkpoint=checkpoint,
+                   retention=Retention(keep_runs=2, every=0.05))
     with served.client() as client:
         asking = client.post("/graphs/ask/runs?wait=true", json={}).json()["id"]
         ended = [client.post("/graphs/hello/runs?wait=true", json={}).json()["id"] for _ in range(4)]

@@ -82,8 +82,8 @@ def test_the_catalog_follows_the_folder(serve):
         assert any(run["graph"] == "team/greet" for run in client.get("/runs").json()["runs"])  # its runs stay
 
 
-def test_a_run_resumes_with_the_graph_it_started_with_after_an_edit(serve):
-    served = serve({"ask.yaml": ASK})
+def test_a_run_resumes_with_the_graph_it_started_with_after_an_edit(serve, checkpoint):
+    served = serve({"ask.yaml": ASK}, checkpoint=checkpoint)
     with served.client() as client:
         run = client.post("/graphs/ask/runs?wait=true", json={}).json()
         assert run["status"] == "interrupted" and run["question"] == "What is your name?"
@@ -95,8 +95,8 @@ def test_a_run_resumes_with_the_graph_it_started_with_after_an_edit(serve):
         assert new["question"] == "Who are you, then?"
 
 
-def test_a_run_keeps_its_version_across_a_restart_and_a_removed_file(serve, tmp_path):
-    first = serve({"ask.yaml": ASK})
+def test_a_run_keeps_its_version_across_a_restart_and_a_removed_file(serve, checkpoint, tmp_path):
+    first = serve({"ask.yaml": ASK}, checkpoint=checkpoint)
     with first.client() as client:
         run_id = client.post("/graphs/ask/runs?wait=true", json={}).json()["id"]
     first.server.should_exit = True
@@ -104,7 +104,7 @@ def test_a_run_keeps_its_version_across_a_restart_and_a_removed_file(serve, tmp_
     (first.folder / "ask.yaml").unlink()
     (first.folder / "other.yaml").write_text(HELLO)
 
-    second = serve({})  # the same folder and checkpoint
+    second = serve({}, checkpoint=checkpoint)  # the same folder and checkpoint
     with second.client() as client:
         run = client.get(f"/runs/{run_id}").json()
         assert run["status"] == "interrupted" and run["graph"] == "ask"
