@@ -48,6 +48,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                              "(default: 10000; 0 keeps none, -1 keeps every run)")
     parser.add_argument("--keep-days", type=float, metavar="D",
                         help="delete ended runs last updated more than D days ago (default: no age limit)")
+    parser.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
+                        help="let web pages of this origin call the API (e.g. https://app.example.com; * for any); "
+                             "repeat for more (default: none)")
     parser.add_argument("--mcp-config", metavar="FILE.json",
                         help="MCP servers the graphs use (the mcpServers shape), started once for the server")
     add_agents_option(parser)
@@ -106,7 +109,7 @@ def _serve(args: argparse.Namespace, catalog: "GraphCatalog") -> int:  # noqa: F
     retention = Retention(keep_runs=None if args.keep_runs == -1 else args.keep_runs, keep_days=args.keep_days)
     app = create_app(catalog, args.checkpoint, max_runs=args.max_runs, max_queue=args.max_queue,
                      api_key=args.api_key, max_body=args.max_body, extensions=_extensions(args, catalog),
-                     retention=retention)
+                     retention=retention, cors_origins=args.cors_origin)
     sock = bind(args.host, args.port)  # before anything prints: a taken port is one line, and nothing was served
     names = ", ".join(sorted(catalog.graphs))
     print(f"graphrt: serving {len(catalog.graphs)} graph(s) ({names})", file=sys.stderr)

@@ -35,6 +35,7 @@ from graphrt.base.states import vocabulary
 from graphrt.checkpoint import CheckpointTarget
 from graphrt.serve.catalog import GraphCatalog
 from graphrt.serve.completions import completion_routes
+from graphrt.serve.cors import with_cors
 from graphrt.serve.node_routes import get_node, list_nodes, start_fork
 from graphrt.serve.openapi import openapi_document
 from graphrt.serve.retention import Retention
@@ -280,7 +281,8 @@ def create_app(
     max_body: int = DEFAULT_MAX_BODY,
     extensions: Sequence[Extension] = (),
     retention: Retention | None = None,
-) -> Guard:
+    cors_origins: Sequence[str] = (),
+) -> Any:
     """The ASGI app: the API and viewer, behind the guard. `app.state.service` is the RunService.
 
     Args:
@@ -291,6 +293,7 @@ def create_app(
         max_body: the largest request body, in bytes (413 past it).
         extensions: other features served beside the API, with their routes and lifespans.
         retention: which ended runs the store keeps (default: the newest 10,000).
+        cors_origins: web origins whose pages may call the API (`*`: any); none by default.
     """
     service = RunService(catalog, checkpoint, max_runs=max_runs, max_queue=max_queue, retention=retention)
 
@@ -329,4 +332,4 @@ def create_app(
     app.state.epoch = secrets.token_hex(4)
     guarded = Guard(app, api_key=api_key, max_body=max_body)
     guarded.state = app.state  # type: ignore[attr-defined] - so that callers reach the service from what they hold
-    return guarded
+    return with_cors(guarded, cors_origins)
