@@ -24,51 +24,22 @@ from pathlib import Path
 from typing import Any, Callable
 
 from graphrt.base.errors import GraphError, GraphLoadError
-from graphrt.base.jsvalue import UNDEFINED, to_json_compatible
+from graphrt.base.jsvalue import to_json_compatible
 from graphrt.base.schema import format_path, violations
 from graphrt.engine.graph import Graph
 from graphrt.graphdata.loader import load_graph
+from graphrt.graphdata.inputs import inputs_schema
 from graphrt.graphdata.spec import compile_graph
-from graphrt.graphdata.refs import LOOP_COUNTER
 from graphrt.observe.events import Event
 
 __all__ = ["GraphTool", "collect_graph_tools", "graph_tool", "input_schema", "result_text", "runnable_tools"]
 
 _GRAPH_SUFFIXES = (".yaml", ".yml", ".json")
-_JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"), (list, "array"), (dict, "object"))
-
-
-def _json_type(value: Any) -> str | None:
-    for python_type, name in _JSON_TYPES:
-        if isinstance(value, python_type):
-            return name
-    return None
 
 
 def input_schema(graph_data: dict[str, Any], source: Any = None) -> dict[str, Any]:
-    """The JSON Schema of a graph's injectable inputs (its static nodes without `update`)."""
-    spec = compile_graph(graph_data, source)
-    metadata = graph_data.get("metadata") if isinstance(graph_data.get("metadata"), dict) else {}
-    written_inputs = metadata.get("inputs") if isinstance(metadata.get("inputs"), dict) else {}
-    properties: dict[str, Any] = {}
-    required: list[str] = []
-    for node in spec.statics:
-        if node.node_id == LOOP_COUNTER or node.node_id.startswith("__") or node.update is not None:
-            continue
-        prop: dict[str, Any] = {}
-        if node.value is UNDEFINED or node.value is None:
-            required.append(node.node_id)
-        else:
-            kind = _json_type(node.value)
-            if kind is not None:
-                prop["type"] = kind
-            prop["default"] = to_json_compatible(node.value)
-        written = written_inputs.get(node.node_id)
-        properties[node.node_id] = {**prop, **written} if isinstance(written, dict) else prop
-    schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
-    if required:
-        schema["required"] = required
-    return schema
+    """The JSON Schema of a graph's injectable inputs (graphrt.graphdata.inputs)."""
+    return inputs_schema(compile_graph(graph_data, source), graph_data)
 
 
 def _description(graph_data: dict[str, Any], path: Path) -> str:

@@ -241,7 +241,7 @@ async def health(request: Request) -> Response:
 
 
 async def openapi(request: Request) -> Response:
-    return JSONResponse(openapi_document())
+    return JSONResponse(openapi_document(_service(request).catalog.listing()))
 
 
 def _static_text(name: str) -> str:

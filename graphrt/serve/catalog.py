@@ -32,6 +32,7 @@ from graphrt.check.viz import graph_model, to_mermaid
 from graphrt.checkpoint.base import RunRecord
 from graphrt.engine.executor import Executor
 from graphrt.engine.graph import Graph
+from graphrt.graphdata.inputs import inputs_schema
 from graphrt.graphdata.loader import parse_graph_text
 
 __all__ = ["GRAPH_SUFFIXES", "CatalogError", "GraphCatalog", "ServedGraph"]
@@ -124,6 +125,7 @@ def describe(graph: Graph, redactor: Redactor) -> dict[str, Any]:
         drawing["nested"] = nested
     return {
         "inputs": inputs,
+        "input_schema": redactor.value(inputs_schema(graph.spec, data)),
         "results": results,
         "mermaid": to_mermaid(model),
         "drawing": drawing,

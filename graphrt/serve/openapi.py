@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from typing import Any
 
 from graphrt.base.states import NodeState, ServedRunStatus
@@ -120,19 +122,67 @@ _SCHEMAS: dict[str, Any] = {
 }
 
 
-def openapi_document() -> dict[str, Any]:
-    """The API as OpenAPI 3.1."""
+def _graph_paths(graphs: Iterable[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(paths, schemas): POST /graphs/NAME/runs of each graph that can run, typed with its inputs and results."""
+    paths: dict[str, Any] = {}
+    schemas: dict[str, Any] = {}
+    for graph in graphs:
+        if "error" in graph or "input_schema" not in graph:
+            continue
+        name = graph["name"]
+        key = "".join(part.capitalize() for part in re.split(r"[^A-Za-z0-9]+", name) if part) or "Graph"
+        schemas[f"{key}Inputs"] = graph["input_schema"]
+        schemas[f"{key}Run"] = {"allOf": [_ref("Run"), {"type": "object", "properties": {"results": {
+            "type": "object", "properties": {result: {} for result in graph.get("results", [])},
+            "description": "once finished: the isResult nodes' values"}}}]}
+        paths[f"/graphs/{name}/runs"] = {"post": {
+            "summary": f"Start a run of {name}", "operationId": f"start{key}Run", "tags": ["graphs"],
+            "parameters": [_WAIT],
+            "requestBody": {"content": {"application/json": {"schema": {"type": "object", "properties": {
+                "inputs": _ref(f"{key}Inputs"),
+                "all_results": {"type": "boolean", "description": "every node's result, not only isResult nodes'"},
+            }}}}},
+            "responses": {"202": _json(_ref(f"{key}Run"), "queued; follow it at /runs/{id}"),
+                          "200": _json(_ref(f"{key}Run"), "with ?wait=true: the settled run"),
+                          "400": _ERROR, "413": _ERROR,
+                          "429": _json(_ref("Error"), "the queue is full",
+                                       {"Retry-After": {"schema": {"type": "integer"}}})}}}
+    return paths, schemas
+
+
+_CHAT_PATHS = {
+    "/v1/chat/completions": {"post": {
+        "summary": "OpenAI-compatible chat completion: `model` names a graph that takes `messages`",
+        "operationId": "chatCompletion", "tags": ["openai"],
+        "requestBody": {"content": {"application/json": {"schema": {
+            "type": "object", "required": ["model", "messages"],
+            "properties": {"model": {"type": "string"}, "messages": {"type": "array", "items": {"type": "object"}},
+                           "stream": {"type": "boolean"}}}}}},
+        "responses": {"200": {"description": "a chat.completion, or chat.completion.chunk events with stream=true"},
+                      "400": {"description": "OpenAI-shaped error"}, "404": {"description": "no such graph"},
+                      "429": {"description": "the queue is full"}, "500": {"description": "the run failed"}}}},
+    "/v1/models": {"get": {"summary": "The graphs that take messages, as OpenAI lists models",
+                           "operationId": "listModels", "tags": ["openai"],
+                           "responses": {"200": {"description": "the chat graphs"}}}},
+}
+
+
+def openapi_document(graphs: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
+    """The API as OpenAPI 3.1; with `graphs` (GET /graphs' entries), a typed start path per graph."""
+    graph_paths, graph_schemas = _graph_paths(graphs)
     return {
         "openapi": "3.1.0",
         "info": {"title": "graphrt serve", "version": "1",
                  "description": "Run GraphAI graph files over HTTP: durable runs, live events, human-in-the-loop answers."},
         "components": {
-            "schemas": _SCHEMAS,
+            "schemas": {**_SCHEMAS, **graph_schemas},
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"},
                                 "apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"}},
         },
         "security": [{"bearer": []}, {"apiKey": []}],
         "paths": {
+            **graph_paths,
+            **_CHAT_PATHS,
             "/graphs": {"get": {"summary": "The served graphs", "operationId": "listGraphs", "responses": {
                 "200": _json({"type": "object", "properties": {"graphs": {"type": "array", "items": _ref("Graph")}}},
                              "every graph file of the served folder")}}},
