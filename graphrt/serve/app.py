@@ -210,19 +210,24 @@ async def run_events(request: Request) -> Response:
         idle = 0.0
         while True:
             records, missed = await run.events.read(sent)
+            batch = []  # one write per wake-up, not one per event
             if missed:  # records no longer kept: said once, and passed over
-                yield f"event: EventsMissed\ndata: {json.dumps({'type': 'EventsMissed', 'count': missed})}\n\n"
+                batch.append(f"event: EventsMissed\ndata: {json.dumps({'type': 'EventsMissed', 'count': missed})}\n\n")
                 sent += missed
             for event_id, record in records:
-                yield f"id: {_event_id(epoch, event_id)}\nevent: {record['type']}\ndata: {json.dumps(record)}\n\n"
+                batch.append(f"id: {_event_id(epoch, event_id)}\nevent: {record['type']}\ndata: {json.dumps(record)}\n\n")
                 sent = event_id
-            if (run.events.closed and sent >= run.events.last_id) or service.stopping.is_set():
-                return
             if records:
                 idle = 0.0
             elif idle >= _KEEP_ALIVE_SECONDS:
-                yield ": keep-alive\n\n"
+                batch.append(": keep-alive\n\n")
                 idle = 0.0
+            if batch:
+                if await request.is_disconnected():  # the reader left: writing on would flood the log with
+                    return                           # asyncio's "socket.send() raised exception."
+                yield "".join(batch)
+            if (run.events.closed and sent >= run.events.last_id) or service.stopping.is_set():
+                return
             before = anyio.current_time()
             await run.events.wait(sent, 1.0)  # 1 s: events from threads outside anyio are polled
             idle += anyio.current_time() - before
