@@ -33,8 +33,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     try:
+        import mcp.server  # noqa: F401 - the SDK itself: GraphToolServer imports it only when one is built
+
         from graphrt.mcp.server import GraphToolServer
-    except ImportError:  # pragma: no cover - the extra is missing
+    except ImportError:  # the extra is missing
         print("graphrt: 'graphrt mcp' needs the MCP SDK: pip install 'graphrt[mcp]'", file=sys.stderr)
         return 1
     from graphrt.mcp.config import load_config_file

