@@ -467,10 +467,10 @@ class RunService:
         """
         parent = await self.get(run_id)
         self._check_room()
-        forked = await afork(self.store, run_id, node=node, values=values, agents=self.catalog.registry,
-                             executor=self.catalog.executor)
-        run = ServedRun(forked.run_id, parent.graph, self.redactor, all_results=parent.all_results,
-                        event_limit=self._event_limit)
+        forked = await afork(self.store, run_id, node=node, values=values, as_started=True,  # the parent's version
+                             agents=self.catalog.registry, executor=self.catalog.executor)
+        run = ServedRun(forked.run_id, parent.graph, self.redactor, shown=self.shown, all_results=parent.all_results,
+                        event_limit=self._event_limit, events=await self._events_for(forked.run_id))
         run.inputs = self.redactor.value(forked.record.injected)
         run.parent = forked.record.parent
         await self._restore_nodes(run, forked.record)  # the results it keeps

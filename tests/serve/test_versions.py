@@ -3,7 +3,7 @@ version it started with (serve/catalog.py, durable's graph_as_started)."""
 
 from __future__ import annotations
 
-from .conftest import HELLO
+from .conftest import HELLO, wait_for_status
 
 ASK = """\
 version: 0.5
@@ -121,3 +121,13 @@ def test_a_json_file_beside_a_graph_of_its_name_is_no_rival(serve):
         (served.folder / "tools.json").write_text('{"version": 0.5, "nodes": {"a": {"value": 1}}}')
         listed = client.get("/graphs").json()["graphs"]  # now two graphs named tools: listed with the error
         assert listed[0]["name"] == "tools" and "two graphs are named 'tools'" in listed[0]["error"]
+
+
+def test_a_fork_takes_the_version_its_parent_started_with(serve, checkpoint):
+    served = serve({"hello.yaml": HELLO}, checkpoint=checkpoint)
+    with served.client() as client:
+        parent = client.post("/graphs/hello/runs?wait=true", json={"inputs": {"name": "Ada"}}).json()
+        (served.folder / "hello.yaml").write_text(GREET)  # edited: other nodes, another template
+        fork = client.post(f"/runs/{parent['id']}/fork", json={"from": "name", "set": {"name": "Bo"}})
+        assert fork.status_code == 202, fork.json()
+        assert wait_for_status(client, fork.json()["id"])["results"] == {"greeting": "Hello, Bo!"}
