@@ -35,8 +35,10 @@ an ExecutorError, not minutes of Ray's retries; a cluster on 127.0.0.1 is
 joined there (graphrt.executors.loopback_ray), and without an address a new
 local Ray is started, never the machine's latest cluster.
 
-Events an agent reports on the cluster (progress, tokens) reach the driver's
-subscribers when its call returns.
+Events an agent reports on the cluster (progress, streamed tokens) reach the
+driver's subscribers as they happen, while the call runs: when the run has
+subscribers, the worker pushes each event to one small async actor of the
+executor (`_EventRelay`, no CPU), which the driver takes them from as they come.
 
 Ray ships agents, inputs and results to the cluster with its own serializer
 (cloudpickle): point the executor only at a cluster you trust, as any Ray job
@@ -53,6 +55,7 @@ import socket
 import sys
 import threading
 import traceback
+import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -186,33 +189,76 @@ class _Call:
     run_id: str
     path: tuple[str | int, ...]
     answer: Any
-    listening: bool  # the driver has event subscribers: record the agent's events
+    relay: Any = None  # the driver has event subscribers: the actor the agent's events go to, as they happen
+    key: str = ""  # this call's events in the relay
 
 
 @dataclass
 class _Outcome:
-    """What a worker sends back: the result (or its object ref), or the exception; and the agent's events."""
+    """What a worker sends back: the result (or its object ref), or the exception (events go by the relay)."""
 
     result: Any = None
     result_ref: Any = None
     error: BaseException | None = None
     error_type: str = ""
     error_text: str = ""
-    events: list[Any] = field(default_factory=list)
 
 
-class _Recorder:
-    """The emitter of an agent on a worker: keeps the events for the driver."""
+_END = "graphrt:end-of-events"  # the last item a call pushes to the relay: the driver stops taking
 
-    def __init__(self, listening: bool) -> None:
-        self.listening = listening
-        self.events: list[Any] = []
+
+class _Relayed:
+    """The emitter of an agent on a worker: each event goes to the driver's relay at once (none without one)."""
+
+    def __init__(self, relay: Any, key: str) -> None:
+        self.relay = relay
+        self.key = key
 
     def __bool__(self) -> bool:
-        return self.listening
+        return self.relay is not None
 
     def emit(self, event: Any) -> None:
-        self.events.append(event)
+        if self.relay is not None:
+            self.relay.push.remote(self.key, event)  # in order: one caller's calls to an actor run in order
+
+    def close(self) -> None:
+        """Marks the end of the call's events, once every event before it has reached the relay."""
+        if self.relay is None:
+            return
+        try:
+            ray.get(self.relay.push.remote(self.key, _END))
+        except Exception:  # noqa: BLE001 - the relay is gone (the executor shut down): nobody waits for the end
+            pass
+
+
+class _EventRelay:
+    """An async actor: workers push their calls' events, the driver takes each call's as soon as there are some."""
+
+    def __init__(self) -> None:
+        self._events: dict[str, list[Any]] = {}
+        self._ready: dict[str, asyncio.Event] = {}
+
+    async def push(self, key: str, event: Any) -> None:
+        self._events.setdefault(key, []).append(event)
+        ready = self._ready.get(key)
+        if ready is not None:
+            ready.set()
+
+    async def take(self, key: str) -> list[Any]:
+        """The call's events since the last take; waits until there is one."""
+        while not self._events.get(key):
+            ready = self._ready.setdefault(key, asyncio.Event())
+            await ready.wait()
+            ready.clear()
+        self._ready.pop(key, None)
+        return self._events.pop(key)
+
+    async def forget(self, key: str) -> None:
+        """Drops what a call left (the driver stopped waiting for it: it failed, or was cancelled)."""
+        self._events.pop(key, None)
+        ready = self._ready.pop(key, None)
+        if ready is not None:
+            ready.set()
 
 
 def _materialized(inputs: dict[str, Any]) -> dict[str, Any]:
@@ -227,7 +273,7 @@ def _invoke(call: Any, request: _Call, large_value_bytes: int) -> _Outcome:
 
     A sync agent runs on the worker's main thread, so that `ray.cancel` interrupts it.
     """
-    recorder = _Recorder(request.listening)
+    recorder = _Relayed(request.relay, request.key)
     ctx = AgentContext(
         inputs=_materialized(request.inputs), params=request.params, node_id=request.node_id,
         agent_id=request.agent_id, filter_params=request.filter_params, config=request.config,
@@ -242,23 +288,25 @@ def _invoke(call: Any, request: _Call, large_value_bytes: int) -> _Outcome:
         if inspect.isawaitable(result):
             result = asyncio.run(_awaited(result))
     except Exception as error:  # noqa: BLE001 - every agent failure goes back to the driver
-        return _failure(error, recorder.events)
+        return _failure(error)
+    finally:
+        recorder.close()
     if _is_large(result, large_value_bytes):
-        return _Outcome(result_ref=ray.put(result), events=recorder.events)
-    return _Outcome(result=result, events=recorder.events)
+        return _Outcome(result_ref=ray.put(result))
+    return _Outcome(result=result)
 
 
 async def _awaited(awaitable: Any) -> Any:
     return await awaitable
 
 
-def _failure(error: Exception, events: list[Any]) -> _Outcome:
+def _failure(error: Exception) -> _Outcome:
     """The agent's exception as it is, when the driver can rebuild it; else its type name and text."""
     error.__traceback__ = None
     if _rebuildable(error):
-        return _Outcome(error=error, events=events)
+        return _Outcome(error=error)
     text = "".join(traceback.format_exception_only(type(error), error)).strip()
-    return _Outcome(error_type=type(error).__name__, error_text=str(error) or text, events=events)
+    return _Outcome(error_type=type(error).__name__, error_text=str(error) or text)
 
 
 def _rebuildable(error: Exception) -> bool:
@@ -315,10 +363,23 @@ def _prepared(holder: list[Any]) -> Any:
     return graph
 
 
+_LOOP: asyncio.AbstractEventLoop | None = None  # in a worker: the event loop its whole runs run on, one after another
+
+
 def _run_whole(holder: list[Any], options: RunOptions) -> _Outcome:
-    """One whole run on a worker, in its own event loop; its results, or its error as the driver can rebuild it."""
+    """One whole run on a worker; its results, or its error as the driver can rebuild it.
+
+    The runs share one event loop (a new loop per run costs more than a small graph's run);
+    a run cut short by `ray.cancel` (KeyboardInterrupt) leaves the next one a new loop.
+    """
+    global _LOOP
+    if _LOOP is None:
+        _LOOP = asyncio.new_event_loop()
     try:
-        results = asyncio.run(_prepared(holder).arun(options))
+        results = _LOOP.run_until_complete(_prepared(holder).arun(options))
+    except KeyboardInterrupt:
+        _LOOP = None
+        raise
     except Exception as error:  # noqa: BLE001 - every failure of the run goes back to the driver
         return _Outcome(error=_portable(GraphError.from_exception(error, doing="the run failed")))
     return _Outcome(result=results)
@@ -441,6 +502,7 @@ class RayExecutor(Executor):
         self._values: dict[int, tuple[Any, Any]] = {}  # id(value) -> (value, its object ref), for one run
         self._actors: dict[int, tuple[Any, Any]] = {}  # id(stateful agent) -> (agent, its actor)
         self._recipes: dict[int, tuple[Any, Any]] = {}  # id(Graph) -> (graph, its recipe's object ref)
+        self._relay: Any = None  # the _EventRelay actor, once a call has subscribers
         self._whole: Any = None
 
     # ----- lifecycle -----
@@ -467,6 +529,9 @@ class RayExecutor(Executor):
         for _, actor in self._actors.values():
             ray.kill(actor)
         self._actors.clear()
+        if self._relay is not None:
+            ray.kill(self._relay)
+            self._relay = None
         self._functions.clear()
         self._values.clear()
         self._recipes.clear()
@@ -487,10 +552,11 @@ class RayExecutor(Executor):
     async def call(self, call: Any, ctx: AgentContext) -> Any:
         if self._task is None:
             await self.open()
+        relay = self._event_relay() if ctx.emitter else None
         request = _Call(
             inputs=self._by_reference(ctx.inputs), params=ctx.params, node_id=ctx.node_id, agent_id=ctx.agent_id,
             filter_params=ctx.filter_params, config=ctx.config, retry_count=ctx.retry_count, run_id=ctx.run_id,
-            path=ctx.path, answer=ctx.answer, listening=bool(ctx.emitter),
+            path=ctx.path, answer=ctx.answer, relay=relay, key=uuid.uuid4().hex if relay is not None else "",
         )
         stateful = isinstance(call, AgentInfo) and call.stateful
         if stateful:
@@ -499,7 +565,8 @@ class RayExecutor(Executor):
             ref = self._task.options(**self._options(ctx.agent_id)).remote(self._shared(call), request,
                                                                            self.large_value_bytes)
         try:
-            outcome: _Outcome = await _resolved(ref)
+            outcome: _Outcome = (await _resolved(ref) if relay is None
+                                 else await _with_events(ref, relay, request.key, ctx.emitter))
             if outcome.result_ref is not None:
                 outcome.result = await _resolved(outcome.result_ref)
                 self._values[id(outcome.result)] = (outcome.result, outcome.result_ref)
@@ -518,9 +585,6 @@ class RayExecutor(Executor):
         except ray.exceptions.RayError as failed:  # e.g. the agent cannot be unpickled on the worker
             raise AgentError(f"Ray could not run this call ({type(failed).__name__}: {_first_line(failed)})",
                              agent_id=ctx.agent_id) from failed
-        if ctx.emitter:
-            for event in outcome.events:
-                ctx.emitter.emit(event)
         if outcome.error is not None or outcome.error_type:
             raise _rebuilt(outcome)
         return outcome.result
@@ -571,6 +635,13 @@ class RayExecutor(Executor):
             entry = (graph, ray.put(_GraphRecipe(built_from, options)))
             self._recipes[id(graph)] = entry
         return entry[1]
+
+    def _event_relay(self) -> Any:
+        """The executor's one event relay actor (made on the first call with subscribers; it asks for no CPU)."""
+        with self._lock:
+            if self._relay is None:
+                self._relay = ray.remote(_EventRelay).options(num_cpus=0, max_concurrency=10_000).remote()
+            return self._relay
 
     def _options(self, agent_id: str | None) -> dict[str, Any]:
         """The Ray options of an agent's tasks: no Ray retries (the node's `retry` decides), then the user's."""
@@ -651,6 +722,36 @@ def _ship_unimportable_modules() -> None:
 def _first_line(error: BaseException) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
+
+
+async def _with_events(ref: Any, relay: Any, key: str, emitter: Any) -> Any:
+    """The call's outcome, while its events are handed to `emitter` as they reach the relay."""
+    failure: BaseException | None = None
+    outcome = None
+    async with anyio.create_task_group() as group:
+        group.start_soon(_forward_events, relay, key, emitter)
+        try:
+            outcome = await _resolved(ref)
+        except anyio.get_cancelled_exc_class():
+            group.cancel_scope.cancel()
+            relay.forget.remote(key)
+            raise
+        except BaseException as error:  # noqa: BLE001 - raised after the forwarding stopped
+            failure = error
+            group.cancel_scope.cancel()
+    if failure is not None:
+        relay.forget.remote(key)
+        raise failure
+    return outcome
+
+
+async def _forward_events(relay: Any, key: str, emitter: Any) -> None:
+    """Takes a call's events from the relay as they come, until the call's last."""
+    while True:
+        for event in await _resolved(relay.take.remote(key)):
+            if isinstance(event, str) and event == _END:
+                return
+            emitter.emit(event)
 
 
 async def _resolved(ref: Any) -> Any:

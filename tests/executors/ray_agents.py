@@ -102,6 +102,18 @@ def log_agent(ctx: AgentContext) -> Any:
     return {"node": ctx.node_id, "pid": os.getpid()}
 
 
+def talk_agent(ctx: AgentContext) -> Any:
+    """Streams two tokens and reports progress, then waits until the file `inputs.gate` exists.
+
+    The test opens the gate when it has seen those events: they must reach it while the call still runs.
+    """
+    ctx.stream_token("Hel")
+    ctx.stream_token("lo")
+    ctx.progress("said hello", 1)
+    _wait_for_file(Path(ctx.inputs["gate"]))
+    return {"pid": os.getpid()}
+
+
 class Counter:
     """Counts, and remembers the count between calls."""
 
@@ -130,6 +142,7 @@ AGENTS = [
     AgentInfo("bigAgent", big_agent),
     AgentInfo("lengthAgent", length_agent),
     AgentInfo("logAgent", log_agent),
+    AgentInfo("talkAgent", talk_agent),
     Counter,
 ]
 

@@ -222,6 +222,29 @@ def test_events_from_the_cluster_reach_subscribers(ray_executor):
     assert [(e.node_id, e.message, e.data) for e in seen] == [("r", "half way", 50)]
 
 
+def test_tokens_and_progress_stream_back_while_the_call_runs(ray_executor, tmp_path):
+    from graphrt.observe.events import TokenDelta
+
+    gate = tmp_path / "gate"
+    seen = []
+
+    def subscriber(event):
+        if isinstance(event, (TokenDelta, AgentProgress)):
+            seen.append(event)
+        if len(seen) == 3:
+            gate.touch()  # the call waits for this: it ends only if its events came while it ran
+
+    graph = {"version": 0.5, "nodes": {"t": {"agent": "talkAgent", "inputs": {"gate": str(gate)}, "timeout": 60_000,
+                                             "isResult": True}}}
+    try:
+        result = Graph(graph, agents=AGENTS, executor=ray_executor).run(subscribe=[subscriber])
+    finally:
+        gate.touch()
+    assert result["t"]["pid"] != DRIVER
+    assert [getattr(event, "token", None) or event.message for event in seen] == ["Hel", "lo", "said hello"]
+    assert all(event.node_id == "t" for event in seen)
+
+
 def test_trio_runs_too(ray_executor):
     graph = {"version": 0.5, "nodes": {"w": {"agent": "whereAgent", "inputs": {"a": 1}, "isResult": True}}}
     prepared = Graph(graph, agents=AGENTS, executor=ray_executor)
