@@ -7,6 +7,7 @@
     .venv/bin/python -m bench --write-workloads    # regenerate bench/workloads/*.yaml
     .venv/bin/python -m bench startup              # whole-command start times (bench/startup.py)
     .venv/bin/python -m bench durable              # checkpointed runs against plain ones (bench/durable.py)
+    .venv/bin/python -m bench ray_batch            # a batch on a real 1-, 2-, 4-node Ray cluster (bench/ray_batch.py)
 
 Raw numbers go to bench/results/latest.json and the tables, as Markdown, to
 bench/results/latest.md (both git-ignored); BENCHMARKS.md keeps a reviewed copy.
@@ -54,6 +55,11 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["ray_batch"]:  # its own options (--rows, ...): bench/ray_batch.py
+        from .ray_batch import main as ray_batch
+
+        return ray_batch(argv[1:])
     args = _parse(argv)
     if args.write_workloads:
         for workload in WORKLOADS:
