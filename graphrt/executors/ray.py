@@ -208,57 +208,71 @@ _END = "graphrt:end-of-events"  # the last item a call pushes to the relay: the 
 
 
 class _Relayed:
-    """The emitter of an agent on a worker: each event goes to the driver's relay at once (none without one)."""
+    """The emitter of an agent on a worker: each event goes to the driver's relay at once (none without one).
+
+    Events are numbered: an async actor may run one caller's calls out of order, the relay puts them back.
+    """
 
     def __init__(self, relay: Any, key: str) -> None:
         self.relay = relay
         self.key = key
+        self.sent = 0
 
     def __bool__(self) -> bool:
         return self.relay is not None
 
     def emit(self, event: Any) -> None:
         if self.relay is not None:
-            self.relay.push.remote(self.key, event)  # in order: one caller's calls to an actor run in order
+            self.relay.push.remote(self.key, self.sent, event)
+            self.sent += 1
 
     def close(self) -> None:
         """Marks the end of the call's events, once every event before it has reached the relay."""
         if self.relay is None:
             return
         try:
-            ray.get(self.relay.push.remote(self.key, _END))
+            ray.get(self.relay.push.remote(self.key, self.sent, _END))
         except Exception:  # noqa: BLE001 - the relay is gone (the executor shut down): nobody waits for the end
             pass
 
 
 class _EventRelay:
-    """An async actor: workers push their calls' events, the driver takes each call's as soon as there are some."""
+    """An async actor: workers push their calls' numbered events, the driver takes each call's in order, as they come."""
 
     def __init__(self) -> None:
-        self._events: dict[str, list[Any]] = {}
+        self._pending: dict[str, dict[int, Any]] = {}  # call -> events by number, not taken yet
+        self._next: dict[str, int] = {}  # call -> the number of the next event to hand on
         self._ready: dict[str, asyncio.Event] = {}
 
-    async def push(self, key: str, event: Any) -> None:
-        self._events.setdefault(key, []).append(event)
+    async def push(self, key: str, number: int, event: Any) -> None:
+        self._pending.setdefault(key, {})[number] = event
         ready = self._ready.get(key)
         if ready is not None:
             ready.set()
 
     async def take(self, key: str) -> list[Any]:
-        """The call's events since the last take; waits until there is one."""
-        while not self._events.get(key):
+        """The call's events that follow the last taken, in order; waits until the next one has come."""
+        while self._next.get(key, 0) not in self._pending.get(key, {}):
             ready = self._ready.setdefault(key, asyncio.Event())
             await ready.wait()
             ready.clear()
-        self._ready.pop(key, None)
-        return self._events.pop(key)
+        pending, number, events = self._pending[key], self._next.get(key, 0), []
+        while number in pending:
+            events.append(pending.pop(number))
+            number += 1
+        self._next[key] = number
+        if events[-1] == _END:
+            self._drop(key)
+        return events
 
     async def forget(self, key: str) -> None:
         """Drops what a call left (the driver stopped waiting for it: it failed, or was cancelled)."""
-        self._events.pop(key, None)
-        ready = self._ready.pop(key, None)
-        if ready is not None:
-            ready.set()
+        self._drop(key)
+
+    def _drop(self, key: str) -> None:
+        self._pending.pop(key, None)
+        self._next.pop(key, None)
+        self._ready.pop(key, None)
 
 
 def _materialized(inputs: dict[str, Any]) -> dict[str, Any]:
