@@ -230,7 +230,7 @@ def measure(rounds: int, runs: int, limit: int, sequential: int) -> tuple[dict[t
     except ImportError:
         langgraph = False
         missing.append("LangGraph rows: pip install -e '.[bench]' (langgraph, langgraph-checkpoint-sqlite)")
-    server = _Postgres() if all(_Postgres().bin) else None
+    server = _Postgres() if _pg_bin("initdb") and _pg_bin("pg_ctl") else None
     if server is None:
         missing.append("graphrt + PostgreSQL: initdb and pg_ctl not found")
     url = server.start() if server is not None else None
