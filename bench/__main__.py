@@ -60,6 +60,10 @@ def main(argv: list[str] | None = None) -> int:
         from .ray_batch import main as ray_batch
 
         return ray_batch(argv[1:])
+    if argv[:1] == ["durable"]:  # its own options (bench/durable.py)
+        from .durable import main as durable
+
+        return durable(argv[1:])
     args = _parse(argv)
     if args.write_workloads:
         for workload in WORKLOADS:
@@ -68,10 +72,6 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.report:
         return _print_report(args.report, args.markdown)
-    if args.workloads[:1] == ["durable"]:
-        from .durable import main as durable
-
-        return durable([*(["--rounds", str(args.rounds)] if args.rounds else []), *args.workloads[1:]])
     if args.workloads == ["startup"]:
         from .startup import measure, table
 
