@@ -46,6 +46,7 @@ __all__ = [
     "RunStatus",
     "Unsavable",
     "run_taken",
+    "check_store",
     "encode_value",
     "decode_value",
     "damaged",
@@ -221,6 +222,24 @@ class GuardedStore:
                                       f"{type(error).__name__}: {error}") from error
 
         return guarded
+
+
+async def check_store(store: CheckpointStore) -> None:
+    """Raises CheckpointError, naming the store, when it cannot be used now (start-up and /health ask).
+
+    A store may say so itself with an async `check()` (the SQL stores do); for one that does not,
+    reading a run no one saves is the test.
+    """
+    check = getattr(store, "check", None)
+    try:
+        if check is not None:
+            await check()
+        else:
+            await store.get_run("")
+    except CheckpointError:
+        raise
+    except Exception as error:  # noqa: BLE001 - any driver's failure
+        raise CheckpointError(f"checkpoint store {store.location}: {type(error).__name__}: {error}") from error
 
 
 def run_taken(run_id: str, location: str) -> CheckpointError:

@@ -280,6 +280,8 @@ class GroupCommit:
             return None, error
 
     def _connection(self) -> Any:
+        if self._db is not None and getattr(self._db, "closed", False):  # a server's connection that broke
+            self._db = None
         if self._db is None:
             self._db = self._connect()
         return self._db

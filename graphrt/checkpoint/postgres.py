@@ -9,7 +9,10 @@ never blocks the event loop, on asyncio and trio alike, and the writes of runs
 that finish nodes at the same time share one transaction: one commit (one WAL
 flush on the server) for all of them.
 The connection URL's password is never shown: `location` and every error
-message leave it out.
+message leave it out. A connection that broke (the server restarted, an admin
+ended it) is made again on the next call, and takes again the claims the
+broken one held (the server ended them with it); one that another process took
+meanwhile is this store's no more.
 """
 
 from __future__ import annotations
@@ -71,9 +74,21 @@ class PostgresStore(SqlStore):
             with db.transaction():
                 db.execute(_SCHEMA_LOCK)
                 db.execute(_SCHEMA)
+            if self._claims:  # made again after one broke
+                schema = db.execute("SELECT current_schema()").fetchone()[0]
+                for run_id in list(self._claims):
+                    if not db.execute("SELECT pg_try_advisory_lock(%s)", (_lock_key(schema, run_id),)).fetchone()[0]:
+                        self._claims.discard(run_id)
         except psycopg.Error as error:
             raise self._failed(error) from None
         return db
+
+    async def check(self) -> None:
+        """Raises CheckpointError when the database does not answer (what /health and start-up ask)."""
+        try:
+            await self._read("SELECT 1")
+        except self._psycopg.Error as error:
+            raise self._failed(error) from None
 
     # ----- SqlStore -----
 
@@ -89,9 +104,7 @@ class PostgresStore(SqlStore):
         """A 64-bit advisory lock key for the run in this store's schema (locks are per database)."""
         if self._schema is None:  # the connection's schema: one query for the store's life, not two per run
             self._schema = (await self._read("SELECT current_schema()"))[0][0] or ""
-        schema = self._schema
-        digest = hashlib.sha256(f"graphrt-run\0{schema}\0{run_id}".encode("utf-8")).digest()
-        return int.from_bytes(digest[:8], "big", signed=True)
+        return _lock_key(self._schema, run_id)
 
     async def claim_run(self, run_id: str) -> None:
         # A session's advisory locks are re-entrant: this store's own second claim is refused here.
@@ -116,6 +129,11 @@ class PostgresStore(SqlStore):
     async def close(self) -> None:
         self._claims.clear()  # the server ends them with the connection
         self._db.close()
+
+
+def _lock_key(schema: str | None, run_id: str) -> int:
+    digest = hashlib.sha256(f"graphrt-run\0{schema or ''}\0{run_id}".encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
 
 
 def _first_line(error: Exception) -> str:

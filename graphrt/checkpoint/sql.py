@@ -185,6 +185,10 @@ class SqlStore:
         )
         return [Row(*row) for row in found]
 
+    async def check(self) -> None:
+        """Raises CheckpointError when the store cannot be used (what start-up and /health ask)."""
+        await self._read("SELECT 1")
+
     async def runs(self) -> list[RunRecord]:
         found = await self._read(f"SELECT {_RUN_COLUMNS} FROM graphrt_runs ORDER BY {self._runs_order}")
         return [_record_from_row(row) for row in found]

@@ -21,6 +21,7 @@ from typing import Any, TextIO
 import anyio
 
 from graphrt.base.errors import GraphError, GraphInterrupted
+from graphrt.base.secrets import Redactor
 from graphrt.checkpoint import RunRecord, describe_targets, location_of, open_store
 from graphrt.checkpoint.base import GuardedStore
 from graphrt.cli.agent_modules import add_agents_option, registry_for
@@ -100,14 +101,36 @@ def run_saved(
                     print(f"graphrt: answer with: {_resume_hint(checkpoint, run_id, ' --answer TEXT')}", file=stderr)
                     return WAITING_FOR_ANSWER, None
         except KeyboardInterrupt:
-            print(f"graphrt: stopped; the run is saved. Continue it with: {_resume_hint(checkpoint, run_id)}",
-                  file=stderr)
+            if _is_saved(checkpoint, run_id):
+                print(f"graphrt: stopped; the run is saved. Continue it with: {_resume_hint(checkpoint, run_id)}",
+                      file=stderr)
+            else:
+                print(f"graphrt: stopped before run {run_id} was saved", file=stderr)
             return STOPPED, None
         except GraphError as error:
-            print(f"graphrt: {error}", file=stderr)
-            print(f"graphrt: the run is saved; after a fix, continue it with: {_resume_hint(checkpoint, run_id)}",
-                  file=stderr)
+            print(f"graphrt: {Redactor().text(str(error))}", file=stderr)  # an agent's error may quote a credential
+            if _is_saved(checkpoint, run_id):
+                print(f"graphrt: the run is saved; after a fix, continue it with: {_resume_hint(checkpoint, run_id)}",
+                      file=stderr)
+            else:
+                print(f"graphrt: nothing of run {run_id} was saved in {location_of(checkpoint)}", file=stderr)
             return 1, None
+
+
+def _is_saved(checkpoint: str, run_id: str) -> bool:
+    """Whether the store holds the run now: a resume hint is only given for a run that can be resumed."""
+
+    async def saved() -> bool:
+        store = open_store(checkpoint)
+        try:
+            return await store.get_run(run_id) is not None
+        finally:
+            await store.close()
+
+    try:
+        return anyio.run(saved)
+    except Exception:  # noqa: BLE001 - an unreachable or unusable store holds nothing to resume
+        return False
 
 
 async def _find_run(checkpoint: str, run_id: str | None) -> RunRecord:

@@ -24,6 +24,7 @@ import copy
 import dataclasses
 import hashlib
 import json
+import math
 import uuid
 import weakref
 from pathlib import Path
@@ -105,8 +106,8 @@ def _new_record(graph: Graph, run_id: str, injected: Mapping[str, Any], all_resu
         try:
             encode_value(value)
         except Unsavable as error:
-            raise CheckpointError(f"cannot save the value injected into '{node_id}' in a checkpoint: {error}",
-                                  node_id=node_id) from None
+            raise Unsavable(f"cannot save the value injected into '{node_id}' in a checkpoint: {error}",
+                            node_id=node_id) from None
     return RunRecord(
         run_id=run_id,
         graph_file=saved.file,
@@ -144,12 +145,30 @@ def _check_same_graph(graph: Graph, record: RunRecord, location: str) -> None:
 
 
 def _check_same_inputs(inject: Mapping[str, Any], record: RunRecord, location: str) -> None:
-    """A saved run continues with the values it was started with: other values need a new run id."""
+    """A saved run continues with the values it was started with: other values need a new run id.
+
+    Values are compared exactly, as the run would see them: `true` is not `1`, `1` is not `1.0`,
+    and a value for a node the run was started without is another value too.
+    """
     for node_id, value in inject.items():
-        if node_id in record.injected and record.injected[node_id] != value:
+        if node_id not in record.injected or not _identical(record.injected[node_id], value):
+            started = "without a value" if node_id not in record.injected else "with other values"
             raise CheckpointError(
-                f"run {record.run_id!r} in {location} was started with other values for '{node_id}'; "
+                f"run {record.run_id!r} in {location} was started {started} for '{node_id}'; "
                 "use a new run id to run with these, or leave them out to continue that run", node_id=node_id)
+
+
+def _identical(saved: Any, given: Any) -> bool:
+    """Whether two values are the same JSON value, type included (Python's `True == 1 == 1.0` is not)."""
+    if type(saved) is not type(given) and not (isinstance(saved, (list, tuple)) and isinstance(given, (list, tuple))):
+        return False
+    if isinstance(saved, dict):
+        return saved.keys() == given.keys() and all(_identical(saved[key], given[key]) for key in saved)
+    if isinstance(saved, (list, tuple)):
+        return len(saved) == len(given) and all(map(_identical, saved, given))
+    if isinstance(saved, float) and math.isnan(saved):
+        return math.isnan(given)
+    return saved == given
 
 
 # ----- running -----
@@ -205,7 +224,7 @@ async def _restore_state(store: CheckpointStore, record: RunRecord, answer: Any)
     try:
         await store.add_row(Row(record.run_id, snapshot.iteration, "answer", key, encode_value(answer)))
     except Unsavable as error:
-        raise CheckpointError(f"cannot save the answer: {error}") from None
+        raise Unsavable(f"cannot save the answer: {error}") from None
     return dataclasses.replace(snapshot, answers={**snapshot.answers, key: answer})
 
 

@@ -32,7 +32,8 @@ from starlette.routing import BaseRoute, Route
 
 from graphrt.base.errors import GraphError, RequestError
 from graphrt.base.states import vocabulary
-from graphrt.checkpoint import CheckpointTarget
+from graphrt.checkpoint import CheckpointError, CheckpointTarget
+from graphrt.checkpoint.base import Unsavable
 from graphrt.serve.catalog import GraphCatalog
 from graphrt.serve.completions import completion_routes
 from graphrt.serve.cors import with_cors
@@ -101,6 +102,10 @@ def _handled(handler):
             return await handler(request)
         except RequestError as error:  # the request's own fault, or the server's state: its status says which
             return _error(error.status, str(error), error.headers)
+        except Unsavable as error:  # a value given that a checkpoint cannot hold
+            return _error(400, _service(request).redactor.text(str(error)))
+        except CheckpointError as error:  # the store failed: the server's state, not the request's fault
+            return _error(503, _service(request).redactor.text(str(error)), {"Retry-After": "5"})
         except GraphError as error:
             return _error(400, _service(request).shown(str(error)))
 
@@ -240,9 +245,13 @@ async def run_events(request: Request) -> Response:
 
 
 async def health(request: Request) -> Response:
+    """200 while the server can take runs; 503 when its checkpoint store does not answer (`store` says why)."""
     service = _service(request)
-    return JSONResponse({"status": "ok", "running": service.running, "queued": service.queued(),
-                         "max_runs": service.max_runs, "max_queue": service.max_queue})
+    problem = await service.store_problem()
+    return JSONResponse({"status": "ok" if problem is None else "unavailable", "store": problem or "ok",
+                         "running": service.running, "queued": service.queued(),
+                         "max_runs": service.max_runs, "max_queue": service.max_queue},
+                        status_code=200 if problem is None else 503)
 
 
 async def openapi(request: Request) -> Response:

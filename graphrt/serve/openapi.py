@@ -247,6 +247,8 @@ def openapi_document(graphs: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
                 "parameters": [_RUN_ID],
                 "responses": {"200": _json(_ref("Run"), "the cancelled run"), "404": _ERROR, "409": _ERROR}}},
             "/health": {"get": {"summary": "Liveness and load", "operationId": "health", "security": [],
-                                "responses": {"200": _json({"type": "object"}, "running and queued runs")}}},
+                                "responses": {"200": _json({"type": "object"}, "running and queued runs"),
+                                              "503": _json({"type": "object"}, "the checkpoint store does not "
+                                                           "answer: 'store' says why")}}},
         },
     }

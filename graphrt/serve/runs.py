@@ -31,13 +31,14 @@ from graphrt.base.errors import GraphError, GraphInterrupted, RequestError
 from graphrt.base.secrets import Redactor
 from graphrt.base.states import NodeState, RunStatus, ServedRunStatus, served_status
 from graphrt.checkpoint import (
+    CheckpointError,
     CheckpointStore,
     CheckpointTarget,
     EventStore,
     RunRecord,
     open_store,
 )
-from graphrt.checkpoint.base import decode_value
+from graphrt.checkpoint.base import GuardedStore, check_store, decode_value
 from graphrt.durable import afork, afrom_checkpoint, arun_checkpointed, save_new_run
 from graphrt.engine.graph import Graph
 from graphrt.observe.events import Event, node_state_after
@@ -252,7 +253,8 @@ class RunService:
     # ----- lifecycle -----
 
     async def serve(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
-        self._store = open_store(self.checkpoint)
+        opened = open_store(self.checkpoint)
+        self._store = GuardedStore(opened)  # a driver's failure is a CheckpointError (503), not a 500
         send, receive = anyio.create_memory_object_stream[_Job](self.max_queue)
         self._send = send
         durable = isinstance(self._store, EventStore)
@@ -277,9 +279,9 @@ class RunService:
             self.stopping.set()
             self._send = None
             self._saver = None
-            if self._store is not self.checkpoint:
+            if opened is not self.checkpoint:
                 with anyio.CancelScope(shield=True):
-                    await self._store.close()
+                    await opened.close()
             self._store = None
 
     async def _recover(self) -> list[_Job]:
@@ -359,6 +361,18 @@ class RunService:
             if oldest is None:
                 break
             del self._runs[oldest]
+
+    async def store_problem(self, timeout: float = 2.0) -> str | None:
+        """What is wrong with the checkpoint store now (None: it answers); /health says it."""
+        if self._store is None:
+            return "the run service is not serving"
+        with anyio.move_on_after(timeout):
+            try:
+                await check_store(self._store)
+            except CheckpointError as error:
+                return self.redactor.text(str(error))
+            return None
+        return f"checkpoint store {self._store.location} did not answer within {timeout:g} s"
 
     # ----- requests -----
 
