@@ -72,7 +72,7 @@ async def test_a_broken_postgres_connection_is_replaced_and_keeps_its_claims(pos
     await store.create_run(RunRecord("r", None, "{}", "h"))
     await store.claim_run("r")
     with _admin(postgres_url) as admin:
-        pid = store._async.pgconn.backend_pid  # the store's one connection
+        (pid,), = await store._read("SELECT pg_backend_pid()")  # the store's one connection
         admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
         wait_until(lambda: pid not in _backends(admin), "the connection ending")
     with pytest.raises(CheckpointError):
