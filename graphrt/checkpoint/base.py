@@ -45,6 +45,7 @@ __all__ = [
     "Row",
     "RunStatus",
     "Unsavable",
+    "StoreFailed",
     "run_taken",
     "check_store",
     "encode_value",
@@ -218,8 +219,8 @@ class GuardedStore:
             except CheckpointError:
                 raise
             except Exception as error:  # noqa: BLE001 - any driver's failure
-                raise CheckpointError(f"checkpoint store {self.location}: {name} failed: "
-                                      f"{type(error).__name__}: {error}") from error
+                raise StoreFailed(f"checkpoint store {self.location}: {name} failed: "
+                                  f"{type(error).__name__}: {error}") from error
 
         return guarded
 
@@ -239,7 +240,7 @@ async def check_store(store: CheckpointStore) -> None:
     except CheckpointError:
         raise
     except Exception as error:  # noqa: BLE001 - any driver's failure
-        raise CheckpointError(f"checkpoint store {store.location}: {type(error).__name__}: {error}") from error
+        raise StoreFailed(f"checkpoint store {store.location}: {type(error).__name__}: {error}") from error
 
 
 def run_taken(run_id: str, location: str) -> CheckpointError:
@@ -250,6 +251,11 @@ def run_taken(run_id: str, location: str) -> CheckpointError:
 
 class Unsavable(CheckpointError):
     """Raised by encode_value for a value JSON cannot hold (bytes, an object, a non-string key)."""
+
+
+class StoreFailed(CheckpointError):
+    """Raised when the store itself fails, not the request made of it: it cannot be reached or opened, or its
+    driver failed (a connection ended, a disk full). A server answers it with 503: try again later."""
 
 
 def _tagged(value: Any, depth: int = 0) -> Any:

@@ -22,7 +22,7 @@ from typing import Any
 
 from graphrt.base.entry_points import needs_extra
 from graphrt.base.secrets import hide_credentials
-from graphrt.checkpoint.base import CheckpointError, run_taken
+from graphrt.checkpoint.base import CheckpointError, StoreFailed, run_taken
 from graphrt.checkpoint.group_commit import GroupCommit, Statement
 from graphrt.checkpoint.sql import SqlStore, schema
 
@@ -64,8 +64,8 @@ class PostgresStore(SqlStore):
 
     # ----- connections -----
 
-    def _failed(self, error: Exception) -> CheckpointError:
-        return CheckpointError(f"cannot use checkpoint database {self.location}: {_first_line(error)}")
+    def _failed(self, error: Exception) -> StoreFailed:
+        return StoreFailed(f"cannot use checkpoint database {self.location}: {_first_line(error)}")
 
     def _connect(self) -> Any:
         psycopg = self._psycopg

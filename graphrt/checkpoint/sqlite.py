@@ -17,7 +17,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from graphrt.checkpoint.base import CheckpointError, run_taken
+from graphrt.checkpoint.base import CheckpointError, StoreFailed, run_taken
 from graphrt.checkpoint.group_commit import GroupCommit, Statement
 from graphrt.checkpoint.file_claims import FileClaims
 from graphrt.checkpoint.sql import ADDED_COLUMNS, SqlStore, schema
@@ -38,7 +38,7 @@ def _create_private(path: Path) -> None:
     except FileExistsError:
         pass
     except OSError as error:
-        raise CheckpointError(f"cannot create checkpoint file {path}: {error.strerror or error}") from None
+        raise StoreFailed(f"cannot create checkpoint file {path}: {error.strerror or error}") from None
 
 
 class SQLiteStore(SqlStore):
@@ -79,7 +79,7 @@ class SQLiteStore(SqlStore):
             db.executescript(_SCHEMA)
             _add_columns(db)
         except sqlite3.Error as error:
-            raise CheckpointError(f"cannot open checkpoint file {self.location}: {error}") from error
+            raise StoreFailed(f"cannot open checkpoint file {self.location}: {error}") from error
         return db
 
     async def _read(self, query: str, values: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

@@ -32,8 +32,8 @@ from starlette.routing import BaseRoute, Route
 
 from graphrt.base.errors import GraphError, RequestError
 from graphrt.base.states import vocabulary
-from graphrt.checkpoint import CheckpointError, CheckpointTarget
-from graphrt.checkpoint.base import Unsavable
+from graphrt.checkpoint import CheckpointTarget
+from graphrt.checkpoint.base import StoreFailed
 from graphrt.serve.catalog import GraphCatalog
 from graphrt.serve.completions import completion_routes
 from graphrt.serve.cors import with_cors
@@ -102,9 +102,7 @@ def _handled(handler):
             return await handler(request)
         except RequestError as error:  # the request's own fault, or the server's state: its status says which
             return _error(error.status, str(error), error.headers)
-        except Unsavable as error:  # a value given that a checkpoint cannot hold
-            return _error(400, _service(request).redactor.text(str(error)))
-        except CheckpointError as error:  # the store failed: the server's state, not the request's fault
+        except StoreFailed as error:  # the store failed: the server's state, not the request's fault
             return _error(503, _service(request).redactor.text(str(error)), {"Retry-After": "5"})
         except GraphError as error:
             return _error(400, _service(request).shown(str(error)))
