@@ -12,18 +12,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from contextlib import nullcontext, redirect_stdout
 from typing import Any, TextIO
 
 from graphrt.base.errors import GraphError
 from graphrt.checkpoint import describe_targets
 from graphrt.cli.agent_modules import add_agents_option, registry_for
-from graphrt.cli.executor_option import add_executor_option, executor_for
+from graphrt.cli.executor_option import add_executor_option
 from graphrt.cli.local_model_option import add_local_model_option, apply_local_model
-from graphrt.cli.output import write_results
-from graphrt.cli.resume_command import run_saved
+from graphrt.cli.resume_command import continue_saved
 from graphrt.durable import fork
-from graphrt.observe.trace import TraceWriter
 
 __all__ = ["add_parser", "handle", "parse_setting"]
 
@@ -68,16 +65,5 @@ def handle(args: argparse.Namespace, stdin: TextIO | None = None, stderr: TextIO
         return 1
     again = ", ".join(forked.recomputed) or "nothing"
     print(f"graphrt: run {forked.run_id} forks {args.run_id} from '{args.node}'; computing again: {again}", file=stderr)
-    trace = TraceWriter(args.trace) if args.trace else None
-    try:
-        with executor_for(args) as executor, redirect_stdout(stderr):  # stdout holds the results alone
-            code, results = run_saved(forked.graph.replace(executor=executor), args.checkpoint, run_id=forked.run_id,
-                                      all_results=args.all or forked.record.all_results, force=args.force,
-                                      stdin=stdin, stderr=stderr, quiet=True,
-                                      subscribe=(trace,) if trace is not None else ())
-    finally:
-        if trace is not None:
-            trace.close()
-    if results is not None:
-        write_results(results)
-    return code
+    # stdout holds the results alone
+    return continue_saved(forked.graph, args, forked.record, stdin=stdin, stderr=stderr, results_alone=True)

@@ -145,12 +145,22 @@ def handle(args: argparse.Namespace, stdin: TextIO | None = None, stderr: TextIO
     apply_local_model(args)
     record = anyio.run(_find_run, args.checkpoint, args.run_id)
     graph, _ = from_checkpoint(args.checkpoint, record.run_id, agents=registry_for(args), force=args.force)
+    # With -q, stdout holds the results alone: what agents and `console` print goes to stderr.
+    return continue_saved(graph, args, record, answer=args.answer, stdin=stdin, stderr=stderr,
+                          results_alone=args.quiet)
+
+
+def continue_saved(graph: Graph, args: argparse.Namespace, record: RunRecord, *, answer: Any = None,
+                   stdin: TextIO | None, stderr: TextIO | None, results_alone: bool) -> int:
+    """Runs a saved run on (resume, fork) with the command's executor and --trace, and writes its results.
+
+    `results_alone`: stdout holds the results only; what agents and `console` print goes to stderr.
+    """
     trace = TraceWriter(args.trace) if args.trace else None
     try:
-        # With -q, stdout holds the results alone: what agents and `console` print goes to stderr.
-        with executor_for(args) as executor, redirect_stdout(stderr or sys.stderr) if args.quiet else nullcontext():
+        with executor_for(args) as executor, redirect_stdout(stderr or sys.stderr) if results_alone else nullcontext():
             code, results = run_saved(graph.replace(executor=executor), args.checkpoint, run_id=record.run_id,
-                                      all_results=args.all or record.all_results, answer=args.answer, force=args.force,
+                                      all_results=args.all or record.all_results, answer=answer, force=args.force,
                                       stdin=stdin, stderr=stderr, quiet=True,
                                       subscribe=(trace,) if trace is not None else ())
     finally:
