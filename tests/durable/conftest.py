@@ -87,9 +87,8 @@ def _has_user(name: str) -> bool:
     return True
 
 
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[PostgresServer]:
-    """A PostgreSQL server for this test session (skipped without the binaries or psycopg)."""
+def started_postgres() -> Iterator[PostgresServer]:
+    """A PostgreSQL server started, yielded and stopped (skipped without the binaries or psycopg)."""
     try:
         import psycopg  # noqa: F401
     except ImportError:
@@ -104,6 +103,12 @@ def postgres_server() -> Iterator[PostgresServer]:
         pytest.fail(f"could not start PostgreSQL: {error.stderr.decode(errors='replace')[-500:]}")
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL server for this test session."""
+    yield from started_postgres()
 
 
 @pytest.fixture

@@ -91,22 +91,9 @@ class Served:
 @pytest.fixture(scope="session")
 def serve_postgres() -> Iterator[Any]:
     """A throwaway PostgreSQL server for serve's tests (tests/durable/conftest.py's, started for this session)."""
-    from ..durable.conftest import PostgresServer, _unavailable
+    from ..durable.conftest import started_postgres
 
-    try:
-        import psycopg  # noqa: F401
-    except ImportError:
-        _unavailable("psycopg is not installed: pip install -e '.[postgres]'")
-    server = PostgresServer()
-    if server.initdb is None or server.pg_ctl is None:
-        _unavailable("the PostgreSQL server binaries (initdb, pg_ctl) are not installed: apt-get install postgresql")
-    try:
-        server.start()
-    except subprocess.CalledProcessError as error:
-        server.stop()
-        pytest.fail(f"could not start PostgreSQL: {error.stderr.decode(errors='replace')[-500:]}")
-    yield server
-    server.stop()
+    yield from started_postgres()
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
