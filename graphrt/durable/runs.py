@@ -28,7 +28,7 @@ import math
 import uuid
 import weakref
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import anyio
 
@@ -54,6 +54,7 @@ from graphrt.engine.graph import Graph
 from graphrt.engine.options import RunOptions, split_options
 from graphrt.engine.run import within_timeout
 from graphrt.graphdata.spec import check_injectable
+from graphrt.observe.observer import RunObserver
 
 __all__ = ["arun_checkpointed", "run_checkpointed", "save_new_run", "graph_hash"]
 
@@ -175,13 +176,15 @@ def _identical(saved: Any, given: Any) -> bool:
 
 
 async def arun_checkpointed(graph: Graph, checkpoint: CheckpointTarget, *, answer: Any = None, force: bool = False,
-                            **options: Any) -> dict[str, Any]:
+                            observers: Sequence[RunObserver] = (), **options: Any) -> dict[str, Any]:
     """Runs `graph`, saving its state to `checkpoint`; continues the run if `run_id` is saved there already.
 
     Args:
         checkpoint: a checkpoint store, a SQLite file or a postgresql:// URL.
         answer: the answer to the question the saved run stopped on.
         force: continue a saved run although its graph changed since.
+        observers: told of the run's transitions after the checkpoint writer (graphrt serve holds a run
+            whose events its store has not saved yet: serve/event_backpressure.py).
         options: a run's options (graphrt.engine.options.RunOptions: `run_id`, `inject`,
             `all_results`, `timeout`, `subscribe`, `progress`).
 
@@ -196,7 +199,8 @@ async def arun_checkpointed(graph: Graph, checkpoint: CheckpointTarget, *, answe
         opened = open_store(checkpoint)
         store = GuardedStore(opened)
         try:
-            return await _run(graph, store, run_options.replace(timeout=None), answer=answer, force=force)
+            return await _run(graph, store, run_options.replace(timeout=None), answer=answer, force=force,
+                              observers=observers)
         finally:
             if opened is not checkpoint:
                 with anyio.CancelScope(shield=True):
@@ -228,13 +232,14 @@ async def _restore_state(store: CheckpointStore, record: RunRecord, answer: Any)
     return dataclasses.replace(snapshot, answers={**snapshot.answers, key: answer})
 
 
-async def _run(graph: Graph, store: CheckpointStore, options: RunOptions, *, answer: Any, force: bool) -> dict[str, Any]:
+async def _run(graph: Graph, store: CheckpointStore, options: RunOptions, *, answer: Any, force: bool,
+               observers: Sequence[RunObserver] = ()) -> dict[str, Any]:
     fresh = not options.run_id  # an id made here names no saved run: no need to look for one
     if fresh:
         options = options.replace(run_id=uuid.uuid4().hex[:12])
     await store.claim_run(options.run_id)  # a second run or resume of it, elsewhere, is refused until this one ends
     try:
-        return await _run_claimed(graph, store, options, answer=answer, force=force, fresh=fresh)
+        return await _run_claimed(graph, store, options, answer=answer, force=force, fresh=fresh, observers=observers)
     finally:
         try:
             with anyio.CancelScope(shield=True):
@@ -244,7 +249,7 @@ async def _run(graph: Graph, store: CheckpointStore, options: RunOptions, *, ans
 
 
 async def _run_claimed(graph: Graph, store: CheckpointStore, options: RunOptions, *, answer: Any,
-                       force: bool, fresh: bool) -> dict[str, Any]:
+                       force: bool, fresh: bool, observers: Sequence[RunObserver] = ()) -> dict[str, Any]:
     record = None if fresh else await store.get_run(options.run_id)
     if record is None:
         if answer is not None:
@@ -270,7 +275,7 @@ async def _run_claimed(graph: Graph, store: CheckpointStore, options: RunOptions
     try:
         with anyio.CancelScope() as scope:
             writer.on_failure = scope.cancel
-            results = await graph.start(options, restore=restore, observers=[writer]).wait()
+            results = await graph.start(options, restore=restore, observers=[writer, *observers]).wait()
             status = RunStatus.COMPLETED
         if writer.failure is not None:
             raise CheckpointError(f"could not save run {record.run_id!r} to {store.location}: "

@@ -4,9 +4,14 @@ One task writes for every run: it takes each log's unsaved records and writes th
 in one store call per log, then shows them to the log's readers (events.py: a
 durable log shows only saved records, so ids never change across a restart).
 Under load, records that arrived while a write went on go together in the next,
-so a write per event is the light-load case only. A store that fails is logged
-once per failure streak, and the records are shown anyway: live readers are not
-held up by a store that cannot keep them.
+so a write per event is the light-load case only.
+
+A write that fails leaves its records unsaved, so unshown: they are written
+again after a pause that doubles from 0.1 s up to 5 s (the store is asked first
+how far it got, so a write that did land is not made twice). A lost event never
+looks like a saved one. While the store cannot keep up, a run's unsaved records
+reach their bound (events.py) and the run waits, or fails saying why
+(RunService). A failure streak is logged once, and its end once.
 """
 
 from __future__ import annotations
@@ -18,28 +23,31 @@ import threading
 import anyio
 
 from graphrt.checkpoint.base import EventStore
-from graphrt.serve.events import EventLog, Record
+from graphrt.serve.events import DEFAULT_MAX_UNSAVED, EventLog, Record
 
 __all__ = ["EventSaver"]
 
 log = logging.getLogger("graphrt.serve")
 
 _BATCH = 500  # records per write at most: one write stays short however fast a run makes events
+_FIRST_PAUSE, _LONGEST_PAUSE = 0.1, 5.0  # seconds before a failed write is tried again
 
 
 class EventSaver:
     """Saves the event logs of a server's runs to an EventStore (`serve()` runs it as a task)."""
 
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: EventStore, *, max_unsaved: int = DEFAULT_MAX_UNSAVED) -> None:
         self.store = store
+        self.max_unsaved = max_unsaved
+        self.failure: str | None = None  # why the last write failed, while the store fails
         self._waiting: dict[str, EventLog] = {}  # run id -> its log, while it has unsaved records
+        self._retry: set[str] = set()  # runs whose last write failed: the store may hold part of it
         self._wake = anyio.Event()
         self._loop_thread = threading.get_ident()  # made on the event loop (RunService.serve)
-        self._failing = False
 
     def log_for(self, run_id: str, limit: int, first_id: int) -> EventLog:
         """A durable log for run `run_id` whose ids start at `first_id`, saved by this saver."""
-        return EventLog(limit, first_id=first_id, durable=True,
+        return EventLog(limit, first_id=first_id, durable=True, max_unsaved=self.max_unsaved,
                         on_append=lambda event_log: self._appended(run_id, event_log),
                         history=lambda after, count: self._history(run_id, after, count))
 
@@ -53,28 +61,49 @@ class EventSaver:
 
     async def serve(self) -> None:
         """Saves what runs append until cancelled, then what is left (shielded)."""
+        pause = _FIRST_PAUSE
         try:
             while True:
                 with anyio.move_on_after(1.0):  # records appended from threads anyio did not start set no event
                     await self._wake.wait()
                 self._wake = anyio.Event()
-                await self.flush()
+                if await self.flush():
+                    pause = _FIRST_PAUSE
+                else:
+                    await anyio.sleep(pause)
+                    pause = min(_LONGEST_PAUSE, pause * 2)
         finally:
             with anyio.CancelScope(shield=True):
                 await self.flush()
 
-    async def flush(self) -> None:
-        """Writes every log's unsaved records."""
+    async def flush(self) -> bool:
+        """Writes every log's unsaved records; False when the store failed (what it did not take stays unsaved,
+        for the next flush)."""
         while self._waiting:
             run_id, event_log = self._waiting.popitem()
-            records = event_log.unsaved()
-            for start in range(0, len(records), _BATCH):
-                batch = records[start:start + _BATCH]
-                try:
-                    await self.store.add_events(run_id, [(event_id, json.dumps(record)) for event_id, record in batch])
-                    self._failing = False
-                except Exception as error:  # noqa: BLE001 - a store's failure must not stop the run or its readers
-                    if not self._failing:
-                        log.warning("could not save the events of run %s: %s", run_id, error)
-                    self._failing = True
-                event_log.saved(batch[-1][0])
+            try:
+                await self._write(run_id, event_log)
+            except BaseException as error:  # noqa: BLE001 - a store's failure must not stop the saver
+                self._waiting.setdefault(run_id, event_log)
+                self._retry.add(run_id)  # a write cut off (cancelled, failed) may have landed
+                if not isinstance(error, Exception):
+                    raise
+                if self.failure is None:
+                    log.warning("could not save the events of run %s (they are kept and written again): %s",
+                                run_id, error)
+                self.failure = f"{type(error).__name__}: {error}"
+                return False
+        if self.failure is not None:
+            log.warning("events are saved again")
+            self.failure = None
+        return True
+
+    async def _write(self, run_id: str, event_log: EventLog) -> None:
+        if run_id in self._retry:  # the failed write may have landed: what the store has is saved
+            event_log.saved(await self.store.last_event_id(run_id))
+            self._retry.discard(run_id)
+        records = event_log.unsaved()
+        for start in range(0, len(records), _BATCH):
+            batch = records[start:start + _BATCH]
+            await self.store.add_events(run_id, [(event_id, json.dumps(record)) for event_id, record in batch])
+            event_log.saved(batch[-1][0])

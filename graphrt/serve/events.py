@@ -8,7 +8,11 @@ it missed.
 
 A durable log (`durable=True`) shows a record to readers only once it is saved:
 no reader ever saw an event that a restarted server does not have, so ids stay
-the same across restarts.
+the same across restarts. Its unsaved records are bounded: at `max_unsaved` the
+run is held at its next step until the store catches up (`room`, which
+serve/event_backpressure.py awaits), and a run that makes twice as many within
+one step is failed by `on_overflow` (RunService does it): a store that cannot keep
+up fails the run that outpaces it, and never costs an event that looks saved.
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ from typing import Any
 
 import anyio
 
-__all__ = ["EventLog", "History"]
+__all__ = ["DEFAULT_MAX_UNSAVED", "EventLog", "History"]
+
+DEFAULT_MAX_UNSAVED = 10_000  # records of one run waiting for the store before the run is held
 
 Record = tuple[int, dict[str, Any]]
 History = Callable[[int, int], Awaitable[list[Record]]]
@@ -31,7 +37,10 @@ class EventLog:
     """The records of one run, in order; appended from the event loop, read by any number of SSE readers."""
 
     def __init__(self, limit: int = 10_000, *, first_id: int = 1, durable: bool = False,
-                 on_append: Callable[["EventLog"], None] | None = None, history: History | None = None) -> None:
+                 on_append: Callable[["EventLog"], None] | None = None, history: History | None = None,
+                 max_unsaved: int = DEFAULT_MAX_UNSAVED) -> None:
+        if max_unsaved < 1:
+            raise ValueError("max_unsaved must be at least 1")
         self._records: deque[Record] = deque(maxlen=limit)
         self._unsaved: list[Record] = []  # of a durable log: kept until saved, even once out of `_records`
         self._next_id = first_id
@@ -43,6 +52,10 @@ class EventLog:
         self._lock = threading.Lock()
         self._changed = anyio.Event()
         self._closed = False
+        self.max_unsaved = max_unsaved
+        self.on_overflow: Callable[[int], None] | None = None  # called once with the count, at 2 * max_unsaved
+        self._overflowed = False
+        self._full = False  # max_unsaved records wait for the store; saved() clears it
 
     @property
     def last_id(self) -> int:
@@ -60,13 +73,38 @@ class EventLog:
             self._records.append((self._next_id, record))
             if self._durable:
                 self._unsaved.append((self._next_id, record))
+                waiting = len(self._unsaved)
             else:
                 self._shown_id = self._next_id
+                waiting = 0
             self._next_id += 1
+        if waiting >= self.max_unsaved:
+            self._held(waiting)
         if self._on_append is not None:
             self._on_append(self)
         if notify and not self._durable:
             self._wake()
+
+    def _held(self, waiting: int) -> None:
+        self._full = True
+        if waiting >= 2 * self.max_unsaved and not self._overflowed and self.on_overflow is not None:
+            self._overflowed = True
+            self.on_overflow(waiting)
+
+    @property
+    def unsaved_count(self) -> int:
+        """Records appended and not saved yet (always 0 for a log that is not durable)."""
+        return len(self._unsaved)
+
+    @property
+    def full(self) -> bool:
+        """As many records wait for the store as the log may hold unsaved: the run should wait (`room`)."""
+        return self._full
+
+    async def room(self) -> None:
+        """Returns once fewer than `max_unsaved` records wait for the store."""
+        while self._full:
+            await self._changed.wait()  # saved() wakes it
 
     def close(self) -> None:
         self._closed = True
@@ -84,12 +122,15 @@ class EventLog:
             return list(self._unsaved)
 
     def saved(self, up_to: int) -> None:
-        """Records up to `up_to` are saved (or will never be: the store failed): readers may have them now."""
+        """Records up to `up_to` are saved: readers may have them now."""
         with self._lock:
             self._saved_id = max(self._saved_id, up_to)
             self._shown_id = max(self._shown_id, min(up_to, self._next_id - 1))
             done = next((index for index, item in enumerate(self._unsaved) if item[0] > up_to), len(self._unsaved))
             del self._unsaved[:done]
+            waiting = len(self._unsaved)
+        if waiting < self.max_unsaved:
+            self._full = False
         self._wake()
 
     # ----- reading -----

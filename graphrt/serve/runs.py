@@ -44,8 +44,9 @@ from graphrt.engine.graph import Graph
 from graphrt.observe.events import Event, node_state_after
 from graphrt.observe.trace import event_record
 from graphrt.serve.catalog import GraphCatalog, ServedGraph
+from graphrt.serve.event_backpressure import DEFAULT_HOLD_LIMIT, EventBackpressure
 from graphrt.serve.event_saver import EventSaver
-from graphrt.serve.events import EventLog
+from graphrt.serve.events import DEFAULT_MAX_UNSAVED, EventLog
 from graphrt.serve.node_ledger import NodeLedger
 from graphrt.serve.retention import Retention
 from graphrt.serve.waits import RunTimes, retry_after
@@ -215,7 +216,8 @@ class RunService:
 
     def __init__(self, catalog: GraphCatalog, checkpoint: CheckpointTarget, *, max_runs: int = 8,
                  max_queue: int = 1000, redactor: Redactor | None = None, keep_runs: int = 1000,
-                 event_limit: int = 10_000, retention: Retention | None = None) -> None:
+                 event_limit: int = 10_000, retention: Retention | None = None,
+                 max_unsaved_events: int = DEFAULT_MAX_UNSAVED, event_hold_limit: float = DEFAULT_HOLD_LIMIT) -> None:
         if max_runs < 1 or max_queue < 0:
             raise ValueError("max_runs must be at least 1 and max_queue at least 0")
         self.catalog = catalog
@@ -226,6 +228,8 @@ class RunService:
         self._keep_runs = keep_runs  # runs held in memory; the store keeps what `retention` leaves
         self._event_limit = event_limit
         self.retention = retention or Retention()
+        self._max_unsaved_events = max_unsaved_events  # a run's events waiting for the store before it is held
+        self._event_hold_limit = event_hold_limit  # seconds it may be held before it fails
         self._saver: EventSaver | None = None
         self._runs: OrderedDict[str, ServedRun] = OrderedDict()
         self._store: CheckpointStore | None = None
@@ -264,7 +268,8 @@ class RunService:
         try:
             async with anyio.create_task_group() as tg, send, receive:
                 if durable:
-                    self._saver = EventSaver(self._store)  # type: ignore[arg-type] - an EventStore, checked above
+                    self._saver = EventSaver(self._store,  # type: ignore[arg-type] - an EventStore, checked above
+                                             max_unsaved=self._max_unsaved_events)
                     tg.start_soon(self._saver.serve)
                     if self.retention.active:
                         tg.start_soon(self._sweep_forever)
@@ -517,6 +522,19 @@ class RunService:
         run.set_status(ServedRunStatus.CANCELLED)
         return run
 
+    async def _events_failed(self, run: ServedRun, why: str) -> None:
+        """Fails a run stopped because the store could not keep its events: saved failed, never as cancelled."""
+        store_said = f" (the store said: {self._saver.failure})" if self._saver and self._saver.failure else ""
+        error = self.shown(f"run {run.id!r} was stopped: {why}; checkpoint store {self.store.location} "
+                           f"did not keep up with its events{store_said}")
+        log.warning("%s", error)
+        try:
+            with anyio.CancelScope(shield=True):
+                await self.store.update_run(run.id, status=RunStatus.FAILED, detail={"error": error})
+        except Exception as failure:  # noqa: BLE001 - the store that failed the run may fail this too
+            log.warning("could not save that run %s failed: %s", run.id, failure)
+        run.set_status(ServedRunStatus.FAILED, error=error)
+
     # ----- retention -----
 
     async def sweep(self) -> list[str]:
@@ -566,12 +584,22 @@ class RunService:
         started = time.monotonic()
         self._in_slots[run.id] = (run.graph.name, started)
         run.set_status(ServedRunStatus.RUNNING)
+        unsaved: list[str] = []  # why the run was stopped: its events could not be saved fast enough
+
+        def events_not_saved(why: str) -> None:
+            unsaved.append(why)
+            scope.cancel()
+
+        run.events.on_overflow = lambda count: events_not_saved(f"{count} of its events were not saved yet")
+        held = EventBackpressure(run.events, hold_limit=self._event_hold_limit,
+                                 on_stuck=lambda seconds: events_not_saved(
+                                     f"it waited {seconds:g} s for its events to be saved"))
         try:
             with anyio.CancelScope() as scope:
                 run.scope = scope
                 try:
                     results = await arun_checkpointed(graph, self.store, all_results=run.all_results, run_id=run.id,
-                                                     answer=job.answer, subscribe=(run.on_event,))
+                                                     answer=job.answer, subscribe=(run.on_event,), observers=[held])
                 except GraphInterrupted as asked:
                     run.set_status(ServedRunStatus.INTERRUPTED, question=asked.question)
                 except GraphError as error:
@@ -581,7 +609,9 @@ class RunService:
                     run.set_status(ServedRunStatus.FAILED, error=self.shown(f"{type(error).__name__}: {error}"))
                 else:
                     run.set_status(ServedRunStatus.FINISHED, results=self.redactor.value(results))
-            if scope.cancelled_caught:
+            if scope.cancelled_caught and unsaved:
+                await self._events_failed(run, unsaved[0])
+            elif scope.cancelled_caught:
                 run.set_status(ServedRunStatus.CANCELLED)
         except anyio.get_cancelled_exc_class():
             # The server is stopping, not the run: leave it saved as running, for the next server.

@@ -1,0 +1,162 @@
+"""The queue of unsaved events is bounded (serve/events.py, event_saver.py, event_backpressure.py): a run whose
+store is slow waits for it, a store that cannot keep up fails the run saying so, and an event the store did not
+take is never shown as if it had been."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+pytest.importorskip("starlette")
+
+from graphrt.base.states import RunStatus, ServedRunStatus
+from graphrt.checkpoint import SQLiteStore
+from graphrt.engine.graph import make_registry
+from graphrt.serve import GraphCatalog
+from graphrt.serve.event_saver import EventSaver
+from graphrt.serve.runs import RunService
+
+pytestmark = pytest.mark.anyio
+
+
+class GatedStore(SQLiteStore):
+    """A SQLite store whose event writes wait at a gate (a store made slow) or fail while `failing`."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.gate = anyio.Event()
+        self.writes_waiting = 0
+        self.failing = 0  # the next writes that fail
+        self.land_then_fail = False  # a failing write lands first (the connection broke after the commit)
+
+    async def add_events(self, run_id: str, events: Any) -> None:
+        self.writes_waiting += 1
+        try:
+            await self.gate.wait()
+        finally:
+            self.writes_waiting -= 1
+        if self.failing:
+            self.failing -= 1
+            if self.land_then_fail:
+                await super().add_events(run_id, events)
+            raise OSError("disk I/O error")
+        await super().add_events(run_id, events)
+
+
+def chain(length: int) -> str:
+    """A graph of `length` nodes, each copying the one before: a few events per node."""
+    nodes = {"start": {"value": 0}}
+    for number in range(1, length + 1):
+        nodes[f"n{number}"] = {"agent": "copyAgent", "inputs": {"value": f":{'start' if number == 1 else f'n{number - 1}'}"},
+                               **({"isResult": True} if number == length else {})}
+    return json.dumps({"version": 0.5, "nodes": nodes})
+
+
+async def test_a_full_log_holds_its_run_and_shows_nothing_unsaved(tmp_path: Path) -> None:
+    store = GatedStore(tmp_path / "runs.db")
+    try:
+        saver = EventSaver(store, max_unsaved=10)
+        log = saver.log_for("r1", limit=100, first_id=1)
+        overflowed: list[int] = []
+        log.on_overflow = overflowed.append
+        for number in range(1, 21):
+            log.append({"type": "Tick", "n": number})
+
+        assert log.full and log.unsaved_count == 20 and overflowed == [20]  # at twice the bound, once
+        assert log.last_id == 0  # none is shown before the store has it
+        store.gate.set()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(log.room)  # returns once the saver has caught up
+            assert await saver.flush()
+
+        assert not log.full and log.last_id == 20 and await store.last_event_id("r1") == 20
+    finally:
+        await store.close()
+
+
+async def test_a_failed_write_is_written_again_once_and_shown_only_then(tmp_path: Path) -> None:
+    store = GatedStore(tmp_path / "runs.db")
+    store.gate.set()
+    store.failing, store.land_then_fail = 1, True  # the first write lands, but the saver is told it failed
+    try:
+        saver = EventSaver(store)
+        log = saver.log_for("r1", limit=100, first_id=1)
+        for number in range(1, 4):
+            log.append({"type": "Tick", "n": number})
+        assert not await saver.flush()
+        assert log.last_id == 0 and saver.failure == "OSError: disk I/O error"  # said, and not shown as saved
+
+        log.append({"type": "Tick", "n": 4})
+        assert await saver.flush()
+
+        assert log.last_id == 4 and saver.failure is None
+        assert [json.loads(text)["n"] for _, text in await store.get_events("r1")] == [1, 2, 3, 4]  # each once
+    finally:
+        await store.close()
+
+
+async def serving(service: RunService, body) -> None:
+    async with anyio.create_task_group() as tg:
+        await tg.start(service.serve)
+        await body()
+        tg.cancel_scope.cancel()
+
+
+def service_for(tmp_path: Path, store: GatedStore, **options: Any) -> RunService:
+    folder = tmp_path / "graphs"
+    folder.mkdir()
+    (folder / "chain.json").write_text(chain(30), encoding="utf-8")
+    return RunService(GraphCatalog([folder], make_registry(None)), store, **options)
+
+
+async def test_a_run_whose_store_is_slow_waits_for_it_and_loses_no_event(tmp_path: Path) -> None:
+    store = GatedStore(tmp_path / "runs.db")
+    service = service_for(tmp_path, store, max_unsaved_events=8)
+    try:
+        async def body() -> None:
+            run = await service.submit("chain")
+            while not run.events.full:  # the run goes on until its unsaved events reach the bound
+                await anyio.wait_all_tasks_blocked()
+            held_at = run.ledger.states()
+            await anyio.wait_all_tasks_blocked()
+            assert run.ledger.states() == held_at  # held: no node moves while the store holds its events
+            assert run.events.unsaved_count < 16  # bounded: below twice the bound, so not failed
+            assert run.events.last_id == 0
+
+            store.gate.set()
+            await run.settled()
+
+            assert run.status == ServedRunStatus.FINISHED and list(run.results) == ["n30"]
+            while not run.events.closed:  # every record shown, the last one the run's end
+                await run.events.wait(run.events.last_id, 1.0)
+            saved = [(event_id, json.loads(text)) for event_id, text in await store.get_events(run.id, limit=10_000)]
+            assert [event_id for event_id, _ in saved] == list(range(1, run.events.last_id + 1))
+            assert saved[-1][1]["type"] == "RunStatus" and saved[-1][1]["status"] == "finished"
+
+        await serving(service, body)
+    finally:
+        await store.close()
+
+
+async def test_a_store_that_cannot_keep_up_fails_the_run_saying_so(tmp_path: Path) -> None:
+    store = GatedStore(tmp_path / "runs.db")
+    store.gate.set()
+    store.failing = 1_000_000  # every event write fails
+    service = service_for(tmp_path, store, max_unsaved_events=8, event_hold_limit=0.2)
+    try:
+        async def body() -> None:
+            run = await service.submit("chain")
+            await run.settled()
+
+            assert run.status == ServedRunStatus.FAILED
+            assert "did not keep up with its events" in run.error and "OSError: disk I/O error" in run.error
+            assert (await store.get_run(run.id)).status == RunStatus.FAILED  # saved failed, not cancelled
+            assert run.events.last_id == 0 and await store.last_event_id(run.id) == 0  # nothing shown unsaved
+
+        await serving(service, body)
+    finally:
+        await store.close()
