@@ -37,6 +37,7 @@
         QueueFull             429: the queue is at its bound; .retry_after                 serve/runs
         BodyTooLarge          413: the request body is over the limit                      serve/security
         CompletionRefused     an OpenAI-compatible request refused, in OpenAI's error shape  serve/completions
+        WebhookRefused        400: a webhook URL the server will not call (scheme, host)   serve/webhook_targets
 
 The last column is where a class outside this module lives (under graphrt/, or
 agents/ for the agent library). The agent library's classes that are also a built-in

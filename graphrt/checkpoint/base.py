@@ -12,7 +12,9 @@ A store keeps two things per run:
 
 A store may also be an `EventStore`: it keeps each run's event log (numbered JSON
 records, for a server's replay after a restart) and deletes ended runs on request
-(a server's retention). graphrt's SQLite and PostgreSQL stores are.
+(a server's retention); and a `WebhookStore`: it keeps the webhooks a server calls
+when a run ends, so that a delivery still pending when the server died is made by
+the next one. graphrt's SQLite and PostgreSQL stores are both.
 
 A run is claimed by the one process (and task) that runs it: a second resume of
 the same run is refused while the first goes on. The claim ends with the
@@ -40,6 +42,8 @@ __all__ = [
     "CheckpointError",
     "CheckpointStore",
     "EventStore",
+    "WebhookStore",
+    "Delivery",
     "StoreClass",
     "RunRecord",
     "Row",
@@ -162,6 +166,42 @@ class EventStore(Protocol):
         """Deletes ended runs (RunStatus.ENDED: completed, failed, stopped), with their rows and events: those
         past the `keep` most recently updated ended runs, and those last updated before `before` (a time.time()).
         Runs still running or waiting for an answer stay. Returns the ids deleted."""
+
+
+@dataclass
+class Delivery:
+    """A webhook of a run: a URL to call when the run ends (`state="subscribed"`, no body), or one call of it
+    (`"pending"` until the receiver took it: `"delivered"`, or `"failed"` once the retries are spent)."""
+
+    delivery_id: str
+    run_id: str
+    url: str
+    event: str  # "subscribed", or what happened: "run.finished", "run.failed", "run.cancelled", "run.interrupted"
+    body: str | None = None  # the JSON the receiver gets (redacted as HTTP answers are)
+    state: str = "pending"
+    attempts: int = 0
+    next_at: float = 0.0  # time.time() of the next attempt
+    error: str | None = None  # why the last attempt failed
+    created_at: float = 0.0
+
+
+@runtime_checkable
+class WebhookStore(Protocol):
+    """A store that also keeps webhooks and their deliveries (graphrt serve's, see graphrt/serve/webhooks.py).
+    prune_runs deletes a run's webhooks with it."""
+
+    async def add_deliveries(self, deliveries: Sequence[Delivery]) -> None:
+        """Saves new deliveries (or subscriptions), in one write."""
+
+    async def update_delivery(self, delivery_id: str, *, state: str, attempts: int, next_at: float,
+                              error: str | None) -> None:
+        """Saves how a delivery stands after an attempt."""
+
+    async def due_deliveries(self, before: float, limit: int = 100) -> list[Delivery]:
+        """Pending deliveries whose next attempt is due before `before`, soonest first."""
+
+    async def run_deliveries(self, run_id: str) -> list[Delivery]:
+        """A run's subscriptions and deliveries, oldest first."""
 
 
 class StoreClass(Protocol):

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 from graphrt.checkpoint.base import (
     CheckpointError,
+    Delivery,
     Row,
     RunRecord,
     RunStatus,
@@ -29,6 +30,8 @@ __all__ = ["ADDED_COLUMNS", "SqlStore", "Statement", "schema"]
 
 _RUN_COLUMNS = ("run_id, graph_file, graph_text, graph_hash, injected, config, all_results, status, detail, results, "
                "created_at, updated_at, parent")
+
+_DELIVERY_COLUMNS = "delivery_id, run_id, url, event, body, state, attempts, next_at, error, created_at"
 
 ADDED_COLUMNS = {"parent": "TEXT"}
 """Columns of `graphrt_runs` added after its first release: a store adds those a table made earlier lacks."""
@@ -78,6 +81,20 @@ CREATE TABLE IF NOT EXISTS graphrt_events (
     PRIMARY KEY (run_id, id)
 );
 CREATE INDEX IF NOT EXISTS graphrt_runs_updated ON graphrt_runs (status, updated_at);
+CREATE TABLE IF NOT EXISTS graphrt_webhooks (
+    delivery_id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    url TEXT NOT NULL,
+    event TEXT NOT NULL,
+    body TEXT,
+    state TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    next_at {real} NOT NULL,
+    error TEXT,
+    created_at {real} NOT NULL
+);
+CREATE INDEX IF NOT EXISTS graphrt_webhooks_due ON graphrt_webhooks (state, next_at);
+CREATE INDEX IF NOT EXISTS graphrt_webhooks_run ON graphrt_webhooks (run_id);
 {added}"""
 
 
@@ -230,9 +247,37 @@ class SqlStore:
                  (*batch, *ended)),
                 (f"DELETE FROM graphrt_events WHERE run_id IN (SELECT run_id FROM graphrt_runs WHERE {where})",
                  (*batch, *ended)),
+                (f"DELETE FROM graphrt_webhooks WHERE run_id IN (SELECT run_id FROM graphrt_runs WHERE {where})",
+                 (*batch, *ended)),
                 (f"DELETE FROM graphrt_runs WHERE {where}", (*batch, *ended)),
             )
         return doomed
+
+    # ----- WebhookStore: a server's webhooks and their deliveries -----
+
+    async def add_deliveries(self, deliveries: Sequence[Delivery]) -> None:
+        if not deliveries:
+            return
+        insert = (f"INSERT INTO graphrt_webhooks ({_DELIVERY_COLUMNS}) VALUES ({', '.join('?' * 10)})")
+        now = time.time()
+        await self._write(*((insert, (item.delivery_id, item.run_id, item.url, item.event, item.body, item.state,
+                                      item.attempts, item.next_at, item.error, item.created_at or now))
+                            for item in deliveries))
+
+    async def update_delivery(self, delivery_id: str, *, state: str, attempts: int, next_at: float,
+                              error: str | None) -> None:
+        await self._write(("UPDATE graphrt_webhooks SET state = ?, attempts = ?, next_at = ?, error = ? "
+                           "WHERE delivery_id = ?", (state, attempts, next_at, error, delivery_id)))
+
+    async def due_deliveries(self, before: float, limit: int = 100) -> list[Delivery]:
+        found = await self._read(f"SELECT {_DELIVERY_COLUMNS} FROM graphrt_webhooks WHERE state = 'pending' "
+                                 "AND next_at < ? ORDER BY next_at, delivery_id LIMIT ?", (before, limit))
+        return [Delivery(*row) for row in found]
+
+    async def run_deliveries(self, run_id: str) -> list[Delivery]:
+        found = await self._read(f"SELECT {_DELIVERY_COLUMNS} FROM graphrt_webhooks WHERE run_id = ? "
+                                 "ORDER BY created_at, delivery_id", (run_id,))
+        return [Delivery(*row) for row in found]
 
     async def close(self) -> None:
         raise NotImplementedError

@@ -51,6 +51,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
                         help="let web pages of this origin call the API (e.g. https://app.example.com; * for any); "
                              "repeat for more (default: none)")
+    parser.add_argument("--webhook-url", metavar="URL",
+                        help="POST to this URL, signed with the API key, when any run finishes, fails, is cancelled or "
+                             "asks a person; retried with backoff, kept across restarts (default: none)")
+    parser.add_argument("--webhook-allow-private", action="store_true",
+                        help="let a run's own webhook (\"webhook\" in its POST) name loopback, private and "
+                             "link-local hosts (default: public addresses only, against request forgery)")
     parser.add_argument("--mcp-config", metavar="FILE.json",
                         help="MCP servers the graphs use (the mcpServers shape), started once for the server")
     add_agents_option(parser)
@@ -102,14 +108,18 @@ def _serve(args: argparse.Namespace, catalog: "GraphCatalog") -> int:  # noqa: F
     from graphrt.cli.listen import bind, serve_app, url_of
     from graphrt.serve import create_app
     from graphrt.serve.retention import Retention
+    from graphrt.serve.webhooks import WebhookSettings
 
     if not _is_loopback(args.host) and not args.api_key:
         print(f"graphrt: warning: serving on {args.host} without an API key: anyone who reaches it can run graphs "
               f"(set {API_KEY_ENV})", file=sys.stderr)
     retention = Retention(keep_runs=None if args.keep_runs == -1 else args.keep_runs, keep_days=args.keep_days)
+    webhooks = WebhookSettings(url=args.webhook_url, allow_private=args.webhook_allow_private)
+    if args.webhook_url and not args.api_key:
+        print(f"graphrt: warning: webhook calls go unsigned without an API key (set {API_KEY_ENV})", file=sys.stderr)
     app = create_app(catalog, args.checkpoint, max_runs=args.max_runs, max_queue=args.max_queue,
                      api_key=args.api_key, max_body=args.max_body, extensions=_extensions(args, catalog),
-                     retention=retention, cors_origins=args.cors_origin)
+                     retention=retention, cors_origins=args.cors_origin, webhooks=webhooks)
     sock = bind(args.host, args.port)  # before anything prints: a taken port is one line, and nothing was served
     names = ", ".join(sorted(catalog.graphs))
     print(f"graphrt: serving {len(catalog.graphs)} graph(s) ({names})", file=sys.stderr)

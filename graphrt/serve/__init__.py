@@ -10,6 +10,9 @@ Layer: above graphrt.durable and graphrt.api, below graphrt.cli.
     node_ledger.py  NodeLedger: what each node of a run did (inputs, result, error, attempts, timings)
     node_routes.py  the viewer's look inside a run (GET /runs/{id}/nodes[/key]) and forks (POST /runs/{id}/fork)
     event_saver.py  EventSaver: the event logs written to the store as they grow (replay after a restart)
+    event_backpressure.py  a run held while its store has not saved its events (the unsaved queue's bound)
+    webhooks.py     Webhooks: the URLs called when runs settle, signed (base/signatures.py), retried, saved;
+                    webhook_targets.py which URLs a run's own webhook may name (against request forgery)
     retention.py    Retention: which ended runs the store keeps, and the sweep that deletes the others
     app.py      the Starlette routes and the viewer page; security.py the API key and body limit
     completions.py  the OpenAI-compatible endpoint: POST /v1/chat/completions runs a chat graph

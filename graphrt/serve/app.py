@@ -8,7 +8,8 @@ POST /graphs/{name}/runs, GET /runs, GET /runs/{id}, GET /runs/{id}/events
 (Server-Sent Events), GET /runs/{id}/nodes and /runs/{id}/nodes/{key} (what the run's
 nodes did: graphrt.serve.node_routes), POST /runs/{id}/fork (a new run from one of its nodes),
 POST /runs/{id}/resume, POST /runs/{id}/cancel, GET /health,
-and the viewer page at GET / with its files under /static/.
+and the viewer page at GET / with its files under /static/. A run's POST may name
+a `webhook` to call when the run settles (graphrt.serve.webhooks).
 
 Other features plug in as an `Extension` (the MCP endpoint, say): its routes are
 mounted beside the API, behind the same guard (API key, body size), and its
@@ -17,6 +18,7 @@ mounted beside the API, behind the same guard (API key, body size), and its
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import secrets
 from collections.abc import AsyncIterator, Sequence
@@ -42,6 +44,7 @@ from graphrt.serve.openapi import openapi_document
 from graphrt.serve.retention import Retention
 from graphrt.serve.runs import RunNotFound, RunService, ServedRun
 from graphrt.serve.security import BodyTooLarge, Guard
+from graphrt.serve.webhooks import WebhookSettings
 
 __all__ = ["DEFAULT_MAX_BODY", "create_app"]
 
@@ -135,7 +138,8 @@ async def start_run(request: Request) -> Response:
     inputs = body.get("inputs", {})
     if not isinstance(inputs, dict):
         raise RequestError("'inputs' must be an object of static node ids to values")
-    run = await service.submit(request.path_params["name"], inputs, all_results=bool(body.get("all_results", False)))
+    run = await service.submit(request.path_params["name"], inputs, all_results=bool(body.get("all_results", False)),
+                               webhook=body.get("webhook"))
     if request.query_params.get("wait", "").lower() in ("1", "true", "yes"):
         await run.settled()
         return JSONResponse(_run_json(run))
@@ -294,6 +298,7 @@ def create_app(
     extensions: Sequence[Extension] = (),
     retention: Retention | None = None,
     cors_origins: Sequence[str] = (),
+    webhooks: WebhookSettings | None = None,
 ) -> Any:
     """The ASGI app: the API and viewer, behind the guard. `app.state.service` is the RunService.
 
@@ -306,8 +311,14 @@ def create_app(
         extensions: other features served beside the API, with their routes and lifespans.
         retention: which ended runs the store keeps (default: the newest 10,000).
         cors_origins: web origins whose pages may call the API (`*`: any); none by default.
+        webhooks: the server's webhook and how per-run ones are called (graphrt.serve.webhooks); their calls are
+            signed with `api_key` unless the settings name another key.
     """
-    service = RunService(catalog, checkpoint, max_runs=max_runs, max_queue=max_queue, retention=retention)
+    webhooks = webhooks or WebhookSettings()
+    if webhooks.key is None and api_key:
+        webhooks = dataclasses.replace(webhooks, key=api_key)
+    service = RunService(catalog, checkpoint, max_runs=max_runs, max_queue=max_queue, retention=retention,
+                         webhooks=webhooks)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

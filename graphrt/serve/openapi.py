@@ -26,6 +26,9 @@ def _json(schema: dict[str, Any], description: str, headers: dict[str, Any] | No
 
 
 _ERROR = _json(_ref("Error"), "what went wrong")
+_WEBHOOK = {"type": "string", "format": "uri",
+            "description": "an http(s) URL to POST to, signed, when the run finishes, fails, is cancelled or "
+                           "asks a person (public hosts only unless the server allows private ones)"}
 _RUN_ID = {"name": "run_id", "in": "path", "required": True, "schema": {"type": "string"}}
 _WAIT = {"name": "wait", "in": "query", "required": False, "schema": {"type": "boolean"},
          "description": "wait until the run finishes, fails, is cancelled or asks a question"}
@@ -53,6 +56,7 @@ _SCHEMAS: dict[str, Any] = {
         "properties": {
             "inputs": {"type": "object", "description": "values for static nodes, by node id"},
             "all_results": {"type": "boolean", "description": "every node's result, not only isResult nodes'"},
+            "webhook": _WEBHOOK,
         },
     },
     "Answer": {"type": "object", "required": ["answer"], "properties": {"answer": {}}},
@@ -141,6 +145,7 @@ def _graph_paths(graphs: Iterable[dict[str, Any]]) -> tuple[dict[str, Any], dict
             "requestBody": {"content": {"application/json": {"schema": {"type": "object", "properties": {
                 "inputs": _ref(f"{key}Inputs"),
                 "all_results": {"type": "boolean", "description": "every node's result, not only isResult nodes'"},
+                "webhook": _WEBHOOK,
             }}}}},
             "responses": {"202": _json(_ref(f"{key}Run"), "queued; follow it at /runs/{id}"),
                           "200": _json(_ref(f"{key}Run"), "with ?wait=true: the settled run"),

@@ -36,6 +36,7 @@ from graphrt.checkpoint import (
     CheckpointTarget,
     EventStore,
     RunRecord,
+    WebhookStore,
     open_store,
 )
 from graphrt.checkpoint.base import GuardedStore, check_store, decode_value
@@ -50,6 +51,8 @@ from graphrt.serve.events import DEFAULT_MAX_UNSAVED, EventLog
 from graphrt.serve.node_ledger import NodeLedger
 from graphrt.serve.retention import Retention
 from graphrt.serve.waits import RunTimes, retry_after
+from graphrt.serve.webhook_targets import WebhookRefused
+from graphrt.serve.webhooks import WebhookSettings, Webhooks
 
 __all__ = ["QueueFull", "RunConflict", "RunNotFound", "RunService", "ServedRun"]
 
@@ -217,7 +220,8 @@ class RunService:
     def __init__(self, catalog: GraphCatalog, checkpoint: CheckpointTarget, *, max_runs: int = 8,
                  max_queue: int = 1000, redactor: Redactor | None = None, keep_runs: int = 1000,
                  event_limit: int = 10_000, retention: Retention | None = None,
-                 max_unsaved_events: int = DEFAULT_MAX_UNSAVED, event_hold_limit: float = DEFAULT_HOLD_LIMIT) -> None:
+                 max_unsaved_events: int = DEFAULT_MAX_UNSAVED, event_hold_limit: float = DEFAULT_HOLD_LIMIT,
+                 webhooks: WebhookSettings | None = None) -> None:
         if max_runs < 1 or max_queue < 0:
             raise ValueError("max_runs must be at least 1 and max_queue at least 0")
         self.catalog = catalog
@@ -231,6 +235,8 @@ class RunService:
         self._max_unsaved_events = max_unsaved_events  # a run's events waiting for the store before it is held
         self._event_hold_limit = event_hold_limit  # seconds it may be held before it fails
         self._saver: EventSaver | None = None
+        self.webhook_settings = webhooks or WebhookSettings()
+        self._webhooks: Webhooks | None = None  # while serving, with a store that keeps webhooks
         self._runs: OrderedDict[str, ServedRun] = OrderedDict()
         self._store: CheckpointStore | None = None
         self._send: ObjectSendStream[_Job] | None = None
@@ -273,6 +279,11 @@ class RunService:
                     tg.start_soon(self._saver.serve)
                     if self.retention.active:
                         tg.start_soon(self._sweep_forever)
+                if isinstance(self._store, WebhookStore):
+                    self._webhooks = Webhooks(self._store, self.webhook_settings)  # type: ignore[arg-type]
+                    await tg.start(self._webhooks.serve)
+                elif self.webhook_settings.url:
+                    log.warning("%s keeps no webhooks: runs call none", self._store.location)
                 for _ in range(self.max_runs):
                     tg.start_soon(self._worker, receive.clone())
                 recovered = await self._recover()
@@ -284,6 +295,7 @@ class RunService:
             self.stopping.set()
             self._send = None
             self._saver = None
+            self._webhooks = None
             if opened is not self.checkpoint:
                 with anyio.CancelScope(shield=True):
                     await opened.close()
@@ -395,12 +407,14 @@ class RunService:
         running = [(graph, now - since) for graph, since in list(self._in_slots.values())]
         return retry_after(running, self._run_times, self.queued(), self.max_runs)
 
-    async def submit(self, name: str, inputs: Mapping[str, Any] | None = None, *, all_results: bool = False) -> ServedRun:
-        """Saves and queues a run of graph `name`.
+    async def submit(self, name: str, inputs: Mapping[str, Any] | None = None, *, all_results: bool = False,
+                     webhook: str | None = None) -> ServedRun:
+        """Saves and queues a run of graph `name`; `webhook`: a URL of its own to call when it settles (webhooks.py).
 
         Raises:
             RunNotFound: no such graph. QueueFull: the queue is at its bound.
             GraphError: the graph cannot run, or an input names no static node.
+            WebhookRefused: a webhook the server will not call (webhook_targets.py), or none it can keep.
         """
         served = self.catalog.get(name)
         if served is None:
@@ -408,9 +422,15 @@ class RunService:
         if served.error is not None:
             raise GraphError(f"graph {name!r} cannot run: {served.error}")
         self._check_room()
+        if webhook is not None:
+            if self._webhooks is None:
+                raise WebhookRefused(f"checkpoint store {self.store.location} keeps no webhooks")
+            webhook = await self._webhooks.check(webhook)
         graph = served.build(self.catalog.registry, self.catalog.executor, self.catalog.services)
         run_id = uuid.uuid4().hex[:16]
         await save_new_run(graph, self.store, run_id, inject=dict(inputs or {}), all_results=all_results)
+        if webhook is not None:
+            await self._webhooks.subscribe(run_id, webhook)  # type: ignore[union-attr] - checked above
         try:
             self._check_room()  # again: other requests went on while the run was saved
         except QueueFull:
@@ -520,6 +540,7 @@ class RunService:
             return run
         await self.store.update_run(run.id, status=RunStatus.STOPPED, detail={"cancelled": True})
         run.set_status(ServedRunStatus.CANCELLED)
+        self._settled(run)
         return run
 
     async def _events_failed(self, run: ServedRun, why: str) -> None:
@@ -580,6 +601,7 @@ class RunService:
                                                   executor=self.catalog.executor, services=self.catalog.services)
         except GraphError as error:
             run.set_status(ServedRunStatus.FAILED, error=self.shown(str(error)))
+            self._settled(run)
             return
         started = time.monotonic()
         self._in_slots[run.id] = (run.graph.name, started)
@@ -625,3 +647,9 @@ class RunService:
             run.scope = None
             self._in_slots.pop(run.id, None)
             self._run_times.add(run.graph.name, time.monotonic() - started)
+        self._settled(run)  # not when the server stopped: the run goes on in the next one
+
+    def _settled(self, run: ServedRun) -> None:
+        """A run settled (ended, or asks a person): its webhooks are called, by their own task."""
+        if self._webhooks is not None:
+            self._webhooks.settled(run)

@@ -1,0 +1,254 @@
+"""Webhooks: `graphrt serve` calls a URL when a run settles, signed, retried, and saved so that a restart keeps them.
+
+A webhook is the server's (`--webhook-url`, called for every run) or a run's
+(`"webhook"` in the POST that starts it; which URLs are allowed: webhook_targets.py).
+It is called with a POST of JSON when a run
+
+- finishes (`run.finished`, with its results), fails (`run.failed`, with the error
+  located at its node) or is cancelled (`run.cancelled`); or
+- stops to wait for a person (`run.interrupted`, with the question): resuming it
+  later ends in another call.
+
+The body is redacted as the HTTP answers are (the run's own JSON, without its
+node states and inputs):
+
+    {"type": "run.finished", "delivery_id": "...", "time": 1764650000.1,
+     "run": {"id": "...", "graph": "hello", "status": "finished", "results": {...},
+             "created_at": ..., "updated_at": ..., "url": "/runs/..."}}
+
+Each call is signed with the API key (graphrt/base/signatures.py: how a receiver
+checks it, and refuses replays). Any answer but a 2xx is a failure: the call is
+made again after 1 s, then 2, 4, ... up to 10 min between calls, 10 calls in all
+(`WebhookSettings`), then the delivery is `failed` and a warning says so. Every
+delivery is a row of the run's store (checkpoint.base.WebhookStore) from the moment
+the run settles, so a server killed with deliveries pending makes them when it
+starts again. Calls go out from one task of their own, a few at once: a slow or
+dead receiver never holds a run or a worker. Logs name the URL without its query
+(webhook_targets.shown_url) and never the body.
+
+What a kill -9 can still lose: a run that settled in the moment before its
+delivery row was written (a few milliseconds) is not called.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import httpx
+
+from graphrt.base.signatures import SIGNATURE_HEADER, sign_webhook
+from graphrt.base.states import NodeState, ServedRunStatus
+from graphrt.checkpoint.base import Delivery, WebhookStore
+from graphrt.serve.webhook_targets import WebhookRefused, check_url, resolve_target, shown_url
+
+if TYPE_CHECKING:
+    from graphrt.serve.runs import ServedRun
+
+__all__ = ["EVENTS", "WebhookSettings", "Webhooks"]
+
+log = logging.getLogger("graphrt.serve")
+
+EVENTS = {  # the statuses a webhook is called on, and the event it names
+    ServedRunStatus.FINISHED: "run.finished",
+    ServedRunStatus.FAILED: "run.failed",
+    ServedRunStatus.CANCELLED: "run.cancelled",
+    ServedRunStatus.INTERRUPTED: "run.interrupted",
+}
+SUBSCRIBED = "subscribed"  # the event (and state) of a run's own URL, saved when the run is submitted
+
+
+@dataclass(frozen=True)
+class WebhookSettings:
+    """How a server calls webhooks.
+
+    Attributes:
+        url: the server's webhook, called for every run (None: only runs' own).
+        allow_private: per-run URLs may name loopback, private and link-local hosts (webhook_targets.py).
+        key: what signs each call (graphrt serve gives its API key); None: calls go unsigned.
+        attempts: calls of one delivery at most.
+        first_delay, longest_delay: seconds before the first retry, doubling up to the longest.
+        timeout: seconds one call may take.
+        at_once: calls in flight at most.
+    """
+
+    url: str | None = None
+    allow_private: bool = False
+    key: str | None = None
+    attempts: int = 10
+    first_delay: float = 1.0
+    longest_delay: float = 600.0
+    timeout: float = 10.0
+    at_once: int = 8
+
+    def __post_init__(self) -> None:
+        if self.url is not None:
+            check_url(self.url)
+        if self.attempts < 1 or self.first_delay <= 0 or self.longest_delay < self.first_delay or self.at_once < 1:
+            raise ValueError("attempts and at_once must be at least 1, and 0 < first_delay <= longest_delay")
+
+    def delay(self, attempts: int) -> float:
+        """Seconds before the call after `attempts` failed ones."""
+        return min(self.longest_delay, self.first_delay * 2 ** min(attempts - 1, 60))
+
+
+def webhook_run(run: "ServedRun") -> dict[str, Any]:
+    """The run as a webhook tells it: as GET /runs/{id} shows it (redacted alike), without nodes and inputs."""
+    shown = run.to_json()
+    outcome = {key: shown[key] for key in ("id", "graph", "status", "results", "error", "question", "parent",
+                                           "created_at", "updated_at") if key in shown}
+    failed = [node_id for node_id, state in run.nodes.items() if state == NodeState.FAILED]
+    if run.status == ServedRunStatus.FAILED and failed:
+        outcome["node"] = failed[0]
+    return {**outcome, "url": f"/runs/{run.id}"}
+
+
+class Webhooks:
+    """The webhooks of one server: subscriptions, deliveries saved to `store`, and the task that makes the calls."""
+
+    def __init__(self, store: WebhookStore, settings: WebhookSettings) -> None:
+        self.store = store
+        self.settings = settings
+        self._settled: deque[tuple[str, str, float, dict[str, Any]]] = deque()  # (run id, event, time, run): to save
+        self._in_flight: set[str] = set()
+        self._soonest = math.inf  # time.time() of the soonest retry this server knows of
+        self._wake = anyio.Event()
+        self._client: httpx.AsyncClient | None = None
+
+    # ----- runs -----
+
+    async def check(self, url: object) -> str:
+        """The URL a run may have as its own webhook (WebhookRefused: why not)."""
+        url = check_url(url)
+        await resolve_target(url, allow_private=self.settings.allow_private)
+        return url
+
+    async def subscribe(self, run_id: str, url: str) -> None:
+        """Saves `url` as run `run_id`'s own webhook, called at each settling of the run from now on."""
+        await self.store.add_deliveries([Delivery(uuid.uuid4().hex, run_id, url, SUBSCRIBED, state=SUBSCRIBED)])
+
+    def settled(self, run: "ServedRun") -> None:
+        """The run settled (EVENTS): its deliveries are saved and made by the task, never by the caller."""
+        event = EVENTS.get(run.status)
+        if event is None:
+            return
+        self._settled.append((run.id, event, time.time(), webhook_run(run)))
+        self._wake.set()
+
+    # ----- the task -----
+
+    async def serve(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Saves and makes deliveries until cancelled."""
+        async with httpx.AsyncClient(timeout=self.settings.timeout, follow_redirects=False, trust_env=False) as client, \
+                anyio.create_task_group() as tg:
+            self._client = client
+            self._soonest = 0.0  # what an earlier server left pending is due now
+            task_status.started()
+            pause = 0.5
+            while True:
+                try:
+                    await self._save_settled()
+                    await self._start_due(tg)
+                    pause = 0.5
+                except Exception as error:  # noqa: BLE001 - a store that fails now may answer later
+                    log.warning("webhooks: the store failed (%s: %s); trying again in %g s",
+                                type(error).__name__, error, pause)
+                    await anyio.sleep(pause)
+                    pause = min(30.0, pause * 2)
+                    continue
+                with anyio.move_on_after(max(0.0, min(30.0, self._soonest - time.time()))):
+                    await self._wake.wait()
+                self._wake = anyio.Event()
+
+    async def _save_settled(self) -> None:
+        """Turns what settled into delivery rows: one per URL (the server's, and the run's own)."""
+        while self._settled:
+            run_id, event, when, shown = self._settled[0]
+            urls = [self.settings.url] if self.settings.url else []
+            urls += [item.url for item in await self.store.run_deliveries(run_id)
+                     if item.state == SUBSCRIBED and item.url not in urls]
+            now = time.time()
+            deliveries = []
+            for url in urls:
+                delivery_id = uuid.uuid4().hex
+                body = json.dumps({"type": event, "delivery_id": delivery_id, "time": when, "run": shown},
+                                  ensure_ascii=False)
+                deliveries.append(Delivery(delivery_id, run_id, url, event, body, next_at=now, created_at=now))
+            await self.store.add_deliveries(deliveries)
+            self._settled.popleft()
+            if deliveries:
+                self._soonest = min(self._soonest, now)
+
+    async def _start_due(self, tg: anyio.abc.TaskGroup) -> None:
+        """Starts the calls that are due, as many as may be in flight; learns when the next one is."""
+        room = self.settings.at_once - len(self._in_flight)
+        if room <= 0 or self._soonest > time.time():
+            return
+        due = [item for item in await self.store.due_deliveries(time.time(), limit=self.settings.at_once * 2)
+               if item.delivery_id not in self._in_flight]
+        for delivery in due[:room]:
+            self._in_flight.add(delivery.delivery_id)
+            tg.start_soon(self._attempt, delivery)
+        if len(due) <= room:  # nothing else is due now: the soonest is the next pending one
+            upcoming = [item for item in await self.store.due_deliveries(math.inf, limit=len(self._in_flight) + 1)
+                        if item.delivery_id not in self._in_flight]
+            self._soonest = upcoming[0].next_at if upcoming else math.inf
+
+    async def _attempt(self, delivery: Delivery) -> None:
+        """One call of a delivery, and its outcome saved."""
+        try:
+            error = await self._call(delivery)
+            attempts = delivery.attempts + 1
+            if error is None:
+                state, next_at = "delivered", time.time()
+            elif attempts >= self.settings.attempts:
+                state, next_at = "failed", time.time()
+                log.warning("webhook %s of run %s to %s failed %d times, the last: %s; not called again",
+                            delivery.delivery_id, delivery.run_id, shown_url(delivery.url), attempts, error)
+            else:
+                state, next_at = "pending", time.time() + self.settings.delay(attempts)
+                log.info("webhook %s of run %s to %s: call %d failed (%s); again in %.2f s", delivery.delivery_id,
+                         delivery.run_id, shown_url(delivery.url), attempts, error, next_at - time.time())
+            try:
+                with anyio.CancelScope(shield=True):
+                    await self.store.update_delivery(delivery.delivery_id, state=state, attempts=attempts,
+                                                     next_at=next_at, error=error)
+            except Exception as failure:  # noqa: BLE001 - it stays pending in the store: called again later
+                log.warning("webhook %s: could not save its outcome: %s", delivery.delivery_id, failure)
+                next_at = time.time() + self.settings.delay(attempts)
+            if state == "pending":
+                self._soonest = min(self._soonest, next_at)
+        finally:
+            self._in_flight.discard(delivery.delivery_id)
+            self._wake.set()
+
+    async def _call(self, delivery: Delivery) -> str | None:
+        """Calls the receiver once; None when it took the delivery, else why not (no URL, no body in it)."""
+        body = (delivery.body or "").encode("utf-8")
+        headers = {"Content-Type": "application/json", "User-Agent": "graphrt-webhooks",
+                   "Graphrt-Event": delivery.event, "Graphrt-Delivery": delivery.delivery_id}
+        if self.settings.key:
+            headers[SIGNATURE_HEADER] = sign_webhook(self.settings.key, body)
+        try:
+            trusted = delivery.url == self.settings.url  # the operator's own URL is called as given
+            target = await resolve_target(delivery.url, allow_private=trusted or self.settings.allow_private)
+            if target.host_header is not None:
+                headers["Host"] = target.host_header
+            extensions = {"sni_hostname": target.tls_name} if target.tls_name else {}
+            assert self._client is not None
+            response = await self._client.post(target.url, content=body, headers=headers, extensions=extensions)
+        except WebhookRefused as refused:
+            return str(refused)
+        except (httpx.HTTPError, OSError) as error:
+            said = str(error).replace(delivery.url, shown_url(delivery.url))  # no query (a token) in what is saved
+            return f"{type(error).__name__}: {said}" if said else type(error).__name__
+        if 200 <= response.status_code < 300:
+            return None
+        return f"the receiver answered HTTP {response.status_code}"

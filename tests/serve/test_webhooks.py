@@ -1,0 +1,204 @@
+"""Webhooks (serve/webhooks.py, webhook_targets.py, base/signatures.py): a receiver on 127.0.0.1 that fails first
+gets the call again until it takes it, signed with the API key; the body says what GET /runs/{id} says; a
+delivery pending when the server is killed is made by the next one; URLs that lead inside are refused."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import threading
+import time
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+
+from graphrt.authoring.agent_info import AgentContext, AgentInfo
+from graphrt.base.signatures import SIGNATURE_HEADER, sign_webhook, verify_webhook
+from graphrt.checkpoint import SQLiteStore
+from graphrt.serve.webhooks import WebhookSettings
+
+from ..waiting import wait_until
+from .conftest import HELLO, SLOW_ASK, free_port, start_process, wait_for_status
+from .webhook_receiver import Receiver
+
+KEY = "test-key-3f9a"
+SECRET_NAME = "sk-proj-abcdefghijklmnopqrstuvwxyz012345"
+QUICK = WebhookSettings(first_delay=0.05, longest_delay=0.2, allow_private=True)
+
+FAILING = """\
+version: 0.5
+nodes:
+  boom:
+    agent: failingAgent
+    isResult: true
+"""
+
+
+def deliveries(checkpoint: str, run_id: str) -> list[Any]:
+    async def read() -> list[Any]:
+        store = SQLiteStore(checkpoint)
+        try:
+            return await store.run_deliveries(run_id)
+        finally:
+            await store.close()
+
+    return anyio.run(read)
+
+
+def test_a_receiver_that_fails_first_gets_the_same_signed_delivery_until_it_takes_it(serve, caplog):
+    caplog.set_level(logging.INFO, logger="graphrt.serve")
+    served = serve({"hello.yaml": HELLO}, api_key=KEY, webhooks=QUICK)
+    with Receiver(fail_first=2) as receiver, served.client(headers={"X-API-Key": KEY}) as client:
+        url = f"{receiver.url}?token=hook-token-77"
+        run = client.post("/graphs/hello/runs", json={"inputs": {"name": SECRET_NAME}, "webhook": url}).json()
+        wait_until(lambda: receiver.accepted(), "the receiver taking the webhook")
+        shown = client.get(f"/runs/{run['id']}").json()
+
+    first, second, third = receiver.calls  # two refused, then taken; none after
+    assert [call.answered for call in receiver.calls] == [500, 500, 200]
+    assert first.body == second.body == third.body and first.path == "/hook?token=hook-token-77"
+    body = third.json
+    assert body["type"] == "run.finished" and third.headers["Graphrt-Event"] == "run.finished"
+    assert body["delivery_id"] == first.headers["Graphrt-Delivery"] == third.headers["Graphrt-Delivery"]
+    run_seen = body["run"]
+    assert run_seen["id"] == run["id"] and run_seen["graph"] == "hello" and run_seen["status"] == "finished"
+    assert run_seen["results"] == shown["results"]  # redacted exactly as the HTTP answer is
+    assert SECRET_NAME not in third.body.decode() and "REDACTED" in run_seen["results"]["greeting"]
+    for call in receiver.calls:
+        assert verify_webhook(KEY, call.body, call.headers[SIGNATURE_HEADER])
+        assert KEY not in json.dumps(call.headers) and KEY not in call.body.decode()
+    assert not verify_webhook("another-key", third.body, third.headers[SIGNATURE_HEADER])
+    assert not verify_webhook(KEY, third.body.replace(b"finished", b"failed"), third.headers[SIGNATURE_HEADER])
+
+    [delivery] = [item for item in deliveries(served.checkpoint, run["id"]) if item.state != "subscribed"]
+    assert (delivery.state, delivery.attempts, delivery.error) == ("delivered", 3, None)
+    assert "call 1 failed" in caplog.text
+    assert "hook-token-77" not in caplog.text and KEY not in caplog.text and SECRET_NAME not in caplog.text
+
+
+def test_a_signature_names_its_time_so_an_old_one_is_refused():
+    body = b'{"type": "run.finished"}'
+    header = sign_webhook(KEY, body, timestamp=1_000_000)
+    assert verify_webhook(KEY, body, header, now=1_000_100)
+    assert not verify_webhook(KEY, body, header, now=1_000_000 + 301)  # a replay after five minutes
+    assert not verify_webhook(KEY, body, "v1=00")  # no time
+
+
+def test_the_servers_webhook_hears_of_every_way_a_run_settles(serve):
+    async def failing(ctx: AgentContext) -> Any:
+        raise ValueError("the agent broke")
+
+    with Receiver() as receiver:
+        served = serve({"hello.yaml": HELLO, "ask.yaml": SLOW_ASK, "failing.yaml": FAILING},
+                       agents=[AgentInfo(name="failingAgent", func=failing)],
+                       webhooks=WebhookSettings(url=receiver.url, first_delay=0.05))
+        with served.client() as client:
+            finished = client.post("/graphs/hello/runs?wait=true", json={}).json()
+            failed = client.post("/graphs/failing/runs?wait=true", json={}).json()
+            asked = client.post("/graphs/ask/runs?wait=true", json={}).json()
+            wait_until(lambda: len(receiver.accepted()) == 3, "three webhook calls")
+            client.post(f"/runs/{asked['id']}/cancel")
+            wait_until(lambda: len(receiver.accepted()) == 4, "the cancelled run's webhook call")
+
+    calls = {(call.json["run"]["id"], call.json["type"]): call.json["run"] for call in receiver.accepted()}
+    assert calls[(finished["id"], "run.finished")]["results"] == {"greeting": "Hello, World!"}
+    failure = calls[(failed["id"], "run.failed")]
+    assert failure["node"] == "boom" and failure["error"] == failed["error"] and "the agent broke" in failure["error"]
+    assert calls[(asked["id"], "run.interrupted")]["question"] == "What is your name?"
+    assert calls[(asked["id"], "run.cancelled")]["status"] == "cancelled"
+    assert all(SIGNATURE_HEADER not in call.headers for call in receiver.calls)  # no API key: unsigned
+
+
+@pytest.mark.parametrize("url, said", [
+    ("file:///etc/passwd", "must be http or https, not 'file'"),
+    ("ftp://example.com/hook", "must be http or https, not 'ftp'"),
+    ("gopher://127.0.0.1:6379/_FLUSHALL", "must be http or https"),
+    ("http://169.254.169.254/latest/meta-data/", "not a public address"),
+    ("http://127.0.0.1:1/hook", "not a public address"),
+    ("http://10.0.0.7/hook", "not a public address"),
+    ("http://[::1]/hook", "not a public address"),
+    ("http://[::ffff:127.0.0.1]/hook", "not a public address"),
+    ("http://localhost/hook", "not a public address"),
+    ("http://user:pass@example.com/hook", "may not hold a user or password"),
+    ("not a url", "must be http or https"),
+    (17, "must be a URL"),
+])
+def test_a_runs_webhook_that_leads_inside_or_is_not_http_is_refused(serve, url, said):
+    served = serve({"hello.yaml": HELLO})  # default: public addresses only
+    with served.client() as client:
+        refused = client.post("/graphs/hello/runs", json={"webhook": url})
+        assert refused.status_code == 400 and said in refused.json()["error"]
+        assert client.get("/runs").json()["runs"] == []  # no run was started
+
+
+def test_a_delivery_pending_when_the_server_is_killed_is_made_by_the_next(tmp_path):
+    folder = tmp_path / "graphs"
+    folder.mkdir()
+    (folder / "hello.yaml").write_text(HELLO, encoding="utf-8")
+    checkpoint = tmp_path / "runs.db"
+    with Receiver(fail_first=1_000_000) as receiver:  # down until the first server is killed
+        hook = f"{receiver.url}?token=hook-token-88"
+        env = {"GRAPHRT_API_KEY": KEY}
+        port = free_port()
+        first = start_process(folder, checkpoint, port, "--webhook-url", hook, env=env)
+        try:
+            run = httpx.post(f"http://127.0.0.1:{port}/graphs/hello/runs?wait=true", json={},
+                             headers={"X-API-Key": KEY}, timeout=30).json()
+            wait_until(lambda: receiver.calls, "the first (refused) webhook call")
+        finally:
+            os.kill(first.pid, signal.SIGKILL)
+            first.wait()
+        refused = receiver.calls[0]
+        with receiver._lock:
+            receiver.fail_first = 0
+        second = start_process(folder, checkpoint, free_port(), "--webhook-url", hook, env=env)
+        try:
+            wait_until(lambda: receiver.accepted(), "the next server making the pending delivery")
+        finally:
+            second.terminate()
+            second.wait(30)
+        logged = first.stderr.read() + second.stderr.read()
+
+    taken = receiver.accepted()[0]
+    assert taken.headers["Graphrt-Delivery"] == refused.headers["Graphrt-Delivery"]  # the same delivery, not anew
+    assert taken.body == refused.body and taken.json["run"]["id"] == run["id"]
+    assert verify_webhook(KEY, taken.body, taken.headers[SIGNATURE_HEADER])
+    assert "hook-token-88" not in logged and KEY not in logged
+    assert len(receiver.accepted()) == 1
+
+
+def test_deliveries_are_kept_by_both_stores_and_go_with_their_run(checkpoint):
+    from graphrt.checkpoint import Delivery, RunRecord, open_store
+
+    async def check() -> None:
+        store = open_store(checkpoint)
+        try:
+            for run_id in ("old", "live"):
+                await store.create_run(RunRecord(run_id, None, "version: 0.5", "h", status="completed"))
+            await store.add_deliveries([
+                Delivery("s1", "old", "https://a.example/hook", "subscribed", state="subscribed", created_at=0.5),
+                Delivery("d1", "old", "https://a.example/hook", "run.finished", '{"type": "run.finished"}',
+                         next_at=10.0, created_at=1.0),
+                Delivery("d2", "live", "https://b.example/hook", "run.failed", "{}", next_at=5.0, created_at=2.0)])
+            assert [item.delivery_id for item in await store.due_deliveries(11.0)] == ["d2", "d1"]  # soonest first
+            assert [item.delivery_id for item in await store.due_deliveries(6.0)] == ["d2"]
+            await store.update_delivery("d2", state="pending", attempts=1, next_at=20.0, error="HTTP 500")
+            assert [item.delivery_id for item in await store.due_deliveries(11.0)] == ["d1"]
+            await store.update_delivery("d1", state="delivered", attempts=1, next_at=12.0, error=None)
+            assert await store.due_deliveries(11.0) == []
+            [old_sub, old_call] = await store.run_deliveries("old")
+            assert (old_sub.state, old_call.state, old_call.body) == ("subscribed", "delivered", '{"type": "run.finished"}')
+            [live] = await store.run_deliveries("live")
+            assert (live.attempts, live.error, live.next_at) == (1, "HTTP 500", 20.0)
+
+            await store.update_run("live", status="completed")  # "live" is now the most recently updated
+            assert await store.prune_runs(keep=1) == ["old"]
+            assert await store.run_deliveries("old") == [] and len(await store.run_deliveries("live")) == 1
+        finally:
+            await store.close()
+
+    anyio.run(check)
