@@ -202,3 +202,13 @@ def test_deliveries_are_kept_by_both_stores_and_go_with_their_run(checkpoint):
             await store.close()
 
     anyio.run(check)
+
+
+def test_a_public_host_is_called_at_the_address_that_was_checked():
+    from graphrt.serve.webhook_targets import Target, resolve_target, shown_url
+
+    target = anyio.run(lambda: resolve_target("https://93.184.215.14:8443/hook?token=t1", allow_private=False))
+    assert target == Target("https://93.184.215.14:8443/hook?token=t1", host_header="93.184.215.14:8443",
+                            tls_name="93.184.215.14")
+    assert anyio.run(lambda: resolve_target("http://10.0.0.7/x", allow_private=True)) == Target("http://10.0.0.7/x")
+    assert shown_url("https://example.com:8443/hook?token=t1") == "https://example.com:8443/hook"
