@@ -3,14 +3,13 @@
 A node has one vocabulary, `NodeState`, that the engine, the API's run states
 and node events, and the viewer page share: GraphAI's values, so logs read as
 GraphAI's, and one of graphrt's own, `interrupted` (its agent asked a person), so
-no client reads a question from an error's text. A run has two:
+no client reads a question from an error's text. A run has one too, `RunStatus`:
+the durable engine saves it, every checkpoint store writes it, and `graphrt serve`'s
+API, its events and its viewer page show it, all with the API's names (queued,
+running, interrupted, finished, failed, cancelled).
 
-    RunStatus        a run as a checkpoint store saves it: written into files and databases,
-                     so its values never change
-    ServedRunStatus  a run as `graphrt serve`'s API and viewer show it (a run may be queued there)
-
-`served_status` is how a saved run is shown. The viewer page reads these values
-from the server (`vocabulary()`, embedded in the page), never restating them.
+The viewer page reads these values from the server (`vocabulary()`, embedded in
+the page), never restating them.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from __future__ import annotations
 from enum import StrEnum, nonmember
 from typing import Any
 
-__all__ = ["NodeState", "RunStatus", "ServedRunStatus", "served_status", "vocabulary"]
+__all__ = ["NodeState", "RunStatus", "vocabulary"]
 
 
 class NodeState(StrEnum):
@@ -42,54 +41,49 @@ class NodeState(StrEnum):
 
 
 class RunStatus(StrEnum):
-    """A saved run's status, as a checkpoint store writes it (the values are in files and databases)."""
+    """Where a run is in its life: in the engine's saved runs, in every checkpoint store, in the API and on the page.
 
+    The values are the API's. A store writes them as they are; a store written by graphrt
+    before the vocabulary was one holds two other spellings, read as their members
+    (`RunStatus.read`: `stopped` is CANCELLED, `completed` is FINISHED), so old files and
+    databases open and show the right status without being rewritten.
+    """
+
+    QUEUED = "queued"  # accepted, waiting for a worker (a server's run; a store never saves it)
     RUNNING = "running"  # started, or stopped without a chance to say so (a crash, SIGKILL)
-    INTERRUPTED = "interrupted"  # an agent asked a question; `detail` holds it
-    STOPPED = "stopped"  # cancelled (Ctrl-C, abort)
-    FAILED = "failed"  # a node failed; `detail["error"]` says how
-    COMPLETED = "completed"  # finished; `results` holds what the run returned
+    INTERRUPTED = "interrupted"  # an agent asked a question: `question` holds it, an answer resumes the run
+    FINISHED = "finished"  # `results` holds what the run returned
+    FAILED = "failed"  # a node failed; the error says how
+    CANCELLED = "cancelled"  # stopped on purpose (Ctrl-C, abort, the API's cancel)
 
-    # Groups, not members (nonmember): a store compares the text it reads with them.
-    UNFINISHED = nonmember(frozenset({RUNNING, INTERRUPTED, STOPPED, FAILED}))
-    ALL = nonmember(frozenset({RUNNING, INTERRUPTED, STOPPED, FAILED, COMPLETED}))
-    ENDED = nonmember(frozenset({STOPPED, FAILED, COMPLETED}))  # no one runs it or waits on it: retention may drop it
-
-
-class ServedRunStatus(StrEnum):
-    """A run as `graphrt serve` shows it: queued until a worker takes it, then running until it settles."""
-
-    QUEUED = "queued"
-    RUNNING = "running"
-    INTERRUPTED = "interrupted"  # an agent asked a question; `question` holds it, POST /runs/{id}/resume answers
-    FINISHED = "finished"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
-
-    ENDED = nonmember(frozenset({FINISHED, FAILED, CANCELLED}))
+    # Groups, not members (nonmember): code compares the text it reads with them.
+    ALL = nonmember(frozenset({QUEUED, RUNNING, INTERRUPTED, FINISHED, FAILED, CANCELLED}))
+    UNFINISHED = nonmember(frozenset({QUEUED, RUNNING, INTERRUPTED, CANCELLED, FAILED}))  # a resume continues it
+    ENDED = nonmember(frozenset({FINISHED, FAILED, CANCELLED}))  # no one runs it or waits on it: retention may drop it
     SETTLED = nonmember(frozenset({INTERRUPTED, FINISHED, FAILED, CANCELLED}))  # what `?wait=true` waits for
+    LEGACY = nonmember({"stopped": CANCELLED, "completed": FINISHED})  # what graphrt's stores wrote before
 
+    @classmethod
+    def read(cls, saved: str) -> "RunStatus":
+        """The status a store's text means, an older graphrt's spelling included.
 
-_SERVED_STATUS = {
-    RunStatus.RUNNING: ServedRunStatus.QUEUED,  # saved, not finished: it goes back in the queue
-    RunStatus.INTERRUPTED: ServedRunStatus.INTERRUPTED,
-    RunStatus.STOPPED: ServedRunStatus.CANCELLED,
-    RunStatus.FAILED: ServedRunStatus.FAILED,
-    RunStatus.COMPLETED: ServedRunStatus.FINISHED,
-}
+        Raises:
+            ValueError: the text is no status graphrt writes or wrote.
+        """
+        return cls(cls.LEGACY.get(saved, saved))
 
-
-def served_status(saved: str) -> ServedRunStatus:
-    """How the server shows a run a store saved with status `saved` (an unknown one as failed)."""
-    return _SERVED_STATUS.get(saved, ServedRunStatus.FAILED)  # type: ignore[call-overload]
+    @classmethod
+    def spellings(cls, statuses: "frozenset[str] | set[str]") -> tuple[str, ...]:
+        """Every text a store may hold for these statuses (for a query that filters by status), sorted."""
+        return tuple(sorted({*statuses, *(old for old, status in cls.LEGACY.items() if status in statuses)}))
 
 
 def vocabulary() -> dict[str, Any]:
     """The API's states as JSON, for clients that must not restate them (the viewer page)."""
     return {
-        "runStatus": {member.name: member.value for member in ServedRunStatus},
-        "runEnded": sorted(ServedRunStatus.ENDED),
-        "runSettled": sorted(ServedRunStatus.SETTLED),
+        "runStatus": {member.name: member.value for member in RunStatus},
+        "runEnded": sorted(RunStatus.ENDED),
+        "runSettled": sorted(RunStatus.SETTLED),
         "nodeState": {member.name: member.value for member in NodeState},
         "nodeEnded": sorted(NodeState.ENDED),
     }

@@ -49,7 +49,7 @@ class Ledger:
             raise CheckpointError(
                 f"row {row.id!r} is not the row saved as run {record.run_id!r} in {self.store.location} "
                 "(the input changed since): give the batch a new id (--batch-id) to run the changed rows")
-        if record.status != RunStatus.COMPLETED or not isinstance(record.results, dict):
+        if record.status != RunStatus.FINISHED or not isinstance(record.results, dict):
             return None
         return RowOutcome(row.id, row.index, COMPLETED, results=record.results, before=True)
 
@@ -81,15 +81,15 @@ class Ledger:
                     detail = {"node_id": error.node_id, "error": Redactor().text(str(error))}
                     await self.store.update_run(run_id, status=RunStatus.FAILED, detail=detail)
                 elif results is None:
-                    await self.store.update_run(run_id, status=RunStatus.STOPPED)
+                    await self.store.update_run(run_id, status=RunStatus.CANCELLED)
                 else:
                     try:
                         encode_value(results)
                     except Unsavable as unsavable:
-                        await self.store.update_run(run_id, status=RunStatus.COMPLETED,
+                        await self.store.update_run(run_id, status=RunStatus.FINISHED,
                                                     detail={"results": f"not saved: JSON cannot hold them ({unsavable})"})
                     else:
-                        await self.store.update_run(run_id, status=RunStatus.COMPLETED, results=results)
+                        await self.store.update_run(run_id, status=RunStatus.FINISHED, results=results)
         finally:
             await self._release(run_id)
 

@@ -78,6 +78,11 @@ class RunRecord:
     updated_at: float = 0.0
     parent: dict[str, Any] | None = None  # a fork's origin: {"run_id", "node_id", "set": [node ids given values]}
 
+    def __post_init__(self) -> None:
+        # A record an older graphrt saved spells two statuses its own way ("stopped", "completed"): read as today's.
+        if self.status in RunStatus.LEGACY:
+            self.status = RunStatus.read(self.status)
+
     @property
     def question(self) -> str | None:
         """The pending question of an interrupted run."""
@@ -163,7 +168,7 @@ class EventStore(Protocol):
         """The id of the run's last saved event; 0 if none is."""
 
     async def prune_runs(self, *, keep: int | None = None, before: float | None = None) -> list[str]:
-        """Deletes ended runs (RunStatus.ENDED: completed, failed, stopped), with their rows and events: those
+        """Deletes ended runs (RunStatus.ENDED: finished, failed, cancelled), with their rows and events: those
         past the `keep` most recently updated ended runs, and those last updated before `before` (a time.time()).
         Runs still running or waiting for an answer stay. Returns the ids deleted."""
 

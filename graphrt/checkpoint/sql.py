@@ -116,7 +116,7 @@ def _record_from_row(row: tuple[Any, ...]) -> RunRecord:
             raise damaged(f"{what}, column {column!r}", "not an object")
     if record.parent is not None and not isinstance(record.parent, dict):
         raise damaged(f"{what}, column 'parent'", "not an object")
-    if not isinstance(run_id, str) or not isinstance(graph_hash, str) or status not in RunStatus.ALL:
+    if not isinstance(run_id, str) or not isinstance(graph_hash, str) or record.status not in RunStatus.ALL:
         raise damaged(what, "not a run graphrt writes")
     return record
 
@@ -228,7 +228,7 @@ class SqlStore:
         return int(found[0][0] or 0) if found else 0
 
     async def prune_runs(self, *, keep: int | None = None, before: float | None = None) -> list[str]:
-        ended = tuple(sorted(RunStatus.ENDED))
+        ended = RunStatus.spellings(RunStatus.ENDED)  # an older graphrt's spellings too
         marks = ", ".join("?" * len(ended))
         doomed: list[str] = []
         if keep is not None:

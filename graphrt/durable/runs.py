@@ -6,8 +6,8 @@
 A run starts with its record (the graph's source, injected values, config with
 its credentials left out: credentials.py), is claimed by this process, runs
 with a `CheckpointWriter` observing it (writer.py), and ends with its status
-saved: completed with its results, failed, stopped, or interrupted by a
-question. A saved run given again continues where its rows leave off:
+saved (base/states.py's RunStatus): finished with its results, failed,
+cancelled, or interrupted by a question. A saved run given again continues where its rows leave off:
 completed nodes are not run again, so its results are those of an
 uninterrupted run.
 
@@ -263,7 +263,7 @@ async def _run_claimed(graph: Graph, store: CheckpointStore, options: RunOptions
             _check_same_graph(graph, record, store.location)
         _check_same_inputs(options.inject, record, store.location)
         options = options.replace(inject={**record.injected, **options.inject})  # that run's values, continued
-        if record.status == RunStatus.COMPLETED:
+        if record.status == RunStatus.FINISHED:
             if record.results is None and "results" in record.detail:
                 raise CheckpointError(f"run {record.run_id!r} completed, but its results were {record.detail['results']}; "
                                       "run the graph again with a new run id")
@@ -271,12 +271,12 @@ async def _run_claimed(graph: Graph, store: CheckpointStore, options: RunOptions
         restore = await _restore_state(store, record, answer)
         await store.update_run(record.run_id, status=RunStatus.RUNNING)
     writer = CheckpointWriter(store, record.run_id, restore.iteration if restore is not None else None)
-    status, detail, results = RunStatus.STOPPED, {}, None
+    status, detail, results = RunStatus.CANCELLED, {}, None
     try:
         with anyio.CancelScope() as scope:
             writer.on_failure = scope.cancel
             results = await graph.start(options, restore=restore, observers=[writer, *observers]).wait()
-            status = RunStatus.COMPLETED
+            status = RunStatus.FINISHED
         if writer.failure is not None:
             raise CheckpointError(f"could not save run {record.run_id!r} to {store.location}: "
                                   f"{type(writer.failure).__name__}: {writer.failure}") from writer.failure
@@ -292,7 +292,7 @@ async def _run_claimed(graph: Graph, store: CheckpointStore, options: RunOptions
             status, detail = RunStatus.FAILED, {"node_id": error.node_id, "error": Redactor().text(str(error))}
         raise
     finally:
-        with anyio.CancelScope(shield=True):  # a cancelled run is saved as stopped
+        with anyio.CancelScope(shield=True):  # a cancelled run is saved as cancelled
             await _finish(store, writer, record.run_id, status, detail, results)
 
 
@@ -302,9 +302,9 @@ async def _finish(store: CheckpointStore, writer: CheckpointWriter, run_id: str,
     if writer.failure is not None:
         return
     try:
-        if status != RunStatus.COMPLETED and writer.started:
+        if status != RunStatus.FINISHED and writer.started:
             await writer.save_iteration()  # a run stopped before any node completed still has its first iteration
-        if status == RunStatus.COMPLETED:
+        if status == RunStatus.FINISHED:
             try:
                 encode_value(results)
             except Unsavable as error:

@@ -21,7 +21,7 @@ import mcp.server  # noqa: F401 - the SDK, imported here: without it this module
                    # without /mcp (GraphToolServer imports it only when built, past serve's guard)
 
 from graphrt.base.errors import GraphError, RequestError
-from graphrt.base.states import ServedRunStatus
+from graphrt.base.states import RunStatus
 from graphrt.mcp.graph_tools import GraphTool, graph_tool
 from graphrt.mcp.server import GraphToolServer
 from graphrt.observe.events import Event
@@ -79,12 +79,12 @@ class McpExtension:
             await run.settled()
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
-                if run.status not in ServedRunStatus.ENDED:
+                if run.status not in RunStatus.ENDED:
                     await self.service.cancel(run.id)
             raise
-        if run.status == ServedRunStatus.FINISHED:
+        if run.status == RunStatus.FINISHED:
             return run.results or {}
-        if run.status == ServedRunStatus.INTERRUPTED:
+        if run.status == RunStatus.INTERRUPTED:
             raise GraphError(f"run {run.id} asks {run.question!r}: answer it with POST /runs/{run.id}/resume")
         raise GraphError(f"run {run.id} {run.status}" + (f": {run.error}" if run.error else ""))
 

@@ -18,7 +18,8 @@ Layer: above graphrt.durable and graphrt.api, below graphrt.cli.
     completions.py  the OpenAI-compatible endpoint: POST /v1/chat/completions runs a chat graph
     openapi.py  the OpenAPI document; static/ the viewer (plain HTML, CSS and JS, no build step)
 
-Run statuses are graphrt.base.states' ServedRunStatus; node states are the engine's NodeState.
+Run statuses are graphrt.base.states' RunStatus, the one vocabulary of the engine's saved runs, the stores and
+the API; node states are the engine's NodeState.
 """
 
 from graphrt.serve.app import create_app

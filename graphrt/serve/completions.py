@@ -27,7 +27,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from graphrt.base.errors import GraphError, RequestError
-from graphrt.base.states import ServedRunStatus
+from graphrt.base.states import RunStatus
 from graphrt.observe.events import Event, TokenDelta
 from graphrt.serve.runs import RunService, ServedRun
 from graphrt.serve.security import BodyTooLarge
@@ -123,10 +123,10 @@ def _outcome(run: ServedRun) -> str:
     Raises:
         CompletionRefused: the run did not finish (failed, cancelled, or asks a question), or gave no single reply.
     """
-    if run.status == ServedRunStatus.INTERRUPTED:
+    if run.status == RunStatus.INTERRUPTED:
         raise CompletionRefused(409, f"run {run.id} asks {run.question!r}: answer it with POST /runs/{run.id}/resume",
                        code="run_interrupted")
-    if run.status != ServedRunStatus.FINISHED:
+    if run.status != RunStatus.FINISHED:
         raise CompletionRefused(500, f"run {run.id} {run.status}" + (f": {run.error}" if run.error else ""),
                        "server_error", code=f"run_{run.status}")
     try:
@@ -196,7 +196,7 @@ async def _chunks(run: ServedRun, model: str, include_usage: bool, send: Any, re
     yield chunk({"role": "assistant", "content": ""})
     with send, receive:  # no task group in a generator (a reader that leaves closes it from another task)
         while True:
-            settled = run.status in ServedRunStatus.SETTLED
+            settled = run.status in RunStatus.SETTLED
             tokens = []
             with anyio.move_on_after(0 if settled else _SETTLE_POLL_SECONDS):
                 tokens.append(await receive.receive())

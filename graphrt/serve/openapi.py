@@ -6,11 +6,11 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from graphrt.base.states import NodeState, ServedRunStatus
+from graphrt.base.states import NodeState, RunStatus
 
 __all__ = ["openapi_document"]
 
-_STATUS = [status.value for status in ServedRunStatus]
+_STATUS = [status.value for status in RunStatus]
 _NODE_STATE = [state.value for state in NodeState]
 
 

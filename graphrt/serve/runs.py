@@ -8,7 +8,7 @@ server stopped (or was killed) goes back in the queue and continues where its
 rows leave off: completed nodes are not run again.
 
 Statuses and node states, as clients see them, are graphrt.base.states'
-ServedRunStatus (queued, running, interrupted: a node asked a question and
+RunStatus (queued, running, interrupted: a node asked a question and
 `resume` answers it, finished, failed, cancelled) and, for nodes, the engine's
 own NodeState. What the server knows of each node is in the run's NodeLedger.
 """
@@ -29,7 +29,7 @@ from anyio.abc import ObjectReceiveStream, ObjectSendStream
 
 from graphrt.base.errors import GraphError, GraphInterrupted, RequestError
 from graphrt.base.secrets import Redactor
-from graphrt.base.states import NodeState, RunStatus, ServedRunStatus, served_status
+from graphrt.base.states import NodeState, RunStatus
 from graphrt.checkpoint import (
     CheckpointError,
     CheckpointStore,
@@ -86,7 +86,7 @@ class ServedRun:
     """One run as the server tracks it: its status, node states, outcome and event log."""
 
     def __init__(self, run_id: str, graph: ServedGraph, redactor: Redactor, *,
-                 status: ServedRunStatus = ServedRunStatus.QUEUED, all_results: bool = False,
+                 status: RunStatus = RunStatus.QUEUED, all_results: bool = False,
                  created_at: float | None = None, event_limit: int = 10_000, events: EventLog | None = None,
                  shown: Callable[[str], str] | None = None) -> None:
         self.id = run_id
@@ -145,33 +145,33 @@ class ServedRun:
         self.ledger.record(event, record)
         self.events.append(record, notify=notify)
 
-    def set_status(self, status: ServedRunStatus, *, results: Any = None, error: str | None = None,
+    def set_status(self, status: RunStatus, *, results: Any = None, error: str | None = None,
                    question: str | None = None, announce: bool = True) -> None:
         """Sets how the run stands, and tells its readers with a RunStatus event (unless not `announce`: a run
         read back from the store whose saved log says it already)."""
         self.status = status
         self.updated_at = time.time()
-        if status == ServedRunStatus.RUNNING and self.started_at is None:
+        if status == RunStatus.RUNNING and self.started_at is None:
             self.started_at = self.updated_at
-        if status in ServedRunStatus.ENDED:
+        if status in RunStatus.ENDED:
             self.ended_at = self.updated_at
             self.ledger.settle(NodeState.ABORTED)  # what was still queued or running will not go on
         self.results = results
         self.error = error
         self.question = question
-        if status in ServedRunStatus.SETTLED:
+        if status in RunStatus.SETTLED:
             self._settled.set()
         elif self._settled.is_set():
             self._settled = anyio.Event()
         if announce:
             self.events.append({"type": "RunStatus", "run_id": self.id, "time": self.updated_at, **self._outcome(),
                                "nodes": dict(self.nodes)})
-        if status in ServedRunStatus.ENDED:
+        if status in RunStatus.ENDED:
             self.events.close()
 
     async def settled(self) -> None:
         """Waits until the run ends or asks a question."""
-        while self.status not in ServedRunStatus.SETTLED:
+        while self.status not in RunStatus.SETTLED:
             await self._settled.wait()
 
     # ----- what a client sees -----
@@ -310,9 +310,10 @@ class RunService:
             served = self.catalog.as_started(record)  # the version it started with, whatever the file is now
             if served is None:
                 continue
-            run = await self._from_record(record, served)
+            # A run saved as running was cut off with its server: it goes back in the queue.
+            run = await self._from_record(record, served, requeued=record.status == RunStatus.RUNNING)
             self._remember(run)
-            if run.status == ServedRunStatus.QUEUED:
+            if run.status == RunStatus.QUEUED:
                 jobs.append(_Job(run, None))
         if jobs:
             log.info("continuing %d saved run(s)", len(jobs))
@@ -329,9 +330,10 @@ class RunService:
             return EventLog(self._event_limit)
         return self._saver.log_for(run_id, self._event_limit, saved + 1)
 
-    async def _from_record(self, record: RunRecord, served: ServedGraph) -> ServedRun:
+    async def _from_record(self, record: RunRecord, served: ServedGraph, *, requeued: bool = False) -> ServedRun:
         saved = await self._saver.store.last_event_id(record.run_id) if self._saver is not None else 0
-        run = ServedRun(record.run_id, served, self.redactor, shown=self.shown, status=served_status(record.status),
+        status = RunStatus.QUEUED if requeued else RunStatus.read(record.status)
+        run = ServedRun(record.run_id, served, self.redactor, shown=self.shown, status=status,
                         all_results=record.all_results, created_at=record.created_at or None,
                         event_limit=self._event_limit, events=await self._events_for(record.run_id, saved=saved))
         run.question = record.question
@@ -339,14 +341,14 @@ class RunService:
         run.parent = record.parent
         if record.status == RunStatus.FAILED:
             run.error = self.shown(record.detail.get("error") or "") or None
-        if record.status == RunStatus.COMPLETED:
+        if record.status == RunStatus.FINISHED:
             run.results = self.redactor.value(record.results)
         await self._restore_nodes(run, record)
         # A run that ended has its whole log saved, ending with its status; one saved by an older server has none.
         run.set_status(run.status, results=run.results, error=run.error, question=run.question,
-                       announce=not (saved and run.status in ServedRunStatus.ENDED))
+                       announce=not (saved and run.status in RunStatus.ENDED))
         run.updated_at = record.updated_at or run.created_at  # as saved, not the time it was read back
-        if run.status in ServedRunStatus.ENDED:
+        if run.status in RunStatus.ENDED:
             run.ended_at = run.updated_at
         return run
 
@@ -374,7 +376,7 @@ class RunService:
     def _remember(self, run: ServedRun) -> None:
         self._runs[run.id] = run
         while len(self._runs) > self._keep_runs:
-            oldest = next((run_id for run_id, kept in self._runs.items() if kept.status in ServedRunStatus.ENDED), None)
+            oldest = next((run_id for run_id, kept in self._runs.items() if kept.status in RunStatus.ENDED), None)
             if oldest is None:
                 break
             del self._runs[oldest]
@@ -434,13 +436,13 @@ class RunService:
         try:
             self._check_room()  # again: other requests went on while the run was saved
         except QueueFull:
-            await self.store.update_run(run_id, status=RunStatus.STOPPED, detail={"cancelled": True})
+            await self.store.update_run(run_id, status=RunStatus.CANCELLED, detail={"cancelled": True})
             raise
         run = ServedRun(run_id, served, self.redactor, shown=self.shown, all_results=all_results,
                         event_limit=self._event_limit,
                         events=await self._events_for(run_id))
         run.inputs = self.redactor.value(dict(inputs or {}))
-        run.set_status(ServedRunStatus.QUEUED)
+        run.set_status(RunStatus.QUEUED)
         self._remember(run)
         self._send.send_nowait(_Job(run, graph))  # type: ignore[union-attr] - room was checked above
         return run
@@ -472,7 +474,7 @@ class RunService:
             if name is None:
                 continue
             held = self._runs.get(record.run_id)
-            status = held.status if held is not None else served_status(record.status)
+            status = held.status if held is not None else RunStatus.read(record.status)
             listed.append({"id": record.run_id, "graph": name, "status": status,
                            "created_at": record.created_at, "updated_at": record.updated_at,
                            **({"parent": record.parent} if record.parent is not None else {})})
@@ -485,7 +487,7 @@ class RunService:
             RunNotFound, RunConflict (it asks nothing), QueueFull.
         """
         run = await self.get(run_id)
-        if run.status != ServedRunStatus.INTERRUPTED:
+        if run.status != RunStatus.INTERRUPTED:
             raise RunConflict(f"run {run_id!r} is {run.status}, not waiting for an answer")
         if answer is None:  # the request's fault, not the run's state
             raise RequestError(f"run {run_id!r} asks {run.question!r}: send an answer that is not null")
@@ -494,7 +496,7 @@ class RunService:
             if state == NodeState.INTERRUPTED:
                 run.ledger.answered(node_id, time.time())
                 run.answers.append({"key": node_id, "answer": self.redactor.value(answer), "time": time.time()})
-        run.set_status(ServedRunStatus.QUEUED)
+        run.set_status(RunStatus.QUEUED)
         self._send.send_nowait(_Job(run, None, answer))  # type: ignore[union-attr]
         return run
 
@@ -513,12 +515,12 @@ class RunService:
         run.inputs = self.redactor.value(forked.record.injected)
         run.parent = forked.record.parent
         await self._restore_nodes(run, forked.record)  # the results it keeps
-        run.set_status(ServedRunStatus.QUEUED)
+        run.set_status(RunStatus.QUEUED)
         self._remember(run)
         try:
             self._check_room()
         except QueueFull:
-            await self.store.update_run(run.id, status=RunStatus.STOPPED, detail={"cancelled": True})
+            await self.store.update_run(run.id, status=RunStatus.CANCELLED, detail={"cancelled": True})
             raise
         self._send.send_nowait(_Job(run, None))  # type: ignore[union-attr] - rebuilt from its checkpoint, as a resume
         return run
@@ -530,16 +532,16 @@ class RunService:
             RunNotFound, RunConflict (it has ended).
         """
         run = await self.get(run_id)
-        if run.status in ServedRunStatus.ENDED:
+        if run.status in RunStatus.ENDED:
             raise RunConflict(f"run {run_id!r} has {run.status} already")
         run.cancel_requested = True
-        if run.status == ServedRunStatus.RUNNING and run.scope is not None:
+        if run.status == RunStatus.RUNNING and run.scope is not None:
             run.scope.cancel()
             with anyio.move_on_after(10):
                 await run.settled()
             return run
-        await self.store.update_run(run.id, status=RunStatus.STOPPED, detail={"cancelled": True})
-        run.set_status(ServedRunStatus.CANCELLED)
+        await self.store.update_run(run.id, status=RunStatus.CANCELLED, detail={"cancelled": True})
+        run.set_status(RunStatus.CANCELLED)
         self._settled(run)
         return run
 
@@ -554,7 +556,7 @@ class RunService:
                 await self.store.update_run(run.id, status=RunStatus.FAILED, detail={"error": error})
         except Exception as failure:  # noqa: BLE001 - the store that failed the run may fail this too
             log.warning("could not save that run %s failed: %s", run.id, failure)
-        run.set_status(ServedRunStatus.FAILED, error=error)
+        run.set_status(RunStatus.FAILED, error=error)
 
     # ----- retention -----
 
@@ -565,7 +567,7 @@ class RunService:
         deleted = await self.retention.sweep(self._store)
         for run_id in deleted:
             held = self._runs.get(run_id)
-            if held is not None and held.status in ServedRunStatus.ENDED:
+            if held is not None and held.status in RunStatus.ENDED:
                 del self._runs[run_id]
         if deleted:
             log.info("retention: deleted %d ended run(s)", len(deleted))
@@ -600,12 +602,12 @@ class RunService:
                 graph, _ = await afrom_checkpoint(self.store, run.id, as_started=True, agents=self.catalog.registry,
                                                   executor=self.catalog.executor, services=self.catalog.services)
         except GraphError as error:
-            run.set_status(ServedRunStatus.FAILED, error=self.shown(str(error)))
+            run.set_status(RunStatus.FAILED, error=self.shown(str(error)))
             self._settled(run)
             return
         started = time.monotonic()
         self._in_slots[run.id] = (run.graph.name, started)
-        run.set_status(ServedRunStatus.RUNNING)
+        run.set_status(RunStatus.RUNNING)
         unsaved: list[str] = []  # why the run was stopped: its events could not be saved fast enough
 
         def events_not_saved(why: str) -> None:
@@ -623,18 +625,18 @@ class RunService:
                     results = await arun_checkpointed(graph, self.store, all_results=run.all_results, run_id=run.id,
                                                      answer=job.answer, subscribe=(run.on_event,), observers=[held])
                 except GraphInterrupted as asked:
-                    run.set_status(ServedRunStatus.INTERRUPTED, question=asked.question)
+                    run.set_status(RunStatus.INTERRUPTED, question=asked.question)
                 except GraphError as error:
-                    run.set_status(ServedRunStatus.FAILED, error=self.shown(str(error)))
+                    run.set_status(RunStatus.FAILED, error=self.shown(str(error)))
                 except Exception as error:
                     log.exception("run %s failed", run.id)
-                    run.set_status(ServedRunStatus.FAILED, error=self.shown(f"{type(error).__name__}: {error}"))
+                    run.set_status(RunStatus.FAILED, error=self.shown(f"{type(error).__name__}: {error}"))
                 else:
-                    run.set_status(ServedRunStatus.FINISHED, results=self.redactor.value(results))
+                    run.set_status(RunStatus.FINISHED, results=self.redactor.value(results))
             if scope.cancelled_caught and unsaved:
                 await self._events_failed(run, unsaved[0])
             elif scope.cancelled_caught:
-                run.set_status(ServedRunStatus.CANCELLED)
+                run.set_status(RunStatus.CANCELLED)
         except anyio.get_cancelled_exc_class():
             # The server is stopping, not the run: leave it saved as running, for the next server.
             try:

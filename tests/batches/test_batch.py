@@ -126,7 +126,7 @@ def test_a_batch_run_again_skips_the_rows_that_completed(batch_graph, tmp_path):
         finally:
             await store.close()
 
-    assert anyio.run(saved) == {"b/1": "completed", "b/2": "failed", "b/3": "completed", "b/4": "completed"}
+    assert anyio.run(saved) == {"b/1": "finished", "b/2": "failed", "b/3": "finished", "b/4": "finished"}
 
 
 def test_an_outcome_line_is_json_whatever_the_results(batch_graph, tmp_path):

@@ -49,10 +49,10 @@ async def test_saving_a_run_id_twice_is_an_error(store: CheckpointStore) -> None
 async def test_update_run_sets_the_status_its_detail_and_results(store: CheckpointStore) -> None:
     await store.create_run(_record())
 
-    await store.update_run("r1", status=RunStatus.COMPLETED, detail={"note": "done"}, results={"out": [1, UNDEFINED]})
+    await store.update_run("r1", status=RunStatus.FINISHED, detail={"note": "done"}, results={"out": [1, UNDEFINED]})
 
     saved = await store.get_run("r1")
-    assert (saved.status, saved.detail, saved.results) == ("completed", {"note": "done"}, {"out": [1, UNDEFINED]})
+    assert (saved.status, saved.detail, saved.results) == ("finished", {"note": "done"}, {"out": [1, UNDEFINED]})
 
 
 async def test_rows_come_back_in_the_order_they_were_written(store: CheckpointStore) -> None:
@@ -101,8 +101,22 @@ async def test_runs_are_listed_most_recently_updated_first(store: CheckpointStor
 async def test_a_fork_s_parent_is_kept_through_updates(store: CheckpointStore) -> None:
     parent = {"run_id": "r1", "node_id": "draft", "set": ["draft"]}
     await store.create_run(_record("r2", parent=parent))
-    await store.update_run("r2", status=RunStatus.COMPLETED, detail={}, results={"a": 1})
+    await store.update_run("r2", status=RunStatus.FINISHED, detail={}, results={"a": 1})
 
     assert (await store.get_run("r2")).parent == parent
     await store.create_run(_record("r3"))
     assert (await store.get_run("r3")).parent is None
+
+
+async def test_a_status_an_older_graphrt_saved_reads_as_today_s(store: CheckpointStore) -> None:
+    # Before run statuses were one vocabulary, graphrt's stores wrote "completed" and "stopped".
+    await store.create_run(_record("done"))
+    await store.create_run(_record("stopped"))
+    await store.update_run("done", status="completed", results={"a": 1})
+    await store.update_run("stopped", status="stopped", detail={"cancelled": True})
+    assert (await store.get_run("done")).status is RunStatus.FINISHED
+    assert (await store.get_run("stopped")).status is RunStatus.CANCELLED
+    assert {record.run_id: record.status for record in await store.runs()} == {
+        "done": RunStatus.FINISHED, "stopped": RunStatus.CANCELLED}
+    if hasattr(store, "prune_runs"):  # retention counts them as ended, as it did
+        assert sorted(await store.prune_runs(keep=0)) == ["done", "stopped"]

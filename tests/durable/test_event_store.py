@@ -32,8 +32,8 @@ async def test_events_come_back_after_an_id_in_order_and_apart_per_run(store: Ev
 
 
 async def test_prune_keeps_the_newest_ended_runs_and_every_unfinished_one(store: EventStore) -> None:
-    for number, status in enumerate([RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.RUNNING, RunStatus.STOPPED,
-                                     RunStatus.INTERRUPTED, RunStatus.COMPLETED], start=1):
+    for number, status in enumerate([RunStatus.FINISHED, RunStatus.FAILED, RunStatus.RUNNING, RunStatus.CANCELLED,
+                                     RunStatus.INTERRUPTED, RunStatus.FINISHED], start=1):
         await store.create_run(_record(f"r{number}", status, updated_at=1000.0 + number))
         await store.add_row(Row(f"r{number}", 0, "iteration", "", "{}"))
         await store.add_events(f"r{number}", [(1, "{}")])
@@ -47,7 +47,7 @@ async def test_prune_keeps_the_newest_ended_runs_and_every_unfinished_one(store:
 
 
 async def test_prune_drops_ended_runs_last_updated_before_a_time(store: EventStore) -> None:
-    await store.create_run(_record("old", RunStatus.COMPLETED, updated_at=1000.0))
+    await store.create_run(_record("old", RunStatus.FINISHED, updated_at=1000.0))
     await store.create_run(_record("old-but-asking", RunStatus.INTERRUPTED, updated_at=1000.0))
     await store.create_run(_record("new", RunStatus.FAILED, updated_at=5000.0))
 

@@ -124,7 +124,7 @@ async def test_a_cancelled_run_is_saved_as_stopped_and_resumes(recorder, tmp_pat
         data = {"version": 0.5, "nodes": {"first": {"agent": "recordAgent"},
                                           "stop": {"agent": "cancelAgent", "inputs": {"x": ":first"}}}}
         await arun_checkpointed(graphrt.Graph(data, agents=agents), tmp_path / "runs.db", run_id="r1")
-    assert (await SQLiteStore(tmp_path / "runs.db").get_run("r1")).status == RunStatus.STOPPED
+    assert (await SQLiteStore(tmp_path / "runs.db").get_run("r1")).status == RunStatus.CANCELLED
 
     done = [*recorder.agents, graphrt.AgentInfo("cancelAgent", lambda ctx: "resumed")]
     results = await graphrt.aresume(tmp_path / "runs.db", "r1", agents=done, all_results=True)

@@ -46,7 +46,7 @@ async def test_a_fork_from_a_node_reruns_it_and_what_depends_on_it_only(recorder
     assert results == {"review": {"node": "review", "draft": "graphs", "outline": "graphs"}}
     saved = await store.get_run(forked.run_id)
     assert saved.parent == {"run_id": "parent", "node_id": "draft", "set": []}
-    assert saved.status == RunStatus.COMPLETED
+    assert saved.status == RunStatus.FINISHED
     assert (await store.get_run("parent")).parent is None
 
 

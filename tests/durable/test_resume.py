@@ -40,7 +40,7 @@ async def test_a_checkpointed_run_gives_the_results_of_a_plain_run(recorder, sto
     saved = await arun_checkpointed(recorder.graph(CHAIN), store, run_id="r1")
 
     assert saved == plain == {"third": {"node": "third", "before": "second"}}
-    assert (await store.get_run("r1")).status == RunStatus.COMPLETED
+    assert (await store.get_run("r1")).status == RunStatus.FINISHED
 
 
 async def test_a_failed_run_resumes_without_running_completed_nodes_again(recorder, store: CheckpointStore) -> None:
@@ -131,7 +131,7 @@ async def test_resume_without_a_run_id_continues_the_latest_unfinished_run(recor
     await graphrt.aresume(store, agents=recorder.agents)
 
     assert recorder.calls == ["third"]
-    assert (await store.get_run("broken")).status == RunStatus.COMPLETED
+    assert (await store.get_run("broken")).status == RunStatus.FINISHED
 
 
 async def test_resuming_an_unknown_run_lists_the_saved_runs(recorder, tmp_path: Path) -> None:
@@ -292,7 +292,7 @@ async def test_a_cancelled_run_is_saved_as_stopped(recorder, store: CheckpointSt
         await arun_checkpointed(graph, store, run_id="r1")
     assert scope.cancelled_caught
 
-    assert (await store.get_run("r1")).status == RunStatus.STOPPED
+    assert (await store.get_run("r1")).status == RunStatus.CANCELLED
     assert [row.key for row in await store.get_rows("r1")] == ["", "first"]
 
 

@@ -119,7 +119,7 @@ def test_a_run_saves_to_a_third_party_store(memo_store: Path, tmp_path: Path) ->
         finally:
             await store.close()
 
-    assert anyio.run(saved) == [("r1", "completed")]
+    assert anyio.run(saved) == [("r1", "finished")]
 
 
 def test_the_help_lists_the_installed_stores(memo_store: Path, capsys) -> None:

@@ -166,7 +166,7 @@ def test_cancel_stops_the_running_agent(serve):
         assert client.get(f"/runs/{run_id}").json()["nodes"] == {"wait": "abort"}
         assert client.post(f"/runs/{run_id}/cancel").status_code == 409
         saved = anyio.run(served.service.store.get_run, run_id)  # a SQLite store: usable from this thread
-        assert saved.status == "stopped"  # not resumed by the next server
+        assert saved.status == "cancelled"  # not resumed by the next server
 
 
 def test_a_full_queue_answers_429_with_retry_after(serve):
@@ -307,7 +307,7 @@ def test_node_events_carry_the_state_they_leave_the_node_in(serve):
 
 
 def test_the_page_and_the_openapi_document_take_the_servers_states(serve):
-    from graphrt.base.states import NodeState, ServedRunStatus, vocabulary
+    from graphrt.base.states import NodeState, RunStatus, vocabulary
 
     served = serve({"hello.yaml": HELLO})
     with served.client() as client:
@@ -315,5 +315,6 @@ def test_the_page_and_the_openapi_document_take_the_servers_states(serve):
         spec = client.get("/openapi.json").json()["components"]["schemas"]
     embedded = page.split('<script id="vocabulary" type="application/json">')[1].split("</script>")[0]
     assert json.loads(embedded) == vocabulary()
-    assert spec["Run"]["properties"]["status"]["enum"] == [status.value for status in ServedRunStatus]
+    assert spec["Run"]["properties"]["status"]["enum"] == [status.value for status in RunStatus]
     assert spec["Run"]["properties"]["nodes"]["additionalProperties"]["enum"] == [state.value for state in NodeState]
+

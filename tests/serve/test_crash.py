@@ -107,7 +107,7 @@ def test_runs_survive_kill_9_and_finish_once(tmp_path: Path, checkpoint: str):
     # Only the node in flight at the kill started again: c, in the three runs that had reached it.
     held = collections.Counter(_held(gate))
     assert held == collections.Counter({(run_id, "c"): 2 if run_id in started else 1 for run_id in runs})
-    assert _saved(checkpoint, runs[:1])[0][runs[0]].status == "completed"
+    assert _saved(checkpoint, runs[:1])[0][runs[0]].status == "finished"
 
 
 def test_a_server_stopped_gracefully_continues_its_runs_when_started_again(tmp_path: Path):
@@ -123,7 +123,7 @@ def test_a_server_stopped_gracefully_continues_its_runs_when_started_again(tmp_p
     wait_until(lambda: _held(gate) == [(run_id, "b")], "the run reaching b")
     server.send_signal(signal.SIGTERM)
     server.wait(20)  # uvicorn shuts down, then lets SIGTERM end the process (exit code -15)
-    assert _saved(checkpoint, [run_id])[0][run_id].status == "running"  # not "stopped": it was not cancelled
+    assert _saved(checkpoint, [run_id])[0][run_id].status == "running"  # not "cancelled": it was not cancelled
     gate.touch()
     server = start_process(folder, checkpoint, port, *agents)
     try:
