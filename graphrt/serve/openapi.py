@@ -7,15 +7,24 @@ from collections.abc import Iterable
 from typing import Any
 
 from graphrt.base.states import NodeState, RunStatus
+from graphrt.serve.event_schemas import event_schemas
 
 __all__ = ["openapi_document"]
 
 _STATUS = [status.value for status in RunStatus]
 _NODE_STATE = [state.value for state in NodeState]
+_EVENTS = event_schemas()
 
 
 def _ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
+
+
+# Each event record as a schema `<type>Event`, and `Event`: any of them, told apart by `type`.
+_EVENT_SCHEMAS: dict[str, Any] = {f"{name}Event": schema for name, schema in _EVENTS.items()}
+_EVENT_SCHEMAS["Event"] = {"oneOf": [_ref(name) for name in _EVENT_SCHEMAS],
+                           "discriminator": {"propertyName": "type",
+                                             "mapping": {name: f"#/components/schemas/{name}Event" for name in _EVENTS}}}
 
 
 def _json(schema: dict[str, Any], description: str, headers: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -180,7 +189,7 @@ def openapi_document(graphs: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
         "info": {"title": "graphrt serve", "version": "1",
                  "description": "Run GraphAI graph files over HTTP: durable runs, live events, human-in-the-loop answers."},
         "components": {
-            "schemas": {**_SCHEMAS, **graph_schemas},
+            "schemas": {**_SCHEMAS, **_EVENT_SCHEMAS, **graph_schemas},
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"},
                                 "apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"}},
         },
@@ -215,14 +224,16 @@ def openapi_document(graphs: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
                                        "responses": {"200": _json(_ref("Run"), "the run"), "404": _ERROR}}},
             "/runs/{run_id}/events": {"get": {
                 "summary": "The run's events as Server-Sent Events",
-                "description": "Each event's name is its type (NodeStarted, NodeCompleted, NodeFailed, TokenDelta, "
-                               "ToolCalled, ToolReturned, AgentProgress, RunStatus, ...) and its data the event as "
-                               "JSON. Send Last-Event-ID (or ?last_event_id=) to get only the events after it. "
-                               "The stream ends when the run ends.",
+                "description": "Each event's name is its type and its data the event as JSON: one of the "
+                               "Event schemas (" + ", ".join(_EVENTS) + "). A node that asks a person is "
+                               "NodeInterrupted (not a failure), one cancelled is NodeAborted. Send Last-Event-ID "
+                               "(or ?last_event_id=) to get only the events after it. The stream ends when the run "
+                               "ends.",
                 "operationId": "runEvents",
                 "parameters": [_RUN_ID, {"name": "Last-Event-ID", "in": "header", "schema": {"type": "string"}}],
                 "responses": {"200": {"description": "the event stream",
-                                      "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+                                      "content": {"text/event-stream": {
+                                          "schema": {"type": "string"}, "itemSchema": _ref("Event")}}},
                               "404": _ERROR}}},
             "/runs/{run_id}/nodes": {"get": {
                 "summary": "What each node of the run did (nested graphs' nodes too), without values",

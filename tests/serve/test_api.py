@@ -318,3 +318,38 @@ def test_the_page_and_the_openapi_document_take_the_servers_states(serve):
     assert spec["Run"]["properties"]["status"]["enum"] == [status.value for status in RunStatus]
     assert spec["Run"]["properties"]["nodes"]["additionalProperties"]["enum"] == [state.value for state in NodeState]
 
+
+def test_the_openapi_document_describes_every_event_a_stream_sends(serve):
+    import jsonschema
+
+    from graphrt.observe.events import NodeAborted, NodeInterrupted
+
+    started = threading.Event()
+
+    async def forever(ctx: AgentContext) -> Any:
+        started.set()
+        await anyio.sleep_forever()
+
+    served = serve({"ask.yaml": SLOW_ASK, "forever.yaml": FOREVER}, agents=[AgentInfo(name="foreverAgent", func=forever)])
+    with served.client() as client:
+        spec = client.get("/openapi.json").json()
+        schemas = spec["components"]["schemas"]
+        records = []
+        asking = client.post("/graphs/ask/runs", json={}).json()["id"]
+        with client.stream("GET", f"/runs/{asking}/events") as response:  # it stays open while the run asks
+            for _, _, data in sse_events(response):
+                records.append(data)
+                if data["type"] == "RunStatus" and data["status"] == "interrupted":
+                    break
+        waiting = client.post("/graphs/forever/runs", json={}).json()["id"]
+        assert started.wait(30), "the agent did not start"  # a guard against a hang
+        client.post(f"/runs/{waiting}/cancel")
+        with client.stream("GET", f"/runs/{waiting}/events") as response:  # it ends with the run
+            records += [data for _, _, data in sse_events(response)]
+    described = spec["paths"]["/runs/{run_id}/events"]["get"]["description"]
+    assert {"NodeInterrupted", "NodeAborted"} <= {record["type"] for record in records}
+    for record in records:
+        jsonschema.validate(record, schemas[f"{record['type']}Event"])
+        assert record["type"] in described and record["type"] in schemas["Event"]["discriminator"]["mapping"]
+    assert {NodeInterrupted.__name__, NodeAborted.__name__} <= {ref["$ref"].rsplit("/", 1)[1][:-len("Event")]
+                                                              for ref in schemas["Event"]["oneOf"]}
