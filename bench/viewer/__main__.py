@@ -6,7 +6,9 @@ browser download), and `GraphPicture.draw` draws layered graphs: `--width`
 nodes a layer, each reading two nodes of the layer above. Each size is drawn
 `--repeat` times after one untimed drawing; the table gives the median time of
 `draw` (layout and SVG) and of `draw` plus the browser's first layout and paint
-of it (a forced reflow, then a frame). GraphAI and LangGraph ship no viewer, so
+of it (a forced reflow, then a frame); then, on the drawn picture, of a pan step
+and a zoom step until painted (the median of 8 each, at the first view), of
+fitting the whole graph in view, and of a pan step of the fitted picture. GraphAI and LangGraph ship no viewer, so
 there is nothing to set beside it.
 
     .venv/bin/python -m bench.viewer                  # 100, 1000, 5000 nodes
@@ -45,12 +47,24 @@ async ([size, width]) => {
   const box = document.getElementById("drawing");
   const ids = new Set(nodes.map((n) => n.id));
   const drawing = { nodes, edges: edges.filter((e) => ids.has(e.target)) };
+  const frame = () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
   const started = performance.now();
-  GraphPicture.draw(box, drawing, states, () => {});
+  const picture = GraphPicture.draw(box, drawing, states, () => {});
   const drawn = performance.now();
   box.getBoundingClientRect(); document.body.offsetHeight; // layout
-  await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
-  return { draw: drawn - started, painted: performance.now() - started, nodes: nodes.length };
+  await frame();
+  const painted = performance.now() - started;
+  // Interaction: each step until it is painted; the median of the steps of each kind.
+  const timed = async (step) => { const t = performance.now(); step(); document.body.offsetHeight; await frame();
+                                  return performance.now() - t; };
+  const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const pans = [], zooms = [], fitted = [];
+  for (let i = 0; i < 8; i++) pans.push(await timed(() => picture.panBy(i % 2 ? -120 : 120, 90)));
+  for (let i = 0; i < 8; i++) zooms.push(await timed(() => picture.zoom(i % 2 ? 1 / 1.25 : 1.25)));
+  fitted.push(await timed(() => picture.fit()));  // the whole graph in view: the far level of detail
+  for (let i = 0; i < 8; i++) fitted.push(await timed(() => picture.panBy(i % 2 ? -40 : 40, 30)));
+  return { draw: drawn - started, painted, nodes: nodes.length, pan: median(pans), zoom: median(zooms),
+           fit: fitted[0], fitPan: median(fitted.slice(1)) };
 }
 """
 
@@ -70,8 +84,9 @@ def measure(sizes: list[int], width: int, repeat: int) -> list[dict]:
             for size in sizes:
                 page.evaluate(_DRAW, [size, width])  # untimed: the engine compiles the code first
                 runs = [page.evaluate(_DRAW, [size, width]) for _ in range(repeat)]
-                rows.append({"nodes": runs[0]["nodes"], "draw_ms": statistics.median(r["draw"] for r in runs),
-                             "painted_ms": statistics.median(r["painted"] for r in runs), "repeat": repeat})
+                rows.append({"nodes": runs[0]["nodes"], "repeat": repeat,
+                             **{f"{key}_ms": statistics.median(r[key] for r in runs)
+                                for key in ("draw", "painted", "pan", "zoom", "fit", "fitPan")}})
         finally:
             browser.close()
     return rows
@@ -92,10 +107,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(rows))
         return 0
-    print(f"| nodes | draw (median of {args.repeat}) | draw + first layout and paint |")
-    print("|---:|---:|---:|")
+    print(f"| nodes | draw | draw + first paint | pan step | zoom step | fit | pan step, fitted |  (medians of {args.repeat})")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
     for row in rows:
-        print(f"| {row['nodes']:,} | {row['draw_ms']:.1f} ms | {row['painted_ms']:.1f} ms |")
+        print(f"| {row['nodes']:,} | " + " | ".join(f"{row[key + '_ms']:.1f} ms" for key in
+                                                  ("draw", "painted", "pan", "zoom", "fit", "fitPan")) + " |")
     return 0
 
 
