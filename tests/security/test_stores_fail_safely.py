@@ -54,12 +54,12 @@ async def test_a_write_cancelled_mid_statement_leaves_the_postgres_connection_us
         admin.execute("BEGIN")
         admin.execute("LOCK TABLE graphrt_runs IN ACCESS EXCLUSIVE MODE")  # the store's next write waits on it
         async with anyio.create_task_group() as tg:
-            tg.start_soon(functools.partial(store.update_run, "held", status="stopped"))
+            tg.start_soon(functools.partial(store.update_run, "held", status="cancelled"))
             await anyio.to_thread.run_sync(lambda: wait_until(lambda: _backends(admin, "Lock"), "the write waiting"))
             tg.cancel_scope.cancel()  # the run is cancelled while its write is in the server
             admin.execute("ROLLBACK")
     # The cancelled write finished (it was shielded) and the same connection answers.
-    assert (await store.get_run("held")).status == "stopped"
+    assert (await store.get_run("held")).status == "cancelled"
     with pytest.raises(CheckpointError, match="running elsewhere"):  # and still holds the run's claim
         await PostgresStore(postgres_url).claim_run("held")
     await store.close()
