@@ -45,7 +45,7 @@ import anyio
 import httpx
 
 from graphrt.base.signatures import SIGNATURE_HEADER, sign_webhook
-from graphrt.base.states import NodeState, ServedRunStatus
+from graphrt.base.states import NodeState, RunStatus
 from graphrt.checkpoint.base import Delivery, WebhookStore
 from graphrt.serve.webhook_targets import WebhookRefused, check_url, resolve_target, shown_url
 
@@ -57,10 +57,10 @@ __all__ = ["EVENTS", "WebhookSettings", "Webhooks"]
 log = logging.getLogger("graphrt.serve")
 
 EVENTS = {  # the statuses a webhook is called on, and the event it names
-    ServedRunStatus.FINISHED: "run.finished",
-    ServedRunStatus.FAILED: "run.failed",
-    ServedRunStatus.CANCELLED: "run.cancelled",
-    ServedRunStatus.INTERRUPTED: "run.interrupted",
+    RunStatus.FINISHED: "run.finished",
+    RunStatus.FAILED: "run.failed",
+    RunStatus.CANCELLED: "run.cancelled",
+    RunStatus.INTERRUPTED: "run.interrupted",
 }
 SUBSCRIBED = "subscribed"  # the event (and state) of a run's own URL, saved when the run is submitted
 
@@ -105,7 +105,7 @@ def webhook_run(run: "ServedRun") -> dict[str, Any]:
     outcome = {key: shown[key] for key in ("id", "graph", "status", "results", "error", "question", "parent",
                                            "created_at", "updated_at") if key in shown}
     failed = [node_id for node_id, state in run.nodes.items() if state == NodeState.FAILED]
-    if run.status == ServedRunStatus.FAILED and failed:
+    if run.status == RunStatus.FAILED and failed:
         outcome["node"] = failed[0]
     return {**outcome, "url": f"/runs/{run.id}"}
 

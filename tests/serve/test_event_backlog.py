@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("starlette")
 
-from graphrt.base.states import RunStatus, ServedRunStatus
+from graphrt.base.states import RunStatus
 from graphrt.checkpoint import SQLiteStore
 from graphrt.engine.graph import make_registry
 from graphrt.serve import GraphCatalog
@@ -130,7 +130,7 @@ async def test_a_run_whose_store_is_slow_waits_for_it_and_loses_no_event(tmp_pat
             store.gate.set()
             await run.settled()
 
-            assert run.status == ServedRunStatus.FINISHED and list(run.results) == ["n30"]
+            assert run.status == RunStatus.FINISHED and list(run.results) == ["n30"]
             while not run.events.closed:  # every record shown, the last one the run's end
                 await run.events.wait(run.events.last_id, 1.0)
             saved = [(event_id, json.loads(text)) for event_id, text in await store.get_events(run.id, limit=10_000)]
@@ -152,7 +152,7 @@ async def test_a_store_that_cannot_keep_up_fails_the_run_saying_so(tmp_path: Pat
             run = await service.submit("chain")
             await run.settled()
 
-            assert run.status == ServedRunStatus.FAILED
+            assert run.status == RunStatus.FAILED
             assert "did not keep up with its events" in run.error and "OSError: disk I/O error" in run.error
             assert (await store.get_run(run.id)).status == RunStatus.FAILED  # saved failed, not cancelled
             assert run.events.last_id == 0 and await store.last_event_id(run.id) == 0  # nothing shown unsaved
