@@ -25,6 +25,7 @@ from graphrt.authoring.agent_info import AgentContext
 from graphrt.authoring.services import RunServices, ServiceFailed
 from graphrt.authoring.tool_calls import SEPARATOR
 from graphrt.base.errors import GraphError, ServiceError
+from graphrt.base.secrets import hide_credentials
 from graphrt.mcp.config import McpConfigError, ServerConfig, parse_servers
 from graphrt.mcp.supervision import Restarts, restarts_of
 
@@ -96,8 +97,9 @@ class ServerConnection:
     """
 
     def __init__(self, config: ServerConfig, client: Any, stderr: Any, ended: anyio.Event | None = None,
-                 restarts: Restarts | None = None) -> None:
+                 restarts: Restarts | None = None, watch: Any = None) -> None:
         self.config = config
+        self._watch = watch  # an HTTP server's WatchedTransport: why its last request failed (http_watch.py)
         self.client = client
         self._stderr = stderr
         self._ended = ended
@@ -158,6 +160,11 @@ class ServerConnection:
         return answer
 
     def _gone(self, what: str, since: int) -> McpServerError:
+        if self.config.url is not None:
+            why = self._watch.problem if self._watch is not None and self._watch.problem else "its connection closed"
+            problem = f"at {hide_credentials(self.config.url)} went away during {what}: {why}"
+            self.note_death(problem)
+            return McpServerError(self.name, problem)
         tail = self.stderr_tail(since)
         problem = f"closed the connection during {what} (did it exit?)" + (f"; its stderr: {tail}" if tail else "")
         self.note_death(problem)
@@ -226,12 +233,13 @@ async def connect(config: ServerConfig, restarts: Restarts | None = None) -> Asy
     """Starts (stdio) or reaches (streamable HTTP) one server and opens an MCP session with it."""
     from mcp import Client, StdioServerParameters
     from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
     from mcp_types import Implementation
 
-    stderr = None
+    stderr = watch = None
     if config.url is not None:
-        http_client = create_mcp_http_client(headers=config.headers or None)
+        from graphrt.mcp.http_watch import watched_http_client
+
+        http_client, watch = watched_http_client(config.headers)
         transport: Any = streamable_http_client(config.url, http_client=http_client)
     else:
         stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
@@ -248,11 +256,15 @@ async def connect(config: ServerConfig, restarts: Restarts | None = None) -> Asy
             try:
                 await stack.enter_async_context(client)
             except Exception as error:  # noqa: BLE001 - explained with what the server wrote to stderr
+                if config.url is not None:
+                    why = watch.problem if watch is not None and watch.problem else _describe_failure(error)
+                    raise McpServerError(config.name, f"cannot be reached at {hide_credentials(config.url)}: "
+                                                      f"{why}") from error
                 connection = ServerConnection(config, client, stderr)
                 tail = connection.stderr_tail()
                 raise McpServerError(config.name, f"failed to start: {_describe_failure(error)}"
                                      + (f"; its stderr: {tail}" if tail else "")) from error
-            yield ServerConnection(config, client, stderr, ended, restarts)
+            yield ServerConnection(config, client, stderr, ended, restarts, watch)
     finally:
         if config.url is not None:
             await http_client.aclose()
@@ -298,8 +310,9 @@ async def server_connection(ctx: AgentContext, server: str) -> ServerConnection:
     for _ in range(2):  # the connection held, then (if it died since) a new one
         wait = restarts.wait_left()
         if wait > 0:  # it failed just now, and more than once in a row: not started again yet
+            again = "tried again" if config.url is not None else "started again"  # an HTTP server is not ours to start
             raise McpServerError(server, f"{restarts.problem}; after {restarts.failures} failures in a row it is "
-                                 f"started again in {wait:.1f} s")
+                                 f"{again} in {wait:.1f} s")
         limit = _time_left(config.startup_timeout)
         try:
             with anyio.fail_after(limit):

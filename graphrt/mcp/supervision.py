@@ -2,7 +2,10 @@
 
 A server that exited (its connection ended) or failed to start is started again by
 the next call that needs it, so one crash does not fail every later run until the
-whole process restarts. Restarts back off: the first is at once, then each failure
+whole process restarts. An HTTP server (streamable HTTP) that went away (killed,
+refusing connections, answering 5xx, or restarted and no longer knowing the
+session) is reached again the same way, in a new session; its errors say at which
+URL and why (http_watch.py), and "tried again" where a stdio server is "started again". Restarts back off: the first is at once, then each failure
 in a row doubles the wait (0.5 s, 1 s, 2 s, ... bounded at 60 s); a call during the
 wait fails at once, saying when the next start is, rather than waiting. A call that
 gets an answer resets the count. The count is kept per set of run services (a
