@@ -8,6 +8,7 @@
     .venv/bin/python -m bench startup              # whole-command start times (bench/startup.py)
     .venv/bin/python -m bench durable              # checkpointed runs against plain ones (bench/durable.py)
     .venv/bin/python -m bench ray_batch            # a batch on a real 1-, 2-, 4-node Ray cluster (bench/ray_batch.py)
+    .venv/bin/python -m bench storage              # bytes a served run keeps in SQLite and PostgreSQL (bench/storage.py)
 
 Raw numbers go to bench/results/latest.json and the tables, as Markdown, to
 bench/results/latest.md (both git-ignored); BENCHMARKS.md keeps a reviewed copy.
@@ -60,6 +61,10 @@ def main(argv: list[str] | None = None) -> int:
         from .ray_batch import main as ray_batch
 
         return ray_batch(argv[1:])
+    if argv[:1] == ["storage"]:  # its own options (bench/storage.py)
+        from .storage import main as storage
+
+        return storage(argv[1:])
     if argv[:1] == ["durable"]:  # its own options (bench/durable.py)
         from .durable import main as durable
 
