@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import ipaddress
 import os
 import sys
 from typing import Any
@@ -59,19 +58,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                              "link-local hosts (default: public addresses only, against request forgery)")
     parser.add_argument("--mcp-config", metavar="FILE.json",
                         help="MCP servers the graphs use (the mcpServers shape), started once for the server")
+    parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                        help="a host name requests may name besides the loopback names and --host "
+                        "('*': any, behind a proxy that checks it); repeatable")
     add_agents_option(parser)
     add_executor_option(parser)
     add_local_model_option(parser)
     parser.set_defaults(handler=handle)
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -80,12 +73,16 @@ def handle(args: argparse.Namespace) -> int:
         import uvicorn
 
         from graphrt.serve import GraphCatalog, create_app
+        from graphrt.serve.origin import is_loopback
     except ImportError as error:
         raise GraphError(f"graphrt serve needs the serve extra: pip install 'graphrt[serve]' ({error})") from None
     if args.max_runs < 1:
         raise GraphError("--max-runs must be at least 1")
     if args.keep_runs < -1 or (args.keep_days is not None and args.keep_days <= 0):
         raise GraphError("--keep-runs must be at least 0 (or -1: every run), and --keep-days more than 0")
+    if not is_loopback(args.host) and not args.api_key:
+        raise GraphError(f"serving on {args.host} needs an API key: anyone who reaches it could run graphs "
+                         f"(set {API_KEY_ENV}, or --api-key)")
     with executor_for(args) as executor:
         return _serve(args, GraphCatalog(args.targets, registry_for(args), executor=executor))
 
@@ -110,16 +107,14 @@ def _serve(args: argparse.Namespace, catalog: "GraphCatalog") -> int:  # noqa: F
     from graphrt.serve.retention import Retention
     from graphrt.serve.webhooks import WebhookSettings
 
-    if not _is_loopback(args.host) and not args.api_key:
-        print(f"graphrt: warning: serving on {args.host} without an API key: anyone who reaches it can run graphs "
-              f"(set {API_KEY_ENV})", file=sys.stderr)
     retention = Retention(keep_runs=None if args.keep_runs == -1 else args.keep_runs, keep_days=args.keep_days)
     webhooks = WebhookSettings(url=args.webhook_url, allow_private=args.webhook_allow_private)
     if args.webhook_url and not args.api_key:
         print(f"graphrt: warning: webhook calls go unsigned without an API key (set {API_KEY_ENV})", file=sys.stderr)
     app = create_app(catalog, args.checkpoint, max_runs=args.max_runs, max_queue=args.max_queue,
                      api_key=args.api_key, max_body=args.max_body, extensions=_extensions(args, catalog),
-                     retention=retention, cors_origins=args.cors_origin, webhooks=webhooks)
+                     retention=retention, host=args.host, allowed_hosts=args.allowed_host,
+                     cors_origins=args.cors_origin, webhooks=webhooks)
     sock = bind(args.host, args.port)  # before anything prints: a taken port is one line, and nothing was served
     names = ", ".join(sorted(catalog.graphs))
     print(f"graphrt: serving {len(catalog.graphs)} graph(s) ({names})", file=sys.stderr)

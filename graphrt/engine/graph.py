@@ -23,7 +23,7 @@ from graphrt.check.validate import collect_issues, validate_graph
 from graphrt.checkpoint.snapshot import RunSnapshot
 from graphrt.engine.options import GraphOptions, RunOptions
 from graphrt.engine.run import Run
-from graphrt.graphdata.loader import load_graph
+from graphrt.graphdata.loader import GraphFile, load_graph
 from graphrt.graphdata.spec import compile_graph
 from graphrt.observe.observer import RunObserver
 
@@ -60,7 +60,7 @@ class Graph:
         GraphValidationError: the graph is invalid; `.issues` lists every problem.
     """
 
-    def __init__(self, graph: Mapping[str, Any] | str | Path, options: GraphOptions | None = None,
+    def __init__(self, graph: Mapping[str, Any] | str | Path | GraphFile, options: GraphOptions | None = None,
                  **fields: Any) -> None:
         options = dataclasses.replace(options or GraphOptions(), **fields)
         if isinstance(options.executor, str):

@@ -7,9 +7,12 @@ when an error needs them, so a valid file is parsed once.
 
 from __future__ import annotations
 
+import errno
 import inspect
 import json
+import os
 import re
+import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +25,24 @@ from graphrt.base.errors import GraphLoadError, Location
 from graphrt.base.jsvalue import js_string
 from graphrt.graphdata.positions import Positions
 
-__all__ = ["GraphSource", "GraphLoader", "GraphText", "load_graph", "load_graph_beside", "load_with", "parse_graph_text"]
+__all__ = ["MAX_GRAPH_FILE", "GraphFile", "GraphSource", "GraphLoader", "GraphText", "load_graph", "load_graph_beside",
+           "load_with", "parse_graph_text", "read_graph_file"]
+
+MAX_GRAPH_FILE = 64 * 1024 * 1024
+"""The largest graph file read, in bytes: a bigger one (or `/dev/zero`) is an error, not all of memory."""
+
+
+@dataclass(frozen=True)
+class GraphFile:
+    """A graph file that must be inside `root` when it is opened (a served folder, a graph's own folder).
+
+    What is checked is the real path of the file opened, so a file replaced by a
+    symlink that leads out of `root` after it was first seen is refused.
+    """
+
+    path: Path
+    root: Path | None = None
+
 
 LoadedGraph = Union[Mapping[str, Any], str, Path]
 GraphLoader = Callable[[str, Any], Union[LoadedGraph, Awaitable[LoadedGraph]]]
@@ -270,8 +290,62 @@ class GraphText:
     file: str | None = None
 
 
-def load_graph(graph: Mapping[str, Any] | str | Path | GraphText) -> tuple[dict[str, Any], GraphSource]:
-    """GraphData from a dict, a path to a YAML/JSON file, YAML/JSON text, or a GraphText.
+def read_graph_file(path: Path, root: Path | None = None) -> str:
+    """The text of a graph file: a regular file (a FIFO or a device is refused without waiting on it) of at
+    most MAX_GRAPH_FILE bytes, UTF-8, whose real path is inside `root` when one is given.
+
+    Raises:
+        GraphLoadError: the file cannot be read, is no regular file, is too big, leads outside `root`, or is
+            not UTF-8.
+    """
+    where = Location(str(path))
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the name
+        raise GraphLoadError(f"cannot read graph file: {getattr(error, 'strerror', None) or error}",
+                             location=where) from None
+    try:
+        info = os.fstat(descriptor)
+        if stat.S_ISDIR(info.st_mode):
+            raise GraphLoadError(f"cannot read graph file: {os.strerror(errno.EISDIR)}", location=where)
+        if not stat.S_ISREG(info.st_mode):
+            raise GraphLoadError("cannot read graph file: not a regular file (a FIFO, socket or device)",
+                                 location=where)
+        if root is not None and not _real_path(descriptor, path).is_relative_to(root):
+            raise GraphLoadError(f"cannot read graph file: it leads outside its folder {root}", location=where)
+        chunks, size = [], 0
+        while chunk := os.read(descriptor, 1024 * 1024):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_GRAPH_FILE:
+                raise GraphLoadError(f"cannot read graph file: it is over {MAX_GRAPH_FILE // (1024 * 1024)} MiB",
+                                     location=where)
+    except OSError as error:
+        raise GraphLoadError(f"cannot read graph file: {error.strerror or error}", location=where) from None
+    finally:
+        os.close(descriptor)
+    data = b"".join(chunks)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        before = data[: error.start]
+        line = before.count(b"\n") + 1
+        column = error.start - (before.rfind(b"\n") + 1) + 1
+        raise GraphLoadError(f"not UTF-8 text: byte 0x{data[error.start]:02x} cannot be read "
+                             "(save the file as UTF-8)", location=Location(str(path), line, column)) from None
+
+
+def _real_path(descriptor: int, path: Path) -> Path:
+    """The real path of an open file: what the kernel opened, so no symlink swapped in meanwhile can hide."""
+    try:
+        return Path(os.readlink(f"/proc/self/fd/{descriptor}"))
+    except OSError:  # no /proc (macOS): the path as it resolves now
+        return path.resolve()
+
+
+def load_graph(graph: Mapping[str, Any] | str | Path | GraphFile | GraphText) -> tuple[dict[str, Any], GraphSource]:
+    """GraphData from a dict, a path to a YAML/JSON file (a GraphFile: one that must stay inside its root),
+    YAML/JSON text, or a GraphText.
 
     Raises:
         GraphLoadError: the file cannot be read or parsed.
@@ -280,19 +354,11 @@ def load_graph(graph: Mapping[str, Any] | str | Path | GraphText) -> tuple[dict[
         return parse_graph_text(graph.text, file=graph.file)
     if isinstance(graph, Mapping):
         return dict(graph), GraphSource()
+    if isinstance(graph, GraphFile):
+        return parse_graph_text(read_graph_file(graph.path, graph.root), file=str(graph.path))
     if isinstance(graph, Path) or (isinstance(graph, str) and _looks_like_path(graph)):
         path = Path(graph)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as error:
-            raise GraphLoadError(f"cannot read graph file: {error.strerror}", location=Location(str(path))) from error
-        except UnicodeDecodeError as error:
-            before = error.object[: error.start]
-            line = before.count(b"\n") + 1
-            column = error.start - (before.rfind(b"\n") + 1) + 1
-            raise GraphLoadError(f"not UTF-8 text: byte 0x{error.object[error.start]:02x} cannot be read "
-                                 "(save the file as UTF-8)", location=Location(str(path), line, column)) from None
-        return parse_graph_text(text, file=str(path))
+        return parse_graph_text(read_graph_file(path), file=str(path))
     if isinstance(graph, str):
         if ":" not in graph and "\n" not in graph:
             # One line that cannot be a YAML mapping: meant as a file, which does not exist.
@@ -321,7 +387,7 @@ def load_graph_beside(parent: GraphSource, file_name: str) -> tuple[dict[str, An
         raise GraphLoadError(f"graphLoader {file_name!r}: not a file name: {error}") from None
     if not path.is_relative_to(boundary):
         raise GraphLoadError(f"graphLoader {file_name!r}: a graph can only load files inside its folder {boundary}")
-    data, source = load_graph(path)
+    data, source = load_graph(GraphFile(path, boundary))  # inside it still when it is opened
     source.root = boundary
     return data, source
 

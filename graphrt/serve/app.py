@@ -11,6 +11,11 @@ POST /runs/{id}/resume, POST /runs/{id}/cancel, GET /health,
 and the viewer page at GET / with its files under /static/. A run's POST may name
 a `webhook` to call when the run settles (graphrt.serve.webhooks).
 
+Requests pass, in order: serve/origin.py (the Host a request names and the page
+it comes from: DNS rebinding and cross-site requests are refused), serve/cors.py
+(CORS headers for the origins `cors_origins` allows) and serve/security.py (the
+API key, the body size).
+
 Other features plug in as an `Extension` (the MCP endpoint, say): its routes are
 mounted beside the API, behind the same guard (API key, body size), and its
 `lifespan` runs while the server does, with the RunService at hand.
@@ -42,6 +47,7 @@ from graphrt.serve.cors import with_cors
 from graphrt.serve.node_routes import get_node, list_nodes, start_fork
 from graphrt.serve.openapi import openapi_document
 from graphrt.serve.retention import Retention
+from graphrt.serve.origin import OriginGuard, OriginPolicy
 from graphrt.serve.runs import RunNotFound, RunService, ServedRun
 from graphrt.serve.security import BodyTooLarge, Guard
 from graphrt.serve.webhooks import WebhookSettings
@@ -297,10 +303,12 @@ def create_app(
     max_body: int = DEFAULT_MAX_BODY,
     extensions: Sequence[Extension] = (),
     retention: Retention | None = None,
+    host: str = "127.0.0.1",
+    allowed_hosts: Sequence[str] = (),
     cors_origins: Sequence[str] = (),
     webhooks: WebhookSettings | None = None,
 ) -> Any:
-    """The ASGI app: the API and viewer, behind the guard. `app.state.service` is the RunService.
+    """The ASGI app: the API and viewer, behind the guards. `app.state.service` is the RunService.
 
     Args:
         catalog: the served graphs.
@@ -310,6 +318,8 @@ def create_app(
         max_body: the largest request body, in bytes (413 past it).
         extensions: other features served beside the API, with their routes and lifespans.
         retention: which ended runs the store keeps (default: the newest 10,000).
+        host: the address the server listens on (a request may name it as its Host).
+        allowed_hosts: other host names requests may name (DNS rebinding: only loopback names by default).
         cors_origins: web origins whose pages may call the API (`*`: any); none by default.
         webhooks: the server's webhook and how per-run ones are called (graphrt.serve.webhooks); their calls are
             signed with `api_key` unless the settings name another key.
@@ -353,6 +363,9 @@ def create_app(
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.service = service
     app.state.epoch = secrets.token_hex(4)
-    guarded = Guard(app, api_key=api_key, max_body=max_body)
+    # Outermost the Host and Origin checks (they only refuse), then CORS headers for the origins allowed (a
+    # preflight carries no key), then the key and the body limit.
+    guarded = OriginGuard(with_cors(Guard(app, api_key=api_key, max_body=max_body), cors_origins),
+                          OriginPolicy.of(host, allowed_hosts, cors_origins))
     guarded.state = app.state  # type: ignore[attr-defined] - so that callers reach the service from what they hold
-    return with_cors(guarded, cors_origins)
+    return guarded

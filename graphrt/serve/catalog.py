@@ -3,7 +3,11 @@
 A graph is named by its path under the served folder, without the suffix
 (`hello`, `team/review`). Requests name graphs, never paths: the catalog is the
 only way from a request to a file, so no request can make the server read a
-file outside the folder (symlinks that lead out of it are skipped too).
+file outside the folder: symlinks that lead out of it are skipped, and every read
+of a file checks, on the file it opened, that it is a regular file whose real path
+is inside the folder (graphdata.loader's read_graph_file), so a file swapped for a
+symlink out of the folder between a scan and a read is not read either. A FIFO or
+a device in the folder is listed with that error and never opened for a wait.
 
 The catalog follows the folder while the server runs: a request for a graph looks
 at its file (one `stat`) and reloads it when it changed, and a listing scans the
@@ -33,7 +37,7 @@ from graphrt.checkpoint.base import RunRecord
 from graphrt.engine.executor import Executor
 from graphrt.engine.graph import Graph
 from graphrt.graphdata.inputs import inputs_schema
-from graphrt.graphdata.loader import parse_graph_text
+from graphrt.graphdata.loader import GraphFile, parse_graph_text, read_graph_file
 
 __all__ = ["GRAPH_SUFFIXES", "CatalogError", "GraphCatalog", "ServedGraph"]
 
@@ -56,6 +60,7 @@ class ServedGraph:
 
     name: str
     path: Path
+    root: Path | None = None  # the folder its file must be inside when it is opened
     error: str | None = None  # the load or validation error; the graph is listed but cannot run
     description: dict[str, Any] = field(default_factory=dict)
     text: str | None = None  # the version's text: the file's as loaded, or the copy saved with a run
@@ -74,12 +79,15 @@ class ServedGraph:
         was a sixth of the server's CPU time under load (issue 26).
         """
         if self.saved_copy and self.text is not None:
-            source: str | Path = self.text
+            source: str | GraphFile = self.text
             key: tuple[Any, ...] = (id(registry), id(executor), id(services))
         else:
-            source = self.path
-            stat = self.path.stat()
-            key = (stat.st_mtime_ns, stat.st_size, stat.st_ino, id(registry), id(executor), id(services))
+            source = GraphFile(self.path, self.root)  # checked again as it is opened
+            try:
+                stat = self.path.stat()
+                key = (stat.st_mtime_ns, stat.st_size, stat.st_ino, id(registry), id(executor), id(services))
+            except OSError:  # gone: Graph's read says so
+                key = (None, id(registry), id(executor), id(services))
         built = self._built.get(key)
         if built is None:
             built = Graph(source, agents=registry, executor=executor, services=services)
@@ -177,9 +185,11 @@ class GraphCatalog:
 
     # ----- following the folder -----
 
-    def _found(self) -> dict[str, list[Path]]:
-        """name -> resolved paths of every graph file now: a folder's, recursively, and files given by name."""
-        found: dict[str, list[Path]] = {}
+    def _found(self) -> dict[str, list[GraphFile]]:
+        """name -> every graph file now (a folder's, recursively, and files given by name), each with the folder
+        it must stay in when it is read. A symlink out of the folder is skipped (as if not there); a FIFO or a
+        device in it is kept, so that its read is refused with the reason and the name is listed with it."""
+        found: dict[str, list[GraphFile]] = {}
         for target in self._targets:
             if target.is_dir():
                 root = target.resolve()
@@ -187,33 +197,37 @@ class GraphCatalog:
                     relative = path.relative_to(root)
                     if path.suffix not in GRAPH_SUFFIXES or any(part.startswith(".") for part in relative.parts):
                         continue
+                    if path.is_dir():
+                        continue
                     resolved = path.resolve()
-                    if not resolved.is_file() or not resolved.is_relative_to(root):
+                    if not resolved.is_relative_to(root):
                         continue  # a symlink out of the served folder
-                    found.setdefault(relative.with_suffix("").as_posix(), []).append(resolved)
+                    found.setdefault(relative.with_suffix("").as_posix(), []).append(GraphFile(resolved, root))
             elif target.is_file():
-                found.setdefault(target.stem, []).append(target.resolve())
+                resolved = target.resolve()
+                found.setdefault(target.stem, []).append(GraphFile(resolved, resolved.parent))
         return found
 
-    def _update(self, found: dict[str, list[Path]], *, starting: bool = False) -> None:
+    def _update(self, found: dict[str, list[GraphFile]], *, starting: bool = False) -> None:
         """The catalog as `found` says the folder is now: unchanged files kept, the others read again.
 
         Raises:
             CatalogError: at start, two graph files have one name (later, that name is listed with the error).
         """
         graphs: dict[str, ServedGraph] = {}
-        for name, paths in found.items():
+        for name, files in found.items():
             held = self.graphs.get(name)
-            kept = self._unchanged(held) if held is not None and held.path == paths[0] and len(paths) == 1 else None
+            kept = self._unchanged(held) if held is not None and held.path == files[0].path and len(files) == 1 else None
             if kept is not None:
                 graphs[name] = kept
                 continue
-            versions = [served for served in (self._load(name, path) for path in paths) if served is not None]
+            versions = [served for served in (self._load(name, file) for file in files) if served is not None]
             if len(versions) > 1:  # a.yaml and a.json, both graphs (a JSON file that is not one is no rival)
                 problem = f"two graphs are named {name!r}: {versions[0].path.name} and {versions[1].path.name}"
                 if starting:
                     raise CatalogError(f"{problem} ({versions[0].path.parent}); rename one")
-                graphs[name] = ServedGraph(name, versions[0].path, error=f"{problem}; rename one")
+                graphs[name] = ServedGraph(name, versions[0].path, versions[0].root,
+                                           error=f"{problem}; rename one")
             elif versions:
                 graphs[name] = versions[0]
         for name in self.graphs.keys() - graphs.keys():
@@ -228,32 +242,32 @@ class GraphCatalog:
         if held.stamp is not None and held.stamp == stamp:
             return held
         try:
-            same = held.text is not None and _text_digest(held.path.read_text(encoding="utf-8")) == held.digest
-        except (OSError, UnicodeDecodeError):
+            same = held.text is not None and _text_digest(read_graph_file(held.path, held.root)) == held.digest
+        except GraphError:  # gone, replaced by a symlink out of the folder or a FIFO, not UTF-8 any more
             return None
         return dataclasses.replace(held, stamp=stamp) if same else None
 
-    def _load(self, name: str, path: Path) -> ServedGraph | None:
+    def _load(self, name: str, file: GraphFile) -> ServedGraph | None:
         """The file's version now; None if it is not GraphData (package.json, a YAML list...)."""
+        path = file.path
         stamp = _stamp(path)
+        text: str | None = None
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_graph_file(path, file.root)
             data, _ = parse_graph_text(text, file=str(path))
-        except (OSError, UnicodeDecodeError, GraphError) as error:
+        except GraphError as error:
             if path.suffix == ".json":
                 return None  # a JSON file that is not a graph
-            reason = error if isinstance(error, GraphError) else f"cannot read the file: {error}"
-            read = locals().get("text")
-            return ServedGraph(name, path, error=self.shown(reason), stamp=stamp, text=read,
-                               digest=_text_digest(read) if read is not None else "")
+            return ServedGraph(name, path, file.root, error=self.shown(error), stamp=stamp, text=text,
+                               digest=_text_digest(text) if text is not None else "")
         if not isinstance(data, dict) or "nodes" not in data:
             return None  # YAML or JSON, but not GraphData
-        return self._version(name, path, text, stamp)
+        return self._version(name, path, text, stamp, root=file.root)
 
     def _version(self, name: str, path: Path, text: str, stamp: Stamp | None = None, *,
-                 digest: str | None = None) -> ServedGraph:
+                 digest: str | None = None, root: Path | None = None) -> ServedGraph:
         """A version described: the file's (`stamp` given), or a saved copy's (`digest` the file's it was of)."""
-        version = ServedGraph(name, path, text=text, digest=digest or _text_digest(text), stamp=stamp,
+        version = ServedGraph(name, path, root, text=text, digest=digest or _text_digest(text), stamp=stamp,
                               saved_copy=digest is not None)
         try:
             description = describe(version.build(self.registry), self._redactor)

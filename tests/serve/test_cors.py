@@ -22,7 +22,7 @@ def test_an_allowed_origin_gets_its_preflight_answered_and_may_read_the_answers(
         assert client.get("/graphs", headers={"Origin": ORIGIN}).status_code == 401  # the key is still needed
 
         other = client.options("/graphs/hello/runs", headers={**PREFLIGHT, "Origin": "https://evil.example"})
-        assert other.status_code == 400 and "access-control-allow-origin" not in other.headers
+        assert other.status_code == 403 and "access-control-allow-origin" not in other.headers  # serve/origin.py
 
 
 def test_without_settings_no_origin_is_allowed(serve):
