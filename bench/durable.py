@@ -248,9 +248,11 @@ def measure(rounds: int, runs: int, limit: int, sequential: int) -> tuple[dict[t
                         if done.returncode != 0:
                             raise SystemExit(f"bench durable: {engine} {store} {mode} failed:\n{done.stderr[-2000:]}")
                         figures = json.loads(done.stdout.strip().splitlines()[-1])
+                        figures["load"] = os.getloadavg()[0]  # other work on the machine: what makes rounds disagree
                         results.setdefault((engine, store, mode), []).append(figures)
                         print(f"round {round_ + 1}: {engine:9s} {store:8s} {mode:10s} p50 {figures['p50'] * 1000:7.1f} ms"
-                              f"  wall {figures['wall'] * 1000:7.0f} ms  cpu {figures['cpu'] * 1000:6.0f} ms",
+                              f"  wall {figures['wall'] * 1000:7.0f} ms  cpu {figures['cpu'] * 1000:6.0f} ms"
+                              f"  load {figures['load']:.1f}",
                               file=sys.stderr, flush=True)
     finally:
         if server is not None:
@@ -272,6 +274,9 @@ def table(results: dict[tuple[str, str, str], list[dict]], runs: int, limit: int
             lines.append(f"| {engine} | {store} | {label} | {median['p50']:.1f} | {median['p99']:.1f} | "
                          f"{median['wall']:.0f} | {median['cpu']:.0f} | {median['p50'] / base_p50:.2f}× | "
                          f"{median['wall'] / base_wall:.2f}× |")
+    loads = [r["load"] for rounds in results.values() for r in rounds if "load" in r]
+    if loads:
+        lines.append(f"\nload average (1 min) while measuring: {min(loads):.1f} to {max(loads):.1f}")
     return "\n".join(lines)
 
 

@@ -10,8 +10,10 @@ call (GuardedStore). Here the writes made at the same time are committed togethe
 
 - PostgreSQL (a server, a round trip and a WAL flush per commit): the connection is
   used by a thread of its own, so the event loop never waits for the server; the
-  writes that queue up while the thread is busy go in one transaction, sent in one
-  pipeline. 50 runs finishing their node at once cost one commit, not 50.
+  writes that queue up while the thread is busy go in one transaction, sent as one
+  SQL text with its values bound (`script`): one call into the driver and one round
+  trip, where a statement each cost the thread more time than the server took.
+  50 runs finishing their node at once cost one commit, not 50.
 - SQLite (`inline`, a local file): on the event loop's thread, where a write takes
   microseconds; the first write of a turn of the loop waits one turn, so that the
   other runs of that turn add theirs, then commits them all.
@@ -28,11 +30,10 @@ caller stops waiting; its write, once queued, is still made.
 
 from __future__ import annotations
 
-import contextlib
 import queue
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, ContextManager
+from typing import Any, Callable, Sequence
 
 import sniffio
 
@@ -59,18 +60,18 @@ class GroupCommit:
     """A DB-API connection, used by a thread of its own (or `inline`), that commits the writes waiting for it together.
 
     The connection opens on first use, in the thread; `begin` opens a transaction (the
-    connection is in autocommit mode otherwise); `pipeline(db)` is a context in which
-    a transaction's statements go to a server without a round trip each (psycopg's
-    pipeline mode). `inline`: used on the event loop's thread instead (a local file),
+    connection is in autocommit mode otherwise); `script(db, statements)` renders a
+    transaction's statements, values bound, as one text the server runs in one round
+    trip (psycopg's client-side binding). `inline`: used on the event loop's thread instead (a local file),
     where the writes of one turn of the loop share a commit. `close` waits for the queued work.
     """
 
     def __init__(self, connect: Callable[[], Any], *, begin: str = "BEGIN", inline: bool = False,
-                 pipeline: Callable[[Any], ContextManager[Any]] = lambda db: contextlib.nullcontext(),
+                 script: Callable[[Any, Sequence[Statement]], str] | None = None,
                  name: str = "graphrt-checkpoint") -> None:
         self._connect = connect
         self._begin = begin
-        self._pipeline = pipeline  # sends a transaction's statements without waiting for each (a server)
+        self._script = script  # a transaction's statements as one text: one round trip (a server)
         self._inline = inline
         self._name = name
         self._db: Any = None
@@ -95,6 +96,18 @@ class GroupCommit:
             await self._write_inline(statements, alone)
             return
         await self._submit(statements, read=False, alone=alone)
+
+    def post(self, *statements: Statement, alone: bool = False) -> None:
+        """Queues a write no caller waits for: made in order with the rest of the work, its failure ignored.
+
+        For what must happen but holds nobody up: a run's claim given back after the run ended (its
+        status committed). Work queued after it (the same run claimed again) comes after it."""
+        job = _Job(statements, False, alone, None, lambda call: None, lambda result, error: None)
+        if self._inline:
+            self._run([job])
+            return
+        self._started()
+        self._queue.put(job)
 
     def close(self) -> None:
         """Makes the queued work, then closes the connection and ends the thread."""
@@ -260,7 +273,9 @@ class GroupCommit:
             db.execute(*statements[0])  # autocommit
             return
         try:
-            with self._pipeline(db):
+            if self._script is not None:
+                db.execute(self._script(db, [(self._begin, ()), *statements, ("COMMIT", ())]))
+            else:
                 db.execute(self._begin)
                 for query, values in statements:
                     db.execute(query, values)

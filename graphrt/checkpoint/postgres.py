@@ -18,7 +18,7 @@ meanwhile is this store's no more.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import Any, Sequence
 
 from graphrt.base.entry_points import needs_extra
 from graphrt.base.secrets import hide_credentials
@@ -54,7 +54,7 @@ class PostgresStore(SqlStore):
         self._duplicate = psycopg.errors.UniqueViolation
         self._lock_timeout = psycopg.errors.LockNotAvailable
         self._claims: set[str] = set()
-        self._db = GroupCommit(self._connect, pipeline=lambda db: db.pipeline())
+        self._db = GroupCommit(self._connect, script=_script)
         self._schema: str | None = None
 
     @classmethod
@@ -111,6 +111,10 @@ class PostgresStore(SqlStore):
         if run_id in self._claims:
             raise run_taken(run_id, self.location)
         key = await self._lock_key(run_id)
+        # At once if it is free: one statement outside any transaction, read along with other runs' claims.
+        if (await self._read("SELECT pg_try_advisory_lock(?)", (key,)))[0][0]:
+            self._claims.add(run_id)
+            return
         try:
             # Waits a moment: the server frees a dead connection's locks just after the connection ends.
             # A session lock: it outlives the transaction, and ends with the connection.
@@ -124,11 +128,20 @@ class PostgresStore(SqlStore):
     async def release_run(self, run_id: str) -> None:
         if run_id in self._claims:
             self._claims.discard(run_id)
-            await self._write(("SELECT pg_advisory_unlock(?)", (await self._lock_key(run_id),)), alone=True)
+            # Not waited for: the run's end is committed already, and the store's next claim of it comes after.
+            self._db.post((self._sql("SELECT pg_advisory_unlock(?)"), (await self._lock_key(run_id),)), alone=True)
 
     async def close(self) -> None:
         self._claims.clear()  # the server ends them with the connection
         self._db.close()
+
+
+def _script(db: Any, statements: Sequence[Statement]) -> str:
+    """The statements as one SQL text, values bound by psycopg's client-side binding (its quoting, not ours)."""
+    import psycopg
+
+    cursor = psycopg.ClientCursor(db)
+    return ";\n".join(cursor.mogrify(query, values) if values else query for query, values in statements)
 
 
 def _lock_key(schema: str | None, run_id: str) -> int:

@@ -140,3 +140,38 @@ async def test_a_store_without_add_rows_gets_each_row_on_its_own(tmp_path: Path)
         await inner.close()
     assert [(row.kind, row.key) for row in store.rows] == [("iteration", ""), ("node", "a"), ("node", "b")]
     assert saved == store.rows
+
+
+async def test_values_written_together_come_back_exactly(store: CheckpointStore) -> None:
+    """A batch goes to PostgreSQL as one text with its values bound in it: quotes, backslashes, percent
+    signs, placeholders and statement ends inside values must stay values."""
+    from graphrt.checkpoint import Row
+
+    hostile = ["it's", "\\'; DROP TABLE graphrt_rows; --", "100% %s %(x)s ?", "$1 $$ $tag$", "line\nnext\r\ttab",
+               "Ζ 日本 🙂", "", "\\x00 not a nul", '"quoted"']
+    await store.create_run(_record("values"))
+    async with anyio.create_task_group() as tg:  # at once: one transaction
+        for n, text in enumerate(hostile):
+            tg.start_soon(store.add_row, Row("values", 0, "node", f"n{n}{text}", graphrt_json(text)))
+    rows = {row.key: row.value for row in await store.get_rows("values")}
+    assert rows == {f"n{n}{text}": graphrt_json(text) for n, text in enumerate(hostile)}
+
+
+def graphrt_json(text: str) -> str:
+    from graphrt.checkpoint.base import encode_value
+
+    return encode_value({"text": text})
+
+
+async def test_a_released_run_can_be_claimed_again_at_once(store: CheckpointStore) -> None:
+    """Giving a claim back is not waited for (PostgreSQL), but a claim made after it comes after it."""
+    for _ in range(20):
+        await store.claim_run("again")
+        await store.release_run("again")
+    await store.claim_run("again")
+    other = _other_connection(store)
+    try:
+        with pytest.raises(CheckpointError, match="running elsewhere"):
+            await other.claim_run("again")
+    finally:
+        await other.close()
