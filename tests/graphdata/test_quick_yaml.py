@@ -1,0 +1,250 @@
+"""The quick YAML reader (graphdata/quick_yaml.py) answers only where it gives the full loader's value.
+
+Every answer it gives is compared with PyYAML's, through graphrt's loader: on every YAML file of the
+repository and of the conformance suites, on documents generated from the YAML graph files use (with
+the scalars whose reading differs between YAML versions), and at the loader's limits.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graphrt.base.errors import GraphLoadError
+from graphrt.graphdata import loader
+from graphrt.graphdata.loader import parse_graph_text
+from graphrt.graphdata.quick_yaml import quick_load
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared"
+LIMITS = {"max_depth": loader.MAX_DEPTH, "max_values": loader.MAX_VALUES}
+
+
+def _full(text: str) -> Any:
+    """What the loader reads without the quick reader: PyYAML, then the keys as text."""
+    return loader._string_keys(yaml.load(text, Loader=loader._GraphLoader))  # noqa: S506 - a safe loader
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal, with types, key order and NaN (Python's `1 == 1.0 == True` is not enough)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[key], b[key]) for key in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(a, float) and math.isnan(a):
+        return math.isnan(b)
+    return a == b
+
+
+def _agrees(text: str) -> Any:
+    """Asserts the quick reader answers only with the full loader's value; returns its answer."""
+    quick = quick_load(text, **LIMITS)
+    if quick is None:
+        return None
+    try:
+        full = _full(text)
+    except (yaml.YAMLError, ValueError) as error:
+        pytest.fail(f"the quick reader read what the full loader refuses ({error}):\n{text}")
+    assert _same(quick, full), f"quick {quick!r} != full {full!r} for:\n{text}"
+    return quick
+
+
+def _yaml_files() -> list[Path]:
+    found = []
+    for root in (ROOT / "graphs", ROOT / "examples", ROOT / "tests", ROOT / "bench" / "workloads", SHARED / "conformance"):
+        found += [path for suffix in ("*.yaml", "*.yml") for path in root.rglob(suffix)]
+    return sorted(found)
+
+
+def test_every_yaml_file_here_reads_the_same_and_most_read_quickly() -> None:
+    files = _yaml_files()
+    assert len(files) > 100
+    quick = sum(_agrees(path.read_text(encoding="utf-8")) is not None for path in files)
+    assert quick > len(files) * 0.7, f"only {quick} of {len(files)} files were read quickly"
+
+
+def test_the_benchmarks_large_file_format_is_read_quickly() -> None:
+    lines = ["# generated", "version: 0.5", "nodes:", '  seed: {"value": 0}']
+    lines += [f'  c{n}: {{"agent": "copyAgent", "params": {{"namedKey": "v"}}, "inputs": {{"v": ":c{n - 1}.add(1)"}}}}'
+              for n in range(1, 200)]
+    text = "\n".join(lines) + "\n"
+    assert _agrees(text) is not None
+    data, _ = parse_graph_text(text, "big.yaml")
+    assert data["nodes"]["c5"] == {"agent": "copyAgent", "params": {"namedKey": "v"}, "inputs": {"v": ":c4.add(1)"}}
+
+
+@pytest.mark.parametrize("text", [
+    "a: &x 1\nb: *x\n",  # anchors and aliases
+    "a: !!str 1\n",  # tags
+    "a: |\n  text\n",  # block scalars
+    "a: >-\n  folded\n",
+    "a: 1\na: 2\n",  # a key written twice
+    "a: {b: 1, b: 2}\n",
+    'a: {"b": 1, "b": 2}\n',
+    "a:\n\tb: 1\n",  # a tab
+    "a: 'it\nspans'\n",  # a scalar over two lines
+    "a: plain\n  more\n",
+    'a: "escaped \\n"\n',
+    "---\na: 1\n",  # documents
+    "a: [1, 2\n",  # unclosed
+    "a: b: c\n",
+    "<<: {a: 1}\n",  # a merge key
+    "1: one\n",  # keys that are not text
+    "true: yes\n",
+    "a: [b, c]#not a comment\n",
+    "a: NaN\nb: [NaN]\n",  # plain text in YAML, not JSON's
+    "a: \x85b\n",  # YAML 1.1's line breaks
+    "a: 1\u2028b: 2\n",
+    "\ufeffa: 1\n",
+    "a: [what?]\n",
+    "a: {b:c}\n",
+])
+def test_what_it_leaves_to_the_full_loader(text: str) -> None:
+    assert quick_load(text, **LIMITS) is None
+
+
+@pytest.mark.parametrize("text", [
+    "a: 1\na: 2\n",
+    "nodes:\n  a: {value: 1, value: 2}\n",
+    "nodes:\n  a: [1, 2\n",
+    "nodes:\n  a: b: c\n",
+    "version: 0.5\nnodes:\n  a:\n    value: 1\n   b: 2\n",
+])
+def test_errors_keep_the_full_loaders_message_and_position(text: str) -> None:
+    with pytest.raises(yaml.YAMLError) as full:
+        _full(text)
+    mark = full.value.problem_mark
+    with pytest.raises(GraphLoadError) as error:
+        parse_graph_text(text, "g.yaml")
+    assert (error.value.location.line, error.value.location.column) == (mark.line + 1, mark.column + 1)
+    assert full.value.problem in str(error.value)
+
+
+def _shape(value: Any, depth: int = 0) -> tuple[int, int]:
+    """(values, depth of the deepest list or mapping) as loader._check_shape counts them."""
+    if not isinstance(value, (dict, list)):
+        return 1, -1
+    values, deepest = 1, depth
+    for child in value.values() if isinstance(value, dict) else value:
+        child_values, child_depth = _shape(child, depth + 1)
+        values, deepest = values + child_values, max(deepest, child_depth)
+    return values, deepest
+
+
+def _limits_agree(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The quick reader gives up exactly where _check_shape refuses the full loader's value."""
+    try:
+        _limits_checked(text, monkeypatch)
+    finally:
+        monkeypatch.undo()
+
+
+def _limits_checked(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    values, depth = _shape(_full(text))
+    for limit, expected in ((values, True), (values - 1, False)):
+        monkeypatch.setattr(loader, "MAX_VALUES", limit)
+        with pytest.raises(GraphLoadError) if not expected else _nothing():
+            loader._check_shape(_full(text), None)
+        assert (quick_load(text, max_depth=100, max_values=limit) is not None) is expected
+    monkeypatch.setattr(loader, "MAX_VALUES", 10**6)
+    if depth >= 1:
+        for limit, expected in ((depth, True), (depth - 1, False)):
+            monkeypatch.setattr(loader, "MAX_DEPTH", limit)
+            with pytest.raises(GraphLoadError) if not expected else _nothing():
+                loader._check_shape(_full(text), None)
+            assert (quick_load(text, max_depth=limit, max_values=10**6) is not None) is expected
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+@pytest.mark.parametrize("text", [
+    'a: [1, 2, 3]\nb:\n  c:\n  - 4\n  - d: 5\ne: {"f": [6, 7], "g": {}, "h": [ ]}\n',
+    'a: {"b": {"c": [[], [1, {"d": []}]]}}\n',
+    "a: [{b: [c, [d]]}, {}]\nb:\n- - x\n",
+    "a:\n  b:\n    c:\n      d: [1]\n",
+])
+def test_the_limits_are_the_loaders(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past MAX_VALUES or MAX_DEPTH the quick reader gives up, and the full loader says why, as before."""
+    if quick_load(text, **LIMITS) is None:
+        pytest.skip("read by the full loader")
+    _limits_agree(text, monkeypatch)
+
+
+def test_a_deep_value_is_the_full_loaders_to_refuse() -> None:
+    deep = "a: " + "[" * 101 + "]" * 101 + "\n"
+    assert quick_load(deep, **LIMITS) is None
+    with pytest.raises(GraphLoadError, match="nested more than 100 levels"):
+        parse_graph_text(deep)
+
+
+# ----- generated documents -----
+
+_SCALARS = st.sampled_from([
+    "yes", "no", "on", "off", "y", "n", "true", "True", "FALSE", "null", "Null", "~", "012", "0o17", "0x1F", "0b101",
+    "-0", "+1", "1_000", "1:30", "2024-01-01", "2024-01-01T10:00:00Z", "1e5", "1.5E+3", ".5", "-.inf", ".NaN", "1.",
+    "0.1", "-2", "abc", "a b", "a#b", "a-b", "-x", "x:y", "http://h/p?q=1", "it's", "é日本", "12abc", ".x", "@at", "`b",
+    "%p", "a,b", "[x]", "{x}", "*a", "&a", "!t", "|", ">", "?", ":", "-", "#c", "'q'", '"d"', " ", "",
+])
+_KEYS = st.sampled_from(["a", "b", "node_1", "$ref", "x.y", "k-k", "1", "true", "null", "on", "é", '"quoted"', "'single'",
+                         "a b", "key:x"])
+
+
+def _quoted(text: str) -> st.SearchStrategy[str]:
+    return st.sampled_from([text, f"'{text}'".replace("'", "''").replace("''", "'", 1)[:-1] + "'",
+                            f'"{text}"'])
+
+
+_INLINE = _SCALARS.flatmap(_quoted)
+
+
+def _flow(depth: int) -> st.SearchStrategy[str]:
+    leaf = _INLINE
+    if depth == 0:
+        return leaf
+    inner = _flow(depth - 1)
+    sequence = st.lists(inner, max_size=3).map(lambda items: "[" + ", ".join(items) + "]")
+    mapping = st.lists(st.tuples(_KEYS, inner), max_size=3).map(
+        lambda pairs: "{" + ", ".join(f"{key}: {value}" for key, value in pairs) + "}")
+    json_like = st.lists(st.tuples(_KEYS, inner), max_size=3).map(
+        lambda pairs: "{" + ",".join(f'"{key.strip(chr(34))}":{value}' for key, value in pairs) + "}")
+    return st.one_of(leaf, sequence, mapping, json_like)
+
+
+def _block(depth: int, indent: int) -> st.SearchStrategy[list[str]]:
+    pad = " " * indent
+    value = st.one_of(_INLINE, _flow(2)).flatmap(
+        lambda text: st.sampled_from([text, f"{text}  # note", f"{text} #c"]))
+    entry = st.tuples(_KEYS, value).map(lambda pair: [f"{pad}{pair[0]}: {pair[1]}"])
+    entries = [entry, st.tuples(_KEYS).map(lambda key: [f"{pad}{key[0]}:"])]
+    if depth > 0:
+        entries.append(st.tuples(_KEYS, _block(depth - 1, indent + 2)).map(
+            lambda pair: [f"{pad}{pair[0]}:", *pair[1]]))
+        entries.append(st.tuples(_KEYS, st.lists(value, min_size=1, max_size=3), st.sampled_from([0, 2])).map(
+            lambda triple: [f"{pad}{triple[0]}:", *(f"{pad}{' ' * triple[2]}- {item}" for item in triple[1])]))
+        entries.append(st.tuples(_KEYS, _block(depth - 1, indent + 4)).map(
+            lambda pair: [f"{pad}{pair[0]}:", f"{pad}  - {pair[1][0].lstrip()}", *pair[1][1:]]))
+    extras = st.sampled_from([[], [""], [f"{pad}# comment"], ["   "]])
+    return st.lists(st.tuples(st.one_of(*entries), extras), min_size=1, max_size=4).map(
+        lambda parts: [line for lines, extra in parts for line in (*lines, *extra)])
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(lines=_block(2, 0))
+def test_generated_documents_read_the_same(lines: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "\n".join(lines) + "\n"
+    if _agrees(text) is not None:
+        _limits_agree(text, monkeypatch)
