@@ -19,30 +19,31 @@ import bisect
 import re
 from typing import Any, Iterator
 
-import yaml
-
 from graphrt.base.collector import collector_paused
 
 __all__ = ["Positions", "Mark"]
 
-_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-Mark = tuple[int, int]
-"""(line, column), both from 0, as PyYAML counts them."""
-
-
-class _PositionLoader(_SafeLoader):  # type: ignore[misc, valid-type]
-    """The safe loader without tag resolution: positions need only the structure, and resolving costs time."""
-
-    yaml_implicit_resolvers: dict = {}
-
-
 def _compose(text: str) -> Any:
+    import yaml  # on the first error only: a valid file is read without PyYAML (graphdata/quick_yaml.py)
+
     try:
         with collector_paused():  # else the collector walks the parsed graph again and again: most of the time
-            return yaml.compose(text, Loader=_PositionLoader)
+            return yaml.compose(text, Loader=_position_loader())
     except yaml.YAMLError:
         return None
+
+
+_LOADERS: list[type] = []
+
+
+def _position_loader() -> type:
+    """The safe loader without tag resolution: positions need only the structure, and resolving costs time."""
+    if not _LOADERS:
+        import yaml
+
+        safe = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        _LOADERS.append(type("_PositionLoader", (safe,), {"yaml_implicit_resolvers": {}}))
+    return _LOADERS[0]
 
 
 class _Tree:
@@ -54,6 +55,8 @@ class _Tree:
 
     def child(self, node: Any, key: str | int) -> tuple[Any, Any] | None:
         """The value node under `key` and the mark of the key itself."""
+        import yaml
+
         if isinstance(node, yaml.MappingNode):
             keys = self._keys.get(id(node))
             if keys is None:
@@ -182,6 +185,8 @@ class Positions:
 
     def _node_tree(self, start: int, node_id: str, indent: int) -> _Tree | None:
         """The node's lines, to the next line indented as little as its key, composed on their own."""
+        import yaml
+
         end = re.compile(rf"\n {{0,{indent}}}(?=[^ \t\r\n#])").search(self.text, start)  # a line indented as little
         root = _compose(self.text[start:end.start() + 1 if end else len(self.text)])
         if not isinstance(root, yaml.MappingNode) or len(root.value) != 1 or root.value[0][0].value != node_id:

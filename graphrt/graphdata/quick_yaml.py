@@ -83,10 +83,14 @@ def _plain(text: str) -> Any:
     return text
 
 
-_JSON = json.JSONDecoder(parse_constant=lambda name: _refuse())  # NaN, Infinity: not JSON to YAML
-_STRING = re.compile(r'"[^"]*"')  # a JSON string without escapes (texts with a backslash are not read here)
-_JSON_KEY = re.compile(r'"([^"]*)" *:')
-_EMPTY = re.compile(r"[\[{] *[\]}]")
+def _mapping_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) != len(pairs):  # a key written twice: JSON keeps the last, the full loader refuses it
+        raise _NotQuick
+    return found
+
+
+_JSON = json.JSONDecoder(object_pairs_hook=_mapping_once, parse_constant=lambda name: _refuse())  # NaN: not JSON to YAML
 
 
 def _refuse() -> Any:
@@ -112,10 +116,6 @@ def _scalar(text: str, reader: "_Reader", depth: int) -> Any:
             value, end = _JSON.raw_decode(text)
         except ValueError:  # YAML's flow style, plain scalars and all (`[a, b]`, `{key: value}`)
             value, end = _Flow(text).value()
-        else:
-            _comment_or_end(text, end)
-            reader.json_shape(value, text[:end], depth)
-            return value
         reader.measure(value, depth)
         _comment_or_end(text, end)
         return value
@@ -286,6 +286,7 @@ class _Reader:
                 raise _NotQuick  # documents and directives
             self.items.append((indent, content.rstrip(" ")))
         self.at = 0
+        self.runs_from = 0  # lines before it were tried as a JSON run and are not JSON
         self.values = 1  # the top value
         self.max_depth = max_depth
         self.max_values = max_values
@@ -298,36 +299,18 @@ class _Reader:
         if self.values > self.max_values:
             raise _NotQuick
 
-    def json_shape(self, value: Any, written: str, depth: int) -> None:
-        """Counts the values of a flow value read as JSON, from its text (no walk over it, where it can):
-        each entry of a container but the first follows a comma outside the strings."""
-        bare = _STRING.sub('""', written)
-        keys = _JSON_KEY.findall(written)
-        if len(set(keys)) != len(keys):  # maybe a key written twice in one mapping: JSON keeps the last
-            if self.measure(value, depth) != bare.count(":"):
-                raise _NotQuick  # the full loader refuses it, with its position
-            return
-        containers = bare.count("{") + bare.count("[")
-        if depth + containers > self.max_depth:
-            self.measure(value, depth)
-            return
-        self.values += bare.count(",") + containers - len(_EMPTY.findall(bare))
-        if self.values > self.max_values:
-            raise _NotQuick
-
-    def measure(self, value: Any, depth: int) -> int:
-        """Counts a flow value's values (as `count`); returns its mappings' pairs."""
+    def measure(self, value: Any, depth: int) -> None:
+        """Counts a flow value's values, as `count` does a block's."""
         if type(value) is dict:
-            pairs, children = len(value), value.values()
+            children = value.values()
         elif type(value) is list:
-            pairs, children = 0, value
+            children = value
         else:
-            return 0
+            return
         self.count(value, depth)
         for child in children:
             if type(child) is dict or type(child) is list:
-                pairs += self.measure(child, depth + 1)
-        return pairs
+                self.measure(child, depth + 1)
 
 
 def _block(lines: _Reader, indent: int, depth: int) -> Any:
@@ -357,6 +340,9 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
         if key in found:
             raise _NotQuick
         rest = content[match.end():]
+        if rest[:1] in ("{", "[") and rest[-1] in "}]" and lines.at > lines.runs_from and _json_run(
+                lines, indent, key, rest, found, depth + 1):
+            continue
         if rest and rest[0] != "#":
             value = _scalar(rest, lines, depth + 1)
             if lines.at < len(items) and items[lines.at][0] > indent:  # a scalar that goes on: the full parser's
@@ -368,6 +354,43 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
         raise _NotQuick
     lines.count(found, depth)
     return found
+
+
+def _json_run(lines: _Reader, indent: int, key: str, value: str, found: dict[str, Any], depth: int) -> bool:
+    """Reads `key: value` and the lines after it that are `key: {JSON}` too as one JSON text, into `found`.
+
+    A file of one node a line (what tools write) is then one call into the json module, not one a line.
+    False, with nothing read, if the text is not JSON (YAML's own flow style): each line is read alone."""
+    items = lines.items
+    start = lines.at
+    pairs = [(key, value)]
+    while lines.at < len(items) and items[lines.at][0] == indent:
+        content = items[lines.at][1]
+        match = _KEY.match(content)
+        if match is None:
+            break
+        written = content[match.end():]
+        if written[:1] not in ("{", "[") or written[-1] not in "}]":
+            break
+        pairs.append((_key(match), written))
+        lines.at += 1
+    text = ",".join(f'"{each}":{written}' for each, written in pairs)
+    if "\\" in text or any('"' in each for each, _ in pairs):
+        lines.at, lines.runs_from = start, lines.at
+        return False
+    try:
+        values = _JSON.decode("{" + text + "}")  # a key written twice, here too, is refused by _mapping_once
+    except ValueError:
+        lines.at, lines.runs_from = start, lines.at  # not again for these lines
+        return False
+    if len(values) != len(pairs) or any(each in found for each in values):
+        raise _NotQuick
+    if lines.at < len(items) and items[lines.at][0] > indent:
+        raise _NotQuick
+    for each in values.values():
+        lines.measure(each, depth)
+    found.update(values)
+    return True
 
 
 def _sequence(lines: _Reader, indent: int, depth: int) -> list[Any]:

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphrt.base.errors import GraphLoadError
-from graphrt.graphdata import loader
+from graphrt.graphdata import full_yaml, loader
 from graphrt.graphdata.loader import parse_graph_text
 from graphrt.graphdata.quick_yaml import quick_load
 
@@ -28,7 +28,7 @@ LIMITS = {"max_depth": loader.MAX_DEPTH, "max_values": loader.MAX_VALUES}
 
 def _full(text: str) -> Any:
     """What the loader reads without the quick reader: PyYAML, then the keys as text."""
-    return loader._string_keys(yaml.load(text, Loader=loader._GraphLoader))  # noqa: S506 - a safe loader
+    return loader._string_keys(yaml.load(text, Loader=full_yaml._GraphLoader))  # noqa: S506 - a safe loader
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -98,8 +98,9 @@ def test_every_yaml_load_names_a_safe_loader() -> None:
 def test_the_graph_loaders_construct_plain_data_only() -> None:
     from yaml.constructor import FullConstructor, SafeConstructor
 
-    from graphrt.graphdata import loader
+    from graphrt.graphdata import full_yaml, positions
 
-    loaders = [value for name, value in vars(loader).items() if isinstance(value, type) and name.endswith("Loader")]
+    loaders = [value for module in (full_yaml, positions) for name, value in vars(module).items()
+               if isinstance(value, type) and name.endswith("Loader")] + [positions._position_loader()]
     assert loaders
     assert all(issubclass(cls, SafeConstructor) and not issubclass(cls, FullConstructor) for cls in loaders)
