@@ -208,6 +208,9 @@ class WebhookStore(Protocol):
     async def run_deliveries(self, run_id: str) -> list[Delivery]:
         """A run's subscriptions and deliveries, oldest first."""
 
+    async def subscribed_runs(self) -> list[str]:
+        """The ids of the runs that have a webhook of their own (a server reads them once, at start)."""
+
 
 class StoreClass(Protocol):
     """A store class as the entry point group `graphrt.checkpoint_stores` names it, by the URL scheme it opens.

@@ -279,6 +279,10 @@ class SqlStore:
                                  "ORDER BY created_at, delivery_id", (run_id,))
         return [Delivery(*row) for row in found]
 
+    async def subscribed_runs(self) -> list[str]:
+        found = await self._read("SELECT DISTINCT run_id FROM graphrt_webhooks WHERE state = 'subscribed'")
+        return [row[0] for row in found]
+
     async def close(self) -> None:
         raise NotImplementedError
 

@@ -118,6 +118,7 @@ class Webhooks:
         self.settings = settings
         self._settled: deque[tuple[str, str, float, dict[str, Any]]] = deque()  # (run id, event, time, run): to save
         self._in_flight: set[str] = set()
+        self._subscribed: set[str] = set()  # runs with a URL of their own (read at start, then added to)
         self._soonest = math.inf  # time.time() of the soonest retry this server knows of
         self._wake = anyio.Event()
         self._client: httpx.AsyncClient | None = None
@@ -133,12 +134,13 @@ class Webhooks:
     async def subscribe(self, run_id: str, url: str) -> None:
         """Saves `url` as run `run_id`'s own webhook, called at each settling of the run from now on."""
         await self.store.add_deliveries([Delivery(uuid.uuid4().hex, run_id, url, SUBSCRIBED, state=SUBSCRIBED)])
+        self._subscribed.add(run_id)
 
     def settled(self, run: "ServedRun") -> None:
         """The run settled (EVENTS): its deliveries are saved and made by the task, never by the caller."""
         event = EVENTS.get(run.status)
-        if event is None:
-            return
+        if event is None or (self.settings.url is None and run.id not in self._subscribed):
+            return  # no URL to call: no delivery, and no store read for it
         self._settled.append((run.id, event, time.time(), webhook_run(run)))
         self._wake.set()
 
@@ -150,6 +152,7 @@ class Webhooks:
                 anyio.create_task_group() as tg:
             self._client = client
             self._soonest = 0.0  # what an earlier server left pending is due now
+            self._subscribed = set(await self.store.subscribed_runs())
             task_status.started()
             pause = 0.5
             while True:
@@ -172,8 +175,9 @@ class Webhooks:
         while self._settled:
             run_id, event, when, shown = self._settled[0]
             urls = [self.settings.url] if self.settings.url else []
-            urls += [item.url for item in await self.store.run_deliveries(run_id)
-                     if item.state == SUBSCRIBED and item.url not in urls]
+            if run_id in self._subscribed:
+                urls += [item.url for item in await self.store.run_deliveries(run_id)
+                         if item.state == SUBSCRIBED and item.url not in urls]
             now = time.time()
             deliveries = []
             for url in urls:
@@ -183,6 +187,8 @@ class Webhooks:
                 deliveries.append(Delivery(delivery_id, run_id, url, event, body, next_at=now, created_at=now))
             await self.store.add_deliveries(deliveries)
             self._settled.popleft()
+            if event != EVENTS[ServedRunStatus.INTERRUPTED]:
+                self._subscribed.discard(run_id)  # it has ended: it settles no more (a fork is a run of its own)
             if deliveries:
                 self._soonest = min(self._soonest, now)
 

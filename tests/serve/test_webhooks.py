@@ -212,3 +212,36 @@ def test_a_public_host_is_called_at_the_address_that_was_checked():
                             tls_name="93.184.215.14")
     assert anyio.run(lambda: resolve_target("http://10.0.0.7/x", allow_private=True)) == Target("http://10.0.0.7/x")
     assert shown_url("https://example.com:8443/hook?token=t1") == "https://example.com:8443/hook"
+
+
+def test_a_server_without_webhooks_reads_none_for_its_runs(tmp_path):
+    from graphrt.engine.graph import make_registry
+    from graphrt.serve import GraphCatalog
+    from graphrt.serve.runs import RunService
+
+    class CountingStore(SQLiteStore):
+        reads = 0
+
+        async def run_deliveries(self, run_id: str) -> list[Any]:
+            CountingStore.reads += 1
+            return await super().run_deliveries(run_id)
+
+    (tmp_path / "graphs").mkdir()
+    (tmp_path / "graphs" / "hello.yaml").write_text(HELLO, encoding="utf-8")
+    store = CountingStore(tmp_path / "runs.db")
+    service = RunService(GraphCatalog([tmp_path / "graphs"], make_registry(None)), store)
+
+    async def body() -> None:
+        try:
+            async with anyio.create_task_group() as tg:
+                await tg.start(service.serve)
+                for _ in range(3):
+                    run = await service.submit("hello")
+                    await run.settled()
+                await anyio.wait_all_tasks_blocked()
+                tg.cancel_scope.cancel()
+        finally:
+            await store.close()
+
+    anyio.run(body)
+    assert CountingStore.reads == 0  # a run's settling costs no store read when no URL is to be called
