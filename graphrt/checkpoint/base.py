@@ -183,7 +183,7 @@ class Delivery:
     url: str
     event: str  # "subscribed", or what happened: "run.finished", "run.failed", "run.cancelled", "run.interrupted"
     body: str | None = None  # the JSON the receiver gets (redacted as HTTP answers are)
-    state: str = "pending"
+    state: str = "pending"  # a subscription's: "subscribed", then "ended" once its run ended and was delivered
     attempts: int = 0
     next_at: float = 0.0  # time.time() of the next attempt
     error: str | None = None  # why the last attempt failed

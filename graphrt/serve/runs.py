@@ -287,6 +287,8 @@ class RunService:
                 for _ in range(self.max_runs):
                     tg.start_soon(self._worker, receive.clone())
                 recovered = await self._recover()
+                if self._webhooks is not None:
+                    await self._webhooks.catch_up(self._maybe_get)
                 if recovered:
                     tg.start_soon(self._enqueue_all, recovered)
                 task_status.started()
@@ -463,6 +465,12 @@ class RunService:
         run = await self._from_record(record, served)
         self._remember(run)
         return run
+
+    async def _maybe_get(self, run_id: str) -> ServedRun | None:
+        try:
+            return await self.get(run_id)
+        except RunNotFound:  # deleted by retention, or its graph is no longer served
+            return None
 
     async def recent(self, limit: int = 50) -> list[dict[str, Any]]:
         """The most recently updated runs of served graphs, newest first."""

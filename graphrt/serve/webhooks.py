@@ -26,8 +26,10 @@ starts again. Calls go out from one task of their own, a few at once: a slow or
 dead receiver never holds a run or a worker. Logs name the URL without its query
 (webhook_targets.shown_url) and never the body.
 
-What a kill -9 can still lose: a run that settled in the moment before its
-delivery row was written (a few milliseconds) is not called.
+A run that settled in the moment before its delivery row was written (a few
+milliseconds; the server killed then) is called by the next server if it has a
+URL of its own (`catch_up`: its subscription says it was not called for its end).
+The server's own URL has no such record: such a run is not called on it.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ import math
 import time
 import uuid
 from collections import deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +66,7 @@ EVENTS = {  # the statuses a webhook is called on, and the event it names
     RunStatus.INTERRUPTED: "run.interrupted",
 }
 SUBSCRIBED = "subscribed"  # the event (and state) of a run's own URL, saved when the run is submitted
+ENDED = "ended"  # the state of a run's own URL once the run has ended and its delivery is saved
 
 
 @dataclass(frozen=True)
@@ -187,10 +191,36 @@ class Webhooks:
                 deliveries.append(Delivery(delivery_id, run_id, url, event, body, next_at=now, created_at=now))
             await self.store.add_deliveries(deliveries)
             self._settled.popleft()
-            if event != EVENTS[ServedRunStatus.INTERRUPTED]:
-                self._subscribed.discard(run_id)  # it has ended: it settles no more (a fork is a run of its own)
             if deliveries:
                 self._soonest = min(self._soonest, now)
+            if event != EVENTS[RunStatus.INTERRUPTED] and run_id in self._subscribed:
+                await self._ended(run_id)
+
+    async def _ended(self, run_id: str) -> None:
+        """A run with a URL of its own has ended and its delivery is saved: it settles no more (a fork is a run
+        of its own), so its subscription is marked so and the next server does not look at it."""
+        for item in await self.store.run_deliveries(run_id):
+            if item.state == SUBSCRIBED:
+                await self.store.update_delivery(item.delivery_id, state=ENDED, attempts=0, next_at=0.0, error=None)
+        self._subscribed.discard(run_id)
+
+    async def catch_up(self, find: Callable[[str], Awaitable["ServedRun | None"]]) -> int:
+        """Makes the deliveries a killed server did not save: those of runs with a URL of their own that ended
+        in the moment before their delivery was written. Called once at start; returns how many."""
+        caught = 0
+        for run_id in sorted(self._subscribed):
+            run = await find(run_id)
+            if run is None or run.status not in RunStatus.ENDED:
+                continue
+            if not any(item.event == EVENTS[run.status] for item in await self.store.run_deliveries(run_id)):
+                self.settled(run)
+                caught += 1
+            else:
+                await self._ended(run_id)
+        if caught:
+            log.info("webhooks: %d run(s) ended without their delivery saved; it is made now", caught)
+            self._wake.set()
+        return caught
 
     async def _start_due(self, tg: anyio.abc.TaskGroup) -> None:
         """Starts the calls that are due, as many as may be in flight; learns when the next one is."""

@@ -74,7 +74,7 @@ def test_a_receiver_that_fails_first_gets_the_same_signed_delivery_until_it_take
     assert not verify_webhook("another-key", third.body, third.headers[SIGNATURE_HEADER])
     assert not verify_webhook(KEY, third.body.replace(b"finished", b"failed"), third.headers[SIGNATURE_HEADER])
 
-    [delivery] = [item for item in deliveries(served.checkpoint, run["id"]) if item.state != "subscribed"]
+    [delivery] = [item for item in deliveries(served.checkpoint, run["id"]) if item.event != "subscribed"]
     assert (delivery.state, delivery.attempts, delivery.error) == ("delivered", 3, None)
     assert "call 1 failed" in caplog.text
     assert "hook-token-77" not in caplog.text and KEY not in caplog.text and SECRET_NAME not in caplog.text
@@ -245,3 +245,32 @@ def test_a_server_without_webhooks_reads_none_for_its_runs(tmp_path):
 
     anyio.run(body)
     assert CountingStore.reads == 0  # a run's settling costs no store read when no URL is to be called
+
+
+def test_a_run_that_ended_before_its_delivery_was_saved_is_called_by_the_next_server(serve, monkeypatch):
+    from graphrt.serve.webhooks import Webhooks
+
+    with Receiver() as receiver:
+        monkeypatch.setattr(Webhooks, "settled", lambda self, run: None)  # killed before the delivery row
+        first = serve({"hello.yaml": HELLO}, webhooks=QUICK)
+        with first.client() as client:
+            run = client.post("/graphs/hello/runs?wait=true", json={"webhook": receiver.url}).json()
+        first.server.should_exit = True
+        first.thread.join(15)
+        monkeypatch.undo()
+        assert receiver.calls == []
+
+        second = serve({"hello.yaml": HELLO}, webhooks=QUICK, checkpoint=first.checkpoint)
+        wait_until(lambda: receiver.accepted(), "the next server calling the run's webhook")
+        [call] = receiver.accepted()
+        assert call.json["type"] == "run.finished" and call.json["run"]["id"] == run["id"]
+        assert call.json["run"]["results"] == {"greeting": "Hello, World!"}
+        wait_until(lambda: [item.state for item in deliveries(second.checkpoint, run["id"])] == ["ended", "delivered"],
+                   "the run's subscription marked ended")
+        second.server.should_exit = True
+        second.thread.join(15)
+
+        third = serve({"hello.yaml": HELLO}, webhooks=QUICK, checkpoint=first.checkpoint)
+        with third.client() as client:
+            assert client.get("/health").status_code == 200
+        assert len(receiver.calls) == 1  # called once: the third server has nothing to catch up
