@@ -194,6 +194,7 @@ def test_deliveries_are_kept_by_both_stores_and_go_with_their_run(checkpoint):
             assert (old_sub.state, old_call.state, old_call.body) == ("subscribed", "delivered", '{"type": "run.finished"}')
             [live] = await store.run_deliveries("live")
             assert (live.attempts, live.error, live.next_at) == (1, "HTTP 500", 20.0)
+            assert await store.subscribed_runs() == ["old"]
 
             await store.update_run("live", status="completed")  # "live" is now the most recently updated
             assert await store.prune_runs(keep=1) == ["old"]
