@@ -7,9 +7,10 @@ Routes (the OpenAPI document at /openapi.json describes them): GET /graphs,
 POST /graphs/{name}/runs, GET /runs, GET /runs/{id}, GET /runs/{id}/events
 (Server-Sent Events), GET /runs/{id}/nodes and /runs/{id}/nodes/{key} (what the run's
 nodes did: graphrt.serve.node_routes), POST /runs/{id}/fork (a new run from one of its nodes),
-POST /runs/{id}/resume, POST /runs/{id}/cancel, GET /health,
-and the viewer page at GET / with its files under /static/. A run's POST may name
-a `webhook` to call when the run settles (graphrt.serve.webhooks).
+POST /runs/{id}/resume, POST /runs/{id}/cancel, GET /runs/{id}/webhooks (how its webhook
+calls stand: graphrt.serve.webhook_routes), GET /health, and the viewer page at GET / with its
+files under /static/. A run's POST may name a `webhook` to call when the run settles
+(graphrt.serve.webhooks).
 
 Requests pass, in order: serve/origin.py (the Host a request names and the page
 it comes from: DNS rebinding and cross-site requests are refused), serve/cors.py
@@ -50,6 +51,7 @@ from graphrt.serve.retention import Retention
 from graphrt.serve.origin import OriginGuard, OriginPolicy
 from graphrt.serve.runs import RunNotFound, RunService, ServedRun
 from graphrt.serve.security import BodyTooLarge, Guard
+from graphrt.serve.webhook_routes import list_webhooks
 from graphrt.serve.webhooks import WebhookSettings
 
 __all__ = ["DEFAULT_MAX_BODY", "create_app"]
@@ -353,6 +355,7 @@ def create_app(
         Route("/runs/{run_id}", get_run),
         Route("/runs/{run_id}/events", run_events),
         Route("/runs/{run_id}/nodes", _handled(list_nodes)),
+        Route("/runs/{run_id}/webhooks", _handled(list_webhooks)),
         Route("/runs/{run_id}/nodes/{key:path}", _handled(get_node)),
         Route("/runs/{run_id}/fork", fork_run, methods=["POST"]),
         Route("/runs/{run_id}/resume", resume_run, methods=["POST"]),

@@ -246,6 +246,15 @@ def openapi_document(graphs: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
                 "operationId": "getRunNode",
                 "parameters": [_RUN_ID, {"name": "key", "in": "path", "required": True, "schema": {"type": "string"}}],
                 "responses": {"200": _json(_ref("Node"), "the node"), "404": _ERROR}}},
+            "/runs/{run_id}/webhooks": {"get": {
+                "summary": "How the run's webhook calls stand: each delivery's event, URL (no query), state, calls",
+                "operationId": "listRunWebhooks", "parameters": [_RUN_ID],
+                "responses": {"200": _json({"type": "object", "properties": {"webhooks": {"type": "array", "items": {
+                    "type": "object", "properties": {
+                        "delivery_id": {"type": "string"}, "event": {"type": "string"}, "url": {"type": "string"},
+                        "state": {"type": "string", "enum": ["pending", "delivered", "failed"]},
+                        "calls": {"type": "integer"}, "next_at": {"type": "number"}, "error": {"type": "string"}}}}}},
+                    "the deliveries, oldest first"), "404": _ERROR}}},
             "/runs/{run_id}/fork": {"post": {
                 "summary": "A new run from one of this run's nodes: keeps every result that does not depend on it",
                 "operationId": "forkRun", "parameters": [_RUN_ID],

@@ -34,6 +34,7 @@ from graphrt.checkpoint import (
     CheckpointError,
     CheckpointStore,
     CheckpointTarget,
+    Delivery,
     EventStore,
     RunRecord,
     WebhookStore,
@@ -465,6 +466,10 @@ class RunService:
         run = await self._from_record(record, served)
         self._remember(run)
         return run
+
+    async def run_deliveries(self, run_id: str) -> list[Delivery]:
+        """The run's webhook subscriptions and deliveries (none when the store keeps no webhooks)."""
+        return await self._webhooks.store.run_deliveries(run_id) if self._webhooks is not None else []
 
     async def _maybe_get(self, run_id: str) -> ServedRun | None:
         try:

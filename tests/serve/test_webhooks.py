@@ -76,6 +76,10 @@ def test_a_receiver_that_fails_first_gets_the_same_signed_delivery_until_it_take
 
     [delivery] = [item for item in deliveries(served.checkpoint, run["id"]) if item.event != "subscribed"]
     assert (delivery.state, delivery.attempts, delivery.error) == ("delivered", 3, None)
+    with served.client(headers={"X-API-Key": KEY}) as client:
+        assert client.get(f"/runs/{run['id']}/webhooks").json() == {"run": run["id"], "webhooks": [
+            {"delivery_id": delivery.delivery_id, "event": "run.finished", "url": receiver.url, "state": "delivered",
+             "calls": 3}]}  # the URL without its token
     assert "call 1 failed" in caplog.text
     assert "hook-token-77" not in caplog.text and KEY not in caplog.text and SECRET_NAME not in caplog.text
 
