@@ -37,7 +37,8 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def wait_for_http(url: str, process: subprocess.Popen, seconds: float = 20.0) -> None:
+def wait_for_http(url: str, process: subprocess.Popen, seconds: float = 90.0) -> None:
+    """Waits until `url` answers; the deadline guards against a hang only (a loaded machine took 31 s to start one)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:
