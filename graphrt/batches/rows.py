@@ -3,8 +3,9 @@
     {"question": "Who designed the Eiffel Tower?"}            row 1 (its line number)
     {"id": "q2", "question": "When did Apollo 11 land?"}      row "q2" with `id_field="id"`
 
-Rows come from a JSONL file (one JSON object a line; blank lines do not count)
-or from any iterable of mappings. Each row has an id, stable from one run of the
+Rows come from a JSONL file (one JSON object a line; blank lines do not count),
+from an open text stream of JSONL (stdin: `graphrt batch GRAPH -`), or from any
+iterable of mappings. Each row has an id, stable from one run of the
 batch to the next, which names its saved run (`ledger.py`) and its output line:
 the row's line number in the file (its position, from 1, in an iterable), or
 the value of its `id_field`. A line that is not a JSON object is a row too, with
@@ -16,11 +17,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping, TextIO
 
 from graphrt.base.errors import GraphLoadError, Location
 
-__all__ = ["InputRow", "count_rows", "read_rows", "rows_of"]
+__all__ = ["InputRow", "StreamRows", "count_rows", "read_rows", "rows_of", "stream_rows"]
 
 
 @dataclass(frozen=True)
@@ -34,11 +35,35 @@ class InputRow:
     location: Location | None = None  # the line it was read from
 
 
-def rows_of(rows: Iterable[Mapping[str, Any]] | str | Path, *, id_field: str | None = None) -> Iterator[InputRow]:
-    """The rows of a JSONL file (a path) or of an iterable of mappings, in order."""
+def rows_of(rows: Iterable[Mapping[str, Any]] | str | Path | TextIO, *,
+            id_field: str | None = None) -> Iterator[InputRow]:
+    """The rows of a JSONL file (a path), of an open JSONL text stream, or of an iterable of mappings, in order."""
     if isinstance(rows, (str, Path)):
         return read_rows(rows, id_field=id_field)
-    return _given_rows(rows, id_field)
+    if hasattr(rows, "readline"):
+        return stream_rows(rows, id_field=id_field)  # type: ignore[arg-type]
+    return _given_rows(rows, id_field)  # type: ignore[arg-type]
+
+
+def stream_rows(stream: TextIO, *, id_field: str | None = None) -> Iterator[InputRow]:
+    """The rows of JSONL read from an open text stream as they arrive (stdin); the stream is left open.
+
+    Errors and ids are placed by the stream's `name` (`<stdin>`) and line, as for a file.
+    """
+    name = getattr(stream, "name", None)
+    return StreamRows(_lines_rows(stream, name if isinstance(name, str) else "<stream>", id_field))
+
+
+class StreamRows(Iterator[InputRow]):
+    """Rows from a stream whose next line may be long in coming (a pipe): `Batch` takes them on a thread."""
+
+    blocks = True  # taking the next row may wait for its writer: never on the event loop
+
+    def __init__(self, rows: Iterator[InputRow]) -> None:
+        self._rows = rows
+
+    def __next__(self) -> InputRow:
+        return next(self._rows)
 
 
 def read_rows(path: str | Path, *, id_field: str | None = None) -> Iterator[InputRow]:
@@ -63,31 +88,35 @@ def count_rows(path: str | Path) -> int:
 
 def _file_rows(file: Any, name: str, id_field: str | None) -> Iterator[InputRow]:
     with file:
-        index = 0
-        line_number = 0
-        while True:
-            try:
-                line = file.readline()
-            except UnicodeDecodeError as error:
-                raise GraphLoadError(f"not UTF-8 text after line {line_number} (save the file as UTF-8): {error.reason}",
-                                     location=Location(name, line_number + 1)) from None
-            if not line:
-                return
-            line_number += 1
-            if not line.strip():
-                continue
-            location = Location(name, line_number)
-            try:
-                values = json.loads(line)
-            except ValueError as error:
-                column = getattr(error, "colno", None)
-                yield _bad_row(line_number, index, location, f"not a JSON object: {getattr(error, 'msg', error)}",
-                               column)
-            except RecursionError:
-                yield _bad_row(line_number, index, location, "the row is nested too deeply to read")
-            else:
-                yield _row(values, line_number, index, id_field, location)
-            index += 1
+        yield from _lines_rows(file, name, id_field)
+
+
+def _lines_rows(file: Any, name: str, id_field: str | None) -> Iterator[InputRow]:
+    index = 0
+    line_number = 0
+    while True:
+        try:
+            line = file.readline()
+        except UnicodeDecodeError as error:
+            raise GraphLoadError(f"not UTF-8 text after line {line_number} (save the file as UTF-8): {error.reason}",
+                                 location=Location(name, line_number + 1)) from None
+        if not line:
+            return
+        line_number += 1
+        if not line.strip():
+            continue
+        location = Location(name, line_number)
+        try:
+            values = json.loads(line)
+        except ValueError as error:
+            column = getattr(error, "colno", None)
+            yield _bad_row(line_number, index, location, f"not a JSON object: {getattr(error, 'msg', error)}",
+                           column)
+        except RecursionError:
+            yield _bad_row(line_number, index, location, "the row is nested too deeply to read")
+        else:
+            yield _row(values, line_number, index, id_field, location)
+        index += 1
 
 
 def _given_rows(rows: Iterable[Mapping[str, Any]], id_field: str | None) -> Iterator[InputRow]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import anyio
 
@@ -77,7 +77,7 @@ class Batch:
             GraphLoadError: the rows' file cannot be read further (a bad row fails alone).
         """
         emit = _InOrder(sink) if self.ordered else sink
-        source = iter(rows)
+        source = _Source(iter(rows))
         concurrency = self.concurrency
         if self.executor is not None:
             await self.executor.open()
@@ -92,8 +92,8 @@ class Batch:
                     await self.executor.close()
         return self.progress
 
-    async def _worker(self, source: Any, emit: Sink) -> None:
-        for row in source:  # the workers share one iterator: each row is taken once, in order
+    async def _worker(self, source: "_Source", emit: Sink) -> None:
+        while (row := await source.next()) is not None:  # the workers share one source: each row taken once, in order
             outcome = await self._outcome(row)
             if outcome.before:
                 self.progress.before += 1
@@ -164,6 +164,21 @@ def _failed(row: InputRow, error: GraphError, seconds: float = 0.0) -> RowOutcom
     if error.node_id is None and error.location is None and row.location is not None:
         error.location = row.location
     return RowOutcome(row.id, row.index, FAILED, error=error, seconds=seconds)
+
+
+class _Source:
+    """The rows the workers take from, one at a time; rows that may be long in coming (stdin) on a thread."""
+
+    def __init__(self, rows: Iterator[InputRow]) -> None:
+        self.rows = rows
+        self.blocks = getattr(rows, "blocks", False)
+        self.lock = anyio.Lock()
+
+    async def next(self) -> InputRow | None:
+        if not self.blocks:
+            return next(self.rows, None)
+        async with self.lock:  # one reader at a time: a generator cannot be resumed from two threads
+            return await anyio.to_thread.run_sync(next, self.rows, None, abandon_on_cancel=True)
 
 
 class _InOrder:

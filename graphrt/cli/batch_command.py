@@ -3,12 +3,16 @@
     graphrt batch qa.yaml questions.jsonl -o answers.jsonl            # 8 rows at a time, in this process
     graphrt batch qa.yaml questions.jsonl -o answers.jsonl            # again after a crash: done rows are skipped
     graphrt batch qa.yaml questions.jsonl --executor ray --address auto --concurrency 64   # rows as Ray tasks
+    make-rows | graphrt batch qa.yaml - -o answers.jsonl              # rows from stdin, as they come
 
 Each line of ROWS is a JSON object of static node ids and the values to inject
 (`{"question": "..."}`); each output line is `{"row", "status", "results"}` or,
 for a row that failed, `{"row", "status": "failed", "error": {message, type, node,
 file, line}}`, in input order (`--unordered`: as rows finish). A failed row does
 not stop the others; the command exits with 1 when any row failed.
+
+ROWS `-` reads the rows from stdin as they come (the progress line then has no
+ETA); their ids and saved runs are the same as for a file of the same lines.
 
 Rows are saved as they go to a checkpoint store (`--checkpoint`, by default
 `OUTPUT.runs.db` beside `-o OUTPUT`, else `ROWS.runs.db` in the current folder),
@@ -34,12 +38,16 @@ from graphrt.engine.graph import Graph
 
 __all__ = ["add_parser", "default_checkpoint"]
 
+STDIN = "-"  # ROWS that means: read the rows from stdin
+STDIN_NAME = "stdin"
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("batch", help="run a graph once per row of a JSONL file; results as JSONL",
                                    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", help="a graph file (YAML or JSON)")
-    parser.add_argument("rows", help="the input rows: a JSONL file, one JSON object of node ids and values a line")
+    parser.add_argument("rows", help="the input rows: a JSONL file, one JSON object of node ids and values a line "
+                        "(-: read them from stdin)")
     parser.add_argument("-o", "--output", metavar="FILE.jsonl", help="write the rows' outcomes to FILE (default: stdout)")
     parser.add_argument("--concurrency", type=_positive, metavar="N",
                         help="rows running at once (default: 8; with --executor, the cluster's CPUs)")
@@ -80,7 +88,12 @@ def default_checkpoint(args: argparse.Namespace) -> str | None:
         return args.checkpoint
     if args.output:
         return f"{args.output}.runs.db"
-    return f"{Path(args.rows).stem}.runs.db"
+    return f"{_rows_name(args)}.runs.db"
+
+
+def _rows_name(args: argparse.Namespace) -> str:
+    """The rows' name in default file and batch names: the file's stem, or `stdin`."""
+    return STDIN_NAME if args.rows == STDIN else Path(args.rows).stem
 
 
 def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
@@ -100,10 +113,15 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
     if not args.quiet:
         for issue in graph.warnings:
             print(format_warning(issue), file=stderr)
-    try:
-        total = count_rows(args.rows)
-    except OSError as error:
-        raise GraphError(f"{args.rows}: cannot read the batch's rows: {error.strerror or error}") from None
+    rows: Any = args.rows
+    total = None
+    if rows == STDIN:
+        rows = sys.stdin
+    else:
+        try:
+            total = count_rows(rows)
+        except OSError as error:
+            raise GraphError(f"{rows}: cannot read the batch's rows: {error.strerror or error}") from None
     progress = BatchProgress(total=total)
     display = None
     if not args.quiet:
@@ -125,8 +143,8 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
     try:
         # What agents and `console` print goes to stderr: the output holds the rows' lines alone.
         with executor_for(args) as executor, redirect_stdout(stderr) if output is sys.stdout else nullcontext():
-            batch(graph, args.rows, concurrency=args.concurrency, checkpoint=checkpoint,
-                  batch_id=args.batch_id or default_batch_id(graph, args.rows), id_field=args.id_field,
+            batch(graph, rows, concurrency=args.concurrency, checkpoint=checkpoint,
+                  batch_id=args.batch_id or f"{default_batch_id(graph, None)}:{_rows_name(args)}", id_field=args.id_field,
                   ordered=not args.unordered, on_row=write, progress=progress, executor=executor,
                   timeout=args.timeout, all_results=args.all, keep=False)
     finally:
@@ -136,5 +154,5 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
             output.close()
     if failed and not args.quiet:
         saved = f"; run the command again to retry them (saved in {checkpoint})" if checkpoint else ""
-        print(f"graphrt: {failed:,} of {total:,} rows failed{saved}", file=stderr)
+        print(f"graphrt: {failed:,} of {progress.finished:,} rows failed{saved}", file=stderr)
     return 1 if failed else 0

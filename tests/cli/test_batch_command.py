@@ -108,3 +108,37 @@ def test_killed_with_sigkill_and_run_again_the_done_rows_are_skipped(files):
     assert plain.communicate(timeout=120)[0] == "" and plain.returncode == 0
     assert resumed == _lines(uninterrupted)
     assert [line["row"] for line in resumed] == [1, 2, 3, 4, 5, 6]
+
+
+def test_rows_from_stdin_run_as_they_come_and_a_rerun_skips_the_done_ones(files):
+    command = [str(files["graph"]), "-", "-o", str(files["out"]), "--agents", AGENTS_FILE, "-q"]
+    first = [json.dumps({"row": i, "log": str(files["log"])}) for i in range(2)]
+    batch = _batch_fed(*command)
+    try:
+        batch.stdin.write("\n".join(first) + "\n")
+        batch.stdin.flush()
+        # The pipe is still open: the first rows' outcomes are written before the rest of the rows exist.
+        wait_until(lambda: len(_lines(files["out"])) == 2, "the first two rows written while stdin is open")
+        batch.stdin.write("[1, 2]\n" + json.dumps({"row": 3, "log": str(files["log"])}) + "\n")
+        batch.stdin.close()
+        batch.wait(timeout=120)
+    finally:
+        batch.kill()
+    assert batch.returncode == 1  # the line that is not an object failed
+    lines = _lines(files["out"])
+    assert [(line["row"], line["status"]) for line in lines] == [(1, "completed"), (2, "completed"), (3, "failed"),
+                                                                 (4, "completed")]
+    assert lines[2]["error"]["file"] == "<stdin>" and lines[2]["error"]["line"] == 3
+    assert lines[3]["results"] == {"answer": {"double": 6, "row": 3}}
+
+    again = _batch_fed(*command)
+    again.communicate("\n".join(first) + "\n", timeout=120)
+    assert again.returncode == 0
+    assert Counter(int(line) for line in files["log"].read_text().split()) == {0: 1, 1: 1, 3: 1}  # saved: not rerun
+    assert [line["row"] for line in _lines(files["out"])] == [1, 2]
+
+
+def _batch_fed(*args: str) -> subprocess.Popen:
+    command = [sys.executable, "-c", "import sys; from graphrt.cli import main; sys.exit(main())", "batch", *args]
+    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
