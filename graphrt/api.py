@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sized
 
 from graphrt.base.sync import blocking
 from graphrt.engine.executor import Executor
@@ -128,11 +128,13 @@ async def abatch(
     Raises:
         GraphError: the graph cannot be prepared, the rows' file cannot be read, or the store cannot be opened.
     """
-    from graphrt.batches import Batch, Ledger, rows_of
+    from graphrt.batches import Batch, BatchProgress, Ledger, rows_of
     from graphrt.checkpoint import open_store
     from graphrt.checkpoint.base import GuardedStore
 
     prepared = graph if isinstance(graph, Graph) else Graph(graph, **options)
+    if progress is None:
+        progress = BatchProgress(total=_rows_count(rows))  # known, a batch ends its chunks of rows evenly
     made_executor, made = _executor(executor)
     opened = open_store(checkpoint) if checkpoint is not None else None
     outcomes: list[RowOutcome] = []
@@ -158,6 +160,18 @@ async def abatch(
 
 
 batch = blocking(abatch)
+
+
+def _rows_count(rows: Any) -> int | None:
+    """How many rows there are, when that is known up front (a file's lines, a list's length)."""
+    if isinstance(rows, (str, Path)):
+        from graphrt.batches import count_rows
+
+        try:
+            return count_rows(rows)
+        except OSError:
+            return None  # reading the rows says why
+    return len(rows) if isinstance(rows, Sized) else None
 
 
 def default_batch_id(graph: Graph, rows: Any) -> str:

@@ -185,6 +185,7 @@ def _array_with_item(verb: str) -> dict[str, Any]:
 
 PUSH_AGENT = AgentInfo(
     name="pushAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=push_agent,
     description="push Agent",
     inputs={
@@ -226,6 +227,7 @@ PUSH_AGENT = AgentInfo(
 
 POP_AGENT = AgentInfo(
     name="popAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=pop_agent,
     description="Pop Agent",
     inputs=_array_input("the array to pop an item from"),
@@ -245,6 +247,7 @@ POP_AGENT = AgentInfo(
 
 SHIFT_AGENT = AgentInfo(
     name="shiftAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=shift_agent,
     description="shift Agent",
     inputs=_array_input("the array to shift an item from"),
@@ -259,6 +262,7 @@ SHIFT_AGENT = AgentInfo(
 
 ARRAY_FLAT_AGENT = AgentInfo(
     name="arrayFlatAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=array_flat_agent,
     description="Array Flat Agent",
     inputs=_array_input("The array to be flattened"),
@@ -276,6 +280,7 @@ ARRAY_FLAT_AGENT = AgentInfo(
 
 ARRAY_JOIN_AGENT = AgentInfo(
     name="arrayJoinAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=array_join_agent,
     description="Array Join Agent",
     inputs=_array_input("array join"),
@@ -312,6 +317,7 @@ ARRAY_JOIN_AGENT = AgentInfo(
 # GraphAI's output schema for this agent is malformed (`anyOf` sits among the properties); kept as is.
 ARRAY_TO_OBJECT_AGENT = AgentInfo(
     name="arrayToObjectAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=array_to_object_agent,
     description="Array To Object Agent",
     inputs=_array_input("the array to pop an item from", key="items"),
@@ -333,6 +339,7 @@ ARRAY_TO_OBJECT_AGENT = AgentInfo(
 # GraphAI's description for this agent is arrayFlatAgent's ("Array Flat Agent"), a copy slip: this one says what it does.
 ARRAY_FIND_FIRST_EXISTS_AGENT = AgentInfo(
     name="arrayFindFirstExistsAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=array_find_first_exists_agent,
     description="Returns the first item of an array that is not null or undefined",
     inputs=_array_input("The array to be find"),

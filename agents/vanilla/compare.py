@@ -230,6 +230,7 @@ def _left_right_samples() -> list[Sample]:
 
 compare_agent_info = AgentInfo(
     name="compareAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=compare_agent,
     description="compare",
     inputs=_INPUTS_SCHEMA,

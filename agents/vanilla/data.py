@@ -263,6 +263,7 @@ _NESTED_TOTALS = [[{"a": 1, "b": -1}, {"c": 10}], [{"a": 2, "b": -1}], [{"a": 3,
 
 TOTAL_AGENT = AgentInfo(
     name="totalAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=total_agent,
     description="Returns the sum of input values",
     inputs={
@@ -320,6 +321,7 @@ TOTAL_AGENT = AgentInfo(
 
 DATA_SUM_TEMPLATE_AGENT = AgentInfo(
     name="dataSumTemplateAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=data_sum_template_agent,
     description="Returns the sum of input values",
     inputs={
@@ -356,6 +358,7 @@ def _teslas(*changes: dict[str, Any]) -> list[dict[str, Any]]:
 
 PROPERTY_FILTER_AGENT = AgentInfo(
     name="propertyFilterAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=property_filter_agent,
     description="Filter properties based on property name either with 'include', 'exclude', 'alter', 'swap', "
     "'inject', 'inspect'",
@@ -433,6 +436,7 @@ PROPERTY_FILTER_AGENT = AgentInfo(
 
 COPY_AGENT = AgentInfo(
     name="copyAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=copy_agent,
     description="Returns namedInputs",
     inputs={
@@ -478,6 +482,7 @@ _LLM_SETTINGS = {
 
 LOOKUP_DICTIONARY_AGENT = AgentInfo(
     name="lookupDictionaryAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=lookup_dictionary_agent,
     description="Select elements with params",
     inputs={
@@ -514,6 +519,7 @@ LOOKUP_DICTIONARY_AGENT = AgentInfo(
 # GraphAI's output schema `{"anyOf": {"type": "object"}}` is malformed (anyOf needs a list); kept as is.
 MERGE_OBJECT_AGENT = AgentInfo(
     name="mergeObjectAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=merge_object_agent,
     description="Returns namedInputs",
     inputs={

@@ -102,6 +102,7 @@ def _image_part(url: str, detail: str | None = None) -> dict[str, Any]:
 
 images2message_agent_info = AgentInfo(
     name="images2messageAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=images2message_agent,
     description="Returns the message data for llm include image",
     inputs={

@@ -143,6 +143,7 @@ _FRUITS = {"array": ["banana", "orange", "lemon", "apple"], "values": [2, 5, 6, 
 # GraphAI's output schema says `"type": "any"`, which JSON Schema does not know; kept as is.
 SORT_BY_VALUES_AGENT = AgentInfo(
     name="sortByValuesAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=sort_by_values_agent,
     description="sortByValues Agent",
     inputs={

@@ -322,6 +322,7 @@ _CRAZY_ONES_CHUNKS = [
 
 STRING_SPLITTER_AGENT = AgentInfo(
     name="stringSplitterAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=string_splitter_agent,
     description="This agent strip one long string into chunks using following parameters",
     inputs={
@@ -356,6 +357,7 @@ _STRING_LIST = {"type": "array", "items": {"type": "string"}}
 
 STRING_TEMPLATE_AGENT = AgentInfo(
     name="stringTemplateAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=string_template_agent,
     description="Template agent",
     inputs={
@@ -484,6 +486,7 @@ def _fenced(language: str) -> str:
 
 JSON_PARSER_AGENT = AgentInfo(
     name="jsonParserAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=json_parser_agent,
     # GraphAI's says "Template agent", a copy slip from stringTemplateAgent.
     description="Parses JSON text (fenced code blocks too) into data, or writes data as JSON text",
@@ -543,6 +546,7 @@ JSON_PARSER_AGENT = AgentInfo(
 
 STRING_CASE_VARIANTS_AGENT = AgentInfo(
     name="stringCaseVariantsAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=string_case_variants_agent,
     description="Format String Cases agent",
     inputs={
@@ -619,6 +623,7 @@ STRING_CASE_VARIANTS_AGENT = AgentInfo(
 # hasGraphData there because it runs a nested graph; this port computes the result directly.
 STRING_UPDATE_TEXT_AGENT = AgentInfo(
     name="stringUpdateTextAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=string_update_text_agent,
     description="",
     inputs={
@@ -662,6 +667,7 @@ STRING_UPDATE_TEXT_AGENT = AgentInfo(
 
 CONSOLE_AGENT = AgentInfo(
     name="consoleAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=console_agent,
     description="Just text to console.info",
     inputs={"type": "object", "properties": {"text": {"type": "string", "description": "text"}}},

@@ -149,6 +149,7 @@ def _repeat(value: Any, count: int) -> list[Any]:
 
 echo_agent_info = AgentInfo(
     name="echoAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=echo_agent,
     description="Echo agent",
     inputs={**_NO_INPUTS, "description": "This agent does not use inputs. Leave empty."},
@@ -184,6 +185,7 @@ echo_agent_info = AgentInfo(
 
 counting_agent_info = AgentInfo(
     name="countingAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=counting_agent,
     description="Counting agent",
     inputs={**_NO_INPUTS, "description": "This agent does not require any inputs. Leave empty."},
@@ -221,6 +223,7 @@ counting_agent_info = AgentInfo(
 
 copy_message_agent_info = AgentInfo(
     name="copyMessageAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=copy_message_agent,
     description="CopyMessage agent",
     inputs=_NO_INPUTS,
@@ -306,6 +309,7 @@ copy2_array_agent_info = AgentInfo(
 
 merge_node_id_agent_info = AgentInfo(
     name="mergeNodeIdAgent",
+    runs_local=True,  # pure and quick: a trip to a cluster worker would cost more than the call
     func=merge_node_id_agent,
     description="merge node id agent",
     inputs={

@@ -208,7 +208,8 @@ class AgentInfo:
     # scheduler there. Every agent gets its nesting handle and its node's `graph` without it.
     has_graph_data: bool = False
     # Where the call may run (graphrt.engine.executor): `runs_local` keeps it in the driver's process under
-    # any executor (it asks a person, or holds a live connection); `stateful` agents (toolsets) keep their
+    # any executor (it asks a person, holds a live connection, or is so quick, as the pure data-shaping
+    # agents of the vanilla pack are, that sending it to a worker would cost more than the call); `stateful` agents (toolsets) keep their
     # state in one place, e.g. one Ray actor, so that every call sees the same state.
     runs_local: bool = False
     stateful: bool = False

@@ -16,7 +16,9 @@ Where a row runs:
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import itertools
 import time
 from typing import Any, Callable, Iterable, Iterator
 
@@ -69,6 +71,7 @@ class Batch:
         self.ordered = ordered
         self.progress = progress if progress is not None else BatchProgress()
         self._ids: dict[str | int, InputRow] = {}
+        self._workers = 1
 
     async def run(self, rows: Iterable[InputRow], sink: Sink) -> BatchProgress:
         """Runs every row; each outcome goes to `sink`. Returns the counters at the end.
@@ -83,8 +86,9 @@ class Batch:
             await self.executor.open()
             concurrency = concurrency or self.executor.whole_run_slots()
         try:
+            self._workers = concurrency or DEFAULT_CONCURRENCY
             async with anyio.create_task_group() as group:
-                for _ in range(concurrency or DEFAULT_CONCURRENCY):
+                for _ in range(self._workers):
                     group.start_soon(self._worker, source, emit)
         finally:
             if self.executor is not None:
@@ -93,17 +97,47 @@ class Batch:
         return self.progress
 
     async def _worker(self, source: "_Source", emit: Sink) -> None:
-        while (row := await source.next()) is not None:  # the workers share one source: each row taken once, in order
-            outcome = await self._outcome(row)
-            if outcome.before:
-                self.progress.before += 1
-            elif outcome.ok:
-                self.progress.completed += 1
-            else:
-                self.progress.failed += 1
-            emit(outcome)
+        # The workers share one source: each row is taken once, in order; on an executor that runs several
+        # rows per task (`rows_per_task`), a worker takes that many and sends together those that run.
+        while rows := await source.take(self._chunk(source)):
+            to_run = []
+            for row in rows:
+                outcome = await self._decided(row)
+                if outcome is None:
+                    to_run.append(row)
+                else:
+                    self._count(outcome, emit)
+            if len(to_run) == 1:
+                self._count(await self._outcome(to_run[0]), emit)
+            elif to_run:
+                for outcome in await self._outcomes_together(to_run):
+                    self._count(outcome, emit)
 
-    async def _outcome(self, row: InputRow) -> RowOutcome:
+    def _chunk(self, source: "_Source") -> int:
+        """How many rows a worker takes at once: the executor's rows per task, fewer near the end of the rows.
+
+        Rows that come as they are written (stdin) are taken one at a time: a row never waits for the next.
+        """
+        most = getattr(self.executor, "rows_per_task", 1) if self.executor is not None else 1
+        if most <= 1 or source.blocks:
+            return 1
+        total = self.progress.total
+        if total is None:
+            return most
+        left = max(total - source.taken, 0)  # each worker keeps about two chunks of what is left: an even end
+        return max(1, min(most, left // (2 * self._workers)))
+
+    def _count(self, outcome: RowOutcome, emit: Sink) -> None:
+        if outcome.before:
+            self.progress.before += 1
+        elif outcome.ok:
+            self.progress.completed += 1
+        else:
+            self.progress.failed += 1
+        emit(outcome)
+
+    async def _decided(self, row: InputRow) -> RowOutcome | None:
+        """The row's outcome without running it (it cannot run, or it completed before); None: it has to run."""
         if row.error is not None:
             return RowOutcome(row.id, row.index, FAILED, error=row.error)
         same = self._ids.setdefault(row.id, row)
@@ -119,11 +153,12 @@ class Batch:
             return _failed(row, GraphValidationError([issue]))
         if self.ledger is not None:
             try:
-                before = await self.ledger.done_before(row)
+                return await self.ledger.done_before(row)
             except GraphError as error:
                 return _failed(row, error)
-            if before is not None:
-                return before
+        return None
+
+    async def _outcome(self, row: InputRow) -> RowOutcome:
         self.progress.running += 1
         started = time.perf_counter()
         try:
@@ -137,26 +172,69 @@ class Batch:
             self.progress.running -= 1
         return RowOutcome(row.id, row.index, COMPLETED, results=results, seconds=time.perf_counter() - started)
 
+    def _options(self, row: InputRow) -> RunOptions:
+        run_id = self.ledger.run_id(row) if self.ledger is not None else None
+        return RunOptions(inject=row.inject, all_results=self.all_results, timeout=self.timeout, run_id=run_id)
+
     async def _run(self, row: InputRow) -> dict[str, Any]:
-        options = RunOptions(inject=row.inject, all_results=self.all_results, timeout=self.timeout)
         if self.executor is None:
             if self.ledger is None:
-                return await self.graph.arun(options)
+                return await self.graph.arun(self._options(row))
             return await arun_checkpointed(self.graph, self.ledger.store, run_id=self.ledger.run_id(row),
                                            inject=row.inject, all_results=self.all_results, timeout=self.timeout)
         if self.ledger is None:
-            return await self.executor.run_whole(self.graph, options)
+            return await self.executor.run_whole(self.graph, self._options(row))
         await self.ledger.started(self.graph, row)
         results: dict[str, Any] | None = None
         error: GraphError | None = None
         try:
-            results = await self.executor.run_whole(self.graph, options.replace(run_id=self.ledger.run_id(row)))
+            results = await self.executor.run_whole(self.graph, self._options(row))
             return results
         except GraphError as failed:
             error = failed
             raise
         finally:
             await self.ledger.finished(row, results, error)
+
+    async def _outcomes_together(self, rows: list[InputRow]) -> list[RowOutcome]:
+        """Rows sent to the executor together (`run_wholes`: one Ray task runs them one after another).
+
+        Each row is still its own run: saved as started before, and as it ended after, one by one.
+        """
+        assert self.executor is not None
+        started_rows: list[InputRow] = []
+        outcomes: dict[int, RowOutcome] = {}
+        for row in rows:
+            if self.ledger is not None:
+                try:
+                    await self.ledger.started(self.graph, row)
+                except GraphError as error:
+                    outcomes[row.index] = _failed(row, error)
+                    continue
+            started_rows.append(row)
+        self.progress.running += len(started_rows)
+        ended: list[Any] = [None] * len(started_rows)  # per row: its results, its GraphError, or None (cut off)
+        began = time.perf_counter()
+        try:
+            ended = list(await self.executor.run_wholes(self.graph, [self._options(row) for row in started_rows]))
+        except GraphError as error:  # the task failed (its worker died): each row fails with its own copy
+            ended = [copy.copy(error) for _ in started_rows]
+        except Exception as error:  # noqa: BLE001 - the rows' failure of any kind is theirs alone
+            wrapped = GraphError.from_exception(error, doing="the rows' runs failed")
+            ended = [copy.copy(wrapped) for _ in started_rows]
+        finally:
+            self.progress.running -= len(started_rows)
+            seconds = (time.perf_counter() - began) / max(len(started_rows), 1)  # the task's time, shared
+            for row, end in zip(started_rows, ended):
+                failed = end if isinstance(end, GraphError) else None
+                results = end if isinstance(end, dict) else None
+                if self.ledger is not None:
+                    await self.ledger.finished(row, results, failed)
+                if failed is not None:
+                    outcomes[row.index] = _failed(row, failed, seconds)
+                elif results is not None:
+                    outcomes[row.index] = RowOutcome(row.id, row.index, COMPLETED, results=results, seconds=seconds)
+        return [outcomes[row.index] for row in rows if row.index in outcomes]
 
 
 def _failed(row: InputRow, error: GraphError, seconds: float = 0.0) -> RowOutcome:
@@ -173,12 +251,18 @@ class _Source:
         self.rows = rows
         self.blocks = getattr(rows, "blocks", False)
         self.lock = anyio.Lock()
+        self.taken = 0
 
-    async def next(self) -> InputRow | None:
-        if not self.blocks:
-            return next(self.rows, None)
-        async with self.lock:  # one reader at a time: a generator cannot be resumed from two threads
-            return await anyio.to_thread.run_sync(next, self.rows, None, abandon_on_cancel=True)
+    async def take(self, most: int) -> list[InputRow]:
+        """Up to `most` rows (fewer at the end; none: no rows are left)."""
+        if self.blocks:
+            async with self.lock:  # one reader at a time: a generator cannot be resumed from two threads
+                row = await anyio.to_thread.run_sync(next, self.rows, None, abandon_on_cancel=True)
+            taken = [] if row is None else [row]
+        else:
+            taken = list(itertools.islice(self.rows, most))
+        self.taken += len(taken)
+        return taken
 
 
 class _InOrder:

@@ -19,8 +19,9 @@ def add_executor_option(parser: argparse.ArgumentParser) -> None:
                         help=f"where agent calls run: 'inprocess' (the default), or {installed}; "
                         f"default: ${EXECUTOR_VARIABLE}")
     parser.add_argument("--address", metavar="ADDR",
-                        help="the address of the cluster the executor uses (e.g. Ray's 'auto': the one running on "
-                        "this machine); without --executor, the one installed executor's")
+                        help="the address of the cluster the executor uses (e.g. Ray's 'auto': the one Ray cluster "
+                        "running on this machine, an error if several run); without --executor, the one installed "
+                        "executor's")
 
 
 @contextmanager

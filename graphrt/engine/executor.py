@@ -23,6 +23,7 @@ from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.base.errors import GraphError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from types import TracebackType
 
     from graphrt.engine.graph import Graph
@@ -50,7 +51,8 @@ def must_stay_local(call: Any) -> bool:
 
     Graph agents orchestrate nested runs on this process's scheduler (their rows'
     agent calls go to the executor), and an agent's function info can ask for it
-    (`runs_local`: it asks a person, or holds a live connection).
+    (`runs_local`: it asks a person, holds a live connection, or is cheaper here than the trip to a
+    worker, as copyAgent, stringTemplateAgent and the vanilla pack's other pure data-shaping agents are).
     """
     return isinstance(call, AgentInfo) and (call.has_graph_data or call.runs_local)
 
@@ -69,6 +71,9 @@ class Executor:
     # `graphrt.executors`, written NAME or NAME://ADDRESS; and what to pip install for it ("graphrt[ray]").
     schemes: tuple[str, ...] = ()
     extra: str | None = None
+    # Whole runs `run_wholes` is best given at once (a batch takes that many rows together): Ray sends them
+    # in one task, so that the cluster's cost of a task is paid once for them.
+    rows_per_task: int = 1
 
     @classmethod
     def from_target(cls, target: str, *, address: str | None = None, **options: Any) -> "Executor":
@@ -107,6 +112,20 @@ class Executor:
         calls on this executor. It raises what `Graph.arun` raises.
         """
         return await graph.replace(executor=self).arun(options)
+
+    async def run_wholes(self, graph: "Graph", options: "Sequence[RunOptions]") -> "list[dict[str, Any] | GraphError]":
+        """Several whole runs of `graph`, given together; each one's results or its GraphError, in order.
+
+        This one runs them one after another through `run_whole`; Ray runs them in one task.
+        It raises a GraphError only when the runs could not be run at all.
+        """
+        ended: list[dict[str, Any] | GraphError] = []
+        for one in options:
+            try:
+                ended.append(await self.run_whole(graph, one))
+            except GraphError as error:
+                ended.append(error)
+        return ended
 
     async def __aenter__(self) -> "Executor":
         await self.open()

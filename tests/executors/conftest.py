@@ -17,6 +17,22 @@ ray = pytest.importorskip("ray", reason="the Ray executor's tests need: pip inst
 WORKER_NODES = 2
 
 
+async def _warm_agent(ctx):
+    import anyio
+
+    await anyio.sleep(0.5)  # long enough that the other call takes the other node's CPU
+    return ctx.node_id
+
+
+def _warm_up(executor) -> None:
+    """A worker started on every node and graphrt imported there, before any test's time limit runs."""
+    import graphrt
+
+    graph = {"version": 0.5, "nodes": {f"n{index}": {"agent": "warmAgent", "isResult": True}
+                                       for index in range(WORKER_NODES)}}
+    graphrt.run(graph, agents=[graphrt.AgentInfo("warmAgent", _warm_agent)], executor=executor)
+
+
 @pytest.fixture(scope="session")
 def ray_cluster():
     from graphrt.executors.local_cluster import LocalRayCluster
@@ -34,6 +50,7 @@ def ray_executor(ray_cluster):
     if started:
         connect_ray(ray_cluster.address, log_to_driver=False)
     executor = RayExecutor()
+    _warm_up(executor)
     yield executor
     executor.shutdown()
     if started:

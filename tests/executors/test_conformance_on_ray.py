@@ -22,7 +22,7 @@ import graphrt
 ROOT = Path(__file__).resolve().parents[2]
 CONFORMANCE = Path(os.environ.get("GRAPHRT_CONFORMANCE", ROOT.parent / "shared" / "conformance"))
 RUNNER = CONFORMANCE / "run.py"
-TIME_LIMIT_S = 10  # the runner's own limit per case
+TIME_LIMIT_S = 10  # the runner's own limit per case (the cluster and its workers are started before, in conftest)
 
 
 def _runner():

@@ -56,8 +56,9 @@ def test_graphrt_declares_the_ray_executor_by_its_name() -> None:
 
 def test_a_third_party_executor_runs_the_agent_calls_of_a_run(recording_executor: Path, tmp_path: Path, capsys) -> None:
     graph = tmp_path / "g.yaml"
-    graph.write_text("version: 0.5\nnodes:\n  n:\n    value: 1\n  out:\n    agent: copyAgent\n"
-                     "    inputs: {v: ':n'}\n    isResult: true\n")
+    # sleeperAgent, not copyAgent: copyAgent is cheaper in the driver than a trip anywhere (runs_local)
+    graph.write_text("version: 0.5\nnodes:\n  n:\n    value: 1\n  out:\n    agent: sleeperAgent\n"
+                     "    params: {duration: 0}\n    inputs: {v: ':n'}\n    isResult: true\n")
     assert main(["run", str(graph), "-q", "--executor", "recording://rack-2"]) == 0
     import demo_executor
 

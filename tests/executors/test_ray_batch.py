@@ -13,6 +13,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import anyio
 import pytest
 
 import graphrt
@@ -110,3 +111,112 @@ def test_graphrt_batch_on_a_cluster_killed_with_sigkill_skips_its_done_rows_when
     lines = _lines(out)
     assert [line["row"] for line in lines] == [1, 2, 3, 4, 5, 6]
     assert [line["results"]["answer"] for line in lines] == [{"double": 2 * i, "row": i} for i in range(6)]
+
+
+def test_rows_go_to_the_cluster_several_a_task_and_each_is_still_its_own_saved_run(ray_executor, tmp_path, monkeypatch):
+    from graphrt.checkpoint import open_store
+    from graphrt.executors.ray import RayExecutor
+
+    sent: list[int] = []
+    run_wholes = RayExecutor.run_wholes
+
+    async def counted(self, graph, options):
+        sent.append(len(options))
+        return await run_wholes(self, graph, options)
+
+    run_whole = RayExecutor.run_whole
+
+    async def one(self, graph, options):
+        sent.append(1)
+        return await run_whole(self, graph, options)
+
+    monkeypatch.setattr(RayExecutor, "run_wholes", counted)
+    monkeypatch.setattr(RayExecutor, "run_whole", one)
+    batch_graph = tmp_path / "rows.yaml"
+    batch_graph.write_text(ROW_GRAPH)
+    log = str(tmp_path / "calls.log")
+    rows = [{"row": i, "log": log, **({"fail": "no good"} if i == 9 else {})} for i in range(40)]
+    store = tmp_path / "runs.db"
+    outcomes = graphrt.batch(batch_graph, rows, agents=module_agents(BATCH_AGENTS_FILE), executor=ray_executor,
+                             checkpoint=str(store), batch_id="b")
+    assert max(sent) == ray_executor.rows_per_task and sum(sent) == 40 and sent[-1] == 1  # fewer a task at the end
+    assert [outcome.index for outcome in outcomes] == list(range(40))  # in input order
+    assert [outcome.ok for outcome in outcomes] == [i != 9 for i in range(40)]  # the failed row fails alone
+    assert outcomes[9].record()["error"]["node"] == "work" and outcomes[10].results["answer"] == {"double": 20, "row": 10}
+
+    async def saved():
+        opened = open_store(str(store))
+        try:
+            return {record.run_id: record.status for record in await opened.runs()}
+        finally:
+            await opened.close()
+
+    statuses = anyio.run(saved)
+    assert statuses == {f"b/{i + 1}": ("failed" if i == 9 else "completed") for i in range(40)}  # each row its own run
+    again = graphrt.batch(batch_graph, rows, agents=module_agents(BATCH_AGENTS_FILE), executor=ray_executor,
+                          checkpoint=str(store), batch_id="b")
+    assert [outcome.before for outcome in again] == [i != 9 for i in range(40)]  # only the failed row ran again
+
+
+STREAMING_AGENTS = '''\
+"""An --agents file: an async generator agent and a toolset class whose tool streams."""
+import os
+
+import graphrt
+from graphrt import Progress
+
+
+async def steps_agent(ctx):
+    for step in range(ctx.inputs["n"]):
+        ctx.progress(f"step {step}", step)
+        yield {"step": step, "pid": os.getpid()}
+
+
+class Counter:
+    """Counts."""
+
+    @graphrt.tool
+    async def bump(self, by: int = 1) -> dict:
+        """Bumps.
+
+        Args:
+            by: how much.
+        """
+        yield Progress("bumping", 0)
+        yield {"count": by, "pid": os.getpid()}
+
+
+AGENTS = [graphrt.AgentInfo("stepsAgent", steps_agent), Counter]
+'''
+
+STREAMING_GRAPH = """\
+version: 0.5
+nodes:
+  n:
+    value: 1
+  steps:
+    agent: stepsAgent
+    inputs: {n: ":n"}
+    isResult: true
+  bumped:
+    agent: Counter
+    inputs: {func: bump, arg: {by: ":n"}}
+    isResult: true
+"""
+
+
+def test_async_generator_and_class_agents_from_an_agents_file_run_rows_on_the_cluster(ray_cluster, tmp_path):
+    # The driver runs in a folder of its own, as a user's would: graphrt is found by its install's own
+    # import finder (editable installs), not on sys.path; once, this made Ray pickle graphrt itself by value
+    # and fail ("Could not pickle object as excessively deep recursion required").
+    (tmp_path / "streaming_agents.py").write_text(STREAMING_AGENTS)
+    (tmp_path / "g.yaml").write_text(STREAMING_GRAPH)
+    (tmp_path / "rows.jsonl").write_text('{"n": 2}\n{"n": 3}\n')
+    command = [sys.executable, "-c", "import sys; from graphrt.cli import main; sys.exit(main())", "batch", "g.yaml", "rows.jsonl", "--no-checkpoint", "-q",
+               "--agents", "streaming_agents.py", "--executor", "ray", "--address", ray_cluster.address]
+    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["results"]["steps"]["step"] for line in lines] == [1, 2]
+    assert [line["results"]["bumped"]["data"]["count"] for line in lines] == [2, 3]
+    assert DRIVER not in {line["results"]["steps"]["pid"] for line in lines}

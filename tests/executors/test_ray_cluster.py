@@ -6,6 +6,7 @@ import socket
 import subprocess
 import sys
 
+import pytest
 import ray
 
 from graphrt.executors.loopback_ray import is_loopback
@@ -43,3 +44,20 @@ def test_an_address_that_does_not_answer_is_a_one_line_error(tmp_path):
     assert result.stderr.splitlines() == [
         f"graphrt: cannot reach the Ray cluster at {address}: Connection refused (is it running? start one "
         "with 'ray start --head', or use --address auto for the one on this machine)"]
+
+
+def test_address_auto_is_the_one_cluster_on_the_machine_and_several_are_an_error(ray_cluster, monkeypatch):
+    from graphrt.engine.executor import ExecutorError
+    from graphrt.executors.local_cluster import LocalRayCluster
+    from graphrt.executors.ray import _the_machines_cluster
+
+    monkeypatch.setenv("RAY_ADDRESS", ray_cluster.address)
+    assert _the_machines_cluster() == ray_cluster.address  # RAY_ADDRESS says which
+    monkeypatch.delenv("RAY_ADDRESS")
+    with LocalRayCluster(head_cpus=0) as other:  # a second cluster: Ray's own "auto" would join the newest
+        with pytest.raises(ExecutorError) as raised:
+            _the_machines_cluster()
+    message = str(raised.value)
+    assert message.startswith("--address auto: ") and "Ray clusters run on this machine (" in message
+    assert ray_cluster.address in message and other.address in message
+    assert message.endswith("give the one to use with --address HOST:PORT (or RAY_ADDRESS)")

@@ -360,3 +360,27 @@ def test_async_generator_agents_from_an_agents_file_run_on_workers(ray_executor,
     results = json.loads(capsys.readouterr().out)
     assert results["s"]["step"] == 2 and results["c"]["counted"] == 3
     assert DRIVER not in (results["s"]["pid"], results["c"]["pid"])
+
+
+def test_cheap_pure_agents_stay_in_the_driver(ray_executor, monkeypatch):
+    from graphrt.executors.ray import RayExecutor
+
+    sent: list[str] = []
+    call = RayExecutor.call
+
+    async def counted(self, agent, ctx):
+        sent.append(ctx.node_id)
+        return await call(self, agent, ctx)
+
+    monkeypatch.setattr(RayExecutor, "call", counted)
+    graph = {"version": 0.5, "nodes": {
+        "person": {"value": {"name": "Ada", "born": 1815, "secret": "x"}},
+        "kept": {"agent": "propertyFilterAgent", "inputs": {"item": ":person"}, "params": {"include": ["name", "born"]}},
+        "copy": {"agent": "copyAgent", "inputs": {"p": ":kept"}},
+        "text": {"agent": "stringTemplateAgent", "inputs": {"n": ":copy.p.name"}, "params": {"template": "hi ${n}"},
+                 "isResult": True},
+        "away": {"agent": "whereAgent", "inputs": {"text": ":text"}, "isResult": True},
+    }}
+    results = _run(graph, ray_executor)
+    assert results["text"] == "hi Ada" and results["away"]["pid"] != DRIVER
+    assert sent == ["away"]  # only the agent that is not runs_local went to the cluster
