@@ -9,6 +9,7 @@
     .venv/bin/python -m bench durable              # checkpointed runs against plain ones (bench/durable.py)
     .venv/bin/python -m bench ray_batch            # a batch on a real 1-, 2-, 4-node Ray cluster (bench/ray_batch.py)
     .venv/bin/python -m bench storage              # bytes a served run keeps in SQLite and PostgreSQL (bench/storage.py)
+    .venv/bin/python -m bench ray_graphs           # small graphs on node-level Ray, runs_local or not (bench/ray_graphs.py)
 
 Raw numbers go to bench/results/latest.json and the tables, as Markdown, to
 bench/results/latest.md (both git-ignored); BENCHMARKS.md keeps a reviewed copy.
@@ -65,6 +66,10 @@ def main(argv: list[str] | None = None) -> int:
         from .storage import main as storage
 
         return storage(argv[1:])
+    if argv[:1] == ["ray_graphs"]:  # its own options (bench/ray_graphs.py)
+        from .ray_graphs import main as ray_graphs
+
+        return ray_graphs(argv[1:])
     if argv[:1] == ["durable"]:  # its own options (bench/durable.py)
         from .durable import main as durable
 

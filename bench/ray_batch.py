@@ -8,8 +8,9 @@ What one run measures, side by side:
   graph (an agent that awaits 100 ms, as an HTTP call would, then a copyAgent) on 1, 2 and 4 worker
   nodes of 2 declared CPUs each (graphrt.executors.local_cluster: a head and worker nodes, each its
   own `ray start` process on 127.0.0.1), at the cluster's default concurrency (one row per declared
-  CPU); throughput per node count, against linear (n × the 1-node throughput) and the ideal
-  (2 n rows per 100 ms);
+  CPU), once with one row a Ray task (`rows_per_task=1`, as before 2 Dec 2026) and once with the
+  default (8 rows a task, fewer near the end); throughput per node count, against linear (n × the
+  1-node throughput) and the ideal (2 n rows per 100 ms);
 - the same batch in this process with the same concurrency (2, 4, 8 rows at once): what Ray costs;
 - a CPU-bound batch (rows of pure-Python work) on one worker node of 2 declared CPUs, one row at a
   time (1 core) and two at a time (2 cores: this machine has 2), and in this process (the GIL: 1 core);
@@ -128,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         cluster.add_node(CPUS_PER_NODE)
         cluster_start_s = time.perf_counter() - started
         executor = RayExecutor(cluster.address)
+        one_a_task = RayExecutor(cluster.address, rows_per_task=1)
         cluster_cpu = cluster_cpu_counter(cluster)
         try:
             for nodes in NODE_COUNTS:
@@ -137,12 +139,17 @@ def main(argv: list[str] | None = None) -> int:
                 _wait_for_cpus(nodes * CPUS_PER_NODE)
                 slots = executor.whole_run_slots()
                 # Warm up: every node's workers started, the graph shipped and built on each.
-                timed_batch(io_graph, 6 * slots, executor=executor, concurrency=slots)
-                entry = {"ray": timed_batch(io_graph, args.rows, executor=executor, concurrency=slots,
+                timed_batch(io_graph, 6 * slots, executor=one_a_task, concurrency=slots)
+                timed_batch(io_graph, 2 * slots * executor.rows_per_task, executor=executor, concurrency=slots)
+                entry = {"ray_one": timed_batch(io_graph, args.rows, executor=one_a_task, concurrency=slots,
+                                                cluster_cpu=cluster_cpu),
+                         "ray": timed_batch(io_graph, args.rows, executor=executor, concurrency=slots,
                                             cluster_cpu=cluster_cpu),
                          "in_process": timed_batch(io_graph, args.rows, concurrency=slots)}
+                entry["ray"]["rows_per_task"] = executor.rows_per_task
                 table["io"][nodes] = entry
-                print(f"io  {nodes} node(s), {slots} rows at once: Ray {entry['ray']['rows_per_s']:7.1f} rows/s, "
+                print(f"io  {nodes} node(s), {slots} rows at once: Ray {entry['ray_one']['rows_per_s']:7.1f} rows/s "
+                      f"(1 row a task), {entry['ray']['rows_per_s']:7.1f} rows/s ({executor.rows_per_task} a task), "
                       f"in-process {entry['in_process']['rows_per_s']:7.1f} rows/s", flush=True)
                 if nodes == 1:  # one node of 2 declared CPUs: 1 and 2 rows of CPU work at once
                     timed_batch(cpu_graph, 4, executor=executor, concurrency=2)
@@ -153,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
                     print("cpu " + ", ".join(f"{name} {entry['wall_s']:.2f} s" for name, entry in table["cpu"].items()),
                           flush=True)
         finally:
+            one_a_task.shutdown()
             executor.shutdown()
     capacity_after = parallel_capacity(steps * 40)
     summary = _summary(table, args, cluster_start_s)
@@ -189,6 +197,7 @@ def _ray_version() -> str:
 def _summary(table: dict[str, Any], args: argparse.Namespace, cluster_start_s: float) -> dict[str, Any]:
     io = table["io"]
     one = io[1]["ray"]["rows_per_s"]
+    one_a_task = io[1]["ray_one"]["rows_per_s"]
     most = io[max(io)]["ray"]
     rows = most["rows"]
     driver_ms = most["driver_cpu_s"] / rows * 1000  # the driver's CPU per row (schedule, send, receive)
@@ -197,6 +206,7 @@ def _summary(table: dict[str, Any], args: argparse.Namespace, cluster_start_s: f
         "rows": args.rows, "io_ms": args.io_ms, "cpu_rows": args.cpu_rows, "cpu_ms": args.cpu_ms,
         "cluster_start_s": cluster_start_s,
         "scaling": {nodes: io[nodes]["ray"]["rows_per_s"] / (nodes * one) for nodes in io},
+        "scaling_one_row_a_task": {nodes: io[nodes]["ray_one"]["rows_per_s"] / (nodes * one_a_task) for nodes in io},
         "driver_cpu_per_row_ms": driver_ms, "cluster_cpu_per_row_ms": worker_ms,
     }
 
@@ -204,17 +214,23 @@ def _summary(table: dict[str, Any], args: argparse.Namespace, cluster_start_s: f
 def report(table: dict[str, Any], summary: dict[str, Any]) -> str:
     """The Markdown tables: I/O scaling, CPU rows, and the cluster on paper."""
     io_ms = summary["io_ms"]
-    lines = [f"| worker nodes (2 CPUs each) | rows at once | Ray rows/s | × 1 node | of linear | of ideal "
-             f"({2000 / io_ms:g} rows/s a node) | in-process rows/s, same concurrency | Ray / in-process | "
-             "driver CPU ms/row |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    one = table["io"][min(table["io"])]["ray"]["rows_per_s"]
+    lines = [f"| worker nodes (2 CPUs each) | rows at once | Ray, 1 row a task: rows/s | of linear | "
+             "Ray, 8 rows a task: rows/s | × 1 node | of linear | "
+             f"of ideal ({2000 / io_ms:g} rows/s a node) | in-process rows/s, same concurrency | Ray (8) / in-process | "
+             "driver CPU ms/row (1 / 8) | cluster CPU ms/row (1 / 8) |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    first = table["io"][min(table["io"])]
+    one, single = first["ray"]["rows_per_s"], first["ray_one"]["rows_per_s"]
     for nodes, entry in sorted(table["io"].items()):
-        ray_rate, local = entry["ray"]["rows_per_s"], entry["in_process"]["rows_per_s"]
+        ray_rate, local, plain = entry["ray"]["rows_per_s"], entry["in_process"]["rows_per_s"], entry["ray_one"]["rows_per_s"]
         ideal = nodes * CPUS_PER_NODE * 1000 / io_ms
-        lines.append(f"| {nodes} | {entry['ray']['concurrency']} | {ray_rate:.1f} | {ray_rate / one:.2f}× | "
+        per_row = {key: (entry[key]["driver_cpu_s"] / entry[key]["rows"] * 1000,
+                         entry[key]["cluster_cpu_s"] / entry[key]["rows"] * 1000) for key in ("ray_one", "ray")}
+        lines.append(f"| {nodes} | {entry['ray']['concurrency']} | {plain:.1f} | {plain / (nodes * single):.0%} | "
+                     f"{ray_rate:.1f} | {ray_rate / one:.2f}× | "
                      f"{ray_rate / (nodes * one):.0%} | {ray_rate / ideal:.0%} | {local:.1f} | {ray_rate / local:.2f}× | "
-                     f"{entry['ray']['driver_cpu_s'] / entry['ray']['rows'] * 1000:.2f} |")
+                     f"{per_row['ray_one'][0]:.2f} / {per_row['ray'][0]:.2f} | "
+                     f"{per_row['ray_one'][1]:.1f} / {per_row['ray'][1]:.1f} |")
     cpu = table["cpu"]
     lines += ["", "| CPU rows (one node of 2 declared CPUs) | rows | wall s | rows/s | speed-up over 1 core |",
               "|---|---:|---:|---:|---:|"]
