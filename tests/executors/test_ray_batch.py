@@ -152,7 +152,7 @@ def test_rows_go_to_the_cluster_several_a_task_and_each_is_still_its_own_saved_r
             await opened.close()
 
     statuses = anyio.run(saved)
-    assert statuses == {f"b/{i + 1}": ("failed" if i == 9 else "completed") for i in range(40)}  # each row its own run
+    assert statuses == {f"b/{i + 1}": ("failed" if i == 9 else "finished") for i in range(40)}  # each row its own run
     again = graphrt.batch(batch_graph, rows, agents=module_agents(BATCH_AGENTS_FILE), executor=ray_executor,
                           checkpoint=str(store), batch_id="b")
     assert [outcome.before for outcome in again] == [i != 9 for i in range(40)]  # only the failed row ran again
