@@ -6,7 +6,8 @@ A store keeps two things per run:
   config (credentials left out), the run's status and, once it completed, its results;
 - `Row`s, written one at a time while the run goes: the static values at the start
   of an iteration (`kind="iteration"`), one row per completed node (`"node"`),
-  and answers to questions (`"answer"`). Writing an iteration row drops the rows
+  and answers to questions (`"answer"`); a fork from inside a nested graph adds the
+  results that graph keeps (`"inner"`, one row per nested path). Writing an iteration row drops the rows
   of earlier iterations, so a store holds one iteration per run, never the
   whole history, and a write costs the same at node 10 as at node 10,000.
 
@@ -383,7 +384,7 @@ def answer_node(key: str) -> str:
     return key.split("/", 1)[0]
 
 
-_ROW_KINDS = ("iteration", "node", "answer")
+_ROW_KINDS = ("iteration", "node", "answer", "inner")
 
 
 def snapshot_from_rows(record: RunRecord, rows: Iterable[Row]) -> RunSnapshot | None:
@@ -395,12 +396,13 @@ def snapshot_from_rows(record: RunRecord, rows: Iterable[Row]) -> RunSnapshot | 
     statics: dict[str, Any] | None = None
     results: dict[str, Any] = {}
     answers: dict[str, Any] = {}
+    inner: dict[str, dict[str, Any]] = {}
     for row in rows:
         what = f"run {record.run_id!r}, iteration {row.iteration!r}, {row.kind!r} row {row.key!r}"
         if not isinstance(row.iteration, int) or not isinstance(row.key, str) or row.kind not in _ROW_KINDS:
             raise damaged(what, "not a row graphrt writes")
         if iteration is None or row.iteration > iteration:
-            iteration, statics, results, answers = row.iteration, None, {}, {}
+            iteration, statics, results, answers, inner = row.iteration, None, {}, {}, {}
         if row.iteration < iteration:
             continue
         if row.kind == "iteration":
@@ -412,10 +414,15 @@ def snapshot_from_rows(record: RunRecord, rows: Iterable[Row]) -> RunSnapshot | 
             results[row.key] = decode_value(row.value, what) if row.value is not None else UNDEFINED
         elif row.kind == "answer":
             answers[row.key] = decode_value(row.value, what) if row.value is not None else None
+        elif row.kind == "inner":
+            kept = decode_value(row.value, what) if row.value is not None else {}
+            if not isinstance(kept, dict):
+                raise damaged(what, f"the kept results are a {type(kept).__name__}, not an object")
+            inner[row.key] = kept
     if iteration is None or statics is None:
         return None
     completed = list(results)
     values = dict(statics)
     values.update((node_id, value) for node_id, value in results.items() if value is not UNDEFINED)
     pending = {key: answer for key, answer in answers.items() if answer_node(key) not in results}
-    return RunSnapshot(record.run_id, iteration, values, completed, dict(record.injected), pending)
+    return RunSnapshot(record.run_id, iteration, values, completed, dict(record.injected), pending, inner)

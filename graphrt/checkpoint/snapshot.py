@@ -17,7 +17,9 @@ class RunSnapshot:
     """What a checkpoint keeps of a run, enough to resume it where it stopped.
 
     `results` are the values of the current iteration (static nodes and the
-    computed nodes that completed); `answers` are human answers to interrupts.
+    computed nodes that completed); `answers` are human answers to interrupts;
+    `inner`, of a fork from a node inside a nested graph, the inner results kept
+    when that graph runs again (its `inner` rows).
     """
 
     run_id: str
@@ -26,3 +28,5 @@ class RunSnapshot:
     completed: list[str]
     injected: dict[str, Any] = field(default_factory=dict)
     answers: dict[str, Any] = field(default_factory=dict)
+    # A fork from inside a nested graph: the results its nested graphs keep, by nested path ("outer", "outer/2").
+    inner: dict[str, dict[str, Any]] = field(default_factory=dict)

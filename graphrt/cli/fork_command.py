@@ -29,7 +29,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("fork", help="run a saved run again from one of its nodes, keeping the rest")
     parser.add_argument("run_id", metavar="RUN", help="the saved run to fork")
     parser.add_argument("--from", dest="node", metavar="NODE", required=True,
-                        help="the node to compute again (and every node that depends on it)")
+                        help="the node to compute again (and every node that depends on it); inside a nested graph "
+                             "OUTER/INNER, or OUTER/ROW/INNER in a mapAgent's row, as graphrt serve's node keys")
+    parser.add_argument("--iteration", type=int, metavar="N",
+                        help="the loop iteration to fork from (a checkpoint keeps only the latest)")
     parser.add_argument("--set", dest="settings", metavar="NODE=VALUE", action="append", default=[], type=parse_setting,
                         help="a static node's value or a computed node's result, JSON or text (repeatable)")
     parser.add_argument("--checkpoint", default="graphrt-runs.db", metavar="PATH",
@@ -59,7 +62,7 @@ def handle(args: argparse.Namespace, stdin: TextIO | None = None, stderr: TextIO
     apply_local_model(args)
     try:
         forked = fork(args.checkpoint, args.run_id, node=args.node, values=dict(args.settings),
-                      agents=registry_for(args), force=args.force)
+                      iteration=args.iteration, agents=registry_for(args), force=args.force)
     except GraphError as error:
         print(f"graphrt: {error}", file=stderr)
         return 1

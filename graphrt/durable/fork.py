@@ -13,17 +13,29 @@ node's result in place of running it. The new record's `parent` names the run
 and node it came from (`{"run_id", "node_id", "set"}`), which the server and the
 viewer show as its lineage.
 
-A looping run forks from its latest saved iteration. The parent is read, never
-changed; the fork lives in the same store.
+A node inside a nestedAgent's or mapAgent's graph is named by its key in the node
+ledger (`outer/inner`, `outer/2/inner` for row 2 of a map): the top-level node
+that holds it runs again, and inside it only what depends on the change runs; the
+rest keep their results (saved as the fork's `inner` rows), the other rows of a
+map too. A checkpoint holds only top-level results, so the inner ones come from
+the run's event log: only a store that keeps one (graphrt serve's runs) can fork
+inside a nested graph, and a nested graph that loops cannot (only its last
+iteration is known).
+
+A looping run forks from its latest saved iteration: a store keeps no earlier
+one. The parent is read, never changed; the fork lives in the same store.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from graphrt.base.errors import GraphError
+from graphrt.base.secrets import is_mask
 from graphrt.base.sync import blocking
 from graphrt.checkpoint import CheckpointTarget, open_store
 from graphrt.checkpoint.base import (
@@ -38,7 +50,7 @@ from graphrt.checkpoint.base import (
 )
 from graphrt.durable.resume import afrom_checkpoint, find_run
 from graphrt.engine.graph import Graph
-from graphrt.graphdata.spec import ComputedNodeSpec, GraphSpec
+from graphrt.graphdata.spec import ComputedNodeSpec, GraphSpec, compile_graph
 
 __all__ = ["Fork", "afork", "fork", "dependents"]
 
@@ -69,12 +81,18 @@ def dependents(spec: GraphSpec, changed: set[str]) -> set[str]:
 
 
 async def afork(checkpoint: CheckpointTarget, run_id: str, *, node: str, values: Mapping[str, Any] | None = None,
-                new_run_id: str | None = None, force: bool = False, **options: Any) -> Fork:
+                iteration: int | None = None, new_run_id: str | None = None, force: bool = False,
+                **options: Any) -> Fork:
     """Saves a fork of run `run_id` from `node`; run it with `aresume(checkpoint, fork.run_id, ...)`.
 
     Args:
-        node: the node to recompute from (a computed node; a static one when `values` gives it a value).
-        values: new values by node id: a static node's value, or a computed node's result.
+        node: the node to recompute from (a computed node; a static one when `values` gives it a value); inside a
+            nestedAgent's or mapAgent's graph, its key as the node ledger writes it: `outer/inner`, `outer/2/inner`
+            (row 2 of a map).
+        values: new values by node id: a static node's value, or a computed node's result (and `node`'s own,
+            nested or not).
+        iteration: the loop iteration to fork from; a store keeps only a run's latest one, so that is the
+            only one there is (another is a CheckpointError that says so).
         new_run_id: the fork's id (default: a fresh one).
         force: use the graph file even if it changed since the run was saved.
         options: a Graph's options, as for `afrom_checkpoint` (`agents`, `config`, ...).
@@ -84,23 +102,42 @@ async def afork(checkpoint: CheckpointTarget, run_id: str, *, node: str, values:
             cannot be saved, or the id is taken.
     """
     values = dict(values or {})
+    given = sorted(values)  # what the record says was set, a nested node's value too
+    nested = "/" in node
+    for key in values:
+        if "/" in key and key != node:
+            raise CheckpointError(f"a value for {key!r} inside a nested graph can be given only with --from {key}",
+                                  node_id=key.split("/")[0])
     opened = open_store(checkpoint)
     store = GuardedStore(opened)
     try:
         parent = await find_run(store, run_id)
         graph, _ = await afrom_checkpoint(opened, parent.run_id, force=force, **options)
         spec = graph.spec
-        for node_id in (node, *values):
+        for node_id in (node.split("/")[0], *(key for key in values if "/" not in key)):
             if node_id not in spec.nodes:
                 raise CheckpointError(f"run {run_id!r}'s graph has no node {node_id!r} to fork from", node_id=node_id)
-        if not isinstance(spec.nodes[node], ComputedNodeSpec) and node not in values:
-            raise CheckpointError(f"'{node}' is a static node: give it a value to fork from it", node_id=node)
-        changed = {node, *values}
-        recomputed = dependents(spec, changed) | ({node} - set(values))
+        inner_kept: dict[str, dict[str, Any]] = {}
+        inner_again: list[str] = []
+        if nested:  # the top-level node that holds it runs again, keeping inside what does not depend on the change
+            top, inner_kept, inner_again = await _fork_inside(store, spec, parent.run_id, node, values.get(node),
+                                                              node in values)
+            values.pop(node, None)
+            changed = {top, *values}
+            recomputed = dependents(spec, changed) | ({top} - set(values))
+        else:
+            if not isinstance(spec.nodes[node], ComputedNodeSpec) and node not in values:
+                raise CheckpointError(f"'{node}' is a static node: give it a value to fork from it", node_id=node)
+            changed = {node, *values}
+            recomputed = dependents(spec, changed) | ({node} - set(values))
         rows = await store.get_rows(parent.run_id)
         statics_row = next((row for row in rows if row.kind == "iteration"), None)
         if statics_row is None or statics_row.value is None:
             raise CheckpointError(f"run {run_id!r} saved no state to fork from (it never started)")
+        if iteration is not None and iteration != statics_row.iteration:
+            raise CheckpointError(f"cannot fork run {run_id!r} from iteration {iteration}: a checkpoint keeps only "
+                                  f"a run's latest iteration, {statics_row.iteration}, and the state of earlier ones "
+                                  "was not saved")
         iteration = statics_row.iteration
         statics = decode_value(statics_row.value, f"run {run_id!r}'s static values")
         injected = dict(parent.injected)
@@ -119,12 +156,13 @@ async def afork(checkpoint: CheckpointTarget, run_id: str, *, node: str, values:
                     injected[node_id] = value
             statics_text = encode_value(statics)
             encode_value(injected)
+            kept += [Row(fork_id, iteration, "inner", path, encode_value(results)) for path, results in inner_kept.items()]
         except Unsavable as error:
             raise CheckpointError(f"cannot save the fork's values: {error}") from None
         record = dataclasses.replace(
             parent, run_id=fork_id, injected=injected, status=RunStatus.RUNNING, detail={}, results=None,
             created_at=0.0, updated_at=0.0,
-            parent={"run_id": parent.run_id, "node_id": node, "set": sorted(values)},
+            parent={"run_id": parent.run_id, "node_id": node, "set": given},
         )
         await store.create_run(record)
         await store.add_row(Row(fork_id, iteration, "iteration", "", statics_text))
@@ -134,7 +172,105 @@ async def afork(checkpoint: CheckpointTarget, run_id: str, *, node: str, values:
     finally:
         if opened is not checkpoint:
             await store.close()
-    return Fork(graph, saved or record, tuple(node_id for node_id in spec.nodes if node_id in recomputed))
+    return Fork(graph, saved or record, (*(node_id for node_id in spec.nodes if node_id in recomputed), *inner_again))
+
+
+def _nested_spec(spec: GraphSpec, node_id: str, key: str, run_id: str) -> GraphSpec:
+    """The graph a graph agent's node runs, compiled, for a fork from inside it."""
+    node = spec.nodes.get(node_id)
+    if not isinstance(node, ComputedNodeSpec) or not isinstance(node.graph, dict):
+        what = "no such node" if node is None else "not a nestedAgent or mapAgent node with its graph written in it"
+        raise CheckpointError(f"cannot fork run {run_id!r} from {key!r}: '{node_id}' is {what}", node_id=node_id)
+    try:
+        nested = compile_graph(node.graph)
+    except GraphError as error:
+        raise CheckpointError(f"cannot fork run {run_id!r} from {key!r}: the graph of '{node_id}': {error}",
+                              node_id=node_id) from None
+    if nested.loop is not None:
+        raise CheckpointError(f"cannot fork run {run_id!r} from {key!r}: the graph of '{node_id}' loops, and only "
+                              f"its last iteration's results are known; fork from '{node_id}' to run it whole",
+                              node_id=node_id)
+    return nested
+
+
+async def _inner_results(store: Any, run_id: str, key: str) -> dict[str, dict[str, Any]]:
+    """What each nested graph's nodes returned in the run, by nested path ("outer", "outer/2"): from its event log.
+
+    A checkpoint keeps only top-level results; the inner ones are in the event log a store of events
+    (EventStore: graphrt serve's runs) holds. Results a log hid as credentials are left out: they run again.
+    """
+    if not hasattr(store, "get_events"):
+        raise CheckpointError(f"cannot fork run {run_id!r} from {key!r}: its store keeps no event log, so what the "
+                              "nodes inside nested graphs returned was not saved; fork from the top-level node")
+    found: dict[str, dict[str, Any]] = {}
+    after = 0
+    while True:
+        page = await store.get_events(run_id, after, 1000)
+        for after, text in page:
+            try:
+                event = json.loads(text)
+            except ValueError:
+                continue
+            if isinstance(event, dict) and event.get("type") == "NodeCompleted" and event.get("path"):
+                if not _holds_mask(event.get("result")):
+                    found.setdefault("/".join(map(str, event["path"])), {})[event["node_id"]] = event.get("result")
+                else:
+                    found.setdefault("/".join(map(str, event["path"])), {}).pop(event["node_id"], None)
+        if len(page) < 1000:
+            return found
+
+
+def _holds_mask(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(_holds_mask(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_holds_mask(item) for item in value)
+    return is_mask(value)
+
+
+async def _fork_inside(store: Any, spec: GraphSpec, run_id: str, key: str, value: Any, has_value: bool
+                       ) -> tuple[str, dict[str, dict[str, Any]], list[str]]:
+    """For a fork from `key` inside nested graphs ("outer/inner", "outer/2/inner"): the top-level node that holds
+    it, the results each nested graph on the way keeps (by nested path), and the inner keys recomputed."""
+    parts = key.split("/")
+    top = parts[0]
+    inner_saved = await _inner_results(store, run_id, key)
+    kept: dict[str, dict[str, Any]] = {}
+    recomputed: list[str] = []
+    graph, at, rest = spec, top, parts[1:]
+    prefix: list[str] = []
+    while rest:
+        nested = _nested_spec(graph, at, key, run_id)
+        prefix.append(at)
+        if rest[0].isdigit():  # a mapAgent's row: the other rows keep everything they returned
+            row = rest.pop(0)
+            for path, results in inner_saved.items():
+                if path.startswith("/".join(prefix) + "/") and path.count("/") == len(prefix) \
+                        and path.rsplit("/", 1)[1] != row:
+                    kept[path] = dict(results)
+            prefix.append(row)
+        if not rest:
+            raise CheckpointError(f"cannot fork run {run_id!r} from {key!r}: name a node inside the row", node_id=top)
+        inside = rest.pop(0)
+        if inside not in nested.nodes:
+            raise CheckpointError(f"cannot fork run {run_id!r} from {key!r}: the graph of '{at}' has no node "
+                                  f"{inside!r}", node_id=top)
+        path = "/".join(prefix)
+        if path not in inner_saved:
+            raise CheckpointError(f"cannot fork run {run_id!r} from {key!r}: its event log has no results of "
+                                  f"'{path}' (it did not run, or not to the end)", node_id=top)
+        last = not rest
+        if last and not isinstance(nested.nodes[inside], ComputedNodeSpec) and not has_value:
+            raise CheckpointError(f"'{key}' is a static node: give it a value to fork from it", node_id=top)
+        again = dependents(nested, {inside}) | ({inside} - ({inside} if last and has_value else set()))
+        level = {node_id: result for node_id, result in inner_saved[path].items()
+                 if node_id in nested.nodes and node_id not in again}
+        if last and has_value:
+            level[inside] = value
+        kept[path] = level
+        recomputed += [f"{path}/{node_id}" for node_id in nested.nodes if node_id in again]
+        graph, at = nested, inside
+    return top, kept, recomputed
 
 
 fork = blocking(afork)

@@ -46,6 +46,8 @@ class RunContext:
         services: what the whole run shares, e.g. MCP connections (agents see `ctx.services`).
         graph_loader: loads `graphLoader` graphs; None reads files beside the graph file.
         answers: a person's answers to questions, by node path (see engine.node.answer_key).
+        inner_results: of a fork from inside a nested graph, the results each nested graph keeps, by nested
+            path ("outer", "outer/2"); taken by the first run of that graph (see GraphRun.child).
     """
 
     registry: Registry
@@ -59,3 +61,4 @@ class RunContext:
     services: RunServices | None = None
     graph_loader: GraphLoader | None = None
     answers: dict[str, Any] = field(default_factory=dict)
+    inner_results: dict[str, dict[str, Any]] = field(default_factory=dict)

@@ -91,6 +91,7 @@ class GraphRun:
         loop_count: int | None = None,
         path: tuple[str | int, ...] = (),
         restore: RunSnapshot | None = None,
+        kept: Mapping[str, Any] | None = None,
     ) -> None:
         self.spec = spec
         self.context = context
@@ -111,11 +112,16 @@ class GraphRun:
         self._drained: anyio.Event | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
         self._restore = restore
+        self._kept = dict(kept) if kept else None  # a forked nested graph's results that do not run again
 
     def child(self, spec: GraphSpec, *, injected: Mapping[str, Any] | None, loop_count: int | None,
               path: tuple[str | int, ...]) -> "GraphRun":
-        """A run of a nested graph, with this run's context (a nested node's answer is keyed by its path)."""
-        return GraphRun(spec, self.context, injected=injected, loop_count=loop_count, path=path)
+        """A run of a nested graph, with this run's context (a nested node's answer is keyed by its path).
+
+        The first run of a nested graph a fork reaches into keeps the results the fork saved for its path.
+        """
+        kept = self.context.inner_results.pop("/".join(map(str, path)), None) if self.context.inner_results else None
+        return GraphRun(spec, self.context, injected=injected, loop_count=loop_count, path=path, kept=kept)
 
     # ----- the run -----
 
@@ -125,13 +131,16 @@ class GraphRun:
             self._restore_iteration(self._restore)
         else:
             self._start_first_iteration()
+            if self._kept is not None:
+                self._keep_results(self._kept)
         try:
             async with anyio.create_task_group() as task_group:
                 self._task_group = task_group
                 try:
                     while True:
                         queued_any = await self._run_iteration()
-                        if self.iteration == 0 and not queued_any and self._restore is None and self._first_error() is None:
+                        if (self.iteration == 0 and not queued_any and self._restore is None and self._kept is None
+                                and self._first_error() is None):
                             return {}  # GraphAI: "nothing to execute"
                         if self._first_error() is not None or not self._advance_loop():
                             break
@@ -227,6 +236,11 @@ class GraphRun:
             node.state = NodeState.COMPLETED
             for waiter_id in self.spec.waitlists.get(node_id, ()):  # _create_nodes missed those with no result
                 self.nodes[waiter_id].pendings.discard(node_id)
+
+    def _keep_results(self, kept: Mapping[str, Any]) -> None:
+        """A forked nested graph: its nodes that do not depend on the change keep their results, as restored ones do."""
+        completed = [node_id for node_id in kept if node_id in self.nodes]
+        self._restore_iteration(RunSnapshot(self.run_id, 0, {**self.results, **kept}, completed))
 
     def _create_nodes(self) -> None:
         self.nodes = {spec.node_id: NodeRun(spec) for spec in self.spec.computed}

@@ -163,6 +163,7 @@ class Run:
                 services=services,
                 graph_loader=graph.graph_loader,
                 answers=dict(self._restore.answers) if self._restore else {},
+                inner_results={key: dict(kept) for key, kept in self._restore.inner.items()} if self._restore else {},
             )
             root = GraphRun(graph.spec, context, injected=self.options.inject, restore=self._restore)
             self._root = root

@@ -39,13 +39,17 @@ async def get_node(request: Request) -> Response:
 
 
 async def start_fork(request: Request, body: dict[str, Any]) -> Response:
-    """Starts a fork: `{"from": NODE, "set": {NODE: VALUE, ...}}`; 202 with the new run, which names its `parent`."""
+    """Starts a fork: `{"from": NODE, "set": {NODE: VALUE, ...}, "iteration": N}`; 202 with the new run, which names
+    its `parent`. NODE may be inside a nested graph, named by its key here (`outer/inner`, `outer/2/inner`)."""
     node = body.get("from")
     values = body.get("set", {})
+    iteration = body.get("iteration")
+    if iteration is not None and (not isinstance(iteration, int) or isinstance(iteration, bool) or iteration < 0):
+        raise RequestError("'iteration' must be a loop iteration's number (0, 1, ...)")
     if not isinstance(node, str) or not node:
         raise RequestError("send {\"from\": NODE} (and \"set\": {NODE: VALUE} for new values)")
     if not isinstance(values, dict):
         raise RequestError("'set' must be an object of node ids to values")
-    run = await _service(request).fork(request.path_params["run_id"], node, values)
+    run = await _service(request).fork(request.path_params["run_id"], node, values, iteration)
     return JSONResponse({**run.to_json(), "url": f"/runs/{run.id}", "events_url": f"/runs/{run.id}/events"},
                         status_code=202, headers={"Location": f"/runs/{run.id}"})

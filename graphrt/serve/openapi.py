@@ -123,8 +123,13 @@ _SCHEMAS: dict[str, Any] = {
                                "set": {"type": "array", "items": {"type": "string"},
                                        "description": "the nodes the fork gave new values"}}},
     "Fork": {"type": "object", "required": ["from"], "properties": {
-        "from": {"type": "string", "description": "the node to compute again, with every node that depends on it"},
-        "set": {"type": "object", "description": "new values by node id: a static node's value, a computed node's result"},
+        "from": {"type": "string", "description": "the node to compute again, with every node that depends on it; "
+                 "inside a nestedAgent's or mapAgent's graph, its key as /runs/{id}/nodes gives it (outer/inner, "
+                 "outer/2/inner): only what depends on it runs there (it needs the run's saved event log)"},
+        "set": {"type": "object", "description": "new values by node id: a static node's value, a computed node's "
+                "result (and the `from` node's, nested or not)"},
+        "iteration": {"type": "integer", "minimum": 0, "description": "the loop iteration to fork from: only the "
+                      "latest is saved, another is a 400 that says so"},
     }},
     "RunSummary": {
         "type": "object",

@@ -513,7 +513,8 @@ class RunService:
         self._send.send_nowait(_Job(run, None, answer))  # type: ignore[union-attr]
         return run
 
-    async def fork(self, run_id: str, node: str, values: Mapping[str, Any] | None = None) -> ServedRun:
+    async def fork(self, run_id: str, node: str, values: Mapping[str, Any] | None = None,
+                   iteration: int | None = None) -> ServedRun:
         """Saves and queues a fork of a run from `node` (graphrt.durable.fork): what does not depend on it is kept.
 
         Raises:
@@ -521,7 +522,8 @@ class RunService:
         """
         parent = await self.get(run_id)
         self._check_room()
-        forked = await afork(self.store, run_id, node=node, values=values, as_started=True,  # the parent's version
+        forked = await afork(self.store, run_id, node=node, values=values, iteration=iteration,
+                             as_started=True,  # the parent's version
                              agents=self.catalog.registry, executor=self.catalog.executor)
         run = ServedRun(forked.run_id, parent.graph, self.redactor, shown=self.shown, all_results=parent.all_results,
                         event_limit=self._event_limit, events=await self._events_for(forked.run_id))

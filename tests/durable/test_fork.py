@@ -214,3 +214,44 @@ def test_an_old_sqlite_file_gains_the_parent_column(tmp_path) -> None:
             await store.close()
 
     assert anyio.run(read) == (None, ["old"])
+
+
+NESTED_CLI_GRAPH = """\
+version: 0.5
+nodes:
+  topic:
+    value: trees
+  outer:
+    agent: nestedAgent
+    inputs:
+      topic: :topic
+    graph:
+      version: 0.5
+      nodes:
+        topic:
+          value: ""
+        title:
+          agent: copyAgent
+          inputs:
+            text: :topic
+          isResult: true
+    isResult: true
+"""
+
+
+def test_graphrt_fork_inside_a_nested_graph_needs_the_run_s_event_log_and_says_so(tmp_path, capsys) -> None:
+    from graphrt.cli import main
+
+    graph, db = tmp_path / "nested.yaml", str(tmp_path / "runs.db")
+    graph.write_text(NESTED_CLI_GRAPH)
+    assert main(["run", str(graph), "--checkpoint", db, "--run-id", "first", "-q"]) == 0
+    capsys.readouterr()
+
+    # graphrt run saves no event log, so what the inner nodes returned is not known (graphrt serve's runs have it).
+    assert main(["fork", "first", "--from", "outer/title", "--checkpoint", db]) == 1
+    err = capsys.readouterr().err
+    assert "cannot fork run 'first' from 'outer/title': its event log has no results of 'outer'" in err
+    assert main(["fork", "first", "--from", "outer", "--iteration", "2", "--checkpoint", db]) == 1
+    assert "keeps only a run's latest iteration, 0, and the state of earlier ones was not saved" in \
+        capsys.readouterr().err
+    assert main(["fork", "first", "--from", "outer", "--iteration", "0", "--checkpoint", db]) == 0

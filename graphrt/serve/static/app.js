@@ -257,7 +257,7 @@ function renderNode(box, key, node, nested) {
   box.appendChild(body);
   NodeDetail.render(body, node, NODE);
   if (nested) body.insertBefore(innerGraph(key, nested), body.querySelector('[data-section="inputs"]'));
-  if (!node.path.length && STATES.runSettled.includes(state.run.status)) box.appendChild(forkForm(key, false));
+  if (STATES.runSettled.includes(state.run.status)) box.appendChild(forkForm(key, false)); // nested ones too: outer/inner
 }
 
 // "outer › 2 › inner": each part selects that node (a row number selects its map node at that row).
