@@ -165,3 +165,79 @@ def test_a_looping_graph_steps_through_its_iterations(serve, browser):
     expect(detail.locator('[data-section="result"]')).not_to_contain_text("3: 3")
     expect(detail.locator('[data-section="result"]')).to_contain_text("2: 2")
     assert not errors, errors
+
+
+NESTED_CHAIN = """\
+version: 0.5
+nodes:
+  topic:
+    value: graphs
+  outer:
+    agent: nestedAgent
+    inputs:
+      topic: :topic
+    graph:
+      nodes:
+        topic:
+          value: ""
+        research:
+          agent: copyAgent
+          inputs:
+            topic: :topic
+        draft:
+          agent: copyAgent
+          inputs:
+            facts: :research.topic
+          isResult: true
+  after:
+    agent: copyAgent
+    inputs:
+      draft: :outer.draft
+    isResult: true
+"""
+
+
+def test_a_nested_graph_and_a_map_open_in_the_main_picture_with_their_states_and_rows(serve, browser):
+    from playwright.sync_api import expect
+
+    served = serve({"chain.yaml": NESTED_CHAIN, "mapped.yaml": MAPPED})
+    page, errors = _open(browser, served, _run(served, "chain"))
+    detail = page.locator("#node-detail")
+    drawing = page.locator("#drawing")
+
+    # The nestedAgent node opens into its graph in the main picture: its nodes with their states, in a box.
+    drawing.locator('[data-node="outer"]').click()
+    detail.get_by_role("button", name="Open in the picture").click()
+    expect(drawing.locator('[data-group="outer"]')).to_contain_text("outer (nestedAgent)")
+    expect(drawing.locator('[data-node="outer/research"]')).to_have_attribute("data-state", "completed")
+    expect(drawing.locator('[data-node="outer/draft"]')).to_have_attribute("data-state", "completed")
+    assert drawing.locator('[data-node="outer"]').count() == 0
+    assert drawing.locator('[data-edge="outer/draft>after"]').count() == 1  # the edge out leaves from the node it reads
+    assert drawing.locator('[data-edge="topic>outer/topic"]').count() == 1
+    drawing.locator('[data-node="outer/draft"]').click()  # an inner node selects its detail
+    expect(detail.locator(".detail-key")).to_have_text("outer/draft")
+    detail.get_by_role("button", name="outer").click()
+    detail.get_by_role("button", name="Close in the picture").click()
+    expect(drawing.locator('[data-node="outer"]')).to_be_visible()
+    assert drawing.locator('[data-node="outer/draft"]').count() == 0
+
+    # A mapAgent node opens at one row; the row is chosen beside the zoom buttons.
+    page.goto(f"{served.url}/#run={_run(served, 'mapped')}")
+    expect(page.locator("#run-status")).to_have_text("finished", timeout=10_000)
+    drawing.locator('[data-node="each"]').click()
+    detail.get_by_role("button", name="Open in the picture").click()
+    expect(drawing.locator('[data-node="each/0/double"]')).to_have_attribute("data-state", "completed")
+    page.locator('#picture-rows select[data-node="each"]').select_option("2")
+    expect(drawing.locator('[data-node="each/2/double"]')).to_have_attribute("data-state", "completed")
+    expect(drawing.locator('[data-group="each"]')).to_contain_text("row 2")
+    drawing.locator('[data-node="each/2/double"]').click()
+    expect(detail.locator('[data-section="result"]')).to_contain_text("value: 30")
+    assert not errors, errors
+    shot = os.environ.get("GRAPHRT_VIEWER_SCREENSHOT_OPENED")
+    if shot:
+        page.goto(f"{served.url}/#run={_run(served, 'chain')}")
+        expect(page.locator("#run-status")).to_have_text("finished", timeout=10_000)
+        drawing.locator('[data-node="outer"]').click()
+        detail.get_by_role("button", name="Open in the picture").click()
+        drawing.locator('[data-node="outer/research"]').click()
+        page.screenshot(path=shot)

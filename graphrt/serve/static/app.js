@@ -9,7 +9,7 @@ const RUN = STATES.runStatus, NODE = STATES.nodeState;
 const state = { graphs: new Map(), graph: null, run: null, picture: null, stream: null, tokens: new Map(),
                 asked: 0, // how many questions this page has shown, so an answer knows which it answered
                 selected: null, detailWanted: false, detailLoading: false, // the node whose detail is shown
-                summary: {}, rowOf: {}, stepped: null }; // every node briefly; the map row shown per map node;
+                summary: {}, rowOf: {}, stepped: null, expanded: new Set() }; // every node briefly; the map row shown per map node;
                                                          // the loop iteration the picture shows (null: now)
 
 // ----- the API -----
@@ -76,6 +76,7 @@ async function loadRuns() {
 function showGraph(name) {
   const graph = state.graphs.get(name);
   if (!graph) return;
+  if (state.graph !== graph) state.expanded = new Set(); // nested graphs opened in the picture: of this graph
   state.graph = graph;
   for (const li of $("graph-list").children) li.classList.toggle("selected", li.dataset.graph === name);
   $("graph-view").hidden = false;
@@ -152,7 +153,7 @@ function resetRunView(run, graph) {
   $("run-error").hidden = true;
   $("answer-form").hidden = true;
   $("answer-note").textContent = "";
-  state.picture = graph.drawing ? GraphPicture.draw($("drawing"), graph.drawing, NODE, selectNode) : null;
+  drawPicture(graph);
   showRunInputs(run);
   showLineage(run ? run.parent : null);
   if (state.selected) { state.picture?.select(state.selected); showDetail(); }
@@ -257,6 +258,7 @@ function renderNode(box, key, node, nested) {
   box.appendChild(body);
   NodeDetail.render(body, node, NODE);
   if (nested) body.insertBefore(innerGraph(key, nested), body.querySelector('[data-section="inputs"]'));
+  if (nested && !key.includes("/")) box.insertBefore(openButton(key), body);
   if (STATES.runSettled.includes(state.run.status)) box.appendChild(forkForm(key, false)); // nested ones too: outer/inner
 }
 
@@ -331,6 +333,122 @@ function innerGraph(key, drawing) {
   }
   requestAnimationFrame(draw); // once the section is in the page: the picture takes its width
   return section;
+}
+
+// ----- nested graphs opened in the main picture -----
+
+// The drawing with each opened nestedAgent/mapAgent node replaced by its graph, drawn in a box named after it:
+// its nodes are keyed as the server keys them ("outer/inner"; "each/2/inner" at the map row shown), edges into
+// the node go to the nested graph's first nodes and edges out of it leave from the node it names (or its results).
+function pictureDrawing(graph) {
+  const drawing = graph.drawing;
+  const opened = [...state.expanded].filter((key) => drawing.nested && drawing.nested[key]);
+  if (!opened.length) return drawing;
+  const nodes = drawing.nodes.filter((node) => !opened.includes(node.id));
+  const edges = drawing.edges.filter((edge) => !opened.includes(edge.source) && !opened.includes(edge.target));
+  const groups = [];
+  for (const key of opened) {
+    const inner = drawing.nested[key];
+    const prefix = innerPrefix(key);
+    const id = (inner_id) => `${prefix}/${inner_id}`;
+    const entered = new Set(inner.edges.map((edge) => edge.target));
+    const firsts = inner.nodes.filter((node) => !entered.has(node.id)).map((node) => node.id);
+    const results = inner.nodes.filter((node) => node.result).map((node) => node.id);
+    for (const node of inner.nodes) nodes.push({ ...node, id: id(node.id) });
+    for (const edge of inner.edges) edges.push({ ...edge, source: id(edge.source), target: id(edge.target) });
+    for (const edge of drawing.edges) {
+      if (edge.target === key && !opened.includes(edge.source)) {
+        for (const first of firsts) edges.push({ ...edge, target: id(first) });
+      }
+      if (edge.source === key && !opened.includes(edge.target)) {
+        const from = inner.nodes.some((node) => node.id === edge.label) ? [edge.label] : (results.length ? results : firsts);
+        for (const source of from) edges.push({ ...edge, source: id(source) });
+      }
+    }
+    const agent = drawing.nodes.find((node) => node.id === key)?.agent || "";
+    const row = prefix === key ? "" : `, row ${prefix.slice(key.length + 1)}`;
+    groups.push({ id: key, label: `${key} (${agent}${row})`, members: inner.nodes.map((node) => id(node.id)) });
+  }
+  return { nodes, edges, groups };
+}
+
+// Where an opened node's graph is keyed: the node itself, or the map row shown ("each/2").
+function innerPrefix(key) {
+  const node = state.graph?.drawing?.nodes.find((drawn) => drawn.id === key);
+  if (!node || node.agent !== "mapAgent") return key;
+  const rows = Inside.rowsOf(key, state.summary);
+  return `${key}/${state.rowOf[key] ?? (rows.length ? rows[0] : 0)}`;
+}
+
+// Draws the main picture (with the opened nested graphs) and paints every node's state the page knows.
+function drawPicture(graph) {
+  state.picture = graph.drawing ? GraphPicture.draw($("drawing"), pictureDrawing(graph), NODE, selectNode) : null;
+  showRowChoices(graph);
+  paintOpened();
+}
+
+function paintOpened() {
+  if (!state.picture) return;
+  for (const key of state.expanded) {
+    const prefix = innerPrefix(key);
+    for (const [id, nodeState] of Object.entries(Inside.statesAt(state.summary, prefix, null, NODE.WAITING))) {
+      state.picture.setState(`${prefix}/${id}`, nodeState);
+    }
+  }
+}
+
+// A map node opened in the picture: which of its rows is shown, chosen beside the zoom buttons.
+function showRowChoices(graph) {
+  const box = $("picture-rows");
+  box.textContent = "";
+  for (const key of state.expanded) {
+    const node = graph.drawing?.nodes.find((drawn) => drawn.id === key);
+    if (!node || node.agent !== "mapAgent") continue;
+    const rows = Inside.rowsOf(key, state.summary);
+    const choose = document.createElement("select");
+    choose.className = "map-row";
+    choose.dataset.node = key;
+    choose.setAttribute("aria-label", `${key}: map row`);
+    for (const row of rows.length ? rows : [0]) {
+      const option = document.createElement("option");
+      option.value = String(row);
+      option.textContent = `${key}: row ${row}`;
+      choose.appendChild(option);
+    }
+    choose.value = innerPrefix(key).slice(key.length + 1);
+    choose.addEventListener("change", () => { state.rowOf[key] = Number(choose.value); redrawPicture(); });
+    box.appendChild(choose);
+  }
+}
+
+// Draws the picture again (a node opened or closed, another map row) where the view and the selection were.
+function redrawPicture() {
+  if (!state.graph) return;
+  drawPicture(state.graph);
+  if (state.run) for (const [node, nodeState] of Object.entries(state.run.nodes || {})) state.picture?.setState(node, nodeState);
+  for (const node of Object.values(state.summary)) {
+    if (!node.path.length && node.state !== NODE.WAITING) state.picture?.setState(node.node_id, node.state);
+  }
+  if (state.selected) { state.picture?.select(state.selected); state.picture?.focus(state.selected); }
+}
+
+// "Open in the picture" / "Close in the picture" for a top-level nestedAgent or mapAgent node.
+function openButton(key) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "open-in-picture";
+  const opened = state.expanded.has(key);
+  button.textContent = opened ? "Close in the picture" : "Open in the picture";
+  button.addEventListener("click", async () => {
+    if (opened) state.expanded.delete(key);
+    else state.expanded.add(key);
+    if (state.run) await refreshSummary(state.run.id).catch(() => {});
+    const first = state.graph.drawing.nested[key].nodes.find((node) => node.kind === "computed");
+    redrawPicture();
+    if (!opened && first) state.picture?.focus(`${innerPrefix(key)}/${first.id}`);
+    showDetail();
+  });
+  return button;
 }
 
 async function refreshSummary(runId) {
@@ -501,6 +619,7 @@ function onEvent(type, data) {
   const node = data.node_id;
   if (type === "RunStatus") { applyRun({ ...data, nodes: data.nodes }); return; }
   if (top && node && data.state) setNodeState(node, data.state, stateDetail(data)); // node events carry their state
+  if (!top && node && data.state && state.stepped === null) state.picture?.setState([...data.path, node].join("/"), data.state);
   const owner = top ? node : data.path[0];
   if (!owner) return;
   if (state.selected && (owner === state.selected || (node && [...(data.path || []), node].join("/") === state.selected))) {

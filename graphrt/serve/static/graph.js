@@ -146,6 +146,18 @@ const GraphPicture = (() => {
     }]));
     let selected = null, found = null;
 
+    // A nested graph opened in place (`drawing.groups`: its id, label and member nodes): a box around its nodes.
+    const groupLayer = el("g", { class: "groups" }, view.content);
+    for (const group of drawing.groups || []) {
+      const spots = group.members.map((id) => at.get(id)).filter(Boolean);
+      if (!spots.length) continue;
+      const x0 = Math.min(...spots.map((p) => p.x)) - 16, y0 = Math.min(...spots.map((p) => p.y)) - 30;
+      const x1 = Math.max(...spots.map((p) => p.x)) + NODE_W + 16, y1 = Math.max(...spots.map((p) => p.y)) + NODE_H + 14;
+      const g = el("g", { class: "group", "data-group": group.id }, groupLayer);
+      el("rect", { x: x0, y: y0, width: x1 - x0, height: y1 - y0, rx: 10, ry: 10 }, g);
+      const title = el("text", { x: x0 + 10, y: y0 + 18 }, g);
+      title.textContent = group.label;
+    }
     const far = el("g", { class: "overview" }, view.content);
     const edgeLayer = el("g", { class: "edges" }, view.content);
     const nodeLayer = el("g", { class: "nodes" }, view.content);
