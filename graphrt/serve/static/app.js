@@ -258,7 +258,7 @@ function renderNode(box, key, node, nested) {
   box.appendChild(body);
   NodeDetail.render(body, node, NODE);
   if (nested) body.insertBefore(innerGraph(key, nested), body.querySelector('[data-section="inputs"]'));
-  if (nested && !key.includes("/")) box.insertBefore(openButton(key), body);
+  if (nested && !key.includes("/")) body.querySelector('[data-section="inner graph"] .inside-controls')?.prepend(openButton(key));
   if (STATES.runSettled.includes(state.run.status)) box.appendChild(forkForm(key, false)); // nested ones too: outer/inner
 }
 
