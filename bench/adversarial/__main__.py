@@ -47,7 +47,8 @@ class Worker:
 
     def __init__(self) -> None:
         read, self._write = os.pipe()
-        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+        paths = [os.environ.get("PYTHONPATH", ""), str(Path(__file__).resolve().parents[2])]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(path for path in paths if path)}
         self.process = subprocess.Popen([sys.executable, "-m", "bench.adversarial.worker", str(read)],
                                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, pass_fds=(read,), env=env)
