@@ -7,6 +7,7 @@ import collections
 import json
 import os
 import selectors
+import signal
 import subprocess
 import sys
 import time
@@ -58,8 +59,24 @@ class Worker:
         self.buffer = b""
 
     def give(self, case: dict[str, Any]) -> None:
-        self.case, self.started = case, time.monotonic()
+        self.case, self.started, self.cpu_started = case, time.monotonic(), self.cpu()
         os.write(self._write, (json.dumps(case) + "\n").encode())
+
+    def cpu(self) -> float:
+        """Seconds of CPU the worker has used: on a loaded machine a slow case is not a hung one."""
+        try:
+            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def hung(self, deadline: float) -> str | None:
+        """Why the case counts as a hang: `deadline` seconds of CPU, or six times that of waiting."""
+        if self.cpu() - self.cpu_started > deadline:
+            return f"more than {deadline:g} s of CPU"
+        if time.monotonic() - self.started > 6 * deadline:
+            return f"no answer in {6 * deadline:g} s"
+        return None
 
     def close(self) -> None:
         os.close(self._write)
@@ -67,67 +84,65 @@ class Worker:
         self.process.wait()
 
 
-def run_cases(cases: list[dict[str, Any]], *, workers: int, deadline: float, log: Any) -> list[dict[str, Any]]:
-    queue = collections.deque(cases)
-    outcomes: list[dict[str, Any]] = []
-    selector = selectors.DefaultSelector()
-    pool: list[Worker] = []
+class Pool:
+    """Workers taking cases from one queue; a hung or dead worker is replaced by a fresh one."""
 
-    def start() -> Worker:
+    def __init__(self, cases: list[dict[str, Any]], workers: int, deadline: float, log: Any) -> None:
+        self.queue = collections.deque(cases)
+        self.deadline, self.log = deadline, log
+        self.outcomes: list[dict[str, Any]] = []
+        self.selector = selectors.DefaultSelector()
+        self.workers: list[Worker] = []
+        for _ in range(workers):
+            self._start()
+
+    def _start(self) -> None:
         worker = Worker()
-        selector.register(worker.process.stdout, selectors.EVENT_READ, worker)
-        pool.append(worker)
-        return worker
+        self.selector.register(worker.process.stdout, selectors.EVENT_READ, worker)
+        self.workers.append(worker)
+        if self.queue:
+            worker.give(self.queue.popleft())
 
-    def stop(worker: Worker) -> None:
-        selector.unregister(worker.process.stdout)
-        pool.remove(worker)
+    def _replace(self, worker: Worker) -> None:
+        self.selector.unregister(worker.process.stdout)
+        self.workers.remove(worker)
         worker.close()
+        self._start()
 
-    for _ in range(workers):
-        start()
-    for worker in pool:
-        if queue:
-            worker.give(queue.popleft())
-    # The first case of a worker also imports graphrt and its agents: its clock starts once the worker is up.
-    while any(worker.case for worker in pool):
-        for key, _ in selector.select(timeout=0.5):
-            worker = key.data
-            chunk = os.read(worker.process.stdout.fileno(), 1 << 20)
-            worker.buffer += chunk
-            if not chunk:  # the worker died: the case ended it
-                outcome = {"id": worker.case["id"], "end": "traceback", "detail": "the worker process died"}
-                outcome["surface"] = worker.case["surface"]
-                outcomes.append(outcome)
-                stop(worker)
-                fresh = start()
-                if queue:
-                    fresh.give(queue.popleft())
-                continue
-            while b"\n" in worker.buffer:
-                line, worker.buffer = worker.buffer.split(b"\n", 1)
-                outcome = json.loads(line)
-                outcome["surface"] = worker.case["surface"]
-                outcome["seconds"] = round(time.monotonic() - worker.started, 2)
-                outcomes.append(outcome)
-                log(len(outcomes), outcome)
-                worker.case = None
-                if queue:
-                    worker.give(queue.popleft())
-        now = time.monotonic()
-        for worker in list(pool):
-            if worker.case and now - worker.started > deadline:
-                outcome = {"id": worker.case["id"], "surface": worker.case["surface"], "end": "hang",
-                           "detail": f"no answer in {deadline} s"}
-                outcomes.append(outcome)
-                log(len(outcomes), outcome)
-                stop(worker)
-                fresh = start()
-                if queue:
-                    fresh.give(queue.popleft())
-    for worker in list(pool):
-        stop(worker)
-    return outcomes
+    def _ended(self, worker: Worker, outcome: dict[str, Any]) -> None:
+        outcome["surface"] = worker.case["surface"]
+        outcome["seconds"] = round(time.monotonic() - worker.started, 2)
+        self.outcomes.append(outcome)
+        self.log(len(self.outcomes), outcome)
+        worker.case = None
+
+    def run(self) -> list[dict[str, Any]]:
+        try:
+            while any(worker.case for worker in self.workers):
+                for key, _ in self.selector.select(timeout=0.5):
+                    self._read(key.data)
+                for worker in list(self.workers):
+                    why = worker.hung(self.deadline) if worker.case else None
+                    if why:
+                        self._ended(worker, {"id": worker.case["id"], "end": "hang", "detail": why})
+                        self._replace(worker)
+        finally:  # interrupted too: no worker is left behind
+            for worker in self.workers:
+                worker.close()
+        return self.outcomes
+
+    def _read(self, worker: Worker) -> None:
+        chunk = os.read(worker.process.stdout.fileno(), 1 << 20)
+        if not chunk:  # the worker died: the case ended it
+            self._ended(worker, {"id": worker.case["id"], "end": "traceback", "detail": "the worker process died"})
+            self._replace(worker)
+            return
+        worker.buffer += chunk
+        while b"\n" in worker.buffer:
+            line, worker.buffer = worker.buffer.split(b"\n", 1)
+            self._ended(worker, json.loads(line))
+            if self.queue:
+                worker.give(self.queue.popleft())
 
 
 def tally(outcomes: list[dict[str, Any]]) -> dict[str, collections.Counter]:
@@ -149,11 +164,13 @@ def main(argv: list[str] | None = None) -> int:
     surfaces = [*case_lists.SURFACES, "mcp"]
     parser.add_argument("surfaces", nargs="*", help=f"default: all ({', '.join(dict.fromkeys(surfaces))})")
     parser.add_argument("--every", type=int, default=1, help="try one case in N")
-    parser.add_argument("--deadline", type=float, default=10.0, help="seconds a case may take before it is a hang")
+    parser.add_argument("--deadline", type=float, default=10.0,
+                        help="seconds of CPU a case may use (or six times that waiting) before it is a hang")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=RESULTS / "adversarial.json")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every case that is not clean as it ends")
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stops the workers on the way out
     chosen = args.surfaces or list(dict.fromkeys(surfaces))
     started = time.monotonic()
     cases = [case for number, case in enumerate(all_cases(chosen)) if number % args.every == 0]
@@ -167,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         if count % 200 == 0:
             print(f"  {count}/{len(cases)} cases, {time.monotonic() - started:.0f} s", file=sys.stderr)
 
-    outcomes = run_cases(cases, workers=args.workers, deadline=args.deadline, log=log)
+    outcomes = Pool(cases, args.workers, args.deadline, log).run()
     if "mcp" in chosen:
         for outcome in run_stdio(args.deadline, args.every):
             outcome["surface"] = "mcp"

@@ -51,10 +51,13 @@ def agent_cases(agents: dict[str, dict[str, Any]]) -> Iterator[Case]:
                 yield _run_case(f"agents/{name}/inputs.{field}/{value}", "agents",
                                 {"s": {"value": h(value)}, "a": node})
         for param in [p for p in schema["params"] if p in _PARAM_HAZARDS][:5]:
+            # A sleep of a billion milliseconds is what was asked for: the run's timeout is what ends it.
+            argv = ["run", "-q", "{dir}/g.json", *(["--timeout", "3"] if param == "duration" else [])]
             for value in FEW:
                 yield _run_case(f"agents/{name}/params.{param}/{value}", "agents",
                                 {"s": {"value": "hello"}, "a": {"agent": name, "inputs": {"text": ":s"},
-                                                                "params": {param: h(value)}, "isResult": True}})
+                                                                "params": {param: h(value)}, "isResult": True}},
+                                argv=argv)
 
 
 _NODE_FIELDS = ["retry", "timeout", "priority", "if", "unless", "defaultValue", "params", "inputs", "output",
