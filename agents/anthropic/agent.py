@@ -32,7 +32,7 @@ from graphrt_agents.llm.provider import (
     GRAPHAI_LLM_INFO, LLMRequestError, MalformedReplyError, Provider, chat_inputs, chat_params, describe_transport, llm_call, llm_options,
     openai_usage, parse_json_reply, server_message, tool_call_arguments,
 )
-from graphrt_agents.llm.settings import ServerSettings
+from graphrt_agents.llm.settings import ServerSettings, retry_count
 
 if TYPE_CHECKING:
     import anthropic
@@ -293,7 +293,7 @@ async def anthropic_agent(ctx: AgentContext) -> dict[str, Any]:
     server: ServerSettings = ANTHROPIC.server(options)
     body, messages = _request(options, ctx, server.model or "")
     stream = is_truthy(options.get("stream")) or is_truthy(options.get("dataStream"))
-    retries = int(options.get("maxRetries", _DEFAULT_RETRIES))
+    retries = retry_count(options, _DEFAULT_RETRIES)
     client = anthropic.AsyncAnthropic(api_key=server.api_key, base_url=server.base_url, max_retries=retries,
                                       timeout=float(options.get("timeout") or _DEFAULT_TIMEOUT))
     async with client, llm_call(ctx, ANTHROPIC, body["model"]) as call:

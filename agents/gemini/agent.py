@@ -40,7 +40,7 @@ from graphrt_agents.llm.provider import (
     GRAPHAI_LLM_INFO, LLMRequestError, MalformedReplyError, Provider, chat_inputs, chat_params, describe_transport, llm_call, llm_options,
     openai_usage, server_message, tool_call_arguments,
 )
-from graphrt_agents.llm.settings import ServerSettings
+from graphrt_agents.llm.settings import ServerSettings, retry_count
 
 if TYPE_CHECKING:
     from google import genai
@@ -295,7 +295,7 @@ async def gemini_agent(ctx: AgentContext) -> Any:
         raise LLMRequestError("geminiAgent needs pip install 'graphrt[gemini]' (no module google.genai)") from None
 
     server = GEMINI.server(options)
-    retries = int(options.get("maxRetries", _DEFAULT_RETRIES))
+    retries = retry_count(options, _DEFAULT_RETRIES)
     request = {"model": server.model, "contents": _contents(messages), "config": _config(options, types)}
     stream = is_truthy(options.get("stream")) or is_truthy(options.get("dataStream"))
     client = _client(server, options, retries)

@@ -26,7 +26,7 @@ from graphrt.base.jsvalue import is_null
 
 from .local_embeddings import LOCAL_EMBEDDING_MODEL, local_embeddings
 from .provider import LLMRequestError, MalformedReplyError, Provider, describe_transport, llm_call, server_message
-from .settings import ServerSettings, resolve_server
+from .settings import ServerSettings, resolve_server, retry_count
 
 if TYPE_CHECKING:
     import openai
@@ -131,7 +131,7 @@ async def string_embeddings_agent(ctx: AgentContext) -> list[list[float]]:
     import openai  # imported on first use: it takes a while
 
     base_url, path = _endpoint(server.base_url or "")
-    retries = int(options.get("maxRetries", _DEFAULT_RETRIES))
+    retries = retry_count(options, _DEFAULT_RETRIES)
     async with openai.AsyncOpenAI(base_url=base_url, api_key=server.client_key(), max_retries=retries,
                                   timeout=float(options.get("timeout") or _DEFAULT_TIMEOUT)) as client:
         async with llm_call(ctx, _EMBEDDINGS, server.model) as call:

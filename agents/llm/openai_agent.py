@@ -35,7 +35,7 @@ from graphrt.observe.events import LlmCallFinished, LlmCallStarted
 from .local_model import ensure_server as _ensure_local_server
 from .chat import ChatResult, conversation
 from .mock import openai_mock_agent
-from .settings import DEFAULT_OPENAI_MODEL, ServerSettings, resolve_server
+from .settings import DEFAULT_OPENAI_MODEL, ServerSettings, resolve_server, retry_count
 
 if TYPE_CHECKING:
     import openai
@@ -340,7 +340,7 @@ async def openai_agent(ctx: AgentContext) -> dict[str, Any]:
     messages = conversation(options, ctx)
     body = _body(options, server, server.model or DEFAULT_OPENAI_MODEL, messages)
     stream = is_truthy(options.get("stream")) or is_truthy(options.get("dataStream"))
-    retries = max(0, int(options.get("maxRetries", _DEFAULT_RETRIES)))
+    retries = retry_count(options, _DEFAULT_RETRIES)
     delay = float(options.get("retryDelay", _DEFAULT_RETRY_DELAY))
     timeout = float(options.get("timeout") or _DEFAULT_TIMEOUT)
     http_client = openai.DefaultAsyncHttpxClient(verify=_ssl_context())

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from graphrt.base.secrets import MASK, hide_credentials
 
-__all__ = ["ServerSettings", "resolve_server", "DEFAULT_OPENAI_MODEL"]
+__all__ = ["ServerSettings", "resolve_server", "retry_count", "DEFAULT_OPENAI_MODEL", "MAX_RETRIES"]
 
 DEFAULT_OPENAI_MODEL = "gpt-4o"  # GraphAI's default
 _PLACEHOLDER_KEY = "not-needed"  # the SDK insists on a key; local servers ignore it
@@ -77,3 +77,23 @@ def resolve_server(options: Mapping[str, Any], environ: Mapping[str, str] | None
         api_key=_first(options.get("apiKey"), env.get("OPENAI_API_KEY")),
         model=_first(options.get("model"), env.get("OPENAI_MODEL")),
     )
+
+
+MAX_RETRIES = 100
+"""The most retries an LLM agent makes of one request (`maxRetries`): more is a node that never gives up."""
+
+
+def retry_count(options: dict[str, Any], default: int) -> int:
+    """`maxRetries` of an LLM agent's options: a whole number from 0 to MAX_RETRIES.
+
+    Raises:
+        ValueError: any other value, said in a line (the node's error).
+    """
+    value = options.get("maxRetries", default)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value != int(value) \
+            or not 0 <= value <= MAX_RETRIES:
+        shown = type(value).__name__ if isinstance(value, (str, list, dict)) or abs(value) > 10**9 else repr(value)
+        raise ValueError(f"maxRetries must be a whole number from 0 to {MAX_RETRIES}, got {shown}")
+    return int(value)

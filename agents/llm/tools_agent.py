@@ -37,6 +37,7 @@ from .tool_runner import ToolOutcome, ToolSession, granted_toolbox, run_one_node
 __all__ = ["AGENTS", "tools_agent"]
 
 _DEFAULT_MAX_ROUNDS = 8
+_MAX_ROUNDS = 1_000  # LLM calls a node may ask for: past it, an LLM that always calls a tool never lets it end
 
 OPTIONS_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -50,7 +51,7 @@ OPTIONS_SCHEMA: dict[str, Any] = {
                       "properties": {"text": {"type": ["string", "null"]}, "message": {"type": ["object", "null"]}}},
         "system": {"type": ["string", "null"]},
         "passthrough": {"type": ["object", "null"], "description": "per agent name, the data its first call gets"},
-        "maxRounds": {"type": ["integer", "null"], "minimum": 1, "description": f"LLM calls at most (default {_DEFAULT_MAX_ROUNDS})"},
+        "maxRounds": {"type": ["integer", "null"], "minimum": 1, "maximum": _MAX_ROUNDS, "description": f"LLM calls at most (default {_DEFAULT_MAX_ROUNDS})"},
         "tool_choice": {"type": ["string", "object", "array", "null"],
                         "description": "the first round's tool_choice; an array gives each round's in turn (a tool "
                                        "name stands for that function), and rounds after it choose freely"},

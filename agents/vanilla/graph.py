@@ -14,7 +14,8 @@ import anyio
 
 from graphrt.authoring.agent_info import AgentContext, AgentInfo, NestedGraph, Sample
 from graphrt.base.errors import GraphError
-from graphrt.base.jsvalue import UNDEFINED, is_truthy
+from graphrt.base.jsvalue import UNDEFINED, is_truthy, js_number
+from graphrt.check.rules import MAX_LOOP_COUNT
 
 __all__ = ["AGENTS", "nested_agent", "map_agent"]
 
@@ -65,10 +66,10 @@ async def nested_agent(ctx: AgentContext) -> Any:
             continue  # GraphAI: an undefined input leaves the node's own value alone
         inject[name] = value  # (a computed node of that name refuses it)
     graph = {**ctx.graph_data, "nodes": nodes, "version": _GRAPH_VERSION}
-    loop_count = ctx.inputs.get("loopCount")
+    loop_count = _loop_count(ctx.inputs.get("loopCount"))
     try:
         spec = ctx.nesting.compile(graph, key=("nestedAgent", *ctx.inputs)) if ctx.nesting else graph
-        results = await ctx.run_graph(spec, inject=inject, loop_count=loop_count if is_truthy(loop_count) else None)
+        results = await ctx.run_graph(spec, inject=inject, loop_count=loop_count)
     except Exception as error:
         if ctx.params.get("supressError"):
             return _suppressed(error)
@@ -77,6 +78,22 @@ async def nested_agent(ctx: AgentContext) -> Any:
     if result_node_id:
         return results.get(result_node_id, UNDEFINED)
     return results
+
+
+def _loop_count(value: Any) -> int | float | None:
+    """`inputs.loopCount` as the nested run's loop count (None: the graph's own loop), read as JS reads a number.
+
+    Raises:
+        ValueError: more iterations than graphrt runs (graphrt.check.rules.MAX_LOOP_COUNT).
+    """
+    if not is_truthy(value):
+        return None
+    number = js_number(value) if not isinstance(value, (list, dict)) else float("nan")
+    if number != number:  # NaN: GraphAI compares the counter with it, always false, and runs once
+        return 1
+    if number > MAX_LOOP_COUNT:
+        raise ValueError(f"nestedAgent: loopCount must be at most {MAX_LOOP_COUNT:,}")
+    return number
 
 
 def _map_graph(ctx: AgentContext, row_key: str) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -44,6 +44,7 @@ _NO_INPUTS: dict[str, Any] = {
     "additionalProperties": False,
 }
 _MAX_ARRAY_LENGTH = 2**32 - 1
+MAX_ITEMS = 1_000_000  # TODO(hardening): move to graphrt/base/limits.py once it lands
 _DEFAULT_TOKEN_PAUSE_MS = 100
 
 
@@ -55,8 +56,10 @@ def _js_array_size(count: Any) -> int:
     """
     if isinstance(count, bool) or not isinstance(count, (int, float)):
         return 1
-    if count != int(count) or not 0 <= count <= _MAX_ARRAY_LENGTH:
+    if count != count or count in (math.inf, -math.inf) or count != int(count) or not 0 <= count <= _MAX_ARRAY_LENGTH:
         raise ValueError("Invalid array length")
+    if count > MAX_ITEMS:  # JavaScript would try, and take minutes and gigabytes
+        raise ValueError(f"count must be at most {MAX_ITEMS:,} (the most items graphrt makes one array of)")
     return int(count)
 
 

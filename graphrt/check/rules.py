@@ -14,10 +14,12 @@ import itertools
 from typing import Any, Callable, Container, Iterable, Iterator
 
 from graphrt.base.errors import ValidationIssue
+from graphrt.base.jsvalue import js_number
 from graphrt.graphdata.loader import GraphSource
 from graphrt.graphdata.refs import LOOP_COUNTER, node_references, parse_ref, ref_node_id
 
-__all__ = ["GRAPH_KEYS", "COMPUTED_NODE_KEYS", "STATIC_NODE_KEYS", "MAX_SUGGESTED", "rule_issues"]
+__all__ = ["GRAPH_KEYS", "COMPUTED_NODE_KEYS", "STATIC_NODE_KEYS", "MAX_SUGGESTED", "MAX_RETRY", "MAX_LOOP_COUNT",
+           "rule_issues"]
 
 GRAPH_KEYS = frozenset({"nodes", "concurrency", "agentId", "loop", "verbose", "version", "metadata", "retry"})
 COMPUTED_NODE_KEYS = frozenset(
@@ -30,6 +32,10 @@ COMPUTED_NODE_KEYS = frozenset(
 STATIC_NODE_KEYS = frozenset({"value", "update", "isResult", "console"})
 MAX_SUGGESTED = 20
 """Unknown node names that get `did you mean` hints, at most (each costs a comparison with every node)."""
+MAX_RETRY = 1_000
+"""The most retries a node (or a graph) may ask for: past it, a failing agent would be called for hours."""
+MAX_LOOP_COUNT = 1_000_000
+"""The most iterations `loop.count` (or nestedAgent's `loopCount`) may ask for: more is a run that never ends."""
 
 
 def _is_positive_int(value: Any) -> bool:
@@ -42,6 +48,12 @@ def _is_count(value: Any) -> bool:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _over(value: Any, maximum: int) -> bool:
+    """True if `value`, read as GraphAI reads a number field (`"1e9"` is 1e9), is more than `maximum`."""
+    number = js_number(value) if not isinstance(value, (bool, list, dict)) and value is not None else 0
+    return isinstance(number, (int, float)) and number > maximum  # NaN compares False; inf is over
 
 
 _FIELD_CHECKS: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
@@ -88,6 +100,8 @@ class _Checker:
             self.check_concurrency(self.data["concurrency"])
         if "retry" in self.data and not _is_count(self.data["retry"]):
             self.add(f"graph 'retry' must be a non-negative integer, got {self.data['retry']!r}", field="retry")
+        elif _over(self.data.get("retry"), MAX_RETRY):
+            self.add(f"graph 'retry' must be at most {MAX_RETRY:,}", field="retry")
         if isinstance(nodes, dict) and nodes:
             for node_id, node in nodes.items():
                 if not isinstance(node_id, str):  # a dict built in Python; the loader makes file keys strings
@@ -108,7 +122,10 @@ class _Checker:
             self.add("'loop' needs either 'count' or 'while'", field="loop")
         if "count" in loop and "while" in loop:
             self.add("'loop' cannot have both 'count' and 'while'", field="loop")
-        if "count" in loop and not _is_count(loop["count"]):
+        if "count" in loop and _over(loop["count"], MAX_LOOP_COUNT):
+            self.add(f"'loop.count' must be at most {MAX_LOOP_COUNT:,} (a longer loop is 'while' with a --timeout)",
+                     field="loop")
+        elif "count" in loop and not _is_count(loop["count"]):
             # GraphAI runs one iteration for a count it cannot compare with; so does graphrt, with a warning.
             self.add(f"'loop.count' should be a non-negative integer, got {loop['count']!r}", field="loop", severity="warning")
         for key in loop:
@@ -226,6 +243,8 @@ class _Checker:
             self.check_graph_loader(node_id, node["graphLoader"])
         if "label" in node and not isinstance(node["label"], str):
             self.add(f"'label' must be a string, got {node['label']!r}", node_id, "label")
+        if _over(node.get("retry"), MAX_RETRY):
+            self.add(f"'retry' must be at most {MAX_RETRY:,}", node_id, "retry")
         for field, check, expected in _FIELD_CHECKS:
             # GraphAI runs these anyway (reading "100" as 100, "yes" as true): a warning, not an error.
             if field in node and node[field] is not None and not check(node[field]):

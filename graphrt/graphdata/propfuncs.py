@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -43,7 +44,22 @@ def is_prop_function(prop: str) -> bool:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if isinstance(value, int):  # every int is finite, and one past a float's range has no float to ask
+        return not isinstance(value, bool)
+    return isinstance(value, float) and math.isfinite(value)
+
+
+def _integer(text: str, prop: str) -> int:
+    """The integer argument of `prop` (`add(1)`, `slice(2)`).
+
+    Raises:
+        ResolveError: it has more digits than Python reads (sys.get_int_max_str_digits()).
+    """
+    try:
+        return int(text)
+    except ValueError:
+        raise ResolveError(f"{prop[:prop.index('(')]}(): its argument has {len(text.lstrip('-')):,} digits, more than "
+                           f"graphrt reads ({sys.get_int_max_str_digits():,})") from None
 
 
 def _numbers(values: list) -> list:
@@ -138,8 +154,8 @@ def _string_function(value: str, prop: str) -> Any:
         return value == match.group(1)
     match = _SLICE.match(prop)
     if match:
-        start = int(match.group(1))
-        end = None if match.group(2) is None else int(match.group(2))
+        start = _integer(match.group(1), prop)
+        end = None if match.group(2) is None else _integer(match.group(2), prop)
         return value[start:end]
     match = _SPLIT.match(prop)
     if match:
@@ -152,7 +168,7 @@ def _number_function(value: int | float, prop: str) -> Any:
         return js_string(value)
     match = _ADD.match(prop)
     if match:
-        return value + int(match.group(1))
+        return value + _integer(match.group(1), prop)
     match = _NUMBER_EQUAL.match(prop)
     if match:
         return value == js_number(match.group(1))
@@ -173,6 +189,15 @@ def _is_int_text(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _number_trouble(error: ValueError | OverflowError) -> str:
+    """What went wrong with a number, said without Python's advice to raise its limit."""
+    if "integer string conversion" in str(error):
+        return f"an integer of more than {sys.get_int_max_str_digits():,} digits, more than graphrt writes"
+    if isinstance(error, OverflowError):
+        return "a number past what a float holds (about 1.8e308)"
+    return str(error)
 
 
 _FUNCTIONS: list[tuple[Callable[[Any], bool], Callable[[Any, str], Any]]] = [
@@ -197,7 +222,10 @@ def apply_prop_function(value: Any, prop: str) -> Any:
         return value
     for applies, function in _FUNCTIONS:
         if applies(value):
-            result = function(value, prop)
+            try:
+                result = function(value, prop)
+            except (ValueError, OverflowError) as error:  # an integer past what Python writes or a float holds
+                raise ResolveError(f"{prop} failed: {_number_trouble(error)}") from None
             if not is_null(result):
                 return result
     return UNDEFINED
@@ -212,7 +240,10 @@ def compile_prop_function(prop: str) -> Callable[[Any], Any]:
     """
     match = _ADD.match(prop)
     if match:
-        amount = int(match.group(1))
+        try:
+            amount = _integer(match.group(1), prop)
+        except ResolveError:  # the reference still parses; reading it says what is wrong, as jsonParse() does
+            return lambda value: apply_prop_function(value, prop)
         return lambda value: value + amount if _is_number(value) else UNDEFINED  # no other type has add()
     if prop == "length()":
         return lambda value: len(value) if isinstance(value, list) else apply_prop_function(value, prop)

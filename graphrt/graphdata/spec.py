@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable
@@ -150,7 +151,9 @@ def check_injectable(spec: GraphSpec, node_id: str) -> None:
 def _number(value: Any) -> float:
     """A number field as GraphAI reads it: JS's Number() (`"100"` is 100), 0 when it is no number."""
     number = js_number(value) if value is not None else 0
-    return number if isinstance(number, (int, float)) and math.isfinite(number) else 0
+    if isinstance(number, int):  # past a float's range it is JS's Infinity, which is no number here either
+        return number if abs(number) <= sys.float_info.max else 0
+    return number if isinstance(number, float) and math.isfinite(number) else 0
 
 
 def _mapping(value: Any) -> dict[str, Any]:
