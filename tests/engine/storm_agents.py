@@ -28,10 +28,19 @@ async def fail_now(ctx: AgentContext) -> Any:
     raise ValueError("down")
 
 
+async def fail_mostly(ctx: AgentContext) -> Any:
+    """Fails at once, but for one call in 1,001 (a node retried 1,000 times then succeeds, loop after loop)."""
+    _count()
+    if _calls[0] % 1001:
+        raise ValueError("down")
+    return ctx.inputs
+
+
 async def echo_now(ctx: AgentContext) -> Any:
     """Returns its inputs at once."""
     _count()
     return ctx.inputs
 
 
-AGENTS = [AgentInfo("failNowAgent", fail_now), AgentInfo("echoNowAgent", echo_now)]
+AGENTS = [AgentInfo("failNowAgent", fail_now), AgentInfo("failMostlyAgent", fail_mostly),
+          AgentInfo("echoNowAgent", echo_now)]

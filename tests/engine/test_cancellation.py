@@ -12,17 +12,21 @@ import pytest
 
 from graphrt import AgentContext, AgentInfo, Graph
 from graphrt.base.errors import GraphAbortedError
+from graphrt.check.rules import MAX_RETRY
 
 pytestmark = pytest.mark.anyio
 
 BACKENDS = ["asyncio", "trio"]
-GIVE_UP = 200_000  # without a checkpoint per retry the storm would never yield; this ends the test anyway
+RETRY = MAX_RETRY - 1  # each iteration's node fails this often, then succeeds: a storm of retries, loop after loop
+ITERATIONS = 200
+GIVE_UP = (RETRY + 1) * ITERATIONS  # without a checkpoint per retry the storm would never yield; it ends here anyway
 UNDER_WAY = 100  # attempts after which the storm is under way: the test cancels it then
 STORM_AGENTS = str(Path(__file__).with_name("storm_agents.py"))
 
 
 def storm() -> tuple[Graph, list[int], anyio.Event]:
-    """A node that fails at once, without awaiting, and is retried (nearly) forever; the event says it is under way."""
+    """A node that fails at once, without awaiting, retried as often as graphrt allows, in a loop of ITERATIONS;
+    the event says it is under way."""
     attempts = [0]
     under_way = anyio.Event()
 
@@ -30,11 +34,12 @@ def storm() -> tuple[Graph, list[int], anyio.Event]:
         attempts[0] += 1
         if attempts[0] == UNDER_WAY:
             under_way.set()
-        if attempts[0] >= GIVE_UP:
+        if attempts[0] % (RETRY + 1) == 0:
             return None
         raise ValueError("down")
 
-    graph = {"nodes": {"a": {"value": 1}, "b": {"agent": "failAgent", "inputs": {"a": ":a"}, "retry": 10**9}}}
+    graph = {"loop": {"count": ITERATIONS},
+             "nodes": {"a": {"value": 1}, "b": {"agent": "failAgent", "inputs": {"a": ":a"}, "retry": RETRY}}}
     return Graph(graph, agents=[AgentInfo(name="failAgent", func=fail)]), attempts, under_way
 
 
@@ -72,7 +77,8 @@ async def test_abort_stops_a_retry_storm(anyio_backend: str) -> None:
 
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 @pytest.mark.parametrize("graph_text", [
-    pytest.param("nodes:\n  a: {value: 1}\n  b: {agent: failNowAgent, inputs: {x: ':a'}, retry: 1000000000}\n",
+    pytest.param("loop: {count: 1000000}\nnodes:\n  a: {value: 1}\n"
+                 f"  b: {{agent: failMostlyAgent, inputs: {{x: ':a'}}, retry: {MAX_RETRY}}}\n",
                  id="retry-storm"),
     pytest.param("loop: {while: true}\nnodes:\n  a: {value: 1}\n  b: {agent: echoNowAgent, inputs: {x: ':a'}}\n",
                  id="endless-loop"),
