@@ -24,6 +24,7 @@
       RegistrationError       bad agent or function info
         UnsupportedType       a type hint has no JSON Schema                               base/schema
       ToolCallError           bad tool arguments; the text goes back to the LLM
+      InputLimitError         a value from outside is past a limit of base/limits (depth, Unicode)
       ServiceError            an outside service of the run failed to start, died or hung; .service
         ServiceFailed         a run service could not be opened, or ended while needed     authoring/services
         McpServerError        an MCP server failed to start, ended, or did not answer      mcp/client
@@ -80,6 +81,7 @@ __all__ = [
     "Interrupt",
     "RegistrationError",
     "ToolCallError",
+    "InputLimitError",
     "ServiceError",
     "RequestError",
     "Locator",
@@ -300,6 +302,10 @@ class RegistrationError(GraphError):
 
 class ToolCallError(GraphError):
     """Raised for a bad tool call; its message is written for the LLM to correct itself."""
+
+
+class InputLimitError(GraphError):
+    """Raised for a value from outside (a request body, tool arguments) past a limit of graphrt.base.limits."""
 
 
 class ServiceError(GraphError):

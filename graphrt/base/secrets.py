@@ -9,7 +9,10 @@ a run's real values (see graphrt.durable). A credential is
   one (`?api_key=...`, `&access_token=...`, a libpq `password=...`), a bearer token, an
   `sk-...` key;
 - the value of an environment variable named like one (`OPENAI_API_KEY`), wherever it
-  appears (`Redactor`).
+  appears (`Redactor`);
+- in a configuration (`config_credentials`): besides the above, every value of a
+  server's `env` and `headers` (an MCP server's `GH_PAT`, its `Authorization`) and the
+  argument after a flag named like a secret (`--token X`, `--api-key X`).
 
 Each is replaced by `MASK`; the words around it stay (`https://me:REDACTED@host`).
 
@@ -31,7 +34,7 @@ from typing import Any, Iterator, Mapping
 
 from graphrt.base.jsvalue import UNDEFINED
 
-__all__ = ["MASK", "SECRET_KEY", "Redactor", "credentials", "hide_credentials", "is_mask"]
+__all__ = ["MASK", "SECRET_KEY", "Redactor", "config_credentials", "credentials", "hide_credentials", "is_mask"]
 
 MASK = "REDACTED"
 """What stands for a hidden credential: a plain word, which reads the same in text, a URL, JSON and YAML."""
@@ -144,6 +147,36 @@ def _spans(text: str) -> Iterator[Span]:
 def credentials(text: str) -> list[str]:
     """The credentials written in `text`: URL passwords, values given to secret names, tokens, keys."""
     return [text[start:end] for start, end in _spans(text)]
+
+
+_SECRET_MAPS = frozenset({"env", "headers"})  # a server's environment and HTTP headers: every value is one
+_FLAG = re.compile(r"-{1,2}([A-Za-z][A-Za-z0-9_-]*)")
+
+
+def config_credentials(value: Any, under_secret_key: bool = False, depth: int = 0) -> Iterator[str]:
+    """The credentials in a configuration (an agent's config or params, an MCP server's entry): strings under
+    keys named like secrets, every value of an `env` or `headers` mapping, the argument after a flag named
+    like a secret in a list (`["--token", "ghp_..."]`), and credentials written in any string."""
+    if depth > _MAX_DEPTH:
+        return
+    if isinstance(value, str):
+        if under_secret_key and value and not is_mask(value):
+            yield value
+        else:
+            yield from credentials(value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            secret = under_secret_key or bool(SECRET_KEY.search(str(key)))
+            if str(key) in _SECRET_MAPS and isinstance(item, dict):
+                yield from (entry for entry in item.values() if isinstance(entry, str) and entry and not is_mask(entry))
+            else:
+                yield from config_credentials(item, secret, depth + 1)
+    elif isinstance(value, list):
+        after_flag = False
+        for item in value:
+            yield from config_credentials(item, under_secret_key or after_flag, depth + 1)
+            flag = _FLAG.fullmatch(item) if isinstance(item, str) else None
+            after_flag = flag is not None and bool(SECRET_KEY.search(flag.group(1)))
 
 
 def hide_credentials(text: str) -> str:

@@ -3,7 +3,8 @@
 A checkpoint holds the run's real data - node results, injected values,
 answers - never redacted, so that resuming gives exactly the results of an
 uninterrupted run. Only credentials are left out (graphrt.base.secrets finds
-them): the config's, and those written in the graph's node params (the saved
+them, `config_credentials`): the config's (an MCP server's env, headers and
+`--token` arguments too), and those written in the graph's node params and inputs (the saved
 copy of the graph has them blanked out); resuming takes them from the
 environment, or from the config given again.
 """
@@ -13,25 +14,10 @@ from __future__ import annotations
 import json
 from typing import Any, Iterator, Mapping
 
-from graphrt.base.secrets import MASK, SECRET_KEY, Redactor, credentials, is_mask
+from graphrt.base.secrets import MASK, SECRET_KEY, Redactor, config_credentials, is_mask
 from graphrt.checkpoint.base import Unsavable, decode_value, encode_value
 
 __all__ = ["saved_config", "saved_source", "usable_config"]
-
-
-def _credentials_in(value: Any, under_secret_key: bool = False) -> Iterator[str]:
-    """The credentials in an agent's params or config: strings under secret keys, credentials in text."""
-    if isinstance(value, str):
-        if under_secret_key and value and not is_mask(value):
-            yield value
-        else:
-            yield from credentials(value)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _credentials_in(item, under_secret_key or bool(SECRET_KEY.search(str(key))))
-    elif isinstance(value, list):
-        for item in value:
-            yield from _credentials_in(item, under_secret_key)
 
 
 def _graph_credentials(data: Any) -> Iterator[str]:
@@ -41,8 +27,9 @@ def _graph_credentials(data: Any) -> Iterator[str]:
         return
     for node in nodes.values():
         if isinstance(node, dict) and "agent" in node:
-            yield from _credentials_in(node.get("params"))
-            yield from _credentials_in(node.get("filterParams"))
+            yield from config_credentials(node.get("params"))
+            yield from config_credentials(node.get("filterParams"))
+            yield from config_credentials(node.get("inputs"))  # a literal written there: `url: https://me:pw@host`
             yield from _graph_credentials(node.get("graph"))
 
 
@@ -51,13 +38,15 @@ def saved_config(config: Mapping[str, Any]) -> dict[str, Any]:
     environment or the config given again), everything else as it is."""
 
     def kept(value: Any, under_secret_key: bool) -> Any:
-        if any(True for _ in _credentials_in(value, under_secret_key)):
-            if isinstance(value, dict):
-                return {key: kept(item, under_secret_key or bool(SECRET_KEY.search(str(key)))) for key, item in value.items()}
-            if isinstance(value, list):
-                return [kept(item, under_secret_key) for item in value]
-            return MASK
-        return value
+        found = set(config_credentials(value, under_secret_key))
+        if not found:
+            return value
+        if isinstance(value, dict):
+            return {key: kept(item, under_secret_key or bool(SECRET_KEY.search(str(key))) or str(key) in ("env", "headers"))
+                    for key, item in value.items()}
+        if isinstance(value, list):  # the argument after `--token` is one of `found`; other items keep their own
+            return [MASK if isinstance(item, str) and item in found else kept(item, under_secret_key) for item in value]
+        return MASK
 
     try:
         return decode_value(encode_value(kept(dict(config), False)))

@@ -7,18 +7,16 @@ when an error needs them, so a valid file is parsed once.
 
 from __future__ import annotations
 
-import errno
 import inspect
 import json
-import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Mapping, Union
 
 from graphrt.base.collector import collector_paused
-from graphrt.base.errors import GraphLoadError, Location
+from graphrt.base.errors import GraphLoadError, InputLimitError, Location
 from graphrt.base.jsvalue import js_string
+from graphrt.base.limits import read_file
 from graphrt.graphdata.positions import Positions
 from graphrt.graphdata.quick_yaml import quick_load
 
@@ -231,7 +229,7 @@ class GraphText:
 
 def read_graph_file(path: Path, root: Path | None = None) -> str:
     """The text of a graph file: a regular file (a FIFO or a device is refused without waiting on it) of at
-    most MAX_GRAPH_FILE bytes, UTF-8, whose real path is inside `root` when one is given.
+    most MAX_GRAPH_FILE bytes, UTF-8, whose real path is inside `root` when one is given (base/limits.read_file).
 
     Raises:
         GraphLoadError: the file cannot be read, is no regular file, is too big, leads outside `root`, or is
@@ -239,31 +237,12 @@ def read_graph_file(path: Path, root: Path | None = None) -> str:
     """
     where = Location(str(path))
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        data = read_file(path, max_bytes=MAX_GRAPH_FILE, root=root)
     except (OSError, ValueError) as error:  # ValueError: a NUL in the name
         raise GraphLoadError(f"cannot read graph file: {getattr(error, 'strerror', None) or error}",
                              location=where) from None
-    try:
-        info = os.fstat(descriptor)
-        if stat.S_ISDIR(info.st_mode):
-            raise GraphLoadError(f"cannot read graph file: {os.strerror(errno.EISDIR)}", location=where)
-        if not stat.S_ISREG(info.st_mode):
-            raise GraphLoadError("cannot read graph file: not a regular file (a FIFO, socket or device)",
-                                 location=where)
-        if root is not None and not _real_path(descriptor, path).is_relative_to(root):
-            raise GraphLoadError(f"cannot read graph file: it leads outside its folder {root}", location=where)
-        chunks, size = [], 0
-        while chunk := os.read(descriptor, 1024 * 1024):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > MAX_GRAPH_FILE:
-                raise GraphLoadError(f"cannot read graph file: it is over {MAX_GRAPH_FILE // (1024 * 1024)} MiB",
-                                     location=where)
-    except OSError as error:
-        raise GraphLoadError(f"cannot read graph file: {error.strerror or error}", location=where) from None
-    finally:
-        os.close(descriptor)
-    data = b"".join(chunks)
+    except InputLimitError as error:
+        raise GraphLoadError(f"cannot read graph file: {error}", location=where) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -272,14 +251,6 @@ def read_graph_file(path: Path, root: Path | None = None) -> str:
         column = error.start - (before.rfind(b"\n") + 1) + 1
         raise GraphLoadError(f"not UTF-8 text: byte 0x{data[error.start]:02x} cannot be read "
                              "(save the file as UTF-8)", location=Location(str(path), line, column)) from None
-
-
-def _real_path(descriptor: int, path: Path) -> Path:
-    """The real path of an open file: what the kernel opened, so no symlink swapped in meanwhile can hide."""
-    try:
-        return Path(os.readlink(f"/proc/self/fd/{descriptor}"))
-    except OSError:  # no /proc (macOS): the path as it resolves now
-        return path.resolve()
 
 
 def load_graph(graph: Mapping[str, Any] | str | Path | GraphFile | GraphText) -> tuple[dict[str, Any], GraphSource]:

@@ -11,6 +11,7 @@ toolsAgent to hand back to the LLM.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import tempfile
@@ -37,6 +38,19 @@ __all__ = [
 _T = TypeVar("_T")
 _STDERR_TAIL_LINES = 5
 _PAGE_LIMIT = 100  # tools/list pages read at most: a server that pages forever cannot hang a node
+
+
+class _NotJsonRpc(logging.Filter):
+    """Drops the SDK's traceback for each stdout line of a server that is not JSON-RPC (a banner, a log line):
+    the line is skipped as MCP clients skip it, and the user's stderr is not a traceback per line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not record.getMessage().startswith("Failed to parse JSONRPC message"):
+            return True
+        return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+
+
+_NOT_JSON_RPC = _NotJsonRpc()
 
 
 class McpServerError(ServiceError):
@@ -247,6 +261,9 @@ async def connect(config: ServerConfig, restarts: Restarts | None = None) -> Asy
                                            env=config.env or None, cwd=config.cwd)
         from mcp.client.stdio import stdio_client
 
+        stdio_log = logging.getLogger("mcp.client.stdio")
+        if _NOT_JSON_RPC not in stdio_log.filters:
+            stdio_log.addFilter(_NOT_JSON_RPC)
         transport = stdio_client(parameters, errlog=stderr)
     ended = anyio.Event()
     client = Client(_watched(transport, ended), cache=None,

@@ -17,6 +17,7 @@ mapping (its `mcpConfig`) is read the same way.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -25,12 +26,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from graphrt.base.errors import GraphError
+from graphrt.base.errors import GraphError, InputLimitError
+from graphrt.base.limits import read_file, shown
 
 __all__ = ["McpConfigError", "ServerConfig", "parse_servers", "load_config_file", "DEFAULT_TIMEOUT"]
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_STARTUP_TIMEOUT = 30.0
+_MAX_CONFIG = 16 * 1024 * 1024  # bytes of an mcp.json: more is not a config (or is /dev/zero)
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _TRANSPORTS = {"stdio": "stdio", "http": "http", "streamable-http": "http", "streamable_http": "http",
                "streamableHttp": "http"}
@@ -100,8 +103,8 @@ def _string_map(entry: Mapping[str, Any], key: str, where: str) -> dict[str, str
 
 def _seconds(entry: Mapping[str, Any], key: str, default: float, where: str) -> float:
     value = entry.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise McpConfigError(f"{where}: '{key}' must be a positive number of seconds, got {json.dumps(value)}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise McpConfigError(f"{where}: '{key}' must be a positive number of seconds, got {shown(value)}")
     return float(value)
 
 
@@ -166,9 +169,13 @@ def load_config_file(path: str | Path) -> dict[str, Any]:
         McpConfigError: the file cannot be read, is not JSON, or describes a server wrongly.
     """
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = json.loads(read_file(path, max_bytes=_MAX_CONFIG).decode("utf-8"))
     except OSError as error:
         raise McpConfigError(f"{path}: cannot read the MCP config: {error.strerror or error}") from error
+    except InputLimitError as error:
+        raise McpConfigError(f"{path}: cannot read the MCP config: {error}") from None
+    except RecursionError:
+        raise McpConfigError(f"{path}: the MCP config is nested too deeply") from None
     except ValueError as error:
         raise McpConfigError(f"{path}: the MCP config is not valid JSON: {error}") from error
     parse_servers(data, str(path))

@@ -25,6 +25,7 @@ from typing import Any, Callable
 
 from graphrt.base.errors import GraphError, GraphLoadError
 from graphrt.base.jsvalue import to_json_compatible
+from graphrt.base.limits import MAX_SHOWN, cut
 from graphrt.base.schema import format_path, violations
 from graphrt.engine.graph import Graph
 from graphrt.graphdata.loader import load_graph
@@ -80,7 +81,8 @@ class GraphTool:
         """Raises GraphError naming every bad argument (checked before the graph runs)."""
         found = violations(self.input_schema, arguments)
         if found:
-            details = "; ".join(f"{format_path(v.path)}: {v.message}" if v.path else v.message for v in found)
+            details = "; ".join(cut(f"{format_path(v.path)}: {v.message}" if v.path else v.message, 2 * MAX_SHOWN)
+                                for v in found[:20])
             raise GraphError(f"invalid arguments: {details}")
 
     async def run(self, arguments: dict[str, Any], *, services: Any = None, agents: Any = None,

@@ -6,6 +6,11 @@ an agent's own progress) when the client asked for progress. A failed run or bad
 come back as a tool result with `isError`, naming the node. Graphs that use MCP servers
 themselves share one set of connections for the server's whole life (`mcp_config`).
 
+What a client reads passes the one redaction policy (graphrt.base.secrets): a tool's
+errors and results, as graphrt serve's answers do (the listing leaves secrets out where
+it is made, graphrt.graphdata.inputs). Arguments are checked against base/limits before
+the graph sees them, and an error quotes at most a few hundred characters of a value.
+
 - `serve_stdio()`: for MCP clients that start a command (`graphrt mcp DIR_OR_FILES`).
 - `http_endpoint()`: an ASGI app and the lifespan it needs, to mount in a Starlette app
   (`graphrt serve` mounts it at /mcp); `http_app()` is it as a whole app for
@@ -22,8 +27,10 @@ from typing import Any, AsyncIterator, Awaitable, Callable
 import anyio
 
 from graphrt.authoring.services import RunServices
-from graphrt.base.errors import GraphError
+from graphrt.base.errors import GraphError, InputLimitError
 from graphrt.base.jsvalue import to_json_compatible
+from graphrt.base.limits import check_value, cut, shown
+from graphrt.base.secrets import Redactor
 from graphrt.mcp.graph_tools import GraphTool, result_text
 from graphrt.observe.events import AgentProgress, Event, NodeCompleted
 
@@ -51,6 +58,7 @@ class GraphToolServer:
         self.agents = agents
         self.name = name
         self.runner = runner or self._run_here
+        self._redactor = Redactor()
         self._services: RunServices | None = None
         self._lowlevel = self._build()
 
@@ -112,7 +120,11 @@ class GraphToolServer:
         tools = self.tools
         tool = tools.get(name)
         if tool is None:
-            return _error(f"unknown tool '{name}'; the tools are: {', '.join(tools) or 'none'}")
+            return _error(f"unknown tool {shown(name)}; the tools are: {', '.join(tools) or 'none'}")
+        try:
+            check_value(arguments, "the arguments")
+        except InputLimitError as error:
+            return _error(f"{tool.name}: {error}")
         progress = _ProgressRelay(report_progress)
         failure: GraphError | None = None
         async with anyio.create_task_group() as group:
@@ -125,8 +137,8 @@ class GraphToolServer:
             finally:
                 progress.close()
         if failure is not None:
-            return _error(f"{tool.name}: {_without_folder(str(failure), tool)}")
-        results = to_json_compatible(results)
+            return _error(f"{tool.name}: {self._redactor.text(cut(_without_folder(str(failure), tool)))}")
+        results = self._redactor.value(to_json_compatible(results))
         return types.CallToolResult(content=[types.TextContent(text=result_text(results))],
                                     structured_content=results)
 

@@ -16,7 +16,8 @@ Layer: above graphrt.durable and graphrt.api, below graphrt.cli.
     retention.py    Retention: which ended runs the store keeps, and the sweep that deletes the others
     app.py      the Starlette routes and the viewer page; security.py the API key and body limit
     completions.py  the OpenAI-compatible endpoint: POST /v1/chat/completions runs a chat graph
-    origin.py   the Host and Origin checks (DNS rebinding, cross-site requests) (refused before anything is answered)
+    origin.py   the Host and Origin checks: DNS rebinding and cross-site requests refused before anything else
+    cors.py     the CORS headers of the origins --cors-origin allows; json_answer.py JSON answers any value makes whole
     openapi.py  the OpenAPI document; static/ the viewer (plain HTML, CSS and JS, no build step)
 
 Run statuses are graphrt.base.states' RunStatus, the one vocabulary of the engine's saved runs, the stores and

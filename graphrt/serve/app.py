@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import secrets
+from dataclasses import dataclass
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from importlib import resources
@@ -35,20 +36,22 @@ from typing import Any, Protocol
 import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from graphrt.base.errors import GraphError, RequestError
+from graphrt.base.limits import parse_json
 from graphrt.base.states import vocabulary
 from graphrt.checkpoint import CheckpointTarget
 from graphrt.checkpoint.base import StoreFailed
 from graphrt.serve.catalog import GraphCatalog
 from graphrt.serve.completions import completion_routes
 from graphrt.serve.cors import with_cors
+from graphrt.serve.json_answer import JSONAnswer
 from graphrt.serve.node_routes import get_node, list_nodes, start_fork
 from graphrt.serve.openapi import openapi_document
-from graphrt.serve.retention import Retention
 from graphrt.serve.origin import OriginGuard, OriginPolicy
+from graphrt.serve.retention import Retention
 from graphrt.serve.runs import RunNotFound, RunService, ServedRun
 from graphrt.serve.security import BodyTooLarge, Guard
 from graphrt.serve.webhook_routes import list_webhooks
@@ -57,6 +60,7 @@ from graphrt.serve.webhooks import WebhookSettings
 __all__ = ["DEFAULT_MAX_BODY", "create_app"]
 
 DEFAULT_MAX_BODY = 1024 * 1024  # bytes of a request body
+DEFAULT_MAX_STREAMS = 256  # event streams open at once: each holds a connection and a file descriptor
 _KEEP_ALIVE_SECONDS = 15
 _STATIC = {  # the viewer's files: a fixed list, so a request names no path
     "app.js": "text/javascript; charset=utf-8",
@@ -77,8 +81,8 @@ class Extension(Protocol):
         """Entered once the RunService serves, left before it stops (start and stop session managers here)."""
 
 
-def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status, headers=headers)
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONAnswer:
+    return JSONAnswer({"error": message}, status_code=status, headers=headers)
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
@@ -88,13 +92,18 @@ async def _json_body(request: Request) -> dict[str, Any]:
         raise RequestError("the request body is too large", status=413) from None
     if not body.strip():
         return {}
-    try:
-        data = json.loads(body)
-    except ValueError as error:
-        raise RequestError(f"the request body is not JSON: {error}") from None
+    data = parse_json(body, "the request body")  # depth, digits, Unicode: a 400 that says which (base/limits)
     if not isinstance(data, dict):
         raise RequestError("the request body must be a JSON object")
     return data
+
+
+@dataclass
+class _Readers:
+    """How many event streams are open, and the most the server keeps."""
+
+    limit: int
+    open: int = 0
 
 
 def _service(request: Request) -> RunService:
@@ -128,7 +137,7 @@ def _handled(handler):
 
 @_handled
 async def list_graphs(request: Request) -> Response:
-    return JSONResponse({"graphs": _service(request).catalog.listing()})
+    return JSONAnswer({"graphs": _service(request).catalog.listing()})
 
 
 @_handled
@@ -136,7 +145,7 @@ async def get_graph(request: Request) -> Response:
     served = _service(request).catalog.get(request.path_params["name"])
     if served is None:
         raise RunNotFound(f"no graph named {request.path_params['name']!r}")
-    return JSONResponse(GraphCatalog.entry(served))
+    return JSONAnswer(GraphCatalog.entry(served))
 
 
 @_handled
@@ -150,8 +159,8 @@ async def start_run(request: Request) -> Response:
                                webhook=body.get("webhook"))
     if request.query_params.get("wait", "").lower() in ("1", "true", "yes"):
         await run.settled()
-        return JSONResponse(_run_json(run))
-    return JSONResponse(_run_json(run), status_code=202, headers={"Location": f"/runs/{run.id}"})
+        return JSONAnswer(_run_json(run))
+    return JSONAnswer(_run_json(run), status_code=202, headers={"Location": f"/runs/{run.id}"})
 
 
 # ----- runs -----
@@ -159,16 +168,19 @@ async def start_run(request: Request) -> Response:
 
 @_handled
 async def list_runs(request: Request) -> Response:
-    try:
-        limit = min(500, max(1, int(request.query_params.get("limit", "50"))))
-    except ValueError:
-        raise RequestError("'limit' must be a number") from None
-    return JSONResponse({"runs": await _service(request).recent(limit)})
+    given = request.query_params.get("limit", "50")
+    if not (given.isascii() and given.isdigit() and len(given) <= 6):
+        raise RequestError("'limit' must be a number from 1 to 500")
+    limit = min(500, max(1, int(given)))
+    offset = request.query_params.get("offset", "0")
+    if not (offset.isascii() and offset.isdigit() and len(offset) <= 9):
+        raise RequestError("'offset' must be a whole number of runs to skip")
+    return JSONAnswer({"runs": await _service(request).recent(limit, int(offset))})
 
 
 @_handled
 async def get_run(request: Request) -> Response:
-    return JSONResponse(_run_json(await _service(request).get(request.path_params["run_id"])))
+    return JSONAnswer(_run_json(await _service(request).get(request.path_params["run_id"])))
 
 
 @_handled
@@ -179,8 +191,8 @@ async def resume_run(request: Request) -> Response:
     run = await _service(request).resume(request.path_params["run_id"], body["answer"])
     if request.query_params.get("wait", "").lower() in ("1", "true", "yes"):
         await run.settled()
-        return JSONResponse(_run_json(run))
-    return JSONResponse(_run_json(run), status_code=202)
+        return JSONAnswer(_run_json(run))
+    return JSONAnswer(_run_json(run), status_code=202)
 
 
 @_handled
@@ -191,7 +203,7 @@ async def fork_run(request: Request) -> Response:
 @_handled
 async def cancel_run(request: Request) -> Response:
     run = await _service(request).cancel(request.path_params["run_id"])
-    return JSONResponse(_run_json(run))
+    return JSONAnswer(_run_json(run))
 
 
 def _epoch(request: Request) -> str:
@@ -208,9 +220,39 @@ def _last_event_id(request: Request, epoch: str) -> int:
     """The id after which a reader wants events: Last-Event-ID (or ?last_event_id=), 0 if from another server."""
     text = request.headers.get("last-event-id") or request.query_params.get("last_event_id") or ""
     given_epoch, _, number = text.rpartition(".")
-    if given_epoch != epoch or not number.isdigit():
+    if given_epoch != epoch or not (number.isascii() and number.isdigit() and len(number) <= 18):
         return 0  # from start, or an id of an earlier server: this one's log starts with the run's state
     return int(number)
+
+
+async def _events(request: Request, run: ServedRun, last_id: int, epoch: str,
+                  service: RunService) -> AsyncIterator[str]:
+    """The Server-Sent Events of a run after `last_id`, until it ends, the reader leaves or the server stops."""
+    sent = last_id
+    idle = 0.0
+    while True:
+        records, missed = await run.events.read(sent)
+        batch = []  # one write per wake-up, not one per event
+        if missed:  # records no longer kept: said once, and passed over
+            batch.append(f"event: EventsMissed\ndata: {json.dumps({'type': 'EventsMissed', 'count': missed})}\n\n")
+            sent += missed
+        for event_id, record in records:
+            batch.append(f"id: {_event_id(epoch, event_id)}\nevent: {record['type']}\ndata: {json.dumps(record)}\n\n")
+            sent = event_id
+        if records:
+            idle = 0.0
+        elif idle >= _KEEP_ALIVE_SECONDS:
+            batch.append(": keep-alive\n\n")
+            idle = 0.0
+        if batch:
+            if await request.is_disconnected():  # the reader left: writing on would flood the log with
+                return                           # asyncio's "socket.send() raised exception."
+            yield "".join(batch)
+        if (run.events.closed and sent >= run.events.last_id) or service.stopping.is_set():
+            return
+        before = anyio.current_time()
+        await run.events.wait(sent, 1.0)  # 1 s: events from threads outside anyio are polled
+        idle += anyio.current_time() - before
 
 
 @_handled
@@ -219,33 +261,18 @@ async def run_events(request: Request) -> Response:
     run = await service.get(request.path_params["run_id"])
     epoch = _epoch(request)
     last_id = _last_event_id(request, epoch)
+    readers = request.app.state.readers
+    if readers.open >= readers.limit:  # each holds a connection (a file descriptor) for as long as the run goes
+        raise RequestError(f"{readers.limit} event streams are open, the most this server keeps; "
+                           "retry when one ends", status=503, headers={"Retry-After": "5"})
 
     async def stream() -> AsyncIterator[str]:
-        sent = last_id
-        idle = 0.0
-        while True:
-            records, missed = await run.events.read(sent)
-            batch = []  # one write per wake-up, not one per event
-            if missed:  # records no longer kept: said once, and passed over
-                batch.append(f"event: EventsMissed\ndata: {json.dumps({'type': 'EventsMissed', 'count': missed})}\n\n")
-                sent += missed
-            for event_id, record in records:
-                batch.append(f"id: {_event_id(epoch, event_id)}\nevent: {record['type']}\ndata: {json.dumps(record)}\n\n")
-                sent = event_id
-            if records:
-                idle = 0.0
-            elif idle >= _KEEP_ALIVE_SECONDS:
-                batch.append(": keep-alive\n\n")
-                idle = 0.0
-            if batch:
-                if await request.is_disconnected():  # the reader left: writing on would flood the log with
-                    return                           # asyncio's "socket.send() raised exception."
-                yield "".join(batch)
-            if (run.events.closed and sent >= run.events.last_id) or service.stopping.is_set():
-                return
-            before = anyio.current_time()
-            await run.events.wait(sent, 1.0)  # 1 s: events from threads outside anyio are polled
-            idle += anyio.current_time() - before
+        readers.open += 1  # counted while it streams: a response never started holds no count
+        try:
+            async for chunk in _events(request, run, last_id, epoch, service):
+                yield chunk
+        finally:
+            readers.open -= 1
 
     return StreamingResponse(stream(), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
@@ -258,14 +285,14 @@ async def health(request: Request) -> Response:
     """200 while the server can take runs; 503 when its checkpoint store does not answer (`store` says why)."""
     service = _service(request)
     problem = await service.store_problem()
-    return JSONResponse({"status": "ok" if problem is None else "unavailable", "store": problem or "ok",
+    return JSONAnswer({"status": "ok" if problem is None else "unavailable", "store": problem or "ok",
                          "running": service.running, "queued": service.queued(),
                          "max_runs": service.max_runs, "max_queue": service.max_queue},
                         status_code=200 if problem is None else 503)
 
 
 async def openapi(request: Request) -> Response:
-    return JSONResponse(openapi_document(_service(request).catalog.listing()))
+    return JSONAnswer(openapi_document(_service(request).catalog.listing()))
 
 
 def _static_text(name: str) -> str:
@@ -309,6 +336,7 @@ def create_app(
     allowed_hosts: Sequence[str] = (),
     cors_origins: Sequence[str] = (),
     webhooks: WebhookSettings | None = None,
+    max_streams: int = DEFAULT_MAX_STREAMS,
 ) -> Any:
     """The ASGI app: the API and viewer, behind the guards. `app.state.service` is the RunService.
 
@@ -325,6 +353,7 @@ def create_app(
         cors_origins: web origins whose pages may call the API (`*`: any); none by default.
         webhooks: the server's webhook and how per-run ones are called (graphrt.serve.webhooks); their calls are
             signed with `api_key` unless the settings name another key.
+        max_streams: event streams (SSE readers) open at once; past it a reader gets 503, not a hung server.
     """
     webhooks = webhooks or WebhookSettings()
     if webhooks.key is None and api_key:
@@ -366,6 +395,7 @@ def create_app(
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.service = service
     app.state.epoch = secrets.token_hex(4)
+    app.state.readers = _Readers(max_streams)
     # Outermost the Host and Origin checks (they only refuse), then CORS headers for the origins allowed (a
     # preflight carries no key), then the key and the body limit.
     guarded = OriginGuard(with_cors(Guard(app, api_key=api_key, max_body=max_body), cors_origins),

@@ -23,12 +23,14 @@ from typing import Any
 
 import anyio
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from graphrt.base.errors import GraphError, RequestError
+from graphrt.base.errors import GraphError, InputLimitError, RequestError
+from graphrt.base.limits import parse_json
 from graphrt.base.states import RunStatus
 from graphrt.observe.events import Event, TokenDelta
+from graphrt.serve.json_answer import JSONAnswer
 from graphrt.serve.runs import RunService, ServedRun
 from graphrt.serve.security import BodyTooLarge
 
@@ -47,8 +49,8 @@ class CompletionRefused(RequestError):
         super().__init__(message, status=status, headers=headers)
         self.kind, self.code = kind, code
 
-    def response(self) -> JSONResponse:
-        return JSONResponse({"error": {"message": str(self), "type": self.kind, "param": None, "code": self.code}},
+    def response(self) -> JSONAnswer:
+        return JSONAnswer({"error": {"message": str(self), "type": self.kind, "param": None, "code": self.code}},
                             status_code=self.status, headers=self.headers)
 
 
@@ -87,11 +89,13 @@ def _usage(results: dict[str, Any] | None) -> dict[str, int]:
 
 async def _body(request: Request) -> dict[str, Any]:
     try:
-        body = json.loads(await request.body() or b"{}")
+        raw = await request.body()
     except BodyTooLarge:
         raise CompletionRefused(413, "the request body is too large") from None
-    except ValueError as error:
-        raise CompletionRefused(400, f"the request body is not JSON: {error}") from None
+    try:
+        body = parse_json(raw or b"{}", "the request body")  # depth, digits, Unicode: base/limits
+    except InputLimitError as error:
+        raise CompletionRefused(400, str(error)) from None
     if not isinstance(body, dict):
         raise CompletionRefused(400, "the request body must be a JSON object")
     if not isinstance(body.get("model"), str) or not body["model"]:
@@ -155,7 +159,7 @@ async def chat_completions(request: Request) -> Response:
         text = _outcome(run)
     except CompletionRefused as refused:
         return refused.response()
-    return JSONResponse({
+    return JSONAnswer({
         "id": _completion_id(run), "object": "chat.completion", "created": int(run.created_at), "model": body["model"],
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
         "usage": _usage(run.results),
@@ -232,7 +236,7 @@ async def list_models(request: Request) -> Response:
     models = [{"id": name, "object": "model", "created": 0, "owned_by": "graphrt"}
               for name, served in sorted(catalog.graphs.items())
               if served.error is None and MESSAGES_INPUT in served.description.get("inputs", {})]
-    return JSONResponse({"object": "list", "data": models})
+    return JSONAnswer({"object": "list", "data": models})
 
 
 def completion_routes() -> list[Route]:

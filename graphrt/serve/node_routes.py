@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from graphrt.base.errors import RequestError
+from graphrt.serve.json_answer import JSONAnswer
 from graphrt.serve.runs import RunNotFound, RunService
 
 __all__ = ["list_nodes", "get_node", "start_fork"]
@@ -26,7 +27,7 @@ def _service(request: Request) -> RunService:
 async def list_nodes(request: Request) -> Response:
     """Every node the run has seen: state, agent, timings, attempts, error or question; no values."""
     run = await _service(request).get(request.path_params["run_id"])
-    return JSONResponse({"run": run.id, "nodes": run.ledger.summary()})
+    return JSONAnswer({"run": run.id, "nodes": run.ledger.summary()})
 
 
 async def get_node(request: Request) -> Response:
@@ -35,7 +36,7 @@ async def get_node(request: Request) -> Response:
     node = run.ledger.node(request.path_params["key"])
     if node is None:
         raise RunNotFound(f"run {run.id!r} has no node {request.path_params['key']!r}")
-    return JSONResponse({"run": run.id, **node})
+    return JSONAnswer({"run": run.id, **node})
 
 
 async def start_fork(request: Request, body: dict[str, Any]) -> Response:
@@ -51,5 +52,5 @@ async def start_fork(request: Request, body: dict[str, Any]) -> Response:
     if not isinstance(values, dict):
         raise RequestError("'set' must be an object of node ids to values")
     run = await _service(request).fork(request.path_params["run_id"], node, values, iteration)
-    return JSONResponse({**run.to_json(), "url": f"/runs/{run.id}", "events_url": f"/runs/{run.id}/events"},
+    return JSONAnswer({**run.to_json(), "url": f"/runs/{run.id}", "events_url": f"/runs/{run.id}/events"},
                         status_code=202, headers={"Location": f"/runs/{run.id}"})

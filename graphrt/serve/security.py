@@ -1,5 +1,11 @@
 """The server's guards, as one ASGI middleware: the API key, and the size limit on request bodies.
 
+A body is read whole by the guard before the route sees it (at most `max_body`
+bytes, within `body_seconds`): a body over the limit, announced or chunked, is a
+413 whatever route it was sent to (an extension's too: the MCP endpoint's own
+handler would turn an exception into a 500), and a body sent half and then held
+back is a 408 instead of a request that holds its connection for ever.
+
 The key is checked on every request except the viewer page's own files (which
 hold no data; the page asks for the key and sends it with its API calls).
 It is compared in constant time: both sides are hashed first, so neither
@@ -54,18 +60,42 @@ async def _refuse(send: Send, status: int, message: str, headers: list[tuple[byt
 
 
 class BodyTooLarge(RequestError):
-    """Raised while reading a request body that goes over the limit (handlers answer 413)."""
+    """A request body over the limit (413); the guard refuses it before a route reads it."""
 
     status = 413
 
 
-class Guard:
-    """ASGI middleware: 401 without the key (when one is set), 413 for a body over `max_body` bytes."""
+_BODILESS = frozenset({"GET", "HEAD", "OPTIONS"})
 
-    def __init__(self, app: ASGIApp, *, api_key: str | None, max_body: int) -> None:
+
+class Guard:
+    """ASGI middleware: 401 without the key (when one is set), 413 for a body over `max_body` bytes,
+    408 for one not sent within `body_seconds`."""
+
+    def __init__(self, app: ASGIApp, *, api_key: str | None, max_body: int, body_seconds: float = 30.0) -> None:
         self.app = app
         self.api_key = api_key or None
         self.max_body = max_body
+        self.body_seconds = body_seconds
+
+    async def _read_body(self, receive: Receive) -> tuple[list[dict[str, Any]], int | None]:
+        """The request's body messages, read whole; (messages, None), or ([], the status that refuses it)."""
+        import anyio
+
+        messages: list[dict[str, Any]] = []
+        received = 0
+        with anyio.move_on_after(self.body_seconds):
+            while True:
+                message = await receive()
+                messages.append(message)
+                if message["type"] != "http.request":
+                    return messages, None  # the client went away: the app hears it
+                received += len(message.get("body", b""))
+                if received > self.max_body:
+                    return [], 413
+                if not message.get("more_body", False):
+                    return messages, None
+        return [], 408
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -81,25 +111,18 @@ class Guard:
             if name == b"content-length" and value.isdigit() and int(value) > self.max_body:
                 await _refuse(send, 413, f"the request body is over {self.max_body} bytes")
                 return
-        received = 0
-        started = False
+        if scope.get("method") in _BODILESS:
+            await self.app(scope, receive, send)
+            return
+        buffered, refused = await self._read_body(receive)
+        if refused == 413:
+            await _refuse(send, 413, f"the request body is over {self.max_body} bytes")
+            return
+        if refused == 408:
+            await _refuse(send, 408, f"the request body was not sent within {self.body_seconds:g} s")
+            return
 
-        async def limited_receive() -> dict[str, Any]:
-            nonlocal received
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.max_body:
-                    raise BodyTooLarge(f"the request body is over {self.max_body} bytes")
-            return message
+        async def replayed() -> dict[str, Any]:
+            return buffered.pop(0) if buffered else await receive()
 
-        async def tracking_send(message: dict[str, Any]) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, limited_receive, tracking_send)
-        except BodyTooLarge as error:
-            if not started:
-                await _refuse(send, error.status, str(error))
+        await self.app(scope, replayed, send)

@@ -83,7 +83,7 @@ def build() -> MCPServer:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", nargs="?", default="tools", choices=["tools", "broken", "silent"])
+    parser.add_argument("mode", nargs="?", default="tools", choices=["tools", "broken", "silent", "banner", "hostile"])
     parser.add_argument("--http", type=int)
     args = parser.parse_args()
     if args.mode == "broken":
@@ -93,7 +93,18 @@ def main() -> None:
         for _ in sys.stdin:
             pass
         time.sleep(3600)
+    if args.mode == "banner":  # a server that greets on stdout before it speaks MCP there, as some do
+        print("tool_server v1.0 - starting", flush=True)
+        print("listening on stdio", flush=True)
     server = build()
+    if args.mode == "hostile":  # tool names no LLM API takes, and more tools than one request may offer
+        def hostile(text: str = "") -> str:
+            return "hostile"
+
+        for name in ("../../etc/passwd", "x" * 10_000, "nul\x00name", "with space", "ünïcode", "semi;colon"):
+            server.add_tool(hostile, name=name, description="a hostile name")
+        for number in range(200):
+            server.add_tool(hostile, name=f"many_{number}", description="d" * 5000)
     if args.http:
         server.run("streamable-http", host="127.0.0.1", port=args.http)
     else:
