@@ -34,7 +34,13 @@ def executor_for(args: argparse.Namespace) -> Iterator[Executor | None]:
         if len(names) != 1:
             raise ExecutorError(f"--address {address} needs --executor NAME (installed: {', '.join(names) or 'none'})")
         spec = names[0]
-    executor = executor_from_spec(spec, address=address)
+    try:
+        executor = executor_from_spec(spec, address=address)
+    except ExecutorError:
+        raise
+    except Exception as error:  # noqa: BLE001 - the cluster library's own refusal (a missing ray[client], no cluster)
+        raise ExecutorError(f"--executor {spec}: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+                            ) from error
     try:
         yield executor
     finally:

@@ -16,6 +16,7 @@ import sys
 import anyio
 
 from graphrt.cli.agent_modules import add_agents_option, registry_for
+from graphrt.cli.arguments import port
 
 __all__ = ["add_parser"]
 
@@ -23,7 +24,7 @@ __all__ = ["add_parser"]
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("mcp", help="serve graph files as MCP tools (stdio, or streamable HTTP)")
     parser.add_argument("paths", nargs="+", metavar="DIR_OR_FILE", help="graph files, or folders of graph files")
-    parser.add_argument("--http", type=int, metavar="PORT", help="serve streamable HTTP at http://HOST:PORT/mcp")
+    parser.add_argument("--http", type=port, metavar="PORT", help="serve streamable HTTP at http://HOST:PORT/mcp")
     parser.add_argument("--host", default="127.0.0.1", help="the address to bind with --http (default: loopback)")
     parser.add_argument("--key", help="with --http, the bearer key clients must send (default: $GRAPHRT_MCP_KEY)")
     parser.add_argument("--mcp-config", metavar="FILE.json", help="MCP servers that the served graphs use")

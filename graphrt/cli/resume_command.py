@@ -25,6 +25,7 @@ from graphrt.base.secrets import Redactor
 from graphrt.checkpoint import RunRecord, describe_targets, location_of, open_store
 from graphrt.checkpoint.base import GuardedStore
 from graphrt.cli.agent_modules import add_agents_option, registry_for
+from graphrt.cli.arguments import non_empty
 from graphrt.cli.executor_option import add_executor_option, executor_for
 from graphrt.cli.local_model_option import add_local_model_option, apply_local_model
 from graphrt.cli.output import write_results
@@ -40,7 +41,7 @@ STOPPED = 130  # exit code: Ctrl-C (128 + SIGINT)
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("resume", help="continue a run saved with 'graphrt run --checkpoint'")
-    parser.add_argument("checkpoint", metavar="PATH", help=f"the checkpoint: {describe_targets()}")
+    parser.add_argument("checkpoint", type=non_empty, metavar="PATH", help=f"the checkpoint: {describe_targets()}")
     parser.add_argument("--run-id", metavar="ID", help="the run to continue (default: the latest unfinished one)")
     parser.add_argument("--answer", metavar="TEXT", help="the answer to the question the run stopped on")
     parser.add_argument("--force", action="store_true", help="continue even though the graph file changed since")

@@ -24,6 +24,7 @@ from graphrt.base.errors import GraphError, GraphValidationError, ValidationIssu
 from graphrt.check.validate import collect_issues
 from graphrt.checkpoint import describe_targets
 from graphrt.cli.agent_modules import add_agents_option, registry_for
+from graphrt.cli.arguments import non_empty
 from graphrt.cli.executor_option import add_executor_option, executor_for
 from graphrt.cli.local_model_option import add_local_model_option, apply_local_model
 from graphrt.cli.output import write_results
@@ -55,7 +56,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="set a static node's value before the run (VALUE is JSON, or else a string); repeatable")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the results: no warnings, no progress")
     parser.add_argument("--trace", metavar="FILE.jsonl", help="write every event of the run to FILE, one JSON object a line")
-    parser.add_argument("--checkpoint", metavar="PATH",
+    parser.add_argument("--checkpoint", type=non_empty, metavar="PATH",
                         help=f"save the run as it goes to PATH ({describe_targets()}), "
                         "to continue it with 'graphrt resume PATH'")
     parser.add_argument("--run-id", metavar="ID", help="the saved run's id (default: a new one)")

@@ -20,6 +20,7 @@ from typing import Any
 from graphrt.base.errors import GraphError
 from graphrt.checkpoint import describe_targets
 from graphrt.cli.agent_modules import add_agents_option, registry_for
+from graphrt.cli.arguments import at_least, non_empty, port
 from graphrt.cli.executor_option import add_executor_option, executor_for
 from graphrt.cli.local_model_option import add_local_model_option, apply_local_model
 
@@ -32,13 +33,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("serve", help="serve graph files over HTTP, with a live run viewer at /")
     parser.add_argument("targets", nargs="+", metavar="DIR_OR_FILES", help="a folder of graph files, or graph files")
     parser.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8000, help="the port (default: 8000; 0 picks a free one)")
-    parser.add_argument("--checkpoint", default="graphrt-runs.db", metavar="URL",
+    parser.add_argument("--port", type=port, default=8000, help="the port (default: 8000; 0 picks a free one)")
+    parser.add_argument("--checkpoint", type=non_empty, default="graphrt-runs.db", metavar="URL",
                         help=f"where runs are saved: {describe_targets()} (default: graphrt-runs.db)")
-    parser.add_argument("--max-runs", type=int, default=8, metavar="N", help="runs at once (default: 8)")
-    parser.add_argument("--max-queue", type=int, default=1000, metavar="N",
+    parser.add_argument("--max-runs", type=at_least(1), default=8, metavar="N", help="runs at once (default: 8)")
+    parser.add_argument("--max-queue", type=at_least(0), default=1000, metavar="N",
                         help="runs waiting for a slot before requests get 429 (default: 1000)")
-    parser.add_argument("--max-body", type=int, default=1024 * 1024, metavar="BYTES",
+    parser.add_argument("--max-body", type=at_least(1), default=1024 * 1024, metavar="BYTES",
                         help="the largest request body (default: 1 MiB)")
     parser.add_argument("--api-key", default=os.environ.get(API_KEY_ENV), metavar="KEY",
                         help=f"require this key on every API request (default: ${API_KEY_ENV})")
@@ -83,8 +84,28 @@ def handle(args: argparse.Namespace) -> int:
     if not is_loopback(args.host) and not args.api_key:
         raise GraphError(f"serving on {args.host} needs an API key: anyone who reaches it could run graphs "
                          f"(set {API_KEY_ENV}, or --api-key)")
+    _check_store(args.checkpoint)  # one line now, not a traceback from the server's start-up
     with executor_for(args) as executor:
         return _serve(args, GraphCatalog(args.targets, registry_for(args), executor=executor))
+
+
+def _check_store(target: str) -> None:
+    """Raises CheckpointError, in one line, when the checkpoint store cannot be used (missing folder, a folder,
+    not a database, read-only, PostgreSQL down, a bad URL)."""
+    import anyio
+
+    from graphrt.checkpoint import open_store
+    from graphrt.checkpoint.base import check_store
+
+    async def check() -> None:
+        store = open_store(target)
+        try:
+            await check_store(store)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await store.close()
+
+    anyio.run(check)
 
 
 def _extensions(args: argparse.Namespace, catalog: "GraphCatalog") -> list[Any]:  # noqa: F821

@@ -49,6 +49,8 @@ class TraceWriter:
             raise GraphError(f"cannot write the trace to {file}: {error.strerror or error}") from None
         self._redactor = redactor or Redactor()
         self._lock = threading.Lock()
+        self._name = str(file) if self._owns else getattr(file, "name", "the trace")
+        self.failure: OSError | None = None  # the first write that failed (a full disk); close() raises it
 
     def __call__(self, event: Event) -> None:
         try:
@@ -56,16 +58,28 @@ class TraceWriter:
         except ValueError as error:  # an integer longer than Python writes
             line = json.dumps({"type": type(event).__name__, "error": f"event not written: {error}"})
         with self._lock:
-            self._file.write(line + "\n")
-            if isinstance(event, RunFinished) and not event.path:
-                self._file.flush()
+            if self.failure is not None:
+                return
+            try:
+                self._file.write(line + "\n")
+                if isinstance(event, RunFinished) and not event.path:
+                    self._file.flush()
+            except OSError as error:  # the disk is full, the file went away: the run goes on, close() says so
+                self.failure = error
 
     def close(self) -> None:
+        """Closes (or flushes) the file. Raises GraphError if a write failed: a trace with lines missing."""
         with self._lock:
-            if self._owns:
-                self._file.close()
-            else:
-                self._file.flush()
+            try:
+                if self._owns:
+                    self._file.close()
+                else:
+                    self._file.flush()
+            except OSError as error:
+                self.failure = self.failure or error
+            if self.failure is not None:
+                raise GraphError(f"cannot write the trace to {self._name}: "
+                                 f"{self.failure.strerror or self.failure}; it is incomplete")
 
     def __enter__(self) -> "TraceWriter":
         return self
