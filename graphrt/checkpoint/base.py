@@ -47,6 +47,8 @@ __all__ = [
     "Delivery",
     "StoreClass",
     "RunRecord",
+    "RunSummary",
+    "runs_page",
     "Row",
     "RunStatus",
     "Unsavable",
@@ -88,6 +90,29 @@ class RunRecord:
     def question(self) -> str | None:
         """The pending question of an interrupted run."""
         return self.detail.get("question") if self.status == RunStatus.INTERRUPTED else None
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What a listing of runs shows of one: `runs_page` reads only this."""
+
+    run_id: str
+    graph_file: str | None
+    status: str
+    created_at: float
+    updated_at: float
+    parent: dict[str, Any] | None = None  # a fork's origin, as RunRecord.parent
+
+
+async def runs_page(store: "CheckpointStore", limit: int, offset: int = 0) -> list[RunSummary]:
+    """A page of the store's runs, most recently updated first: the store's own `runs_page` (an indexed query)
+    when it has one, else a slice of `runs()` (a store of a third party that has none)."""
+    page = getattr(store, "runs_page", None)
+    if page is not None:
+        return await page(limit, offset)
+    return [RunSummary(record.run_id, record.graph_file, record.status, record.created_at, record.updated_at,
+                       getattr(record, "parent", None))
+            for record in (await store.runs())[offset:offset + limit]]
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from graphrt.checkpoint.base import (
     Row,
     RunRecord,
     RunStatus,
+    RunSummary,
     damaged,
     decode_value,
     encode_value,
@@ -95,6 +96,7 @@ CREATE TABLE IF NOT EXISTS graphrt_webhooks (
 );
 CREATE INDEX IF NOT EXISTS graphrt_webhooks_due ON graphrt_webhooks (state, next_at);
 CREATE INDEX IF NOT EXISTS graphrt_webhooks_run ON graphrt_webhooks (run_id);
+CREATE INDEX IF NOT EXISTS graphrt_runs_recent ON graphrt_runs (updated_at);
 {added}"""
 
 
@@ -205,6 +207,15 @@ class SqlStore:
     async def check(self) -> None:
         """Raises CheckpointError when the store cannot be used (what start-up and /health ask)."""
         await self._read("SELECT 1")
+
+    async def runs_page(self, limit: int, offset: int = 0) -> list[RunSummary]:
+        """At most `limit` runs, most recently updated first, after the first `offset`: through the index on
+        `updated_at`, reading only the columns a listing shows (not each run's graph, values and results)."""
+        found = await self._read(
+            f"SELECT run_id, graph_file, status, created_at, updated_at, parent FROM graphrt_runs "
+            f"ORDER BY {self._runs_order} LIMIT ? OFFSET ?", (int(limit), int(offset)))
+        return [RunSummary(*row[:5], _json(row[5], f"run {row[0]!r}, column 'parent'") if row[5] is not None else None)
+                for row in found]
 
     async def runs(self) -> list[RunRecord]:
         found = await self._read(f"SELECT {_RUN_COLUMNS} FROM graphrt_runs ORDER BY {self._runs_order}")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -31,14 +32,30 @@ def _create_private(path: Path) -> None:
     """Creates the file readable by its owner only (0600): it holds the runs' data as it is.
 
     SQLite gives its -wal and -shm files the database file's permissions. An
-    existing file keeps the permissions it has.
+    existing file keeps the permissions it has, if it is this user's own: a
+    symlink (which could lead the runs' data anywhere, a dangling one included),
+    another user's file, or one that others may write, is refused.
     """
     try:
-        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0), 0o600))
     except FileExistsError:
-        pass
+        _check_existing(path)
     except OSError as error:
         raise StoreFailed(f"cannot create checkpoint file {path}: {error.strerror or error}") from None
+
+
+def _check_existing(path: Path) -> None:
+    info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode):
+        raise CheckpointError(f"checkpoint file {path} is a symbolic link; give the path of a file of your own")
+    if not stat.S_ISREG(info.st_mode):
+        return  # a folder or a device: SQLite says what is wrong with it
+    if info.st_uid != os.geteuid():
+        raise CheckpointError(f"checkpoint file {path} belongs to another user (uid {info.st_uid}); "
+                              "graphrt keeps runs only in a file of its own user")
+    if info.st_mode & stat.S_IWOTH:
+        raise CheckpointError(f"checkpoint file {path} can be written by any user (mode {stat.filemode(info.st_mode)}); "
+                              f"chmod 600 {path}")
 
 
 class SQLiteStore(SqlStore):

@@ -40,7 +40,7 @@ from graphrt.checkpoint import (
     WebhookStore,
     open_store,
 )
-from graphrt.checkpoint.base import GuardedStore, check_store, decode_value
+from graphrt.checkpoint.base import GuardedStore, check_store, decode_value, runs_page
 from graphrt.durable import afork, afrom_checkpoint, arun_checkpointed, save_new_run
 from graphrt.engine.graph import Graph
 from graphrt.observe.events import Event, node_state_after
@@ -477,20 +477,28 @@ class RunService:
         except RunNotFound:  # deleted by retention, or its graph is no longer served
             return None
 
-    async def recent(self, limit: int = 50) -> list[dict[str, Any]]:
-        """The most recently updated runs of served graphs, newest first."""
-        listed = []
-        for record in await self.store.runs():
-            if len(listed) >= limit:
+    async def recent(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
+        """The most recently updated runs of served graphs, newest first, after the first `offset` of the store's.
+
+        Read a page at a time through the store's index (runs_page), never the whole store: a store of
+        thousands of runs answers a page as fast as one of ten.
+        """
+        listed: list[dict[str, Any]] = []
+        page = max(limit, 100)
+        while len(listed) < limit:
+            summaries = await runs_page(self.store, page, offset)
+            for summary in summaries:
+                name = self.catalog.name_of(summary.graph_file)  # a run of an earlier version of a file too
+                if name is None or len(listed) >= limit:
+                    continue
+                held = self._runs.get(summary.run_id)
+                status = held.status if held is not None else RunStatus.read(summary.status)
+                listed.append({"id": summary.run_id, "graph": name, "status": status,
+                               "created_at": summary.created_at, "updated_at": summary.updated_at,
+                               **({"parent": summary.parent} if summary.parent is not None else {})})
+            if len(summaries) < page:
                 break
-            name = self.catalog.name_of(record.graph_file)
-            if name is None:
-                continue
-            held = self._runs.get(record.run_id)
-            status = held.status if held is not None else RunStatus.read(record.status)
-            listed.append({"id": record.run_id, "graph": name, "status": status,
-                           "created_at": record.created_at, "updated_at": record.updated_at,
-                           **({"parent": record.parent} if record.parent is not None else {})})
+            offset += page
         return listed
 
     async def resume(self, run_id: str, answer: Any) -> ServedRun:
