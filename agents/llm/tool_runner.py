@@ -9,10 +9,13 @@ LLM can correct itself. A server that cannot start, dies or hangs (a ServiceErro
 
 from __future__ import annotations
 
+import logging
+
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphrt.base.limits import cut, shown
 from graphrt.authoring.agent_info import AgentContext
 from graphrt.authoring.tool_calls import split_tool_name, tool_call_inputs
 from graphrt.base.errors import AgentError, GraphError, ServiceError, ToolCallError
@@ -22,6 +25,8 @@ from graphrt.observe.events import ToolCalled, ToolReturned
 from .toolbox import Tool, Toolbox
 
 __all__ = ["ToolOutcome", "ToolSession", "granted_toolbox", "run_one_node"]
+
+log = logging.getLogger("graphrt.tools")
 
 
 @dataclass
@@ -192,10 +197,16 @@ async def granted_toolbox(ctx: AgentContext, spec: list[Any], registry: Any) -> 
             offered = await (await server_connection(ctx, server)).tools()
             chosen = [item for item in offered if tool is None or item.name == tool]
             if not chosen:
-                known = ", ".join(item.name for item in offered) or "none"
-                raise AgentError(f"toolsAgent: MCP server '{server}' has no tool '{tool}' (its tools: {known})",
+                known = cut(", ".join(item.name for item in offered) or "none")
+                raise AgentError(f"toolsAgent: MCP server '{server}' has no tool {shown(tool)} (its tools: {known})",
                                  agent_id=ctx.agent_id)
-            toolbox.add_mcp_tools(chosen)
+            left_out = toolbox.add_mcp_tools(chosen)
+            if left_out and tool is not None:  # the one tool granted by name cannot be offered
+                raise AgentError(f"toolsAgent: MCP tool {server}--{shown(tool)} cannot be offered to an LLM: "
+                                 f"{left_out[0]}", agent_id=ctx.agent_id)
+            if left_out:
+                log.warning("toolsAgent: %d tool(s) of MCP server '%s' left out: %s", len(left_out), server,
+                            cut("; ".join(left_out)))
     return toolbox
 
 

@@ -18,6 +18,8 @@ from typing import Any, Iterable
 
 from graphrt.authoring.registry import Registry
 from graphrt.authoring.tool_calls import (
+    MAX_LLM_TOOLS,
+    llm_offer,
     SEPARATOR,
     check_arguments,
     read_arguments,
@@ -101,10 +103,17 @@ class Toolbox:
                              f"'agentName--func', got {json.dumps(entry, default=str)[:120]}", agent_id="toolsAgent")
         return [_named(entry, split_tool_name(name)[0])]
 
-    def add_mcp_tools(self, tools: Iterable[Any]) -> None:
-        """Grants MCP tools (graphrt.mcp.client.McpTool), each with its server's own input schema."""
-        for tool in tools:
-            self.tools[tool.full_name] = Tool(tool.full_name, tool.server, tool.name, tool.function_schema(), mcp=True)
+    def add_mcp_tools(self, tools: Iterable[Any]) -> list[str]:
+        """Grants MCP tools (graphrt.mcp.client.McpTool), each with its server's own input schema; returns those
+        left out: a name no LLM API takes (`../../etc/passwd`, a NUL, 10,000 characters), past MAX_LLM_TOOLS."""
+        tools = list(tools)
+        offered, left_out = llm_offer([tool.function_schema() for tool in tools])
+        room = MAX_LLM_TOOLS - len(self.tools)
+        by_name = {tool.full_name: tool for tool in tools}
+        for schema in offered[:max(0, room)]:
+            tool = by_name[schema["function"]["name"]]
+            self.tools[tool.full_name] = Tool(tool.full_name, tool.server, tool.name, schema, mcp=True)
+        return left_out + [f"{schema['function']['name']!r}: over {MAX_LLM_TOOLS} tools" for schema in offered[max(0, room):]]
 
     def schemas(self) -> list[dict[str, Any]]:
         """The schemas to send to the LLM."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from graphrt.authoring.tool_calls import llm_offer
 from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.base.errors import AgentError
 
@@ -43,7 +44,8 @@ async def mcp_tools_list_agent(ctx: AgentContext) -> dict[str, Any]:
     if isinstance(services, str):
         services = [services]
     tools = await _client().list_tools(ctx, [str(name) for name in services])
-    return {"tools": [tool.listing() for tool in tools], "llmTools": [tool.function_schema() for tool in tools]}
+    offered, _ = llm_offer([tool.function_schema() for tool in tools])  # what an LLM API takes; `tools`: all of them
+    return {"tools": [tool.listing() for tool in tools], "llmTools": offered}
 
 
 def _call_of(value: Any) -> tuple[str, Any]:

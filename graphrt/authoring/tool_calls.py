@@ -32,11 +32,18 @@ before it runs. Unreadable arguments, a bad or missing argument, an unknown
 function, or a ToolCallError raised by the function itself give
 `{"content": message, "error": message}`, written for the LLM to correct
 itself; the node does not fail. Any other exception fails the node as usual.
+
+Offered to an LLM. A name must be what LLM APIs take (`LLM_TOOL_NAME`: letters,
+digits, `_` and `-`, at most 64: OpenAI refuses the rest with a 400), at most
+`MAX_LLM_TOOLS` tools go in one request, and a description at most
+`MAX_TOOL_DESCRIPTION` characters: tools from outside (an MCP server's) that break
+these are left out or cut, `llm_offer` says which.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Mapping
 
 from graphrt.base.errors import ToolCallError
@@ -130,3 +137,34 @@ def error_result(error: ToolCallError | str) -> dict[str, Any]:
     """A failed tool call as a result the LLM reads."""
     message = error.message if isinstance(error, ToolCallError) else error
     return {"content": message, "error": message}
+
+
+LLM_TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""A tool name LLM APIs accept (OpenAI's rule; Anthropic's and Gemini's are as strict)."""
+
+MAX_LLM_TOOLS = 128
+"""The most tools one LLM request may offer (OpenAI's limit)."""
+
+MAX_TOOL_DESCRIPTION = 1024
+
+
+def llm_offer(schemas: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The tool schemas an LLM may be offered, and what was left out (a name it refuses, past the count).
+
+    Descriptions longer than MAX_TOOL_DESCRIPTION are cut; the schemas given are not changed.
+    """
+    offered, left_out = [], []
+    for schema in schemas:
+        function = schema.get("function") if isinstance(schema, dict) else None
+        name = function.get("name") if isinstance(function, dict) else None
+        if not isinstance(name, str) or not LLM_TOOL_NAME.fullmatch(name):
+            left_out.append(f"{str(name)[:80]!r}: not a name LLM APIs take")
+            continue
+        if len(offered) >= MAX_LLM_TOOLS:
+            left_out.append(f"{name!r}: over {MAX_LLM_TOOLS} tools")
+            continue
+        description = function.get("description")
+        if isinstance(description, str) and len(description) > MAX_TOOL_DESCRIPTION:
+            schema = {**schema, "function": {**function, "description": description[:MAX_TOOL_DESCRIPTION] + "..."}}
+        offered.append(schema)
+    return offered, left_out
