@@ -17,6 +17,9 @@ records, for a server's replay after a restart) and deletes ended runs on reques
 when a run ends, so that a delivery still pending when the server died is made by
 the next one. graphrt's SQLite and PostgreSQL stores are both.
 
+A store may also be a `LeaseStore`: it keeps named leases, so that one server at a
+time owns the store (serve/lease.py); graphrt's SQL stores are.
+
 A run is claimed by the one process (and task) that runs it: a second resume of
 the same run is refused while the first goes on. The claim ends with the
 process, so a run killed with SIGKILL can be resumed at once.
@@ -45,6 +48,8 @@ __all__ = [
     "EventStore",
     "WebhookStore",
     "Delivery",
+    "Lease",
+    "LeaseStore",
     "StoreClass",
     "RunRecord",
     "RunSummary",
@@ -236,6 +241,30 @@ class WebhookStore(Protocol):
 
     async def subscribed_runs(self) -> list[str]:
         """The ids of the runs that have a webhook of their own (a server reads them once, at start)."""
+
+
+@dataclass(frozen=True)
+class Lease:
+    """Who holds a named lease of a store, and until when (a time.time()) unless renewed."""
+
+    owner: str  # the holder's own token: only it renews or drops the lease
+    holder: str  # what the holder says of itself (JSON: its process, machine, address)
+    expires_at: float
+
+
+@runtime_checkable
+class LeaseStore(Protocol):
+    """A store that keeps named leases: which one process owns it, for as long as it renews its lease in time.
+    graphrt's SQL stores are; a store that is not serves without one."""
+
+    async def take_lease(self, name: str, owner: str, holder: str, *, until: float, now: float,
+                         replacing: str | None = None) -> Lease:
+        """Takes the lease `name` for `owner` until `until`, or renews it, unless another owner's lasts past
+        `now` (and is not the `replacing` owner's, one known to be gone), in one atomic write. Returns the
+        lease as it is after: `owner`'s if it was taken, else the other holder's."""
+
+    async def drop_lease(self, name: str, owner: str) -> None:
+        """Gives up the lease `name` if `owner` holds it."""
 
 
 class StoreClass(Protocol):

@@ -17,6 +17,7 @@ from typing import Any, Sequence
 from graphrt.checkpoint.base import (
     CheckpointError,
     Delivery,
+    Lease,
     Row,
     RunRecord,
     RunStatus,
@@ -80,6 +81,12 @@ CREATE TABLE IF NOT EXISTS graphrt_events (
     id INTEGER NOT NULL,
     record TEXT NOT NULL,
     PRIMARY KEY (run_id, id)
+);
+CREATE TABLE IF NOT EXISTS graphrt_leases (
+    name TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    holder TEXT NOT NULL,
+    expires_at {real} NOT NULL
 );
 CREATE INDEX IF NOT EXISTS graphrt_runs_updated ON graphrt_runs (status, updated_at);
 CREATE TABLE IF NOT EXISTS graphrt_webhooks (
@@ -293,6 +300,25 @@ class SqlStore:
     async def subscribed_runs(self) -> list[str]:
         found = await self._read("SELECT DISTINCT run_id FROM graphrt_webhooks WHERE state = 'subscribed'")
         return [row[0] for row in found]
+
+    # ----- LeaseStore: which server owns the store -----
+
+    async def take_lease(self, name: str, owner: str, holder: str, *, until: float, now: float,
+                         replacing: str | None = None) -> Lease:
+        # One statement, so that two servers starting at once cannot both take it.
+        await self._write((
+            "INSERT INTO graphrt_leases (name, owner, holder, expires_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, holder = excluded.holder, "
+            "expires_at = excluded.expires_at WHERE graphrt_leases.owner = excluded.owner "
+            "OR graphrt_leases.expires_at < ? OR graphrt_leases.owner = ?",
+            (name, owner, holder, float(until), float(now), replacing or "")), alone=True)
+        found = await self._read("SELECT owner, holder, expires_at FROM graphrt_leases WHERE name = ?", (name,))
+        if not found:
+            raise CheckpointError(f"the lease {name!r} of {self.location} was not written")
+        return Lease(str(found[0][0]), str(found[0][1]), float(found[0][2]))
+
+    async def drop_lease(self, name: str, owner: str) -> None:
+        await self._write(("DELETE FROM graphrt_leases WHERE name = ? AND owner = ?", (name, owner)), alone=True)
 
     async def close(self) -> None:
         raise NotImplementedError

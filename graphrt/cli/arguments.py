@@ -3,14 +3,16 @@
     parser.add_argument("--port", type=port, ...)          # 0-65535 (0: a free one)
     parser.add_argument("--max-runs", type=at_least(1), ...)
     parser.add_argument("--checkpoint", type=non_empty, ...)
+    parser.add_argument("--lease-seconds", type=positive_seconds, ...)
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 
-__all__ = ["at_least", "non_empty", "port"]
+__all__ = ["at_least", "non_empty", "port", "positive_seconds"]
 
 
 def _integer(text: str) -> int:
@@ -45,3 +47,14 @@ def non_empty(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("must not be empty")
     return text
+
+
+def positive_seconds(text: str) -> float:
+    """A length of time in seconds, more than 0 and finite (not NaN, not inf)."""
+    try:
+        number = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text[:40]!r}") from None
+    if not (math.isfinite(number) and number > 0):
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {text[:40]!r}")
+    return number

@@ -48,8 +48,9 @@ def url_of(sock: socket.socket, path: str = "/") -> str:
 
 
 def serve_app(app: Any, sock: socket.socket, *, on_listening: Callable[[], None],
-              timeout_graceful_shutdown: int = 5) -> int:
-    """Serves `app` on `sock` until stopped (Ctrl-C, SIGTERM); 1 if the app failed to start, else 0.
+              timeout_graceful_shutdown: int = 5, should_stop: Callable[[], bool] | None = None) -> int:
+    """Serves `app` on `sock` until stopped (Ctrl-C, SIGTERM, or `should_stop()` true: asked ten times a
+    second); 1 if the app failed to start, else 0.
 
     `on_listening` is called once the app's lifespan has started and the socket takes connections.
     """
@@ -60,6 +61,9 @@ def serve_app(app: Any, sock: socket.socket, *, on_listening: Callable[[], None]
             await super().startup(sockets=sockets)
             if not self.should_exit:
                 on_listening()
+
+        async def on_tick(self, counter: int) -> bool:
+            return await super().on_tick(counter) or (should_stop is not None and should_stop())
 
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=timeout_graceful_shutdown)
     server = Server(config)

@@ -20,7 +20,7 @@ from typing import Any
 from graphrt.base.errors import GraphError
 from graphrt.checkpoint import describe_targets
 from graphrt.cli.agent_modules import add_agents_option, registry_for
-from graphrt.cli.arguments import at_least, non_empty, port
+from graphrt.cli.arguments import at_least, non_empty, port, positive_seconds
 from graphrt.cli.executor_option import add_executor_option, executor_for
 from graphrt.cli.local_model_option import add_local_model_option, apply_local_model
 
@@ -59,6 +59,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                              "link-local hosts (default: public addresses only, against request forgery)")
     parser.add_argument("--mcp-config", metavar="FILE.json",
                         help="MCP servers the graphs use (the mcpServers shape), started once for the server")
+    parser.add_argument("--lease-seconds", type=positive_seconds, metavar="S",
+                        help="how long the store stays this server's after its last heartbeat (one every S/3 s): "
+                             "another server on the store refuses to start until then (default: 30)")
     parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                         help="a host name requests may name besides the loopback names and --host "
                         "('*': any, behind a proxy that checks it); repeatable")
@@ -87,6 +90,23 @@ def handle(args: argparse.Namespace) -> int:
     _check_store(args.checkpoint)  # one line now, not a traceback from the server's start-up
     with executor_for(args) as executor:
         return _serve(args, GraphCatalog(args.targets, registry_for(args), executor=executor))
+
+
+def _take_lease(target: str, lease: "StoreLease") -> None:  # noqa: F821 - imported in _serve
+    """Raises StoreLeased, in one line naming the holder, when another server owns the store."""
+    import anyio
+
+    from graphrt.checkpoint import open_store
+
+    async def take() -> None:
+        store = open_store(target)
+        try:
+            await lease.take(store)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await store.close()
+
+    anyio.run(take)
 
 
 def _check_store(target: str) -> None:
@@ -125,6 +145,7 @@ def _extensions(args: argparse.Namespace, catalog: "GraphCatalog") -> list[Any]:
 def _serve(args: argparse.Namespace, catalog: "GraphCatalog") -> int:  # noqa: F821 - imported in handle
     from graphrt.cli.listen import bind, serve_app, url_of
     from graphrt.serve import create_app
+    from graphrt.serve.lease import StoreLease
     from graphrt.serve.retention import Retention
     from graphrt.serve.webhooks import WebhookSettings
 
@@ -132,11 +153,14 @@ def _serve(args: argparse.Namespace, catalog: "GraphCatalog") -> int:  # noqa: F
     webhooks = WebhookSettings(url=args.webhook_url, allow_private=args.webhook_allow_private)
     if args.webhook_url and not args.api_key:
         print(f"graphrt: warning: webhook calls go unsigned without an API key (set {API_KEY_ENV})", file=sys.stderr)
+    lease = StoreLease(args.lease_seconds) if args.lease_seconds is not None else StoreLease()
     app = create_app(catalog, args.checkpoint, max_runs=args.max_runs, max_queue=args.max_queue,
                      api_key=args.api_key, max_body=args.max_body, extensions=_extensions(args, catalog),
                      retention=retention, host=args.host, allowed_hosts=args.allowed_host,
-                     cors_origins=args.cors_origin, webhooks=webhooks)
+                     cors_origins=args.cors_origin, webhooks=webhooks, lease=lease)
     sock = bind(args.host, args.port)  # before anything prints: a taken port is one line, and nothing was served
+    lease.url = url_of(sock)
+    _take_lease(args.checkpoint, lease)  # one line naming the server that owns the store, if one does
     names = ", ".join(sorted(catalog.graphs))
     print(f"graphrt: serving {len(catalog.graphs)} graph(s) ({names})", file=sys.stderr)
 
@@ -146,4 +170,8 @@ def _serve(args: argparse.Namespace, catalog: "GraphCatalog") -> int:  # noqa: F
     # What is alive now (modules, the catalog's graphs, the app) lives as long as the server: the cyclic
     # collector need not walk it again at every full collection (~1 ms of each run under load, issue 26).
     gc.freeze()
-    return serve_app(app, sock, on_listening=listening)
+    service = app.state.service
+    code = serve_app(app, sock, on_listening=listening, should_stop=lambda: service.lease_lost is not None)
+    if service.lease_lost is not None:
+        raise GraphError(service.lease_lost)
+    return code

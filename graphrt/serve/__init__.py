@@ -13,6 +13,7 @@ Layer: above graphrt.durable and graphrt.api, below graphrt.cli.
     event_backpressure.py  a run held while its store has not saved its events (the unsaved queue's bound)
     webhooks.py     Webhooks: the URLs called when runs settle, signed (base/signatures.py), retried, saved;
                     webhook_targets.py which URLs a run's own webhook may name (against request forgery)
+    lease.py        StoreLease: one server owns its store (a second refuses to start; an expired lease is taken over)
     retention.py    Retention: which ended runs the store keeps, and the sweep that deletes the others
     app.py      the Starlette routes and the viewer page; security.py the API key and body limit
     completions.py  the OpenAI-compatible endpoint: POST /v1/chat/completions runs a chat graph

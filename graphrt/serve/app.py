@@ -48,6 +48,7 @@ from graphrt.serve.catalog import GraphCatalog
 from graphrt.serve.completions import completion_routes
 from graphrt.serve.cors import with_cors
 from graphrt.serve.json_answer import JSONAnswer
+from graphrt.serve.lease import StoreLease
 from graphrt.serve.node_routes import get_node, list_nodes, start_fork
 from graphrt.serve.openapi import openapi_document
 from graphrt.serve.origin import OriginGuard, OriginPolicy
@@ -337,6 +338,7 @@ def create_app(
     cors_origins: Sequence[str] = (),
     webhooks: WebhookSettings | None = None,
     max_streams: int = DEFAULT_MAX_STREAMS,
+    lease: StoreLease | None = None,
 ) -> Any:
     """The ASGI app: the API and viewer, behind the guards. `app.state.service` is the RunService.
 
@@ -354,12 +356,13 @@ def create_app(
         webhooks: the server's webhook and how per-run ones are called (graphrt.serve.webhooks); their calls are
             signed with `api_key` unless the settings name another key.
         max_streams: event streams (SSE readers) open at once; past it a reader gets 503, not a hung server.
+        lease: how this server holds its store against a second one (default: a StoreLease of 30 s).
     """
     webhooks = webhooks or WebhookSettings()
     if webhooks.key is None and api_key:
         webhooks = dataclasses.replace(webhooks, key=api_key)
     service = RunService(catalog, checkpoint, max_runs=max_runs, max_queue=max_queue, retention=retention,
-                         webhooks=webhooks)
+                         webhooks=webhooks, lease=lease)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

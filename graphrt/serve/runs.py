@@ -40,7 +40,7 @@ from graphrt.checkpoint import (
     WebhookStore,
     open_store,
 )
-from graphrt.checkpoint.base import GuardedStore, check_store, decode_value, runs_page
+from graphrt.checkpoint.base import GuardedStore, StoreFailed, check_store, decode_value, runs_page
 from graphrt.durable import afork, afrom_checkpoint, arun_checkpointed, save_new_run
 from graphrt.engine.graph import Graph
 from graphrt.observe.events import Event, node_state_after
@@ -49,6 +49,7 @@ from graphrt.serve.catalog import GraphCatalog, ServedGraph
 from graphrt.serve.event_backpressure import DEFAULT_HOLD_LIMIT, EventBackpressure
 from graphrt.serve.event_saver import EventSaver
 from graphrt.serve.events import DEFAULT_MAX_UNSAVED, EventLog
+from graphrt.serve.lease import StoreLease
 from graphrt.serve.node_ledger import NodeLedger
 from graphrt.serve.retention import Retention
 from graphrt.serve.waits import RunTimes, retry_after
@@ -216,13 +217,19 @@ class RunService:
     Use `async with anyio.create_task_group() as tg: await tg.start(service.serve)`;
     cancelling that task group stops the workers and leaves unfinished runs saved
     as running, so the next server continues them.
+
+    The service owns its store while it serves (`lease`, serve/lease.py): `serve` refuses
+    to start on a store another server holds, and a service whose lease was taken over
+    (it was frozen past its expiry) stops: its workers are cancelled without a write,
+    and every request that needs the store is a 503 saying why (`lease_lost`).
     """
 
     def __init__(self, catalog: GraphCatalog, checkpoint: CheckpointTarget, *, max_runs: int = 8,
                  max_queue: int = 1000, redactor: Redactor | None = None, keep_runs: int = 1000,
                  event_limit: int = 10_000, retention: Retention | None = None,
                  max_unsaved_events: int = DEFAULT_MAX_UNSAVED, event_hold_limit: float = DEFAULT_HOLD_LIMIT,
-                 webhooks: WebhookSettings | None = None) -> None:
+                 webhooks: WebhookSettings | None = None,
+                 lease: StoreLease | None = None) -> None:
         if max_runs < 1 or max_queue < 0:
             raise ValueError("max_runs must be at least 1 and max_queue at least 0")
         self.catalog = catalog
@@ -235,6 +242,8 @@ class RunService:
         self.retention = retention or Retention()
         self._max_unsaved_events = max_unsaved_events  # a run's events waiting for the store before it is held
         self._event_hold_limit = event_hold_limit  # seconds it may be held before it fails
+        self.lease = lease or StoreLease()
+        self.lease_lost: str | None = None  # why this service stopped: another server took its store over
         self._saver: EventSaver | None = None
         self.webhook_settings = webhooks or WebhookSettings()
         self._webhooks: Webhooks | None = None  # while serving, with a store that keeps webhooks
@@ -257,6 +266,8 @@ class RunService:
 
     @property
     def store(self) -> CheckpointStore:
+        if self.lease_lost is not None:
+            raise StoreFailed(self.lease_lost)
         if self._store is None:
             raise RuntimeError("the run service is not serving")
         return self._store
@@ -266,6 +277,13 @@ class RunService:
     async def serve(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         opened = open_store(self.checkpoint)
         self._store = GuardedStore(opened)  # a driver's failure is a CheckpointError (503), not a 500
+        try:
+            await self.lease.take(self._store)  # before anything is recovered: StoreLeased if another holds it
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await opened.close()
+            self._store = None
+            raise
         send, receive = anyio.create_memory_object_stream[_Job](self.max_queue)
         self._send = send
         durable = isinstance(self._store, EventStore)
@@ -274,6 +292,7 @@ class RunService:
                         self._store.location)
         try:
             async with anyio.create_task_group() as tg, send, receive:
+                tg.start_soon(self._keep_lease, tg.cancel_scope)
                 if durable:
                     self._saver = EventSaver(self._store,  # type: ignore[arg-type] - an EventStore, checked above
                                              max_unsaved=self._max_unsaved_events)
@@ -299,10 +318,31 @@ class RunService:
             self._send = None
             self._saver = None
             self._webhooks = None
+            if self.lease_lost is None:
+                await self._drop_lease()
             if opened is not self.checkpoint:
                 with anyio.CancelScope(shield=True):
                     await opened.close()
             self._store = None
+
+    async def _keep_lease(self, scope: anyio.CancelScope) -> None:
+        """Renews the store's lease while serving; stops the service (`scope`) if another server took it over."""
+        await self.lease.keep(self._store, self._lose_lease)
+        if self.lease_lost is not None:
+            scope.cancel()
+
+    def _lose_lease(self, reason: str) -> None:
+        self.lease_lost = self.shown(f"this server stopped serving: {reason}")  # what every request is told
+        log.error("%s", self.lease_lost)
+        self.stopping.set()
+
+    async def _drop_lease(self) -> None:
+        with anyio.CancelScope(shield=True):
+            try:
+                await self.lease.drop(self._store)
+            except GraphError as error:  # it expires by itself
+                log.warning("the store lease could not be given up (it expires in %.0f s): %s",
+                            self.lease.seconds, error)
 
     async def _recover(self) -> list[_Job]:
         """Unfinished runs of served graphs, from the store: back in the queue, or waiting for an answer."""
@@ -386,6 +426,8 @@ class RunService:
 
     async def store_problem(self, timeout: float = 2.0) -> str | None:
         """What is wrong with the checkpoint store now (None: it answers); /health says it."""
+        if self.lease_lost is not None:
+            return self.lease_lost
         if self._store is None:
             return "the run service is not serving"
         with anyio.move_on_after(timeout):
@@ -661,12 +703,14 @@ class RunService:
             elif scope.cancelled_caught:
                 run.set_status(RunStatus.CANCELLED)
         except anyio.get_cancelled_exc_class():
-            # The server is stopping, not the run: leave it saved as running, for the next server.
-            try:
-                with anyio.CancelScope(shield=True):
-                    await self.store.update_run(run.id, status=RunStatus.RUNNING)
-            except Exception:
-                log.exception("could not mark run %s to continue", run.id)
+            # The server is stopping, not the run: leave it saved as running, for the next server (or, when
+            # another took the store over, write nothing: the run is that server's now).
+            if self.lease_lost is None:
+                try:
+                    with anyio.CancelScope(shield=True):
+                        await self.store.update_run(run.id, status=RunStatus.RUNNING)
+                except Exception:
+                    log.exception("could not mark run %s to continue", run.id)
             raise
         finally:
             run.scope = None

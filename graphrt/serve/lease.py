@@ -1,0 +1,159 @@
+"""StoreLease: one server owns a checkpoint store at a time.
+
+Two servers on one store would both recover its unfinished runs and both write
+them (one marked six runs failed while the other finished them). So a server
+takes the store's lease before it recovers anything, renews it every third of
+`seconds` (its heartbeat), and drops it when it stops. A second server on the
+store refuses to start, naming the holder; it takes the lease over only when
+the lease has expired (the holder stopped renewing it: frozen, cut off, its
+machine gone), or at once when the holder was a process of this machine that
+no longer exists (killed with SIGKILL: a restart need not wait).
+
+A server that finds at a heartbeat that another took its lease over (it was
+frozen past its expiry) stops serving: the other owns the runs now.
+
+The lease lives in the store itself (LeaseStore: a row written in one atomic
+statement), so it works alike for SQLite and PostgreSQL. Expiry compares this
+machine's clock with the one of the server that wrote the lease: servers on
+several machines need their clocks kept in time (NTP), as leases always do.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+
+from graphrt.base.errors import GraphError
+from graphrt.checkpoint.base import Lease, LeaseStore
+
+__all__ = ["DEFAULT_LEASE_SECONDS", "StoreLeased", "StoreLease"]
+
+DEFAULT_LEASE_SECONDS = 30.0
+_NAME = "serve"
+
+log = logging.getLogger("graphrt.serve")
+
+
+class StoreLeased(GraphError):
+    """Another server owns the checkpoint store (its lease is still valid), or took it over from this one.
+
+    `holder` says which: `pid 1234 on host-a, at http://127.0.0.1:8000, since ...`."""
+
+    def __init__(self, message: str, holder: str = "") -> None:
+        super().__init__(message)
+        self.holder = holder
+
+
+def _started(pid: int) -> str | None:
+    """When process `pid` started, in the kernel's clock ticks since boot (/proc): a pid reused later differs."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[19].decode()
+    except (OSError, IndexError):
+        return None
+
+
+def _alive(pid: int, started: str | None) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: it exists
+        pass
+    return started is None or _started(pid) in (None, started)
+
+
+class StoreLease:
+    """This server's lease of its store: taken at start, renewed while it serves, dropped when it stops.
+
+    Args:
+        seconds: how long the lease lasts after its last renewal; it is renewed every third of that.
+    """
+
+    def __init__(self, seconds: float = DEFAULT_LEASE_SECONDS) -> None:
+        if not seconds > 0:
+            raise GraphError("a store lease must last more than 0 seconds")
+        self.seconds = float(seconds)
+        self.owner = uuid.uuid4().hex
+        self.url: str | None = None  # where this server listens, once known: shown to a server refused
+        self.since = time.time()
+
+    def _holder(self) -> str:
+        return json.dumps({"pid": os.getpid(), "started": _started(os.getpid()), "host": socket.gethostname(),
+                           "url": self.url, "since": self.since})
+
+    async def take(self, store: Any) -> None:
+        """Takes (or renews) the store's lease; nothing for a store that keeps no leases.
+
+        Raises:
+            StoreLeased: another server holds it and its lease has not expired.
+            CheckpointError: the store failed.
+        """
+        if not isinstance(store, LeaseStore):
+            return
+        now = time.time()
+        lease = await store.take_lease(_NAME, self.owner, self._holder(), until=now + self.seconds, now=now)
+        if lease.owner != self.owner and self._gone(lease):  # its process here is gone: no need to wait
+            lease = await store.take_lease(_NAME, self.owner, self._holder(), until=now + self.seconds, now=now,
+                                           replacing=lease.owner)
+        if lease.owner != self.owner:
+            holder = _described(lease)
+            raise StoreLeased(f"{store.location} is served by another graphrt serve ({holder}); "
+                              f"stop that one first, or give this one another --checkpoint", holder)
+
+    @staticmethod
+    def _gone(lease: Lease) -> bool:
+        holder = _holder_of(lease)
+        pid = holder.get("pid")
+        if holder.get("host") != socket.gethostname() or not isinstance(pid, int):
+            return False
+        return not _alive(pid, holder.get("started"))
+
+    async def keep(self, store: Any, on_lost: Callable[[str], None]) -> None:
+        """Renews the lease every third of its length until cancelled; calls `on_lost(reason)` and returns if
+        another server took it over meanwhile. A store that fails at a renewal is tried again at the next."""
+        if not isinstance(store, LeaseStore):
+            return
+        while True:
+            await anyio.sleep(self.seconds / 3)
+            try:
+                await self.take(store)
+            except StoreLeased as error:
+                on_lost(f"another graphrt serve took {store.location} over ({error.holder}) while this one "
+                        f"did not renew its lease (frozen, or cut off from the store, for over {self.seconds:g} s)")
+                return
+            except GraphError as error:  # the store is down: runs fail meanwhile; the lease is renewed when it is back
+                log.warning("the store lease could not be renewed (tried again in %.0f s): %s", self.seconds / 3, error)
+
+    async def drop(self, store: Any) -> None:
+        """Gives the lease up (at shutdown), so that the next server need not wait for it to expire."""
+        if isinstance(store, LeaseStore):
+            await store.drop_lease(_NAME, self.owner)
+
+
+def _holder_of(lease: Lease) -> dict[str, Any]:
+    try:
+        holder = json.loads(lease.holder)
+    except ValueError:
+        return {}
+    return holder if isinstance(holder, dict) else {}
+
+
+def _described(lease: Lease) -> str:
+    """`pid 1234 on host-a, at http://127.0.0.1:8000, since 05:40:12 UTC; its lease expires in 24 s unless renewed`"""
+    holder = _holder_of(lease)
+    parts = [f"pid {holder.get('pid', '?')} on {holder.get('host', '?')}"]
+    if holder.get("url"):
+        parts.append(f"at {holder['url']}")
+    if isinstance(holder.get("since"), (int, float)):
+        parts.append("since " + time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(holder["since"])))
+    left = max(0.0, lease.expires_at - time.time())
+    return ", ".join(parts) + f"; its lease expires in {left:.0f} s unless it renews it"

@@ -1,0 +1,123 @@
+"""One server owns a store: a second `graphrt serve` on it refuses to start, naming the first.
+
+Two real server processes on one SQLite file, and on one PostgreSQL schema. A
+second server takes the store over only from one that is gone: at once from a
+process of this machine that no longer exists (kill -9), and otherwise once its
+lease expired (a frozen server, SIGSTOP); the frozen one, woken, finds its lease
+taken and stops serving with one line instead of writing runs that are no
+longer its own.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from ..serve.conftest import HELLO, free_port, start_process
+from ..waiting import wait_until
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return str(tmp_path / "runs.db")
+    return request.getfixturevalue("postgres_url")
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    graphs = tmp_path / "graphs"
+    graphs.mkdir()
+    (graphs / "hello.yaml").write_text(HELLO)
+    return graphs
+
+
+def _start_refused(folder: Path, target: str, *extra: str) -> subprocess.CompletedProcess:
+    """A second `graphrt serve` that is expected to refuse to start (it is killed if it serves instead)."""
+    return subprocess.run([sys.executable, "-m", "graphrt.cli.main", "serve", str(folder), "--port", str(free_port()),
+                           "--checkpoint", target, *extra], capture_output=True, text=True, timeout=120)
+
+
+def _stop(process: subprocess.Popen) -> str:
+    if process.poll() is None:
+        process.send_signal(signal.SIGCONT)
+        process.terminate()
+    process.wait(timeout=60)
+    return process.stderr.read() if process.stderr else ""
+
+
+def _greets(port: int) -> bool:
+    answer = httpx.post(f"http://127.0.0.1:{port}/graphs/hello/runs?wait=true", json={}, timeout=60)
+    return answer.status_code == 200 and answer.json()["results"] == {"greeting": "Hello, World!"}
+
+
+def test_a_second_server_refuses_to_start_naming_the_owner(folder: Path, target: str) -> None:
+    port = free_port()
+    first = start_process(folder, target, port)  # type: ignore[arg-type] - a URL is a target too
+    try:
+        second = _start_refused(folder, target)
+        assert second.returncode == 1, second.stderr
+        lines = [line for line in second.stderr.splitlines() if line.startswith("graphrt: ")]
+        assert len(lines) == 1 and "Traceback" not in second.stderr, second.stderr
+        assert "is served by another graphrt serve" in lines[0]
+        assert f"pid {first.pid} on " in lines[0] and f"http://127.0.0.1:{port}/" in lines[0]
+        assert _greets(port)  # the first one was not disturbed
+    finally:
+        assert "Traceback" not in _stop(first)
+    # A server that stopped gives its lease up: the next one starts at once.
+    third_port = free_port()
+    third = start_process(folder, target, third_port)  # type: ignore[arg-type]
+    try:
+        assert _greets(third_port)
+    finally:
+        _stop(third)
+
+
+def test_a_killed_servers_lease_is_taken_over_at_once(folder: Path, target: str) -> None:
+    first = start_process(folder, target, free_port())  # type: ignore[arg-type]
+    first.kill()  # SIGKILL: its lease is still valid for 30 s, but its process is gone
+    first.wait(timeout=60)
+    port = free_port()
+    second = start_process(folder, target, port)  # type: ignore[arg-type]
+    try:
+        assert _greets(port)
+    finally:
+        _stop(second)
+
+
+def test_a_frozen_server_loses_its_store_once_its_lease_expired(folder: Path, target: str) -> None:
+    frozen_port = free_port()
+    frozen = start_process(folder, target, frozen_port, "--lease-seconds", "1.5")  # type: ignore[arg-type]
+    second: subprocess.Popen | None = None
+    try:
+        frozen.send_signal(signal.SIGSTOP)  # alive, but it renews nothing
+        refusals: list[str] = []
+        port = free_port()
+
+        def taken_over() -> bool:
+            nonlocal second
+            try:
+                second = start_process(folder, target, port, "--lease-seconds", "1.5")  # type: ignore[arg-type]
+            except RuntimeError as refused:  # its lease had not expired yet: refused, in one line
+                refusals.append(str(refused))
+                assert "is served by another graphrt serve" in str(refused) and "Traceback" not in str(refused)
+                return False
+            return True
+
+        wait_until(taken_over, "the second server taking over the expired lease")
+        assert _greets(port)
+        frozen.send_signal(signal.SIGCONT)  # woken: its next heartbeat finds the store taken over
+        assert frozen.wait(timeout=60) == 1
+        said = frozen.stderr.read()
+        assert "Traceback" not in said
+        assert "this server stopped serving: another graphrt serve took" in said and f"pid {second.pid}" in said
+        assert _greets(port)  # the new owner goes on
+    finally:
+        _stop(frozen)
+        if second is not None:
+            _stop(second)
