@@ -266,17 +266,23 @@ async def run_events(request: Request) -> Response:
     if readers.open >= readers.limit:  # each holds a connection (a file descriptor) for as long as the run goes
         raise RequestError(f"{readers.limit} event streams are open, the most this server keeps; "
                            "retry when one ends", status=503, headers={"Retry-After": "5"})
+    readers.open += 1  # counted from here, not once it streams: a burst of readers cannot all pass the check
+    return _CountedStream(readers, _events(request, run, last_id, epoch, service), media_type="text/event-stream",
+                          headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
-    async def stream() -> AsyncIterator[str]:
-        readers.open += 1  # counted while it streams: a response never started holds no count
+
+class _CountedStream(StreamingResponse):
+    """An event stream that gives its reader's place back when it ends, however it ends."""
+
+    def __init__(self, readers: _Readers, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._readers = readers
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         try:
-            async for chunk in _events(request, run, last_id, epoch, service):
-                yield chunk
+            await super().__call__(scope, receive, send)
         finally:
-            readers.open -= 1
-
-    return StreamingResponse(stream(), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+            self._readers.open -= 1
 
 
 # ----- the rest -----

@@ -22,3 +22,26 @@ def test_readers_past_the_limit_get_503_and_the_server_still_serves(serve) -> No
         wait_until(lambda: readers.open == 0, "the readers gone")
         done = client.post(f"/runs/{run_id}/resume?wait=true", json={"answer": "Ada"}).json()
         assert done["status"] == "finished"
+
+
+def test_a_burst_of_readers_gets_no_more_streams_than_the_limit(serve) -> None:
+    """Readers that all arrive at once are counted as they are let in, not once they stream (1,089 of 1,100
+    got a stream past a limit of 256 when the count began with the stream)."""
+    import socket
+
+    served = serve({"ask.yaml": SLOW_ASK.replace("duration: 1200", "duration: 1")}, max_streams=5)
+    readers = served.app.state.readers
+    with served.client() as client:
+        run_id = client.post("/graphs/ask/runs", json={}).json()["id"]
+        wait_for_status(client, run_id, ("interrupted",))
+        host, port = served.url.split("//")[1].rstrip("/").split(":")
+        sockets = []
+        for _ in range(60):
+            reader = socket.create_connection((host, int(port)), timeout=30)
+            reader.sendall(f"GET /runs/{run_id}/events HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
+            sockets.append(reader)
+        statuses = [reader.recv(64).decode("latin-1").split(" ")[1] for reader in sockets]
+        assert statuses.count("200") == 5 and statuses.count("503") == 55, statuses
+        for reader in sockets:
+            reader.close()
+        wait_until(lambda: readers.open == 0, "every place given back")
