@@ -32,6 +32,7 @@
       McpConfigError          the MCP server configuration is not usable                   mcp/config
       ExecutorError           an executor cannot be made                                   executors
       CatalogError            the folder given to `graphrt serve` holds no graph           serve/catalog
+      StoreLeased             another `graphrt serve` owns the checkpoint store (a lease)   serve/lease
       RequestError            a request to a server cannot be served; .status (HTTP), .headers
         RunNotFound           404: no such run or graph                                    serve/runs
         RunConflict           409: the run's state does not allow the request              serve/runs
