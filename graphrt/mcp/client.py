@@ -26,7 +26,7 @@ from graphrt.authoring.agent_info import AgentContext
 from graphrt.authoring.services import RunServices, ServiceFailed
 from graphrt.authoring.tool_calls import SEPARATOR
 from graphrt.base.errors import GraphError, ServiceError
-from graphrt.base.secrets import hide_credentials
+from graphrt.base.secrets import MASK, hide_credentials
 from graphrt.mcp.config import McpConfigError, ServerConfig, parse_servers
 from graphrt.mcp.supervision import Restarts, restarts_of
 
@@ -51,6 +51,16 @@ class _NotJsonRpc(logging.Filter):
 
 
 _NOT_JSON_RPC = _NotJsonRpc()
+
+
+def unsaid(config: ServerConfig, text: str) -> str:
+    """`text` with each value of the server's `env` and `headers` (of 8 characters or more: shorter ones, `1`
+    or `true`, would blank ordinary words) and every credential replaced by REDACTED: a server that prints
+    its token on stderr does not get it into the user's errors."""
+    for value in sorted({*config.env.values(), *config.headers.values()}, key=len, reverse=True):
+        if len(value) >= 8 and value in text:
+            text = text.replace(value, MASK)
+    return hide_credentials(text)
 
 
 class McpServerError(ServiceError):
@@ -146,7 +156,11 @@ class ServerConnection:
             lines = [line.rstrip() for line in self._stderr.read().splitlines() if line.strip()]
         except (OSError, ValueError):
             return ""
-        return " | ".join(lines[-_STDERR_TAIL_LINES:])[-600:]
+        return self.unsaid(" | ".join(lines[-_STDERR_TAIL_LINES:])[-600:])
+
+    def unsaid(self, text: str) -> str:
+        """`text` without this server's env and header values (a token it printed), as every error says it."""
+        return unsaid(self.config, text)
 
     async def _request(self, what: str, send: Callable[[], Awaitable[_T]]) -> _T:
         """One request, within the server's timeout and the caller's deadline; transport failures named
@@ -166,7 +180,7 @@ class ServerConnection:
                 raise self._gone(what, since) from error
             if error.code == REQUEST_TIMEOUT:
                 raise McpServerError(self.name, f"did not answer {what} within {self.config.timeout:g} s") from error
-            raise McpToolError(f"MCP server '{self.name}' refused {what}: {error}") from error
+            raise McpToolError(f"MCP server '{self.name}' refused {what}: {self.unsaid(str(error))}") from error
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, OSError) as error:
             raise self._gone(what, since) from error
         if self._restarts is not None:

@@ -123,7 +123,8 @@ def _server(name: str, entry: Any, origin: str) -> ServerConfig | None:
     if "--" in name or not name:
         raise McpConfigError(f"{where}: a server name cannot be empty or contain '--' (tool names are server--tool)")
     if not isinstance(entry, dict):
-        raise McpConfigError(f"{where}: expected an object with 'command' or 'url', got {json.dumps(entry)[:80]}")
+        # Its type, never its text: what was meant as a server's entry may hold its token.
+        raise McpConfigError(f"{where}: expected an object with 'command' or 'url', got {type(entry).__name__}")
     if entry.get("disabled") is True:
         return None
     kind = entry.get("type", entry.get("transport"))

@@ -144,9 +144,9 @@ class GraphToolServer:
 
     async def serve_stdio(self) -> None:
         """Serves MCP over this process's stdin/stdout until the client closes them."""
-        from mcp.server.stdio import stdio_server
+        from graphrt.mcp.stdio import checked_stdio
 
-        async with stdio_server() as (read_stream, write_stream):
+        async with checked_stdio() as (read_stream, write_stream):
             await self._lowlevel.run(read_stream, write_stream, self._lowlevel.create_initialization_options())
 
     def http_endpoint(self, *, host: str = "127.0.0.1") -> "HttpEndpoint":
