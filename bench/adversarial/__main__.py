@@ -167,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deadline", type=float, default=10.0,
                         help="seconds of CPU a case may use (or six times that waiting) before it is a hang")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--ids", type=Path, help="only the cases of an earlier run's not_clean list (its JSON file)")
     parser.add_argument("--out", type=Path, default=RESULTS / "adversarial.json")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every case that is not clean as it ends")
     args = parser.parse_args(argv)
@@ -174,6 +175,9 @@ def main(argv: list[str] | None = None) -> int:
     chosen = args.surfaces or list(dict.fromkeys(surfaces))
     started = time.monotonic()
     cases = [case for number, case in enumerate(all_cases(chosen)) if number % args.every == 0]
+    wanted = {o["id"] for o in json.loads(args.ids.read_text())["not_clean"]} if args.ids else None
+    if wanted is not None:
+        cases = [case for case in cases if case["id"] in wanted]
     print(f"{len(cases)} cases on {', '.join(chosen)}; deadline {args.deadline:g} s, {args.workers} workers",
           file=sys.stderr)
 
@@ -186,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
 
     outcomes = Pool(cases, args.workers, args.deadline, log).run()
     if "mcp" in chosen:
-        for outcome in run_stdio(args.deadline, args.every):
+        for outcome in run_stdio(args.deadline, args.every, wanted):
             outcome["surface"] = "mcp"
             outcomes.append(outcome)
             log(len(outcomes), outcome)

@@ -119,7 +119,7 @@ class StdioServer:
         self.process.wait()
 
 
-def run_stdio(deadline: float, every: int = 1) -> list[dict[str, Any]]:
+def run_stdio(deadline: float, every: int = 1, wanted: set[str] | None = None) -> list[dict[str, Any]]:
     """Every stdio request against one server (started again after a hang or a death)."""
     folder = Path(tempfile.mkdtemp(prefix="graphrt-campaign-mcp-"))
     (folder / "echo.yaml").write_text(ECHO)
@@ -133,7 +133,7 @@ def run_stdio(deadline: float, every: int = 1) -> list[dict[str, Any]]:
     outcomes = []
     server: StdioServer | None = None
     for number, (case_id, line) in enumerate(stdio_requests()):
-        if number % every:
+        if number % every or (wanted is not None and case_id not in wanted):
             continue
         if server is None or server.process.poll() is not None:
             server = StdioServer(graphs, config, env)

@@ -132,7 +132,10 @@ def _breach(folder: Path, seen: str) -> str | None:
 
 def main() -> None:
     server = CampaignLLM()
-    os.environ.update({"OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": SECRET, "GRAPHRT_CAMPAIGN": "1"})
+    os.environ.update({"OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": SECRET, "GRAPHRT_CAMPAIGN": "1",
+                       # the other providers' servers are a closed port on loopback: nothing leaves 127.0.0.1
+                       "ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9",
+                       "GROQ_BASE_URL": "http://127.0.0.1:9/openai/v1"})
     answers = sys.stdout
     sys.stdout = sys.stderr  # nothing but answers on the pipe
     for line in open(int(sys.argv[1]), encoding="utf-8"):  # cases come on a pipe of their own: stdin is no one's
