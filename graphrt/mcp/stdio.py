@@ -41,9 +41,8 @@ def refusal(line: str) -> dict[str, Any] | None:
         message = json.loads(line, parse_int=_integer)
     except RecursionError:
         message, unread = _top_level(line), f"is nested more than {MAX_DEPTH} levels deep"
-    except _TooLong as error:
-        message, unread = _top_level(line), (f"holds an integer of {error.digits:,} digits, more than graphrt reads "
-                                            f"({sys.get_int_max_str_digits():,})")
+    except InputLimitError as error:  # from _integer: its text says what was too long
+        message, unread = _top_level(line), str(error)
     except ValueError:
         return None
     if not isinstance(message, dict) or "method" not in message:
@@ -77,17 +76,13 @@ def refusal(line: str) -> dict[str, Any] | None:
     return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": cut(what + reason)}}
 
 
-class _TooLong(ValueError):
-    def __init__(self, digits: int) -> None:
-        super().__init__(digits)
-        self.digits = digits
-
-
 def _integer(text: str) -> int:
     try:
         return int(text)
     except ValueError:  # past sys.get_int_max_str_digits()
-        raise _TooLong(len(text.lstrip("-"))) from None
+        digits = len(text.lstrip("-"))
+        raise InputLimitError(f"holds an integer of {digits:,} digits, more than graphrt reads "
+                              f"({sys.get_int_max_str_digits():,})") from None
 
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]]')
