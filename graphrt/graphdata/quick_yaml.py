@@ -106,6 +106,18 @@ def _comment_or_end(text: str, at: int) -> None:
             raise _NotQuick
 
 
+def _single_quote_end(text: str, start: int) -> int:
+    """Where the single-quoted scalar whose text begins at `start` closes (`''` is a quote inside it)."""
+    end = start
+    while True:
+        end = text.find("'", end)
+        if end < 0:
+            raise _NotQuick
+        if not text.startswith("''", end):
+            return end
+        end += 2
+
+
 def _scalar(text: str, reader: "_Reader", depth: int) -> Any:
     """The value written after `key: ` or `- ` on one line (flow JSON, quoted or plain scalar), at `depth`."""
     first = text[0]
@@ -126,15 +138,7 @@ def _scalar(text: str, reader: "_Reader", depth: int) -> Any:
         _comment_or_end(text, end + 1)
         return text[1:end]
     if first == "'":
-        end = 1
-        while True:
-            end = text.find("'", end)
-            if end < 0:
-                raise _NotQuick
-            if text.startswith("''", end):
-                end += 2
-                continue
-            break
+        end = _single_quote_end(text, 1)
         _comment_or_end(text, end + 1)
         return text[1:end].replace("''", "'")
     if not _PLAIN_START.match(text):
@@ -238,15 +242,7 @@ class _Flow:
             self.at = end + 1
             return text[at + 1:end]
         if quote == "'":
-            end = at + 1
-            while True:
-                end = text.find("'", end)
-                if end < 0:
-                    raise _NotQuick
-                if text.startswith("''", end):
-                    end += 2
-                    continue
-                break
+            end = _single_quote_end(text, at + 1)
             self.at = end + 1
             return text[at + 1:end].replace("''", "'")
         match = _FLOW_PLAIN.match(text, at)
