@@ -49,7 +49,7 @@ def chain(agent: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
 
 def every_agent_a_task() -> Any:
     """The built-in agents with `runs_local` taken off the pure vanilla ones: each of their calls a task."""
-    registry = default_registry()
+    registry = default_registry().copy()  # a copy: the shipped registry stays as it is for the other column
     for name in registry.names():
         info = registry.get(name)
         if info is not None and info.runs_local and info.func.__module__.startswith("graphrt_agents.vanilla"):
