@@ -206,7 +206,7 @@ async def arun_checkpointed(graph: Graph, checkpoint: CheckpointTarget, *, answe
                 with anyio.CancelScope(shield=True):
                     await store.close()
 
-    return await within_timeout(run, run_options.timeout)
+    return await within_timeout(run, run_options.timeout, file=graph.file)
 
 
 run_checkpointed = blocking(arun_checkpointed)

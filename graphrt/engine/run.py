@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generator, Iterable,
 import anyio
 
 from graphrt.authoring.services import RunServices
-from graphrt.base.errors import GraphAbortedError, GraphError, RunTimeoutError
+from graphrt.base.errors import GraphAbortedError, GraphError, Location, RunTimeoutError
+from graphrt.base.states import NodeState
 from graphrt.base.jsvalue import without_undefined
 from graphrt.base.sync import blocking
 from graphrt.checkpoint.snapshot import RunSnapshot
@@ -64,10 +65,16 @@ def run_timeout(timeout: float | None) -> float | None:
 
 
 _T = TypeVar("_T")
+_CUT_OFF = (NodeState.EXECUTING, NodeState.QUEUED, NodeState.ABORTED)  # a node the time limit stopped
 
 
-async def within_timeout(run: Callable[[], Awaitable[_T]], timeout: float | None) -> _T:
+async def within_timeout(run: Callable[[], Awaitable[_T]], timeout: float | None, *, file: str | None = None,
+                         doing: Callable[[], str] | None = None) -> _T:
     """Awaits `run()` within the run's time limit (see `run_timeout`); cancels it past the limit.
+
+    Args:
+        file: the graph's file, which the error names.
+        doing: what the run was doing when its time ran out (the nodes still running), for the message.
 
     Raises:
         RunTimeoutError: `run()` took longer than the limit.
@@ -75,7 +82,9 @@ async def within_timeout(run: Callable[[], Awaitable[_T]], timeout: float | None
     limit = run_timeout(timeout)
     with anyio.move_on_after(limit if limit is not None else math.inf):
         return await run()
-    raise RunTimeoutError(f"the run did not finish within {limit:g} s (timeout)")
+    what = doing() if doing is not None else ""
+    message = f"the run did not finish within {limit:g} s (timeout)" + (f"; {what}" if what else "")
+    raise RunTimeoutError(message, location=Location(file=file) if file else None)
 
 
 class Run:
@@ -130,7 +139,7 @@ class Run:
             return dict(results or {})
         self._finished = anyio.Event()
         try:
-            results = await within_timeout(self._execute, self.options.timeout)
+            results = await within_timeout(self._execute, self.options.timeout, file=self.graph.file, doing=self._doing)
         except BaseException as error:
             self._outcome = (None, error)
             raise
@@ -141,6 +150,21 @@ class Run:
             self._finished.set()
 
     wait_sync = blocking(wait)
+
+    def _doing(self) -> str:
+        """What the run was doing, for a timeout's message: the nodes it cut off and the loop's iteration."""
+        root = self._root
+        if root is None:
+            return ""
+        doing = []
+        stopped = [node_id for node_id, node in root.nodes.items() if node.state in _CUT_OFF]
+        if stopped:
+            shown = ", ".join(f"'{node_id}'" for node_id in stopped[:5])
+            more = f" and {len(stopped) - 5} more" if len(stopped) > 5 else ""
+            doing.append(f"{shown}{more} cut off")
+        if root.iteration:
+            doing.append(f"in loop iteration {root.iteration + 1:,}")
+        return " ".join(doing)
 
     async def _execute(self) -> dict[str, Any]:
         graph = self.graph

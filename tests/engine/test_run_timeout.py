@@ -33,6 +33,7 @@ async def test_a_timeout_ends_an_endless_loop_with_a_graph_error() -> None:
         with pytest.raises(graphrt.RunTimeoutError, match=r"did not finish within 0\.3 s") as caught:
             await run.wait()
     assert isinstance(caught.value, graphrt.GraphAbortedError)  # a run stopped before its end
+    assert "cut off in loop iteration" in str(caught.value)  # what it was doing when its time ran out
     assert run.results(all_results=True)["message"] == "Hello World Loop"
 
 
@@ -75,6 +76,18 @@ async def test_abort_is_still_an_abort_under_a_timeout() -> None:
     assert not isinstance(caught.value, graphrt.RunTimeoutError)
 
 
+def test_a_timeout_names_the_graph_file(tmp_path: Path) -> None:
+    path = tmp_path / "forever.yaml"
+    path.write_text("version: 0.5\nloop: {while: true}\nnodes:\n  a: {value: 1}\n"
+                    "  b: {agent: sleeperAgent, inputs: {x: ':a'}, params: {duration: 20}}\n")
+    for run in (lambda: graphrt.run(path, timeout=0.3),
+                lambda: run_checkpointed(graphrt.Graph(path), tmp_path / "runs.sqlite", timeout=0.3)):
+        with pytest.raises(graphrt.RunTimeoutError) as caught:
+            run()
+        assert caught.value.location is not None and caught.value.location.file == str(path)
+        assert str(caught.value).startswith(f"{path}: the run did not finish within 0.3 s")
+
+
 def test_a_saved_run_that_times_out_can_be_resumed(tmp_path: Path) -> None:
     hung = []
 
@@ -103,7 +116,8 @@ def test_the_cli_stops_at_its_timeout(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "graphrt.cli.main", "run", "-q", "--timeout", "0.3", str(path)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
-    assert done.stderr.strip().splitlines()[-1] == "graphrt: the run did not finish within 0.3 s (timeout)"
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"graphrt: {path}: the run did not finish within 0.3 s (timeout); 'b' cut off in loop iteration ")
     assert done.stdout == ""
 
 
