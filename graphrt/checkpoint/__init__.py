@@ -17,21 +17,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from graphrt.base.entry_points import EntryPoint, by_name
-from graphrt.checkpoint.base import (
-    CheckpointError,
-    CheckpointStore,
-    Delivery,
-    EventStore,
-    Row,
-    RunRecord,
-    RunStatus,
-    StoreClass,
-    WebhookStore,
-    decode_value,
-    encode_value,
-)
 
 if TYPE_CHECKING:
+    from graphrt.checkpoint.base import (
+        CheckpointError,
+        CheckpointStore,
+        Delivery,
+        EventStore,
+        Row,
+        RunRecord,
+        RunStatus,
+        StoreClass,
+        WebhookStore,
+        decode_value,
+        encode_value,
+    )
     from graphrt.checkpoint.sqlite import SQLiteStore
 
 __all__ = [
@@ -58,7 +58,7 @@ __all__ = [
 STORE_GROUP = "graphrt.checkpoint_stores"
 FILE = "file"  # the scheme of a plain path
 
-CheckpointTarget = Union[CheckpointStore, str, Path]
+CheckpointTarget = Union["CheckpointStore", str, Path]
 """A store, a file path (SQLite), or a URL that an installed store opens (`postgresql://`)."""
 
 _STORE_TYPES: set[type] = set()  # classes whose instances passed the CheckpointStore check
@@ -72,6 +72,8 @@ def open_store(target: CheckpointTarget) -> CheckpointStore:
     Raises:
         CheckpointError: no installed store opens the target, or its packages are missing.
     """
+    from graphrt.checkpoint.base import CheckpointError, CheckpointStore
+
     if isinstance(target, (str, Path)):
         return store_class(target)(target)
     if type(target) in _STORE_TYPES or isinstance(target, CheckpointStore):
@@ -86,6 +88,8 @@ def store_class(target: str | Path) -> StoreClass:
     Raises:
         CheckpointError: no store is installed for the scheme, or its entry point cannot be loaded.
     """
+    from graphrt.checkpoint.base import CheckpointError
+
     match = _URL.match(target) if isinstance(target, str) else None
     scheme = match.group(1) if match else FILE
     point = by_name(STORE_GROUP).get(scheme)
@@ -125,6 +129,8 @@ def describe_targets() -> str:
 
 def _loaded(point: EntryPoint) -> StoreClass:
     """The class an entry point names, checked to be a store class that opens the scheme it is named by."""
+    from graphrt.checkpoint.base import CheckpointError
+
     where = f"checkpoint store '{point.name} = {point.value}' (entry point group {STORE_GROUP})"
     try:
         cls = point.load()
@@ -145,9 +151,19 @@ def _unless_uninstalled() -> str:
     return " (graphrt's own stores are declared when it is installed: pip install -e . in a checkout)"
 
 
+_BASE_NAMES = frozenset({"CheckpointError", "CheckpointStore", "Delivery", "EventStore", "Row", "RunRecord",
+                         "RunStatus", "StoreClass", "WebhookStore", "decode_value", "encode_value"})
+
+
 def __getattr__(name: str) -> Any:
-    if name == "SQLiteStore":  # imported on first use: a run without a checkpoint needs no sqlite3
+    # Imported on first use: a run without a checkpoint needs neither sqlite3 nor the stores' vocabulary
+    # (`graphrt run` imports this package for its --checkpoint help, and the engine for RunSnapshot).
+    if name == "SQLiteStore":
         from graphrt.checkpoint.sqlite import SQLiteStore
 
         return SQLiteStore
+    if name in _BASE_NAMES:
+        from graphrt.checkpoint import base
+
+        return getattr(base, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import os
-import uuid
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generator, Iterable, TypeVar
 
@@ -107,7 +106,7 @@ class Run:
             check_injectable(graph.spec, node_id)
         self.graph = graph
         self.options = options
-        self.run_id = options.run_id or uuid.uuid4().hex[:12]
+        self.run_id = options.run_id or os.urandom(6).hex()  # 12 random hex digits (uuid4's first 12 are random too)
         self._restore = restore
         self._observers = tuple(observers)
         self._emitter = Emitter(list(options.subscribe))

@@ -1,6 +1,8 @@
 """What a run reports while it goes: one typed event per thing that happened.
 
-Events are frozen dataclasses. Each carries the run id, the path of nested
+Events are frozen dataclasses, equal only to themselves (each has its own time), with one
+`__repr__` for all: a dataclass's generated methods are compiled at every start-up, and these
+twenty classes were a tenth of `graphrt run`'s. Each carries the run id, the path of nested
 graphs it happened in (node ids, with map row indexes) and the node id, so a
 subscriber can follow a whole run, nested graphs included. Subscribers are
 plain callables; the engine builds no event when nobody listens. `EventStream`
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Callable
 
 import anyio
@@ -47,7 +49,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Event:
     """Something that happened in a run."""
 
@@ -55,27 +57,31 @@ class Event:
     path: tuple[str | int, ...] = ()
     time: float = field(default_factory=time.time)
 
+    def __repr__(self) -> str:  # a dataclass's repr, written once for every event class
+        shown = ", ".join(f"{item.name}={getattr(self, item.name)!r}" for item in fields(self) if item.repr)
+        return f"{type(self).__name__}({shown})"
 
-@dataclass(frozen=True, kw_only=True)
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class RunStarted(Event):
     """A graph (or a nested graph) started."""
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class RunFinished(Event):
     """A graph finished; `error` is set when it failed."""
 
     error: BaseException | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class NodeQueued(Event):
     """A node's inputs are ready and it waits for a slot."""
 
     node_id: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class NodeStarted(Event):
     """A node's agent was called (again, on a retry)."""
 
@@ -85,7 +91,7 @@ class NodeStarted(Event):
     inputs: dict[str, Any]
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class NodeCompleted(Event):
     """A node has its result."""
 
@@ -94,7 +100,7 @@ class NodeCompleted(Event):
     duration: float
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class NodeFailed(Event):
     """A node's agent failed or timed out; `will_retry` tells whether it runs again."""
 
@@ -104,7 +110,7 @@ class NodeFailed(Event):
     will_retry: bool
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class NodeRetried(NodeFailed):
     """An attempt failed (or timed out) and the node runs again; `will_retry` is always true.
 
@@ -113,7 +119,7 @@ class NodeRetried(NodeFailed):
     """
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class NodeTimedOut(NodeFailed):
     """A node ran past its `timeout` and will not run again; `error` is the NodeTimeoutError."""
 
@@ -124,21 +130,21 @@ def failure_event(*, timed_out: bool, will_retry: bool, **fields: Any) -> NodeFa
     return kind(timed_out=timed_out, will_retry=will_retry, **fields)
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class NodeSkipped(Event):
     """A node's `if`/`unless` condition kept it from running."""
 
     node_id: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class NodeAborted(Event):
     """A running node was cancelled: its run was aborted, timed out, or stopped by a failure elsewhere."""
 
     node_id: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class NodeInterrupted(Event):
     """A node's agent asked a person `question`: the node did not fail, its run waits for the answer.
 
@@ -150,14 +156,14 @@ class NodeInterrupted(Event):
     key: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class LoopIteration(Event):
     """A looping graph starts iteration `index` (0 is the first)."""
 
     index: int
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class TokenDelta(Event):
     """A piece of text an agent streamed (an LLM token, usually)."""
 
@@ -165,7 +171,7 @@ class TokenDelta(Event):
     token: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class AgentProgress(Event):
     """A progress update an agent reported while it runs."""
 
@@ -174,7 +180,7 @@ class AgentProgress(Event):
     data: Any = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ToolCalled(Event):
     """An LLM asked for a tool call; `arguments` are as the LLM sent them."""
 
@@ -184,7 +190,7 @@ class ToolCalled(Event):
     arguments: Any
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ToolReturned(Event):
     """A tool call finished; `error` is set when it failed (its text went back to the LLM)."""
 
@@ -195,7 +201,7 @@ class ToolReturned(Event):
     error: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class LlmCallStarted(Event):
     """An agent sent a request to an LLM; `call_id` pairs it with its LlmCallFinished.
 
@@ -209,7 +215,7 @@ class LlmCallStarted(Event):
     system: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class LlmCallFinished(Event):
     """An LLM request ended: the reply's model, token usage and finish reason, or `error` as text."""
 
@@ -222,7 +228,7 @@ class LlmCallFinished(Event):
     error: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class EventsDropped(Event):
     """An EventStream's reader fell behind and `count` events were not delivered."""
 
