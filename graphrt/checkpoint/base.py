@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Protocol, Sequence, runtime_checkable
@@ -305,6 +306,7 @@ class GuardedStore:
     def __init__(self, store: CheckpointStore) -> None:
         self.store = store
         self.location = store.location
+        self.failed_write: tuple[str, float] | None = None  # the last write's failure and its time.monotonic()
 
     def __getattr__(self, name: str) -> Any:
         method = getattr(self.store, name)
@@ -315,17 +317,29 @@ class GuardedStore:
         return guarded
 
     def _guard(self, name: str, method: Any) -> Any:
+        writes = name in _RUN_WRITES
 
         async def guarded(*args: Any, **kwargs: Any) -> Any:
             try:
-                return await method(*args, **kwargs)
+                result = await method(*args, **kwargs)
             except CheckpointError:
                 raise
             except Exception as error:  # noqa: BLE001 - any driver's failure
-                raise StoreFailed(f"checkpoint store {self.location}: {name} failed: "
-                                  f"{type(error).__name__}: {error}") from error
+                failed = StoreFailed(f"checkpoint store {self.location}: {name} failed: "
+                                     f"{type(error).__name__}: {error}")
+                if writes:
+                    self.failed_write = (str(failed), time.monotonic())
+                raise failed from error
+            if writes and self.failed_write is not None:
+                self.failed_write = None
+            return result
 
         return guarded
+
+
+_RUN_WRITES = frozenset({"create_run", "update_run", "add_row", "add_rows", "add_events"})
+"""The writes of runs: one that fails says the store takes no writes (a full disk), until one succeeds again.
+A small write may still succeed then (SQLite's WAL reuses its file's room), so /health remembers a run's failure."""
 
 
 async def check_store(store: CheckpointStore) -> None:
