@@ -49,7 +49,7 @@ from graphrt.serve.catalog import GraphCatalog, ServedGraph
 from graphrt.serve.event_backpressure import DEFAULT_HOLD_LIMIT, EventBackpressure
 from graphrt.serve.event_saver import EventSaver
 from graphrt.serve.events import DEFAULT_MAX_UNSAVED, EventLog
-from graphrt.serve.lease import StoreLease
+from graphrt.serve.lease import StoreLease, StoreLeased
 from graphrt.serve.node_ledger import NodeLedger
 from graphrt.serve.retention import Retention
 from graphrt.serve.waits import RunTimes, retry_after
@@ -209,6 +209,12 @@ class _Job:
     run: ServedRun
     graph: Graph | None  # None: rebuilt from the checkpoint (a resumed or recovered run)
     answer: Any = None
+
+
+_WRITE_FAILURE_SHOWN = 60.0
+"""Seconds /health says the store takes no writes after a run's write failed, unless a write succeeds sooner
+(a small write, the lease's, may succeed on a full disk while a run's does not; and a balancer that takes
+the 503 sends no runs that could succeed)."""
 
 
 class RunService:
@@ -435,6 +441,17 @@ class RunService:
                 await check_store(self._store)
             except CheckpointError as error:
                 return self.redactor.text(str(error))
+            failed = getattr(self._store, "failed_write", None)  # a run's write that failed, none succeeding since
+            try:  # a write: a store that reads but takes no writes (a full disk) takes no runs
+                await self.lease.take(self._store)
+            except StoreLeased as error:
+                return self.shown(f"another graphrt serve holds {self._store.location} now ({error.holder})")
+            except CheckpointError as error:
+                failed = (str(error), time.monotonic())
+            if failed is not None and time.monotonic() - failed[1] < _WRITE_FAILURE_SHOWN:
+                said = failed[0].removeprefix(f"checkpoint store {self._store.location}: ")
+                return self.redactor.text(f"checkpoint store {self._store.location} takes no writes ({said}): "
+                                          "a full disk, or one mounted read-only?")
             return None
         return f"checkpoint store {self._store.location} did not answer within {timeout:g} s"
 

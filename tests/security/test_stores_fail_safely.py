@@ -264,3 +264,73 @@ def test_a_long_run_of_letters_through_the_cli_error_path_and_trace(tmp_path: Pa
                       "--checkpoint", str(tmp_path / "runs.db"))
     assert result.returncode == 1 and "node 'parsed'" in result.stderr and "Traceback" not in result.stderr
     assert letters in (tmp_path / "t.jsonl").read_text()
+
+
+# ----- a full disk -----
+
+def _file_size_cap(size: int):
+    """For a child process: its files can grow to `size` bytes and no further (RLIMIT_FSIZE), as on a full disk.
+
+    The kernel refuses the write past it (EFBIG; Python ignores SIGXFSZ), so SQLite fails its write for real;
+    the soft limit only, so that the test can lift it (the disk freed) with prlimit."""
+    import resource
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+
+    return cap
+
+
+def test_a_full_disk_fails_the_run_keeps_the_server_up_and_health_says_the_store_takes_no_writes(tmp_path: Path
+                                                                                              ) -> None:
+    import resource
+
+    import httpx
+
+    from ..serve.conftest import free_port
+
+    folder = tmp_path / "graphs"
+    folder.mkdir()
+    (folder / "hello.yaml").write_text(HELLO, encoding="utf-8")
+    store, port = tmp_path / "runs.db", free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "graphrt.cli.main", "serve", str(folder), "--port", str(port), "--checkpoint", str(store)],
+        preexec_fn=_file_size_cap(256 * 1024), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+            def health() -> httpx.Response | None:
+                try:
+                    return client.get("/health")
+                except httpx.TransportError:
+                    return None
+
+            wait_until(lambda: server.poll() is not None or health() is not None, "graphrt serve answering")
+            assert health().json()["store"] == "ok"
+            failed = None
+            for _ in range(40):  # 40 runs of 50 KB fill 256 KB
+                answer = client.post("/graphs/hello/runs?wait=true", json={"inputs": {"name": "x" * 50_000}})
+                if answer.status_code == 503:  # the disk was full before the run could be created
+                    assert f"checkpoint store {store}" in answer.json()["error"], answer.text
+                    break
+                assert answer.status_code == 200, answer.text
+                if answer.json()["status"] == "failed":
+                    failed = answer.json()
+            assert failed is not None, "no run failed on the full disk"
+            assert f"could not save run {failed['id']!r} to {store}" in failed["error"]  # which run, which store
+            assert "Traceback" not in failed["error"]
+
+            full = health()  # the server is up, and says what is wrong
+            assert full is not None and full.status_code == 503, full
+            assert full.json()["status"] == "unavailable"
+            assert f"checkpoint store {store} takes no writes" in full.json()["store"]
+
+            resource.prlimit(server.pid, resource.RLIMIT_FSIZE,  # the disk freed
+                             (resource.RLIM_INFINITY, resource.prlimit(server.pid, resource.RLIMIT_FSIZE)[1]))
+            again = client.post("/graphs/hello/runs?wait=true", json={"inputs": {"name": "Ada"}})  # not refused
+            assert again.json()["status"] == "finished" and again.json()["results"] == {"greeting": "Hello, Ada!"}
+            assert health().status_code == 200  # a run's writes succeed again
+        assert server.poll() is None
+    finally:
+        server.terminate()
+        _, errors = server.communicate(timeout=30)
+    assert "Traceback" not in errors, errors
