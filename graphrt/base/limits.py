@@ -32,13 +32,16 @@ from typing import Any
 
 from graphrt.base.errors import InputLimitError
 
-__all__ = ["MAX_DEPTH", "MAX_SHOWN", "check_value", "cut", "parse_json", "read_file", "shown"]
+__all__ = ["MAX_CONNECTIONS", "MAX_DEPTH", "MAX_SHOWN", "check_value", "cut", "parse_json", "read_file", "shown"]
 
 MAX_DEPTH = 100
 """How deep a value from outside may nest (objects and arrays), as GraphAI graphs never need more."""
 
 MAX_SHOWN = 200
 """The most characters of a value an error quotes."""
+
+MAX_CONNECTIONS = 1024
+"""Connections a server (graphrt serve, graphrt mcp --http) holds open at once; past it a new one gets 503."""
 
 
 def shown(value: Any, limit: int = MAX_SHOWN) -> str:

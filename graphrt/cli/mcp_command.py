@@ -16,7 +16,8 @@ import sys
 import anyio
 
 from graphrt.cli.agent_modules import add_agents_option, registry_for
-from graphrt.cli.arguments import port
+from graphrt.base.limits import MAX_CONNECTIONS
+from graphrt.cli.arguments import at_least, port
 
 __all__ = ["add_parser"]
 
@@ -28,6 +29,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="the address to bind with --http (default: loopback)")
     parser.add_argument("--key", help="with --http, the bearer key clients must send (default: $GRAPHRT_MCP_KEY)")
     parser.add_argument("--mcp-config", metavar="FILE.json", help="MCP servers that the served graphs use")
+    parser.add_argument("--max-connections", type=at_least(1), default=MAX_CONNECTIONS, metavar="N",
+                        help=f"with --http, connections open at once before a new one gets 503 (default: "
+                             f"{MAX_CONNECTIONS})")
     add_agents_option(parser)
     parser.set_defaults(handler=handle)
 
@@ -67,4 +71,4 @@ def handle(args: argparse.Namespace) -> int:
     def listening() -> None:  # once the socket takes connections: a port that is taken prints no URL
         print(f"graphrt: {len(tools)} graph tool(s) at {url_of(sock, '/mcp')}", file=sys.stderr, flush=True)
 
-    return serve_app(app, sock, on_listening=listening)
+    return serve_app(app, sock, on_listening=listening, max_connections=args.max_connections)

@@ -18,6 +18,7 @@ import sys
 from typing import Any
 
 from graphrt.base.errors import GraphError
+from graphrt.base.limits import MAX_CONNECTIONS
 from graphrt.checkpoint import describe_targets
 from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.arguments import at_least, non_empty, port, positive_seconds
@@ -41,6 +42,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="runs waiting for a slot before requests get 429 (default: 1000)")
     parser.add_argument("--max-body", type=at_least(1), default=1024 * 1024, metavar="BYTES",
                         help="the largest request body (default: 1 MiB)")
+    parser.add_argument("--max-connections", type=at_least(1), default=MAX_CONNECTIONS, metavar="N",
+                        help="connections open at once before a new one gets 503 (default: "
+                             f"{MAX_CONNECTIONS}; fewer if the process may not open that many files)")
     parser.add_argument("--api-key", default=os.environ.get(API_KEY_ENV), metavar="KEY",
                         help=f"require this key on every API request (default: ${API_KEY_ENV})")
     parser.add_argument("--keep-runs", type=int, default=10_000, metavar="N",
@@ -171,7 +175,8 @@ def _serve(args: argparse.Namespace, catalog: "GraphCatalog") -> int:  # noqa: F
     # collector need not walk it again at every full collection (~1 ms of each run under load, issue 26).
     gc.freeze()
     service = app.state.service
-    code = serve_app(app, sock, on_listening=listening, should_stop=lambda: service.lease_lost is not None)
+    code = serve_app(app, sock, on_listening=listening, should_stop=lambda: service.lease_lost is not None,
+                     max_connections=args.max_connections)
     if service.lease_lost is not None:
         raise GraphError(service.lease_lost)
     return code
