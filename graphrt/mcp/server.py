@@ -99,7 +99,8 @@ class GraphToolServer:
             return self._list_tools()
 
         async def call_tool(ctx: Any, params: Any) -> Any:
-            return await self._call_tool(params.name, params.arguments or {}, ctx.session.report_progress)
+            return await self._call_tool(params.name, params.arguments or {}, ctx.session.report_progress,
+                                         _client_left(ctx))
 
         return Server(self.name, version="0.1.0", lifespan=self._lifespan,
                       instructions="Each tool runs a graphrt graph file; its arguments are the graph's inputs.",
@@ -114,7 +115,8 @@ class GraphToolServer:
         ])
 
     async def _call_tool(self, name: str, arguments: dict[str, Any],
-                         report_progress: Callable[[float, float | None, str | None], Any]) -> Any:
+                         report_progress: Callable[[float, float | None, str | None], Any],
+                         left: anyio.Event | None = None) -> Any:
         import mcp_types as types
 
         tools = self.tools
@@ -127,15 +129,22 @@ class GraphToolServer:
             return _error(f"{tool.name}: {error}")
         progress = _ProgressRelay(report_progress)
         failure: GraphError | None = None
-        async with anyio.create_task_group() as group:
-            group.start_soon(progress.forward)
-            try:
-                tool.check(arguments)
-                results = await self.runner(tool, arguments, progress.on_event)
-            except GraphError as error:
-                failure = error
-            finally:
-                progress.close()
+        with anyio.CancelScope() as call:  # cancelled when the client leaves (`left`): no one waits for the run
+            async with anyio.create_task_group() as group:
+                group.start_soon(progress.forward)
+                watch = anyio.CancelScope()
+                if left is not None:
+                    group.start_soon(_cancel_when_set, left, call, watch)
+                try:
+                    tool.check(arguments)
+                    results = await self.runner(tool, arguments, progress.on_event)
+                except GraphError as error:
+                    failure = error
+                finally:
+                    progress.close()
+                    watch.cancel()
+        if call.cancelled_caught:
+            return _error(f"{tool.name}: cancelled, as its client left before the run ended")
         if failure is not None:
             return _error(f"{tool.name}: {self._redactor.text(cut(_without_folder(str(failure), tool)))}")
         results = self._redactor.value(to_json_compatible(results))
@@ -152,7 +161,7 @@ class GraphToolServer:
     def http_endpoint(self, *, host: str = "127.0.0.1") -> "HttpEndpoint":
         """The streamable-HTTP endpoint: an ASGI app and the lifespan to run around it."""
         app = self._lowlevel.streamable_http_app(streamable_http_path="/", host=host)
-        return HttpEndpoint(app=app.routes[0].endpoint, lifespan=self._lowlevel.session_manager.run)
+        return HttpEndpoint(app=_LeaveWatch(app.routes[0].endpoint), lifespan=self._lowlevel.session_manager.run)
 
     def http_app(self, *, path: str = "/mcp", host: str = "127.0.0.1", key: str | None = None) -> Any:
         """A whole Starlette app serving the endpoint at `path`; with `key`, requests need `Authorization: Bearer KEY`."""
@@ -197,6 +206,56 @@ class _KeyCheck:
                 await send({"type": "http.response.body", "body": b"a valid key is needed: Authorization: Bearer KEY"})
                 return
         await self.inner(scope, receive, send)
+
+
+_LEFT = "graphrt.client_left"
+"""The key, in a request's ASGI scope, of the event set when its client leaves before the answer is sent."""
+
+
+class _LeaveWatch:
+    """An ASGI app in front of the SDK's endpoint that notes when a POST's client leaves before its answer ends.
+
+    The SDK runs a tools/call apart from the HTTP request that carried it: when the
+    client goes (its connection closed, the process killed) the graph went on running
+    with no one to answer. The event this puts in the request's scope is set then;
+    the call, which sees the request in its context, cancels its run (`_client_left`).
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("type") != "http" or scope.get("method") != "POST":
+            await self.inner(scope, receive, send)
+            return
+        left, answered = anyio.Event(), False
+
+        async def watched_receive() -> Any:
+            message = await receive()
+            if message.get("type") == "http.disconnect" and not answered:
+                left.set()
+            return message
+
+        async def watched_send(message: Any) -> None:
+            nonlocal answered
+            if message.get("type") == "http.response.body" and not message.get("more_body", False):
+                answered = True
+            await send(message)
+
+        await self.inner({**scope, _LEFT: left}, watched_receive, watched_send)
+
+
+def _client_left(ctx: Any) -> anyio.Event | None:
+    """The event set when the HTTP client of this call leaves (None over stdio)."""
+    request = getattr(ctx, "request", None)
+    scope = getattr(request, "scope", None)
+    return scope.get(_LEFT) if isinstance(scope, dict) else None
+
+
+async def _cancel_when_set(event: anyio.Event, call: anyio.CancelScope, watch: anyio.CancelScope) -> None:
+    with watch:
+        await event.wait()
+        call.cancel()
 
 
 def _without_folder(text: str, tool: GraphTool) -> str:
