@@ -34,6 +34,7 @@ import httpx
 
 import graphrt
 import graphrt.authoring.agent_like
+from graphrt.base.states import RunStatus
 from graphrt.checkpoint import SQLiteStore
 from graphrt.durable import arun_checkpointed
 
@@ -211,7 +212,7 @@ def load(folder: Path, runs: int, max_runs: int, sequential: int) -> tuple[list[
         server.wait(30)
     expected = [{"io": {"n": n}} for n in range(runs)]
     right = sum(result == want for result, want in zip(served_results, expected, strict=True))
-    completed = sum(record.status == "completed" for record in _saved_runs(folder / "load.db"))
+    completed = sum(RunStatus.read(record.status) is RunStatus.FINISHED for record in _saved_runs(folder / "load.db"))
     ok = right == runs and direct_results == expected and saved_results == expected
     lines = [
         f"## load: {runs} runs at once, --max-runs {max_runs}, one 50 ms I/O node each",
@@ -295,7 +296,7 @@ def faults(folder: Path, runs: int, max_runs: int, kill_at: float) -> tuple[list
     saved_again = sum(calls[key] > 1 for key in saved)
     in_flight_again = sum(count > 1 for key, count in calls.items() if key not in saved)
     records, _ = _saved_runs(checkpoint, ids)
-    completed = sum(records[run_id].status == "completed" for run_id in ids)
+    completed = sum(RunStatus.read(records[run_id].status) is RunStatus.FINISHED for run_id in ids)
     ok = right == runs and completed == runs and missing == 0 and saved_again == 0 and \
         undisturbed == expected[:3]
     lines = [

@@ -11,10 +11,10 @@ whole runs on an executor such as Ray's).
 """
 
 from graphrt.batches.ledger import Ledger
-from graphrt.batches.outcome import COMPLETED, FAILED, RowOutcome, error_record
+from graphrt.batches.outcome import FINISHED, FAILED, RowOutcome, error_record
 from graphrt.batches.progress import BatchProgress
 from graphrt.batches.rows import InputRow, count_rows, read_rows, rows_of
 from graphrt.batches.runner import DEFAULT_CONCURRENCY, Batch
 
-__all__ = ["Batch", "BatchProgress", "COMPLETED", "DEFAULT_CONCURRENCY", "FAILED", "InputRow", "Ledger", "RowOutcome",
+__all__ = ["Batch", "BatchProgress", "FINISHED", "DEFAULT_CONCURRENCY", "FAILED", "InputRow", "Ledger", "RowOutcome",
            "count_rows", "error_record", "read_rows", "rows_of"]

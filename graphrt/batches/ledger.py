@@ -20,7 +20,7 @@ from graphrt.base.secrets import Redactor
 from graphrt.checkpoint.base import CheckpointStore, RunStatus, Unsavable, encode_value
 from graphrt.durable.runs import save_new_run
 from graphrt.engine.graph import Graph
-from graphrt.batches.outcome import COMPLETED, RowOutcome
+from graphrt.batches.outcome import FINISHED, RowOutcome
 from graphrt.batches.rows import InputRow
 
 __all__ = ["Ledger"]
@@ -51,7 +51,7 @@ class Ledger:
                 "(the input changed since): give the batch a new id (--batch-id) to run the changed rows")
         if record.status != RunStatus.FINISHED or not isinstance(record.results, dict):
             return None
-        return RowOutcome(row.id, row.index, COMPLETED, results=record.results, before=True)
+        return RowOutcome(row.id, row.index, FINISHED, results=record.results, before=True)
 
     # ----- rows whose runs go elsewhere: the driver saves what it learns -----
 

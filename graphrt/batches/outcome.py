@@ -1,10 +1,11 @@
 """What a row of a batch came to: its results, or its located error; and how it is written as a JSONL line.
 
-    {"row": 1, "status": "completed", "results": {"answer": "Gustave Eiffel"}}
+    {"row": 1, "status": "finished", "results": {"answer": "Gustave Eiffel"}}
     {"row": 2, "status": "failed", "error": {"message": "graph.yaml:14:5: node 'ask', ...", "type": "AgentError",
      "node": "ask", "file": "graph.yaml", "line": 14, "column": 5}}
 
-A row that completed in an earlier run of the batch is written the same way
+A row's status is a run's (base/states.RunStatus: `finished` or `failed`). A row that
+finished in an earlier run of the batch is written the same way
 (its results are read from its saved run): the output of a batch resumed after
 a crash is the output of one that never stopped.
 """
@@ -18,23 +19,24 @@ from typing import Any
 from graphrt.base.errors import GraphError, GraphInterrupted
 from graphrt.base.jsvalue import escape_lone_surrogates, to_json_compatible
 from graphrt.base.secrets import Redactor
+from graphrt.base.states import RunStatus
 
-__all__ = ["COMPLETED", "FAILED", "RowOutcome", "error_record"]
+__all__ = ["FINISHED", "FAILED", "RowOutcome", "error_record"]
 
-COMPLETED = "completed"
-FAILED = "failed"
+FINISHED = RunStatus.FINISHED
+FAILED = RunStatus.FAILED
 
 
 @dataclass
 class RowOutcome:
-    """One row's end: `completed` with its results, or `failed` with its error (a GraphError, located).
+    """One row's end: `finished` with its results, or `failed` with its error (a GraphError, located).
 
-    `before` is True when the row had completed in an earlier run of the batch, so it did not run now.
+    `before` is True when the row had finished in an earlier run of the batch, so it did not run now.
     """
 
     id: str | int
     index: int
-    status: str
+    status: RunStatus
     results: dict[str, Any] | None = None
     error: GraphError | None = None
     before: bool = False
@@ -42,11 +44,11 @@ class RowOutcome:
 
     @property
     def ok(self) -> bool:
-        return self.status == COMPLETED
+        return self.status == FINISHED
 
     def record(self) -> dict[str, Any]:
         """The row as its output line holds it (without secrets in the error's text)."""
-        line: dict[str, Any] = {"row": self.id, "status": self.status}
+        line: dict[str, Any] = {"row": self.id, "status": self.status.value}
         if self.ok:
             line["results"] = self.results
         elif self.error is not None:
@@ -61,7 +63,7 @@ class RowOutcome:
         except (TypeError, ValueError, RecursionError) as error:
             problem = GraphError(f"the row's results cannot be written as JSON: {type(error).__name__}: "
                                  f"{str(error).split(';')[0]}")
-            text = json.dumps({"row": self.id, "status": FAILED, "error": error_record(problem)}, ensure_ascii=False)
+            text = json.dumps({"row": self.id, "status": FAILED.value, "error": error_record(problem)}, ensure_ascii=False)
         return escape_lone_surrogates(text)
 
 

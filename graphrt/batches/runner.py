@@ -31,7 +31,7 @@ from graphrt.engine.graph import Graph
 from graphrt.engine.options import RunOptions
 from graphrt.graphdata.spec import check_injectable
 from graphrt.batches.ledger import Ledger
-from graphrt.batches.outcome import COMPLETED, FAILED, RowOutcome
+from graphrt.batches.outcome import FINISHED, FAILED, RowOutcome
 from graphrt.batches.progress import BatchProgress
 from graphrt.batches.rows import InputRow
 
@@ -170,7 +170,7 @@ class Batch:
                            time.perf_counter() - started)
         finally:
             self.progress.running -= 1
-        return RowOutcome(row.id, row.index, COMPLETED, results=results, seconds=time.perf_counter() - started)
+        return RowOutcome(row.id, row.index, FINISHED, results=results, seconds=time.perf_counter() - started)
 
     def _options(self, row: InputRow) -> RunOptions:
         run_id = self.ledger.run_id(row) if self.ledger is not None else None
@@ -233,7 +233,7 @@ class Batch:
                 if failed is not None:
                     outcomes[row.index] = _failed(row, failed, seconds)
                 elif results is not None:
-                    outcomes[row.index] = RowOutcome(row.id, row.index, COMPLETED, results=results, seconds=seconds)
+                    outcomes[row.index] = RowOutcome(row.id, row.index, FINISHED, results=results, seconds=seconds)
         return [outcomes[row.index] for row in rows if row.index in outcomes]
 
 

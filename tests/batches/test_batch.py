@@ -39,7 +39,7 @@ def test_a_failed_row_is_recorded_with_its_located_error_and_the_others_run(batc
     rows[2]["fail"] = "row two is bad"
     rows[3] = {"rwo": 3}
     outcomes = graphrt.batch(batch_graph, rows, agents=AGENTS)
-    assert [o.status for o in outcomes] == ["completed", "completed", "failed", "failed", "completed"]
+    assert [o.status for o in outcomes] == ["finished", "finished", "failed", "failed", "finished"]
     failed = outcomes[2].record()["error"]
     assert failed["node"] == "work" and failed["type"] == "AgentError"
     assert failed["file"] == str(batch_graph) and failed["line"] == 13  # the node `work` in the graph file
@@ -54,7 +54,7 @@ def test_rows_from_a_jsonl_file_with_a_bad_line(batch_graph, tmp_path):
     outcomes = graphrt.batch(batch_graph, rows, agents=AGENTS)
     records = [o.record() for o in outcomes]
     assert [r["row"] for r in records] == [1, 3, 4, 5]  # line numbers; the blank line is no row
-    assert [r["status"] for r in records] == ["completed", "failed", "failed", "completed"]
+    assert [r["status"] for r in records] == ["finished", "failed", "failed", "finished"]
     assert records[1]["error"]["file"] == str(rows) and records[1]["error"]["line"] == 3
     assert records[1]["error"]["message"].startswith(f"{rows}:3:")
     assert "must be a JSON object" in records[2]["error"]["message"]
@@ -64,7 +64,7 @@ def test_ids_from_a_field_must_be_there_and_unique(batch_graph, tmp_path):
     log = str(tmp_path / "calls.log")
     rows = [{"id": "a", "row": 1, "log": log}, {"row": 2, "log": log}, {"id": "a", "row": 3, "log": log}]
     outcomes = graphrt.batch(batch_graph, rows, agents=AGENTS, id_field="id")
-    assert [(o.id, o.status) for o in outcomes] == [("a", "completed"), (2, "failed"), ("a", "failed")]
+    assert [(o.id, o.status) for o in outcomes] == [("a", "finished"), (2, "failed"), ("a", "failed")]
     assert "has no 'id'" in str(outcomes[1].error)
     assert "also the id of an earlier row" in str(outcomes[2].error)
 
@@ -105,7 +105,7 @@ def test_a_batch_run_again_skips_the_rows_that_completed(batch_graph, tmp_path):
     rows = _rows(tmp_path, 4)
     rows[1]["fail"] = "not yet"
     first = graphrt.batch(batch_graph, rows, agents=AGENTS, checkpoint=db, batch_id="b")
-    assert [o.status for o in first] == ["completed", "failed", "completed", "completed"]
+    assert [o.status for o in first] == ["finished", "failed", "finished", "finished"]
     rows[1].pop("fail")
     # Changing a row is not the same row: it must be given a new batch id (or be left as it was).
     changed = graphrt.batch(batch_graph, rows, agents=AGENTS, checkpoint=db, batch_id="b")
@@ -131,5 +131,5 @@ def test_a_batch_run_again_skips_the_rows_that_completed(batch_graph, tmp_path):
 
 def test_an_outcome_line_is_json_whatever_the_results(batch_graph, tmp_path):
     outcome = graphrt.batch(batch_graph, _rows(tmp_path, 1), agents=AGENTS)[0]
-    assert json.loads(outcome.json_line()) == {"row": 1, "status": "completed",
+    assert json.loads(outcome.json_line()) == {"row": 1, "status": "finished",
                                                "results": {"answer": {"double": 0, "row": 0}}}

@@ -43,7 +43,7 @@ def test_outcomes_progress_and_exit_code(files, capsys):
     assert code == 1  # a row failed
     lines = _lines(files["out"])
     assert [line["row"] for line in lines] == list(range(1, 21))
-    assert lines[0] == {"row": 1, "status": "completed", "results": {"answer": {"double": 0, "row": 0}}}
+    assert lines[0] == {"row": 1, "status": "finished", "results": {"answer": {"double": 0, "row": 0}}}
     assert lines[4]["status"] == "failed" and lines[4]["error"]["node"] == "work"
     err = capsys.readouterr().err.splitlines()
     # Piped, a progress line at each tenth of the rows (one line for two tenths passed at once), then the summary.
@@ -126,8 +126,8 @@ def test_rows_from_stdin_run_as_they_come_and_a_rerun_skips_the_done_ones(files)
         batch.kill()
     assert batch.returncode == 1  # the line that is not an object failed
     lines = _lines(files["out"])
-    assert [(line["row"], line["status"]) for line in lines] == [(1, "completed"), (2, "completed"), (3, "failed"),
-                                                                 (4, "completed")]
+    assert [(line["row"], line["status"]) for line in lines] == [(1, "finished"), (2, "finished"), (3, "failed"),
+                                                                 (4, "finished")]
     assert lines[2]["error"]["file"] == "<stdin>" and lines[2]["error"]["line"] == 3
     assert lines[3]["results"] == {"answer": {"double": 6, "row": 3}}
 
