@@ -241,3 +241,32 @@ def test_a_nested_graph_and_a_map_open_in_the_main_picture_with_their_states_and
         detail.get_by_role("button", name="Open in the picture").click()
         drawing.locator('[data-node="outer/research"]').click()
         page.screenshot(path=shot)
+
+
+def test_a_node_clicked_while_another_node_loads_shows_its_own_detail(serve, browser):
+    """The detail of the node clicked last, whatever answers first: with one node's detail still on its way,
+    clicking another showed neither (the one request loop kept asking for the first node)."""
+    from playwright.sync_api import expect
+
+    served = serve({"chain.yaml": NESTED_CHAIN})
+    page, errors = _open(browser, served, _run(served, "chain"))
+    held = []
+
+    def hold_first(route):
+        if held:
+            route.continue_()
+        else:
+            held.append(route)  # the first detail asked for waits until the test lets it go
+
+    page.route("**/runs/*/nodes/outer", hold_first)
+    with page.expect_request("**/runs/*/nodes/outer"):
+        page.locator('#drawing [data-node="outer"]').click()
+    page.locator('#drawing [data-node="after"]').click()  # while outer's detail is on its way
+    for _ in range(1000):
+        if held:
+            break
+        page.evaluate("0")  # lets Playwright hand the held request to hold_first
+    held[0].continue_()
+    expect(page.locator("#node-detail .detail-key")).to_have_text("after")
+    expect(page.locator('#node-detail [data-section="result"]')).to_be_visible()
+    assert not errors, errors

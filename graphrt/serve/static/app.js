@@ -201,6 +201,7 @@ async function showDetail() {
   const key = state.selected;
   box.hidden = !key;
   if (!key) return;
+  if (state.detailLoading) { state.detailWanted = true; return; } // the loop below asks again, for the node selected then
   const drawn = (state.graph?.drawing?.nodes || []).find((node) => node.id === key);
   if (drawn && drawn.kind !== "computed") { // a static node: its value in this run, or the graph's
     const given = state.run && state.run.inputs && key in state.run.inputs;
@@ -220,13 +221,13 @@ async function showDetail() {
     box.textContent = "Start a run to see what this node does.";
     return;
   }
-  // One request at a time; events that arrive meanwhile ask for one more.
+  // One request at a time; events and clicks that arrive meanwhile ask for one more, of the node selected by then.
   state.detailWanted = true;
-  if (state.detailLoading) return;
   state.detailLoading = true;
   try {
     while (state.detailWanted) {
       state.detailWanted = false;
+      if (state.selected !== key) break;
       const runId = state.run.id;
       const path = key.split("/").map(encodeURIComponent).join("/");
       try {
@@ -235,6 +236,7 @@ async function showDetail() {
                                           nested || key.includes("/") ? refreshSummary(runId) : null]);
         if (state.selected === key && state.run && state.run.id === runId) renderNode(box, key, node, nested);
       } catch (error) {
+        if (state.selected !== key) continue;
         box.textContent = "";
         box.append(crumbs(key), error.message);
       }
@@ -242,6 +244,7 @@ async function showDetail() {
   } finally {
     state.detailLoading = false;
   }
+  if (state.selected !== key) showDetail(); // another node was clicked while this one loaded
 }
 
 // One node's detail: where it sits (nested graphs, map rows), its iterations to step through, everything it did,
