@@ -112,9 +112,14 @@ def _start(folder: Path, checkpoint: Path, port: int, *extra: str, env: dict[str
 
 
 def _cpu_seconds(pid: int) -> float:
-    """The CPU time (user + system) process `pid` has used so far, from /proc (Linux)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """The CPU time process `pid` has used so far, from /proc (Linux): its threads' run time in nanoseconds
+    (schedstat), or else user + system time in clock ticks (10 ms: 50 µs a run over 200 runs)."""
+    try:
+        return sum(int((task / "schedstat").read_text().split()[0])
+                   for task in Path(f"/proc/{pid}/task").iterdir()) / 1e9
+    except (OSError, ValueError, IndexError):
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _load_average() -> str:
