@@ -8,9 +8,9 @@
   with the server's checkpoint store (SQLite); then one run at a time, to show the server's own cost.
   The server's CPU time per run (from /proc, over the load) is set beside arun's with the same store (this
   process's own CPU time over those runs), with the load average before and after.
-- `--baseline REF`: the load alone, against the server of git commit REF (its tree from `git archive`, its
-  `graphrt` first on the path) and this tree's, `--rounds` times each, alternating, with arun between:
-  the side-by-side view of a change to the server.
+- `--baseline REF` (once or more): the load alone, against the server of git commit REF (its tree from
+  `git archive`, its `graphrt` first on the path) and this tree's, `--rounds` times each in turn (the order
+  reversed every other round), with arun between: the side-by-side view of a change to the server.
 - faults: `--fault-runs` runs (100) of a chain of three 100 ms nodes; the server is killed with
   SIGKILL while they are in flight, then started again on the same checkpoint. Every run must finish
   once, with the results of an undisturbed run, and no node saved before the kill may run again.
@@ -289,17 +289,17 @@ def _tree_of(ref: str, folder: Path) -> Path:
     return tree
 
 
-def baseline(folder: Path, ref: str, runs: int, max_runs: int, rounds: int) -> tuple[list[str], bool]:
-    """The load against the server of commit `ref` and this tree's, alternating, with arun between."""
+def baseline(folder: Path, refs: list[str], runs: int, max_runs: int, rounds: int) -> tuple[list[str], bool]:
+    """The load against the servers of commits `refs` and this tree's, in turn, with arun between."""
     path = folder / "io.yaml"
     path.write_text(IO_GRAPH, encoding="utf-8")
-    tree = _tree_of(ref, folder)
+    trees = [(ref, str(_tree_of(ref, folder))) for ref in refs]
     servers: dict[str, tuple[subprocess.Popen, str]] = {}
     measured: dict[str, list[tuple[float, float, float, float]]] = {}  # cpu/run, p50, p50 added, ratio
     expected = [{"io": {"n": n}} for n in range(runs)]
     ok = True
     try:
-        for name, pythonpath in ((ref, str(tree)), ("this tree", str(ROOT))):
+        for name, pythonpath in (*trees, ("this tree", str(ROOT))):
             port = _free_port()
             servers[name] = (_start(folder, folder / f"{len(servers)}.db", port, "--max-runs", str(max_runs),
                                     env={"PYTHONPATH": pythonpath}), f"http://127.0.0.1:{port}")
@@ -325,7 +325,7 @@ def baseline(folder: Path, ref: str, runs: int, max_runs: int, rounds: int) -> t
         for server, _ in servers.values():
             server.send_signal(signal.SIGTERM)
             server.wait(30)
-    lines = [f"## baseline: {runs} clients at once against each server, {rounds} rounds alternating, --max-runs {max_runs}",
+    lines = [f"## baseline: {runs} clients at once against each server in turn, {rounds} rounds, --max-runs {max_runs}",
              "", f"load average {load_before} before, {load_after} after; each figure the median of the rounds "
              "(each round's p50 added and ratio against an arun with checkpoint= right after it)", "",
              "| server | CPU per run | p50 | p50 added | server ÷ arun with checkpoint= |", "| --- | ---: | ---: | ---: | ---: |"]
@@ -406,7 +406,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sequential", type=int, default=100, help="runs one at a time, each way")
     parser.add_argument("--fault-runs", type=int, default=100)
     parser.add_argument("--kill-at", type=float, default=0.4, help="kill -9 once this share of the nodes has run")
-    parser.add_argument("--baseline", metavar="REF", help="only the load, against commit REF's server and this tree's")
+    parser.add_argument("--baseline", metavar="REF", action="append",
+                        help="only the load, against commit REF's server (more than one: each) and this tree's")
     parser.add_argument("--rounds", type=int, default=3, help="with --baseline: rounds against each server")
     args = parser.parse_args(argv)
     if args.baseline:
