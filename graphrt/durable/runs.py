@@ -204,7 +204,7 @@ async def arun_checkpointed(graph: Graph, checkpoint: CheckpointTarget, *, answe
 
     async def run() -> dict[str, Any]:
         opened = open_store(checkpoint)
-        store = GuardedStore(opened)
+        store = opened if isinstance(opened, GuardedStore) else GuardedStore(opened)  # a server's is guarded already
         try:
             return await _run(graph, store, run_options.replace(timeout=None), answer=answer, force=force,
                               observers=observers, new_record=new_record)
