@@ -30,6 +30,7 @@ caller stops waiting; its write, once queued, is still made.
 
 from __future__ import annotations
 
+import asyncio
 import queue
 import threading
 from dataclasses import dataclass, field
@@ -54,6 +55,10 @@ class _Job:
     call_soon: Callable[[Callable[[], None]], Any]
     settle: Callable[[Any, BaseException | None], None]
     outcome: tuple[Any, BaseException | None] = field(default=(None, None))
+
+
+async def _asyncio_turn() -> None:
+    await asyncio.sleep(0)
 
 
 class GroupCommit:
@@ -128,9 +133,16 @@ class GroupCommit:
         Blocking the loop for the commit is cheaper than a thread: a write to a local WAL file takes
         microseconds, and a hop to a thread and back (with the GIL changing hands) took a millisecond
         on a loaded machine."""
-        import anyio
+        # On asyncio its own Event and sleep(0), which are what anyio's are there, without asking sniffio which
+        # library runs (each write of every run asked twice); on trio, anyio's.
+        try:
+            asyncio.get_running_loop()
+            done: Any = asyncio.Event()
+            turn = _asyncio_turn
+        except RuntimeError:
+            import anyio
 
-        done = anyio.Event()
+            done, turn = anyio.Event(), anyio.lowlevel.checkpoint
         outcome: list[tuple[Any, BaseException | None]] = []
 
         def settle(result: Any, error: BaseException | None) -> None:
@@ -146,7 +158,7 @@ class GroupCommit:
             try:
                 # One turn, not until a turn adds none: with 50 runs at once some write comes every turn, and
                 # waiting for a quiet one held each write ~17 ms (the commit itself took ~0.1 ms).
-                await anyio.lowlevel.checkpoint()
+                await turn()
             finally:
                 jobs, self._pending, self._flushing = self._pending, [], False
                 self._run(jobs)  # made even if this caller was cancelled: the others wait for it
