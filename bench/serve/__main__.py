@@ -93,12 +93,15 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _start(folder: Path, checkpoint: Path, port: int, *extra: str, env: dict[str, str] | None = None
-           ) -> subprocess.Popen:
+def _start(folder: Path, checkpoint: Path, port: int, *extra: str, env: dict[str, str] | None = None,
+           tree: Path | None = None) -> subprocess.Popen:
+    """graphrt serve on `folder`; that of the source tree `tree` when given (its folder is the server's working
+    folder too: `python -m` puts the working folder first on the path, before PYTHONPATH)."""
     process = subprocess.Popen(
         [sys.executable, "-m", "graphrt.cli.main", "serve", str(folder), "--port", str(port),
          "--checkpoint", str(checkpoint), *extra],
-        env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env={**os.environ, **(env or {}), **({"PYTHONPATH": str(tree)} if tree is not None else {})},
+        cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -293,16 +296,16 @@ def baseline(folder: Path, refs: list[str], runs: int, max_runs: int, rounds: in
     """The load against the servers of commits `refs` and this tree's, in turn, with arun between."""
     path = folder / "io.yaml"
     path.write_text(IO_GRAPH, encoding="utf-8")
-    trees = [(ref, str(_tree_of(ref, folder))) for ref in refs]
+    trees = [(ref, _tree_of(ref, folder)) for ref in refs]
     servers: dict[str, tuple[subprocess.Popen, str]] = {}
     measured: dict[str, list[tuple[float, float, float, float]]] = {}  # cpu/run, p50, p50 added, ratio
     expected = [{"io": {"n": n}} for n in range(runs)]
     ok = True
     try:
-        for name, pythonpath in (*trees, ("this tree", str(ROOT))):
+        for name, tree in (*trees, ("this tree", ROOT)):
             port = _free_port()
             servers[name] = (_start(folder, folder / f"{len(servers)}.db", port, "--max-runs", str(max_runs),
-                                    env={"PYTHONPATH": pythonpath}), f"http://127.0.0.1:{port}")
+                                    tree=tree), f"http://127.0.0.1:{port}")
             _served(servers[name][1], 10)
             measured[name] = []
         anyio.run(_direct, path, 10, max_runs)
