@@ -247,8 +247,11 @@ class Redactor:
             return value
         if kind is float:
             return value if math.isfinite(value) else None
-        if kind is dict and depth < _MAX_DEPTH:
-            return self._dict(value, depth)
+        if depth < _MAX_DEPTH:
+            if kind is dict:
+                return self._dict(value, depth)
+            if kind is tuple or kind is list:  # an event's path: most often ()
+                return [self.value(item, depth + 1) for item in value] if value else []
         if value is None or isinstance(value, (bool, int)):
             return value
         if isinstance(value, str):
