@@ -144,4 +144,6 @@ class EventSaver:
 
 def _runs_named(waiting: dict[str, EventLog]) -> str:
     names = list(waiting)
-    return f"run {names[0]}" if len(names) == 1 else f"{len(names)} runs ({', '.join(names[:3])}{', ...' if len(names) > 3 else ''})"
+    if len(names) == 1:
+        return f"run {names[0]}"
+    return f"{len(names)} runs ({', '.join(names[:3])}{', ...' if len(names) > 3 else ''})"

@@ -50,7 +50,8 @@ async def test_a_body_held_back_past_its_time_is_a_408_and_a_whole_one_goes_on(a
     guard = Guard(None, api_key=None, max_body=10, body_seconds=0)  # no time at all: held back is too late
     assert await _answer(guard, [{"type": "http.request", "body": b"half", "more_body": True}]) == (408, [])
     assert await _answer(guard, [{"type": "http.request", "body": b"{}", "more_body": False}]) == (200, [b"{}"])
-    assert await _answer(guard, [{"type": "http.request", "body": b"12345", "more_body": True},
-                                 {"type": "http.request", "body": b"678", "more_body": False}]) == (200, [b"12345", b"678"])
+    in_two = [{"type": "http.request", "body": b"12345", "more_body": True},
+              {"type": "http.request", "body": b"678", "more_body": False}]
+    assert await _answer(guard, in_two) == (200, [b"12345", b"678"])
     assert await _answer(guard, [{"type": "http.request", "body": b"123456", "more_body": True},
                                  {"type": "http.request", "body": b"78901", "more_body": False}]) == (413, [])
