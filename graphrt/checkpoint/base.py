@@ -36,7 +36,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Protocol, Sequence, runtime_checkable
+from typing import Any, Awaitable, Iterable, Protocol, Sequence, runtime_checkable
 
 from graphrt.base.errors import CheckpointError
 from graphrt.base.jsvalue import UNDEFINED, escape_lone_surrogates
@@ -144,6 +144,12 @@ class CheckpointStore(Protocol):
     in turn would save them; where it does, an iteration's first row and its first node's are one
     commit instead of two (graphrt's SQL stores have it). It is not part of the protocol: a store
     without it gets one `add_row` call per row.
+
+    A store may also have `start_new_run(record) -> Awaitable | None`, a plain function that queues a
+    new run's claim and its record at once, in that order, and returns what to await for their
+    outcome: the run's first node runs while they are made, and the run awaits it before it writes
+    a row or its end (PostgresStore has it: two trips to the server off each run's way). A store
+    without it gets `claim_run` and `create_run`, each awaited.
     """
 
     location: str  # what to show a person: its class's `shown(target)`
@@ -315,6 +321,15 @@ class GuardedStore:
         guarded = self._guard(name, method)
         self.__dict__[name] = guarded  # made once: a run calls the store a few times a node
         return guarded
+
+    def start_new_run(self, record: RunRecord) -> Awaitable[None] | None:
+        """The store's `start_new_run` (claim and record queued at once, awaited later), its outcome guarded as
+        `create_run`'s; None where the store has none (or not now): claim and create the run one after the other."""
+        start = getattr(self.store, "start_new_run", None)
+        pending = start(record) if start is not None else None
+        if pending is None:
+            return None
+        return self._guard("create_run", lambda: pending)()
 
     def _guard(self, name: str, method: Any) -> Any:
         writes = name in _RUN_WRITES

@@ -33,7 +33,7 @@ from __future__ import annotations
 import queue
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Awaitable, Callable, Generator, Sequence
 
 import sniffio
 
@@ -54,6 +54,33 @@ class _Job:
     call_soon: Callable[[Callable[[], None]], Any]
     settle: Callable[[Any, BaseException | None], None]
     outcome: tuple[Any, BaseException | None] = field(default=(None, None))
+
+
+class _TrioOutcome:
+    """A job queued from trio: awaiting it waits for its outcome (asyncio's is a future)."""
+
+    def __init__(self, jobs: "queue.SimpleQueue[_Job | None]", statements: tuple[Statement, ...], read: bool,
+                 alone: bool) -> None:
+        import trio
+
+        token = trio.lowlevel.current_trio_token()
+        self._done = trio.Event()
+        self._outcome: tuple[Any, BaseException | None] = (None, None)
+        jobs.put(_Job(statements, read, alone, token, token.run_sync_soon, self._settle))
+
+    def _settle(self, result: Any, error: BaseException | None) -> None:
+        self._outcome = (result, error)
+        self._done.set()
+
+    async def _wait(self) -> Any:
+        await self._done.wait()
+        result, error = self._outcome
+        if error is not None:
+            raise error
+        return result
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        return self._wait().__await__()
 
 
 class GroupCommit:
@@ -158,7 +185,23 @@ class GroupCommit:
 
     # ----- the caller's side -----
 
+    def queue(self, *statements: Statement, read: bool = False) -> Awaitable[Any]:
+        """Queues the work now and returns what to await for its outcome later (a read's rows; a write's None).
+
+        Work queued after it is made after it, so a caller may go on and wait only where it must (a run's
+        record is saved while its first node runs). Await what it returns, on the way out of a failure too:
+        its error is raised there. A read queued after a write that is not committed yet may be made before
+        it (a batch's reads go first): a caller reads its own write only once it has awaited it. Not inline:
+        there the first waiter of a turn makes the writes."""
+        if self._inline:
+            raise RuntimeError("GroupCommit.queue needs a connection with a thread of its own")
+        return self._enqueue(statements, read=read, alone=False)
+
     async def _submit(self, statements: tuple[Statement, ...], *, read: bool, alone: bool) -> Any:
+        return await self._enqueue(statements, read=read, alone=alone)
+
+    def _enqueue(self, statements: tuple[Statement, ...], *, read: bool, alone: bool) -> Awaitable[Any]:
+        """Puts the job on the thread's queue at once; returns the awaitable its outcome settles."""
         self._started()
         if sniffio.current_async_library() == "asyncio":
             import asyncio
@@ -175,26 +218,8 @@ class GroupCommit:
                     future.set_result(result)
 
             self._queue.put(_Job(statements, read, alone, loop, loop.call_soon_threadsafe, settle))
-            return await future
-        return await self._submit_trio(statements, read=read, alone=alone)
-
-    async def _submit_trio(self, statements: tuple[Statement, ...], *, read: bool, alone: bool) -> Any:
-        import trio
-
-        token = trio.lowlevel.current_trio_token()
-        done = trio.Event()
-        box: list[tuple[Any, BaseException | None]] = []
-
-        def settle(result: Any, error: BaseException | None) -> None:
-            box.append((result, error))
-            done.set()
-
-        self._queue.put(_Job(statements, read, alone, token, token.run_sync_soon, settle))
-        await done.wait()
-        result, error = box[0]
-        if error is not None:
-            raise error
-        return result
+            return future
+        return _TrioOutcome(self._queue, statements, read, alone)
 
     def _started(self) -> None:
         if self._thread is not None:

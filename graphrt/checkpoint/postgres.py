@@ -18,13 +18,13 @@ meanwhile is this store's no more.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Sequence
+from typing import Any, Awaitable, Sequence
 
 from graphrt.base.entry_points import needs_extra
 from graphrt.base.secrets import hide_credentials
-from graphrt.checkpoint.base import CheckpointError, StoreFailed, run_taken
+from graphrt.checkpoint.base import CheckpointError, RunRecord, StoreFailed, run_taken
 from graphrt.checkpoint.group_commit import GroupCommit, Statement
-from graphrt.checkpoint.sql import SqlStore, schema
+from graphrt.checkpoint.sql import SqlStore, _insert_run, schema
 
 __all__ = ["PostgresStore"]
 
@@ -74,8 +74,9 @@ class PostgresStore(SqlStore):
             with db.transaction():
                 db.execute(_SCHEMA_LOCK)
                 db.execute(_SCHEMA)
+            # The connection's schema names its runs' locks: known from the first use on (start_new_run needs it).
+            schema = self._schema = db.execute("SELECT current_schema()").fetchone()[0] or ""
             if self._claims:  # made again after one broke
-                schema = db.execute("SELECT current_schema()").fetchone()[0]
                 for run_id in list(self._claims):
                     if not db.execute("SELECT pg_try_advisory_lock(%s)", (_lock_key(schema, run_id),)).fetchone()[0]:
                         self._claims.discard(run_id)
@@ -124,6 +125,44 @@ class PostgresStore(SqlStore):
         except self._lock_timeout:
             raise run_taken(run_id, self.location) from None
         self._claims.add(run_id)
+
+    def start_new_run(self, record: RunRecord) -> Awaitable[None] | None:
+        """Claims a run whose id was just made up and saves its record, both queued now, in this order: the run's
+        first node runs while they are made (one step instead of two on a run's way, each a trip to the server and
+        the record's commit), and the run awaits what this returns before it saves a row or its end.
+
+        The claim comes first on this connection, so another process that reads the record finds it claimed. What
+        this returns must be awaited (the run does, before its first row and on its way out) before `release_run`.
+        None: not now (before the store's first use, its schema is unknown); claim and create the run in turn.
+        """
+        if self._schema is None or record.run_id in self._claims:
+            return None
+        key = _lock_key(self._schema, record.run_id)
+        claimed = self._db.queue((self._sql("SELECT pg_try_advisory_lock(?)"), (key,)), read=True)
+        query, values = _insert_run(record)
+        created = self._db.queue((self._sql(query), values))
+        return self._started(record.run_id, key, claimed, created)
+
+    async def _started(self, run_id: str, key: int, claimed: Awaitable[Any], created: Awaitable[None]) -> None:
+        """Both outcomes, awaited whatever the first was; an error once the claim is given back if it was taken."""
+        taken, error = False, None
+        try:
+            taken = bool((await claimed)[0][0])
+        except Exception as failed:  # noqa: BLE001 - the record's outcome is awaited too, then this is raised
+            error = failed
+        try:
+            await created
+        except self._duplicate:
+            error = error or self._taken_id(run_id)
+        except Exception as failed:  # noqa: BLE001
+            error = error or failed
+        if error is None and not taken:  # a made-up id another process runs: as likely as two equal 48-bit ids
+            error = run_taken(run_id, self.location)
+        if error is not None:
+            if taken:
+                self._db.post((self._sql("SELECT pg_advisory_unlock(?)"), (key,)), alone=True)
+            raise error
+        self._claims.add(run_id)  # once taken (a connection made again meanwhile takes only those): release_run gives it back
 
     async def release_run(self, run_id: str) -> None:
         if run_id in self._claims:

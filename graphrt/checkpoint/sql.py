@@ -156,6 +156,13 @@ def _record_values(record: RunRecord) -> tuple[Any, ...]:
             json.dumps(record.parent) if record.parent is not None else None)
 
 
+_INSERT_RUN = f"INSERT INTO graphrt_runs ({_RUN_COLUMNS}) VALUES ({', '.join('?' * 13)})"
+
+
+def _insert_run(record: RunRecord) -> Statement:
+    return _INSERT_RUN, _record_values(record)
+
+
 class SqlStore:
     """A checkpoint store in SQL; subclasses say how to read and write."""
 
@@ -178,10 +185,12 @@ class SqlStore:
 
     async def create_run(self, record: RunRecord) -> None:
         try:
-            await self._write((f"INSERT INTO graphrt_runs ({_RUN_COLUMNS}) VALUES ({', '.join('?' * 13)})",
-                               _record_values(record)))
+            await self._write(_insert_run(record))
         except self._duplicate:
-            raise CheckpointError(f"run {record.run_id!r} is already saved in {self.location}") from None
+            raise self._taken_id(record.run_id) from None
+
+    def _taken_id(self, run_id: str) -> CheckpointError:
+        return CheckpointError(f"run {run_id!r} is already saved in {self.location}")
 
     async def update_run(self, run_id: str, *, status: str, detail: dict[str, Any] | None = None,
                          results: Any = None) -> None:

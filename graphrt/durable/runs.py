@@ -235,11 +235,21 @@ async def _restore_state(store: CheckpointStore, record: RunRecord, answer: Any)
 async def _run(graph: Graph, store: CheckpointStore, options: RunOptions, *, answer: Any, force: bool,
                observers: Sequence[RunObserver] = ()) -> dict[str, Any]:
     fresh = not options.run_id  # an id made here names no saved run: no need to look for one
+    started = None
+    new = None
     if fresh:
+        if answer is not None:
+            raise CheckpointError("an answer is for a saved run that asked a question: give its run_id")
         options = options.replace(run_id=uuid.uuid4().hex[:12])
-    await store.claim_run(options.run_id)  # a second run or resume of it, elsewhere, is refused until this one ends
+        new = _new_record(graph, options.run_id, options.inject, options.all_results)
+        start = getattr(store, "start_new_run", None)
+        # Claim and record queued at once, awaited before the run's first row (and on its way out, by _finish).
+        started = start(new) if start is not None else None
+    if started is None:
+        await store.claim_run(options.run_id)  # a second run or resume of it, elsewhere, is refused until this one ends
     try:
-        return await _run_claimed(graph, store, options, answer=answer, force=force, fresh=fresh, observers=observers)
+        return await _run_claimed(graph, store, options, answer=answer, force=force, new=new, started=started,
+                                  observers=observers)
     finally:
         try:
             with anyio.CancelScope(shield=True):
@@ -249,14 +259,18 @@ async def _run(graph: Graph, store: CheckpointStore, options: RunOptions, *, ans
 
 
 async def _run_claimed(graph: Graph, store: CheckpointStore, options: RunOptions, *, answer: Any,
-                       force: bool, fresh: bool, observers: Sequence[RunObserver] = ()) -> dict[str, Any]:
-    record = None if fresh else await store.get_run(options.run_id)
-    if record is None:
+                       force: bool, new: RunRecord | None, started: Any = None,
+                       observers: Sequence[RunObserver] = ()) -> dict[str, Any]:
+    """Runs a claimed run (`started`: its claim and record `new`, queued, to await before any row)."""
+    record = new if new is not None else await store.get_run(options.run_id)
+    if new is not None or record is None:
         if answer is not None:
             raise CheckpointError(f"run {options.run_id!r} is not saved in {store.location}, "
                                   "so it has no question to answer")
-        record = _new_record(graph, options.run_id, options.inject, options.all_results)
-        await store.create_run(record)
+        if record is None:
+            record = _new_record(graph, options.run_id, options.inject, options.all_results)
+        if started is None:
+            await store.create_run(record)
         restore = None
     else:
         if not force:
@@ -270,12 +284,13 @@ async def _run_claimed(graph: Graph, store: CheckpointStore, options: RunOptions
             return record.results if isinstance(record.results, dict) else {}
         restore = await _restore_state(store, record, answer)
         await store.update_run(record.run_id, status=RunStatus.RUNNING)
-    writer = CheckpointWriter(store, record.run_id, restore.iteration if restore is not None else None)
+    writer = CheckpointWriter(store, record.run_id, restore.iteration if restore is not None else None, started)
     status, detail, results = RunStatus.CANCELLED, {}, None
     try:
         with anyio.CancelScope() as scope:
             writer.on_failure = scope.cancel
             results = await graph.start(options, restore=restore, observers=[writer, *observers]).wait()
+            await writer.settled()  # a run that saved no row still has its record
             status = RunStatus.FINISHED
         if writer.failure is not None:
             raise CheckpointError(f"could not save run {record.run_id!r} to {store.location}: "
@@ -299,6 +314,7 @@ async def _run_claimed(graph: Graph, store: CheckpointStore, options: RunOptions
 async def _finish(store: CheckpointStore, writer: CheckpointWriter, run_id: str, status: str,
                   detail: dict[str, Any], results: Any) -> None:
     """Saves how the run ended; never raises over the run's own outcome."""
+    await writer.settled()
     if writer.failure is not None:
         return
     try:

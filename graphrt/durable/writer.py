@@ -9,7 +9,7 @@ a nested graph's nodes run again with their node when a run is resumed.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import Any, Awaitable, Callable, Mapping
 
 import anyio
 
@@ -26,8 +26,10 @@ class CheckpointWriter(RunObserver):
     calls `on_failure` (which stops the run), and the caller raises CheckpointError.
     """
 
-    def __init__(self, store: CheckpointStore, run_id: str, saved_iteration: int | None = None) -> None:
+    def __init__(self, store: CheckpointStore, run_id: str, saved_iteration: int | None = None,
+                 started: Awaitable[None] | None = None) -> None:
         self.store = store
+        self._started = started  # the run's claim and record, queued before it started: awaited before any row
         self.run_id = run_id
         self.failure: BaseException | None = None
         self.on_failure: Callable[[], None] = lambda: None
@@ -57,6 +59,10 @@ class CheckpointWriter(RunObserver):
         if self.failure is not None or iteration == self._unsavable:
             return
         async with self._lock:
+            if self._started is not None:
+                await self.settled()
+                if self.failure is not None:
+                    return
             try:
                 rows = []
                 started = self._iteration_row() if node_id is None or iteration != self._iteration else None
@@ -77,6 +83,19 @@ class CheckpointWriter(RunObserver):
             # Stop here, before the waiters of a node whose result is not saved start: agents that
             # await nothing would otherwise run the whole graph before the cancellation is seen.
             await anyio.lowlevel.checkpoint()
+
+    async def settled(self) -> None:
+        """Awaits the run's claim and record if they were queued as it started (the store's `start_new_run`):
+        the record is committed before any row of the run, and a failure stops the run as a row's would."""
+        started, self._started = self._started, None
+        if started is None:
+            return
+        with anyio.CancelScope(shield=True):  # awaited once: the outcome must not be lost to a cancellation
+            try:
+                await started
+            except Exception as error:  # noqa: BLE001 - as a row's failure
+                self.failure = error
+                self.on_failure()
 
     async def _add(self, rows: list[Row]) -> None:
         """The rows in one write where the store can (an iteration's row with its first node's: one commit)."""

@@ -175,3 +175,69 @@ async def test_a_released_run_can_be_claimed_again_at_once(store: CheckpointStor
             await other.claim_run("again")
     finally:
         await other.close()
+
+
+FIRST = {
+    "version": 0.5,
+    "nodes": {
+        "first": {"agent": "firstAgent", "isResult": True},
+    },
+}
+
+
+async def test_a_new_runs_record_and_claim_are_saved_while_its_first_node_runs(store: CheckpointStore) -> None:
+    """A run whose id graphrt makes up: PostgreSQL saves its claim and record while its first node runs (queued
+    before it starts); seen from another connection before the node returns, as a claim that is refused there."""
+    other = _other_connection(store)
+    seen: dict[str, Any] = {}
+
+    async def first(ctx: AgentContext) -> Any:
+        with anyio.fail_after(60):  # a hang guard: the record is committed a trip to the server after the start
+            while (record := await other.get_run(ctx.run_id)) is None:
+                await anyio.sleep(0.01)
+        seen["status"] = record.status
+        try:
+            await other.claim_run(ctx.run_id)
+        except CheckpointError as error:
+            seen["claim"] = str(error)
+        seen["rows"] = await other.get_rows(ctx.run_id)
+        return {"run": ctx.run_id}
+
+    graph = graphrt.Graph(FIRST, agents=[AgentInfo("firstAgent", first)])
+    await store.get_run("none")  # connected: PostgreSQL's store queues a new run's claim once it knows its schema
+    try:
+        results = await arun_checkpointed(graph, store)
+        run_id = results["first"]["run"]
+        assert seen["status"] == "running" and "running elsewhere" in seen["claim"] and seen["rows"] == []
+        saved = await other.get_run(run_id)
+        assert saved is not None and saved.status == "finished" and saved.results == results
+        await other.claim_run(run_id)  # given back once the run ended
+    finally:
+        await other.close()
+
+
+async def test_a_made_up_id_already_saved_fails_the_run_and_writes_nothing_into_the_saved_one(
+        store: CheckpointStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The record's insert is not waited for before the first node (PostgreSQL), but before any row: a made-up id
+    that names a saved run (two equal random ids) fails the run, and the saved run gets no row of it."""
+    import uuid
+
+    from graphrt.durable import runs
+
+    monkeypatch.setattr(runs.uuid, "uuid4", lambda: uuid.UUID(hex="5a3e1d00" * 4))
+    await store.create_run(_record("5a3e1d005a3e"))
+
+    async def first(ctx: AgentContext) -> Any:
+        return {"run": ctx.run_id}
+
+    graph = graphrt.Graph(FIRST, agents=[AgentInfo("firstAgent", first)])
+    with pytest.raises(CheckpointError, match="'5a3e1d005a3e' is already saved"):
+        await arun_checkpointed(graph, store)
+    assert await store.get_rows("5a3e1d005a3e") == []
+    saved = await store.get_run("5a3e1d005a3e")
+    assert saved is not None and saved.status == "running" and saved.graph_text == "nodes: {}"
+    other = _other_connection(store)
+    try:
+        await other.claim_run("5a3e1d005a3e")  # the failed run gave its claim back
+    finally:
+        await other.close()
