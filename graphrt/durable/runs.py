@@ -52,7 +52,7 @@ from graphrt.durable.credentials import saved_config, saved_source
 from graphrt.durable.writer import CheckpointWriter
 from graphrt.engine.graph import Graph
 from graphrt.engine.options import RunOptions, split_options
-from graphrt.engine.run import within_timeout
+from graphrt.engine.run import run_timeout, within_timeout
 from graphrt.graphdata.spec import check_injectable
 from graphrt.observe.observer import RunObserver
 
@@ -197,15 +197,17 @@ async def arun_checkpointed(graph: Graph, checkpoint: CheckpointTarget, *, answe
 
     async def run() -> dict[str, Any]:
         opened = open_store(checkpoint)
-        store = GuardedStore(opened)
+        store = opened if isinstance(opened, GuardedStore) else GuardedStore(opened)  # graphrt serve's is guarded
+        inner = run_options.replace(timeout=None) if run_options.timeout is not None else run_options
         try:
-            return await _run(graph, store, run_options.replace(timeout=None), answer=answer, force=force,
-                              observers=observers)
+            return await _run(graph, store, inner, answer=answer, force=force, observers=observers)
         finally:
             if opened is not checkpoint:
                 with anyio.CancelScope(shield=True):
                     await store.close()
 
+    if run_timeout(run_options.timeout) is None:  # no limit: no cancel scope to enter and leave
+        return await run()
     return await within_timeout(run, run_options.timeout, file=graph.file)
 
 
@@ -320,11 +322,15 @@ async def _finish(store: CheckpointStore, writer: CheckpointWriter, run_id: str,
     try:
         if status != RunStatus.FINISHED and writer.started:
             await writer.save_iteration()  # a run stopped before any node completed still has its first iteration
-        if status == RunStatus.FINISHED:
+        try:
+            await store.update_run(run_id, status=status, detail=detail, results=results)
+        except CheckpointError:  # the results, encoded by the store (not twice), may be what JSON cannot hold
             try:
                 encode_value(results)
             except Unsavable as error:
-                results, detail = None, {"results": f"not saved: JSON cannot hold them ({error})"}
-        await store.update_run(run_id, status=status, detail=detail, results=results)
+                await store.update_run(run_id, status=status, results=None,
+                                       detail={"results": f"not saved: JSON cannot hold them ({error})"})
+            else:
+                raise
     except Exception:  # noqa: BLE001 - the run's own error (or results) matters more than this write
         pass

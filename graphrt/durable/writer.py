@@ -58,31 +58,39 @@ class CheckpointWriter(RunObserver):
     async def _save(self, iteration: int, node_id: str | None, value: Any) -> None:
         if self.failure is not None or iteration == self._unsavable:
             return
-        async with self._lock:
+        try:  # a node completing alone takes the lock at once, without a turn of the event loop
+            self._lock.acquire_nowait()
+        except anyio.WouldBlock:
+            await self._lock.acquire()
+        try:
             if self._started is not None:
                 await self.settled()
-                if self.failure is not None:
-                    return
-            try:
-                rows = []
-                started = self._iteration_row() if node_id is None or iteration != self._iteration else None
-                if started is not None:
-                    rows.append(started)
-                if node_id is not None and iteration == (started.iteration if started else self._iteration):
-                    try:
-                        rows.append(Row(self.run_id, iteration, "node", node_id, encode_value(value)))
-                    except Unsavable:
-                        pass  # not saved: the node runs again on resume
-                await self._add(rows)
-                if started is not None:
-                    self._iteration = started.iteration
-            except Exception as error:  # noqa: BLE001 - a store failure stops the run, it is reported by the caller
-                self.failure = error
-                self.on_failure()
+            if self.failure is None:
+                await self._write(iteration, node_id, value)
+        finally:
+            self._lock.release()
         if self.failure is not None:
             # Stop here, before the waiters of a node whose result is not saved start: agents that
             # await nothing would otherwise run the whole graph before the cancellation is seen.
             await anyio.lowlevel.checkpoint()
+
+    async def _write(self, iteration: int, node_id: str | None, value: Any) -> None:
+        try:
+            rows = []
+            started = self._iteration_row() if node_id is None or iteration != self._iteration else None
+            if started is not None:
+                rows.append(started)
+            if node_id is not None and iteration == (started.iteration if started else self._iteration):
+                try:
+                    rows.append(Row(self.run_id, iteration, "node", node_id, encode_value(value)))
+                except Unsavable:
+                    pass  # not saved: the node runs again on resume
+            await self._add(rows)
+            if started is not None:
+                self._iteration = started.iteration
+        except Exception as error:  # noqa: BLE001 - a store failure stops the run, it is reported by the caller
+            self.failure = error
+            self.on_failure()
 
     async def settled(self) -> None:
         """Awaits the run's claim and record if they were queued as it started (the store's `start_new_run`):
