@@ -23,7 +23,7 @@ from typing import Any, Awaitable, Sequence
 from graphrt.base.entry_points import needs_extra
 from graphrt.base.secrets import hide_credentials
 from graphrt.checkpoint.base import CheckpointError, RunRecord, StoreFailed, run_taken
-from graphrt.checkpoint.group_commit import GroupCommit, Statement
+from graphrt.checkpoint.group_commit import GroupCommit, Statement, _runs
 from graphrt.checkpoint.sql import SqlStore, _insert_run, schema
 
 __all__ = ["PostgresStore"]
@@ -176,11 +176,22 @@ class PostgresStore(SqlStore):
 
 
 def _script(db: Any, statements: Sequence[Statement]) -> str:
-    """The statements as one SQL text, values bound by psycopg's client-side binding (its quoting, not ours)."""
+    """The statements as one SQL text, values bound by psycopg's client-side binding (its quoting, not ours).
+
+    Consecutive inserts of one text (50 runs' node rows) are one insert of many rows: one statement for
+    the server to parse and run instead of 50, the rows in their order."""
     import psycopg
 
     cursor = psycopg.ClientCursor(db)
-    return ";\n".join(cursor.mogrify(query, values) if values else query for query, values in statements)
+    parts = []
+    for query, rows in _runs(statements):
+        head, values_of, tail = query.partition(" VALUES ")
+        if len(rows) > 1 and head.startswith("INSERT INTO ") and values_of and tail.startswith("(") \
+                and tail.endswith(")") and ")" not in tail[:-1]:
+            parts.append(f"{head} VALUES " + ", ".join(cursor.mogrify(tail, values) for values in rows))
+        else:
+            parts.extend(cursor.mogrify(query, values) if values else query for values in rows)
+    return ";\n".join(parts)
 
 
 def _lock_key(schema: str | None, run_id: str) -> int:

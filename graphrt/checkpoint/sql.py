@@ -141,7 +141,7 @@ def _row_statements(row: Row) -> tuple[Statement, ...]:
     """What saving a row takes: its insert, after dropping the earlier iterations' rows for an iteration row."""
     insert = ("INSERT INTO graphrt_rows (run_id, iteration, kind, key, value) VALUES (?, ?, ?, ?, ?)",
               (row.run_id, row.iteration, row.kind, row.key, row.value))
-    if row.kind != "iteration":
+    if row.kind != "iteration" or row.iteration == 0:  # the first iteration has no earlier one to drop
         return (insert,)
     return ("DELETE FROM graphrt_rows WHERE run_id = ? AND iteration < ?", (row.run_id, row.iteration)), insert
 
@@ -163,6 +163,9 @@ def _insert_run(record: RunRecord) -> Statement:
     return _INSERT_RUN, _record_values(record)
 
 
+_SPELLED: dict[tuple[str, str], str] = {}  # (placeholder, a query with `?`) -> the query in the driver's spelling
+
+
 class SqlStore:
     """A checkpoint store in SQL; subclasses say how to read and write."""
 
@@ -181,7 +184,15 @@ class SqlStore:
         raise NotImplementedError
 
     def _sql(self, query: str) -> str:
-        return query if self.placeholder == "?" else query.replace("?", self.placeholder)
+        if self.placeholder == "?":
+            return query
+        key = (self.placeholder, query)
+        spelled = _SPELLED.get(key)
+        if spelled is None:  # the same few queries, written once in the driver's spelling
+            if len(_SPELLED) > 1000:
+                _SPELLED.clear()
+            spelled = _SPELLED[key] = query.replace("?", self.placeholder)
+        return spelled
 
     async def create_run(self, record: RunRecord) -> None:
         try:

@@ -157,6 +157,26 @@ async def test_values_written_together_come_back_exactly(store: CheckpointStore)
     assert rows == {f"n{n}{text}": graphrt_json(text) for n, text in enumerate(hostile)}
 
 
+async def test_rows_written_together_come_back_in_the_order_written(store: CheckpointStore) -> None:
+    """Inserts of one text in a batch are one statement (PostgreSQL: many rows; SQLite: executemany): each
+    run's rows keep their order, the order resume replays them in (a node's later row wins)."""
+    from graphrt.checkpoint import Row
+
+    for n in range(10):
+        await store.create_run(_record(f"order{n}"))
+
+    async def rows_of(n: int) -> None:
+        await store.add_rows([Row(f"order{n}", 0, "iteration", "", "{}"),
+                              *(Row(f"order{n}", 0, "node", f"k{n}", str(value)) for value in range(5))])
+
+    async with anyio.create_task_group() as tg:  # at once: one transaction
+        for n in range(10):
+            tg.start_soon(rows_of, n)
+    for n in range(10):
+        rows = await store.get_rows(f"order{n}")
+        assert [(row.kind, row.value) for row in rows] == [("iteration", "{}"), *(("node", str(v)) for v in range(5))]
+
+
 def graphrt_json(text: str) -> str:
     from graphrt.checkpoint.base import encode_value
 
