@@ -55,6 +55,7 @@ class _Job:
     call_soon: Callable[[Callable[[], None]], Any]
     settle: Callable[[Any, BaseException | None], None]
     outcome: tuple[Any, BaseException | None] = field(default=(None, None))
+    last: bool = False  # made after the batch's commit, with the other such writes of the batch in one call
 
 
 def _runs(statements: Sequence[Statement]) -> list[tuple[str, list[tuple[Any, ...]]]]:
@@ -137,12 +138,16 @@ class GroupCommit:
             return
         await self._submit(statements, read=False, alone=alone)
 
-    def post(self, *statements: Statement, alone: bool = False) -> None:
+    def post(self, *statements: Statement, alone: bool = False, last: bool = False) -> None:
         """Queues a write no caller waits for: made in order with the rest of the work, its failure ignored.
 
         For what must happen but holds nobody up: a run's claim given back after the run ended (its
-        status committed). Work queued after it (the same run claimed again) comes after it."""
-        job = _Job(statements, False, alone, None, lambda call: None, lambda result, error: None)
+        status committed). Work queued after it (the same run claimed again) comes after it. `last`: made
+        at the end of its batch instead, after its commit, together with the batch's other `last` writes
+        (one call for 50 runs' claims given back): for statements outside any transaction that work
+        queued after them may precede (a session's lock taken again by this session is counted twice,
+        then given back once)."""
+        job = _Job(statements, False, alone, None, lambda call: None, lambda result, error: None, last=last)
         if self._inline:
             self._flush_inline()  # the writes queued before it come first
             self._run([job])
@@ -305,14 +310,27 @@ class GroupCommit:
         # that is not committed yet (its caller is still waiting), so reading before it is as if the read
         # had come first; writes keep their order.
         writes: list[_Job] = []
+        last: list[Statement] = []
         for job in jobs:
-            if job.read:
+            if job.last:
+                last.extend(job.statements)
+            elif job.read:
                 job.outcome = self._attempt(lambda: list(db.execute(*job.statements[0]).fetchall()))
             elif job.alone:
                 self._commit(db, [job])
             else:
                 writes.append(job)
         self._commit(db, writes)
+        if last:
+            self._run_last(db, last)
+
+    def _run_last(self, db: Any, statements: list[Statement]) -> None:
+        """The batch's `last` writes, outside any transaction: in one call where the driver takes one text."""
+        if self._script is not None and len(statements) > 1:
+            if self._attempt(lambda: db.execute(self._script(db, statements)))[1] is None:
+                return
+        for statement in statements:  # one by one (or after the text failed): each its own outcome, ignored
+            self._attempt(lambda: db.execute(*statement))
 
     def _commit(self, db: Any, writes: list[_Job]) -> None:
         """Makes the writes in one transaction; if it fails, each in a transaction of its own."""

@@ -160,15 +160,17 @@ class PostgresStore(SqlStore):
             error = run_taken(run_id, self.location)
         if error is not None:
             if taken:
-                self._db.post((self._sql("SELECT pg_advisory_unlock(?)"), (key,)), alone=True)
+                self._db.post((self._sql("SELECT pg_advisory_unlock(?)"), (key,)), last=True)
             raise error
         self._claims.add(run_id)  # once taken (a connection made again meanwhile takes only those): release_run gives it back
 
     async def release_run(self, run_id: str) -> None:
         if run_id in self._claims:
             self._claims.discard(run_id)
-            # Not waited for: the run's end is committed already, and the store's next claim of it comes after.
-            self._db.post((self._sql("SELECT pg_advisory_unlock(?)"), (await self._lock_key(run_id),)), alone=True)
+            # Not waited for: the run's end is committed already. Made at the end of its batch, with the other
+            # runs' in one call; a claim of the same run by this store queued after it may come first: a session's
+            # locks are counted, so that claim holds the lock once this one is given back.
+            self._db.post((self._sql("SELECT pg_advisory_unlock(?)"), (await self._lock_key(run_id),)), last=True)
 
     async def close(self) -> None:
         self._claims.clear()  # the server ends them with the connection
