@@ -150,6 +150,11 @@ class CheckpointStore(Protocol):
     outcome: the run's first node runs while they are made, and the run awaits it before it writes
     a row or its end (PostgresStore has it: two trips to the server off each run's way). A store
     without it gets `claim_run` and `create_run`, each awaited.
+
+    And `queue_rows(rows) -> Awaitable`, a plain function that queues rows as `add_rows` saves them
+    and returns what to await for their commit: the row of a node that no other node waits for is
+    committed with what the run writes next (its end: one commit, not two in turn). Without it,
+    every row is awaited before the run goes on.
     """
 
     location: str  # what to show a person: its class's `shown(target)`
@@ -330,6 +335,15 @@ class GuardedStore:
         if pending is None:
             return None
         return self._guard("create_run", lambda: pending)()
+
+    def queue_rows(self, rows: Sequence[Row]) -> Awaitable[None] | None:
+        """The store's `queue_rows` (rows queued now, their commit awaited later), guarded as `add_rows`; None
+        where the store has none: save the rows with `add_rows`."""
+        queue = getattr(self.store, "queue_rows", None)
+        if queue is None:
+            return None
+        pending = queue(rows)
+        return self._guard("add_rows", lambda: pending)()
 
     def _guard(self, name: str, method: Any) -> Any:
         writes = name in _RUN_WRITES

@@ -171,7 +171,11 @@ class GroupCommit:
     # ----- inline: on the event loop's thread, one commit per turn of the loop -----
 
     async def _write_inline(self, statements: tuple[Statement, ...], alone: bool) -> None:
-        """Queues the write for this turn of the event loop's commit and awaits it.
+        """Queues the write for this turn of the event loop's commit and awaits it."""
+        await self._queue_inline(statements, alone)
+
+    def _queue_inline(self, statements: tuple[Statement, ...], alone: bool) -> Awaitable[None]:
+        """Queues a write for the commit of this turn of the event loop; returns what its outcome settles.
 
         The first write of a turn schedules the commit for the loop's next turn, so that the other tasks
         of this turn add theirs (one turn, not until a turn adds none: with 50 runs at once some write
@@ -197,8 +201,7 @@ class GroupCommit:
             if not self._flushing:
                 self._flushing = True
                 loop.call_soon(self._flush_inline)
-            await future
-            return
+            return future
         import trio
 
         outcome = _TrioOutcome()
@@ -206,7 +209,7 @@ class GroupCommit:
         if not self._flushing:
             self._flushing = True
             trio.lowlevel.current_trio_token().run_sync_soon(self._flush_inline)
-        await outcome
+        return outcome
 
     def _flush_inline(self) -> None:
         """Commits the writes queued in the last turn of the loop together, then tells each writer."""
@@ -225,10 +228,12 @@ class GroupCommit:
         Work queued after it is made after it, so a caller may go on and wait only where it must (a run's
         record is saved while its first node runs). Await what it returns, on the way out of a failure too:
         its error is raised there. A read queued after a write that is not committed yet may be made before
-        it (a batch's reads go first): a caller reads its own write only once it has awaited it. Not inline:
-        there the first waiter of a turn makes the writes."""
+        it (a batch's reads go first): a caller reads its own write only once it has awaited it. Only
+        a write inline: committed with the writes of this turn of the event loop."""
         if self._inline:
-            raise RuntimeError("GroupCommit.queue needs a connection with a thread of its own")
+            if read:
+                raise RuntimeError("GroupCommit.queue: an inline connection reads at once (read)")
+            return self._queue_inline(statements, False)
         return self._enqueue(statements, read=read, alone=False)
 
     async def _submit(self, statements: tuple[Statement, ...], *, read: bool, alone: bool) -> Any:

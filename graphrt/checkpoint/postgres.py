@@ -99,6 +99,9 @@ class PostgresStore(SqlStore):
     async def _write(self, *statements: Statement, alone: bool = False) -> None:
         await self._db.write(*((self._sql(query), values) for query, values in statements), alone=alone)
 
+    def _queue(self, *statements: Statement) -> Awaitable[None]:
+        return self._db.queue(*((self._sql(query), values) for query, values in statements))
+
     # ----- claims -----
 
     async def _lock_key(self, run_id: str) -> int:

@@ -286,18 +286,17 @@ async def _run_claimed(graph: Graph, store: CheckpointStore, options: RunOptions
             return record.results if isinstance(record.results, dict) else {}
         restore = await _restore_state(store, record, answer)
         await store.update_run(record.run_id, status=RunStatus.RUNNING)
-    writer = CheckpointWriter(store, record.run_id, restore.iteration if restore is not None else None, started)
+    writer = CheckpointWriter(store, record.run_id, restore.iteration if restore is not None else None, started,
+                              waitlists=graph.spec.waitlists)
     status, detail, results = RunStatus.CANCELLED, {}, None
     try:
         with anyio.CancelScope() as scope:
             writer.on_failure = scope.cancel
             results = await graph.start(options, restore=restore, observers=[writer, *observers]).wait()
-            await writer.settled()  # a run that saved no row still has its record
+            await writer.settled(rows=False)  # a run that saved no row still has its record
             status = RunStatus.FINISHED
         if writer.failure is not None:
-            raise CheckpointError(f"could not save run {record.run_id!r} to {store.location}: "
-                                  f"{type(writer.failure).__name__}: {writer.failure}") from writer.failure
-        return results
+            raise _not_saved(writer.failure, record.run_id, store.location)
     except GraphInterrupted as interrupted:
         status, detail = RunStatus.INTERRUPTED, {"node_id": interrupted.node_id, "key": interrupted.key,
                                                  "question": interrupted.question}
@@ -311,12 +310,24 @@ async def _run_claimed(graph: Graph, store: CheckpointStore, options: RunOptions
     finally:
         with anyio.CancelScope(shield=True):  # a cancelled run is saved as cancelled
             await _finish(store, writer, record.run_id, status, detail, results)
+    if writer.failure is not None:  # the row of a node nobody waited for, committed with the run's end, failed
+        raise _not_saved(writer.failure, record.run_id, store.location)
+    return results
+
+
+def _not_saved(failure: BaseException, run_id: str, location: str) -> CheckpointError:
+    error = CheckpointError(f"could not save run {run_id!r} to {location}: {type(failure).__name__}: {failure}")
+    error.__cause__, error.__suppress_context__ = failure, True  # as `raise ... from failure`
+    return error
 
 
 async def _finish(store: CheckpointStore, writer: CheckpointWriter, run_id: str, status: str,
                   detail: dict[str, Any], results: Any) -> None:
-    """Saves how the run ended; never raises over the run's own outcome."""
-    await writer.settled()
+    """Saves how the run ended; never raises over the run's own outcome.
+
+    The rows queued and not awaited (nodes nobody waited for) come before the run's end in the store's
+    queue: the end is queued first and their outcome awaited after, one commit for both where they meet."""
+    await writer.settled(rows=False)
     if writer.failure is not None:
         return
     try:
@@ -334,3 +345,4 @@ async def _finish(store: CheckpointStore, writer: CheckpointWriter, run_id: str,
                 raise
     except Exception:  # noqa: BLE001 - the run's own error (or results) matters more than this write
         pass
+    await writer.settled()

@@ -3,13 +3,17 @@
 Saving is a hook, as in Burr: the run awaits the writer's `node_completed`
 before the node's waiters start, and the writer turns each call into one row
 (that node's result, or an iteration's static values). Store calls are
-coroutines, so saving never blocks the event loop. Only the top graph is saved:
+coroutines, so saving never blocks the event loop. A node that no other node
+waits for starts nothing once saved: where the store can queue rows
+(`queue_rows`), its row is queued and committed with what the run writes next
+(the next iteration's row, or the run's end, which is awaited), one commit
+instead of two in turn; a run returns only once all its rows are committed. Only the top graph is saved:
 a nested graph's nodes run again with their node when a run is resumed.
 """
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable, Mapping
+from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 import anyio
 
@@ -27,9 +31,13 @@ class CheckpointWriter(RunObserver):
     """
 
     def __init__(self, store: CheckpointStore, run_id: str, saved_iteration: int | None = None,
-                 started: Awaitable[None] | None = None) -> None:
+                 started: Awaitable[None] | None = None,
+                 waitlists: Mapping[str, Sequence[str]] | None = None) -> None:
         self.store = store
         self._started = started  # the run's claim and record, queued before it started: awaited before any row
+        # The top graph's waiters of each node: a node without any has its row queued, not awaited (None: all awaited).
+        self._waitlists = waitlists
+        self._unsaved: list[Awaitable[None]] = []  # rows queued and not awaited yet
         self.run_id = run_id
         self.failure: BaseException | None = None
         self.on_failure: Callable[[], None] = lambda: None
@@ -53,9 +61,12 @@ class CheckpointWriter(RunObserver):
                        **future: Any) -> Any:
         if path:
             return None
-        return self._save(iteration, node_id, value)
+        # A node no other node waits for starts nothing once saved: its row is queued, and committed with what
+        # the run writes next (the next row, or the run's end), which is awaited; its outcome is checked then.
+        wait = self._waitlists is None or bool(self._waitlists.get(node_id))
+        return self._save(iteration, node_id, value, wait)
 
-    async def _save(self, iteration: int, node_id: str | None, value: Any) -> None:
+    async def _save(self, iteration: int, node_id: str | None, value: Any, wait: bool = True) -> None:
         if self.failure is not None or iteration == self._unsavable:
             return
         try:  # a node completing alone takes the lock at once, without a turn of the event loop
@@ -64,9 +75,11 @@ class CheckpointWriter(RunObserver):
             await self._lock.acquire()
         try:
             if self._started is not None:
-                await self.settled()
+                await self._record_saved()
             if self.failure is None:
-                await self._write(iteration, node_id, value)
+                await self._write(iteration, node_id, value, wait)
+            if wait and self._unsaved:
+                await self._rows_saved()  # queued before this write: committed by now
         finally:
             self._lock.release()
         if self.failure is not None:
@@ -74,7 +87,7 @@ class CheckpointWriter(RunObserver):
             # await nothing would otherwise run the whole graph before the cancellation is seen.
             await anyio.lowlevel.checkpoint()
 
-    async def _write(self, iteration: int, node_id: str | None, value: Any) -> None:
+    async def _write(self, iteration: int, node_id: str | None, value: Any, wait: bool = True) -> None:
         try:
             rows = []
             started = self._iteration_row() if node_id is None or iteration != self._iteration else None
@@ -85,25 +98,51 @@ class CheckpointWriter(RunObserver):
                     rows.append(Row(self.run_id, iteration, "node", node_id, encode_value(value)))
                 except Unsavable:
                     pass  # not saved: the node runs again on resume
-            await self._add(rows)
+            queued = self._queue(rows) if not wait else None
+            if queued is not None:
+                self._unsaved.append(queued)
+            else:
+                await self._add(rows)
             if started is not None:
                 self._iteration = started.iteration
         except Exception as error:  # noqa: BLE001 - a store failure stops the run, it is reported by the caller
             self.failure = error
             self.on_failure()
 
-    async def settled(self) -> None:
-        """Awaits the run's claim and record if they were queued as it started (the store's `start_new_run`):
-        the record is committed before any row of the run, and a failure stops the run as a row's would."""
+    async def settled(self, rows: bool = True) -> None:
+        """Awaits what was queued and not awaited yet: the run's claim and record (the store's `start_new_run`:
+        committed before any row of the run) and, with `rows`, the rows of nodes nobody waits for. A failure
+        stops the run as a row's would (`failure`, `on_failure`)."""
+        await self._record_saved()
+        if rows:
+            await self._rows_saved()
+
+    async def _record_saved(self) -> None:
         started, self._started = self._started, None
-        if started is None:
-            return
-        with anyio.CancelScope(shield=True):  # awaited once: the outcome must not be lost to a cancellation
-            try:
-                await started
-            except Exception as error:  # noqa: BLE001 - as a row's failure
+        if started is not None:
+            # Awaited once, maybe before it is made (an instant first node): not to be lost to a cancellation.
+            with anyio.CancelScope(shield=True):
+                await self._outcome(started)
+
+    async def _rows_saved(self) -> None:
+        # Not shielded: awaited after a later write of the run (the queue settles in order: done by then) or
+        # in the run's shielded end.
+        unsaved, self._unsaved = self._unsaved, []
+        for queued in unsaved:
+            await self._outcome(queued)
+
+    async def _outcome(self, queued: Awaitable[None]) -> None:
+        try:
+            await queued
+        except Exception as error:  # noqa: BLE001 - as a row's failure
+            if self.failure is None:
                 self.failure = error
                 self.on_failure()
+
+    def _queue(self, rows: list[Row]) -> Awaitable[None] | None:
+        """The rows queued at once where the store can (`queue_rows`); None: save them with `_add`."""
+        queue = getattr(self.store, "queue_rows", None) if rows else None
+        return queue(rows) if queue is not None else None
 
     async def _add(self, rows: list[Row]) -> None:
         """The rows in one write where the store can (an iteration's row with its first node's: one commit)."""

@@ -120,7 +120,7 @@ class _RowByRow:
         await self._store.add_row(row)
 
     def __getattr__(self, name: str) -> Any:
-        if name == "add_rows":
+        if name in ("add_rows", "queue_rows", "start_new_run"):  # only the protocol's methods
             raise AttributeError(name)
         return getattr(self._store, name)
 
@@ -261,3 +261,53 @@ async def test_a_made_up_id_already_saved_fails_the_run_and_writes_nothing_into_
         await other.claim_run("5a3e1d005a3e")  # the failed run gave its claim back
     finally:
         await other.close()
+
+
+async def test_the_row_of_a_node_nobody_waits_for_is_saved_with_the_runs_end(store: CheckpointStore) -> None:
+    """`b` starts nothing, so its row is queued and not awaited before the run goes on: it is committed with the
+    run's end, and both are there for another connection when the run returns."""
+    reader = _other_connection(store)
+
+    async def step(ctx: AgentContext) -> Any:
+        return {"from": ctx.node_id}
+
+    graph = graphrt.Graph(CHAIN, agents=[AgentInfo("stepAgent", step), AgentInfo("checkAgent", step)])
+    try:
+        for n in range(5):
+            assert await arun_checkpointed(graph, store, run_id=f"end{n}", inject={"run": f"end{n}"}) == {
+                "b": {"from": "b"}}
+            saved, rows = await reader.get_run(f"end{n}"), await reader.get_rows(f"end{n}")
+            assert saved is not None and saved.status == "finished" and saved.results == {"b": {"from": "b"}}
+            assert [(row.kind, row.key) for row in rows] == [("iteration", ""), ("node", "a"), ("node", "b")]
+    finally:
+        await reader.close()
+
+
+class _FailingQueuedRows:
+    """A store whose rows queued without waiting (`queue_rows`) fail when their commit is awaited."""
+
+    def __init__(self, store: CheckpointStore) -> None:
+        self._store = store
+
+    def queue_rows(self, rows: Any) -> Any:
+        async def failed() -> None:
+            raise OSError("disk full")
+
+        return failed()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+
+async def test_a_row_not_awaited_that_fails_fails_the_run(tmp_path: Path) -> None:
+    inner = SQLiteStore(tmp_path / "runs.db")
+
+    async def step(ctx: AgentContext) -> Any:
+        return {"from": ctx.node_id}
+
+    graph = graphrt.Graph(CHAIN, agents=[AgentInfo("stepAgent", step), AgentInfo("checkAgent", step)])
+    try:
+        with pytest.raises(CheckpointError, match="could not save run 'queued'.*disk full"):
+            await arun_checkpointed(graph, _FailingQueuedRows(inner), run_id="queued", inject={"run": "x"})
+    finally:
+        await inner.close()
