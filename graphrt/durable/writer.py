@@ -47,6 +47,14 @@ class CheckpointWriter(RunObserver):
         self._unsavable: int | None = None  # an iteration whose static values JSON cannot hold
         self._lock = anyio.Lock()  # nodes completing together are saved one after the other
 
+    def hook(self, name: str) -> Callable[..., Any] | None:
+        """The two hooks it has, without looking up the ten a run asks every observer for (a run makes one writer)."""
+        if name == "node_completed":
+            return self.node_completed
+        if name == "iteration_started":
+            return self.iteration_started
+        return None
+
     def iteration_started(self, *, path: tuple[str | int, ...], iteration: int, statics: Mapping[str, Any],
                           **future: Any) -> Any:
         if path:
