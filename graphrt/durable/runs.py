@@ -328,8 +328,16 @@ async def _finish(store: CheckpointStore, writer: CheckpointWriter, run_id: str,
     The rows queued and not awaited (nodes nobody waited for) come before the run's end in the store's
     queue: the end is queued first and their outcome awaited after, one commit for both where they meet."""
     await writer.settled(rows=False)
-    if writer.failure is not None:
-        return
+    try:
+        if writer.failure is not None:
+            return
+        await _save_end(store, writer, run_id, status, detail, results)
+    finally:
+        await writer.settled()  # every queued row awaited, also when the run's end is not saved
+
+
+async def _save_end(store: CheckpointStore, writer: CheckpointWriter, run_id: str, status: str,
+                    detail: dict[str, Any], results: Any) -> None:
     try:
         if status != RunStatus.FINISHED and writer.started:
             await writer.save_iteration()  # a run stopped before any node completed still has its first iteration
@@ -345,4 +353,3 @@ async def _finish(store: CheckpointStore, writer: CheckpointWriter, run_id: str,
                 raise
     except Exception:  # noqa: BLE001 - the run's own error (or results) matters more than this write
         pass
-    await writer.settled()
