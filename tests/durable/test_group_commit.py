@@ -311,3 +311,27 @@ async def test_a_row_not_awaited_that_fails_fails_the_run(tmp_path: Path) -> Non
             await arun_checkpointed(graph, _FailingQueuedRows(inner), run_id="queued", inject={"run": "x"})
     finally:
         await inner.close()
+
+
+def test_new_runs_at_once_on_trio(store: CheckpointStore) -> None:
+    """The record queued as a run starts and the last node's row queued with its end, on trio's event loop."""
+
+    async def step(ctx: AgentContext) -> Any:
+        return {"from": ctx.node_id}
+
+    graph = graphrt.Graph(CHAIN, agents=[AgentInfo("stepAgent", step), AgentInfo("checkAgent", step)])
+    results: list[Any] = []
+
+    async def many() -> None:
+        await store.get_run("none")  # connected: PostgreSQL's store queues a new run's claim once it knows its schema
+
+        async def one(n: int) -> None:
+            results.append(await arun_checkpointed(graph, store, inject={"run": f"trio{n}"}))
+
+        async with anyio.create_task_group() as tg:
+            for n in range(20):
+                tg.start_soon(one, n)
+        assert {record.status for record in await store.runs()} == {"finished"}
+
+    anyio.run(many, backend="trio")
+    assert results == [{"b": {"from": "b"}}] * 20
