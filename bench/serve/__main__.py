@@ -6,6 +6,11 @@
   Per-run latency (submit to result) and throughput are compared with the same runs through
   `graphrt.arun` (one Graph, built once) in one process under the same concurrency limit, without and
   with the server's checkpoint store (SQLite); then one run at a time, to show the server's own cost.
+  The server's CPU time per run (from /proc, over the load) is set beside arun's with the same store (this
+  process's own CPU time over those runs), with the load average before and after.
+- `--baseline REF` (once or more): the load alone, against the server of git commit REF (its tree from
+  `git archive`, its `graphrt` first on the path) and this tree's, `--rounds` times each in turn (the order
+  reversed every other round), with arun between: the side-by-side view of a change to the server.
 - faults: `--fault-runs` runs (100) of a chain of three 100 ms nodes; the server is killed with
   SIGKILL while they are in flight, then started again on the same checkpoint. Every run must finish
   once, with the results of an undisturbed run, and no node saved before the kill may run again.
@@ -88,12 +93,15 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _start(folder: Path, checkpoint: Path, port: int, *extra: str, env: dict[str, str] | None = None
-           ) -> subprocess.Popen:
+def _start(folder: Path, checkpoint: Path, port: int, *extra: str, env: dict[str, str] | None = None,
+           tree: Path | None = None) -> subprocess.Popen:
+    """graphrt serve on `folder`; that of the source tree `tree` when given (its folder is the server's working
+    folder too: `python -m` puts the working folder first on the path, before PYTHONPATH)."""
     process = subprocess.Popen(
         [sys.executable, "-m", "graphrt.cli.main", "serve", str(folder), "--port", str(port),
          "--checkpoint", str(checkpoint), *extra],
-        env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env={**os.environ, **(env or {}), **({"PYTHONPATH": str(tree)} if tree is not None else {})},
+        cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -104,6 +112,21 @@ def _start(folder: Path, checkpoint: Path, port: int, *extra: str, env: dict[str
             time.sleep(0.1)
     process.kill()
     raise RuntimeError("graphrt serve did not start")
+
+
+def _cpu_seconds(pid: int) -> float:
+    """The CPU time process `pid` has used so far, from /proc (Linux): its threads' run time in nanoseconds
+    (schedstat), or else user + system time in clock ticks (10 ms: 50 µs a run over 200 runs)."""
+    try:
+        return sum(int((task / "schedstat").read_text().split()[0])
+                   for task in Path(f"/proc/{pid}/task").iterdir()) / 1e9
+    except (OSError, ValueError, IndexError):
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _load_average() -> str:
+    return " ".join(f"{value:.1f}" for value in os.getloadavg())
 
 
 def _percentile(values: list[float], share: float) -> float:
@@ -198,13 +221,18 @@ def load(folder: Path, runs: int, max_runs: int, sequential: int) -> tuple[list[
     try:
         anyio.run(_direct, path, 10, max_runs)  # warm both up
         _served(url, 10)
+        load_before = _load_average()
+        cpu_before = _cpu_seconds(server.pid)
         served_latency, served_inside, served_results, refused, served_wall = _served(url, runs)
+        server_cpu = (_cpu_seconds(server.pid) - cpu_before) / runs
         started = time.perf_counter()
         direct_latency, direct_results = anyio.run(_direct, path, runs, max_runs)
         direct_wall = time.perf_counter() - started
-        started = time.perf_counter()
+        started, cpu_before = time.perf_counter(), time.process_time()
         saved_latency, saved_results = anyio.run(_direct, path, runs, max_runs, folder / "direct.db")
         saved_wall = time.perf_counter() - started
+        saved_cpu = (time.process_time() - cpu_before) / runs
+        load_after = _load_average()
         one_served, one_direct = anyio.run(_sequential, url, path, sequential)
         health = httpx.get(f"{url}/health").json()
     finally:
@@ -223,6 +251,8 @@ def load(folder: Path, runs: int, max_runs: int, sequential: int) -> tuple[list[
         (f"- wall time for all {runs}: server {served_wall:.2f} s, graphrt.arun with checkpoint= {saved_wall:.2f} s, "
          f"without {direct_wall:.2f} s; throughput: server {runs / served_wall:.0f} runs/s, arun with checkpoint= "
          f"{runs / saved_wall:.0f} runs/s (server ÷ arun with the same store: {saved_wall / served_wall:.2f}×)"),
+        (f"- CPU time per run: server {server_cpu * 1e6:,.0f} µs, graphrt.arun with checkpoint= {saved_cpu * 1e6:,.0f} µs; "
+         f"load average {load_before} before, {load_after} after"),
         "",
         "| per-run latency, ms | p50 | p99 | max |",
         "| --- | ---: | ---: | ---: |",
@@ -245,6 +275,66 @@ def load(folder: Path, runs: int, max_runs: int, sequential: int) -> tuple[list[
         f"{_ms(statistics.median(s - d for s, d in zip(one_served, one_direct, strict=True)))} | "
         f"{_ms(_percentile([s - d for s, d in zip(one_served, one_direct, strict=True)], .99))} | |"),
     ]
+    return lines, ok
+
+
+# ----- baseline: another commit's server beside this tree's -----
+
+
+def _tree_of(ref: str, folder: Path) -> Path:
+    """The files of git commit `ref` of this repository, in a folder of their own."""
+    tree = folder / f"tree-{ref.replace('/', '-')}"
+    tree.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=False)
+    if archive.returncode != 0:
+        raise RuntimeError(f"git archive {ref} failed: {archive.stderr.decode(errors='replace')[-500:]}")
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+    return tree
+
+
+def baseline(folder: Path, refs: list[str], runs: int, max_runs: int, rounds: int) -> tuple[list[str], bool]:
+    """The load against the servers of commits `refs` and this tree's, in turn, with arun between."""
+    path = folder / "io.yaml"
+    path.write_text(IO_GRAPH, encoding="utf-8")
+    trees = [(ref, _tree_of(ref, folder)) for ref in refs]
+    servers: dict[str, tuple[subprocess.Popen, str]] = {}
+    measured: dict[str, list[tuple[float, float, float, float]]] = {}  # cpu/run, p50, p50 added, ratio
+    expected = [{"io": {"n": n}} for n in range(runs)]
+    ok = True
+    try:
+        for name, tree in (*trees, ("this tree", ROOT)):
+            port = _free_port()
+            servers[name] = (_start(folder, folder / f"{len(servers)}.db", port, "--max-runs", str(max_runs),
+                                    tree=tree), f"http://127.0.0.1:{port}")
+            _served(servers[name][1], 10)
+            measured[name] = []
+        anyio.run(_direct, path, 10, max_runs)
+        load_before = _load_average()
+        for round_ in range(rounds):
+            order = list(servers) if round_ % 2 == 0 else list(reversed(servers))
+            for name in order:
+                server, url = servers[name]
+                cpu_before = _cpu_seconds(server.pid)
+                latency, _, results, _, wall = _served(url, runs)
+                cpu = (_cpu_seconds(server.pid) - cpu_before) / runs
+                started = time.perf_counter()
+                saved_latency, saved_results = anyio.run(_direct, path, runs, max_runs, folder / "direct.db")
+                saved_wall = time.perf_counter() - started
+                ok = ok and results == expected and saved_results == expected
+                measured[name].append((cpu, _percentile(latency, .5),
+                                       _percentile(latency, .5) - _percentile(saved_latency, .5), saved_wall / wall))
+        load_after = _load_average()
+    finally:
+        for server, _ in servers.values():
+            server.send_signal(signal.SIGTERM)
+            server.wait(30)
+    lines = [f"## baseline: {runs} clients at once against each server in turn, {rounds} rounds, --max-runs {max_runs}",
+             "", f"load average {load_before} before, {load_after} after; each figure the median of the rounds "
+             "(each round's p50 added and ratio against an arun with checkpoint= right after it)", "",
+             "| server | CPU per run | p50 | p50 added | server ÷ arun with checkpoint= |", "| --- | ---: | ---: | ---: | ---: |"]
+    for name, rows in measured.items():
+        cpu, p50, added, ratio = (statistics.median(column) for column in zip(*rows, strict=True))
+        lines.append(f"| {name} | {cpu * 1e6:,.0f} µs | {_ms(p50)} ms | {_ms(added)} ms | {ratio:.2f}× |")
     return lines, ok
 
 
@@ -319,7 +409,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sequential", type=int, default=100, help="runs one at a time, each way")
     parser.add_argument("--fault-runs", type=int, default=100)
     parser.add_argument("--kill-at", type=float, default=0.4, help="kill -9 once this share of the nodes has run")
+    parser.add_argument("--baseline", metavar="REF", action="append",
+                        help="only the load, against commit REF's server (more than one: each) and this tree's")
+    parser.add_argument("--rounds", type=int, default=3, help="with --baseline: rounds against each server")
     args = parser.parse_args(argv)
+    if args.baseline:
+        with tempfile.TemporaryDirectory() as temporary:
+            lines, ok = baseline(Path(temporary), args.baseline, args.runs, args.max_runs, args.rounds)
+        print("\n".join(lines))
+        return 0 if ok else 1
     with tempfile.TemporaryDirectory() as temporary:
         load_folder, fault_folder = Path(temporary) / "load", Path(temporary) / "faults"
         load_folder.mkdir()

@@ -51,6 +51,8 @@ SECRET_KEY = re.compile(f"(?:{'|'.join(map(re.escape, _SECRET_NAMES))})$", re.IG
 _SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
 _MIN_ENV_SECRET = 8  # shorter values (`1`, `true`) would blank ordinary text
 _MAX_DEPTH = 64
+_CLEAN_LENGTH = 256  # characters of a text a Redactor remembers as clean
+_CLEAN_COUNT = 4096  # texts (and key names) it remembers; then it starts again
 
 # How credentials are found: each kind by one forward search for its anchor (a literal, or "=" with a
 # look back at the name before it), then from the anchor possessive runs of one character class, which
@@ -206,16 +208,50 @@ class Redactor:
         values = {value for name, value in environ.items()
                   if _SECRET_ENV.search(name) and len(value) >= _MIN_ENV_SECRET}
         self._env_secrets = sorted(values, key=len, reverse=True)
+        # Short texts seen to hold no credential (a run's id, node ids, agent names: each event repeats them),
+        # and whether a key names a secret: a server redacts every event of every run (issue 26). Only clean
+        # texts are kept, so the cache holds no credential.
+        self._clean: set[str] = set()
+        self._secret_keys: dict[str, bool] = {}
 
     def text(self, text: str) -> str:
         """`text` without the environment's secrets and without credentials (see the module's docstring)."""
+        if type(text) is str and text in self._clean:  # a str subclass (an enum) is given back as it came
+            return text
+        shown = text
         for secret in self._env_secrets:
-            if secret in text:
-                text = text.replace(secret, MASK)
-        return hide_credentials(text)
+            if secret in shown:
+                shown = shown.replace(secret, MASK)
+        shown = hide_credentials(shown)
+        if shown is text and len(text) <= _CLEAN_LENGTH and type(text) is str:
+            if len(self._clean) >= _CLEAN_COUNT:
+                self._clean.clear()
+            self._clean.add(text)
+        return shown
+
+    def _secret_key(self, key: str) -> bool:
+        secret = self._secret_keys.get(key)
+        if secret is None:
+            secret = bool(SECRET_KEY.search(key))
+            if len(self._secret_keys) >= _CLEAN_COUNT:
+                self._secret_keys.clear()
+            self._secret_keys[key] = secret
+        return secret
 
     def value(self, value: Any, depth: int = 0) -> Any:
         """`value` as JSON data, credentials hidden: keys that name secrets have their values replaced."""
+        kind = type(value)  # the usual values first, by their exact type; the rest as before
+        if kind is str:
+            return self.text(value)
+        if kind is int or kind is bool or value is None:
+            return value
+        if kind is float:
+            return value if math.isfinite(value) else None
+        if depth < _MAX_DEPTH:
+            if kind is dict:
+                return self._dict(value, depth)
+            if kind is tuple or kind is list:  # an event's path: most often ()
+                return [self.value(item, depth + 1) for item in value] if value else []
         if value is None or isinstance(value, (bool, int)):
             return value
         if isinstance(value, str):
@@ -229,13 +265,16 @@ class Redactor:
         if depth >= _MAX_DEPTH:
             return "[too deep]"
         if isinstance(value, dict):
-            return {
-                str(key): MASK if SECRET_KEY.search(str(key)) else self.value(item, depth + 1)
-                for key, item in value.items()
-                if item is not UNDEFINED
-            }
+            return self._dict(value, depth)
         if isinstance(value, (list, tuple)):
             return [self.value(item, depth + 1) for item in value]
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
             return self.value({f.name: getattr(value, f.name) for f in dataclasses.fields(value)}, depth + 1)
         return self.text(repr(value))
+
+    def _dict(self, value: dict[Any, Any], depth: int) -> dict[str, Any]:
+        return {
+            str(key): MASK if self._secret_key(str(key)) else self.value(item, depth + 1)
+            for key, item in value.items()
+            if item is not UNDEFINED
+        }

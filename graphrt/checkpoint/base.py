@@ -198,7 +198,9 @@ class EventStore(Protocol):
     a run's events after a restart and to keep its store from growing without bound. graphrt's SQL stores are
     both; a store that is only a CheckpointStore still serves (its event logs then live in memory).
 
-    An event is `(id, text)`: ids grow from 1 within a run, the text is the event's JSON.
+    An event is `(id, text)`: ids grow from 1 within a run, the text is the event's JSON. A store may also
+    have `add_event_batches([(run_id, events), ...])`, the events of several runs in one write (the SQL stores
+    do): a server saves the events of all its runs at once with it.
     """
 
     async def add_events(self, run_id: str, events: Sequence[tuple[int, str]]) -> None:
@@ -366,7 +368,7 @@ class GuardedStore:
         return guarded
 
 
-_RUN_WRITES = frozenset({"create_run", "update_run", "add_row", "add_rows", "add_events"})
+_RUN_WRITES = frozenset({"create_run", "update_run", "add_row", "add_rows", "add_events", "add_event_batches"})
 """The writes of runs: one that fails says the store takes no writes (a full disk), until one succeeds again.
 A small write may still succeed then (SQLite's WAL reuses its file's room), so /health remembers a run's failure."""
 

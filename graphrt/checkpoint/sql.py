@@ -265,6 +265,13 @@ class SqlStore:
         insert = "INSERT INTO graphrt_events (run_id, id, record) VALUES (?, ?, ?)"
         await self._write(*((insert, (run_id, event_id, text)) for event_id, text in events))
 
+    async def add_event_batches(self, batches: Sequence[tuple[str, Sequence[tuple[int, str]]]]) -> None:
+        """Appends events to several runs' logs in one write: `[(run_id, events), ...]`, as `add_events` of each."""
+        insert = "INSERT INTO graphrt_events (run_id, id, record) VALUES (?, ?, ?)"
+        statements = [(insert, (run_id, event_id, text)) for run_id, events in batches for event_id, text in events]
+        if statements:
+            await self._write(*statements)
+
     async def get_events(self, run_id: str, after: int = 0, limit: int = 1000) -> list[tuple[int, str]]:
         found = await self._read("SELECT id, record FROM graphrt_events WHERE run_id = ? AND id > ? ORDER BY id "
                                  "LIMIT ?", (run_id, after, limit))

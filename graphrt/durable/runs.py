@@ -176,7 +176,8 @@ def _identical(saved: Any, given: Any) -> bool:
 
 
 async def arun_checkpointed(graph: Graph, checkpoint: CheckpointTarget, *, answer: Any = None, force: bool = False,
-                            observers: Sequence[RunObserver] = (), **options: Any) -> dict[str, Any]:
+                            observers: Sequence[RunObserver] = (), new_record: RunRecord | None = None,
+                            **options: Any) -> dict[str, Any]:
     """Runs `graph`, saving its state to `checkpoint`; continues the run if `run_id` is saved there already.
 
     Args:
@@ -185,6 +186,9 @@ async def arun_checkpointed(graph: Graph, checkpoint: CheckpointTarget, *, answe
         force: continue a saved run although its graph changed since.
         observers: told of the run's transitions after the checkpoint writer (graphrt serve holds a run
             whose events its store has not saved yet: serve/event_backpressure.py).
+        new_record: the record `save_new_run` returned for `run_id`, which nothing has run since (a server's
+            queued run): the run starts from it without reading it and its rows back (it has none) or saving
+            it as running again (it is saved so).
         options: a run's options (graphrt.engine.options.RunOptions: `run_id`, `inject`,
             `all_results`, `timeout`, `subscribe`, `progress`).
 
@@ -194,13 +198,17 @@ async def arun_checkpointed(graph: Graph, checkpoint: CheckpointTarget, *, answe
         GraphError: as `Graph.arun`; the state is saved, so the run can be resumed.
     """
     _, run_options = split_options(options, graph=False, where="arun_checkpointed")
+    if new_record is not None and (new_record.run_id != run_options.run_id or new_record.status != RunStatus.RUNNING
+                                   or answer is not None):
+        raise ValueError("new_record is the record save_new_run returned for run_id, without an answer")
 
     async def run() -> dict[str, Any]:
         opened = open_store(checkpoint)
         store = opened if isinstance(opened, GuardedStore) else GuardedStore(opened)  # graphrt serve's is guarded
         inner = run_options.replace(timeout=None) if run_options.timeout is not None else run_options
         try:
-            return await _run(graph, store, inner, answer=answer, force=force, observers=observers)
+            return await _run(graph, store, inner, answer=answer, force=force, observers=observers,
+                              new_record=new_record)
         finally:
             if opened is not checkpoint:
                 with anyio.CancelScope(shield=True):
@@ -235,7 +243,7 @@ async def _restore_state(store: CheckpointStore, record: RunRecord, answer: Any)
 
 
 async def _run(graph: Graph, store: CheckpointStore, options: RunOptions, *, answer: Any, force: bool,
-               observers: Sequence[RunObserver] = ()) -> dict[str, Any]:
+               observers: Sequence[RunObserver] = (), new_record: RunRecord | None = None) -> dict[str, Any]:
     fresh = not options.run_id  # an id made here names no saved run: no need to look for one
     started = None
     new = None
@@ -251,7 +259,7 @@ async def _run(graph: Graph, store: CheckpointStore, options: RunOptions, *, ans
         await store.claim_run(options.run_id)  # a second run or resume of it, elsewhere, is refused until this one ends
     try:
         return await _run_claimed(graph, store, options, answer=answer, force=force, new=new, started=started,
-                                  observers=observers)
+                                  observers=observers, new_record=new_record)
     finally:
         try:
             with anyio.CancelScope(shield=True):
@@ -262,10 +270,17 @@ async def _run(graph: Graph, store: CheckpointStore, options: RunOptions, *, ans
 
 async def _run_claimed(graph: Graph, store: CheckpointStore, options: RunOptions, *, answer: Any,
                        force: bool, new: RunRecord | None, started: Any = None,
-                       observers: Sequence[RunObserver] = ()) -> dict[str, Any]:
-    """Runs a claimed run (`started`: its claim and record `new`, queued, to await before any row)."""
-    record = new if new is not None else await store.get_run(options.run_id)
-    if new is not None or record is None:
+                       observers: Sequence[RunObserver] = (), new_record: RunRecord | None = None) -> dict[str, Any]:
+    """Runs a claimed run (`started`: its claim and record `new`, queued, to await before any row;
+    `new_record`: a server's queued run, saved as running by save_new_run and never run)."""
+    record = new if new is not None else (new_record or await store.get_run(options.run_id))
+    if new_record is not None:  # nothing to restore
+        if not force:
+            _check_same_graph(graph, new_record, store.location)
+        _check_same_inputs(options.inject, new_record, store.location)
+        options = options.replace(inject={**new_record.injected, **options.inject})
+        restore = None
+    elif new is not None or record is None:
         if answer is not None:
             raise CheckpointError(f"run {options.run_id!r} is not saved in {store.location}, "
                                   "so it has no question to answer")

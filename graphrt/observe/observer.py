@@ -83,9 +83,15 @@ class RunObserver:
 
     def hook(self, name: str) -> Callable[..., Pending] | None:
         """The bound hook `name` if this observer does something on it, else None."""
-        if getattr(type(self), name) is getattr(RunObserver, name):
-            return None
-        return getattr(self, name)
+        kind = type(self)
+        overridden = _OVERRIDDEN.get((kind, name))
+        if overridden is None:  # once per class and hook: each run asks its observers for every hook
+            overridden = _OVERRIDDEN[(kind, name)] = getattr(kind, name) is not getattr(RunObserver, name)
+        return getattr(self, name) if overridden else None
+
+
+_OVERRIDDEN: dict[tuple[type, str], bool] = {}
+"""Whether an observer class does something on a hook (its method is not RunObserver's)."""
 
 
 HOOKS = ("iteration_started", "node_queued", "node_running", "attempt_started", "attempt_failed", "node_completed",

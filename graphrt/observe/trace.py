@@ -25,12 +25,20 @@ from graphrt.observe.events import Event, RunFinished
 __all__ = ["TraceWriter", "event_record"]
 
 
+_FIELDS: dict[type, tuple[str, ...]] = {}  # an event class's field names, looked up once per class
+
+
 def event_record(event: Event, redactor: Redactor | None = None) -> dict[str, Any]:
     """An event as a JSON object: `{"type": "NodeCompleted", "run_id": ..., "node_id": ..., ...}`."""
     redactor = redactor or Redactor()
-    record: dict[str, Any] = {"type": type(event).__name__}
-    for field in dataclasses.fields(event):
-        record[field.name] = redactor.value(getattr(event, field.name))
+    kind = type(event)
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _FIELDS[kind] = tuple(field.name for field in dataclasses.fields(event))
+    record: dict[str, Any] = {"type": kind.__name__}
+    value = redactor.value
+    for name in names:
+        record[name] = value(getattr(event, name))
     return record
 
 

@@ -1,10 +1,11 @@
 """Runs' event logs saved to the store as they grow, so that SSE replay has a run's whole log after a restart.
 
-One task writes for every run: it takes each log's unsaved records and writes them
-in one store call per log, then shows them to the log's readers (events.py: a
-durable log shows only saved records, so ids never change across a restart).
-Under load, records that arrived while a write went on go together in the next,
-so a write per event is the light-load case only.
+One task writes for every run: it takes every log's unsaved records and writes them
+in one store call (`add_event_batches`, where the store has it: the records of
+every run waiting, up to _BATCH; else one call per log), then shows them to the
+logs' readers (events.py: a durable log shows only saved records, so ids never
+change across a restart). Under load, records that arrived while a write went on
+go together in the next, so a write per event is the light-load case only.
 
 A write that fails leaves its records unsaved, so unshown: they are written
 again after a pause that doubles from 0.1 s up to 5 s (the store is asked first
@@ -19,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from typing import Any
 
 import anyio
 
@@ -80,17 +82,19 @@ class EventSaver:
         """Writes every log's unsaved records; False when the store failed (what it did not take stays unsaved,
         for the next flush)."""
         while self._waiting:
-            run_id, event_log = self._waiting.popitem()
+            waiting, self._waiting = self._waiting, {}  # a log appended to meanwhile comes back for the next turn
             try:
-                await self._write(run_id, event_log)
+                await self._write_all(waiting)
             except BaseException as error:  # noqa: BLE001 - a store's failure must not stop the saver
-                self._waiting.setdefault(run_id, event_log)
-                self._retry.add(run_id)  # a write cut off (cancelled, failed) may have landed
+                for run_id, event_log in waiting.items():
+                    if event_log.unsaved_count:
+                        self._waiting.setdefault(run_id, event_log)
+                        self._retry.add(run_id)  # a write cut off (cancelled, failed) may have landed
                 if not isinstance(error, Exception):
                     raise
                 if self.failure is None:
-                    log.warning("could not save the events of run %s (they are kept and written again): %s",
-                                run_id, error)
+                    log.warning("could not save the events of %s (they are kept and written again): %s",
+                                _runs_named(waiting), error)
                 self.failure = f"{type(error).__name__}: {error}"
                 return False
         if self.failure is not None:
@@ -98,12 +102,48 @@ class EventSaver:
             self.failure = None
         return True
 
-    async def _write(self, run_id: str, event_log: EventLog) -> None:
-        if run_id in self._retry:  # the failed write may have landed: what the store has is saved
-            event_log.saved(await self.store.last_event_id(run_id))
+    async def _write_all(self, waiting: dict[str, EventLog]) -> None:
+        """The unsaved records of the logs, in writes of at most _BATCH records each, each of as many runs as
+        it can hold where the store writes several runs' events at once (`add_event_batches`)."""
+        for run_id in [run_id for run_id in waiting if run_id in self._retry]:  # what the store has is saved
+            waiting[run_id].saved(await self.store.last_event_id(run_id))
             self._retry.discard(run_id)
+        add_batches = getattr(self.store, "add_event_batches", None)
+        if add_batches is None:
+            for run_id, event_log in waiting.items():
+                await self._write(run_id, event_log)
+            return
+        batch: list[tuple[str, EventLog, list[Record]]] = []
+        size = 0
+        for run_id, event_log in waiting.items():
+            records = event_log.unsaved()
+            for start in range(0, len(records), _BATCH):
+                part = records[start:start + _BATCH]
+                if size + len(part) > _BATCH and batch:
+                    await self._write_batch(add_batches, batch)
+                    batch, size = [], 0
+                batch.append((run_id, event_log, part))
+                size += len(part)
+        if batch:
+            await self._write_batch(add_batches, batch)
+
+    @staticmethod
+    async def _write_batch(add_batches: Any, batch: list[tuple[str, EventLog, list[Record]]]) -> None:
+        await add_batches([(run_id, [(event_id, json.dumps(record)) for event_id, record in records])
+                           for run_id, _, records in batch])
+        for _, event_log, records in batch:
+            event_log.saved(records[-1][0])
+
+    async def _write(self, run_id: str, event_log: EventLog) -> None:
         records = event_log.unsaved()
         for start in range(0, len(records), _BATCH):
             batch = records[start:start + _BATCH]
             await self.store.add_events(run_id, [(event_id, json.dumps(record)) for event_id, record in batch])
             event_log.saved(batch[-1][0])
+
+
+def _runs_named(waiting: dict[str, EventLog]) -> str:
+    names = list(waiting)
+    if len(names) == 1:
+        return f"run {names[0]}"
+    return f"{len(names)} runs ({', '.join(names[:3])}{', ...' if len(names) > 3 else ''})"

@@ -50,7 +50,7 @@ class EventLog:
         self._on_append = on_append
         self._history = history
         self._lock = threading.Lock()
-        self._changed = anyio.Event()
+        self._changed: anyio.Event | None = None  # made when someone waits: most changes have no one waiting
         self._closed = False
         self.max_unsaved = max_unsaved
         self.on_overflow: Callable[[int], None] | None = None  # called once with the count, at 2 * max_unsaved
@@ -104,15 +104,22 @@ class EventLog:
     async def room(self) -> None:
         """Returns once fewer than `max_unsaved` records wait for the store."""
         while self._full:
-            await self._changed.wait()  # saved() wakes it
+            await self._waiter().wait()  # saved() wakes it
 
     def close(self) -> None:
         self._closed = True
         self._wake()
 
     def _wake(self) -> None:
-        changed, self._changed = self._changed, anyio.Event()
-        changed.set()
+        changed, self._changed = self._changed, None
+        if changed is not None:
+            changed.set()
+
+    def _waiter(self) -> anyio.Event:
+        """The event the next change sets (on the event loop)."""
+        if self._changed is None:
+            self._changed = anyio.Event()
+        return self._changed
 
     # ----- saving (event_saver.py) -----
 
@@ -157,6 +164,6 @@ class EventLog:
         """Returns when records after `last_id` exist, the log closes, or `timeout` seconds pass."""
         if self.last_id > last_id or self.closed:
             return
-        changed = self._changed
+        changed = self._waiter()
         with anyio.move_on_after(timeout):
             await changed.wait()

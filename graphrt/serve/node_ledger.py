@@ -94,6 +94,11 @@ class NodeLedger:
             }
         return entry
 
+    def _loop_position(self, path: tuple[str | int, ...]) -> tuple[int, ...]:
+        """The iteration of every loop the node is in, outermost first: a nested graph run again in a later
+        iteration of an outer loop is a later run of its nodes, even where its own loop index starts at 0 again."""
+        return tuple(self._iterations.get(path[:depth], 0) for depth in range(len(path) + 1))
+
     def record(self, event: Event, record: Mapping[str, Any]) -> None:
         """Takes in one event of the run and its redacted record."""
         if isinstance(event, LoopIteration):
@@ -159,13 +164,14 @@ class NodeLedger:
     def _next_iteration(self, entry: dict[str, Any], path: tuple[str | int, ...]) -> dict[str, Any]:
         """A node queued again in a later iteration of a loop: its earlier run goes to its history."""
         iteration = self._iterations.get(path, 0)
-        if entry["state"] == NodeState.WAITING or entry["iteration"] == iteration:
-            entry["iteration"] = iteration
+        position = self._loop_position(path)
+        if entry["state"] == NodeState.WAITING or entry.get("position", position) == position:
+            entry.update(iteration=iteration, position=position)
             return entry
         earlier = {name: value for name, value in entry.items() if name != "history"}
         history = [*entry.get("history", [])[-(_MAX_ITERATIONS - 1):], earlier]
         fresh = {"key": entry["key"], "node_id": entry["node_id"], "path": entry["path"], "state": NodeState.WAITING,
-                 "iteration": iteration, "attempts": [], "history": history}
+                 "iteration": iteration, "position": position, "attempts": [], "history": history}
         self._nodes[entry["key"]] = fresh
         return fresh
 

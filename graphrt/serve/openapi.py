@@ -101,6 +101,8 @@ _SCHEMAS: dict[str, Any] = {
             "node_id": {"type": "string"}, "path": {"type": "array"},
             "state": {"type": "string", "enum": _NODE_STATE}, "agent": {"type": "string"},
             "iteration": {"type": "integer"}, "iterations": {"type": "integer"}, "attempts": {},
+            "position": {"type": "array", "items": {"type": "integer"},
+                         "description": "the iteration of each loop it is in, outermost first"},
             "queued_at": {"type": "number"}, "started_at": {"type": "number"}, "ended_at": {"type": "number"},
             "asked_at": {"type": "number"}, "answered_at": {"type": "number"},
             "duration": {"type": "number", "description": "seconds its agent ran"},

@@ -209,6 +209,7 @@ class _Job:
     run: ServedRun
     graph: Graph | None  # None: rebuilt from the checkpoint (a resumed or recovered run)
     answer: Any = None
+    record: RunRecord | None = None  # a new run's record as submit saved it: the run starts from it, unread
 
 
 _WRITE_FAILURE_SHOWN = 60.0
@@ -492,7 +493,7 @@ class RunService:
             webhook = await self._webhooks.check(webhook)
         graph = served.build(self.catalog.registry, self.catalog.executor, self.catalog.services)
         run_id = uuid.uuid4().hex[:16]
-        await save_new_run(graph, self.store, run_id, inject=dict(inputs or {}), all_results=all_results)
+        record = await save_new_run(graph, self.store, run_id, inject=dict(inputs or {}), all_results=all_results)
         if webhook is not None:
             await self._webhooks.subscribe(run_id, webhook)  # type: ignore[union-attr] - checked above
         try:
@@ -506,7 +507,7 @@ class RunService:
         run.inputs = self.redactor.value(dict(inputs or {}))
         run.set_status(RunStatus.QUEUED)
         self._remember(run)
-        self._send.send_nowait(_Job(run, graph))  # type: ignore[union-attr] - room was checked above
+        self._send.send_nowait(_Job(run, graph, record=record))  # type: ignore[union-attr] - room was checked above
         return run
 
     async def get(self, run_id: str) -> ServedRun:
@@ -705,7 +706,8 @@ class RunService:
                 run.scope = scope
                 try:
                     results = await arun_checkpointed(graph, self.store, all_results=run.all_results, run_id=run.id,
-                                                     answer=job.answer, subscribe=(run.on_event,), observers=[held])
+                                                     answer=job.answer, subscribe=(run.on_event,), observers=[held],
+                                                     new_record=job.record)
                 except GraphInterrupted as asked:
                     run.set_status(RunStatus.INTERRUPTED, question=asked.question)
                 except GraphError as error:

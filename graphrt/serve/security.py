@@ -14,6 +14,7 @@ their content nor their length shows in the time a refusal takes.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -79,23 +80,37 @@ class Guard:
         self.body_seconds = body_seconds
 
     async def _read_body(self, receive: Receive) -> tuple[list[dict[str, Any]], int | None]:
-        """The request's body messages, read whole; (messages, None), or ([], the status that refuses it)."""
-        import anyio
+        """The request's body messages, read whole; (messages, None), or ([], the status that refuses it).
 
+        On asyncio (uvicorn's) the time limit is asyncio's own timeout, on another loop anyio's: every POST
+        pays for it, and anyio's scope asks sniffio twice which library runs (issue 26)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            import anyio
+
+            with anyio.move_on_after(self.body_seconds):
+                return await self._read_all(receive)
+            return [], 408
+        try:
+            async with asyncio.timeout(self.body_seconds):
+                return await self._read_all(receive)
+        except TimeoutError:
+            return [], 408
+
+    async def _read_all(self, receive: Receive) -> tuple[list[dict[str, Any]], int | None]:
         messages: list[dict[str, Any]] = []
         received = 0
-        with anyio.move_on_after(self.body_seconds):
-            while True:
-                message = await receive()
-                messages.append(message)
-                if message["type"] != "http.request":
-                    return messages, None  # the client went away: the app hears it
-                received += len(message.get("body", b""))
-                if received > self.max_body:
-                    return [], 413
-                if not message.get("more_body", False):
-                    return messages, None
-        return [], 408
+        while True:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request":
+                return messages, None  # the client went away: the app hears it
+            received += len(message.get("body", b""))
+            if received > self.max_body:
+                return [], 413
+            if not message.get("more_body", False):
+                return messages, None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

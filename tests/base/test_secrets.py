@@ -61,6 +61,27 @@ def test_the_redactor_hides_the_environments_secrets_and_secret_keys() -> None:
                                      "url": "https://me:REDACTED@h", "n": [1, None]}
 
 
+def test_a_redactor_gives_the_same_answer_for_a_text_it_has_seen_and_keeps_no_credential() -> None:
+    """It remembers short clean texts (a server redacts the same ids in every event): a text redacted again,
+    after thousands of others, reads as the first time; one that held a credential is never remembered."""
+    import enum
+
+    class Kind(str, enum.Enum):
+        DONE = "done"
+
+    redactor = Redactor(environ={"MY_SERVICE_TOKEN": "tok-3f9a8b7c6d"})
+    texts = ["run-1", "https://me:pw@h", "used tok-3f9a8b7c6d", "Bearer abcdefgh12345", "x" * 300]
+    first = [redactor.text(text) for text in texts]
+    for number in range(secrets._CLEAN_COUNT * 2):  # past the bound: it starts again
+        redactor.text(f"node-{number}")
+    assert [redactor.text(text) for text in texts] == first == [
+        "run-1", "https://me:REDACTED@h", "used REDACTED", "Bearer REDACTED", "x" * 300]
+    assert all(MASK not in text and "tok-" not in text and "pw@" not in text for text in redactor._clean)
+    assert redactor.value(Kind.DONE) is Kind.DONE and redactor.value(Kind.DONE) is Kind.DONE  # not a plain str
+    assert redactor.value({"token": "a", "token2": "b", 1: "c"}) == {"token": MASK, "token2": "b", "1": "c"}
+    assert redactor.value({"token": "a", "token2": "b"}) == {"token": MASK, "token2": "b"}  # the keys, remembered
+
+
 # ----- linear work -----
 
 

@@ -306,3 +306,36 @@ def test_checkpointed_runs_work_on_trio(recorder, tmp_path: Path) -> None:
 
     assert results == {"third": {"node": "third", "before": "second"}}
     assert recorder.calls == ["first", "second", "third", "third"]
+
+
+async def test_a_run_saved_by_save_new_run_starts_from_its_record_unread_and_resumes_as_any(
+        recorder, tmp_path: Path) -> None:
+    """A server's queued run (save_new_run, then arun_checkpointed with new_record=) is not read back at its
+    start; it is saved as any run is: a failed one resumes without running its completed nodes again."""
+    from graphrt.durable import save_new_run
+
+    class Reads(SQLiteStore):
+        reads = 0
+
+        async def get_run(self, run_id: str):  # noqa: ANN201
+            Reads.reads += 1
+            return await super().get_run(run_id)
+
+    store = Reads(tmp_path / "runs.db")
+    try:
+        graph = recorder.graph(CHAIN)
+        record = await save_new_run(graph, store, "r1", inject={"who": "Grace"})
+        recorder.failing.add("second")
+        with pytest.raises(graphrt.AgentError, match="second is broken"):
+            await arun_checkpointed(graph, store, run_id="r1", new_record=record)
+        assert Reads.reads == 0 and (await store.get_run("r1")).status == RunStatus.FAILED
+        with pytest.raises(ValueError, match="new_record"):  # another run's record
+            await arun_checkpointed(graph, store, run_id="r2", new_record=record)
+        recorder.failing.clear()
+
+        assert await graphrt.aresume(store, "r1", agents=recorder.agents) == {
+            "third": {"node": "third", "before": "second"}}
+        assert recorder.calls == ["first", "second", "second", "third"]
+        assert (await store.get_run("r1")).injected == {"who": "Grace"}
+    finally:
+        await store.close()

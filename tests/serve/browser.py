@@ -67,3 +67,21 @@ def browser():
             yield launched
         finally:
             launched.close()
+
+
+def open_page(browser, url: str, *, width: int = 1400, height: int = 1000):
+    """A new page at `url`, and the list its script errors go to (a test ends asserting it is empty)."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(url)
+    return page, errors
+
+
+def open_finished_run(browser, served, run_id: str):
+    """The viewer at a run that has finished, once the page says so."""
+    from playwright.sync_api import expect
+
+    page, errors = open_page(browser, f"{served.url}/#run={run_id}")
+    expect(page.locator("#run-status")).to_have_text("finished", timeout=10_000)
+    return page, errors

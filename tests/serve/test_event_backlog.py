@@ -34,6 +34,12 @@ class GatedStore(SQLiteStore):
         self.land_then_fail = False  # a failing write lands first (the connection broke after the commit)
 
     async def add_events(self, run_id: str, events: Any) -> None:
+        await self._gated(lambda: super(GatedStore, self).add_events(run_id, events))
+
+    async def add_event_batches(self, batches: Any) -> None:  # what the saver uses: several runs' events at once
+        await self._gated(lambda: super(GatedStore, self).add_event_batches(batches))
+
+    async def _gated(self, write: Any) -> None:
         self.writes_waiting += 1
         try:
             await self.gate.wait()
@@ -42,9 +48,9 @@ class GatedStore(SQLiteStore):
         if self.failing:
             self.failing -= 1
             if self.land_then_fail:
-                await super().add_events(run_id, events)
+                await write()
             raise OSError("disk I/O error")
-        await super().add_events(run_id, events)
+        await write()
 
 
 def chain(length: int) -> str:
@@ -158,5 +164,64 @@ async def test_a_store_that_cannot_keep_up_fails_the_run_saying_so(tmp_path: Pat
             assert run.events.last_id == 0 and await store.last_event_id(run.id) == 0  # nothing shown unsaved
 
         await serving(service, body)
+    finally:
+        await store.close()
+
+
+class CountingStore(SQLiteStore):
+    """A SQLite store that notes each event write: which runs' events it held."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.writes: list[list[str]] = []
+
+    async def add_events(self, run_id: str, events: Any) -> None:
+        self.writes.append([run_id])
+        await super().add_events(run_id, events)
+
+    async def add_event_batches(self, batches: Any) -> None:
+        self.writes.append([run_id for run_id, _ in batches])
+        await super().add_event_batches(batches)
+
+
+async def test_the_events_of_every_waiting_run_go_in_one_write(tmp_path: Path) -> None:
+    store = CountingStore(tmp_path / "runs.db")
+    try:
+        saver = EventSaver(store)
+        logs = [saver.log_for(f"r{number}", limit=100, first_id=1) for number in range(3)]
+        for event_log in logs:
+            for number in range(1, 4):
+                event_log.append({"type": "Tick", "n": number})
+        assert await saver.flush()
+
+        assert store.writes == [["r0", "r1", "r2"]]  # one write, not one a run
+        assert [event_log.last_id for event_log in logs] == [3, 3, 3]
+        for number in range(3):
+            assert [json.loads(text)["n"] for _, text in await store.get_events(f"r{number}")] == [1, 2, 3]
+    finally:
+        await store.close()
+
+
+async def test_a_write_holds_at_most_a_batch_of_records_and_a_store_without_batches_gets_one_write_a_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphrt.serve import event_saver
+
+    monkeypatch.setattr(event_saver, "_BATCH", 4)
+    store = CountingStore(tmp_path / "runs.db")
+    try:
+        saver = EventSaver(store)
+        logs = [saver.log_for(f"r{number}", limit=100, first_id=1) for number in range(3)]
+        for event_log in logs:
+            for number in range(1, 4):
+                event_log.append({"type": "Tick", "n": number})
+        assert await saver.flush()
+        assert store.writes == [["r0"], ["r1"], ["r2"]]  # 3 records each: a second run's would pass 4
+
+        monkeypatch.setattr(CountingStore, "add_event_batches", property(lambda self: None))  # a store without
+        store.writes.clear()
+        for event_log in logs:
+            event_log.append({"type": "Tick", "n": 4})
+        assert await saver.flush()
+        assert store.writes == [["r0"], ["r1"], ["r2"]] and [event_log.last_id for event_log in logs] == [4, 4, 4]
     finally:
         await store.close()

@@ -15,7 +15,7 @@ import anyio
 from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.durable import aresume, fork
 
-from .browser import browser  # noqa: F401 - fixture
+from .browser import browser, open_finished_run  # noqa: F401 - fixture
 from .conftest import wait_for_status
 
 NESTED = """\
@@ -168,11 +168,7 @@ def test_the_viewer_forks_from_a_node_inside_a_nested_graph(serve, browser):
     with served.client() as client:
         parent = client.post("/graphs/nested/runs?wait=true", json={}).json()
     calls.clear()
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(f"{served.url}/#run={parent['id']}")
-    expect(page.locator("#run-status")).to_have_text("finished", timeout=10_000)
+    page, errors = open_finished_run(browser, served, parent['id'])
 
     detail = page.locator("#node-detail")
     page.locator('#drawing [data-node="outer"]').click()

@@ -78,6 +78,21 @@ def test_a_looping_node_keeps_its_earlier_iterations() -> None:
                                                 {"iteration": 1, "state": "completed"}]
 
 
+def test_a_nested_graph_run_again_by_an_outer_loop_keeps_its_earlier_runs() -> None:
+    """The inner graph does not loop (its own index stays 0), the outer one does: each outer iteration's run
+    of the inner node is kept, not written over."""
+    ledger = NodeLedger(["outer"])
+    for index in range(3):
+        _feed(ledger, LoopIteration(run_id="r", index=index), NodeQueued(run_id="r", node_id="outer"),
+              NodeQueued(run_id="r", path=("outer",), node_id="step"),
+              _started("step", path=("outer",), i=index),
+              NodeCompleted(run_id="r", path=("outer",), node_id="step", result={"i": index}, duration=0.1))
+
+    node = ledger.node("outer/step")
+    assert node["result"] == {"i": 2}
+    assert [past["result"] for past in node["history"]] == [{"i": 0}, {"i": 1}]
+    assert ledger.summary()["outer/step"]["iterations"] == 3
+
 def test_nested_nodes_are_kept_by_path_up_to_a_bound(monkeypatch) -> None:
     monkeypatch.setattr(node_ledger, "_MAX_NODES", 3)
     ledger = NodeLedger(["each"])

@@ -15,7 +15,7 @@ import httpx
 from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.observe.events import ToolCalled, ToolReturned
 
-from .browser import browser, gate  # noqa: F401 - fixtures
+from .browser import browser, gate, open_page  # noqa: F401 - fixtures
 
 HELD = """\
 version: 0.5
@@ -89,11 +89,7 @@ nodes:
 
 
 def _page(browser, served, path: str = "/"):
-    page = browser.new_page(viewport={"width": 1280, "height": 820})
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(served.url + path)
-    return page, errors
+    return open_page(browser, served.url + path, width=1280, height=820)
 
 
 def test_a_cancelled_run_shows_its_running_node_aborted(serve, browser, gate):

@@ -15,7 +15,7 @@ from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.base.secrets import MASK, Redactor
 from graphrt.observe.events import ToolCalled, ToolReturned
 
-from .browser import browser  # noqa: F401 - fixture
+from .browser import browser, open_page  # noqa: F401 - fixture
 
 DEBUGGED = """\
 version: 0.5
@@ -73,10 +73,7 @@ def test_a_clicked_node_shows_its_inputs_result_error_attempts_and_timings(serve
     from playwright.sync_api import expect
 
     served = serve({"debugged.yaml": DEBUGGED}, agents=_agents())
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(served.url + "/#graph=debugged")
+    page, errors = open_page(browser, served.url + "/#graph=debugged")
     page.locator("#input-topic").fill("trees")
     page.get_by_role("button", name="Start run").click()
     expect(page.locator("#question")).to_have_text("What is your name?", timeout=10_000)

@@ -11,7 +11,7 @@ from typing import Any
 
 from graphrt.authoring.agent_info import AgentContext, AgentInfo
 
-from .browser import browser  # noqa: F401 - fixture
+from .browser import browser, open_finished_run  # noqa: F401 - fixture
 from .conftest import wait_for_status
 
 DIAMOND = """\
@@ -90,11 +90,7 @@ def test_the_viewer_forks_from_a_clicked_node_and_shows_the_lineage(serve, brows
     with served.client() as client:
         parent = client.post("/graphs/diamond/runs?wait=true", json={}).json()
     calls.clear()
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(f"{served.url}/#run={parent['id']}")
-    expect(page.locator("#run-status")).to_have_text("finished", timeout=10_000)
+    page, errors = open_finished_run(browser, served, parent['id'])
 
     page.locator('[data-node="draft"]').click()
     page.locator("#fork-value").fill('{"facts": "new facts"}')

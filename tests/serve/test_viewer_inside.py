@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from .browser import browser  # noqa: F401 - fixture
+from .browser import browser, open_finished_run  # noqa: F401 - fixture
 
 MAPPED = """\
 version: 0.5
@@ -76,17 +76,6 @@ nodes:
 """
 
 
-def _open(browser, served, run_id: str):
-    from playwright.sync_api import expect
-
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(f"{served.url}/#run={run_id}")
-    expect(page.locator("#run-status")).to_have_text("finished", timeout=10_000)
-    return page, errors
-
-
 def _run(served, graph: str) -> str:
     with served.client() as client:
         run = client.post(f"/graphs/{graph}/runs?wait=true", json={}).json()
@@ -98,7 +87,7 @@ def test_a_map_node_opens_into_its_rows_and_an_inner_node_shows_its_detail(serve
     from playwright.sync_api import expect
 
     served = serve({"mapped.yaml": MAPPED})
-    page, errors = _open(browser, served, _run(served, "mapped"))
+    page, errors = open_finished_run(browser, served, _run(served, "mapped"))
     detail = page.locator("#node-detail")
 
     page.locator('#drawing [data-node="each"]').click()
@@ -124,7 +113,7 @@ def test_a_nested_graph_s_loop_is_stepped_through_in_place(serve, browser):
     from playwright.sync_api import expect
 
     served = serve({"nested_loop.yaml": NESTED_LOOP})
-    page, errors = _open(browser, served, _run(served, "nested_loop"))
+    page, errors = open_finished_run(browser, served, _run(served, "nested_loop"))
     detail = page.locator("#node-detail")
 
     page.locator('#drawing [data-node="inner"]').click()
@@ -149,7 +138,7 @@ def test_a_looping_graph_steps_through_its_iterations(serve, browser):
     from playwright.sync_api import expect
 
     served = serve({"looping.yaml": LOOPING})
-    page, errors = _open(browser, served, _run(served, "looping"))
+    page, errors = open_finished_run(browser, served, _run(served, "looping"))
 
     bar = page.locator("#iteration-bar")
     expect(bar.locator(".step-label")).to_have_text("now (iteration 4 of 4)")
@@ -201,7 +190,7 @@ def test_a_nested_graph_and_a_map_open_in_the_main_picture_with_their_states_and
     from playwright.sync_api import expect
 
     served = serve({"chain.yaml": NESTED_CHAIN, "mapped.yaml": MAPPED})
-    page, errors = _open(browser, served, _run(served, "chain"))
+    page, errors = open_finished_run(browser, served, _run(served, "chain"))
     detail = page.locator("#node-detail")
     drawing = page.locator("#drawing")
 
@@ -249,7 +238,7 @@ def test_a_node_clicked_while_another_node_loads_shows_its_own_detail(serve, bro
     from playwright.sync_api import expect
 
     served = serve({"chain.yaml": NESTED_CHAIN})
-    page, errors = _open(browser, served, _run(served, "chain"))
+    page, errors = open_finished_run(browser, served, _run(served, "chain"))
     held = []
 
     def hold_first(route):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 
-from .browser import browser  # noqa: F401 - fixture
+from .browser import browser, open_page  # noqa: F401 - fixture
 
 
 def layered_graph(layers: int, width: int) -> str:
@@ -32,10 +32,7 @@ def test_a_500_node_graph_is_legible_zooms_pans_fits_and_finds_a_node(serve, bro
     from playwright.sync_api import expect
 
     served = serve({"large.yaml": layered_graph(10, 50)})
-    page = browser.new_page(viewport={"width": 1400, "height": 900})
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(served.url + "/#graph=large")
+    page, errors = open_page(browser, served.url + "/#graph=large", height=900)
     svg = page.locator("#drawing svg")
     expect(svg).to_have_attribute("data-nodes", "501", timeout=15_000)
     frame = svg.bounding_box()
@@ -89,10 +86,7 @@ def test_at_5000_nodes_only_what_is_in_view_is_drawn_with_text_only_where_legibl
     from playwright.sync_api import expect
 
     served = serve({"huge.yaml": layered_graph(100, 50)})
-    page = browser.new_page(viewport={"width": 1400, "height": 900})
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(served.url + "/#graph=huge")
+    page, errors = open_page(browser, served.url + "/#graph=huge", height=900)
     svg = page.locator("#drawing svg")
     expect(svg).to_have_attribute("data-nodes", "5001", timeout=30_000)
 
