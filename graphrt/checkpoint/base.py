@@ -152,9 +152,11 @@ class CheckpointStore(Protocol):
     without it gets `claim_run` and `create_run`, each awaited.
 
     And `queue_rows(rows) -> Awaitable`, a plain function that queues rows as `add_rows` saves them
-    and returns what to await for their commit: the row of a node that no other node waits for is
-    committed with what the run writes next (its end: one commit, not two in turn). Without it,
-    every row is awaited before the run goes on.
+    and returns what to await for their commit, with `finish_run(run_id, rows, *, status, detail,
+    results)`, `update_run` made only if those rows are saved: the row of a node that no other node
+    waits for is committed with what the run writes next (its end: one commit, not two in turn), and
+    the store never says a run ended whose rows it did not take. Without them, every row is awaited
+    before the run goes on.
     """
 
     location: str  # what to show a person: its class's `shown(target)`
@@ -368,7 +370,8 @@ class GuardedStore:
         return guarded
 
 
-_RUN_WRITES = frozenset({"create_run", "update_run", "add_row", "add_rows", "add_events", "add_event_batches"})
+_RUN_WRITES = frozenset({"create_run", "update_run", "finish_run", "add_row", "add_rows", "add_events",
+                         "add_event_batches"})
 """The writes of runs: one that fails says the store takes no writes (a full disk), until one succeeds again.
 A small write may still succeed then (SQLite's WAL reuses its file's room), so /health remembers a run's failure."""
 

@@ -159,6 +159,12 @@ def _record_values(record: RunRecord) -> tuple[Any, ...]:
 _INSERT_RUN = f"INSERT INTO graphrt_runs ({_RUN_COLUMNS}) VALUES ({', '.join('?' * 13)})"
 
 
+def _update_run(run_id: str, status: str, detail: dict[str, Any] | None, results: Any) -> Statement:
+    return ("UPDATE graphrt_runs SET status = ?, detail = ?, results = ?, updated_at = ? WHERE run_id = ?",
+            (status, json.dumps(detail or {}), encode_value(results) if results is not None else None, time.time(),
+             run_id))
+
+
 def _insert_run(record: RunRecord) -> Statement:
     return _INSERT_RUN, _record_values(record)
 
@@ -205,11 +211,20 @@ class SqlStore:
 
     async def update_run(self, run_id: str, *, status: str, detail: dict[str, Any] | None = None,
                          results: Any = None) -> None:
-        await self._write((
-            "UPDATE graphrt_runs SET status = ?, detail = ?, results = ?, updated_at = ? WHERE run_id = ?",
-            (status, json.dumps(detail or {}), encode_value(results) if results is not None else None, time.time(),
-             run_id),
-        ))
+        await self._write(_update_run(run_id, status, detail, results))
+
+    async def finish_run(self, run_id: str, rows: Sequence[Row], *, status: str, detail: dict[str, Any] | None = None,
+                         results: Any = None) -> None:
+        """`update_run`, made only if `rows` (queued before it, committed with it or before it) are saved: when
+        their write failed, the run stays as it was instead of ending without them (a full disk fails the larger
+        write, and the end after it may still fit). Their failure is their own caller's to report."""
+        query, values = _update_run(run_id, status, detail, results)
+        iteration = rows[0].iteration
+        keys = sorted({f"{row.kind}:{row.key}" for row in rows})
+        marks = ", ".join("?" for _ in keys)
+        query += (f" AND (SELECT COUNT(DISTINCT kind || ':' || key) FROM graphrt_rows WHERE run_id = ? AND iteration"
+                  f" = ? AND (kind || ':' || key) IN ({marks})) = ?")
+        await self._write((query, (*values, run_id, iteration, *keys, len(keys))))
 
     async def add_row(self, row: Row) -> None:
         """Saves a row; an iteration row also drops the earlier iterations' rows, in one transaction."""

@@ -356,15 +356,25 @@ async def _save_end(store: CheckpointStore, writer: CheckpointWriter, run_id: st
     try:
         if status != RunStatus.FINISHED and writer.started:
             await writer.save_iteration()  # a run stopped before any node completed still has its first iteration
+        rows = writer.rows_in_doubt()
         try:
-            await store.update_run(run_id, status=status, detail=detail, results=results)
+            await _end(store, run_id, rows, status=status, detail=detail, results=results)
         except CheckpointError:  # the results, encoded by the store (not twice), may be what JSON cannot hold
             try:
                 encode_value(results)
             except Unsavable as error:
-                await store.update_run(run_id, status=status, results=None,
-                                       detail={"results": f"not saved: JSON cannot hold them ({error})"})
+                await _end(store, run_id, rows, status=status, results=None,
+                           detail={"results": f"not saved: JSON cannot hold them ({error})"})
             else:
                 raise
     except Exception:  # noqa: BLE001 - the run's own error (or results) matters more than this write
         pass
+
+
+async def _end(store: CheckpointStore, run_id: str, rows: list[Row], **end: Any) -> None:
+    """The run's end; with `rows` (queued before it, not awaited: the writer queues rows only for a store that
+    has `finish_run`), saved only if they are: a row that failed leaves the run as it was, not ended without it."""
+    if rows:
+        await store.finish_run(run_id, rows, **end)  # type: ignore[attr-defined] - checked by the writer
+    else:
+        await store.update_run(run_id, **end)

@@ -37,7 +37,7 @@ class CheckpointWriter(RunObserver):
         self._started = started  # the run's claim and record, queued before it started: awaited before any row
         # The top graph's waiters of each node: a node without any has its row queued, not awaited (None: all awaited).
         self._waitlists = waitlists
-        self._unsaved: list[Awaitable[None]] = []  # rows queued and not awaited yet
+        self._unsaved: list[tuple[Awaitable[None], list[Row]]] = []  # rows queued and not awaited yet
         self.run_id = run_id
         self.failure: BaseException | None = None
         self.on_failure: Callable[[], None] = lambda: None
@@ -108,7 +108,7 @@ class CheckpointWriter(RunObserver):
                     pass  # not saved: the node runs again on resume
             queued = self._queue(rows) if not wait else None
             if queued is not None:
-                self._unsaved.append(queued)
+                self._unsaved.append((queued, rows))
             else:
                 await self._add(rows)
             if started is not None:
@@ -136,8 +136,16 @@ class CheckpointWriter(RunObserver):
         # Not shielded: awaited after a later write of the run (the queue settles in order: done by then) or
         # in the run's shielded end.
         unsaved, self._unsaved = self._unsaved, []
-        for queued in unsaved:
+        for queued, _ in unsaved:
             await self._outcome(queued)
+
+    def rows_in_doubt(self) -> list[Row]:
+        """The rows queued and not awaited yet that the run's end depends on: those of the latest iteration
+        among them (a later iteration's row drops the earlier ones' rows). The store saves the end only if
+        they are saved (`finish_run`): it never says a run ended whose rows it did not take."""
+        rows = [row for _, queued in self._unsaved for row in queued]
+        latest = max((row.iteration for row in rows), default=None)
+        return [row for row in rows if row.iteration == latest]
 
     async def _outcome(self, queued: Awaitable[None]) -> None:
         try:
@@ -149,7 +157,9 @@ class CheckpointWriter(RunObserver):
 
     def _queue(self, rows: list[Row]) -> Awaitable[None] | None:
         """The rows queued at once where the store can (`queue_rows`); None: save them with `_add`."""
-        queue = getattr(self.store, "queue_rows", None) if rows else None
+        if not rows or getattr(self.store, "finish_run", None) is None:  # its end could not depend on them
+            return None
+        queue = getattr(self.store, "queue_rows", None)
         return queue(rows) if queue is not None else None
 
     async def _add(self, rows: list[Row]) -> None:

@@ -3,6 +3,8 @@ write returns only once it is committed and a failed write fails alone."""
 
 from __future__ import annotations
 
+import sqlite3
+
 from pathlib import Path
 from typing import Any
 
@@ -311,6 +313,32 @@ async def test_a_row_not_awaited_that_fails_fails_the_run(tmp_path: Path) -> Non
             await arun_checkpointed(graph, _FailingQueuedRows(inner), run_id="queued", inject={"run": "x"})
     finally:
         await inner.close()
+
+
+async def test_a_queued_row_the_store_refused_leaves_the_run_unfinished(tmp_path: Path) -> None:
+    """`b`'s row is queued and the run's end after it: when the row's write fails and the end's would succeed (a
+    full disk fails the larger write), the run fails and the store does not say it finished without `b`'s row."""
+    path = tmp_path / "runs.db"
+    store = SQLiteStore(path)
+    await store.get_run("none")  # the tables exist
+    refuse = sqlite3.connect(path)
+    refuse.execute("CREATE TRIGGER refuse_b BEFORE INSERT ON graphrt_rows WHEN NEW.key = 'b' "
+                   "BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+    refuse.commit()
+    refuse.close()
+
+    async def step(ctx: AgentContext) -> Any:
+        return {"from": ctx.node_id}
+
+    graph = graphrt.Graph(CHAIN, agents=[AgentInfo("stepAgent", step), AgentInfo("checkAgent", step)])
+    try:
+        with pytest.raises(CheckpointError, match="could not save run 'refused'.*disk full"):
+            await arun_checkpointed(graph, store, run_id="refused", inject={"run": "x"})
+        saved = await store.get_run("refused")
+        assert saved is not None and saved.status == "running"  # resumed, it runs `b` again
+        assert [(row.kind, row.key) for row in await store.get_rows("refused")] == [("iteration", ""), ("node", "a")]
+    finally:
+        await store.close()
 
 
 def test_new_runs_at_once_on_trio(store: CheckpointStore) -> None:
