@@ -212,24 +212,30 @@ def _percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-def _configurations(postgres: bool, langgraph: bool) -> list[tuple[str, str]]:
+def _configurations(postgres: bool, langgraph: bool, baseline: bool = False) -> list[tuple[str, str]]:
     listed = [("graphrt", "none"), ("graphrt", "sqlite")]
     if postgres:
         listed.append(("graphrt", "postgres"))
+    if baseline:  # the same rows with another tree's graphrt, taking turns with this one's
+        listed += [("baseline", store) for _, store in list(listed)]
     if langgraph:
         listed += [("langgraph", "none"), ("langgraph", "sqlite")]
     return listed
 
 
-def measure(rounds: int, runs: int, limit: int, sequential: int) -> tuple[dict[tuple[str, str, str], list[dict]], str]:
-    """Every configuration's figures per round, and what was left out and why."""
+def measure(rounds: int, runs: int, limit: int, sequential: int, baseline: Path | None = None,
+            langgraph: bool = True) -> tuple[dict[tuple[str, str, str], list[dict]], str]:
+    """Every configuration's figures per round, and what was left out and why.
+
+    `baseline`: another tree (a checkout of main, say) whose graphrt runs the same rows as "baseline",
+    in the same rounds: the two builds measured side by side under the same load."""
     missing = []
-    try:
-        import langgraph.checkpoint.sqlite.aio  # noqa: F401
-        langgraph = True
-    except ImportError:
-        langgraph = False
-        missing.append("LangGraph rows: pip install -e '.[bench]' (langgraph, langgraph-checkpoint-sqlite)")
+    if langgraph:
+        try:
+            import langgraph.checkpoint.sqlite.aio as _  # noqa: F401
+        except ImportError:
+            langgraph = False
+            missing.append("LangGraph rows: pip install -e '.[bench]' (langgraph, langgraph-checkpoint-sqlite)")
     server = _Postgres() if _pg_bin("initdb") and _pg_bin("pg_ctl") else None
     if server is None:
         missing.append("graphrt + PostgreSQL: initdb and pg_ctl not found")
@@ -241,10 +247,13 @@ def measure(rounds: int, runs: int, limit: int, sequential: int) -> tuple[dict[t
             (folder / "io.yaml").write_text(GRAPH, encoding="utf-8")
             for round_ in range(rounds):
                 for mode, count in (("concurrent", runs), ("sequential", sequential)):
-                    for engine, store in _configurations(server is not None, langgraph):
-                        argv = [sys.executable, "-m", "bench.durable", "--runner", engine, store, mode, str(folder),
+                    for engine, store in _configurations(server is not None, langgraph, baseline is not None):
+                        # The runner imports graphrt from its working folder: this tree's, or the baseline's.
+                        tree = baseline if engine == "baseline" else Path(__file__).parent.parent
+                        argv = [sys.executable, "-m", "bench.durable", "--runner",
+                                "graphrt" if engine == "baseline" else engine, store, mode, str(folder),
                                 url or "", str(count), str(limit)]
-                        done = subprocess.run(argv, capture_output=True, text=True, cwd=Path(__file__).parent.parent)
+                        done = subprocess.run(argv, capture_output=True, text=True, cwd=tree)
                         if done.returncode != 0:
                             raise SystemExit(f"bench durable: {engine} {store} {mode} failed:\n{done.stderr[-2000:]}")
                         figures = json.loads(done.stdout.strip().splitlines()[-1])
@@ -286,13 +295,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--limit", type=int, default=50)
     parser.add_argument("--sequential", type=int, default=50)
+    parser.add_argument("--baseline", type=Path, metavar="DIR",
+                        help="also run graphrt from another tree (e.g. `git archive main | tar -x -C DIR`), round by round")
+    parser.add_argument("--no-langgraph", action="store_true", help="leave LangGraph's rows out")
     parser.add_argument("--runner", nargs=7, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.runner:
         engine, store, mode, folder, url, count, limit = args.runner
         _runner(engine, store, mode, Path(folder), url or None, int(count), int(limit))
         return 0
-    results, missing = measure(args.rounds, args.runs, args.limit, args.sequential)
+    results, missing = measure(args.rounds, args.runs, args.limit, args.sequential,
+                               args.baseline.resolve() if args.baseline else None, not args.no_langgraph)
     print(table(results, args.runs, args.limit, args.sequential))
     if missing:
         print(f"\nleft out: {missing}")

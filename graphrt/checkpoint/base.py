@@ -36,7 +36,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Protocol, Sequence, runtime_checkable
+from typing import Any, Awaitable, Iterable, Protocol, Sequence, runtime_checkable
 
 from graphrt.base.errors import CheckpointError
 from graphrt.base.jsvalue import UNDEFINED, escape_lone_surrogates
@@ -144,6 +144,19 @@ class CheckpointStore(Protocol):
     in turn would save them; where it does, an iteration's first row and its first node's are one
     commit instead of two (graphrt's SQL stores have it). It is not part of the protocol: a store
     without it gets one `add_row` call per row.
+
+    A store may also have `start_new_run(record) -> Awaitable | None`, a plain function that queues a
+    new run's claim and its record at once, in that order, and returns what to await for their
+    outcome: the run's first node runs while they are made, and the run awaits it before it writes
+    a row or its end (PostgresStore has it: two trips to the server off each run's way). A store
+    without it gets `claim_run` and `create_run`, each awaited.
+
+    And `queue_rows(rows) -> Awaitable`, a plain function that queues rows as `add_rows` saves them
+    and returns what to await for their commit, with `finish_run(run_id, rows, *, status, detail,
+    results)`, `update_run` made only if those rows are saved: the row of a node that no other node
+    waits for is committed with what the run writes next (its end: one commit, not two in turn), and
+    the store never says a run ended whose rows it did not take. Without them, every row is awaited
+    before the run goes on.
     """
 
     location: str  # what to show a person: its class's `shown(target)`
@@ -318,6 +331,24 @@ class GuardedStore:
         self.__dict__[name] = guarded  # made once: a run calls the store a few times a node
         return guarded
 
+    def start_new_run(self, record: RunRecord) -> Awaitable[None] | None:
+        """The store's `start_new_run` (claim and record queued at once, awaited later), its outcome guarded as
+        `create_run`'s; None where the store has none (or not now): claim and create the run one after the other."""
+        start = getattr(self.store, "start_new_run", None)
+        pending = start(record) if start is not None else None
+        if pending is None:
+            return None
+        return self._guard("create_run", lambda: pending)()
+
+    def queue_rows(self, rows: Sequence[Row]) -> Awaitable[None] | None:
+        """The store's `queue_rows` (rows queued now, their commit awaited later), guarded as `add_rows`; None
+        where the store has none: save the rows with `add_rows`."""
+        queue = getattr(self.store, "queue_rows", None)
+        if queue is None:
+            return None
+        pending = queue(rows)
+        return self._guard("add_rows", lambda: pending)()
+
     def _guard(self, name: str, method: Any) -> Any:
         writes = name in _RUN_WRITES
 
@@ -339,7 +370,8 @@ class GuardedStore:
         return guarded
 
 
-_RUN_WRITES = frozenset({"create_run", "update_run", "add_row", "add_rows", "add_events", "add_event_batches"})
+_RUN_WRITES = frozenset({"create_run", "update_run", "finish_run", "add_row", "add_rows", "add_events",
+                         "add_event_batches"})
 """The writes of runs: one that fails says the store takes no writes (a full disk), until one succeeds again.
 A small write may still succeed then (SQLite's WAL reuses its file's room), so /health remembers a run's failure."""
 

@@ -15,8 +15,9 @@ call (GuardedStore). Here the writes made at the same time are committed togethe
   trip, where a statement each cost the thread more time than the server took.
   50 runs finishing their node at once cost one commit, not 50.
 - SQLite (`inline`, a local file): on the event loop's thread, where a write takes
-  microseconds; the first write of a turn of the loop waits one turn, so that the
-  other runs of that turn add theirs, then commits them all.
+  microseconds; the first write of a turn of the loop schedules the commit for the
+  next turn, so that the other runs of that turn add theirs, and it commits them all
+  (consecutive statements of one text, 50 runs' node rows, in one `executemany`).
 
 A write still returns only once it is committed, so whatever a caller does after
 it (a node's waiters starting) comes after its row is durable: batching opens no
@@ -30,11 +31,10 @@ caller stops waiting; its write, once queued, is still made.
 
 from __future__ import annotations
 
-import asyncio
 import queue
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Awaitable, Callable, Generator, Sequence
 
 import sniffio
 
@@ -55,10 +55,46 @@ class _Job:
     call_soon: Callable[[Callable[[], None]], Any]
     settle: Callable[[Any, BaseException | None], None]
     outcome: tuple[Any, BaseException | None] = field(default=(None, None))
+    last: bool = False  # made after the batch's commit, with the other such writes of the batch in one call
 
 
-async def _asyncio_turn() -> None:
-    await asyncio.sleep(0)
+def _runs(statements: Sequence[Statement]) -> list[tuple[str, list[tuple[Any, ...]]]]:
+    """The statements as runs of one query text each, in order: (query, the values of each in turn)."""
+    runs: list[tuple[str, list[tuple[Any, ...]]]] = []
+    for query, values in statements:
+        if runs and runs[-1][0] == query:
+            runs[-1][1].append(values)
+        else:
+            runs.append((query, [values]))
+    return runs
+
+
+def _call(call: Callable[[], None]) -> None:
+    call()
+
+
+class _TrioOutcome:
+    """The outcome of a job queued from trio: awaiting it waits for `settle` (asyncio's is a future)."""
+
+    def __init__(self) -> None:
+        import trio
+
+        self._done = trio.Event()
+        self._outcome: tuple[Any, BaseException | None] = (None, None)
+
+    def settle(self, result: Any, error: BaseException | None) -> None:
+        self._outcome = (result, error)
+        self._done.set()
+
+    async def _wait(self) -> Any:
+        await self._done.wait()
+        result, error = self._outcome
+        if error is not None:
+            raise error
+        return result
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        return self._wait().__await__()
 
 
 class GroupCommit:
@@ -102,13 +138,18 @@ class GroupCommit:
             return
         await self._submit(statements, read=False, alone=alone)
 
-    def post(self, *statements: Statement, alone: bool = False) -> None:
+    def post(self, *statements: Statement, alone: bool = False, last: bool = False) -> None:
         """Queues a write no caller waits for: made in order with the rest of the work, its failure ignored.
 
         For what must happen but holds nobody up: a run's claim given back after the run ended (its
-        status committed). Work queued after it (the same run claimed again) comes after it."""
-        job = _Job(statements, False, alone, None, lambda call: None, lambda result, error: None)
+        status committed). Work queued after it (the same run claimed again) comes after it. `last`: made
+        at the end of its batch instead, after its commit, together with the batch's other `last` writes
+        (one call for 50 runs' claims given back): for statements outside any transaction that work
+        queued after them may precede (a session's lock taken again by this session is counted twice,
+        then given back once)."""
+        job = _Job(statements, False, alone, None, lambda call: None, lambda result, error: None, last=last)
         if self._inline:
+            self._flush_inline()  # the writes queued before it come first
             self._run([job])
             return
         self._started()
@@ -121,56 +162,85 @@ class GroupCommit:
         if thread is not None:
             self._queue.put(None)
             thread.join()
-        elif self._db is not None:
+            return
+        self._flush_inline()  # inline writes still queued for the loop's next turn
+        if self._db is not None:
             self._db.close()
             self._db = None
 
     # ----- inline: on the event loop's thread, one commit per turn of the loop -----
 
     async def _write_inline(self, statements: tuple[Statement, ...], alone: bool) -> None:
-        """The first writer of a turn lets the other tasks of that turn queue their writes, then commits them all.
+        """Queues the write for this turn of the event loop's commit and awaits it."""
+        await self._queue_inline(statements, alone)
 
+    def _queue_inline(self, statements: tuple[Statement, ...], alone: bool) -> Awaitable[None]:
+        """Queues a write for the commit of this turn of the event loop; returns what its outcome settles.
+
+        The first write of a turn schedules the commit for the loop's next turn, so that the other tasks
+        of this turn add theirs (one turn, not until a turn adds none: with 50 runs at once some write
+        comes every turn, and waiting for a quiet one held each write ~17 ms; the commit takes ~0.1 ms).
         Blocking the loop for the commit is cheaper than a thread: a write to a local WAL file takes
         microseconds, and a hop to a thread and back (with the GIL changing hands) took a millisecond
-        on a loaded machine."""
-        # On asyncio its own Event and sleep(0), which are what anyio's are there, without asking sniffio which
-        # library runs (each write of every run asked twice); on trio, anyio's.
-        try:
-            asyncio.get_running_loop()
-            done: Any = asyncio.Event()
-            turn = _asyncio_turn
-        except RuntimeError:
-            import anyio
+        on a loaded machine. A cancelled writer stops waiting; its write is still made."""
+        if sniffio.current_async_library() == "asyncio":
+            import asyncio
 
-            done, turn = anyio.Event(), anyio.lowlevel.checkpoint
-        outcome: list[tuple[Any, BaseException | None]] = []
+            loop = asyncio.get_running_loop()
+            future = loop.create_future()
 
-        def settle(result: Any, error: BaseException | None) -> None:
-            outcome.append((result, error))
-            done.set()
+            def settle(result: Any, error: BaseException | None) -> None:
+                if future.done():  # the caller was cancelled
+                    return
+                if error is not None:
+                    future.set_exception(error)
+                else:
+                    future.set_result(result)
 
-        job = _Job(statements, False, alone, None, lambda call: call(), settle)
-        self._pending.append(job)
-        if self._flushing:
-            await done.wait()
-        else:
+            self._pending.append(_Job(statements, False, alone, None, _call, settle))
+            if not self._flushing:
+                self._flushing = True
+                loop.call_soon(self._flush_inline)
+            return future
+        import trio
+
+        outcome = _TrioOutcome()
+        self._pending.append(_Job(statements, False, alone, None, _call, outcome.settle))
+        if not self._flushing:
             self._flushing = True
-            try:
-                # One turn, not until a turn adds none: with 50 runs at once some write comes every turn, and
-                # waiting for a quiet one held each write ~17 ms (the commit itself took ~0.1 ms).
-                await turn()
-            finally:
-                jobs, self._pending, self._flushing = self._pending, [], False
-                self._run(jobs)  # made even if this caller was cancelled: the others wait for it
-                for each in jobs:
-                    each.settle(*each.outcome)
-        _, error = outcome[0]
-        if error is not None:
-            raise error
+            trio.lowlevel.current_trio_token().run_sync_soon(self._flush_inline)
+        return outcome
+
+    def _flush_inline(self) -> None:
+        """Commits the writes queued in the last turn of the loop together, then tells each writer."""
+        jobs, self._pending, self._flushing = self._pending, [], False
+        if not jobs:
+            return
+        self._run(jobs)
+        for job in jobs:
+            job.settle(*job.outcome)
 
     # ----- the caller's side -----
 
+    def queue(self, *statements: Statement, read: bool = False) -> Awaitable[Any]:
+        """Queues the work now and returns what to await for its outcome later (a read's rows; a write's None).
+
+        Work queued after it is made after it, so a caller may go on and wait only where it must (a run's
+        record is saved while its first node runs). Await what it returns, on the way out of a failure too:
+        its error is raised there. A read queued after a write that is not committed yet may be made before
+        it (a batch's reads go first): a caller reads its own write only once it has awaited it. Only
+        a write inline: committed with the writes of this turn of the event loop."""
+        if self._inline:
+            if read:
+                raise RuntimeError("GroupCommit.queue: an inline connection reads at once (read)")
+            return self._queue_inline(statements, False)
+        return self._enqueue(statements, read=read, alone=False)
+
     async def _submit(self, statements: tuple[Statement, ...], *, read: bool, alone: bool) -> Any:
+        return await self._enqueue(statements, read=read, alone=alone)
+
+    def _enqueue(self, statements: tuple[Statement, ...], *, read: bool, alone: bool) -> Awaitable[Any]:
+        """Puts the job on the thread's queue at once; returns the awaitable its outcome settles."""
         self._started()
         if sniffio.current_async_library() == "asyncio":
             import asyncio
@@ -187,26 +257,13 @@ class GroupCommit:
                     future.set_result(result)
 
             self._queue.put(_Job(statements, read, alone, loop, loop.call_soon_threadsafe, settle))
-            return await future
-        return await self._submit_trio(statements, read=read, alone=alone)
-
-    async def _submit_trio(self, statements: tuple[Statement, ...], *, read: bool, alone: bool) -> Any:
+            return future
         import trio
 
         token = trio.lowlevel.current_trio_token()
-        done = trio.Event()
-        box: list[tuple[Any, BaseException | None]] = []
-
-        def settle(result: Any, error: BaseException | None) -> None:
-            box.append((result, error))
-            done.set()
-
-        self._queue.put(_Job(statements, read, alone, token, token.run_sync_soon, settle))
-        await done.wait()
-        result, error = box[0]
-        if error is not None:
-            raise error
-        return result
+        outcome = _TrioOutcome()
+        self._queue.put(_Job(statements, read, alone, token, token.run_sync_soon, outcome.settle))
+        return outcome
 
     def _started(self) -> None:
         if self._thread is not None:
@@ -258,14 +315,27 @@ class GroupCommit:
         # that is not committed yet (its caller is still waiting), so reading before it is as if the read
         # had come first; writes keep their order.
         writes: list[_Job] = []
+        last: list[Statement] = []
         for job in jobs:
-            if job.read:
+            if job.last:
+                last.extend(job.statements)
+            elif job.read:
                 job.outcome = self._attempt(lambda: list(db.execute(*job.statements[0]).fetchall()))
             elif job.alone:
                 self._commit(db, [job])
             else:
                 writes.append(job)
         self._commit(db, writes)
+        if last:
+            self._run_last(db, last)
+
+    def _run_last(self, db: Any, statements: list[Statement]) -> None:
+        """The batch's `last` writes, outside any transaction: in one call where the driver takes one text."""
+        if self._script is not None and len(statements) > 1:
+            if self._attempt(lambda: db.execute(self._script(db, statements)))[1] is None:
+                return
+        for statement in statements:  # one by one (or after the text failed): each its own outcome, ignored
+            self._attempt(lambda: db.execute(*statement))
 
     def _commit(self, db: Any, writes: list[_Job]) -> None:
         """Makes the writes in one transaction; if it fails, each in a transaction of its own."""
@@ -289,8 +359,11 @@ class GroupCommit:
                 db.execute(self._script(db, [(self._begin, ()), *statements, ("COMMIT", ())]))
             else:
                 db.execute(self._begin)
-                for query, values in statements:
-                    db.execute(query, values)
+                for query, rows in _runs(statements):  # 50 runs' node rows: one executemany, not 50 calls
+                    if len(rows) == 1:
+                        db.execute(query, rows[0])
+                    else:
+                        db.executemany(query, rows)
                 db.execute("COMMIT")
         except BaseException:
             try:

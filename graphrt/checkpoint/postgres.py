@@ -18,13 +18,13 @@ meanwhile is this store's no more.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Sequence
+from typing import Any, Awaitable, Sequence
 
 from graphrt.base.entry_points import needs_extra
 from graphrt.base.secrets import hide_credentials
-from graphrt.checkpoint.base import CheckpointError, StoreFailed, run_taken
-from graphrt.checkpoint.group_commit import GroupCommit, Statement
-from graphrt.checkpoint.sql import SqlStore, schema
+from graphrt.checkpoint.base import CheckpointError, RunRecord, StoreFailed, run_taken
+from graphrt.checkpoint.group_commit import GroupCommit, Statement, _runs
+from graphrt.checkpoint.sql import SqlStore, _insert_run, schema
 
 __all__ = ["PostgresStore"]
 
@@ -74,8 +74,9 @@ class PostgresStore(SqlStore):
             with db.transaction():
                 db.execute(_SCHEMA_LOCK)
                 db.execute(_SCHEMA)
+            # The connection's schema names its runs' locks: known from the first use on (start_new_run needs it).
+            schema = self._schema = db.execute("SELECT current_schema()").fetchone()[0] or ""
             if self._claims:  # made again after one broke
-                schema = db.execute("SELECT current_schema()").fetchone()[0]
                 for run_id in list(self._claims):
                     if not db.execute("SELECT pg_try_advisory_lock(%s)", (_lock_key(schema, run_id),)).fetchone()[0]:
                         self._claims.discard(run_id)
@@ -97,6 +98,9 @@ class PostgresStore(SqlStore):
 
     async def _write(self, *statements: Statement, alone: bool = False) -> None:
         await self._db.write(*((self._sql(query), values) for query, values in statements), alone=alone)
+
+    def _queue(self, *statements: Statement) -> Awaitable[None]:
+        return self._db.queue(*((self._sql(query), values) for query, values in statements))
 
     # ----- claims -----
 
@@ -125,11 +129,51 @@ class PostgresStore(SqlStore):
             raise run_taken(run_id, self.location) from None
         self._claims.add(run_id)
 
+    def start_new_run(self, record: RunRecord) -> Awaitable[None] | None:
+        """Claims a run whose id was just made up and saves its record, both queued now, in this order: the run's
+        first node runs while they are made (one step instead of two on a run's way, each a trip to the server and
+        the record's commit), and the run awaits what this returns before it saves a row or its end.
+
+        The claim comes first on this connection, so another process that reads the record finds it claimed. What
+        this returns must be awaited (the run does, before its first row and on its way out) before `release_run`.
+        None: not now (before the store's first use, its schema is unknown); claim and create the run in turn.
+        """
+        if self._schema is None or record.run_id in self._claims:
+            return None
+        key = _lock_key(self._schema, record.run_id)
+        claimed = self._db.queue((self._sql("SELECT pg_try_advisory_lock(?)"), (key,)), read=True)
+        query, values = _insert_run(record)
+        created = self._db.queue((self._sql(query), values))
+        return self._started(record.run_id, key, claimed, created)
+
+    async def _started(self, run_id: str, key: int, claimed: Awaitable[Any], created: Awaitable[None]) -> None:
+        """Both outcomes, awaited whatever the first was; an error once the claim is given back if it was taken."""
+        taken, error = False, None
+        try:
+            taken = bool((await claimed)[0][0])
+        except Exception as failed:  # noqa: BLE001 - the record's outcome is awaited too, then this is raised
+            error = failed
+        try:
+            await created
+        except self._duplicate:
+            error = error or self._taken_id(run_id)
+        except Exception as failed:  # noqa: BLE001
+            error = error or failed
+        if error is None and not taken:  # a made-up id another process runs: as likely as two equal 48-bit ids
+            error = run_taken(run_id, self.location)
+        if error is not None:
+            if taken:
+                self._db.post((self._sql("SELECT pg_advisory_unlock(?)"), (key,)), last=True)
+            raise error
+        self._claims.add(run_id)  # once taken (a connection made again meanwhile takes only those): release_run gives it back
+
     async def release_run(self, run_id: str) -> None:
         if run_id in self._claims:
             self._claims.discard(run_id)
-            # Not waited for: the run's end is committed already, and the store's next claim of it comes after.
-            self._db.post((self._sql("SELECT pg_advisory_unlock(?)"), (await self._lock_key(run_id),)), alone=True)
+            # Not waited for: the run's end is committed already. Made at the end of its batch, with the other
+            # runs' in one call; a claim of the same run by this store queued after it may come first: a session's
+            # locks are counted, so that claim holds the lock once this one is given back.
+            self._db.post((self._sql("SELECT pg_advisory_unlock(?)"), (await self._lock_key(run_id),)), last=True)
 
     async def close(self) -> None:
         self._claims.clear()  # the server ends them with the connection
@@ -137,11 +181,22 @@ class PostgresStore(SqlStore):
 
 
 def _script(db: Any, statements: Sequence[Statement]) -> str:
-    """The statements as one SQL text, values bound by psycopg's client-side binding (its quoting, not ours)."""
+    """The statements as one SQL text, values bound by psycopg's client-side binding (its quoting, not ours).
+
+    Consecutive inserts of one text (50 runs' node rows) are one insert of many rows: one statement for
+    the server to parse and run instead of 50, the rows in their order."""
     import psycopg
 
     cursor = psycopg.ClientCursor(db)
-    return ";\n".join(cursor.mogrify(query, values) if values else query for query, values in statements)
+    parts = []
+    for query, rows in _runs(statements):
+        head, values_of, tail = query.partition(" VALUES ")
+        if len(rows) > 1 and head.startswith("INSERT INTO ") and values_of and tail.startswith("(") \
+                and tail.endswith(")") and ")" not in tail[:-1]:
+            parts.append(f"{head} VALUES " + ", ".join(cursor.mogrify(tail, values) for values in rows))
+        else:
+            parts.extend(cursor.mogrify(query, values) if values else query for values in rows)
+    return ";\n".join(parts)
 
 
 def _lock_key(schema: str | None, run_id: str) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Sequence
+from typing import Any, Awaitable, Sequence
 
 from graphrt.checkpoint.base import (
     CheckpointError,
@@ -141,7 +141,7 @@ def _row_statements(row: Row) -> tuple[Statement, ...]:
     """What saving a row takes: its insert, after dropping the earlier iterations' rows for an iteration row."""
     insert = ("INSERT INTO graphrt_rows (run_id, iteration, kind, key, value) VALUES (?, ?, ?, ?, ?)",
               (row.run_id, row.iteration, row.kind, row.key, row.value))
-    if row.kind != "iteration":
+    if row.kind != "iteration" or row.iteration == 0:  # the first iteration has no earlier one to drop
         return (insert,)
     return ("DELETE FROM graphrt_rows WHERE run_id = ? AND iteration < ?", (row.run_id, row.iteration)), insert
 
@@ -154,6 +154,22 @@ def _record_values(record: RunRecord) -> tuple[Any, ...]:
             encode_value(record.results) if record.results is not None else None,
             record.created_at or now, record.updated_at or now,
             json.dumps(record.parent) if record.parent is not None else None)
+
+
+_INSERT_RUN = f"INSERT INTO graphrt_runs ({_RUN_COLUMNS}) VALUES ({', '.join('?' * 13)})"
+
+
+def _update_run(run_id: str, status: str, detail: dict[str, Any] | None, results: Any) -> Statement:
+    return ("UPDATE graphrt_runs SET status = ?, detail = ?, results = ?, updated_at = ? WHERE run_id = ?",
+            (status, json.dumps(detail or {}), encode_value(results) if results is not None else None, time.time(),
+             run_id))
+
+
+def _insert_run(record: RunRecord) -> Statement:
+    return _INSERT_RUN, _record_values(record)
+
+
+_SPELLED: dict[tuple[str, str], str] = {}  # (placeholder, a query with `?`) -> the query in the driver's spelling
 
 
 class SqlStore:
@@ -174,22 +190,41 @@ class SqlStore:
         raise NotImplementedError
 
     def _sql(self, query: str) -> str:
-        return query if self.placeholder == "?" else query.replace("?", self.placeholder)
+        if self.placeholder == "?":
+            return query
+        key = (self.placeholder, query)
+        spelled = _SPELLED.get(key)
+        if spelled is None:  # the same few queries, written once in the driver's spelling
+            if len(_SPELLED) > 1000:
+                _SPELLED.clear()
+            spelled = _SPELLED[key] = query.replace("?", self.placeholder)
+        return spelled
 
     async def create_run(self, record: RunRecord) -> None:
         try:
-            await self._write((f"INSERT INTO graphrt_runs ({_RUN_COLUMNS}) VALUES ({', '.join('?' * 13)})",
-                               _record_values(record)))
+            await self._write(_insert_run(record))
         except self._duplicate:
-            raise CheckpointError(f"run {record.run_id!r} is already saved in {self.location}") from None
+            raise self._taken_id(record.run_id) from None
+
+    def _taken_id(self, run_id: str) -> CheckpointError:
+        return CheckpointError(f"run {run_id!r} is already saved in {self.location}")
 
     async def update_run(self, run_id: str, *, status: str, detail: dict[str, Any] | None = None,
                          results: Any = None) -> None:
-        await self._write((
-            "UPDATE graphrt_runs SET status = ?, detail = ?, results = ?, updated_at = ? WHERE run_id = ?",
-            (status, json.dumps(detail or {}), encode_value(results) if results is not None else None, time.time(),
-             run_id),
-        ))
+        await self._write(_update_run(run_id, status, detail, results))
+
+    async def finish_run(self, run_id: str, rows: Sequence[Row], *, status: str, detail: dict[str, Any] | None = None,
+                         results: Any = None) -> None:
+        """`update_run`, made only if `rows` (queued before it, committed with it or before it) are saved: when
+        their write failed, the run stays as it was instead of ending without them (a full disk fails the larger
+        write, and the end after it may still fit). Their failure is their own caller's to report."""
+        query, values = _update_run(run_id, status, detail, results)
+        iteration = rows[0].iteration
+        keys = sorted({f"{row.kind}:{row.key}" for row in rows})
+        marks = ", ".join("?" for _ in keys)
+        query += (f" AND (SELECT COUNT(DISTINCT kind || ':' || key) FROM graphrt_rows WHERE run_id = ? AND iteration"
+                  f" = ? AND (kind || ':' || key) IN ({marks})) = ?")
+        await self._write((query, (*values, run_id, iteration, *keys, len(keys))))
 
     async def add_row(self, row: Row) -> None:
         """Saves a row; an iteration row also drops the earlier iterations' rows, in one transaction."""
@@ -198,6 +233,15 @@ class SqlStore:
     async def add_rows(self, rows: Sequence[Row]) -> None:
         """Saves rows in one transaction, as `add_row` of each in turn would."""
         await self._write(*(statement for row in rows for statement in _row_statements(row)))
+
+    def queue_rows(self, rows: Sequence[Row]) -> Awaitable[None]:
+        """Queues rows as `add_rows` saves them, at once, and returns what to await for their commit: the rows
+        of a node nobody waits for, committed with what the run writes next (its end) instead of before it."""
+        return self._queue(*(statement for row in rows for statement in _row_statements(row)))
+
+    def _queue(self, *statements: Statement) -> Awaitable[None]:
+        """Queues a write now (GroupCommit.queue); awaiting what it returns gives its outcome."""
+        raise NotImplementedError
 
     async def get_run(self, run_id: str) -> RunRecord | None:
         found = await self._read(f"SELECT {_RUN_COLUMNS} FROM graphrt_runs WHERE run_id = ?", (run_id,))

@@ -16,7 +16,7 @@ import os
 import sqlite3
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, Awaitable
 
 from graphrt.checkpoint.base import CheckpointError, StoreFailed, run_taken
 from graphrt.checkpoint.group_commit import GroupCommit, Statement
@@ -104,6 +104,9 @@ class SQLiteStore(SqlStore):
 
     async def _write(self, *statements: Statement, alone: bool = False) -> None:
         await self._db.write(*statements, alone=alone)
+
+    def _queue(self, *statements: Statement) -> Awaitable[None]:
+        return self._db.queue(*statements)
 
     async def close(self) -> None:
         self._claimed.clear()

@@ -52,7 +52,7 @@ from graphrt.durable.credentials import saved_config, saved_source
 from graphrt.durable.writer import CheckpointWriter
 from graphrt.engine.graph import Graph
 from graphrt.engine.options import RunOptions, split_options
-from graphrt.engine.run import within_timeout
+from graphrt.engine.run import run_timeout, within_timeout
 from graphrt.graphdata.spec import check_injectable
 from graphrt.observe.observer import RunObserver
 
@@ -204,15 +204,18 @@ async def arun_checkpointed(graph: Graph, checkpoint: CheckpointTarget, *, answe
 
     async def run() -> dict[str, Any]:
         opened = open_store(checkpoint)
-        store = opened if isinstance(opened, GuardedStore) else GuardedStore(opened)  # a server's is guarded already
+        store = opened if isinstance(opened, GuardedStore) else GuardedStore(opened)  # graphrt serve's is guarded
+        inner = run_options.replace(timeout=None) if run_options.timeout is not None else run_options
         try:
-            return await _run(graph, store, run_options.replace(timeout=None), answer=answer, force=force,
-                              observers=observers, new_record=new_record)
+            return await _run(graph, store, inner, answer=answer, force=force, observers=observers,
+                              new_record=new_record)
         finally:
             if opened is not checkpoint:
                 with anyio.CancelScope(shield=True):
                     await store.close()
 
+    if run_timeout(run_options.timeout) is None:  # no limit: no cancel scope to enter and leave
+        return await run()
     return await within_timeout(run, run_options.timeout, file=graph.file)
 
 
@@ -242,12 +245,21 @@ async def _restore_state(store: CheckpointStore, record: RunRecord, answer: Any)
 async def _run(graph: Graph, store: CheckpointStore, options: RunOptions, *, answer: Any, force: bool,
                observers: Sequence[RunObserver] = (), new_record: RunRecord | None = None) -> dict[str, Any]:
     fresh = not options.run_id  # an id made here names no saved run: no need to look for one
+    started = None
+    new = None
     if fresh:
+        if answer is not None:
+            raise CheckpointError("an answer is for a saved run that asked a question: give its run_id")
         options = options.replace(run_id=uuid.uuid4().hex[:12])
-    await store.claim_run(options.run_id)  # a second run or resume of it, elsewhere, is refused until this one ends
+        new = _new_record(graph, options.run_id, options.inject, options.all_results)
+        start = getattr(store, "start_new_run", None)
+        # Claim and record queued at once, awaited before the run's first row (and on its way out, by _finish).
+        started = start(new) if start is not None else None
+    if started is None:
+        await store.claim_run(options.run_id)  # a second run or resume of it, elsewhere, is refused until this one ends
     try:
-        return await _run_claimed(graph, store, options, answer=answer, force=force, fresh=fresh, observers=observers,
-                                  new_record=new_record)
+        return await _run_claimed(graph, store, options, answer=answer, force=force, new=new, started=started,
+                                  observers=observers, new_record=new_record)
     finally:
         try:
             with anyio.CancelScope(shield=True):
@@ -257,21 +269,25 @@ async def _run(graph: Graph, store: CheckpointStore, options: RunOptions, *, ans
 
 
 async def _run_claimed(graph: Graph, store: CheckpointStore, options: RunOptions, *, answer: Any,
-                       force: bool, fresh: bool, observers: Sequence[RunObserver] = (),
-                       new_record: RunRecord | None = None) -> dict[str, Any]:
-    record = new_record if new_record is not None or fresh else await store.get_run(options.run_id)
-    if new_record is not None:  # saved as running by save_new_run, claimed now, never run: nothing to restore
+                       force: bool, new: RunRecord | None, started: Any = None,
+                       observers: Sequence[RunObserver] = (), new_record: RunRecord | None = None) -> dict[str, Any]:
+    """Runs a claimed run (`started`: its claim and record `new`, queued, to await before any row;
+    `new_record`: a server's queued run, saved as running by save_new_run and never run)."""
+    record = new if new is not None else (new_record or await store.get_run(options.run_id))
+    if new_record is not None:  # nothing to restore
         if not force:
             _check_same_graph(graph, new_record, store.location)
         _check_same_inputs(options.inject, new_record, store.location)
         options = options.replace(inject={**new_record.injected, **options.inject})
         restore = None
-    elif record is None:
+    elif new is not None or record is None:
         if answer is not None:
             raise CheckpointError(f"run {options.run_id!r} is not saved in {store.location}, "
                                   "so it has no question to answer")
-        record = _new_record(graph, options.run_id, options.inject, options.all_results)
-        await store.create_run(record)
+        if record is None:
+            record = _new_record(graph, options.run_id, options.inject, options.all_results)
+        if started is None:
+            await store.create_run(record)
         restore = None
     else:
         if not force:
@@ -285,17 +301,17 @@ async def _run_claimed(graph: Graph, store: CheckpointStore, options: RunOptions
             return record.results if isinstance(record.results, dict) else {}
         restore = await _restore_state(store, record, answer)
         await store.update_run(record.run_id, status=RunStatus.RUNNING)
-    writer = CheckpointWriter(store, record.run_id, restore.iteration if restore is not None else None)
+    writer = CheckpointWriter(store, record.run_id, restore.iteration if restore is not None else None, started,
+                              waitlists=graph.spec.waitlists)
     status, detail, results = RunStatus.CANCELLED, {}, None
     try:
         with anyio.CancelScope() as scope:
             writer.on_failure = scope.cancel
             results = await graph.start(options, restore=restore, observers=[writer, *observers]).wait()
+            await writer.settled(rows=False)  # a run that saved no row still has its record
             status = RunStatus.FINISHED
         if writer.failure is not None:
-            raise CheckpointError(f"could not save run {record.run_id!r} to {store.location}: "
-                                  f"{type(writer.failure).__name__}: {writer.failure}") from writer.failure
-        return results
+            raise _not_saved(writer.failure, record.run_id, store.location)
     except GraphInterrupted as interrupted:
         status, detail = RunStatus.INTERRUPTED, {"node_id": interrupted.node_id, "key": interrupted.key,
                                                  "question": interrupted.question}
@@ -309,21 +325,56 @@ async def _run_claimed(graph: Graph, store: CheckpointStore, options: RunOptions
     finally:
         with anyio.CancelScope(shield=True):  # a cancelled run is saved as cancelled
             await _finish(store, writer, record.run_id, status, detail, results)
+    if writer.failure is not None:  # the row of a node nobody waited for, committed with the run's end, failed
+        raise _not_saved(writer.failure, record.run_id, store.location)
+    return results
+
+
+def _not_saved(failure: BaseException, run_id: str, location: str) -> CheckpointError:
+    error = CheckpointError(f"could not save run {run_id!r} to {location}: {type(failure).__name__}: {failure}")
+    error.__cause__, error.__suppress_context__ = failure, True  # as `raise ... from failure`
+    return error
 
 
 async def _finish(store: CheckpointStore, writer: CheckpointWriter, run_id: str, status: str,
                   detail: dict[str, Any], results: Any) -> None:
-    """Saves how the run ended; never raises over the run's own outcome."""
-    if writer.failure is not None:
-        return
+    """Saves how the run ended; never raises over the run's own outcome.
+
+    The rows queued and not awaited (nodes nobody waited for) come before the run's end in the store's
+    queue: the end is queued first and their outcome awaited after, one commit for both where they meet."""
+    await writer.settled(rows=False)
+    try:
+        if writer.failure is not None:
+            return
+        await _save_end(store, writer, run_id, status, detail, results)
+    finally:
+        await writer.settled()  # every queued row awaited, also when the run's end is not saved
+
+
+async def _save_end(store: CheckpointStore, writer: CheckpointWriter, run_id: str, status: str,
+                    detail: dict[str, Any], results: Any) -> None:
     try:
         if status != RunStatus.FINISHED and writer.started:
             await writer.save_iteration()  # a run stopped before any node completed still has its first iteration
-        if status == RunStatus.FINISHED:
+        rows = writer.rows_in_doubt()
+        try:
+            await _end(store, run_id, rows, status=status, detail=detail, results=results)
+        except CheckpointError:  # the results, encoded by the store (not twice), may be what JSON cannot hold
             try:
                 encode_value(results)
             except Unsavable as error:
-                results, detail = None, {"results": f"not saved: JSON cannot hold them ({error})"}
-        await store.update_run(run_id, status=status, detail=detail, results=results)
+                await _end(store, run_id, rows, status=status, results=None,
+                           detail={"results": f"not saved: JSON cannot hold them ({error})"})
+            else:
+                raise
     except Exception:  # noqa: BLE001 - the run's own error (or results) matters more than this write
         pass
+
+
+async def _end(store: CheckpointStore, run_id: str, rows: list[Row], **end: Any) -> None:
+    """The run's end; with `rows` (queued before it, not awaited: the writer queues rows only for a store that
+    has `finish_run`), saved only if they are: a row that failed leaves the run as it was, not ended without it."""
+    if rows:
+        await store.finish_run(run_id, rows, **end)  # type: ignore[attr-defined] - checked by the writer
+    else:
+        await store.update_run(run_id, **end)

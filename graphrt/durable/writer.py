@@ -3,13 +3,17 @@
 Saving is a hook, as in Burr: the run awaits the writer's `node_completed`
 before the node's waiters start, and the writer turns each call into one row
 (that node's result, or an iteration's static values). Store calls are
-coroutines, so saving never blocks the event loop. Only the top graph is saved:
+coroutines, so saving never blocks the event loop. A node that no other node
+waits for starts nothing once saved: where the store can queue rows
+(`queue_rows`), its row is queued and committed with what the run writes next
+(the next iteration's row, or the run's end, which is awaited), one commit
+instead of two in turn; a run returns only once all its rows are committed. Only the top graph is saved:
 a nested graph's nodes run again with their node when a run is resumed.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 import anyio
 
@@ -26,8 +30,14 @@ class CheckpointWriter(RunObserver):
     calls `on_failure` (which stops the run), and the caller raises CheckpointError.
     """
 
-    def __init__(self, store: CheckpointStore, run_id: str, saved_iteration: int | None = None) -> None:
+    def __init__(self, store: CheckpointStore, run_id: str, saved_iteration: int | None = None,
+                 started: Awaitable[None] | None = None,
+                 waitlists: Mapping[str, Sequence[str]] | None = None) -> None:
         self.store = store
+        self._started = started  # the run's claim and record, queued before it started: awaited before any row
+        # The top graph's waiters of each node: a node without any has its row queued, not awaited (None: all awaited).
+        self._waitlists = waitlists
+        self._unsaved: list[tuple[Awaitable[None], list[Row]]] = []  # rows queued and not awaited yet
         self.run_id = run_id
         self.failure: BaseException | None = None
         self.on_failure: Callable[[], None] = lambda: None
@@ -36,6 +46,14 @@ class CheckpointWriter(RunObserver):
         self._iteration = saved_iteration  # the iteration whose static values are saved
         self._unsavable: int | None = None  # an iteration whose static values JSON cannot hold
         self._lock = anyio.Lock()  # nodes completing together are saved one after the other
+
+    def hook(self, name: str) -> Callable[..., Any] | None:
+        """The two hooks it has, without looking up the ten a run asks every observer for (a run makes one writer)."""
+        if name == "node_completed":
+            return self.node_completed
+        if name == "iteration_started":
+            return self.iteration_started
+        return None
 
     def iteration_started(self, *, path: tuple[str | int, ...], iteration: int, statics: Mapping[str, Any],
                           **future: Any) -> Any:
@@ -51,32 +69,98 @@ class CheckpointWriter(RunObserver):
                        **future: Any) -> Any:
         if path:
             return None
-        return self._save(iteration, node_id, value)
+        # A node no other node waits for starts nothing once saved: its row is queued, and committed with what
+        # the run writes next (the next row, or the run's end), which is awaited; its outcome is checked then.
+        wait = self._waitlists is None or bool(self._waitlists.get(node_id))
+        return self._save(iteration, node_id, value, wait)
 
-    async def _save(self, iteration: int, node_id: str | None, value: Any) -> None:
+    async def _save(self, iteration: int, node_id: str | None, value: Any, wait: bool = True) -> None:
         if self.failure is not None or iteration == self._unsavable:
             return
-        async with self._lock:
-            try:
-                rows = []
-                started = self._iteration_row() if node_id is None or iteration != self._iteration else None
-                if started is not None:
-                    rows.append(started)
-                if node_id is not None and iteration == (started.iteration if started else self._iteration):
-                    try:
-                        rows.append(Row(self.run_id, iteration, "node", node_id, encode_value(value)))
-                    except Unsavable:
-                        pass  # not saved: the node runs again on resume
-                await self._add(rows)
-                if started is not None:
-                    self._iteration = started.iteration
-            except Exception as error:  # noqa: BLE001 - a store failure stops the run, it is reported by the caller
-                self.failure = error
-                self.on_failure()
+        try:  # a node completing alone takes the lock at once, without a turn of the event loop
+            self._lock.acquire_nowait()
+        except anyio.WouldBlock:
+            await self._lock.acquire()
+        try:
+            if self._started is not None:
+                await self._record_saved()
+            if self.failure is None:
+                await self._write(iteration, node_id, value, wait)
+            if wait and self._unsaved:
+                await self._rows_saved()  # queued before this write: committed by now
+        finally:
+            self._lock.release()
         if self.failure is not None:
             # Stop here, before the waiters of a node whose result is not saved start: agents that
             # await nothing would otherwise run the whole graph before the cancellation is seen.
             await anyio.lowlevel.checkpoint()
+
+    async def _write(self, iteration: int, node_id: str | None, value: Any, wait: bool = True) -> None:
+        try:
+            rows = []
+            started = self._iteration_row() if node_id is None or iteration != self._iteration else None
+            if started is not None:
+                rows.append(started)
+            if node_id is not None and iteration == (started.iteration if started else self._iteration):
+                try:
+                    rows.append(Row(self.run_id, iteration, "node", node_id, encode_value(value)))
+                except Unsavable:
+                    pass  # not saved: the node runs again on resume
+            queued = self._queue(rows) if not wait else None
+            if queued is not None:
+                self._unsaved.append((queued, rows))
+            else:
+                await self._add(rows)
+            if started is not None:
+                self._iteration = started.iteration
+        except Exception as error:  # noqa: BLE001 - a store failure stops the run, it is reported by the caller
+            self.failure = error
+            self.on_failure()
+
+    async def settled(self, rows: bool = True) -> None:
+        """Awaits what was queued and not awaited yet: the run's claim and record (the store's `start_new_run`:
+        committed before any row of the run) and, with `rows`, the rows of nodes nobody waits for. A failure
+        stops the run as a row's would (`failure`, `on_failure`)."""
+        await self._record_saved()
+        if rows:
+            await self._rows_saved()
+
+    async def _record_saved(self) -> None:
+        started, self._started = self._started, None
+        if started is not None:
+            # Awaited once, maybe before it is made (an instant first node): not to be lost to a cancellation.
+            with anyio.CancelScope(shield=True):
+                await self._outcome(started)
+
+    async def _rows_saved(self) -> None:
+        # Not shielded: awaited after a later write of the run (the queue settles in order: done by then) or
+        # in the run's shielded end.
+        unsaved, self._unsaved = self._unsaved, []
+        for queued, _ in unsaved:
+            await self._outcome(queued)
+
+    def rows_in_doubt(self) -> list[Row]:
+        """The rows queued and not awaited yet that the run's end depends on: those of the latest iteration
+        among them (a later iteration's row drops the earlier ones' rows). The store saves the end only if
+        they are saved (`finish_run`): it never says a run ended whose rows it did not take."""
+        rows = [row for _, queued in self._unsaved for row in queued]
+        latest = max((row.iteration for row in rows), default=None)
+        return [row for row in rows if row.iteration == latest]
+
+    async def _outcome(self, queued: Awaitable[None]) -> None:
+        try:
+            await queued
+        except Exception as error:  # noqa: BLE001 - as a row's failure
+            if self.failure is None:
+                self.failure = error
+                self.on_failure()
+
+    def _queue(self, rows: list[Row]) -> Awaitable[None] | None:
+        """The rows queued at once where the store can (`queue_rows`); None: save them with `_add`."""
+        if not rows or getattr(self.store, "finish_run", None) is None:  # its end could not depend on them
+            return None
+        queue = getattr(self.store, "queue_rows", None)
+        return queue(rows) if queue is not None else None
 
     async def _add(self, rows: list[Row]) -> None:
         """The rows in one write where the store can (an iteration's row with its first node's: one commit)."""

@@ -3,6 +3,8 @@ write returns only once it is committed and a failed write fails alone."""
 
 from __future__ import annotations
 
+import sqlite3
+
 from pathlib import Path
 from typing import Any
 
@@ -120,7 +122,7 @@ class _RowByRow:
         await self._store.add_row(row)
 
     def __getattr__(self, name: str) -> Any:
-        if name == "add_rows":
+        if name in ("add_rows", "queue_rows", "start_new_run"):  # only the protocol's methods
             raise AttributeError(name)
         return getattr(self._store, name)
 
@@ -157,6 +159,26 @@ async def test_values_written_together_come_back_exactly(store: CheckpointStore)
     assert rows == {f"n{n}{text}": graphrt_json(text) for n, text in enumerate(hostile)}
 
 
+async def test_rows_written_together_come_back_in_the_order_written(store: CheckpointStore) -> None:
+    """Inserts of one text in a batch are one statement (PostgreSQL: many rows; SQLite: executemany): each
+    run's rows keep their order, the order resume replays them in (a node's later row wins)."""
+    from graphrt.checkpoint import Row
+
+    for n in range(10):
+        await store.create_run(_record(f"order{n}"))
+
+    async def rows_of(n: int) -> None:
+        await store.add_rows([Row(f"order{n}", 0, "iteration", "", "{}"),
+                              *(Row(f"order{n}", 0, "node", f"k{n}", str(value)) for value in range(5))])
+
+    async with anyio.create_task_group() as tg:  # at once: one transaction
+        for n in range(10):
+            tg.start_soon(rows_of, n)
+    for n in range(10):
+        rows = await store.get_rows(f"order{n}")
+        assert [(row.kind, row.value) for row in rows] == [("iteration", "{}"), *(("node", str(v)) for v in range(5))]
+
+
 def graphrt_json(text: str) -> str:
     from graphrt.checkpoint.base import encode_value
 
@@ -175,3 +197,169 @@ async def test_a_released_run_can_be_claimed_again_at_once(store: CheckpointStor
             await other.claim_run("again")
     finally:
         await other.close()
+
+
+FIRST = {
+    "version": 0.5,
+    "nodes": {
+        "first": {"agent": "firstAgent", "isResult": True},
+    },
+}
+
+
+async def test_a_new_runs_record_and_claim_are_saved_while_its_first_node_runs(store: CheckpointStore) -> None:
+    """A run whose id graphrt makes up: PostgreSQL saves its claim and record while its first node runs (queued
+    before it starts); seen from another connection before the node returns, as a claim that is refused there."""
+    other = _other_connection(store)
+    seen: dict[str, Any] = {}
+
+    async def first(ctx: AgentContext) -> Any:
+        with anyio.fail_after(60):  # a hang guard: the record is committed a trip to the server after the start
+            while (record := await other.get_run(ctx.run_id)) is None:
+                await anyio.sleep(0.01)
+        seen["status"] = record.status
+        try:
+            await other.claim_run(ctx.run_id)
+        except CheckpointError as error:
+            seen["claim"] = str(error)
+        seen["rows"] = await other.get_rows(ctx.run_id)
+        return {"run": ctx.run_id}
+
+    graph = graphrt.Graph(FIRST, agents=[AgentInfo("firstAgent", first)])
+    await store.get_run("none")  # connected: PostgreSQL's store queues a new run's claim once it knows its schema
+    try:
+        results = await arun_checkpointed(graph, store)
+        run_id = results["first"]["run"]
+        assert seen["status"] == "running" and "running elsewhere" in seen["claim"] and seen["rows"] == []
+        saved = await other.get_run(run_id)
+        assert saved is not None and saved.status == "finished" and saved.results == results
+        await other.claim_run(run_id)  # given back once the run ended
+    finally:
+        await other.close()
+
+
+async def test_a_made_up_id_already_saved_fails_the_run_and_writes_nothing_into_the_saved_one(
+        store: CheckpointStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The record's insert is not waited for before the first node (PostgreSQL), but before any row: a made-up id
+    that names a saved run (two equal random ids) fails the run, and the saved run gets no row of it."""
+    import uuid
+
+    from graphrt.durable import runs
+
+    monkeypatch.setattr(runs.uuid, "uuid4", lambda: uuid.UUID(hex="5a3e1d00" * 4))
+    await store.create_run(_record("5a3e1d005a3e"))
+
+    async def first(ctx: AgentContext) -> Any:
+        return {"run": ctx.run_id}
+
+    graph = graphrt.Graph(FIRST, agents=[AgentInfo("firstAgent", first)])
+    with pytest.raises(CheckpointError, match="'5a3e1d005a3e' is already saved"):
+        await arun_checkpointed(graph, store)
+    assert await store.get_rows("5a3e1d005a3e") == []
+    saved = await store.get_run("5a3e1d005a3e")
+    assert saved is not None and saved.status == "running" and saved.graph_text == "nodes: {}"
+    other = _other_connection(store)
+    try:
+        await other.claim_run("5a3e1d005a3e")  # the failed run gave its claim back
+    finally:
+        await other.close()
+
+
+async def test_the_row_of_a_node_nobody_waits_for_is_saved_with_the_runs_end(store: CheckpointStore) -> None:
+    """`b` starts nothing, so its row is queued and not awaited before the run goes on: it is committed with the
+    run's end, and both are there for another connection when the run returns."""
+    reader = _other_connection(store)
+
+    async def step(ctx: AgentContext) -> Any:
+        return {"from": ctx.node_id}
+
+    graph = graphrt.Graph(CHAIN, agents=[AgentInfo("stepAgent", step), AgentInfo("checkAgent", step)])
+    try:
+        for n in range(5):
+            assert await arun_checkpointed(graph, store, run_id=f"end{n}", inject={"run": f"end{n}"}) == {
+                "b": {"from": "b"}}
+            saved, rows = await reader.get_run(f"end{n}"), await reader.get_rows(f"end{n}")
+            assert saved is not None and saved.status == "finished" and saved.results == {"b": {"from": "b"}}
+            assert [(row.kind, row.key) for row in rows] == [("iteration", ""), ("node", "a"), ("node", "b")]
+    finally:
+        await reader.close()
+
+
+class _FailingQueuedRows:
+    """A store whose rows queued without waiting (`queue_rows`) fail when their commit is awaited."""
+
+    def __init__(self, store: CheckpointStore) -> None:
+        self._store = store
+
+    def queue_rows(self, rows: Any) -> Any:
+        async def failed() -> None:
+            raise OSError("disk full")
+
+        return failed()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+
+async def test_a_row_not_awaited_that_fails_fails_the_run(tmp_path: Path) -> None:
+    inner = SQLiteStore(tmp_path / "runs.db")
+
+    async def step(ctx: AgentContext) -> Any:
+        return {"from": ctx.node_id}
+
+    graph = graphrt.Graph(CHAIN, agents=[AgentInfo("stepAgent", step), AgentInfo("checkAgent", step)])
+    try:
+        with pytest.raises(CheckpointError, match="could not save run 'queued'.*disk full"):
+            await arun_checkpointed(graph, _FailingQueuedRows(inner), run_id="queued", inject={"run": "x"})
+    finally:
+        await inner.close()
+
+
+async def test_a_queued_row_the_store_refused_leaves_the_run_unfinished(tmp_path: Path) -> None:
+    """`b`'s row is queued and the run's end after it: when the row's write fails and the end's would succeed (a
+    full disk fails the larger write), the run fails and the store does not say it finished without `b`'s row."""
+    path = tmp_path / "runs.db"
+    store = SQLiteStore(path)
+    await store.get_run("none")  # the tables exist
+    refuse = sqlite3.connect(path)
+    refuse.execute("CREATE TRIGGER refuse_b BEFORE INSERT ON graphrt_rows WHEN NEW.key = 'b' "
+                   "BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+    refuse.commit()
+    refuse.close()
+
+    async def step(ctx: AgentContext) -> Any:
+        return {"from": ctx.node_id}
+
+    graph = graphrt.Graph(CHAIN, agents=[AgentInfo("stepAgent", step), AgentInfo("checkAgent", step)])
+    try:
+        with pytest.raises(CheckpointError, match="could not save run 'refused'.*disk full"):
+            await arun_checkpointed(graph, store, run_id="refused", inject={"run": "x"})
+        saved = await store.get_run("refused")
+        assert saved is not None and saved.status == "running"  # resumed, it runs `b` again
+        assert [(row.kind, row.key) for row in await store.get_rows("refused")] == [("iteration", ""), ("node", "a")]
+    finally:
+        await store.close()
+
+
+def test_new_runs_at_once_on_trio(store: CheckpointStore) -> None:
+    """The record queued as a run starts and the last node's row queued with its end, on trio's event loop."""
+
+    async def step(ctx: AgentContext) -> Any:
+        return {"from": ctx.node_id}
+
+    graph = graphrt.Graph(CHAIN, agents=[AgentInfo("stepAgent", step), AgentInfo("checkAgent", step)])
+    results: list[Any] = []
+
+    async def many() -> None:
+        await store.get_run("none")  # connected: PostgreSQL's store queues a new run's claim once it knows its schema
+
+        async def one(n: int) -> None:
+            results.append(await arun_checkpointed(graph, store, inject={"run": f"trio{n}"}))
+
+        async with anyio.create_task_group() as tg:
+            for n in range(20):
+                tg.start_soon(one, n)
+        assert {record.status for record in await store.runs()} == {"finished"}
+
+    anyio.run(many, backend="trio")
+    assert results == [{"b": {"from": "b"}}] * 20

@@ -34,7 +34,8 @@ GRAPH = {
     },
 }
 
-METHODS = ("claim_run", "get_run", "create_run", "update_run", "add_row", "add_rows", "get_rows", "release_run")
+METHODS = ("claim_run", "get_run", "create_run", "update_run", "finish_run", "add_row", "add_rows", "get_rows",
+           "release_run")
 
 
 class FaultyStore:
@@ -83,7 +84,7 @@ async def _reference_calls(tmp_path: Path) -> list[str]:
 async def test_every_write_and_read_can_fail_once_without_a_traceback_or_lost_data(tmp_path: Path) -> None:
     expected = await _plain()
     calls = await _reference_calls(tmp_path)
-    assert set(calls) >= {"claim_run", "get_run", "create_run", "update_run", "add_row", "add_rows", "release_run"}
+    assert set(calls) >= {"claim_run", "get_run", "create_run", "finish_run", "add_row", "add_rows", "release_run"}
     outcomes = {"results": 0, "clean errors": 0}
     for fail_at in range(len(calls) + 1):
         path = tmp_path / f"fault{fail_at}.db"

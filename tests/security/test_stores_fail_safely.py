@@ -292,6 +292,14 @@ def test_a_full_disk_fails_the_run_keeps_the_server_up_and_health_says_the_store
     folder = tmp_path / "graphs"
     folder.mkdir()
     (folder / "hello.yaml").write_text(HELLO, encoding="utf-8")
+    # A result ten times its input: every write that holds it (the node's row, the run's end, its events) is past
+    # what the disk has left, whatever order they come in, while the run's record (its input) still fits.
+    copies = "abcdefghij"
+    (folder / "echo.yaml").write_text(
+        "version: 0.5\nnodes:\n  name:\n    value: World\n  echo:\n    agent: stringTemplateAgent\n    inputs:\n"
+        + "".join(f"      {copy}: :name\n" for copy in copies)
+        + "    params:\n      template: \"" + "".join(f"${{{copy}}}" for copy in copies) + "\"\n    isResult: true\n",
+        encoding="utf-8")
     store, port = tmp_path / "runs.db", free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "graphrt.cli.main", "serve", str(folder), "--port", str(port), "--checkpoint", str(store)],
@@ -307,14 +315,15 @@ def test_a_full_disk_fails_the_run_keeps_the_server_up_and_health_says_the_store
             wait_until(lambda: server.poll() is not None or health() is not None, "graphrt serve answering")
             assert health().json()["store"] == "ok"
             failed = None
-            for _ in range(40):  # 40 runs of 50 KB fill 256 KB
-                answer = client.post("/graphs/hello/runs?wait=true", json={"inputs": {"name": "x" * 50_000}})
+            for _ in range(40):  # runs of 30 KB, each with a result of 300 KB: past the 256 KB the files may grow to
+                answer = client.post("/graphs/echo/runs?wait=true", json={"inputs": {"name": "x" * 30_000}})
                 if answer.status_code == 503:  # the disk was full before the run could be created
                     assert f"checkpoint store {store}" in answer.json()["error"], answer.text
                     break
                 assert answer.status_code == 200, answer.text
                 if answer.json()["status"] == "failed":
                     failed = answer.json()
+                    break
             assert failed is not None, "no run failed on the full disk"
             assert f"could not save run {failed['id']!r} to {store}" in failed["error"]  # which run, which store
             assert "Traceback" not in failed["error"]
