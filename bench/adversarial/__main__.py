@@ -16,6 +16,7 @@ from typing import Any, Iterator
 
 from . import cases as case_lists
 from .mcp import env_cases, run_stdio
+from .serve import run_serve
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 COLUMNS = ["cases", "results", "clean", "tracebacks", "hangs", "wrong", "leaks", "breaches", "lost"]
@@ -39,6 +40,8 @@ def all_cases(surfaces: list[str]) -> Iterator[dict[str, Any]]:
             yield from case_lists.agent_cases(_agents())
         elif surface == "mcp":
             yield from env_cases()
+        elif surface == "serve":
+            pass  # one graphrt serve process per server, in this process: see serve.py
         else:
             yield from case_lists.SURFACES[surface]()
 
@@ -161,7 +164,7 @@ def tally(outcomes: list[dict[str, Any]]) -> dict[str, collections.Counter]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.adversarial", description=__doc__)
-    surfaces = [*case_lists.SURFACES, "mcp"]
+    surfaces = [*case_lists.SURFACES, "mcp", "serve"]
     parser.add_argument("surfaces", nargs="*", help=f"default: all ({', '.join(dict.fromkeys(surfaces))})")
     parser.add_argument("--every", type=int, default=1, help="try one case in N")
     parser.add_argument("--deadline", type=float, default=10.0,
@@ -178,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     wanted = {o["id"] for o in json.loads(args.ids.read_text())["not_clean"]} if args.ids else None
     if wanted is not None:
         cases = [case for case in cases if case["id"] in wanted]
-    print(f"{len(cases)} cases on {', '.join(chosen)}; deadline {args.deadline:g} s, {args.workers} workers",
+    print(f"{len(cases)} cases on {', '.join(chosen)}{' (and the serve cases)' if 'serve' in chosen else ''}; deadline {args.deadline:g} s, {args.workers} workers",
           file=sys.stderr)
 
     def log(count: int, outcome: dict[str, Any]) -> None:
@@ -186,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.verbose and bad:
             print(f"  {outcome['end']:10} {outcome['id']}: {str(outcome.get('detail', ''))[:160]!r}", file=sys.stderr)
         if count % 200 == 0:
-            print(f"  {count}/{len(cases)} cases, {time.monotonic() - started:.0f} s", file=sys.stderr)
+            print(f"  {count} cases, {time.monotonic() - started:.0f} s", file=sys.stderr)
 
     outcomes = Pool(cases, args.workers, args.deadline, log).run()
     if "mcp" in chosen:
@@ -194,6 +197,13 @@ def main(argv: list[str] | None = None) -> int:
             outcome["surface"] = "mcp"
             outcomes.append(outcome)
             log(len(outcomes), outcome)
+    if "serve" in chosen:
+        def logged(outcome: dict[str, Any]) -> None:
+            outcome["surface"] = "serve"
+            outcomes.append(outcome)
+            log(len(outcomes), outcome)
+
+        run_serve(args.deadline, args.every, wanted, logged)
     table = tally(outcomes)
     rows = [surface for surface in chosen if surface in table] + ["all"]
     print(f"{'surface':12}" + "".join(f"{column:>11}" for column in COLUMNS))
