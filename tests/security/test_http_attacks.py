@@ -14,6 +14,7 @@ import pytest
 
 pytest.importorskip("starlette")
 
+from graphrt.serve.origin import OriginPolicy
 from graphrt.serve.security import Guard
 
 
@@ -36,3 +37,15 @@ def test_a_client_that_leaves_before_its_body_ends_gets_no_route_called(first: b
     scope = {"type": "http", "method": "POST", "path": "/graphs/hello/runs", "headers": [(b"content-length", b"100")]}
     anyio.run(Guard(app, api_key=None, max_body=1000), scope, receive, send)
     assert called == [] and sent == []
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1:8000.evil.example", "localhost:evil.example", "localhost:x.localhost", "[::1]x:80",
+                                  "127.0.0.1:80x"])
+def test_a_host_whose_port_is_no_number_is_not_loopback(host: str) -> None:
+    assert not OriginPolicy.of().host_allowed(host)
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1:8000", "localhost", "[::1]:8000", "LOCALHOST:1", "127.1.2.3:65535",
+                                  "127.0.0.1:", "app.localhost:8000"])
+def test_loopback_hosts_with_their_ports_are_let_in(host: str) -> None:
+    assert OriginPolicy.of().host_allowed(host)
