@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from graphrt.base.secrets import Redactor
+
 __all__ = ["LOOPBACK_NAMES", "OriginGuard", "OriginPolicy", "is_loopback"]
 
 Scope = dict[str, Any]
@@ -122,9 +124,10 @@ async def _refuse(send: Send, status: int, message: str) -> None:
 class OriginGuard:
     """ASGI middleware: 421 for a Host not allowed, 403 for a foreign Origin; the rest goes on to `app`."""
 
-    def __init__(self, app: ASGIApp, policy: OriginPolicy) -> None:
+    def __init__(self, app: ASGIApp, policy: OriginPolicy, redactor: Redactor | None = None) -> None:
         self.app = app
         self.policy = policy
+        self.redactor = redactor or Redactor()  # a refusal quotes the Host it was sent: never a credential in it
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -133,7 +136,7 @@ class OriginGuard:
         headers = {name: value.decode("latin-1") for name, value in scope.get("headers", [])}
         host = headers.get(b"host", "")
         if host and not self.policy.host_allowed(host):
-            await _refuse(send, 421, f"this server does not answer for host {host.strip()[:100]!r} "
+            await _refuse(send, 421, f"this server does not answer for host {self.redactor.text(host.strip()[:100])!r} "
                           "(graphrt serve --allowed-host NAME allows one)")
             return
         origin = headers.get(b"origin")

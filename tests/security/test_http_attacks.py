@@ -17,6 +17,8 @@ pytest.importorskip("starlette")
 from graphrt.serve.origin import OriginPolicy
 from graphrt.serve.security import Guard
 
+from ..serve.conftest import HELLO
+
 
 @pytest.mark.parametrize("first", [b'{"inputs":', b""])
 def test_a_client_that_leaves_before_its_body_ends_gets_no_route_called(first: bytes) -> None:
@@ -49,3 +51,27 @@ def test_a_host_whose_port_is_no_number_is_not_loopback(host: str) -> None:
                                   "127.0.0.1:", "app.localhost:8000"])
 def test_loopback_hosts_with_their_ports_are_let_in(host: str) -> None:
     assert OriginPolicy.of().host_allowed(host)
+
+
+PLANTED = "planted-value-of-a-token-9876"  # no pattern finds it: only the environment says it is a secret
+
+
+@pytest.mark.parametrize(("method", "path", "body", "headers"), [
+    ("GET", f"/graphs/{PLANTED}", None, {}),
+    ("POST", f"/graphs/{PLANTED}/runs", {}, {}),
+    ("GET", f"/runs/{PLANTED}", None, {}),
+    ("POST", f"/runs/{PLANTED}/cancel", None, {}),
+    ("GET", "/runs/RUN/nodes/" + PLANTED, None, {}),
+    ("POST", "/runs/RUN/fork", {"from": PLANTED}, {}),
+    ("POST", "/graphs/hello/runs", {"inputs": {PLANTED: 1}}, {}),
+    ("POST", "/v1/chat/completions", {"model": PLANTED, "messages": []}, {}),
+    ("GET", "/runs", None, {"Host": PLANTED}),
+])
+def test_an_error_quotes_no_secret_the_request_named(serve, monkeypatch, method, path, body, headers) -> None:
+    monkeypatch.setenv("CAMPAIGN_SERVICE_TOKEN", PLANTED)
+    served = serve({"hello.yaml": HELLO})
+    with served.client() as client:
+        run_id = client.post("/graphs/hello/runs?wait=true", json={}).json()["id"]
+        response = client.request(method, path.replace("RUN", run_id), json=body, headers=headers)
+        assert 400 <= response.status_code < 500, response.text
+        assert PLANTED not in response.text and "REDACTED" in response.text
