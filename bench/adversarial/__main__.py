@@ -16,6 +16,7 @@ from typing import Any, Iterator
 
 from . import cases as case_lists
 from .mcp import env_cases, run_stdio
+from .mcp_http import run_mcp_http
 from .serve import run_serve
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
@@ -40,8 +41,8 @@ def all_cases(surfaces: list[str]) -> Iterator[dict[str, Any]]:
             yield from case_lists.agent_cases(_agents())
         elif surface == "mcp":
             yield from env_cases()
-        elif surface == "serve":
-            pass  # one graphrt serve process per server, in this process: see serve.py
+        elif surface in ("serve", "mcp-http"):
+            pass  # real server processes, attacked from this process: see serve.py and mcp_http.py
         else:
             yield from case_lists.SURFACES[surface]()
 
@@ -164,7 +165,7 @@ def tally(outcomes: list[dict[str, Any]]) -> dict[str, collections.Counter]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.adversarial", description=__doc__)
-    surfaces = [*case_lists.SURFACES, "mcp", "serve"]
+    surfaces = [*case_lists.SURFACES, "mcp", "serve", "mcp-http"]
     parser.add_argument("surfaces", nargs="*", help=f"default: all ({', '.join(dict.fromkeys(surfaces))})")
     parser.add_argument("--every", type=int, default=1, help="try one case in N")
     parser.add_argument("--deadline", type=float, default=10.0,
@@ -181,7 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     wanted = {o["id"] for o in json.loads(args.ids.read_text())["not_clean"]} if args.ids else None
     if wanted is not None:
         cases = [case for case in cases if case["id"] in wanted]
-    print(f"{len(cases)} cases on {', '.join(chosen)}{' (and the serve cases)' if 'serve' in chosen else ''}; deadline {args.deadline:g} s, {args.workers} workers",
+    servers = " (and the cases of the HTTP servers)" if {"serve", "mcp-http"} & set(chosen) else ""
+    print(f"{len(cases)} cases on {', '.join(chosen)}{servers}; deadline {args.deadline:g} s, {args.workers} workers",
           file=sys.stderr)
 
     def log(count: int, outcome: dict[str, Any]) -> None:
@@ -197,13 +199,14 @@ def main(argv: list[str] | None = None) -> int:
             outcome["surface"] = "mcp"
             outcomes.append(outcome)
             log(len(outcomes), outcome)
-    if "serve" in chosen:
-        def logged(outcome: dict[str, Any]) -> None:
-            outcome["surface"] = "serve"
-            outcomes.append(outcome)
-            log(len(outcomes), outcome)
+    for surface, run in (("serve", run_serve), ("mcp-http", run_mcp_http)):
+        if surface in chosen:
+            def logged(outcome: dict[str, Any], surface: str = surface) -> None:
+                outcome["surface"] = surface
+                outcomes.append(outcome)
+                log(len(outcomes), outcome)
 
-        run_serve(args.deadline, args.every, wanted, logged)
+            run(args.deadline, args.every, wanted, logged)
     table = tally(outcomes)
     rows = [surface for surface in chosen if surface in table] + ["all"]
     print(f"{'surface':12}" + "".join(f"{column:>11}" for column in COLUMNS))
