@@ -832,9 +832,48 @@ def secret_cases() -> Iterator[Case]:
     yield Case("serve/secrets/open/mcp-endpoint-call", "open", mcp_call, 60)
 
 
+def mcp_cases() -> Iterator[Case]:
+    """graphrt serve's /mcp: a tools/call cancelled by its client, by notifications/cancelled with the call's
+    connection still open, or by leaving; the run it started is cancelled within 3 s either way."""
+    for how in ("notification", "leaving"):
+        def attack(ctx: Ctx, how=how) -> Verdict:
+            init = ctx.send("POST", "/mcp", body=_MCP_INIT, headers=_MCP_ACCEPT, deadline=30)
+            session = init.headers.get("mcp-session-id") if init else None
+            if not session:
+                return judge([init], {200})
+            headers = {**_MCP_ACCEPT, "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18",
+                       "Content-Type": "application/json"}
+            ctx.send("POST", "/mcp", body='{"jsonrpc": "2.0", "method": "notifications/initialized"}', headers=headers)
+            before = {run["id"] for run in ctx.send("GET", "/runs?limit=500").json()["runs"]}
+            call = send_and_hold(ctx.port, request("POST", "/mcp", host=ctx.server.host, headers={**ctx.auth(), **headers},
+                                                   body='{"jsonrpc": "2.0", "id": 7, "method": "tools/call", '
+                                                        '"params": {"name": "slow", "arguments": {}}}'))
+            end, run_id = time.monotonic() + 20, None
+            while run_id is None and time.monotonic() < end:
+                runs = ctx.send("GET", "/runs?limit=5").json()["runs"]
+                run_id = next((r["id"] for r in runs if r["id"] not in before and r["status"] == "running"), None)
+                time.sleep(0.05)
+            if run_id is None:
+                call.close()
+                raise CampaignError("the tool call started no run")
+            if how == "notification":
+                ctx.send("POST", "/mcp", headers=headers, body='{"jsonrpc": "2.0", "method": "notifications/cancelled", '
+                         '"params": {"requestId": 7, "reason": "campaign"}}')
+            else:
+                call.close()
+            run = ctx.until(run_id, ("cancelled", "finished", "failed"), 3)
+            call.close()
+            if run is None:
+                ctx.send("POST", f"/runs/{run_id}/cancel")
+                return "wrong", f"the call was cancelled ({how}) and its run still runs 3 s later", None
+            return judge(ctx.answers, {200, 202}) if run["status"] == "cancelled" else (
+                "wrong", f"the cancelled call's run is {run['status']}", None)
+        yield Case(f"serve/mcp/cancel-by-{how}", "open", attack, 40)
+
+
 def all_cases() -> list[Case]:
     groups = [auth_cases, host_cases, origin_cases, traversal_cases, body_cases, value_cases, event_cases,
-              cancel_cases, resume_cases, secret_cases]
+              cancel_cases, resume_cases, secret_cases, mcp_cases]
     return [case for group in groups for case in group()]
 
 
