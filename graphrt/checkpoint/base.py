@@ -36,6 +36,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Awaitable, Callable
 from typing import Any, Iterable, Protocol, Sequence, runtime_checkable
 
 from graphrt.base.errors import CheckpointError
@@ -309,6 +310,9 @@ class GuardedStore:
         self.store = store
         self.location = store.location
         self.failed_write: tuple[str, float] | None = None  # the last write's failure and its time.monotonic()
+        # awaited before each write of a run (graphrt serve's lease check: a server that lost its store writes
+        # nothing); it raises to refuse the write
+        self.before_write: Callable[[], Awaitable[None]] | None = None
 
     def __getattr__(self, name: str) -> Any:
         method = getattr(self.store, name)
@@ -322,6 +326,8 @@ class GuardedStore:
         writes = name in _RUN_WRITES
 
         async def guarded(*args: Any, **kwargs: Any) -> Any:
+            if writes and self.before_write is not None:
+                await self.before_write()
             try:
                 result = await method(*args, **kwargs)
             except CheckpointError:
