@@ -25,6 +25,13 @@ class Answer:
     raw: bytes = b""
 
     @property
+    def cut(self) -> bool:
+        """Whether the body is shorter than its Content-Length said: the connection was reset part way (a server
+        that refuses a 10 MB body closes while it is still coming; the kernel then drops what was unread)."""
+        length = self.headers.get("content-length", "")
+        return length.isdigit() and len(self.body) < int(length)
+
+    @property
     def text(self) -> str:
         return self.body.decode("utf-8", errors="replace")
 

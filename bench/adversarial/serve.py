@@ -211,8 +211,8 @@ def judge(answers: list[Answer | None], allowed: set[int] | Callable[[int], bool
 
 def strict_json(answer: Answer) -> str | None:
     """Why an answer that says it is JSON is not (NaN, Infinity, cut short), None if it is."""
-    if "json" not in answer.headers.get("content-type", ""):
-        return None
+    if "json" not in answer.headers.get("content-type", "") or answer.cut:
+        return None  # a body the reset cut short: its status is the answer
     try:
         json.loads(answer.body, parse_constant=lambda name: (_ for _ in ()).throw(ValueError(name)))
     except (ValueError, RecursionError) as error:
