@@ -47,7 +47,8 @@ def request(method: str, path: str, *, host: str, headers: dict[str, str] | list
     body = body.encode("utf-8", errors="surrogatepass") if isinstance(body, str) else body
     lines = [f"{method} {path} HTTP/1.1", f"Host: {host}", "Connection: close"]
     items = list(headers.items()) if isinstance(headers, dict) else list(headers or [])
-    if length and (body or method in ("POST", "PUT", "PATCH")) and not any(k.lower() in ("content-length", "transfer-encoding")
+    if length and (body or method in ("POST", "PUT", "PATCH")) and not any(k.lower() in ("content-length",
+                                                                                         "transfer-encoding")
                                                                            for k, _ in items):
         items.append(("Content-Length", str(len(body))))
     lines += [f"{name}: {value}" for name, value in items]

@@ -151,7 +151,8 @@ def call_cases() -> Iterator[Case]:
         for name, arguments in (("fetch-url-password", {"url": f"http://campaign:{URL_SECRET}@127.0.0.1:9/x"}),
                                 ("fetch-query-token", {"url": f"http://127.0.0.1:9/x?token={URL_SECRET}"}),
                                 ("echo-openai-key", {"text": SECRET}), ("lists-servers", {})):
-            tool = {"fetch-url-password": "fetch", "fetch-query-token": "fetch", "echo-openai-key": "echo"}.get(name, "lists")
+            tool = {"fetch-url-password": "fetch", "fetch-query-token": "fetch", "echo-openai-key": "echo"}.get(name,
+                                                                                                                "lists")
             def attack(ctx: Any, tool=tool, arguments=arguments) -> Verdict:
                 session, answers = ctx.server.session()
                 ctx.answers.extend(answers)
@@ -165,7 +166,8 @@ def call_cases() -> Iterator[Case]:
 
 def http_cases() -> Iterator[Case]:
     """What only HTTP has: keys, Host, Origin, bodies, sessions."""
-    wrong_keys = {"none": {}, "wrong": {"Authorization": "Bearer wrong"}, "one-more": {"Authorization": f"Bearer {KEY}x"},
+    wrong_keys = {"none": {}, "wrong": {"Authorization": "Bearer wrong"},
+                  "one-more": {"Authorization": f"Bearer {KEY}x"},
                   "lower-scheme": {"Authorization": f"bearer {KEY}x"}, "basic": {"Authorization": f"Basic {KEY}"},
                   "x-api-key": {"X-API-Key": KEY + "x"}, "empty": {"Authorization": ""}}
     for how, headers in wrong_keys.items():
@@ -224,7 +226,8 @@ def http_cases() -> Iterator[Case]:
             during = ctx.server.probe(10)
             for sock in socks:
                 sock.close()
-            return ("result", None, None) if during is not None else ("hang", "no answer while 20 bodies are held", None)
+            return ("result", None, None) if during is not None else ("hang", "no answer while 20 bodies are held",
+                                                                      None)
         yield Case(f"mcp-http/{server}/body/held-20", server, held, 30)
         for name, session in (("unknown", "0" * 32), ("long", "a" * 10_000), ("surrogate", "\udc00"),
                               ("traversal", "../../etc/passwd"), ("empty", "")):

@@ -43,10 +43,13 @@ SECRETS = (SECRET, ENV_SECRET, URL_SECRET)
 
 GRAPHS = {
     "hello.yaml": "version: 0.5\nnodes:\n  name: {value: World}\n"
-                  "  greeting: {agent: stringTemplateAgent, inputs: {name: ':name'}, params: {template: 'Hello, ${name}!'},"
+                  "  greeting: {agent: stringTemplateAgent, inputs: {name: ':name'},"
+                  " params: {template: 'Hello, ${name}!'},"
                   " isResult: true}\n",
-    "echo.yaml": "version: 0.5\nnodes:\n  text: {value: ''}\n  copy: {agent: copyAgent, inputs: {text: ':text'}, isResult: true}\n",
-    "target.yaml": "version: 0.5\nnodes:\n  name: {value: x}\n  copy: {agent: copyAgent, inputs: {x: ':name'}, isResult: true}\n",
+    "echo.yaml": "version: 0.5\nnodes:\n  text: {value: ''}\n"
+                 "  copy: {agent: copyAgent, inputs: {text: ':text'}, isResult: true}\n",
+    "target.yaml": "version: 0.5\nnodes:\n  name: {value: x}\n"
+                   "  copy: {agent: copyAgent, inputs: {x: ':name'}, isResult: true}\n",
     "slow.yaml": "version: 0.5\nnodes:\n  s: {value: 1}\n"
                  "  wait: {agent: sleeperAgent, params: {duration: 120000}, inputs: {x: ':s'}, isResult: true}\n",
     "ask.yaml": "version: 0.5\nnodes:\n  name: {agent: textInputAgent, params: {message: 'Your name?'}}\n"
@@ -56,7 +59,8 @@ GRAPHS = {
     "fetch.yaml": "version: 0.5\nnodes:\n  url: {value: 'http://127.0.0.1:9/'}\n"
                   "  a: {agent: vanillaFetchAgent, inputs: {url: ':url'}, isResult: true}\n",
     "mcp.yaml": "version: 0.5\nnodes:\n  tools: {agent: mcpToolsListAgent, isResult: true}\n",
-    "sub/inner.yaml": "version: 0.5\nnodes:\n  v: {value: inner}\n  c: {agent: copyAgent, inputs: {x: ':v'}, isResult: true}\n",
+    "sub/inner.yaml": "version: 0.5\nnodes:\n  v: {value: inner}\n"
+                      "  c: {agent: copyAgent, inputs: {x: ':v'}, isResult: true}\n",
 }
 OUTSIDE_GRAPH = ("version: 0.5\nnodes:\n  secret: {value: " + OUTSIDE + "}\n"
                  "  copy: {agent: copyAgent, inputs: {x: ':secret'}, isResult: true}\n")
@@ -288,7 +292,8 @@ def auth_cases() -> Iterator[Case]:
             def attack(ctx: Ctx, method=method, path=path, body=body, how=how) -> Verdict:
                 path = path.replace("RUN", ctx.finished)
                 answer = ctx.send(method, path.replace("?api_key", ""), body=body, key=False,
-                                  headers={**_WRONG_KEYS[how](ctx.server.key), **(_MCP_ACCEPT if "/mcp" in path else {})})
+                                  headers={**_WRONG_KEYS[how](ctx.server.key),
+                                           **(_MCP_ACCEPT if "/mcp" in path else {})})
                 return judge([answer], {401}, breach=_data_without_key)
             yield Case(f"serve/auth/{how}/{method} {path}", "keyed", attack)
     for path in ("/runs?api_key=KEY", "/runs?token=KEY", "/graphs?key=KEY"):
@@ -323,7 +328,8 @@ _FOREIGN_HOSTS = ["evil.example", "evil.example:PORT", "127.0.0.1.nip.io", "loca
 def host_cases() -> Iterator[Case]:
     """DNS rebinding: a request naming a foreign Host is 421 on every route, with and without the key."""
     routes = [("GET", "/runs", ""), ("GET", "/graphs", ""), ("GET", "/runs/RUN", ""), ("GET", "/runs/RUN/events", ""),
-              ("GET", "/", ""), ("GET", "/openapi.json", ""), ("GET", "/health", ""), ("POST", "/graphs/target/runs", "{}"),
+              ("GET", "/", ""), ("GET", "/openapi.json", ""), ("GET", "/health", ""), ("POST", "/graphs/target/runs",
+                                                                                       "{}"),
               ("POST", "/mcp", _MCP_INIT), ("GET", "/v1/models", ""), ("GET", "/static/app.js", ""),
               ("POST", "/runs/RUN/cancel", "")]
     for server in ("open", "keyed"):
@@ -354,16 +360,20 @@ def origin_cases() -> Iterator[Case]:
                     "Content-Type": content_type, "Origin": origin.replace("PORT", str(ctx.port))})
                 started = _target_runs(ctx) - before
                 verdict = judge([answer], {403}, breach=_data_for_foreign)
-                return verdict[0], verdict[1], verdict[2] or (f"{started} run(s) of target started" if started else None)
+                breach = verdict[2] or (f"{started} run(s) of target started" if started else None)
+                return verdict[0], verdict[1], breach
             yield Case(f"serve/origin/{origin}/POST target {content_type.split(';')[0]} {len(body)}", "open", attack)
         for method, path, body, ctype in (
-                ("GET", "/runs", "", ""), ("GET", "/runs/RUN/events", "", ""), ("GET", "/runs/RUN/nodes/greeting", "", ""),
+                ("GET", "/runs", "", ""), ("GET", "/runs/RUN/events", "", ""), ("GET", "/runs/RUN/nodes/greeting", "",
+                                                                                ""),
                 ("POST", "/runs/SLOW/cancel", "", "text/plain"), ("POST", "/mcp", _MCP_INIT, "text/plain"),
                 ("POST", "/v1/chat/completions", '{"model": "target", "messages": []}', "text/plain"),
-                ("OPTIONS", "/graphs/target/runs", "", ""), ("POST", "/runs/RUN/fork", '{"from": "name"}', "text/plain")):
+                ("OPTIONS", "/graphs/target/runs", "", ""), ("POST", "/runs/RUN/fork", '{"from": "name"}',
+                                                             "text/plain")):
             def attack(ctx: Ctx, origin=origin, method=method, path=path, body=body, ctype=ctype) -> Verdict:
                 slow = ctx.start("slow")["id"] if "SLOW" in path else None
-                headers = {"Origin": origin.replace("PORT", str(ctx.port)), **({"Content-Type": ctype} if ctype else {})}
+                headers = {"Origin": origin.replace("PORT", str(ctx.port)),
+                           **({"Content-Type": ctype} if ctype else {})}
                 if method == "OPTIONS":
                     headers["Access-Control-Request-Method"] = "POST"
                 answer = ctx.send(method, path.replace("RUN", ctx.finished).replace("SLOW", slow or ""),
@@ -389,7 +399,8 @@ def _target_runs(ctx: Ctx) -> int:
 _GRAPH_NAMES = ["../outside", "..%2foutside", "%2e%2e/outside", "%2e%2e%2foutside", "....//outside", "/etc/passwd",
                 "%2fetc%2fpasswd", "sub/../../outside", "sub/../hello", "link", "hello%00", "hello/../../outside",
                 "..\\outside", "..%5coutside", "%c0%ae%c0%ae/outside", "hello.yaml", "outside", "~/outside", "sub",
-                "sub/", ".", "..", "%252e%252e/outside", "n" * 20_000, "sub/inner", "\u202ehello".encode().decode("latin-1")]
+                "sub/", ".", "..", "%252e%252e/outside", "n" * 20_000, "sub/inner",
+                "\u202ehello".encode().decode("latin-1")]
 
 
 def traversal_cases() -> Iterator[Case]:
@@ -397,12 +408,14 @@ def traversal_cases() -> Iterator[Case]:
     for name in _GRAPH_NAMES:
         for method, path in (("GET", "/graphs/{n}"), ("POST", "/graphs/{n}/runs?wait=true")):
             def attack(ctx: Ctx, name=name, method=method, path=path) -> Verdict:
-                answer = ctx.raw(request(method, path.replace("{n}", name), host=ctx.server.host, body="{}" if method == "POST" else b""), 30)
+                answer = ctx.raw(request(method, path.replace("{n}", name), host=ctx.server.host,
+                                         body="{}" if method == "POST" else b""), 30)
                 served = {"sub/inner", "sub/../hello"}  # real graphs (or what a client may call one)
                 allowed = {200, 202, 400, 404, 414, 431} if name in served else {400, 404, 405, 414, 431}
                 return judge([answer], allowed, breach=_outside_read, check=strict_json)
             yield Case(f"serve/traversal/graph/{method}/{name[:40]}", "open", attack)
-    for path in ("/static/../../../../etc/passwd", "/static/%2e%2e/%2e%2e/%2e%2e/etc/passwd", "/static/..%2f..%2fapp.py",
+    for path in ("/static/../../../../etc/passwd", "/static/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+                 "/static/..%2f..%2fapp.py",
                  "/static/app.js%00.txt", "/static/index.html", "/static/../app.py", "/static/%2e%2e%2fapp.py",
                  "/static/....//....//etc/passwd", "/static/", "/static/app.js/", "/static//etc/passwd",
                  "/static/..%5capp.py", "/static/" + "a" * 20_000, "/static/APP.JS"):
@@ -411,10 +424,12 @@ def traversal_cases() -> Iterator[Case]:
             return judge([ctx.raw(request("GET", path, host=ctx.server.host))], allowed, breach=_outside_read)
         yield Case(f"serve/traversal/static/{path[:60]}", "open", attack)
     for tail in ("nodes/../../../etc/passwd", "nodes/%2e%2e/%2e%2e/graphs", "nodes/" + "k" * 20_000, "nodes/%00",
-                 "../graphs", "%2e%2e", "'; DROP TABLE runs; --", "x" * 20_000, "%00", "\u0430".encode().decode("latin-1"),
+                 "../graphs", "%2e%2e", "'; DROP TABLE runs; --", "x" * 20_000, "%00",
+                 "\u0430".encode().decode("latin-1"),
                  "nodes/greeting/../name", "events/../nodes", "webhooks/../../graphs"):
         def attack(ctx: Ctx, tail=tail) -> Verdict:
-            path = f"/runs/{ctx.finished}/{tail}" if tail.startswith(("nodes", "events", "webhooks")) else f"/runs/{tail}"
+            path = f"/runs/{ctx.finished}/{tail}" if tail.startswith(("nodes", "events",
+                                                                      "webhooks")) else f"/runs/{tail}"
             answer = ctx.raw(request("GET", path.replace(" ", "%20"), host=ctx.server.host))
             return judge([answer], {400, 404, 414, 431}, breach=_outside_read, check=strict_json)
         yield Case(f"serve/traversal/run/{tail[:40]}", "open", attack)
@@ -436,10 +451,14 @@ def body_cases() -> Iterator[Case]:
         "announced-over-limit": (lambda ctx: head(ctx, "Content-Length: 2000000\r\n"), {413}, {}),
         "sent-over-limit": (lambda ctx: head(ctx, f"Content-Length: {len(big)}\r\n") + big, {413, 0}, {}),
         "chunked-over-limit": (lambda ctx: head(ctx, "Transfer-Encoding: chunked\r\n") + chunked(big), {413, 0}, {}),
-        "chunked-within": (lambda ctx: head(ctx, "Transfer-Encoding: chunked\r\n") + chunked(b'{"inputs": {"text": "ok"}}', 5),
+        "chunked-within": (lambda ctx: head(ctx,
+                                            "Transfer-Encoding: chunked\r\n") + chunked(b'{"inputs": {"text": "ok"}}',
+                                                                                        5),
                            {202}, {}),
-        "chunked-bad-size": (lambda ctx: head(ctx, "Transfer-Encoding: chunked\r\n") + b"zz\r\nabc\r\n0\r\n\r\n", {400, 0}, {}),
-        "chunked-size-huge": (lambda ctx: head(ctx, "Transfer-Encoding: chunked\r\n") + b"ffffffffffffffffff\r\nabc", {400, 413, 0}, {}),
+        "chunked-bad-size": (lambda ctx: head(ctx, "Transfer-Encoding: chunked\r\n") + b"zz\r\nabc\r\n0\r\n\r\n",
+                             {400, 0}, {}),
+        "chunked-size-huge": (lambda ctx: head(ctx, "Transfer-Encoding: chunked\r\n") + b"ffffffffffffffffff\r\nabc",
+                              {400, 413, 0}, {}),
         "chunked-no-end": (lambda ctx: head(ctx, "Transfer-Encoding: chunked\r\n") + b"5\r\nabcde\r\n", {408, 400, 0},
                            {"shut_write": True}),
         "length-and-chunked": (lambda ctx: head(ctx, "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n")
@@ -447,30 +466,37 @@ def body_cases() -> Iterator[Case]:
         "two-lengths": (lambda ctx: head(ctx, "Content-Length: 2\r\nContent-Length: 40\r\n") + b"{}", {400, 0}, {}),
         "negative-length": (lambda ctx: head(ctx, "Content-Length: -1\r\n") + b"{}", {400, 0}, {}),
         "length-not-a-number": (lambda ctx: head(ctx, "Content-Length: abc\r\n") + b"{}", {400, 0}, {}),
-        "length-100-digits": (lambda ctx: head(ctx, "Content-Length: " + "9" * 100 + "\r\n") + b"{}", {400, 413, 0}, {}),
+        "length-100-digits": (lambda ctx: head(ctx, "Content-Length: " + "9" * 100 + "\r\n") + b"{}", {400, 413, 0},
+                              {}),
         "length-unicode-digits": (lambda ctx: head(ctx, "Content-Length: \u0663\r\n".encode().decode("latin-1"))
                                   + b"{}", {400, 0}, {}),
         "shorter-than-said-then-closed": (lambda ctx: head(ctx, "Content-Length: 100\r\n") + b'{"inputs":', {400, 0},
                                           {"shut_write": True}),
         "transfer-gzip": (lambda ctx: head(ctx, "Transfer-Encoding: gzip\r\n") + b"{}", {400, 501, 0}, {}),
-        "expect-100-over-limit": (lambda ctx: head(ctx, "Content-Length: 5000000\r\nExpect: 100-continue\r\n"), {413}, {}),
-        "slow-body-within-limit": (lambda ctx: [head(ctx, "Content-Length: 26\r\n"), b'{"inputs": ', b'{"text": "ok"}}'],
+        "expect-100-over-limit": (lambda ctx: head(ctx, "Content-Length: 5000000\r\nExpect: 100-continue\r\n"), {413},
+                                  {}),
+        "slow-body-within-limit": (lambda ctx: [head(ctx, "Content-Length: 26\r\n"), b'{"inputs": ',
+                                                b'{"text": "ok"}}'],
                                    {202}, {"pause": 1.0}),
-        "headers-64kb": (lambda ctx: head(ctx, "X-Big: " + "a" * 65536 + "\r\nContent-Length: 2\r\n") + b"{}", {400, 431, 202, 0},
+        "headers-64kb": (lambda ctx: head(ctx, "X-Big: " + "a" * 65536 + "\r\nContent-Length: 2\r\n") + b"{}",
+                         {400, 431, 202, 0},
                          {}),
         "headers-2000": (lambda ctx: head(ctx, "".join(f"X-H{i}: v\r\n" for i in range(2000)) + "Content-Length: 2\r\n")
                          + b"{}", {400, 431, 202, 0}, {}),
         "header-nul": (lambda ctx: head(ctx, "X-A: a\x00b\r\nContent-Length: 2\r\n") + b"{}", {400, 0}, {}),
         "header-bare-lf": (lambda ctx: head(ctx, "X-A: a\nContent-Length: 2\r\n") + b"{}", {400, 202, 0}, {}),
-        "request-line-garbage": (lambda ctx: b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + b"\x00" * 100, {400, 0}, {}),
+        "request-line-garbage": (lambda ctx: b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + b"\x00" * 100, {400, 0},
+                                 {}),
         "no-host": (lambda ctx: b"GET /runs\r\n\r\n", {200, 400, 0}, {}),  # no browser sends one: no rebinding
         "absolute-form-foreign": (lambda ctx: f"GET http://evil.example/runs HTTP/1.1\r\nHost: evil.example\r\n"
                                   f"Connection: close\r\n\r\n".encode(), {421, 400}, {}),
         "absolute-form-own": (lambda ctx: f"GET http://{ctx.server.host}/health HTTP/1.1\r\nHost: {ctx.server.host}\r\n"
                               f"Connection: close\r\n\r\n".encode(), {200, 400, 404}, {}),
-        "method-unknown": (lambda ctx: f"BREW /runs HTTP/1.1\r\nHost: {ctx.server.host}\r\nConnection: close\r\n\r\n".encode(),
+        "method-unknown": (lambda ctx: f"BREW /runs HTTP/1.1\r\nHost: {ctx.server.host}\r\n"
+                                       f"Connection: close\r\n\r\n".encode(),
                            {400, 405, 404, 501, 0}, {}),
-        "method-trace": (lambda ctx: f"TRACE /runs HTTP/1.1\r\nHost: {ctx.server.host}\r\nConnection: close\r\n\r\n".encode(),
+        "method-trace": (lambda ctx: f"TRACE /runs HTTP/1.1\r\nHost: {ctx.server.host}\r\n"
+                                     f"Connection: close\r\n\r\n".encode(),
                          {405, 400, 404}, {}),
         "pipelined-health-50": (lambda ctx: f"GET /health HTTP/1.1\r\nHost: {ctx.server.host}\r\n\r\n".encode() * 49
                                 + request("GET", "/health", host=ctx.server.host), {200}, {"keep_reading": True}),
@@ -489,7 +515,8 @@ def body_cases() -> Iterator[Case]:
             """Sent part way and held: /health answers meanwhile; the held request gets 408 (or is closed)."""
             data = {"half-body": head(ctx, "Content-Length: 1000\r\n") + b'{"inputs": {"text": "',
                     "half-chunked": head(ctx, "Transfer-Encoding: chunked\r\n") + b"10\r\n{\"inputs\": {}",
-                    "half-headers": f"POST /graphs/echo/runs HTTP/1.1\r\nHost: {ctx.server.host}\r\nX-A: ".encode()}[held]
+                    "half-headers": f"POST /graphs/echo/runs HTTP/1.1\r\nHost: {ctx.server.host}\r\n"
+                                    f"X-A: ".encode()}[held]
             socks = [send_and_hold(ctx.port, data) for _ in range(20)]
             during = ctx.health()
             ctx.answers.append(during)
@@ -693,7 +720,8 @@ def cancel_cases() -> Iterator[Case]:
                                                headers={"Content-Type": "application/json"}, body="{}"))
         sock.close()
         listing = ctx.send("GET", "/runs?limit=3")
-        ids = [run["id"] for run in listing.json()["runs"] if run["graph"] == "slow" and run["status"] in ("queued", "running")]
+        ids = [run["id"] for run in listing.json()["runs"] if run["graph"] == "slow" and run["status"] in ("queued",
+                                                                                                           "running")]
         for run_id in ids:
             ctx.send("POST", f"/runs/{run_id}/cancel")
         return judge(ctx.answers, {200, 409})
@@ -727,7 +755,8 @@ def resume_cases() -> Iterator[Case]:
             return verdict
         yield Case(f"serve/resume/answer/{value}", "open", attack, 50)
     for name, body in (("no-answer", "{}"), ("empty-body", ""), ("list", "[]"), ("answer-null", '{"answer": null}'),
-                       ("nested-1000", '{"answer": ' + "[" * 1000 + "]" * 1000 + "}"), ("surrogate", '{"answer": "\\udc00"}'),
+                       ("nested-1000", '{"answer": ' + "[" * 1000 + "]" * 1000 + "}"), ("surrogate",
+                                                                                        '{"answer": "\\udc00"}'),
                        ("5000-digits", '{"answer": ' + "9" * 5000 + "}")):
         def attack(ctx: Ctx, body=body) -> Verdict:
             run_id = asked(ctx)
@@ -780,7 +809,8 @@ def secret_cases() -> Iterator[Case]:
         nodes = ctx.answers[-4]
         if nodes is not None and nodes.status == 200:
             for node in nodes.json()["nodes"]:
-                ctx.send("GET", f"/runs/{run_id}/nodes/{node['key'] if isinstance(node, dict) and 'key' in node else node}")
+                ctx.send("GET",
+                         f"/runs/{run_id}/nodes/{node['key'] if isinstance(node, dict) and 'key' in node else node}")
 
     runs = {
         "openai-key": ("openai", {}),
@@ -795,7 +825,8 @@ def secret_cases() -> Iterator[Case]:
             def attack(ctx: Ctx, graph=graph, inputs=inputs) -> Verdict:
                 run = ctx.start(graph, inputs, wait=True)
                 every_answer(ctx, run["id"])
-                fork = ctx.send("POST", f"/runs/{run['id']}/fork", body=json.dumps({"from": next(iter(inputs or {"a": 1}))}))
+                fork = ctx.send("POST", f"/runs/{run['id']}/fork",
+                                body=json.dumps({"from": next(iter(inputs or {"a": 1}))}))
                 return judge(ctx.answers, lambda status: status < 500, check=strict_json)
             yield Case(f"serve/secrets/{server}/{name}", server, attack, 60)
         for name, (method, path, body) in {
@@ -803,10 +834,12 @@ def secret_cases() -> Iterator[Case]:
                 "graph-named-key": ("GET", f"/graphs/{SECRET}", ""),
                 "run-named-password": ("GET", f"/runs/http:%2F%2Fu:{URL_SECRET}@x", ""),
                 "input-named-key": ("POST", "/graphs/echo/runs", json.dumps({"inputs": {SECRET: 1}})),
-                "input-url-password": ("POST", "/graphs/echo/runs", json.dumps({"inputs": {f"http://u:{URL_SECRET}@h": 1}})),
+                "input-url-password": ("POST", "/graphs/echo/runs",
+                                       json.dumps({"inputs": {f"http://u:{URL_SECRET}@h": 1}})),
                 "fork-from-key": ("POST", "/runs/RUN/fork", json.dumps({"from": SECRET})),
                 "node-key": ("GET", f"/runs/RUN/nodes/{SECRET}", ""),
-                "webhook-password": ("POST", "/graphs/echo/runs", json.dumps({"webhook": f"http://u:{URL_SECRET}@127.0.0.1/"})),
+                "webhook-password": ("POST", "/graphs/echo/runs",
+                                     json.dumps({"webhook": f"http://u:{URL_SECRET}@127.0.0.1/"})),
                 "openapi": ("GET", "/openapi.json", ""),
                 "graphs": ("GET", "/graphs", ""),
                 "graph-mcp": ("GET", "/graphs/mcp", ""),
@@ -825,7 +858,8 @@ def secret_cases() -> Iterator[Case]:
             return judge([init], {200})
         headers = {**_MCP_ACCEPT, "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"}
         ctx.send("POST", "/mcp", body='{"jsonrpc": "2.0", "method": "notifications/initialized"}', headers=headers)
-        ctx.send("POST", "/mcp", body='{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}', headers=headers, deadline=30)
+        ctx.send("POST", "/mcp", body='{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}', headers=headers,
+                 deadline=30)
         ctx.send("POST", "/mcp", body='{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "mcp", '
                  '"arguments": {}}}', headers=headers, deadline=40)
         return judge(ctx.answers, {200, 202})
@@ -845,7 +879,8 @@ def mcp_cases() -> Iterator[Case]:
                        "Content-Type": "application/json"}
             ctx.send("POST", "/mcp", body='{"jsonrpc": "2.0", "method": "notifications/initialized"}', headers=headers)
             before = {run["id"] for run in ctx.send("GET", "/runs?limit=500").json()["runs"]}
-            call = send_and_hold(ctx.port, request("POST", "/mcp", host=ctx.server.host, headers={**ctx.auth(), **headers},
+            call = send_and_hold(ctx.port, request("POST", "/mcp", host=ctx.server.host, headers={**ctx.auth(),
+                                                                                                  **headers},
                                                    body='{"jsonrpc": "2.0", "id": 7, "method": "tools/call", '
                                                         '"params": {"name": "slow", "arguments": {}}}'))
             end, run_id = time.monotonic() + 20, None
@@ -857,7 +892,8 @@ def mcp_cases() -> Iterator[Case]:
                 call.close()
                 raise CampaignError("the tool call started no run")
             if how == "notification":
-                ctx.send("POST", "/mcp", headers=headers, body='{"jsonrpc": "2.0", "method": "notifications/cancelled", '
+                ctx.send("POST", "/mcp", headers=headers,
+                         body='{"jsonrpc": "2.0", "method": "notifications/cancelled", '
                          '"params": {"requestId": 7, "reason": "campaign"}}')
             else:
                 call.close()
@@ -906,7 +942,8 @@ def run_serve(deadline: float, every: int = 1, wanted: set[str] | None = None,
             if server is None or not server.alive():
                 if server is not None:
                     server.close()
-                server = servers[case.server] = ServeProcess(folder, case.server, KEY if case.server == "keyed" else None)
+                server = servers[case.server] = ServeProcess(folder, case.server,
+                                                             KEY if case.server == "keyed" else None)
                 finished[case.server] = Ctx(server).start("hello", wait=True)["id"]
             ctx = Ctx(server, finished[case.server])
             seen_err = server.err_size()

@@ -114,6 +114,7 @@ def test_what_is_under_or_above_a_place_said_counts_as_said() -> None:
     reported.add(None, "loop.count")
     assert reported.covers("a", "console.k1") and reported.covers("a", "console")  # itself, and above it
     assert reported.covers("a", "console.k1.deeper")  # under it
-    assert not reported.covers("a", "console.k10") and not reported.covers("a", "cons") and not reported.covers("a", None)
+    assert not reported.covers("a", "console.k10") and not reported.covers("a", "cons")
+    assert not reported.covers("a", None)
     assert reported.covers("b", None) and not reported.covers("b", "console")
     assert reported.covers(None, "loop") and not reported.covers(None, "retry") and not reported.covers("c", "loop")

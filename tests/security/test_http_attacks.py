@@ -41,7 +41,8 @@ def test_a_client_that_leaves_before_its_body_ends_gets_no_route_called(first: b
     assert called == [] and sent == []
 
 
-@pytest.mark.parametrize("host", ["127.0.0.1:8000.evil.example", "localhost:evil.example", "localhost:x.localhost", "[::1]x:80",
+@pytest.mark.parametrize("host", ["127.0.0.1:8000.evil.example", "localhost:evil.example", "localhost:x.localhost",
+                                  "[::1]x:80",
                                   "127.0.0.1:80x"])
 def test_a_host_whose_port_is_no_number_is_not_loopback(host: str) -> None:
     assert not OriginPolicy.of().host_allowed(host)
