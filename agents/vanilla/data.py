@@ -123,8 +123,10 @@ def _select(obj: Any, params: dict[str, Any]) -> dict[str, Any]:
     include, exclude, alter = (params.get(name) for name in ("include", "exclude", "alter"))
     if is_truthy(include) and not isinstance(include, (list, tuple)):
         raise TypeError("include.reduce is not a function")
-    prop_ids = include if is_truthy(include) else [key for key, _ in _entries(obj)]
     excluded = [] if is_null(exclude) else list(exclude)
+    if not is_truthy(include) and not excluded and not is_truthy(alter):
+        return dict(_entries(obj))  # every property as it is: what the loop below makes, a key at a time
+    prop_ids = include if is_truthy(include) else [key for key, _ in _entries(obj)]
     selected: dict[str, Any] = {}
     for prop_id in prop_ids:
         if any(strict_equal(prop_id, other) for other in excluded):

@@ -29,6 +29,8 @@ _SIMILAR = 5
 _SENTENCE_END = re.compile(r"(?<=[.!?])(?<![\s.][A-Z]\.)\s+(?=[\"'(\[A-Z0-9])")  # not after an initial: "J. K. Rowling"
 _ARG_NAMES = {"search": "entity", "lookup": "term"}
 _USAGE = "Use search[entity] or lookup[term]."
+_MAX_TITLE = 255  # characters: no wiki title is longer (Wikipedia's limit is 255 bytes)
+_QUOTED = 100  # characters of an argument an observation quotes back
 
 
 def split_sentences(text: str) -> list[str]:
@@ -63,10 +65,21 @@ def _page_state(page: Page) -> dict[str, Any]:
     return {"title": page.title, "text": page.text, "url": page.url, "source": page.source, "lookup": None}
 
 
+def _quoted(text: str) -> str:
+    """An argument as an observation quotes it: the start of a long one (an LLM's 10 MB argument is not said back)."""
+    return text if len(text) <= _QUOTED else text[:_QUOTED] + "..."
+
+
 async def _search(backend: WikiBackend, entity: str) -> tuple[str, dict[str, Any]]:
-    """The page about `entity`: its first sentences; else the titles most like it, to search again."""
+    """The page about `entity`: its first sentences; else the titles most like it, to search again.
+
+    An entity longer than any title is no page's and like none: said at once (the similar titles of a
+    2 MB one were a spelling comparison of all of it with every title, minutes of CPU)."""
     if not entity:
         return f"search needs an entity, as in search[Albert Einstein]. {_USAGE}", {}
+    if len(entity) > _MAX_TITLE:
+        return (f"Could not find [{_quoted(entity)}]: a title has at most {_MAX_TITLE} characters, this one "
+                f"{len(entity):,}. {_USAGE}"), {}
     page = await backend.page(entity)
     if page is None:
         return f"Could not find [{entity}]. Similar: {await backend.similar(entity, _SIMILAR)}.", {}
@@ -82,10 +95,11 @@ def lookup(state: dict[str, Any], term: str,
     if not term:
         return f"lookup needs a term, as in lookup[relativity]. {_USAGE}", state
     if not state.get("text"):
-        return f"There is no page to look in yet: search for one first, as in search[{term}].", state
+        return f"There is no page to look in yet: search for one first, as in search[{_quoted(term)}].", state
     previous = state.get("lookup") or {}
-    index = previous.get("index", 0) if previous.get("term", "").casefold() == term.casefold() else 0
-    hits = [sentence for sentence in split_sentences(state["text"]) if term.casefold() in sentence.casefold()]
+    folded = term.casefold()  # once, not once a sentence
+    index = previous.get("index", 0) if previous.get("term", "").casefold() == folded else 0
+    hits = [sentence for sentence in split_sentences(state["text"]) if folded in sentence.casefold()]
     if order is not None:
         hits = order(hits)
     if not hits:

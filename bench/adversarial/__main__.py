@@ -16,6 +16,8 @@ from typing import Any, Iterator
 
 from . import cases as case_lists
 from .mcp import env_cases, run_stdio
+from .mcp_http import run_mcp_http
+from .serve import run_serve
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 COLUMNS = ["cases", "results", "clean", "tracebacks", "hangs", "wrong", "leaks", "breaches", "lost"]
@@ -39,6 +41,8 @@ def all_cases(surfaces: list[str]) -> Iterator[dict[str, Any]]:
             yield from case_lists.agent_cases(_agents())
         elif surface == "mcp":
             yield from env_cases()
+        elif surface in ("serve", "mcp-http"):
+            pass  # real server processes, attacked from this process: see serve.py and mcp_http.py
         else:
             yield from case_lists.SURFACES[surface]()
 
@@ -161,7 +165,7 @@ def tally(outcomes: list[dict[str, Any]]) -> dict[str, collections.Counter]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.adversarial", description=__doc__)
-    surfaces = [*case_lists.SURFACES, "mcp"]
+    surfaces = [*case_lists.SURFACES, "mcp", "serve", "mcp-http"]
     parser.add_argument("surfaces", nargs="*", help=f"default: all ({', '.join(dict.fromkeys(surfaces))})")
     parser.add_argument("--every", type=int, default=1, help="try one case in N")
     parser.add_argument("--deadline", type=float, default=10.0,
@@ -178,7 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     wanted = {o["id"] for o in json.loads(args.ids.read_text())["not_clean"]} if args.ids else None
     if wanted is not None:
         cases = [case for case in cases if case["id"] in wanted]
-    print(f"{len(cases)} cases on {', '.join(chosen)}; deadline {args.deadline:g} s, {args.workers} workers",
+    servers = " (and the cases of the HTTP servers)" if {"serve", "mcp-http"} & set(chosen) else ""
+    print(f"{len(cases)} cases on {', '.join(chosen)}{servers}; deadline {args.deadline:g} s, {args.workers} workers",
           file=sys.stderr)
 
     def log(count: int, outcome: dict[str, Any]) -> None:
@@ -186,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.verbose and bad:
             print(f"  {outcome['end']:10} {outcome['id']}: {str(outcome.get('detail', ''))[:160]!r}", file=sys.stderr)
         if count % 200 == 0:
-            print(f"  {count}/{len(cases)} cases, {time.monotonic() - started:.0f} s", file=sys.stderr)
+            print(f"  {count} cases, {time.monotonic() - started:.0f} s", file=sys.stderr)
 
     outcomes = Pool(cases, args.workers, args.deadline, log).run()
     if "mcp" in chosen:
@@ -194,6 +199,14 @@ def main(argv: list[str] | None = None) -> int:
             outcome["surface"] = "mcp"
             outcomes.append(outcome)
             log(len(outcomes), outcome)
+    for surface, run in (("serve", run_serve), ("mcp-http", run_mcp_http)):
+        if surface in chosen:
+            def logged(outcome: dict[str, Any], surface: str = surface) -> None:
+                outcome["surface"] = surface
+                outcomes.append(outcome)
+                log(len(outcomes), outcome)
+
+            run(args.deadline, args.every, wanted, logged)
     table = tally(outcomes)
     rows = [surface for surface in chosen if surface in table] + ["all"]
     print(f"{'surface':12}" + "".join(f"{column:>11}" for column in COLUMNS))

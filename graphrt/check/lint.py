@@ -276,6 +276,34 @@ def _missing_property(schema: Any, props: tuple[str, ...]) -> tuple[str, list[st
     return None
 
 
+class _Reported:
+    """The places already reported (by validate.py, a nested graph's check, or this one), by node: a place is
+    covered when it, a field it is under, or a field under it was reported (`console` covers `console.k1`, and
+    `console.k1` covers `console`). Each question costs the field's depth, not the issues so far: a node with
+    200,000 unknown keys was quadratic (the campaign's `validate` of a wide `console` ran for minutes)."""
+
+    def __init__(self) -> None:
+        self._fields: dict[str | None, set[str | None]] = {}
+        self._above: dict[str | None, set[str]] = {}  # fields that a reported field is under
+
+    def add(self, node_id: str | None, field: str | None) -> None:
+        self._fields.setdefault(node_id, set()).add(field)
+        if field is not None:
+            parts = field.split(".")
+            self._above.setdefault(node_id, set()).update(".".join(parts[:end]) for end in range(1, len(parts)))
+
+    def covers(self, node_id: str | None, field: str | None) -> bool:
+        fields = self._fields.get(node_id)
+        if not fields:
+            return False
+        if field is None:
+            return None in fields
+        if field in fields or field in self._above.get(node_id, ()):
+            return True
+        parts = field.split(".")
+        return any(".".join(parts[:end]) in fields for end in range(1, len(parts)))
+
+
 class _Linter:
     """Collects the issues of one graph (and, through nested linters, of the graphs inside it)."""
 
@@ -329,20 +357,10 @@ class _Linter:
 
     # ----- GraphData schema -----
 
-    def covered(self, node_id: str | None, field: str | None, reported: dict[str | None, list[ValidationIssue]]) -> bool:
-        """True if validate.py (or a nested graph's check) already reported this place; `reported` by node id."""
-        for issue in reported.get(node_id, ()):
-            if issue.field is None or field is None:
-                if issue.field is field:
-                    return True
-            elif issue.field == field or field.startswith(issue.field + ".") or issue.field.startswith(field + "."):
-                return True
-        return False
-
     def check_schema(self, nested: set[str]) -> None:
-        reported: dict[str | None, list[ValidationIssue]] = {}
+        reported = _Reported()
         for issue in itertools.chain(self.found, self.issues):
-            reported.setdefault(issue.node_id, []).append(issue)
+            reported.add(issue.node_id, issue.field)
         for under, error in _schema_errors(self.data):
             if callable(error.instance):
                 continue  # an agent given as a Python function
@@ -352,9 +370,9 @@ class _Linter:
                 node_id = str(path[1]) if len(path) > 1 and path[0] == "nodes" else None
                 parts = path[2:] if node_id is not None else path
                 field = ".".join(str(part) for part in parts) or None
-                if not self.covered(node_id, field, reported):
+                if not reported.covers(node_id, field):
                     self.add(message, node_id, field)
-                    reported.setdefault(node_id, []).append(self.issues[-1])
+                    reported.add(node_id, field)
 
     # ----- nested graphs -----
 

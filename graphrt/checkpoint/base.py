@@ -34,9 +34,10 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Iterable, Protocol, Sequence, runtime_checkable
+from typing import Any, Iterable, Protocol, Sequence, runtime_checkable
 
 from graphrt.base.errors import CheckpointError
 from graphrt.base.jsvalue import UNDEFINED, escape_lone_surrogates
@@ -322,6 +323,9 @@ class GuardedStore:
         self.store = store
         self.location = store.location
         self.failed_write: tuple[str, float] | None = None  # the last write's failure and its time.monotonic()
+        # awaited before each write of a run (graphrt serve's lease check: a server that lost its store writes
+        # nothing); it raises to refuse the write
+        self.before_write: Callable[[], Awaitable[None]] | None = None
 
     def __getattr__(self, name: str) -> Any:
         method = getattr(self.store, name)
@@ -333,8 +337,9 @@ class GuardedStore:
 
     def start_new_run(self, record: RunRecord) -> Awaitable[None] | None:
         """The store's `start_new_run` (claim and record queued at once, awaited later), its outcome guarded as
-        `create_run`'s; None where the store has none (or not now): claim and create the run one after the other."""
-        start = getattr(self.store, "start_new_run", None)
+        `create_run`'s; None where the store has none (or not now): claim and create the run one after the other.
+        None too where writes are checked first (`before_write`): a queued write is made before any check."""
+        start = getattr(self.store, "start_new_run", None) if self.before_write is None else None
         pending = start(record) if start is not None else None
         if pending is None:
             return None
@@ -342,8 +347,9 @@ class GuardedStore:
 
     def queue_rows(self, rows: Sequence[Row]) -> Awaitable[None] | None:
         """The store's `queue_rows` (rows queued now, their commit awaited later), guarded as `add_rows`; None
-        where the store has none: save the rows with `add_rows`."""
-        queue = getattr(self.store, "queue_rows", None)
+        where the store has none, or where writes are checked first (`before_write`, graphrt serve's lease: a
+        queued write is made before any check): save the rows with `add_rows`."""
+        queue = getattr(self.store, "queue_rows", None) if self.before_write is None else None
         if queue is None:
             return None
         pending = queue(rows)
@@ -353,6 +359,8 @@ class GuardedStore:
         writes = name in _RUN_WRITES
 
         async def guarded(*args: Any, **kwargs: Any) -> Any:
+            if writes and self.before_write is not None:
+                await self.before_write()
             try:
                 result = await method(*args, **kwargs)
             except CheckpointError:

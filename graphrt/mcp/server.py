@@ -14,12 +14,12 @@ the graph sees them, and an error quotes at most a few hundred characters of a v
 - `serve_stdio()`: for MCP clients that start a command (`graphrt mcp DIR_OR_FILES`).
 - `http_endpoint()`: an ASGI app and the lifespan it needs, to mount in a Starlette app
   (`graphrt serve` mounts it at /mcp); `http_app()` is it as a whole app for
-  `graphrt mcp --http` (loopback, and a bearer key when one is given).
+  `graphrt mcp --http`, behind graphrt serve's guards (Host and Origin, the key when one is given, the body
+  limit).
 """
 
 from __future__ import annotations
 
-import hmac
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Awaitable, Callable
@@ -163,10 +163,18 @@ class GraphToolServer:
         app = self._lowlevel.streamable_http_app(streamable_http_path="/", host=host)
         return HttpEndpoint(app=_LeaveWatch(app.routes[0].endpoint), lifespan=self._lowlevel.session_manager.run)
 
-    def http_app(self, *, path: str = "/mcp", host: str = "127.0.0.1", key: str | None = None) -> Any:
-        """A whole Starlette app serving the endpoint at `path`; with `key`, requests need `Authorization: Bearer KEY`."""
+    def http_app(self, *, path: str = "/mcp", host: str = "127.0.0.1", key: str | None = None,
+                 max_body: int = 1024 * 1024) -> Any:
+        """A whole Starlette app serving the endpoint at `path`, behind graphrt serve's own guards: the Host and
+        Origin checks (serve/origin.py: the SDK's let in any localhost port's page and a Host like
+        `127.0.0.1:80.evil.example`), the key (`Authorization: Bearer KEY` or `X-API-Key`, when one is given) and
+        the body limit (serve/security.py: a body read whole first, so a client that leaves half way calls nothing;
+        the SDK's own read logged a traceback)."""
         from starlette.applications import Starlette
         from starlette.routing import Route
+
+        from graphrt.serve.origin import OriginGuard, OriginPolicy
+        from graphrt.serve.security import Guard
 
         endpoint = self.http_endpoint(host=host)
 
@@ -175,7 +183,8 @@ class GraphToolServer:
             async with endpoint.lifespan():
                 yield
 
-        return Starlette(routes=[Route(path, endpoint=endpoint.guarded(key))], lifespan=lifespan)
+        app = Starlette(routes=[Route(path, endpoint=endpoint.app)], lifespan=lifespan)
+        return OriginGuard(Guard(app, api_key=key, max_body=max_body), OriginPolicy.of(host))
 
 
 @dataclass(frozen=True)
@@ -184,28 +193,6 @@ class HttpEndpoint:
 
     app: Any
     lifespan: Callable[[], Any]
-
-    def guarded(self, key: str | None) -> Any:
-        """`app`, answering 401 unless the request carries `Authorization: Bearer KEY` (as is, without a key)."""
-        return _KeyCheck(self.app, key) if key else self.app
-
-
-class _KeyCheck:
-    """An ASGI app in front of another that lets only requests with the right bearer key through."""
-
-    def __init__(self, inner: Any, key: str) -> None:
-        self.inner = inner
-        self.expected = f"Bearer {key}".encode()
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope.get("type") == "http":
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
-                await send({"type": "http.response.start", "status": 401,
-                            "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")]})
-                await send({"type": "http.response.body", "body": b"a valid key is needed: Authorization: Bearer KEY"})
-                return
-        await self.inner(scope, receive, send)
 
 
 _LEFT = "graphrt.client_left"

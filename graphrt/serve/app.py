@@ -122,7 +122,8 @@ def _handled(handler):
         try:
             return await handler(request)
         except RequestError as error:  # the request's own fault, or the server's state: its status says which
-            return _error(error.status, str(error), error.headers)
+            # redacted too: it may quote what the request named (a graph, a node), which may hold a key
+            return _error(error.status, _service(request).shown(str(error)), error.headers)
         except StoreFailed as error:  # the store failed: the server's state, not the request's fault
             return _error(503, _service(request).redactor.text(str(error)), {"Retry-After": "5"})
         except GraphError as error:

@@ -49,9 +49,10 @@ class CompletionRefused(RequestError):
         super().__init__(message, status=status, headers=headers)
         self.kind, self.code = kind, code
 
-    def response(self) -> JSONAnswer:
-        return JSONAnswer({"error": {"message": str(self), "type": self.kind, "param": None, "code": self.code}},
-                            status_code=self.status, headers=self.headers)
+    def response(self, service: RunService) -> JSONAnswer:
+        """The answer, its message as clients see errors (service.shown: it may quote the model named, a key)."""
+        return JSONAnswer({"error": {"message": service.shown(str(self)), "type": self.kind, "param": None,
+                                     "code": self.code}}, status_code=self.status, headers=self.headers)
 
 
 def _service(request: Request) -> RunService:
@@ -149,7 +150,7 @@ async def chat_completions(request: Request) -> Response:
         body = await _body(request)
         run = await _start(service, body["model"], body["messages"])
     except CompletionRefused as refused:
-        return refused.response()
+        return refused.response(service)
     headers = {"X-Graphrt-Run": f"/runs/{run.id}"}
     if body.get("stream"):
         return StreamingResponse(_stream(run, body["model"], bool((body.get("stream_options") or {}).get("include_usage"))),
@@ -158,7 +159,7 @@ async def chat_completions(request: Request) -> Response:
     try:
         text = _outcome(run)
     except CompletionRefused as refused:
-        return refused.response()
+        return refused.response(service)
     return JSONAnswer({
         "id": _completion_id(run), "object": "chat.completion", "created": int(run.created_at), "model": body["model"],
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],

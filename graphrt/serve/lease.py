@@ -10,7 +10,13 @@ machine gone), or at once when the holder was a process of this machine that
 no longer exists (killed with SIGKILL: a restart need not wait).
 
 A server that finds at a heartbeat that another took its lease over (it was
-frozen past its expiry) stops serving: the other owns the runs now.
+frozen past its expiry) stops serving: the other owns the runs now. A frozen
+server woken writes nothing before it knows: every write of a run is fenced
+(`check`, called by the store before each write): when the last renewal is older
+than two thirds of the lease, the lease is renewed first, and a lease taken over
+refuses the write. (What is left: a server frozen between that check and its write,
+for longer than the lease, writes once; only the store comparing a token at each
+write closes that.)
 
 The lease lives in the store itself (LeaseStore: a row written in one atomic
 statement), so it works alike for SQLite and PostgreSQL. Expiry compares this
@@ -78,13 +84,16 @@ class StoreLease:
         seconds: how long the lease lasts after its last renewal; it is renewed every third of that.
     """
 
-    def __init__(self, seconds: float = DEFAULT_LEASE_SECONDS) -> None:
+    def __init__(self, seconds: float = DEFAULT_LEASE_SECONDS, *, clock: Callable[[], float] = time.monotonic) -> None:
         if not seconds > 0:
             raise GraphError("a store lease must last more than 0 seconds")
         self.seconds = float(seconds)
         self.owner = uuid.uuid4().hex
         self.url: str | None = None  # where this server listens, once known: shown to a server refused
         self.since = time.time()
+        self._clock = clock  # time.monotonic: it goes on while the process is stopped (SIGSTOP)
+        self.renewed: float | None = None  # the clock when the lease last was this server's (taken or renewed)
+        self._leased = True  # False once a take found a store that keeps no leases: nothing to check
 
     def _holder(self) -> str:
         return json.dumps({"pid": os.getpid(), "started": _started(os.getpid()), "host": socket.gethostname(),
@@ -98,7 +107,9 @@ class StoreLease:
             CheckpointError: the store failed.
         """
         if not isinstance(store, LeaseStore):
+            self._leased = False
             return
+        asked = self._clock()
         now = time.time()
         lease = await store.take_lease(_NAME, self.owner, self._holder(), until=now + self.seconds, now=now)
         if lease.owner != self.owner and self._gone(lease):  # its process here is gone: no need to wait
@@ -108,6 +119,23 @@ class StoreLease:
             holder = _described(lease)
             raise StoreLeased(f"{store.location} is served by another graphrt serve ({holder}); "
                               f"stop that one first, or give this one another --checkpoint", holder)
+        self.renewed = asked
+
+    async def check(self, store: Any) -> None:
+        """Before a run's write: the lease is renewed first if its last renewal is older than two thirds of its
+        length (this server was frozen, or its heartbeat is late), so that a server woken after another took
+        its store over writes nothing; nothing to do otherwise (the heartbeat keeps it fresh).
+
+        Raises:
+            StoreLeased: another server took the store over.
+        """
+        if self._leased and (self.renewed is None or self._clock() - self.renewed > self.seconds * 2 / 3):
+            await self.take(store)
+
+    def lost(self, location: str, holder: str) -> str:
+        """Why this server stops: another took its store over."""
+        return (f"another graphrt serve took {location} over ({holder}) while this one did not renew its lease "
+                f"(frozen, or cut off from the store, for over {self.seconds:g} s)")
 
     @staticmethod
     def _gone(lease: Lease) -> bool:
@@ -127,8 +155,7 @@ class StoreLease:
             try:
                 await self.take(store)
             except StoreLeased as error:
-                on_lost(f"another graphrt serve took {store.location} over ({error.holder}) while this one "
-                        f"did not renew its lease (frozen, or cut off from the store, for over {self.seconds:g} s)")
+                on_lost(self.lost(store.location, error.holder))
                 return
             except GraphError as error:  # the store is down: runs fail meanwhile; the lease is renewed when it is back
                 log.warning("the store lease could not be renewed (tried again in %.0f s): %s", self.seconds / 3, error)

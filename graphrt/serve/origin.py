@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from graphrt.base.secrets import Redactor
+
 __all__ = ["LOOPBACK_NAMES", "OriginGuard", "OriginPolicy", "is_loopback"]
 
 Scope = dict[str, Any]
@@ -54,11 +56,21 @@ def is_loopback(host: str) -> bool:
 
 
 def _host_name(value: str) -> str:
-    """The name of a Host header without its port: `[::1]:8000` -> `::1`, `Example.com:80` -> `example.com`."""
+    """The name of a Host header without its port: `[::1]:8000` -> `::1`, `Example.com:80` -> `example.com`;
+    "" when what follows the name is no port (`127.0.0.1:80.evil.example`, `[::1]x`): a name no list holds."""
     value = value.strip().lower()
     if value.startswith("["):
-        return value[1:value.find("]")] if "]" in value else value
-    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+        end = value.find("]")
+        name, rest = (value[1:end], value[end + 1:]) if end != -1 else (value, "")
+    elif value.count(":") == 1:
+        name, _, port = value.partition(":")
+        rest = ":" + port
+    else:
+        name, rest = value, ""
+    port = rest[1:]
+    if rest and not (rest.startswith(":") and (port == "" or (port.isascii() and port.isdigit()))):
+        return ""
+    return name
 
 
 @dataclass(frozen=True)
@@ -112,9 +124,10 @@ async def _refuse(send: Send, status: int, message: str) -> None:
 class OriginGuard:
     """ASGI middleware: 421 for a Host not allowed, 403 for a foreign Origin; the rest goes on to `app`."""
 
-    def __init__(self, app: ASGIApp, policy: OriginPolicy) -> None:
+    def __init__(self, app: ASGIApp, policy: OriginPolicy, redactor: Redactor | None = None) -> None:
         self.app = app
         self.policy = policy
+        self.redactor = redactor or Redactor()  # a refusal quotes the Host it was sent: never a credential in it
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -123,7 +136,7 @@ class OriginGuard:
         headers = {name: value.decode("latin-1") for name, value in scope.get("headers", [])}
         host = headers.get(b"host", "")
         if host and not self.policy.host_allowed(host):
-            await _refuse(send, 421, f"this server does not answer for host {_host_name(host)[:100]!r} "
+            await _refuse(send, 421, f"this server does not answer for host {self.redactor.text(host.strip()[:100])!r} "
                           "(graphrt serve --allowed-host NAME allows one)")
             return
         origin = headers.get(b"origin")

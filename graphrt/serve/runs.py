@@ -291,6 +291,7 @@ class RunService:
                 await opened.close()
             self._store = None
             raise
+        self._store.before_write = self._fence
         send, receive = anyio.create_memory_object_stream[_Job](self.max_queue)
         self._send = send
         durable = isinstance(self._store, EventStore)
@@ -338,7 +339,21 @@ class RunService:
         if self.lease_lost is not None:
             scope.cancel()
 
+    async def _fence(self) -> None:
+        """Before each write of a run: the store is still this server's (serve/lease.py's check), else the
+        write is refused and the server stops; a server woken from a freeze that outlasted its lease wrote
+        the results of its runs in flight into a store another server owned by then."""
+        if self.lease_lost is not None:
+            raise StoreFailed(self.lease_lost)
+        try:
+            await self.lease.check(self._store)
+        except StoreLeased as error:
+            self._lose_lease(self.lease.lost(self._store.location, error.holder))
+            raise StoreFailed(self.lease_lost) from None
+
     def _lose_lease(self, reason: str) -> None:
+        if self.lease_lost is not None:  # said once (a write's check and the heartbeat may both find it)
+            return
         self.lease_lost = self.shown(f"this server stopped serving: {reason}")  # what every request is told
         log.error("%s", self.lease_lost)
         self.stopping.set()

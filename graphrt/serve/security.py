@@ -4,7 +4,9 @@ A body is read whole by the guard before the route sees it (at most `max_body`
 bytes, within `body_seconds`): a body over the limit, announced or chunked, is a
 413 whatever route it was sent to (an extension's too: the MCP endpoint's own
 handler would turn an exception into a 500), and a body sent half and then held
-back is a 408 instead of a request that holds its connection for ever.
+back is a 408 instead of a request that holds its connection for ever, and a client
+that leaves before its body is whole gets no answer (no route is called to read a body
+that will never come: Starlette's ClientDisconnect was a traceback in the log).
 
 The key is checked on every request except the viewer page's own files (which
 hold no data; the page asks for the key and sends it with its API calls).
@@ -67,6 +69,7 @@ class BodyTooLarge(RequestError):
 
 
 _BODILESS = frozenset({"GET", "HEAD", "OPTIONS"})
+_GONE = 499  # not sent: what _read_body says when the client left before its body ended
 
 
 class Guard:
@@ -105,7 +108,7 @@ class Guard:
             message = await receive()
             messages.append(message)
             if message["type"] != "http.request":
-                return messages, None  # the client went away: the app hears it
+                return [], _GONE  # the client went away before its body was whole: no one to answer
             received += len(message.get("body", b""))
             if received > self.max_body:
                 return [], 413
@@ -130,6 +133,8 @@ class Guard:
             await self.app(scope, receive, send)
             return
         buffered, refused = await self._read_body(receive)
+        if refused == _GONE:
+            return
         if refused == 413:
             await _refuse(send, 413, f"the request body is over {self.max_body} bytes")
             return

@@ -93,3 +93,28 @@ def test_a_function_agent_checks_its_inputs_and_a_raw_one_does_not() -> None:
         return ctx.inputs
 
     assert graphrt.as_agent(double).checks_inputs and not graphrt.as_agent(raw).checks_inputs
+
+
+def test_each_unknown_key_of_a_wide_field_is_said_once_and_nothing_it_is_under_again() -> None:
+    # 20,000 keys: the check of what was already said went through every issue so far (quadratic: 35 s,
+    # and minutes for the campaign's 200,000); each key is one warning, and `console` itself none.
+    keys = {f"k{i}": i for i in range(20_000)}
+    graph = {"version": 0.5, "nodes": {"s": {"value": 1}, "a": {"agent": "copyAgent", "inputs": {"x": ":s"},
+                                                                 "console": keys, "isResult": True}}}
+    found = [issue for issue in collect_issues(graph, graphrt.default_registry()) if issue.node_id == "a"]
+    assert sorted(issue.field for issue in found) == sorted(f"console.{key}" for key in keys)
+
+
+def test_what_is_under_or_above_a_place_said_counts_as_said() -> None:
+    from graphrt.check.lint import _Reported
+
+    reported = _Reported()
+    reported.add("a", "console.k1")
+    reported.add("b", None)
+    reported.add(None, "loop.count")
+    assert reported.covers("a", "console.k1") and reported.covers("a", "console")  # itself, and above it
+    assert reported.covers("a", "console.k1.deeper")  # under it
+    assert not reported.covers("a", "console.k10") and not reported.covers("a", "cons")
+    assert not reported.covers("a", None)
+    assert reported.covers("b", None) and not reported.covers("b", "console")
+    assert reported.covers(None, "loop") and not reported.covers(None, "retry") and not reported.covers("c", "loop")

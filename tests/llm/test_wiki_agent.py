@@ -142,3 +142,22 @@ async def test_mediawiki_failures_are_clear():
     wiki = MediaWiki("https://wiki.test/w/api.php", transport=httpx.MockTransport(lambda request: httpx.Response(503)))
     with pytest.raises(WikiUnavailableError, match=r"^the MediaWiki API at https://wiki.test/w/api.php failed: "):
         await wiki.page("Paris")
+
+
+async def test_an_entity_longer_than_any_title_is_said_at_once_without_a_search(monkeypatch, corpus):
+    # a toolsAgent's LLM may give 2 MB: the similar titles were a spelling comparison of all of it with every
+    # title (minutes of CPU in the adversarial campaign); no title is that long, so none is looked for
+    asked: list[str] = []
+
+    async def similar(self, query: str, limit: int = 5) -> list[str]:
+        asked.append(query)
+        return []
+
+    monkeypatch.setattr(OfflineCorpus, "similar", similar)
+    entity = "ab cd " * 350_000
+    result = await act("search", {"entity": entity}, **corpus)
+    assert asked == [] and result["data"] == {}
+    assert result["content"].startswith("Could not find [ab cd ab cd") and "at most 255 characters" in result["content"]
+    assert len(result["content"]) < 300
+    await act("search", "x" * 255, **corpus)  # a title's length is still looked for
+    assert asked == ["x" * 255]

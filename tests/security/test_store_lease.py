@@ -11,6 +11,7 @@ longer its own.
 from __future__ import annotations
 
 import signal
+import time
 import subprocess
 import sys
 from pathlib import Path
@@ -121,3 +122,68 @@ def test_a_frozen_server_loses_its_store_once_its_lease_expired(folder: Path, ta
         _stop(frozen)
         if second is not None:
             _stop(second)
+
+
+GATED = """\
+version: 0.5
+nodes:
+  x:
+    value: 1
+  held:
+    agent: gatedAgent
+    inputs:
+      x: :x
+    isResult: true
+"""
+
+
+def test_a_server_woken_after_its_store_was_taken_over_writes_nothing(serve) -> None:
+    # The freeze is the lease's clock moved on past the lease (a SIGSTOP keeps time.monotonic going), and the
+    # takeover another owner's lease written into the store: then the held run's node ends, as a woken server's
+    # would, before any heartbeat. Its result was written into a store another server owned by then.
+    import threading
+
+    import anyio
+
+    from graphrt.authoring.agent_info import AgentInfo
+    from graphrt.checkpoint import open_store
+    from graphrt.serve.lease import StoreLease
+
+    started, go = threading.Event(), threading.Event()
+
+    async def gated(ctx) -> dict:
+        started.set()
+        await anyio.to_thread.run_sync(go.wait)
+        return {"done": True}
+
+    now = [0.0]
+    lease = StoreLease(30, clock=lambda: now[0])
+    served = serve({"gated.yaml": GATED}, agents=[AgentInfo(name="gatedAgent", func=gated)], lease=lease)
+    with served.client() as client:
+        run_id = client.post("/graphs/gated/runs", json={}).json()["id"]
+        assert started.wait(30), "the agent did not start"  # a guard against a hang
+        rows_before = len(anyio.run(served.service.store.get_rows, run_id))
+
+        async def take_over() -> None:
+            store = open_store(served.checkpoint)
+            try:
+                taken = await store.take_lease("serve", "the-other-server", '{"pid": 1, "host": "elsewhere"}',
+                                               until=time.time() + 300, now=time.time(), replacing=lease.owner)
+                assert taken.owner == "the-other-server"
+            finally:
+                await store.close()
+
+        anyio.run(take_over)
+        now[0] += 100  # frozen for 100 s, a lease of 30
+        go.set()
+        wait_until(lambda: served.service.lease_lost is not None, "the server finding its store taken over")
+        assert "another graphrt serve took" in served.service.lease_lost
+
+        async def saved() -> tuple[int, str]:
+            store = open_store(served.checkpoint)
+            try:
+                return len(await store.get_rows(run_id)), (await store.get_run(run_id)).status
+            finally:
+                await store.close()
+
+        assert anyio.run(saved) == (rows_before, "running")  # nothing written: the other server's to resume
