@@ -22,7 +22,7 @@ from .cases import ENV_SECRET, SECRET
 from .http import Answer, exchange, read_held, request, send_and_hold
 from .mcp import ECHO, LISTS, stdio_requests
 from .serve import (TALKER, URL_SECRET, CampaignError, Case, Verdict, _bounded, _data_for_foreign, _data_without_key,
-                    _free_port, judge)
+                    _free_port, judge, outcome_of)
 
 KEY = "campaign-mcp-key-0123456789"
 SECRETS = (SECRET, ENV_SECRET, URL_SECRET)
@@ -289,33 +289,19 @@ def run_mcp_http(deadline: float, every: int = 1, wanted: set[str] | None = None
             ctx = _Ctx(server)
             seen_err = server.stderr.stat().st_size
             started = time.monotonic()
-            outcome: dict[str, Any] = {"id": case.id}
             try:
-                end, detail, breach = _bounded(case, ctx)  # type: ignore[arg-type]
+                verdict = _bounded(case, ctx)  # type: ignore[arg-type]
             except CampaignError as error:
-                end, detail, breach = "campaign-error", str(error)[:500], None
-            outcome["seconds"] = round(time.monotonic() - started, 2)
+                verdict = "campaign-error", str(error)[:500], None
+            finished_at = time.monotonic()
             alive = server.probe(10)
-            err = server.stderr.read_bytes()[seen_err:].decode(errors="replace")
-            if not server.alive():
-                end, detail = "traceback", f"the server died: {err[-800:]}"
-            elif alive is None:
-                end, detail = "hang", f"tools/list did not answer after the case ({detail})"
-            if "Traceback (most recent call last)" in err and end != "traceback":
-                end, detail = "traceback", err[-1500:]
-            outcome["end"] = end
-            if detail:
-                outcome["detail"] = detail
-            if breach:
-                outcome["breach"] = breach
-            said = "".join(a.raw.decode(errors="replace") for a in ctx.answers if a is not None) + err
-            leaked = [secret for secret in SECRETS if secret in said]
-            if leaked:
-                outcome["leak"] = leaked
-                outcome["leak_context"] = [said[max(0, said.find(s) - 200):said.find(s) + 60] for s in leaked][:2]
+            outcome = outcome_of(case.id, finished_at - started, verdict, died=not server.alive(),
+                             answered=alive is not None, silent="tools/list",
+                             err=server.stderr.read_bytes()[seen_err:].decode(errors="replace"),
+                             answers=ctx.answers, secrets=SECRETS)
             outcomes.append(outcome)
             log(outcome)
-            if alive is None or end == "hang":
+            if alive is None or outcome["end"] == "hang":
                 server.close()
     finally:
         for server in servers.values():

@@ -948,38 +948,48 @@ def run_serve(deadline: float, every: int = 1, wanted: set[str] | None = None,
             ctx = Ctx(server, finished[case.server])
             seen_err = server.err_size()
             started = time.monotonic()
-            outcome: dict[str, Any] = {"id": case.id}
             try:
-                end, detail, breach = _bounded(case, ctx)
+                verdict = _bounded(case, ctx)
             except CampaignError as error:
-                end, detail, breach = "campaign-error", str(error)[:500], None
-            outcome["seconds"] = round(time.monotonic() - started, 2)
+                verdict = "campaign-error", str(error)[:500], None
+            finished_at = time.monotonic()
             health = ctx.health(10)
-            if not server.alive():
-                end, detail = "traceback", f"the server died: {server.err_since(seen_err)[-800:]}"
-            elif health is None:
-                end, detail = "hang", f"/health did not answer after the case ({detail})"
-            err = server.err_since(seen_err)
-            if "Traceback (most recent call last)" in err and end != "traceback":
-                end, detail = "traceback", err[-1500:]
-            outcome["end"] = end
-            if detail:
-                outcome["detail"] = detail
-            if breach:
-                outcome["breach"] = breach
-            said = "".join(answer.raw.decode(errors="replace") for answer in ctx.answers if answer is not None) + err
-            leaked = [secret for secret in SECRETS if secret in said]
-            if leaked:
-                outcome["leak"] = leaked
-                outcome["leak_context"] = [said[max(0, said.find(s) - 200):said.find(s) + 60] for s in leaked][:2]
+            outcome = outcome_of(case.id, finished_at - started, verdict, died=not server.alive(),
+                             answered=health is not None, silent="/health", err=server.err_since(seen_err),
+                             answers=ctx.answers, secrets=SECRETS)
             outcomes.append(outcome)
             log(outcome)
-            if health is None or end == "hang":
+            if health is None or outcome["end"] == "hang":
                 server.close()  # the next case gets a fresh server
     finally:
         for server in servers.values():
             server.close()
     return outcomes
+
+
+def outcome_of(case_id: str, seconds: float, verdict: Verdict, *, died: bool, answered: bool, silent: str, err: str,
+           answers: list[Answer | None], secrets: tuple[str, ...]) -> dict[str, Any]:
+    """A case's outcome: its verdict, unless the server died, stopped answering (`silent`: what it did not answer)
+    or logged a traceback meanwhile; and any planted secret in what it said (its answers and its stderr)."""
+    end, detail, breach = verdict
+    outcome: dict[str, Any] = {"id": case_id, "seconds": round(seconds, 2)}
+    if died:
+        end, detail = "traceback", f"the server died: {err[-800:]}"
+    elif not answered:
+        end, detail = "hang", f"{silent} did not answer after the case ({detail})"
+    if "Traceback (most recent call last)" in err and end != "traceback":
+        end, detail = "traceback", err[-1500:]
+    outcome["end"] = end
+    if detail:
+        outcome["detail"] = detail
+    if breach:
+        outcome["breach"] = breach
+    said = "".join(answer.raw.decode(errors="replace") for answer in answers if answer is not None) + err
+    leaked = [secret for secret in secrets if secret in said]
+    if leaked:
+        outcome["leak"] = leaked
+        outcome["leak_context"] = [said[max(0, said.find(s) - 200):said.find(s) + 60] for s in leaked][:2]
+    return outcome
 
 
 def _bounded(case: Case, ctx: Ctx) -> Verdict:
