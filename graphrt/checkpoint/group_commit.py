@@ -73,6 +73,20 @@ def _call(call: Callable[[], None]) -> None:
     call()
 
 
+def _settler(future: Any) -> Callable[[Any, BaseException | None], None]:
+    """What settles an asyncio future with a job's outcome (nothing once its caller was cancelled)."""
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    return settle
+
+
 class _TrioOutcome:
     """The outcome of a job queued from trio: awaiting it waits for `settle` (asyncio's is a future)."""
 
@@ -188,16 +202,7 @@ class GroupCommit:
 
             loop = asyncio.get_running_loop()
             future = loop.create_future()
-
-            def settle(result: Any, error: BaseException | None) -> None:
-                if future.done():  # the caller was cancelled
-                    return
-                if error is not None:
-                    future.set_exception(error)
-                else:
-                    future.set_result(result)
-
-            self._pending.append(_Job(statements, False, alone, None, _call, settle))
+            self._pending.append(_Job(statements, False, alone, None, _call, _settler(future)))
             if not self._flushing:
                 self._flushing = True
                 loop.call_soon(self._flush_inline)
@@ -247,16 +252,7 @@ class GroupCommit:
 
             loop = asyncio.get_running_loop()
             future = loop.create_future()
-
-            def settle(result: Any, error: BaseException | None) -> None:
-                if future.done():  # the caller was cancelled
-                    return
-                if error is not None:
-                    future.set_exception(error)
-                else:
-                    future.set_result(result)
-
-            self._queue.put(_Job(statements, read, alone, loop, loop.call_soon_threadsafe, settle))
+            self._queue.put(_Job(statements, read, alone, loop, loop.call_soon_threadsafe, _settler(future)))
             return future
         import trio
 
