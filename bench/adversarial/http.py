@@ -11,6 +11,7 @@ from __future__ import annotations
 import socket
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 __all__ = ["Answer", "exchange", "request", "send_and_hold"]
 
@@ -86,7 +87,7 @@ def _parse(raw: bytes) -> Answer:
     return Answer(status, headers, body, raw)
 
 
-def _complete(raw: bytes) -> bool:
+def _complete(raw: bytes | bytearray) -> bool:
     """Whether the first answer in `raw` is whole (its length or last chunk arrived): no need to wait for close."""
     head, sep, rest = raw.partition(b"\r\n\r\n")
     if not sep:
@@ -111,7 +112,7 @@ def exchange(port: int, data: bytes | list[bytes], deadline: float, *, pause: fl
     or `deadline` seconds pass (then None, a hang). `shut_write` closes the sending side after the data.
     """
     end = time.monotonic() + deadline
-    raw = b""
+    raw = bytearray()
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=deadline) as sock:
             for number, part in enumerate(data if isinstance(data, list) else [data]):
@@ -123,28 +124,35 @@ def exchange(port: int, data: bytes | list[bytes], deadline: float, *, pause: fl
                     break  # the server refused part way: its answer (if any) is read below
             if shut_write:
                 sock.shutdown(socket.SHUT_WR)
-            while True:
-                left = end - time.monotonic()
-                if left <= 0:
-                    return None
-                sock.settimeout(left)
-                try:
-                    chunk = sock.recv(1 << 16)
-                except socket.timeout:
-                    return None
-                except ConnectionResetError:
-                    break
-                if not chunk:
-                    break
-                raw += chunk
-                if len(raw) > limit or (not keep_reading and _complete(raw)):
-                    break
+            if not _receive(sock, end, raw, lambda got: len(got) > limit or (not keep_reading and _complete(got))):
+                return None
     except ConnectionRefusedError:
         return Answer(-2)  # the server is not there
     except OSError:
         if not raw:
             return Answer(0)
-    return _parse(raw)
+    return _parse(bytes(raw))
+
+
+def _receive(sock: socket.socket, end: float, raw: bytearray, done: Callable[[bytearray], bool]) -> bool:
+    """Reads into `raw` until the server closes or resets the connection or `done(raw)`; False: `end` (a
+    time.monotonic()) passed first, a hang."""
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            return False
+        sock.settimeout(left)
+        try:
+            chunk = sock.recv(1 << 16)
+        except socket.timeout:
+            return False
+        except ConnectionResetError:
+            return True
+        if not chunk:
+            return True
+        raw += chunk
+        if done(raw):
+            return True
 
 
 def send_and_hold(port: int, data: bytes) -> socket.socket:
@@ -156,25 +164,10 @@ def send_and_hold(port: int, data: bytes) -> socket.socket:
 
 def read_held(sock: socket.socket, deadline: float) -> Answer | None:
     """The answer a held connection gets by `deadline` seconds (None: none), then the connection is closed."""
-    end = time.monotonic() + deadline
-    raw = b""
+    raw = bytearray()
     try:
-        while True:
-            left = end - time.monotonic()
-            if left <= 0:
-                return None
-            sock.settimeout(left)
-            try:
-                chunk = sock.recv(1 << 16)
-            except socket.timeout:
-                return None
-            except ConnectionResetError:
-                break
-            if not chunk:
-                break
-            raw += chunk
-            if _complete(raw):
-                break
+        if not _receive(sock, time.monotonic() + deadline, raw, _complete):
+            return None
     finally:
         sock.close()
-    return _parse(raw)
+    return _parse(bytes(raw))
