@@ -184,14 +184,20 @@ class CountingStore(SQLiteStore):
         await super().add_event_batches(batches)
 
 
+def _three_runs_of_three_events(saver: EventSaver) -> list[Any]:
+    """The logs of runs r0, r1 and r2, each holding three unsaved events (n: 1, 2, 3)."""
+    logs = [saver.log_for(f"r{number}", limit=100, first_id=1) for number in range(3)]
+    for event_log in logs:
+        for number in range(1, 4):
+            event_log.append({"type": "Tick", "n": number})
+    return logs
+
+
 async def test_the_events_of_every_waiting_run_go_in_one_write(tmp_path: Path) -> None:
     store = CountingStore(tmp_path / "runs.db")
     try:
         saver = EventSaver(store)
-        logs = [saver.log_for(f"r{number}", limit=100, first_id=1) for number in range(3)]
-        for event_log in logs:
-            for number in range(1, 4):
-                event_log.append({"type": "Tick", "n": number})
+        logs = _three_runs_of_three_events(saver)
         assert await saver.flush()
 
         assert store.writes == [["r0", "r1", "r2"]]  # one write, not one a run
@@ -210,10 +216,7 @@ async def test_a_write_holds_at_most_a_batch_of_records_and_a_store_without_batc
     store = CountingStore(tmp_path / "runs.db")
     try:
         saver = EventSaver(store)
-        logs = [saver.log_for(f"r{number}", limit=100, first_id=1) for number in range(3)]
-        for event_log in logs:
-            for number in range(1, 4):
-                event_log.append({"type": "Tick", "n": number})
+        logs = _three_runs_of_three_events(saver)
         assert await saver.flush()
         assert store.writes == [["r0"], ["r1"], ["r2"]]  # 3 records each: a second run's would pass 4
 
