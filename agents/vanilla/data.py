@@ -19,6 +19,7 @@ from graphrt.base.jsvalue import (
     js_number,
     js_string,
 )
+from graphrt.base.limits import MAX_ITEMS
 
 from ._arrays import require_array
 from ._js import read_error, strict_equal
@@ -75,6 +76,9 @@ def _entries(obj: Any) -> list[tuple[str, Any]]:
     if is_null(obj):
         raise TypeError("Cannot convert undefined or null to object")
     if isinstance(obj, (list, tuple, str)):
+        if isinstance(obj, str) and len(obj) > MAX_ITEMS:  # each character a property: ~100 bytes each
+            raise ValueError(f"a text of {len(obj):,} characters has a property per character, more than the "
+                             f"{MAX_ITEMS:,} properties graphrt makes one object of")
         return [(str(index), item) for index, item in enumerate(obj)]
     return []
 

@@ -16,6 +16,7 @@ from graphrt.base.jsvalue import (
     is_truthy,
     js_number,
 )
+from graphrt.base.limits import MAX_ITEMS
 
 from ._arrays import require_array
 
@@ -44,7 +45,6 @@ _NO_INPUTS: dict[str, Any] = {
     "additionalProperties": False,
 }
 _MAX_ARRAY_LENGTH = 2**32 - 1
-MAX_ITEMS = 1_000_000  # TODO(hardening): move to graphrt/base/limits.py once it lands
 _DEFAULT_TOKEN_PAUSE_MS = 100
 
 

@@ -32,10 +32,14 @@ from typing import Any
 
 from graphrt.base.errors import InputLimitError
 
-__all__ = ["MAX_CONNECTIONS", "MAX_DEPTH", "MAX_SHOWN", "check_value", "cut", "parse_json", "read_file", "shown"]
+__all__ = ["MAX_CONNECTIONS", "MAX_DEPTH", "MAX_ITEMS", "MAX_SHOWN", "check_value", "cut", "parse_json", "read_file", "shown"]
 
 MAX_DEPTH = 100
 """How deep a value from outside may nest (objects and arrays), as GraphAI graphs never need more."""
+
+MAX_ITEMS = 1_000_000
+"""The most items an agent makes one array or object of from a count or a text (JavaScript would try, and
+take minutes and gigabytes): `new Array(count)`, or the properties of a string, one per character."""
 
 MAX_SHOWN = 200
 """The most characters of a value an error quotes."""

@@ -140,6 +140,19 @@ async def test_property_filter_cannot_filter_a_missing_first_element() -> None:
         await property_filter_agent(context({"array": []}))
 
 
+async def test_property_filter_makes_a_property_per_character_of_a_text_as_javascript_does() -> None:
+    assert await property_filter_agent(context({"item": "ab"}, {"exclude": ["1"]})) == {"0": "a"}
+
+
+async def test_property_filter_refuses_a_text_of_more_characters_than_it_makes_properties() -> None:
+    # ten million characters would be ten million properties: seconds to build, and gigabytes
+    from graphrt.base.limits import MAX_ITEMS
+
+    with pytest.raises(ValueError, match=r"^a text of 1,000,001 characters has a property per character, "
+                                         r"more than the 1,000,000 properties"):
+        await property_filter_agent(context({"item": "x" * (MAX_ITEMS + 1)}))
+
+
 # --- copyAgent -------------------------------------------------------------------
 
 
