@@ -60,6 +60,7 @@ __all__ = [
     "RunStatus",
     "Unsavable",
     "StoreFailed",
+    "LeaseLost",
     "run_taken",
     "check_store",
     "encode_value",
@@ -283,6 +284,11 @@ class LeaseStore(Protocol):
     async def drop_lease(self, name: str, owner: str) -> None:
         """Gives up the lease `name` if `owner` holds it."""
 
+    def fence_writes(self, name: str, owner: str) -> None:
+        """From now on, makes each write (but a lease's own) only while `owner` holds the lease `name`, checked
+        in the write's own transaction: a write refused raises LeaseLost. A process frozen after any check it
+        made itself, for longer than its lease, so writes nothing once another took the store over."""
+
 
 class StoreClass(Protocol):
     """A store class as the entry point group `graphrt.checkpoint_stores` names it, by the URL scheme it opens.
@@ -326,6 +332,7 @@ class GuardedStore:
         # awaited before each write of a run (graphrt serve's lease check: a server that lost its store writes
         # nothing); it raises to refuse the write
         self.before_write: Callable[[], Awaitable[None]] | None = None
+        self.fenced = False  # the store itself refuses the writes of a process that lost its lease (fence_writes)
 
     def __getattr__(self, name: str) -> Any:
         method = getattr(self.store, name)
@@ -335,11 +342,23 @@ class GuardedStore:
         self.__dict__[name] = guarded  # made once: a run calls the store a few times a node
         return guarded
 
+    def fence_writes(self, name: str, owner: str) -> None:
+        """The store's `fence_writes` (LeaseStore): once the store checks each write itself, writes may be queued
+        again where `before_write` is set (see queue_rows)."""
+        self.store.fence_writes(name, owner)  # type: ignore[attr-defined] - a LeaseStore's
+        self.fenced = True
+
+    def _may_queue(self) -> bool:
+        """Whether a write may be queued (made later, without `before_write`): where nothing is checked before a
+        write, or where the store checks it itself in the write's transaction (fenced)."""
+        return self.before_write is None or self.fenced
+
     def start_new_run(self, record: RunRecord) -> Awaitable[None] | None:
         """The store's `start_new_run` (claim and record queued at once, awaited later), its outcome guarded as
         `create_run`'s; None where the store has none (or not now): claim and create the run one after the other.
-        None too where writes are checked first (`before_write`): a queued write is made before any check."""
-        start = getattr(self.store, "start_new_run", None) if self.before_write is None else None
+        None too where writes are checked first (`before_write`) and the store does not check them itself: a
+        queued write is made before any check."""
+        start = getattr(self.store, "start_new_run", None) if self._may_queue() else None
         pending = start(record) if start is not None else None
         if pending is None:
             return None
@@ -348,8 +367,9 @@ class GuardedStore:
     def queue_rows(self, rows: Sequence[Row]) -> Awaitable[None] | None:
         """The store's `queue_rows` (rows queued now, their commit awaited later), guarded as `add_rows`; None
         where the store has none, or where writes are checked first (`before_write`, graphrt serve's lease: a
-        queued write is made before any check): save the rows with `add_rows`."""
-        queue = getattr(self.store, "queue_rows", None) if self.before_write is None else None
+        queued write is made before any check) and the store does not check them itself (`fenced`): save the
+        rows with `add_rows`."""
+        queue = getattr(self.store, "queue_rows", None) if self._may_queue() else None
         if queue is None:
             return None
         pending = queue(rows)
@@ -415,6 +435,11 @@ class Unsavable(CheckpointError):
 class StoreFailed(CheckpointError):
     """Raised when the store itself fails, not the request made of it: it cannot be reached or opened, or its
     driver failed (a connection ended, a disk full). A server answers it with 503: try again later."""
+
+
+class LeaseLost(StoreFailed):
+    """Raised by a write that a store fenced with a lease (`LeaseStore.fence_writes`) refused: another
+    owner took the lease over, so this process writes nothing more into the store."""
 
 
 def _tagged(value: Any, depth: int = 0) -> Any:

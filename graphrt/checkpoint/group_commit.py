@@ -27,6 +27,11 @@ PostgreSQL session lock must not be taken in a transaction that may be rolled
 back and made again). Reads go through the same connection, before the writes
 queued with them (none of those has returned to its caller yet). A cancelled
 caller stops waiting; its write, once queued, is still made.
+
+A `fence` (graphrt serve's lease) is a statement made first in every transaction
+of writes that fails when the store is no longer this writer's: the check and the
+writes commit together, so a writer frozen after any earlier check (past its
+lease, while another server took the store over) still writes nothing.
 """
 
 from __future__ import annotations
@@ -38,12 +43,27 @@ from typing import Any, Awaitable, Callable, Generator, Sequence
 
 import sniffio
 
-__all__ = ["GroupCommit", "Statement"]
+__all__ = ["Fence", "GroupCommit", "Statement"]
 
 Statement = tuple[str, tuple[Any, ...]]
 """A query and its values."""
 
 _BATCH = 512  # writes in one transaction at most: a bound on how long the first of them waits
+
+
+@dataclass(frozen=True)
+class Fence:
+    """What makes a transaction of writes fail unless the store is still this writer's.
+
+    `statement` fails (a constraint of `table` refuses the row it would add) when it is not; the
+    driver's error then names `table`, and the writes get `lost()` instead."""
+
+    statement: Statement
+    table: str
+    lost: Callable[[], Exception]
+
+    def refused(self, error: BaseException | None) -> bool:
+        return error is not None and self.table in str(error)
 
 
 @dataclass
@@ -135,6 +155,7 @@ class GroupCommit:
         self._start_lock = threading.Lock()
         self._pending: list[_Job] = []  # inline: the writes queued in this turn of the event loop
         self._flushing = False
+        self.fence: Fence | None = None  # made first in each transaction of writes but lone ones (see the top)
 
     async def read(self, query: str, values: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """The rows a query finds."""
@@ -318,7 +339,7 @@ class GroupCommit:
             elif job.read:
                 job.outcome = self._attempt(lambda: list(db.execute(*job.statements[0]).fetchall()))
             elif job.alone:
-                self._commit(db, [job])
+                self._commit(db, [job], fenced=False)
             else:
                 writes.append(job)
         self._commit(db, writes)
@@ -333,18 +354,24 @@ class GroupCommit:
         for statement in statements:  # one by one (or after the text failed): each its own outcome, ignored
             self._attempt(lambda: db.execute(*statement))
 
-    def _commit(self, db: Any, writes: list[_Job]) -> None:
-        """Makes the writes in one transaction; if it fails, each in a transaction of its own."""
+    def _commit(self, db: Any, writes: list[_Job], *, fenced: bool = True) -> None:
+        """Makes the writes in one transaction (after the fence, if any); if it fails, each in a transaction
+        of its own; if the fence refused them, none."""
         if not writes:
             return
+        fence = self.fence if fenced else None
+        first = [fence.statement] if fence is not None else []
         if len(writes) > 1:
-            outcome = self._attempt(lambda: self._transaction(db, [s for job in writes for s in job.statements]))
-            if outcome[1] is None:
+            statements = [*first, *(statement for job in writes for statement in job.statements)]
+            outcome = self._attempt(lambda: self._transaction(db, statements))
+            if outcome[1] is None or (fence is not None and fence.refused(outcome[1])):
                 for job in writes:
-                    job.outcome = outcome
+                    job.outcome = outcome if outcome[1] is None else (None, fence.lost())  # type: ignore[union-attr]
                 return
         for job in writes:
-            job.outcome = self._attempt(lambda: self._transaction(db, job.statements))
+            job.outcome = self._attempt(lambda: self._transaction(db, [*first, *job.statements]))
+            if fence is not None and fence.refused(job.outcome[1]):
+                job.outcome = (None, fence.lost())
 
     def _transaction(self, db: Any, statements: list[Statement] | tuple[Statement, ...]) -> None:
         if len(statements) == 1:

@@ -42,6 +42,7 @@ class PostgresStore(SqlStore):
     schemes = ("postgresql", "postgres")
     extra = "graphrt[postgres]"
     placeholder = "%s"
+    _fence_lock = " FOR SHARE"
 
     def __init__(self, url: str) -> None:
         try:

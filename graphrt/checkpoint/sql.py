@@ -18,6 +18,7 @@ from graphrt.checkpoint.base import (
     CheckpointError,
     Delivery,
     Lease,
+    LeaseLost,
     Row,
     RunRecord,
     RunStatus,
@@ -26,7 +27,7 @@ from graphrt.checkpoint.base import (
     decode_value,
     encode_value,
 )
-from graphrt.checkpoint.group_commit import Statement
+from graphrt.checkpoint.group_commit import Fence, GroupCommit, Statement
 
 __all__ = ["ADDED_COLUMNS", "SqlStore", "Statement", "schema"]
 
@@ -87,6 +88,9 @@ CREATE TABLE IF NOT EXISTS graphrt_leases (
     owner TEXT NOT NULL,
     holder TEXT NOT NULL,
     expires_at {real} NOT NULL
+);
+CREATE TABLE IF NOT EXISTS graphrt_fence (
+    held INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS graphrt_runs_updated ON graphrt_runs (status, updated_at);
 CREATE TABLE IF NOT EXISTS graphrt_webhooks (
@@ -176,9 +180,11 @@ class SqlStore:
     """A checkpoint store in SQL; subclasses say how to read and write."""
 
     location: str
+    _db: GroupCommit  # the connection (each store makes its own)
     placeholder = "?"
     _duplicate: type[BaseException]  # the driver's error for a run id that is already saved
     _runs_order = "updated_at DESC, run_id"
+    _fence_lock = ""  # what the fence's read of the lease adds so that no one takes it over until the commit
 
     async def _read(self, query: str, values: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """The rows a query finds."""
@@ -370,6 +376,17 @@ class SqlStore:
 
     async def drop_lease(self, name: str, owner: str) -> None:
         await self._write(("DELETE FROM graphrt_leases WHERE name = ? AND owner = ?", (name, owner)), alone=True)
+
+    def fence_writes(self, name: str, owner: str) -> None:
+        """Each later transaction of writes starts with a row for `graphrt_fence` (always empty) that its NOT
+        NULL refuses unless `owner` holds the lease `name`: the check commits with the writes, or none of
+        them. Lease writes (`alone`) are not fenced. SQLite's write lock (BEGIN IMMEDIATE), PostgreSQL's
+        lock of the lease's row (FOR SHARE), keep the lease from changing hands before the commit."""
+        check = (f"INSERT INTO graphrt_fence (held) SELECT NULL WHERE NOT EXISTS (SELECT 1 FROM graphrt_leases "
+                 f"WHERE name = ? AND owner = ?{self._fence_lock})")
+        self._db.fence = Fence((self._sql(check), (name, owner)), "graphrt_fence", lambda: LeaseLost(
+            f"checkpoint store {self.location}: this process no longer holds its lease {name!r} (another took "
+            "the store over); the write was refused"))
 
     async def close(self) -> None:
         raise NotImplementedError

@@ -12,11 +12,12 @@ no longer exists (killed with SIGKILL: a restart need not wait).
 A server that finds at a heartbeat that another took its lease over (it was
 frozen past its expiry) stops serving: the other owns the runs now. A frozen
 server woken writes nothing before it knows: every write of a run is fenced
-(`check`, called by the store before each write): when the last renewal is older
-than two thirds of the lease, the lease is renewed first, and a lease taken over
-refuses the write. (What is left: a server frozen between that check and its write,
-for longer than the lease, writes once; only the store comparing a token at each
-write closes that.)
+twice. The store itself compares the lease's owner token in each write's own
+transaction (`LeaseStore.fence_writes`): a write after the lease changed hands is
+refused (LeaseLost), however long the server was frozen and wherever. And before
+each write that is not queued (`check`), when the last renewal is older than two
+thirds of the lease, the lease is renewed first, so that a server woken late finds
+out before its runs' writes fail, and stops.
 
 The lease lives in the store itself (LeaseStore: a row written in one atomic
 statement), so it works alike for SQLite and PostgreSQL. Expiry compares this
@@ -119,6 +120,8 @@ class StoreLease:
             holder = _described(lease)
             raise StoreLeased(f"{store.location} is served by another graphrt serve ({holder}); "
                               f"stop that one first, or give this one another --checkpoint", holder)
+        if self.renewed is None:  # taken for the first time: from now on the store refuses writes once it is not
+            store.fence_writes(_NAME, self.owner)
         self.renewed = asked
 
     async def check(self, store: Any) -> None:

@@ -40,7 +40,7 @@ from graphrt.checkpoint import (
     WebhookStore,
     open_store,
 )
-from graphrt.checkpoint.base import GuardedStore, StoreFailed, check_store, decode_value, runs_page
+from graphrt.checkpoint.base import GuardedStore, LeaseLost, StoreFailed, check_store, decode_value, runs_page
 from graphrt.durable import afork, afrom_checkpoint, arun_checkpointed, save_new_run
 from graphrt.engine.graph import Graph
 from graphrt.observe.events import Event, node_state_after
@@ -725,6 +725,11 @@ class RunService:
                                                      new_record=job.record)
                 except GraphInterrupted as asked:
                     run.set_status(RunStatus.INTERRUPTED, question=asked.question)
+                except LeaseLost:  # the store refused its write (the check made in the write's own transaction)
+                    self._lose_lease(f"another graphrt serve took {self.store.location} over while this one did "
+                                     f"not renew its lease (frozen, or cut off from the store); the store refused "
+                                     f"this server's writes from then on")
+                    run.set_status(RunStatus.FAILED, error=self.lease_lost)
                 except GraphError as error:
                     run.set_status(RunStatus.FAILED, error=self.shown(str(error)))
                 except Exception as error:
