@@ -10,8 +10,15 @@ Every connection holds a file descriptor; with none left the server cannot accep
 and new clients wait unanswered (1,100 event-stream readers once left new runs timing
 out). So the process's soft limit of open files is raised to its hard one at start,
 and past `max_connections` open connections a new one is answered 503 and closed at
-once (`_capped`), well below that limit: the files a run opens (its store, an MCP
+once (`_guarded`), well below that limit: the files a run opens (its store, an MCP
 server's pipes) still open.
+
+A connection that sends a request's head (its request line and headers) slowly, or
+never ends it, would hold one of those connections for as long as it likes (uvicorn
+times out only idle keep-alive connections, and its httptools parser takes headers
+of any size). So a head must be complete within `HEAD_TIMEOUT` seconds of its first
+byte (else 408) and within `MAX_HEAD_BYTES` (else 431), and the connection is closed;
+a body's own time limit is the app's (serve/security.py).
 """
 
 from __future__ import annotations
@@ -27,10 +34,16 @@ from typing import Any, Callable
 from graphrt.base.errors import GraphError
 from graphrt.base.limits import MAX_CONNECTIONS
 
-__all__ = ["bind", "connections_allowed", "serve_app", "url_of"]
+__all__ = ["HEAD_TIMEOUT", "MAX_HEAD_BYTES", "bind", "connections_allowed", "serve_app", "url_of"]
 
 _FILES_KEPT = 128
 """File descriptors left for what is not a connection: the store, logs, an MCP server's pipes, a run's files."""
+
+HEAD_TIMEOUT = 20.0
+"""Seconds a request's head may take from its first byte to its last (Apache's RequestReadTimeout: 20-40)."""
+
+MAX_HEAD_BYTES = 64 * 1024
+"""Bytes a request's head may have: its line and headers (nginx takes 32 KiB by default, Node's http 16 KiB)."""
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -77,33 +90,83 @@ def connections_allowed(wanted: int = MAX_CONNECTIONS) -> int:
     return allowed
 
 
-def _capped(protocol: type, cap: int) -> type:
-    """uvicorn's HTTP protocol, answering a connection past `cap` open ones with a 503 and closing it at once
-    (uvicorn's own limit_concurrency answers only once a request arrives, keeping the connection meanwhile)."""
-    refusal = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
-               b"retry-after: 5\r\nconnection: close\r\ncontent-length: %d\r\n\r\n")
-    text = f"too many connections (at most {cap:,} at once); try again later\n".encode()
-    answer = refusal % len(text) + text
+def _answer(status: str, text: str, *more: str) -> bytes:
+    """A whole HTTP answer of plain text that closes the connection."""
+    body = text.encode()
+    head = [f"HTTP/1.1 {status}", "content-type: text/plain; charset=utf-8", *more, "connection: close",
+            f"content-length: {len(body)}"]
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + body
 
-    class Capped(protocol):  # type: ignore[misc, valid-type]
+
+def _guarded(protocol: type, cap: int, head_timeout: float = HEAD_TIMEOUT, max_head: int = MAX_HEAD_BYTES) -> type:
+    """uvicorn's HTTP protocol, answering a connection past `cap` open ones with a 503 and closing it at once
+    (uvicorn's own limit_concurrency answers only once a request arrives, keeping the connection meanwhile),
+    and closing one whose request head takes longer than `head_timeout` (408) or more than `max_head` bytes
+    (431). A head is under way from the first byte received while no request is (the connection is new, or
+    its last request was answered) until the protocol starts a request (`cycle`, uvicorn's for both parsers)."""
+    too_many = _answer("503 Service Unavailable", f"too many connections (at most {cap:,} at once); try again later\n",
+                       "retry-after: 5")
+    too_slow = _answer("408 Request Timeout", f"the request's headers did not arrive within {head_timeout:g} s\n")
+    too_big = _answer("431 Request Header Fields Too Large",
+                      f"the request's line and headers are over {max_head:,} bytes\n")
+
+    class Guarded(protocol):  # type: ignore[misc, valid-type]
+        _head_timer: asyncio.TimerHandle | None = None
+        _head_of: Any = None  # the request under way when the head began: a head is complete once it is another
+        _head_bytes = 0
+
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             if len(self.connections) > cap:
-                transport.write(answer)
+                transport.write(too_many)
                 transport.close()
 
-    return Capped
+        def data_received(self, data: bytes) -> None:
+            if self._head_timer is None and (self.cycle is None or self.cycle.response_complete):
+                self._head_of, self._head_bytes = self.cycle, 0
+                self._head_timer = self.loop.call_later(head_timeout, self._head_late)
+            super().data_received(data)
+            if self._head_timer is None:
+                return
+            if self.cycle is not self._head_of:  # the head is complete: a request began
+                self._stop_head_timer()
+                return
+            self._head_bytes += len(data)
+            if self._head_bytes > max_head:
+                self._refuse_head(too_big)
+
+        def _head_late(self) -> None:
+            self._head_timer = None
+            if self.cycle is self._head_of:
+                self._refuse_head(too_slow)
+
+        def _refuse_head(self, answer: bytes) -> None:
+            self._stop_head_timer()
+            if not self.transport.is_closing():
+                self.transport.write(answer)
+                self.transport.close()
+
+        def _stop_head_timer(self) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._stop_head_timer()
+            super().connection_lost(exc)
+
+    return Guarded
 
 
 def serve_app(app: Any, sock: socket.socket, *, on_listening: Callable[[], None],
               timeout_graceful_shutdown: int = 5, should_stop: Callable[[], bool] | None = None,
-              max_connections: int = MAX_CONNECTIONS) -> int:
+              max_connections: int = MAX_CONNECTIONS, head_timeout: float = HEAD_TIMEOUT) -> int:
     """Serves `app` on `sock` until stopped (Ctrl-C, SIGTERM, or `should_stop()` true: asked ten times a
     second); 1 if the app failed to start, else 0.
 
     `on_listening` is called once the app's lifespan has started and the socket takes connections.
     Past `max_connections` open connections (fewer if the process may not open that many files), a new
-    one is answered 503 and closed.
+    one is answered 503 and closed; one whose request head takes over `head_timeout` seconds, 408.
     """
     import uvicorn
     from uvicorn.protocols.http.auto import AutoHTTPProtocol
@@ -119,7 +182,7 @@ def serve_app(app: Any, sock: socket.socket, *, on_listening: Callable[[], None]
 
     cap = connections_allowed(max_connections)
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=timeout_graceful_shutdown,
-                            http=_capped(AutoHTTPProtocol, cap))
+                            http=_guarded(AutoHTTPProtocol, cap, head_timeout))
     server = Server(config)
     with sock:
         asyncio.run(server.serve(sockets=[sock]))

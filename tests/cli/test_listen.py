@@ -101,3 +101,95 @@ def test_mcp_without_the_sdk_says_which_extra_to_install(graphs: Path, tmp_path:
                           text=True, timeout=120)
     assert done.returncode == 1 and "Traceback" not in done.stderr  # was a ModuleNotFoundError traceback
     assert done.stderr.strip() == "graphrt: 'graphrt mcp' needs the MCP SDK: pip install 'graphrt[mcp]'"
+
+
+@contextmanager
+def serving(app, **options) -> Iterator[int]:
+    """`app` served by listen.serve_app in a thread, on a free port: the port, once it listens."""
+    from graphrt.cli.listen import bind, serve_app
+
+    sock = bind("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    listening, stop = threading.Event(), threading.Event()
+    thread = threading.Thread(target=serve_app, args=(app, sock), daemon=True,
+                              kwargs={"on_listening": listening.set, "should_stop": stop.is_set, **options})
+    thread.start()
+    try:
+        assert listening.wait(30), "the server did not start"
+        yield port
+    finally:
+        stop.set()
+        thread.join(30)
+
+
+def _held_app(release: threading.Event):
+    """An ASGI app answering 200 `ok`; a request for /held only once `release` is set."""
+    import anyio
+
+    async def app(scope, receive, send) -> None:
+        if scope["type"] != "http":
+            return
+        if scope["path"] == "/held":
+            await anyio.to_thread.run_sync(release.wait)
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    return app
+
+
+def _until_closed(connection: socket.socket) -> bytes:
+    """Everything the server sends until it closes the connection."""
+    connection.settimeout(60)  # a guard against a hang: the server closes it long before
+    received = b""
+    while chunk := connection.recv(65536):
+        received += chunk
+    return received
+
+
+def test_a_request_head_that_never_ends_is_answered_408_and_its_connection_closed() -> None:
+    release = threading.Event()
+    with serving(_held_app(release), head_timeout=0.5) as port:
+        # A request being answered slowly is not cut: its head was complete.
+        slow = socket.create_connection(("127.0.0.1", port))
+        slow.sendall(b"GET /held HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        # A head sent in part (slowloris), and one that never even starts its headers: both closed.
+        for partial in (b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: 1\r\n", b"G"):
+            with socket.create_connection(("127.0.0.1", port)) as lingering:
+                lingering.sendall(partial)
+                answer = _until_closed(lingering)
+                assert answer.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), answer
+                assert answer.endswith(b"the request's headers did not arrive within 0.5 s\n")
+        release.set()
+        assert _until_closed_after_answer(slow).startswith(b"HTTP/1.1 200 OK\r\n")
+        slow.close()
+        # A connection kept alive gets the same time for each head, and a whole request goes through.
+        with socket.create_connection(("127.0.0.1", port)) as kept:
+            for _ in range(2):
+                kept.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                assert _until_closed_after_answer(kept).endswith(b"\r\n\r\nok")
+
+
+def _until_closed_after_answer(connection: socket.socket) -> bytes:
+    """One whole answer of a kept-alive connection (its body is `ok`)."""
+    connection.settimeout(60)
+    received = b""
+    while not received.endswith(b"ok"):
+        chunk = connection.recv(65536)
+        if not chunk:
+            break
+        received += chunk
+    return received
+
+
+def test_a_request_head_over_the_limit_is_answered_431() -> None:
+    from graphrt.cli.listen import MAX_HEAD_BYTES
+
+    with serving(_held_app(threading.Event())) as port, socket.create_connection(("127.0.0.1", port)) as client:
+        start = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        lines = [b"X-Filler: " + b"x" * 988 + b"\r\n"] * (MAX_HEAD_BYTES // 1000)
+        head = start + b"".join(lines)
+        # One byte over, and no more: the server has read all of it when it closes (unread bytes would reset
+        # the connection, and the answer with it).
+        client.sendall(head + b"X-Last: " + b"x" * (MAX_HEAD_BYTES + 1 - len(head) - 8))
+        answer = _until_closed(client)
+        assert answer.startswith(b"HTTP/1.1 431 Request Header Fields Too Large\r\n"), answer[:200]
