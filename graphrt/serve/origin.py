@@ -8,7 +8,8 @@ opens. Two checks keep those pages out:
   allowed host: the loopback names (`localhost`, `127.0.0.1`, `[::1]`, any
   `127.x.y.z`) by default, plus the address the server is bound to and the
   names given with `allowed_hosts` (`"*"` allows any, for a server behind a
-  proxy that checks it, with a key).
+  proxy that checks it, with a key). An HTTP/1.1 request without a Host is
+  refused (400), as the protocol says.
 - **Origin** (cross-site requests: a `text/plain` POST or an HTML `<form>` of a
   foreign page starts runs). A request that carries an `Origin` must come from
   the server's own origin or one of `cors_origins`; browsers send `Origin` with
@@ -122,7 +123,8 @@ async def _refuse(send: Send, status: int, message: str) -> None:
 
 
 class OriginGuard:
-    """ASGI middleware: 421 for a Host not allowed, 403 for a foreign Origin; the rest goes on to `app`."""
+    """ASGI middleware: 400 for an HTTP/1.1 request without a Host, 421 for a Host not allowed, 403 for a
+    foreign Origin; the rest goes on to `app`."""
 
     def __init__(self, app: ASGIApp, policy: OriginPolicy, redactor: Redactor | None = None) -> None:
         self.app = app
@@ -135,6 +137,9 @@ class OriginGuard:
             return
         headers = {name: value.decode("latin-1") for name, value in scope.get("headers", [])}
         host = headers.get(b"host", "")
+        if b"host" not in headers and scope.get("http_version") != "1.0":  # HTTP/1.1 requires it (RFC 9112, 3.2)
+            await _refuse(send, 400, "the request names no Host (HTTP/1.1 requires one)")
+            return
         if host and not self.policy.host_allowed(host):
             await _refuse(send, 421, f"this server does not answer for host {self.redactor.text(host.strip()[:100])!r} "
                           "(graphrt serve --allowed-host NAME allows one)")

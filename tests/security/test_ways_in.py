@@ -65,6 +65,23 @@ def test_a_rebound_dns_name_reads_nothing(serve, host) -> None:
         assert client.post("/graphs/hello/runs", json={}, headers={"Host": host}).status_code == 421
 
 
+@pytest.mark.parametrize(("version", "status"), [("1.1", b"400"), ("1.0", b"200")])
+def test_an_http_1_1_request_without_a_host_is_refused(serve, version: str, status: bytes) -> None:
+    import socket
+    from urllib.parse import urlsplit
+
+    served = serve({"hello.yaml": HELLO})
+    with socket.create_connection((urlsplit(served.url).hostname, urlsplit(served.url).port)) as raw:
+        raw.settimeout(60)  # a guard against a hang: the answer comes at once
+        raw.sendall(f"GET /runs HTTP/{version}\r\nConnection: close\r\n\r\n".encode())
+        answer = b""
+        while chunk := raw.recv(65536):
+            answer += chunk
+    assert answer.split(b" ", 2)[1] == status, answer[:300]
+    if status == b"400":
+        assert b"the request names no Host (HTTP/1.1 requires one)" in answer
+
+
 def test_allowed_hosts_and_cors_origins_let_the_configured_ones_in(serve) -> None:
     served = serve({"hello.yaml": HELLO}, allowed_hosts=["graphs.internal"], cors_origins=["https://app.example"])
     with served.client() as client:
