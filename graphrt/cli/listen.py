@@ -103,7 +103,9 @@ def _guarded(protocol: type, cap: int, head_timeout: float = HEAD_TIMEOUT, max_h
     (uvicorn's own limit_concurrency answers only once a request arrives, keeping the connection meanwhile),
     and closing one whose request head takes longer than `head_timeout` (408) or more than `max_head` bytes
     (431). A head is under way from the first byte received while no request is (the connection is new, or
-    its last request was answered) until the protocol starts a request (`cycle`, uvicorn's for both parsers)."""
+    its last request was answered) until the protocol starts a request (`cycle`, uvicorn's for both parsers).
+    Its size is counted up to the blank line that ends it, before the parser sees the bytes: a head that
+    arrives whole in one read is measured too."""
     too_many = _answer("503 Service Unavailable", f"too many connections (at most {cap:,} at once); try again later\n",
                        "retry-after: 5")
     too_slow = _answer("408 Request Timeout", f"the request's headers did not arrive within {head_timeout:g} s\n")
@@ -114,6 +116,7 @@ def _guarded(protocol: type, cap: int, head_timeout: float = HEAD_TIMEOUT, max_h
         _head_timer: asyncio.TimerHandle | None = None
         _head_of: Any = None  # the request under way when the head began: a head is complete once it is another
         _head_bytes = 0
+        _head_tail = b""  # the last bytes of the head so far: its blank line may come split across two reads
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
@@ -123,17 +126,19 @@ def _guarded(protocol: type, cap: int, head_timeout: float = HEAD_TIMEOUT, max_h
 
         def data_received(self, data: bytes) -> None:
             if self._head_timer is None and (self.cycle is None or self.cycle.response_complete):
-                self._head_of, self._head_bytes = self.cycle, 0
+                self._head_of, self._head_bytes, self._head_tail = self.cycle, 0, b""
                 self._head_timer = self.loop.call_later(head_timeout, self._head_late)
+            if self._head_timer is not None:
+                seen = self._head_tail + data
+                end = seen.find(b"\r\n\r\n")
+                self._head_bytes += (end + 4 - len(self._head_tail)) if end >= 0 else len(data)
+                self._head_tail = seen[-3:]
+                if self._head_bytes > max_head:
+                    self._refuse_head(too_big)
+                    return
             super().data_received(data)
-            if self._head_timer is None:
-                return
-            if self.cycle is not self._head_of:  # the head is complete: a request began
+            if self._head_timer is not None and self.cycle is not self._head_of:  # the head is complete
                 self._stop_head_timer()
-                return
-            self._head_bytes += len(data)
-            if self._head_bytes > max_head:
-                self._refuse_head(too_big)
 
         def _head_late(self) -> None:
             self._head_timer = None

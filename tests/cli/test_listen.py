@@ -193,3 +193,26 @@ def test_a_request_head_over_the_limit_is_answered_431() -> None:
         client.sendall(head + b"X-Last: " + b"x" * (MAX_HEAD_BYTES + 1 - len(head) - 8))
         answer = _until_closed(client)
         assert answer.startswith(b"HTTP/1.1 431 Request Header Fields Too Large\r\n"), answer[:200]
+
+
+def test_a_whole_request_whose_head_is_over_the_limit_is_answered_431_before_the_app_sees_it() -> None:
+    from graphrt.cli.listen import MAX_HEAD_BYTES
+
+    seen: list[str] = []
+
+    async def app(scope, receive, send) -> None:
+        if scope["type"] == "http":
+            seen.append(scope["path"])
+            await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+            await send({"type": "http.response.body", "body": b"ok"})
+
+    with serving(app) as port:
+        for size, status in ((MAX_HEAD_BYTES - 100, b"200"), (MAX_HEAD_BYTES + 1, b"431")):
+            with socket.create_connection(("127.0.0.1", port)) as client:
+                # In one write, `size` bytes in all: the last one crosses the limit, so the server has read
+                # every byte when it closes (unread ones would reset the connection, and the answer with it).
+                start = b"GET /big HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nX-Big: "
+                end = b"\r\n\r\n"
+                client.sendall(start + b"a" * (size - len(start) - len(end)) + end)
+                assert _until_closed(client).split(b" ", 2)[1] == status
+        assert seen == ["/big"]  # only the one within the limit reached the app
