@@ -21,6 +21,7 @@
       CheckpointError         a run cannot be saved to or resumed from a checkpoint store
         Unsavable             a value JSON cannot hold, so it is not saved                 checkpoint/base
         StoreFailed           the store itself failed: no connection, a driver's error     checkpoint/base
+          LeaseLost           a write the store refused: another process took its lease    checkpoint/base
       RegistrationError       bad agent or function info
         UnsupportedType       a type hint has no JSON Schema                               base/schema
       ToolCallError           bad tool arguments; the text goes back to the LLM
