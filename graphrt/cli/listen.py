@@ -19,6 +19,12 @@ times out only idle keep-alive connections, and its httptools parser takes heade
 of any size). So a head must be complete within `HEAD_TIMEOUT` seconds of its first
 byte (else 408) and within `MAX_HEAD_BYTES` (else 431), and the connection is closed;
 a body's own time limit is the app's (serve/security.py).
+
+An answer sent before its request's body was read (a 413) is closed the way HTTP
+servers close it (nginx's lingering close): the server's side is shut for writing,
+and what the client still sends is read and dropped, until it closes its side or
+`LINGER_SECONDS` have passed. Closed at once, the unread bytes make the kernel reset
+the connection, and a client still sending loses the answer it was given.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from typing import Any, Callable
 from graphrt.base.errors import GraphError
 from graphrt.base.limits import MAX_CONNECTIONS
 
-__all__ = ["HEAD_TIMEOUT", "MAX_HEAD_BYTES", "bind", "connections_allowed", "serve_app", "url_of"]
+__all__ = ["HEAD_TIMEOUT", "LINGER_SECONDS", "MAX_HEAD_BYTES", "bind", "connections_allowed", "serve_app", "url_of"]
 
 _FILES_KEPT = 128
 """File descriptors left for what is not a connection: the store, logs, an MCP server's pipes, a run's files."""
@@ -44,6 +50,12 @@ HEAD_TIMEOUT = 20.0
 
 MAX_HEAD_BYTES = 64 * 1024
 """Bytes a request's head may have: its line and headers (nginx takes 32 KiB by default, Node's http 16 KiB)."""
+
+LINGER_SECONDS = 5.0
+"""How long a connection answered before its request's body was read is read from and dropped (nginx: 5 s)."""
+
+_MAX_LINGER_BYTES = 64 * 1024 * 1024
+"""Bytes a lingering connection may still send before it is closed at once."""
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -98,6 +110,46 @@ def _answer(status: str, text: str, *more: str) -> bytes:
     return ("\r\n".join(head) + "\r\n\r\n").encode() + body
 
 
+class _LingeringTransport:
+    """A connection's transport as uvicorn's protocol sees it: a `close()` while the request's body is still
+    coming in (the answer was sent before it was read) shuts the writing side and lets the rest be dropped
+    (`Guarded.data_received`) until the client closes its side or LINGER_SECONDS pass."""
+
+    def __init__(self, transport: Any, protocol: Any) -> None:
+        self._transport = transport
+        self._protocol = protocol
+        self.lingering = False
+        self.dropped = 0
+        self._timer: asyncio.TimerHandle | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+    def is_closing(self) -> bool:
+        return self.lingering or self._transport.is_closing()
+
+    def close(self) -> None:
+        if self.lingering or self._transport.is_closing():
+            return
+        cycle = self._protocol.cycle
+        if cycle is None or not cycle.more_body or cycle.disconnected or not self._transport.can_write_eof():
+            self._transport.close()
+            return
+        self.lingering = True
+        self._transport.write_eof()  # the answer, then FIN: the client reads it whole
+        self._transport.resume_reading()  # paused while the app did not read the body: drop it instead
+        self._timer = asyncio.get_running_loop().call_later(LINGER_SECONDS, self.abort_linger)
+
+    def abort_linger(self) -> None:
+        self._timer = None
+        self._transport.close()
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+
 def _guarded(protocol: type, cap: int, head_timeout: float = HEAD_TIMEOUT, max_head: int = MAX_HEAD_BYTES) -> type:
     """uvicorn's HTTP protocol, answering a connection past `cap` open ones with a 503 and closing it at once
     (uvicorn's own limit_concurrency answers only once a request arrives, keeping the connection meanwhile),
@@ -119,12 +171,18 @@ def _guarded(protocol: type, cap: int, head_timeout: float = HEAD_TIMEOUT, max_h
         _head_tail = b""  # the last bytes of the head so far: its blank line may come split across two reads
 
         def connection_made(self, transport: Any) -> None:
-            super().connection_made(transport)
+            self._lingering = _LingeringTransport(transport, self)
+            super().connection_made(self._lingering)
             if len(self.connections) > cap:
                 transport.write(too_many)
                 transport.close()
 
         def data_received(self, data: bytes) -> None:
+            if self._lingering.lingering:  # answered already: what the client still sends is dropped
+                self._lingering.dropped += len(data)
+                if self._lingering.dropped > _MAX_LINGER_BYTES:
+                    self._lingering.abort_linger()
+                return
             if self._head_timer is None and (self.cycle is None or self.cycle.response_complete):
                 self._head_of, self._head_bytes, self._head_tail = self.cycle, 0, b""
                 self._head_timer = self.loop.call_later(head_timeout, self._head_late)
@@ -158,6 +216,7 @@ def _guarded(protocol: type, cap: int, head_timeout: float = HEAD_TIMEOUT, max_h
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._stop_head_timer()
+            self._lingering.cancel()
             super().connection_lost(exc)
 
     return Guarded
