@@ -15,6 +15,7 @@ import pytest
 from graphrt.cli.main import main
 
 from ..batches.conftest import AGENTS_FILE, GRAPH
+from ..commands import GRAPHRT
 from ..waiting import wait_until
 
 
@@ -74,7 +75,7 @@ def test_a_broken_graph_is_one_line_and_no_row_runs(files, capsys):
 
 
 def _batch(*args: str) -> subprocess.Popen:
-    command = [sys.executable, "-c", "import sys; from graphrt.cli import main; sys.exit(main())", "batch", *args]
+    command = [*GRAPHRT, "batch", *args]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
@@ -139,6 +140,6 @@ def test_rows_from_stdin_run_as_they_come_and_a_rerun_skips_the_done_ones(files)
 
 
 def _batch_fed(*args: str) -> subprocess.Popen:
-    command = [sys.executable, "-c", "import sys; from graphrt.cli import main; sys.exit(main())", "batch", *args]
+    command = [*GRAPHRT, "batch", *args]
     return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)

@@ -6,11 +6,12 @@ import json
 import os
 import signal
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
+
+from ..commands import GRAPHRT
 
 AGENTS = str(Path(__file__).with_name("crash_agents.py"))
 
@@ -46,7 +47,7 @@ SEEN = {"seen": [f"{i} tok-ABCDEFGH12345 sk-abcdefghijklmnopqrstuvwx" for i in r
 
 
 def _graphrt(*args: str, env: dict[str, str]) -> subprocess.Popen:
-    command = [sys.executable, "-c", "import sys; from graphrt.cli import main; sys.exit(main())", *args]
+    command = [*GRAPHRT, *args]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 

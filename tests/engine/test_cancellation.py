@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import anyio
@@ -13,6 +12,8 @@ import pytest
 from graphrt import AgentContext, AgentInfo, Graph
 from graphrt.base.errors import GraphAbortedError
 from graphrt.check.rules import MAX_RETRY
+
+from ..commands import GRAPHRT
 
 pytestmark = pytest.mark.anyio
 
@@ -86,8 +87,7 @@ async def test_abort_stops_a_retry_storm(anyio_backend: str) -> None:
 async def test_ctrl_c_stops_the_command(anyio_backend: str, tmp_path: Path, graph_text: str) -> None:
     path = tmp_path / "storm.yaml"
     path.write_text("version: 0.5\n" + graph_text)
-    command = [sys.executable, "-c", "import sys; from graphrt.cli import main; sys.exit(main())",
-               "run", str(path), "--agents", STORM_AGENTS]
+    command = [*GRAPHRT, "run", str(path), "--agents", STORM_AGENTS]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         before = []  # the warnings, then the agents' word that the storm is under way

@@ -20,6 +20,7 @@ import graphrt
 from graphrt.authoring.agent_like import module_agents
 
 from ..batches.conftest import AGENTS_FILE as BATCH_AGENTS_FILE, GRAPH as ROW_GRAPH
+from ..commands import GRAPHRT
 from ..waiting import wait_until
 from .conftest import WORKER_NODES
 
@@ -77,7 +78,7 @@ def test_a_failed_row_on_ray_has_the_located_error_it_has_in_process(ray_executo
 
 
 def _batch(*args: str) -> subprocess.Popen:
-    command = [sys.executable, "-c", "import sys; from graphrt.cli import main; sys.exit(main())", "batch", *args]
+    command = [*GRAPHRT, "batch", *args]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
@@ -212,7 +213,7 @@ def test_async_generator_and_class_agents_from_an_agents_file_run_rows_on_the_cl
     (tmp_path / "streaming_agents.py").write_text(STREAMING_AGENTS)
     (tmp_path / "g.yaml").write_text(STREAMING_GRAPH)
     (tmp_path / "rows.jsonl").write_text('{"n": 2}\n{"n": 3}\n')
-    command = [sys.executable, "-c", "import sys; from graphrt.cli import main; sys.exit(main())", "batch", "g.yaml", "rows.jsonl", "--no-checkpoint", "-q",
+    command = [*GRAPHRT, "batch", "g.yaml", "rows.jsonl", "--no-checkpoint", "-q",
                "--agents", "streaming_agents.py", "--executor", "ray", "--address", ray_cluster.address]
     result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]

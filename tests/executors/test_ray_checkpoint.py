@@ -10,12 +10,12 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from ..commands import GRAPHRT
 from ..waiting import wait_until
 
 AGENTS = str(Path(__file__).with_name("ray_agents.py"))
@@ -44,7 +44,7 @@ nodes:
 
 
 def _graphrt(*args: str) -> subprocess.Popen:
-    command = [sys.executable, "-c", "import sys; from graphrt.cli import main; sys.exit(main())", *args]
+    command = [*GRAPHRT, *args]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 

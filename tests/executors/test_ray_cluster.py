@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import socket
 import subprocess
-import sys
 
 import pytest
 import ray
 
 from graphrt.executors.loopback_ray import is_loopback
+
+from ..commands import GRAPHRT
 
 
 def test_a_cluster_on_loopback_stays_there(ray_executor, ray_cluster):
@@ -36,7 +37,7 @@ def test_an_address_that_does_not_answer_is_a_one_line_error(tmp_path):
     graph = tmp_path / "g.yaml"
     graph.write_text("version: 0.5\nnodes:\n  a:\n    agent: copyAgent\n    inputs: {v: 1}\n    isResult: true\n")
     address = f"127.0.0.1:{_closed_port()}"
-    command = [sys.executable, "-c", "import sys; from graphrt.cli import main; sys.exit(main())", "run", str(graph),
+    command = [*GRAPHRT, "run", str(graph),
                "--executor", "ray", "--address", address]
     # Ray alone retries such an address for minutes; the guard here is only against that hang.
     result = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
