@@ -18,6 +18,7 @@ stores, executors), in a folder on sys.path.
 from __future__ import annotations
 
 import json
+import signal
 import sys
 import textwrap
 import threading
@@ -29,6 +30,15 @@ from types import SimpleNamespace
 from typing import Any, Callable, Iterator
 
 import pytest
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C reaches the commands and the Ray workers that tests start. A shell starts a background job (a CI
+    runner's script, `nohup`) with SIGINT ignored, which children inherit: the tests that send it, and ray.cancel,
+    which interrupts a task with it, would wait for ever. A handler, unlike an ignored signal, is reset to the
+    default in a child when it starts."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture
