@@ -128,6 +128,16 @@ class _LingeringTransport:
     def is_closing(self) -> bool:
         return self.lingering or self._transport.is_closing()
 
+    def write(self, data: bytes) -> None:
+        # Once lingering, the answer is out and the writing side shut: what an app still sends (uvicorn answered
+        # 400 to a body the parser refused, while the request's app ran on) has nowhere to go, as after close().
+        if not self.lingering:
+            self._transport.write(data)
+
+    def writelines(self, lines: Any) -> None:
+        if not self.lingering:
+            self._transport.writelines(lines)
+
     def close(self) -> None:
         if self.lingering or self._transport.is_closing():
             return

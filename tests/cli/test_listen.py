@@ -234,3 +234,33 @@ def test_an_answer_sent_before_the_body_was_read_reaches_a_client_still_sending(
         for _ in range(300):  # a reset loses the answer in about one try of a hundred
             answer = client.post("/", content=iter([b"x" * 65536] * 40))  # 2.5 MiB, chunked
             assert (answer.status_code, answer.text) == (413, "too long")
+
+
+def test_an_app_answering_after_the_server_refused_its_request_writes_nothing_and_fails_nothing() -> None:
+    # The request's head went to the app; then its body broke the parser, so uvicorn answered 400 and closed
+    # the connection, lingering. The app's own answer, later, has nowhere to go: it is dropped, not an error.
+    release, answered = threading.Event(), threading.Event()
+    outcomes: list[object] = []
+
+    async def app(scope, receive, send) -> None:
+        import anyio
+
+        if scope["type"] != "http":
+            return
+        await anyio.to_thread.run_sync(release.wait)
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+            await send({"type": "http.response.body", "body": b"ok"})
+            outcomes.append("sent")
+        except Exception as error:  # noqa: BLE001 - what the test looks for
+            outcomes.append(error)
+        finally:
+            answered.set()
+
+    with serving(app) as port, socket.create_connection(("127.0.0.1", port)) as client:
+        client.sendall(b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n")
+        client.sendall(b"zz\r\n")  # not a chunk size
+        assert _until_closed(client).startswith(b"HTTP/1.1 400 Bad Request\r\n")
+        release.set()
+        assert answered.wait(60)
+    assert outcomes == ["sent"]
