@@ -22,7 +22,7 @@ import anyio
 
 from graphrt.base.errors import GraphError, GraphInterrupted
 from graphrt.base.secrets import Redactor
-from graphrt.checkpoint import RunRecord, describe_targets, location_of, open_store
+from graphrt.checkpoint import RunRecord, RunStatus, describe_targets, location_of, open_store
 from graphrt.checkpoint.base import GuardedStore
 from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.arguments import non_empty
@@ -102,7 +102,7 @@ def run_saved(
                     print(f"graphrt: answer with: {_resume_hint(checkpoint, run_id, ' --answer TEXT')}", file=stderr)
                     return WAITING_FOR_ANSWER, None
         except KeyboardInterrupt:
-            if _is_saved(checkpoint, run_id):
+            if _saved_status(checkpoint, run_id) is not None:
                 print(f"graphrt: stopped; the run is saved. Continue it with: {_resume_hint(checkpoint, run_id)}",
                       file=stderr)
             else:
@@ -110,28 +110,34 @@ def run_saved(
             return STOPPED, None
         except GraphError as error:
             print(f"graphrt: {Redactor().text(str(error))}", file=stderr)  # an agent's error may quote a credential
-            if _is_saved(checkpoint, run_id):
+            status = _saved_status(checkpoint, run_id)
+            if status is None:
+                print(f"graphrt: nothing of run {run_id} was saved in {location_of(checkpoint)}", file=stderr)
+            elif status == RunStatus.FINISHED:  # refused before it ran again (other inputs, a changed graph)
+                print(f"graphrt: run {run_id} is saved, finished; to see its results: "
+                      f"{_resume_hint(checkpoint, run_id)}", file=stderr)
+            else:
                 print(f"graphrt: the run is saved; after a fix, continue it with: {_resume_hint(checkpoint, run_id)}",
                       file=stderr)
-            else:
-                print(f"graphrt: nothing of run {run_id} was saved in {location_of(checkpoint)}", file=stderr)
             return 1, None
 
 
-def _is_saved(checkpoint: str, run_id: str) -> bool:
-    """Whether the store holds the run now: a resume hint is only given for a run that can be resumed."""
+def _saved_status(checkpoint: str, run_id: str) -> str | None:
+    """How the store holds the run now, or None where it holds none: a resume hint is only given for a run
+    that can be resumed, and a finished one is only shown again."""
 
-    async def saved() -> bool:
+    async def saved() -> str | None:
         store = open_store(checkpoint)
         try:
-            return await store.get_run(run_id) is not None
+            record = await store.get_run(run_id)
+            return None if record is None else record.status
         finally:
             await store.close()
 
     try:
         return anyio.run(saved)
     except Exception:  # noqa: BLE001 - an unreachable or unusable store holds nothing to resume
-        return False
+        return None
 
 
 async def _find_run(checkpoint: str, run_id: str | None) -> RunRecord:

@@ -120,6 +120,19 @@ def test_a_failed_run_says_it_is_saved_and_how_to_continue(files, capsys) -> Non
         f"graphrt: the run is saved; after a fix, continue it with: graphrt resume {files['db']} --run-id r1")
 
 
+def test_a_finished_run_asked_to_run_again_with_other_inputs_points_to_its_results(files, tmp_path, capsys) -> None:
+    greet = tmp_path / "greet.yaml"
+    greet.write_text(ASK.replace("agent: textInputAgent\n    params:\n      message: Your name?", "value: {text: World}"))
+    main(["run", str(greet), "--checkpoint", files["db"], "--run-id", "r1", "-q"])
+    capsys.readouterr()
+
+    code = main(["run", str(greet), "--checkpoint", files["db"], "--run-id", "r1", "-i", 'name={"text": "Bob"}', "-q"])
+
+    err = capsys.readouterr().err.splitlines()
+    assert code == 1 and "was started without a value for 'name'" in err[0]
+    assert err[-1] == f"graphrt: run r1 is saved, finished; to see its results: graphrt resume {files['db']} --run-id r1"
+
+
 def test_resume_after_a_fix_refuses_the_changed_file_without_force(files, capsys) -> None:
     main(["run", files["broken"], "--checkpoint", files["db"], "--run-id", "r1", "-q"])
     Path(files["broken"]).write_text(BROKEN.replace(":first.x.$0", ":first.x"))
