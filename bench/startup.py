@@ -61,9 +61,14 @@ anyio.run(nothing)
 """
 
 
+def _with_bytecode_cache() -> dict[str, str]:
+    """This environment without PYTHONDONTWRITEBYTECODE: Python as after `pip install`, its bytecode cached."""
+    return {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+
+
 def _floor() -> list[str]:
     """A command that imports what `graphrt run graphs/hello.yaml` imports, graphrt's own modules aside."""
-    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    env = _with_bytecode_cache()
     done = subprocess.run([sys.executable, "-c", _MODULES_OF_RUN, str(HELLO)], cwd=ROOT, env=env,
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True)
     names = [name for name in done.stderr.split()  # C parts (_asyncio, _ssl) come with their modules, in their order
@@ -97,7 +102,7 @@ def commands() -> list[tuple[str, list[str]]]:
 def measure(rounds: int = 11) -> list[tuple[str, float, float]]:
     """(label, median ms, min ms) of each command over `rounds` turns."""
     listed = commands()
-    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    env = _with_bytecode_cache()
     times: dict[str, list[float]] = {label: [] for label, _ in listed}
     for round_ in range(rounds + 1):
         for label, argv in listed:
