@@ -71,8 +71,9 @@ def _floor() -> list[str]:
     env = _with_bytecode_cache()
     done = subprocess.run([sys.executable, "-c", _MODULES_OF_RUN, str(HELLO)], cwd=ROOT, env=env,
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True)
+    ours = ("graphrt", "graphrt_agents")  # graphrt_agents imports graphrt's authoring layer: it is ours too
     names = [name for name in done.stderr.split()  # C parts (_asyncio, _ssl) come with their modules, in their order
-             if name.split(".")[0] != "graphrt" and not name.startswith("_") and "__main__" not in name]
+             if name.split(".")[0] not in ours and not name.startswith("_") and "__main__" not in name]
     return [sys.executable, "-c", _FLOOR.format(names=names)]
 
 

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from graphrt.authoring.registry import Registry
     from graphrt.authoring.services import RunServices
     from graphrt.graphdata.spec import GraphSpec
-    from graphrt.observe.events import Emitter, Event
+    from graphrt.observe.emitter import Emitter
+    from graphrt.observe.events import Event
 
 __all__ = [
     "AgentContext", "AgentFunction", "AgentInfo", "AgentLike", "NestedGraph", "NestedGraphRule", "NestingHandle",

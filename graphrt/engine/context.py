@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from graphrt.authoring.registry import Registry
 from graphrt.engine.scheduler import Scheduler
-from graphrt.observe.events import Emitter
+from graphrt.observe.emitter import Emitter
 from graphrt.observe.observer import Observers
 
 if TYPE_CHECKING:

@@ -30,12 +30,13 @@ from graphrt.engine.execution import GraphRun
 from graphrt.engine.options import RunOptions
 from graphrt.engine.scheduler import Scheduler
 from graphrt.graphdata.spec import check_injectable
-from graphrt.observe.events import Emitter, EventStream, RunFinished, RunStarted
-from graphrt.observe.observer import EventObserver, Observers, RunObserver
+from graphrt.observe.emitter import Emitter
+from graphrt.observe.observer import Observers, RunObserver
 
 if TYPE_CHECKING:
     from graphrt.base.errors import GraphError as _GraphError
     from graphrt.engine.graph import Graph
+    from graphrt.observe.events import EventStream
 
 __all__ = ["Run", "run_timeout", "within_timeout", "RUN_TIMEOUT_VARIABLE"]
 
@@ -171,7 +172,11 @@ class Run:
             services = graph.services
             if services is None:  # the run's own: opened on first use, closed when the run ends, however it ends
                 services = await stack.enter_async_context(RunServices(graph.config))
-            observers = [EventObserver(self._emitter), *self._observers]
+            observers = list(self._observers)
+            if self._emitter:  # the event classes are imported only for a run somebody watches
+                from graphrt.observe.events import EventObserver
+
+                observers.insert(0, EventObserver(self._emitter))
             if self.options.progress is not None:
                 observers.append(self.options.progress)
             context = RunContext(
@@ -195,6 +200,8 @@ class Run:
     async def _run_root(self, root: GraphRun) -> dict[str, Any]:
         emitter = self._emitter
         if emitter:
+            from graphrt.observe.events import RunStarted
+
             emitter.emit(RunStarted(run_id=self.run_id))
         error: BaseException | None = None
         try:
@@ -216,7 +223,9 @@ class Run:
             raise
         finally:
             self._scope = None
-            if emitter:
+            if emitter:  # a subscriber may have come during the run
+                from graphrt.observe.events import RunFinished
+
                 emitter.emit(RunFinished(run_id=self.run_id, error=error))
 
     def abort(self) -> None:
@@ -225,13 +234,15 @@ class Run:
         if self._scope is not None:
             self._scope.cancel()
 
-    def events(self, max_buffer: int = 1024) -> EventStream:
+    def events(self, max_buffer: int = 1024) -> "EventStream":
         """The run's events as an async iterator; enter it before the run starts:
 
             async with run.events() as events, anyio.create_task_group() as tg:
                 tg.start_soon(run.wait)
                 async for event in events: ...
         """
+        from graphrt.observe.events import EventStream
+
         return EventStream(self._emitter, max_buffer)
 
     # ----- what it did -----

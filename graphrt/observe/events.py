@@ -18,7 +18,10 @@ from typing import Any, Callable
 
 import anyio
 
+from graphrt.base.errors import GraphInterrupted
 from graphrt.base.states import NodeState
+from graphrt.observe.emitter import Emitter
+from graphrt.observe.observer import Path, Pending, RunObserver
 
 __all__ = [
     "Event",
@@ -41,9 +44,8 @@ __all__ = [
     "LlmCallStarted",
     "LlmCallFinished",
     "EventsDropped",
-    "Emitter",
+    "EventObserver",
     "EventStream",
-    "Subscriber",
     "failure_event",
     "node_state_after",
 ]
@@ -254,37 +256,6 @@ _STATE_AFTER: dict[type[Event], NodeState] = {
 }
 
 
-Subscriber = Callable[[Event], Any]
-
-
-class Emitter:
-    """Hands events to subscribers; a failing subscriber does not break the run."""
-
-    def __init__(self, subscribers: list[Subscriber] | None = None) -> None:
-        self.subscribers: list[Subscriber] = list(subscribers or [])
-
-    def __bool__(self) -> bool:
-        return bool(self.subscribers)
-
-    def wants(self, event_type: type[Event]) -> bool:
-        """True if some subscriber takes events of this type, so the engine need not build the others.
-
-        A subscriber that handles only some types (the live display) lists them in
-        an `event_types` attribute; one without it takes every event.
-        """
-        return any(not hasattr(subscriber, "event_types") or issubclass(event_type, tuple(subscriber.event_types))
-                   for subscriber in self.subscribers)
-
-    def emit(self, event: Event) -> None:
-        for subscriber in self.subscribers:
-            try:
-                subscriber(event)
-            except Exception:  # noqa: BLE001 - observers must not change the run
-                import logging
-
-                logging.getLogger("graphrt").exception("event subscriber %r failed", subscriber)
-
-
 class EventStream:
     """The events of one run as an async iterator, through a bounded buffer.
 
@@ -365,3 +336,63 @@ class EventStream:
         if self in self._emitter.subscribers:
             self._emitter.subscribers.remove(self)
         self._send.close()
+
+
+class EventObserver(RunObserver):
+    """Turns a run's transitions into typed events for an `Emitter`, building only those a subscriber wants."""
+
+    # The event each hook builds; failures (None) are built for every subscriber, as they are rare.
+    _EVENT_OF: dict[str, type[Event] | None] = {
+        "iteration_started": LoopIteration,
+        "node_queued": NodeQueued,
+        "attempt_started": NodeStarted,
+        "attempt_failed": None,
+        "node_completed": NodeCompleted,
+        "node_failed": None,
+        "node_skipped": NodeSkipped,
+        "node_aborted": NodeAborted,
+    }
+
+    def __init__(self, emitter: Emitter) -> None:
+        self.emitter = emitter
+
+    def hook(self, name: str) -> Callable[..., Pending] | None:
+        if name not in self._EVENT_OF or not self.emitter:
+            return None
+        event_type = self._EVENT_OF[name]
+        return getattr(self, name) if event_type is None or self.emitter.wants(event_type) else None
+
+    def iteration_started(self, *, run_id: str, path: Path, iteration: int, **future: Any) -> None:
+        self.emitter.emit(LoopIteration(run_id=run_id, path=path, index=iteration))
+
+    def node_queued(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> None:
+        self.emitter.emit(NodeQueued(run_id=run_id, path=path, node_id=node_id))
+
+    def attempt_started(self, *, run_id: str, path: Path, node_id: str, agent_id: str | None, attempt: int,
+                        inputs: dict[str, Any], **future: Any) -> None:
+        self.emitter.emit(NodeStarted(run_id=run_id, path=path, node_id=node_id, agent_id=agent_id, attempt=attempt,
+                                      inputs=inputs))
+
+    def attempt_failed(self, *, run_id: str, path: Path, node_id: str, error: BaseException, timed_out: bool,
+                       **future: Any) -> None:
+        self.emitter.emit(failure_event(run_id=run_id, path=path, node_id=node_id, error=error, timed_out=timed_out,
+                                        will_retry=True))
+
+    def node_completed(self, *, run_id: str, path: Path, node_id: str, value: Any, duration: float,
+                       **future: Any) -> None:
+        self.emitter.emit(NodeCompleted(run_id=run_id, path=path, node_id=node_id, result=value, duration=duration))
+
+    def node_failed(self, *, run_id: str, path: Path, node_id: str, error: BaseException, timed_out: bool,
+                    **future: Any) -> None:
+        if isinstance(error, GraphInterrupted):  # a question for a person, not a failure: an event of its own
+            self.emitter.emit(NodeInterrupted(run_id=run_id, path=path, node_id=node_id, question=error.question,
+                                              key=error.key))
+            return
+        self.emitter.emit(failure_event(run_id=run_id, path=path, node_id=node_id, error=error, timed_out=timed_out,
+                                        will_retry=False))
+
+    def node_skipped(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> None:
+        self.emitter.emit(NodeSkipped(run_id=run_id, path=path, node_id=node_id))
+
+    def node_aborted(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> None:
+        self.emitter.emit(NodeAborted(run_id=run_id, path=path, node_id=node_id))

@@ -1,7 +1,7 @@
 """What a run tells those who watch it: one interface for every transition of a node or an iteration.
 
 The run (graphrt.engine.execution) owns every state change and reports each one
-here, once, to whoever subscribed: the event stream (`EventObserver`: typed
+here, once, to whoever subscribed: the event stream (graphrt.observe.events' `EventObserver`: typed
 events for traces, `graphrt serve`, OpenTelemetry), the live display's
 counters (`RunProgress`), and saving a run as it goes (graphrt.durable's
 `CheckpointWriter`). None of them sees an engine object.
@@ -19,21 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Awaitable, Callable, Iterable, Mapping
 
-from graphrt.base.errors import GraphInterrupted
-from graphrt.observe.events import (
-    Emitter,
-    Event,
-    LoopIteration,
-    NodeAborted,
-    NodeCompleted,
-    NodeInterrupted,
-    NodeQueued,
-    NodeSkipped,
-    NodeStarted,
-    failure_event,
-)
-
-__all__ = ["RunObserver", "Observers", "EventObserver", "HOOKS"]
+__all__ = ["RunObserver", "Observers", "HOOKS"]
 
 Path = tuple[str | int, ...]
 Pending = Awaitable[None] | None
@@ -107,63 +93,3 @@ class Observers:
         observers = tuple(observers)
         for name in HOOKS:
             setattr(self, name, tuple(hook for observer in observers if (hook := observer.hook(name)) is not None))
-
-
-class EventObserver(RunObserver):
-    """Turns a run's transitions into typed events for an `Emitter`, building only those a subscriber wants."""
-
-    # The event each hook builds; failures (None) are built for every subscriber, as they are rare.
-    _EVENT_OF: dict[str, type[Event] | None] = {
-        "iteration_started": LoopIteration,
-        "node_queued": NodeQueued,
-        "attempt_started": NodeStarted,
-        "attempt_failed": None,
-        "node_completed": NodeCompleted,
-        "node_failed": None,
-        "node_skipped": NodeSkipped,
-        "node_aborted": NodeAborted,
-    }
-
-    def __init__(self, emitter: Emitter) -> None:
-        self.emitter = emitter
-
-    def hook(self, name: str) -> Callable[..., Pending] | None:
-        if name not in self._EVENT_OF or not self.emitter:
-            return None
-        event_type = self._EVENT_OF[name]
-        return getattr(self, name) if event_type is None or self.emitter.wants(event_type) else None
-
-    def iteration_started(self, *, run_id: str, path: Path, iteration: int, **future: Any) -> None:
-        self.emitter.emit(LoopIteration(run_id=run_id, path=path, index=iteration))
-
-    def node_queued(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> None:
-        self.emitter.emit(NodeQueued(run_id=run_id, path=path, node_id=node_id))
-
-    def attempt_started(self, *, run_id: str, path: Path, node_id: str, agent_id: str | None, attempt: int,
-                        inputs: dict[str, Any], **future: Any) -> None:
-        self.emitter.emit(NodeStarted(run_id=run_id, path=path, node_id=node_id, agent_id=agent_id, attempt=attempt,
-                                      inputs=inputs))
-
-    def attempt_failed(self, *, run_id: str, path: Path, node_id: str, error: BaseException, timed_out: bool,
-                       **future: Any) -> None:
-        self.emitter.emit(failure_event(run_id=run_id, path=path, node_id=node_id, error=error, timed_out=timed_out,
-                                        will_retry=True))
-
-    def node_completed(self, *, run_id: str, path: Path, node_id: str, value: Any, duration: float,
-                       **future: Any) -> None:
-        self.emitter.emit(NodeCompleted(run_id=run_id, path=path, node_id=node_id, result=value, duration=duration))
-
-    def node_failed(self, *, run_id: str, path: Path, node_id: str, error: BaseException, timed_out: bool,
-                    **future: Any) -> None:
-        if isinstance(error, GraphInterrupted):  # a question for a person, not a failure: an event of its own
-            self.emitter.emit(NodeInterrupted(run_id=run_id, path=path, node_id=node_id, question=error.question,
-                                              key=error.key))
-            return
-        self.emitter.emit(failure_event(run_id=run_id, path=path, node_id=node_id, error=error, timed_out=timed_out,
-                                        will_retry=False))
-
-    def node_skipped(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> None:
-        self.emitter.emit(NodeSkipped(run_id=run_id, path=path, node_id=node_id))
-
-    def node_aborted(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> None:
-        self.emitter.emit(NodeAborted(run_id=run_id, path=path, node_id=node_id))
