@@ -21,20 +21,22 @@ can run at once.
 from __future__ import annotations
 
 import time
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import anyio
 
 from graphrt.base.errors import GraphError, GraphInterrupted, GraphValidationError, ResolveError, ValidationIssue
 from graphrt.base.jsvalue import UNDEFINED, is_logically_true
-from graphrt.checkpoint.snapshot import RunSnapshot
 from graphrt.engine.context import RunContext
 from graphrt.engine.node import NodeInvoker, NodeState, Outcome, answer_key, failed, print_after
 from graphrt.engine.scheduler import NO_GRANTS, Ticket
 from graphrt.graphdata.refs import LOOP_COUNTER, DictOf, ListOf
 from graphrt.graphdata.spec import ComputedNodeSpec, GraphSpec, LoopSpec, StaticNodeSpec, check_injectable
 
-__all__ = ["NodeState", "NodeRun", "GraphRun", "RunContext", "RunSnapshot"]
+if TYPE_CHECKING:  # a run restored from a checkpoint brings its own snapshot: a plain run imports none
+    from graphrt.checkpoint.snapshot import RunSnapshot
+
+__all__ = ["NodeState", "NodeRun", "GraphRun", "RunContext"]
 
 _YIELD_EVERY = 64  # nodes (or iterations) a worker runs before it lets other tasks in
 
@@ -239,6 +241,8 @@ class GraphRun:
 
     def _keep_results(self, kept: Mapping[str, Any]) -> None:
         """A forked nested graph: its nodes that do not depend on the change keep their results, as restored ones do."""
+        from graphrt.checkpoint.snapshot import RunSnapshot
+
         completed = [node_id for node_id in kept if node_id in self.nodes]
         self._restore_iteration(RunSnapshot(self.run_id, 0, {**self.results, **kept}, completed))
 

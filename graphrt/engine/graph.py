@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from graphrt.authoring.filters import as_filters
 from graphrt.authoring.plugins import AgentsArg, make_registry
@@ -20,12 +20,14 @@ from graphrt.base.collector import collector_paused
 from graphrt.base.errors import GraphError, ValidationIssue
 from graphrt.base.sync import blocking
 from graphrt.check.validate import collect_issues, validate_graph
-from graphrt.checkpoint.snapshot import RunSnapshot
 from graphrt.engine.options import GraphOptions, RunOptions
 from graphrt.engine.run import Run
 from graphrt.graphdata.loader import GraphFile, load_graph
 from graphrt.graphdata.spec import compile_graph
 from graphrt.observe.observer import RunObserver
+
+if TYPE_CHECKING:
+    from graphrt.checkpoint.snapshot import RunSnapshot
 
 __all__ = ["Graph", "AgentsArg", "make_registry", "with_bypassed_agents"]
 

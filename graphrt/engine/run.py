@@ -24,7 +24,6 @@ from graphrt.base.errors import GraphAbortedError, GraphError, Location, RunTime
 from graphrt.base.states import NodeState
 from graphrt.base.jsvalue import without_undefined
 from graphrt.base.sync import blocking
-from graphrt.checkpoint.snapshot import RunSnapshot
 from graphrt.engine.context import RunContext
 from graphrt.engine.execution import GraphRun
 from graphrt.engine.options import RunOptions
@@ -35,6 +34,7 @@ from graphrt.observe.observer import Observers, RunObserver
 
 if TYPE_CHECKING:
     from graphrt.base.errors import GraphError as _GraphError
+    from graphrt.checkpoint.snapshot import RunSnapshot
     from graphrt.engine.graph import Graph
     from graphrt.observe.events import EventStream
 
