@@ -40,14 +40,20 @@ def _chosen(argv: Sequence[str]) -> str | None:
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    """The parser, with the full sub-parser of the chosen command (all of them if `argv` is None)."""
+    """The parser, with the full sub-parser of the chosen command (all of them if `argv` is None).
+
+    A known command gets its own sub-parser alone (each one argparse makes costs a run of
+    `graphrt run` a millisecond); without one, or with an unknown one, every command is
+    listed, for `graphrt --help` and for the error that names the choices.
+    """
     parser = argparse.ArgumentParser(prog="graphrt", description="Run GraphAI graph files in Python.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     chosen = _chosen(argv) if argv is not None else None
+    known = any(name == chosen for name, _, _ in COMMANDS)
     for name, module, help_text in COMMANDS:
         if argv is None or name == chosen:
             importlib.import_module(f"graphrt.cli.{module}").add_parser(subparsers)
-        else:
+        elif not known:
             subparsers.add_parser(name, help=help_text)
     return parser
 
