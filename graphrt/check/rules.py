@@ -9,7 +9,6 @@ graph came from a file.
 
 from __future__ import annotations
 
-import difflib
 import itertools
 from typing import Any, Callable, Container, Iterable, Iterator
 
@@ -177,6 +176,8 @@ class _Checker:
         """
         hint = self._suggestions.get(node_id)
         if hint is None:
+            import difflib  # only a graph with a dangling reference needs it
+
             names = self.data["nodes"]
             close = difflib.get_close_matches(node_id, map(str, names), n=3) if len(self._suggestions) < MAX_SUGGESTED else []
             if close:
@@ -277,6 +278,8 @@ class _Checker:
             return
         hint = self._agent_hints.get(agent)
         if hint is None:
+            import difflib
+
             names = _agent_names(self.agents)
             close = difflib.get_close_matches(agent, names, n=3)
             hint = self._agent_hints[agent] = f" (did you mean {', '.join(close)}?)" if close else ""

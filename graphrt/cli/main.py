@@ -39,6 +39,32 @@ def _chosen(argv: Sequence[str]) -> str | None:
     return None
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, laying its help out to the terminal's width without importing shutil.
+
+    argparse's formatter imports shutil (bz2 and lzma with it: ~3 ms of every command) to
+    ask for the terminal's width, and makes a formatter for every argument added; the width
+    is asked of os here, as shutil.get_terminal_size asks it.
+    """
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        return self.formatter_class(prog=self.prog, width=_help_width())
+
+
+def _help_width() -> int:
+    """The terminal's columns less 2, as argparse's own formatter takes them: $COLUMNS, the terminal's, or 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", 0))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return (columns or 80) - 2
+
+
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser, with the full sub-parser of the chosen command (all of them if `argv` is None).
 
@@ -46,7 +72,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     `graphrt run` a millisecond); without one, or with an unknown one, every command is
     listed, for `graphrt --help` and for the error that names the choices.
     """
-    parser = argparse.ArgumentParser(prog="graphrt", description="Run GraphAI graph files in Python.")
+    parser = _Parser(prog="graphrt", description="Run GraphAI graph files in Python.")  # sub-parsers are _Parsers too
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     chosen = _chosen(argv) if argv is not None else None
     known = any(name == chosen for name, _, _ in COMMANDS)

@@ -8,7 +8,6 @@ many times (loop iterations, mapAgent rows).
 
 from __future__ import annotations
 
-import difflib
 import math
 import sys
 from dataclasses import dataclass, field
@@ -140,6 +139,8 @@ def check_injectable(spec: GraphSpec, node_id: str) -> None:
     if node is not None:
         kind = "a computed node" if isinstance(node, ComputedNodeSpec) else "the loop counter"
     else:
+        import difflib  # only a wrong injection needs it
+
         static = [name for name, spec_ in spec.nodes.items() if isinstance(spec_, StaticNodeSpec) and not name.startswith("__")]
         close = difflib.get_close_matches(node_id, static, n=3)
         hint = f" (did you mean {', '.join(close)}?)" if close else f" (its static nodes: {', '.join(static) or 'none'})"
