@@ -234,7 +234,7 @@ class Run:
         if self._scope is not None:
             self._scope.cancel()
 
-    def events(self, max_buffer: int = 1024) -> "EventStream":
+    def events(self, max_buffer: int = 1024) -> EventStream:
         """The run's events as an async iterator; enter it before the run starts:
 
             async with run.events() as events, anyio.create_task_group() as tg:

@@ -5,8 +5,10 @@ Events are frozen dataclasses, equal only to themselves (each has its own time),
 twenty classes were a tenth of `graphrt run`'s. Each carries the run id, the path of nested
 graphs it happened in (node ids, with map row indexes) and the node id, so a
 subscriber can follow a whole run, nested graphs included. Subscribers are
-plain callables; the engine builds no event when nobody listens. `EventStream`
-turns them into an async iterator through a bounded buffer.
+plain callables, handed the events by the run's `Emitter` (graphrt.observe.emitter);
+`EventObserver` builds them from the run's transitions, and the engine builds none,
+nor imports this module, when nobody listens. `EventStream` turns them into an async
+iterator through a bounded buffer.
 """
 
 from __future__ import annotations
