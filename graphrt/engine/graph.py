@@ -19,7 +19,7 @@ from graphrt.authoring.registry import Registry
 from graphrt.base.collector import collector_paused
 from graphrt.base.errors import GraphError, ValidationIssue
 from graphrt.base.sync import blocking
-from graphrt.check.validate import collect_issues, validate_graph
+from graphrt.check.validate import collect_issues, rule_issues, validate_graph
 from graphrt.engine.options import GraphOptions, RunOptions
 from graphrt.engine.run import Run
 from graphrt.graphdata.loader import GraphFile, load_graph
@@ -70,12 +70,14 @@ class Graph:
                              "graphrt.run(..., executor=NAME) starts one by its name")
         data, source = load_graph(graph)
         registry = with_bypassed_agents(make_registry(options.agents), options.bypass_agent_ids)
-        validate_graph(data, registry, source)
         with collector_paused():
+            rule_found = rule_issues(data, registry, source)  # once: the warnings, if asked for, reuse them
+            validate_graph(data, registry, source, rule_found=rule_found)
             spec = compile_graph(data, source)
         self._set(options=options, registry=registry, spec=spec, config=dict(options.config or {}),
                   filters=tuple(as_filters(options.filters)), graph_loader=options.graph_loader,
-                  executor=options.executor, services=options.services, _loaded=(data, source), _warnings=None)
+                  executor=options.executor, services=options.services, _loaded=(data, source), _rule_found=rule_found,
+                  _warnings=None)
 
     def _set(self, **attributes: Any) -> None:
         for name, value in attributes.items():
@@ -100,8 +102,8 @@ class Graph:
         """What `graphrt validate` warns about; worked out on first use, as it costs more than a small run."""
         if self._warnings is None:
             data, source = self._loaded
-            self._set(_warnings=[issue for issue in collect_issues(data, self.registry, source)
-                                 if issue.severity != "error"])
+            found = collect_issues(data, self.registry, source, rule_found=self._rule_found)
+            self._set(_warnings=[issue for issue in found if issue.severity != "error"])
         return self._warnings
 
     @property

@@ -311,6 +311,26 @@ def test_a_field_graphai_reads_loosely_is_a_warning_and_the_graph_runs(graph: di
     assert graphrt.run(graph) == results
 
 
+def test_a_graph_s_warnings_are_every_warning_validate_finds_with_graphai_s_rules_run_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphrt.check import validate
+    from graphrt.engine import graph as graph_module
+
+    nested = {"agent": "nestedAgent", "inputs": {"x": ":a"},
+              "graph": {"nodes": {"n": {**copy(x=":x"), "retry": -1, "isResult": True}}}}
+    data = {"loop": {"count": -1}, "nodes": {"a": A, "b": {**B, "timeout": "1s"}, "c": copy(x=":a.nothing"),
+                                              "d": nested, "unused": {"value": 1}}}
+    expected = [issue for issue in collect_issues(data, graphrt.default_registry()) if issue.severity != "error"]
+    assert len(expected) >= 4  # GraphAI's rules' warnings, the nested graph's and lint's: each kind counts
+    calls = []
+    rules = validate.rule_issues
+    monkeypatch.setattr(graph_module, "rule_issues", lambda *args: calls.append(args) or rules(*args), raising=False)
+    monkeypatch.setattr(validate, "rule_issues", lambda *args: calls.append(args) or rules(*args))
+    graph = graphrt.Graph(data)
+    assert [str(issue) for issue in graph.warnings] == [str(issue) for issue in expected]
+    assert len([args for args in calls if args[0] is graph.data]) == 1
+
+
 def test_the_loop_counter_is_not_a_node_to_refer_to() -> None:
     graph = {"loop": {"count": 2}, "nodes": {"a": A, "b": {**copy(i=":__loopIndex"), "isResult": True}}}
     assert messages(graph) == ["node 'b', field 'inputs.i': unknown node '__loopIndex' (known: a, b)"]
