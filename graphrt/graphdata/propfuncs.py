@@ -249,4 +249,8 @@ def compile_prop_function(prop: str) -> Callable[[Any], Any]:
         return lambda value: len(value) if isinstance(value, list) else apply_prop_function(value, prop)
     if prop == "not()":
         return lambda value: (not value) if isinstance(value, bool) else apply_prop_function(value, prop)
+    match = _NUMBER_EQUAL.match(prop)
+    if match:  # a number's equal() reads its argument once here (a loop's `while` asks it every iteration)
+        number = js_number(match.group(1))
+        return lambda value: value == number if _is_number(value) else apply_prop_function(value, prop)
     return lambda value: apply_prop_function(value, prop)

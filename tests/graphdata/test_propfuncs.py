@@ -12,7 +12,7 @@ import pytest
 import graphrt
 from graphrt.base.errors import ResolveError
 from graphrt.base.jsvalue import UNDEFINED
-from graphrt.graphdata.propfuncs import apply_prop_function, is_prop_function
+from graphrt.graphdata.propfuncs import apply_prop_function, compile_prop_function, is_prop_function
 from graphrt.graphdata.refs import compile_inputs
 
 
@@ -204,3 +204,16 @@ def test_bad_json_in_a_node_input_names_the_node() -> None:
     with pytest.raises(ResolveError) as caught:
         graphrt.run(graph)
     assert caught.value.node_id == "parse"
+
+
+_VALUES = [0, 3, -2, 1.5, 1000, 1e308, float("inf"), True, False, None, "3", "abc", "", [1, 2], [], {"a": 1}, {}]
+_PROPS = ["add(1)", "add(-3)", "length()", "not()", "equal(3)", "equal(1.5)", "equal(abc)", "equal(1e3)", "equal(0x10)",
+          "equal(Infinity)", "equal(3)x", "toString()", "join(,)", "keys()"]
+
+
+@pytest.mark.parametrize("path", _PROPS)
+def test_a_compiled_prop_function_gives_what_the_generic_one_gives(path: str) -> None:
+    compiled = compile_prop_function(path)
+    for value in _VALUES:
+        assert repr(compiled(value)) == repr(apply_prop_function(value, path)), value
+
