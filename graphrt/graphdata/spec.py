@@ -2,8 +2,13 @@
 
 `compile_graph` takes GraphData that passed validation and builds a
 `GraphSpec`: the nodes as `StaticNodeSpec`/`ComputedNodeSpec`, who waits for
-whom, and the loop and concurrency settings. A spec is immutable and can be run
-many times (loop iterations, mapAgent rows).
+whom, and the loop and concurrency settings. A spec does not change once built
+and can be run many times (loop iterations, mapAgent rows).
+
+The node specs are not frozen dataclasses, though nothing changes them after
+`compile_graph`: a frozen dataclass sets each field through `object.__setattr__`,
+which made a ComputedNodeSpec (22 fields) 2.5 times as slow to build, a tenth of
+building a 1,000-node graph.
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ __all__ = [
 DEFAULT_CONCURRENCY = 8
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StaticNodeSpec:
     """A node that holds a value: `value`, injected, or `update`d from the last loop iteration."""
 
@@ -55,7 +60,7 @@ class StaticNodeSpec:
     console: Any = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ComputedNodeSpec:
     """A node that runs an agent once its inputs are ready."""
 
