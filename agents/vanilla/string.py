@@ -22,6 +22,7 @@ from graphrt.base.jsvalue import (
     js_string,
     json_stringify,
 )
+from graphrt.base.patterns import LazyPattern
 
 from ._js import read_error
 
@@ -48,8 +49,8 @@ _SOURCE = "https://github.com/receptron/graphai/blob/main/agents/vanilla_agents/
 _JS_WHITESPACE = "".join(
     ["\t\n\v\f\r \u00a0\u1680", *map(chr, range(0x2000, 0x200B)), "\u2028\u2029\u202f\u205f\u3000\ufeff"]
 )
-_WORD_BREAKS = re.compile(f"[{re.escape(_JS_WHITESPACE)}_-]+")
-_SPACE_RUNS = re.compile(f"[{re.escape(_JS_WHITESPACE)}]+")
+_WORD_BREAKS = LazyPattern(f"[{re.escape(_JS_WHITESPACE)}_-]+")
+_SPACE_RUNS = LazyPattern(f"[{re.escape(_JS_WHITESPACE)}]+")
 
 
 def _read_text(inputs: dict[str, Any], agent: str, member: str) -> str:
@@ -99,8 +100,8 @@ async def string_splitter_agent(ctx: AgentContext) -> dict[str, Any]:
 
 # --- stringTemplateAgent -------------------------------------------------------
 
-_SPECIAL_REPLACEMENT = re.compile(r"\$([$&`'])")
-_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")
+_SPECIAL_REPLACEMENT = LazyPattern(r"\$([$&`'])")
+_ARRAY_INDEX = LazyPattern(r"0|[1-9][0-9]*")
 
 
 def _replace_first(text: str, pattern: str, replacement: str) -> str:
@@ -156,7 +157,7 @@ async def string_template_agent(ctx: AgentContext) -> Any:
 
 # --- jsonParserAgent -----------------------------------------------------------
 
-_CODE_BLOCK = re.compile(r"\n```[a-zA-Z]*([\s\S]*?)\n```")
+_CODE_BLOCK = LazyPattern(r"\n```[a-zA-Z]*([\s\S]*?)\n```")
 
 
 def _reject_constant(name: str) -> Any:
@@ -255,7 +256,7 @@ async def string_update_text_agent(ctx: AgentContext) -> Any:
 
 # --- consoleAgent --------------------------------------------------------------
 
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+_IDENTIFIER = LazyPattern(r"[A-Za-z_][A-Za-z_0-9]*")
 _INSPECT_DEPTH = 2
 
 

@@ -13,6 +13,8 @@ import math
 import re
 from typing import Any
 
+from graphrt.base.patterns import LazyPattern
+
 __all__ = [
     "UNDEFINED",
     "is_null",
@@ -142,8 +144,8 @@ def js_string(value: Any) -> str:
     return str(value)
 
 
-_NUMBER_TEXT = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$", re.ASCII)  # ASCII: JS has no other digits
-_RADIX_TEXT = re.compile(r"^0(x[0-9a-f]+|o[0-7]+|b[01]+)$")  # no sign, no `_`, unlike int()
+_NUMBER_TEXT = LazyPattern(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$", re.ASCII)  # ASCII: JS has no other digits
+_RADIX_TEXT = LazyPattern(r"^0(x[0-9a-f]+|o[0-7]+|b[01]+)$")  # no sign, no `_`, unlike int()
 
 
 def js_number(value: Any) -> float | int:
@@ -233,7 +235,7 @@ def without_undefined(value: Any) -> Any:
     return root[0]
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE = LazyPattern("[\ud800-\udfff]")
 
 
 def escape_lone_surrogates(json_text: str) -> str:

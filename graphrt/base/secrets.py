@@ -33,6 +33,7 @@ import string
 from typing import Any, Iterator, Mapping
 
 from graphrt.base.jsvalue import UNDEFINED
+from graphrt.base.patterns import LazyPattern
 
 __all__ = ["MASK", "SECRET_KEY", "Redactor", "config_credentials", "credentials", "hide_credentials", "is_mask"]
 
@@ -44,11 +45,11 @@ _OLD_MASKS = frozenset({"[redacted]"})  # what checkpoints saved before MASK; st
 _SECRET_NAMES = ("apikey", "api_key", "api-key", "authorization", "password", "passwd", "secret", "token", "cookie",
                  "credential", "credentials", "privatekey", "private_key", "private-key")
 
-SECRET_KEY = re.compile(f"(?:{'|'.join(map(re.escape, _SECRET_NAMES))})$", re.IGNORECASE)
+SECRET_KEY = LazyPattern(f"(?:{'|'.join(map(re.escape, _SECRET_NAMES))})$", re.IGNORECASE)
 """A name whose value is a credential, one that ends like `apiKey`, `Authorization`, `db_password`, `access_token`:
 `SECRET_KEY.search(name)`."""
 
-_SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
+_SECRET_ENV = LazyPattern(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
 _MIN_ENV_SECRET = 8  # shorter values (`1`, `true`) would blank ordinary text
 _MAX_DEPTH = 64
 _CLEAN_LENGTH = 256  # characters of a text a Redactor remembers as clean
@@ -57,17 +58,17 @@ _CLEAN_COUNT = 4096  # texts (and key names) it remembers; then it starts again
 # How credentials are found: each kind by one forward search for its anchor (a literal, or "=" with a
 # look back at the name before it), then from the anchor possessive runs of one character class, which
 # never backtrack. Names and "bearer" are searched in the text lowered.
-_URL = re.compile("://")  # scheme://user:password@host
-_NAMED = re.compile(  # ?api_key=..., &access_token=..., password=...: a name SECRET_KEY matches, then "="
+_URL = LazyPattern("://")  # scheme://user:password@host
+_NAMED = LazyPattern(  # ?api_key=..., &access_token=..., password=...: a name SECRET_KEY matches, then "="
     "=(?<=[a-z]=)(?:" + "|".join(f"(?<={re.escape(name)}=)" for name in _SECRET_NAMES) + ")")
-_BEARER = re.compile("bearer")  # Authorization: Bearer ...
-_SK = re.compile("sk-")  # sk-... API keys
-_AUTHORITY = re.compile(r"[^\s/?#]*+")  # user:password@host:port, up to the path, query or fragment
-_VALUE = re.compile(r"[^\s&#;\"'<>]*+")  # a value given to a name: up to the next parameter or the end of the word
-_QUOTED = {"'": re.compile(r"[^']*+"), '"': re.compile(r'[^"]*+')}  # password='a b c'
-_SPACE = re.compile(r"\s*+")
-_TOKEN = re.compile(r"[A-Za-z0-9._~+/=-]*+")  # a bearer token
-_KEY = re.compile(r"[A-Za-z0-9_-]*+")  # the rest of an sk- key
+_BEARER = LazyPattern("bearer")  # Authorization: Bearer ...
+_SK = LazyPattern("sk-")  # sk-... API keys
+_AUTHORITY = LazyPattern(r"[^\s/?#]*+")  # user:password@host:port, up to the path, query or fragment
+_VALUE = LazyPattern(r"[^\s&#;\"'<>]*+")  # a value given to a name: up to the next parameter or the end of the word
+_QUOTED = {"'": LazyPattern(r"[^']*+"), '"': LazyPattern(r'[^"]*+')}  # password='a b c'
+_SPACE = LazyPattern(r"\s*+")
+_TOKEN = LazyPattern(r"[A-Za-z0-9._~+/=-]*+")  # a bearer token
+_KEY = LazyPattern(r"[A-Za-z0-9_-]*+")  # the rest of an sk- key
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 _MIN_TOKEN = 8  # shorter words after "Bearer" are prose
 _MIN_KEY = 16
@@ -152,7 +153,7 @@ def credentials(text: str) -> list[str]:
 
 
 _SECRET_MAPS = frozenset({"env", "headers"})  # a server's environment and HTTP headers: every value is one
-_FLAG = re.compile(r"-{1,2}([A-Za-z][A-Za-z0-9_-]*)")
+_FLAG = LazyPattern(r"-{1,2}([A-Za-z][A-Za-z0-9_-]*)")
 
 
 def config_credentials(value: Any, under_secret_key: bool = False, depth: int = 0) -> Iterator[str]:

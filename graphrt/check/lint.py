@@ -15,7 +15,6 @@ from __future__ import annotations
 import functools
 import itertools
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Container, Iterator
@@ -25,6 +24,7 @@ if TYPE_CHECKING:
 
 from graphrt.authoring.agent_info import AgentInfo, NestedGraph
 from graphrt.base.errors import ValidationIssue, describe_issue
+from graphrt.base.patterns import LazyPattern
 from graphrt.base.schema import quick_check_of, validator_of, violations
 from graphrt.base.secrets import SECRET_KEY, hide_credentials
 from graphrt.check.rules import rule_issues
@@ -36,7 +36,7 @@ __all__ = ["SCHEMA_FILE", "NestedIssue", "agent_info", "graphdata_schema", "lint
 
 SCHEMA_FILE = Path(__file__).with_name("graphdata.schema.json")
 
-_ARRAY_INDEX = re.compile(r"^\$(\d+|last)$")
+_ARRAY_INDEX = LazyPattern(r"^\$(\d+|last)$")
 
 
 @dataclass(frozen=True)

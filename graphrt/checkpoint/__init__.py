@@ -12,11 +12,11 @@ as it adds agents, by an entry point alone (see base.StoreClass).
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from graphrt.base.entry_points import EntryPoint, by_name
+from graphrt.base.patterns import LazyPattern
 
 if TYPE_CHECKING:
     from graphrt.checkpoint.base import (
@@ -63,7 +63,7 @@ CheckpointTarget = Union["CheckpointStore", str, Path]
 
 _STORE_TYPES: set[type] = set()  # classes whose instances passed the CheckpointStore check
 
-_URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
+_URL = LazyPattern(r"([A-Za-z][A-Za-z0-9+.-]*)://")
 
 
 def open_store(target: CheckpointTarget) -> CheckpointStore:

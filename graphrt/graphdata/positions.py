@@ -20,6 +20,7 @@ import re
 from typing import Any, Iterator
 
 from graphrt.base.collector import collector_paused
+from graphrt.base.patterns import LazyPattern
 
 __all__ = ["Positions", "Mark"]
 
@@ -81,8 +82,8 @@ class _Tree:
         return (mark.line, mark.column) if mark is not None else None
 
 
-_AFTER_NODES = re.compile(r"[ \t]*:[ \t]*(?:#[^\n]*)?\r?\n")  # `nodes:` with nothing after it: a block mapping follows
-_FIRST_ENTRY = re.compile(r"^( *)[^ \t\r\n#]", re.MULTILINE)
+_AFTER_NODES = LazyPattern(r"[ \t]*:[ \t]*(?:#[^\n]*)?\r?\n")  # `nodes:` with nothing after it: a block mapping follows
+_FIRST_ENTRY = LazyPattern(r"^( *)[^ \t\r\n#]", re.MULTILINE)
 
 
 def _lines_starting(text: str, start: str, after: int) -> Iterator[int]:
@@ -95,7 +96,7 @@ def _lines_starting(text: str, start: str, after: int) -> Iterator[int]:
         found = text.find("\n" + start, found + 1)
 
 
-def _key_line(text: str, key: str, indent: int, after: int, rest: re.Pattern[str]) -> tuple[int, int] | None:
+def _key_line(text: str, key: str, indent: int, after: int, rest: re.Pattern[str] | LazyPattern) -> tuple[int, int] | None:
     """The first line from offset `after` on that is `key` (maybe quoted) at `indent` spaces followed by `rest`:
     (offset of the line, offset after `rest`). A text search (C speed), not a parse."""
     best: tuple[int, int] | None = None

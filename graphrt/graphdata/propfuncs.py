@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import sys
 from functools import lru_cache
 from typing import Any, Callable
@@ -23,19 +22,20 @@ from graphrt.base.jsvalue import (
     js_string,
     json_stringify,
 )
+from graphrt.base.patterns import LazyPattern
 
 __all__ = ["is_prop_function", "apply_prop_function", "compile_prop_function"]
 
-_CALL = re.compile(r"^[a-zA-Z]+\([^)]*\)$")
-_JOIN = re.compile(r"^join\(([,\-\s]?)\)$")
-_STRING_EQUAL = re.compile(r"^equal\(([A-Za-z0-9!#$%&()*+,\-./:;<=>?@]+)\)")
-_NUMBER_EQUAL = re.compile(r"^equal\(([A-Za-z0-9!#$%&()*+,\-/:;<=>?@]+)\)")
-_DEFAULT = re.compile(r"^default\(([A-Za-z0-9!#$%&()*+,\-/:;<=>?@]+)\)")
-_SLICE = re.compile(r"^slice\((-?\d+)(?:,\s*(-?\d+))?\)")
-_SPLIT = re.compile(r"^split\(([-_:;.,\s\n]+)\)$")
-_ADD = re.compile(r"^add\((-?\d+)\)$")
-_CODE_BLOCK = re.compile(r"\n```[a-zA-Z]*([\s\S]*?)\n```")
-_INTEGER_TEXT = re.compile(r"^[0-9-]+$")
+_CALL = LazyPattern(r"^[a-zA-Z]+\([^)]*\)$")
+_JOIN = LazyPattern(r"^join\(([,\-\s]?)\)$")
+_STRING_EQUAL = LazyPattern(r"^equal\(([A-Za-z0-9!#$%&()*+,\-./:;<=>?@]+)\)")
+_NUMBER_EQUAL = LazyPattern(r"^equal\(([A-Za-z0-9!#$%&()*+,\-/:;<=>?@]+)\)")
+_DEFAULT = LazyPattern(r"^default\(([A-Za-z0-9!#$%&()*+,\-/:;<=>?@]+)\)")
+_SLICE = LazyPattern(r"^slice\((-?\d+)(?:,\s*(-?\d+))?\)")
+_SPLIT = LazyPattern(r"^split\(([-_:;.,\s\n]+)\)$")
+_ADD = LazyPattern(r"^add\((-?\d+)\)$")
+_CODE_BLOCK = LazyPattern(r"\n```[a-zA-Z]*([\s\S]*?)\n```")
+_INTEGER_TEXT = LazyPattern(r"^[0-9-]+$")
 
 
 def is_prop_function(prop: str) -> bool:
