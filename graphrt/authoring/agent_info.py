@@ -12,7 +12,6 @@ import inspect
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Hashable, Mapping, Protocol
 
-from graphrt.authoring.progress import drain
 from graphrt.base.errors import Interrupt, RegistrationError
 
 if TYPE_CHECKING:
@@ -274,6 +273,8 @@ class AgentInfo:
 
 def _drained(func: Callable[[AgentContext], Any]) -> AgentFunction:
     """An async generator agent `f(ctx)` as an agent whose result is its last item (see graphrt.authoring.progress)."""
+    from graphrt.authoring.progress import drain  # on first use: most agents are not generators
+
     async def run(ctx: AgentContext) -> Any:
         return await drain(func(ctx), ctx)
 

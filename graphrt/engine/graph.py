@@ -12,7 +12,6 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from graphrt.authoring.filters import as_filters
 from graphrt.authoring.plugins import AgentsArg, make_registry
 from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.authoring.registry import Registry
@@ -27,6 +26,7 @@ from graphrt.graphdata.spec import compile_graph
 from graphrt.observe.observer import RunObserver
 
 if TYPE_CHECKING:
+    from graphrt.authoring.filters import AgentFilter
     from graphrt.checkpoint.snapshot import RunSnapshot
 
 __all__ = ["Graph", "AgentsArg", "make_registry", "with_bypassed_agents"]
@@ -46,6 +46,15 @@ def with_bypassed_agents(registry: Registry, agent_ids: Iterable[str]) -> Regist
     for agent_id in missing:
         registry.register(AgentInfo(name=agent_id, func=_bypassed, description="bypassed: its filters answer, else null"))
     return registry
+
+
+def _filters_of(options: GraphOptions) -> tuple[AgentFilter, ...]:
+    """The options' filters as AgentFilters; only a graph given filters imports their module."""
+    if not options.filters:
+        return ()
+    from graphrt.authoring.filters import as_filters
+
+    return as_filters(options.filters)
 
 
 class Graph:
@@ -75,7 +84,7 @@ class Graph:
             validate_graph(data, registry, source, rule_found=rule_found)
             spec = compile_graph(data, source)
         self._set(options=options, registry=registry, spec=spec, config=dict(options.config or {}),
-                  filters=tuple(as_filters(options.filters)), graph_loader=options.graph_loader,
+                  filters=_filters_of(options), graph_loader=options.graph_loader,
                   executor=options.executor, services=options.services, _loaded=(data, source), _rule_found=rule_found,
                   _warnings=None)
 
@@ -93,7 +102,7 @@ class Graph:
             raise GraphError("a Graph with other agents is validated again: build a new Graph")
         options = dataclasses.replace(self.options, **changes)
         changed = copy.copy(self)
-        changed._set(options=options, config=dict(options.config or {}), filters=tuple(as_filters(options.filters)),
+        changed._set(options=options, config=dict(options.config or {}), filters=_filters_of(options),
                      graph_loader=options.graph_loader, executor=options.executor, services=options.services)
         return changed
 

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from graphrt.authoring.filters import apply_filters
 from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.base.errors import (
     AgentError,
@@ -206,6 +205,8 @@ class NodeInvoker:
         target = call_in_process if executor is None or must_stay_local(call) else executor.call
         filters = self.context.filters
         if filters:
+            from graphrt.authoring.filters import apply_filters  # imported by the runs that have filters
+
             return await apply_filters(filters, call, ctx, target)
         return await target(call, ctx)
 
