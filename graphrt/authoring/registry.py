@@ -95,13 +95,15 @@ class AgentIndex:
         return info
 
 
-@dataclass(frozen=True, slots=True)
 class _Indexed:
-    """A registry entry whose agent is not imported yet."""
+    """A registry entry whose agent is not imported yet (a plain class: one per indexed agent, built at start)."""
 
-    index: AgentIndex
-    module: str
-    name: str
+    __slots__ = ("index", "module", "name")
+
+    def __init__(self, index: AgentIndex, module: str, name: str) -> None:
+        self.index = index
+        self.module = module
+        self.name = name
 
     @property
     def pack(self) -> Pack | None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-from dataclasses import dataclass, field
 from types import MappingProxyType, TracebackType
 from typing import Any, AsyncContextManager, Awaitable, Callable, Hashable, Mapping
 
@@ -37,17 +36,19 @@ class ServiceFailed(ServiceError):
     """Raised when a service could not be opened, or ended while the run still needed it; `__cause__` says why."""
 
 
-@dataclass(eq=False)
 class _Slot:
     """One service: set up once, then shared until the run ends."""
 
-    ready: anyio.Event = field(default_factory=anyio.Event)
-    closing: anyio.Event = field(default_factory=anyio.Event)
-    done: anyio.Event = field(default_factory=anyio.Event)
-    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)  # cancels an opening or a slow close
-    value: Any = None
-    error: BaseException | None = None
-    task: Any = None  # the asyncio task that holds the service (trio keeps its system tasks itself)
+    __slots__ = ("ready", "closing", "done", "scope", "value", "error", "task")
+
+    def __init__(self) -> None:
+        self.ready = anyio.Event()
+        self.closing = anyio.Event()
+        self.done = anyio.Event()
+        self.scope = anyio.CancelScope()  # cancels an opening or a slow close
+        self.value: Any = None
+        self.error: BaseException | None = None
+        self.task: Any = None  # the asyncio task that holds the service (trio keeps its system tasks itself)
 
 
 class RunServices:

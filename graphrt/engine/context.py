@@ -13,7 +13,6 @@ checkpointing: graphrt.observe.observer).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping
 
 from graphrt.authoring.registry import Registry
@@ -30,7 +29,6 @@ if TYPE_CHECKING:
 __all__ = ["RunContext"]
 
 
-@dataclass(frozen=True, slots=True)
 class RunContext:
     """The run-wide settings of one graph execution, shared by its run and its nested runs.
 
@@ -50,15 +48,26 @@ class RunContext:
             path ("outer", "outer/2"); taken by the first run of that graph (see GraphRun.child).
     """
 
-    registry: Registry
-    scheduler: Scheduler
-    run_id: str
-    config: Mapping[str, Any] = field(default_factory=dict)
-    emitter: Emitter = field(default_factory=Emitter)
-    observers: Observers = field(default_factory=Observers)
-    filters: tuple[AgentFilter, ...] = ()
-    executor: Executor | None = None
-    services: RunServices | None = None
-    graph_loader: GraphLoader | None = None
-    answers: dict[str, Any] = field(default_factory=dict)
-    inner_results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    __slots__ = ("registry", "scheduler", "run_id", "config", "emitter", "observers", "filters", "executor",
+                 "services", "graph_loader", "answers", "inner_results")
+
+    # A plain class, not a dataclass: it is built once per execution, never compared or copied, and a
+    # frozen dataclass's generated methods cost every command's start ~0.8 ms (`python -m bench startup`).
+    def __init__(self, registry: Registry, scheduler: Scheduler, run_id: str, *,
+                 config: Mapping[str, Any] | None = None, emitter: Emitter | None = None,
+                 observers: Observers | None = None, filters: tuple[AgentFilter, ...] = (),
+                 executor: Executor | None = None, services: RunServices | None = None,
+                 graph_loader: GraphLoader | None = None, answers: dict[str, Any] | None = None,
+                 inner_results: dict[str, dict[str, Any]] | None = None) -> None:
+        self.registry = registry
+        self.scheduler = scheduler
+        self.run_id = run_id
+        self.config: Mapping[str, Any] = {} if config is None else config
+        self.emitter = Emitter() if emitter is None else emitter
+        self.observers = Observers() if observers is None else observers
+        self.filters = filters
+        self.executor = executor
+        self.services = services
+        self.graph_loader = graph_loader
+        self.answers: dict[str, Any] = {} if answers is None else answers
+        self.inner_results: dict[str, dict[str, Any]] = {} if inner_results is None else inner_results
