@@ -28,6 +28,7 @@ __all__ = ["EntryPoint", "by_name", "entry_points", "needs_extra", "normalized"]
 
 _VALUE = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$")
 _GRAPHRT = "graphrt"
+_METADATA_FOLDERS = (".dist-info", ".egg-info")
 
 
 @dataclass(frozen=True)
@@ -111,10 +112,9 @@ def _from_folders(folders: list[str]) -> dict[str, list[EntryPoint]]:
         except OSError:
             continue
         for child in names:
-            stem, ext = os.path.splitext(child)
-            if ext.lower() not in (".dist-info", ".egg-info"):
+            if not child.lower().endswith(_METADATA_FOLDERS):  # most of a site-packages is packages, not metadata
                 continue
-            dist = normalized(stem.partition("-")[0])
+            dist = normalized(child[:child.rindex(".")].partition("-")[0])
             if dist in seen:
                 continue
             seen.add(dist)
