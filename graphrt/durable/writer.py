@@ -55,8 +55,8 @@ class CheckpointWriter(RunObserver):
             return self.iteration_started
         return None
 
-    def iteration_started(self, *, path: tuple[str | int, ...], iteration: int, statics: Mapping[str, Any],
-                          **future: Any) -> Any:
+    def iteration_started(self, *, run_id: str, path: tuple[str | int, ...], iteration: int,
+                          statics: Mapping[str, Any], **future: Any) -> Any:
         if path:
             return None
         self._statics = (iteration, statics)
@@ -65,8 +65,8 @@ class CheckpointWriter(RunObserver):
             return None
         return self._save(iteration, None, None)
 
-    def node_completed(self, *, path: tuple[str | int, ...], iteration: int, node_id: str, value: Any,
-                       **future: Any) -> Any:
+    def node_completed(self, *, run_id: str, path: tuple[str | int, ...], iteration: int, node_id: str, value: Any,
+                       duration: float, **future: Any) -> Any:
         if path:
             return None
         # A node no other node waits for starts nothing once saved: its row is queued, and committed with what

@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field, fields
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import anyio
 
@@ -364,7 +364,8 @@ class EventObserver(RunObserver):
         event_type = self._EVENT_OF[name]
         return getattr(self, name) if event_type is None or self.emitter.wants(event_type) else None
 
-    def iteration_started(self, *, run_id: str, path: Path, iteration: int, **future: Any) -> None:
+    def iteration_started(self, *, run_id: str, path: Path, iteration: int, statics: Mapping[str, Any],
+                          **future: Any) -> None:
         self.emitter.emit(LoopIteration(run_id=run_id, path=path, index=iteration))
 
     def node_queued(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> None:
@@ -380,7 +381,7 @@ class EventObserver(RunObserver):
         self.emitter.emit(failure_event(run_id=run_id, path=path, node_id=node_id, error=error, timed_out=timed_out,
                                         will_retry=True))
 
-    def node_completed(self, *, run_id: str, path: Path, node_id: str, value: Any, duration: float,
+    def node_completed(self, *, run_id: str, path: Path, iteration: int, node_id: str, value: Any, duration: float,
                        **future: Any) -> None:
         self.emitter.emit(NodeCompleted(run_id=run_id, path=path, node_id=node_id, result=value, duration=duration))
 

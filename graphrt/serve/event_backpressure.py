@@ -12,12 +12,12 @@ could not keep up), and so is a run held longer than `hold_limit` seconds.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import anyio
 
-from graphrt.observe.observer import RunObserver
+from graphrt.observe.observer import Path, RunObserver
 from graphrt.serve.events import EventLog
 
 __all__ = ["DEFAULT_HOLD_LIMIT", "EventBackpressure"]
@@ -44,11 +44,14 @@ class EventBackpressure(RunObserver):
             self.on_stuck(self.hold_limit)
             await anyio.sleep_forever()  # on_stuck cancels the run
 
-    def iteration_started(self, **_: Any) -> Awaitable[None] | None:
+    def iteration_started(self, *, run_id: str, path: Path, iteration: int, statics: Mapping[str, Any],
+                          **future: Any) -> Awaitable[None] | None:
         return self._pending()
 
-    def attempt_started(self, **_: Any) -> Awaitable[None] | None:
+    def attempt_started(self, *, run_id: str, path: Path, node_id: str, agent_id: str | None, attempt: int,
+                        inputs: dict[str, Any], **future: Any) -> Awaitable[None] | None:
         return self._pending()
 
-    def node_completed(self, **_: Any) -> Awaitable[None] | None:
+    def node_completed(self, *, run_id: str, path: Path, iteration: int, node_id: str, value: Any,
+                       duration: float, **future: Any) -> Awaitable[None] | None:
         return self._pending()
