@@ -10,10 +10,14 @@ Python runs with its bytecode cache, as after `pip install` (which compiles
 it): PYTHONDONTWRITEBYTECODE is dropped, and one untimed round writes the
 cache of a source checkout first.
 
-A last row, the floor, is a script that imports every module `graphrt run
-graphs/hello.yaml` imports but graphrt's own (the standard library, anyio,
-asyncio: the list read off a run's `sys.modules` first) and starts one
+The last two rows are floors. The first is a script that imports every module
+`graphrt run graphs/hello.yaml` imports but graphrt's own (the standard library,
+anyio, asyncio: the list read off a run's `sys.modules` first) and starts one
 `anyio.run`: what the command would cost if graphrt's own code cost nothing.
+The second leaves out anyio too (anyio, and sniffio and typing_extensions,
+which it imports; the standard library's modules stay) and starts one
+`asyncio.run`: the difference between the two is what anyio's layer over
+asyncio costs, and GraphAI's command has no counterpart of it.
 
 Targets (issue #10): `graphrt --help` under 150 ms, `graphrt validate
 graphs/hello.yaml` under 250 ms, `graphrt run graphs/hello.yaml` within 1.5x
@@ -35,6 +39,7 @@ from . import graphai
 ROOT = Path(__file__).resolve().parent.parent
 HELLO = ROOT / "graphs" / "hello.yaml"
 FLOOR = "floor: the run's imports but graphrt's, one anyio.run"
+FLOOR_ASYNCIO = "floor on asyncio alone: the same but anyio's, one asyncio.run"
 
 __all__ = ["commands", "measure", "table"]
 
@@ -54,11 +59,15 @@ _FLOOR = """
 import importlib
 for name in {names!r}:
     importlib.import_module(name)
-import anyio
 async def nothing():
     pass
-anyio.run(nothing)
+{start}
 """
+_ANYIO_RUN = "import anyio; anyio.run(nothing)"
+_ASYNCIO_RUN = "import asyncio; asyncio.run(nothing())"
+
+# anyio and the packages it imports with it (graphrt imports neither sniffio nor typing_extensions).
+_ANYIO_PACKAGES = ("anyio", "sniffio", "typing_extensions")
 
 
 def _with_bytecode_cache() -> dict[str, str]:
@@ -66,15 +75,22 @@ def _with_bytecode_cache() -> dict[str, str]:
     return {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
 
 
-def _floor() -> list[str]:
-    """A command that imports what `graphrt run graphs/hello.yaml` imports, graphrt's own modules aside."""
-    env = _with_bytecode_cache()
-    done = subprocess.run([sys.executable, "-c", _MODULES_OF_RUN, str(HELLO)], cwd=ROOT, env=env,
+def _modules_of(script: str, *args: str) -> list[str]:
+    """The module names a Python script writes to stderr, run as the commands are run."""
+    done = subprocess.run([sys.executable, "-c", script, *args], cwd=ROOT, env=_with_bytecode_cache(),
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True)
+    return done.stderr.split()
+
+
+def _floors() -> tuple[list[str], list[str]]:
+    """Two commands that import what `graphrt run graphs/hello.yaml` imports, graphrt's own modules aside:
+    one with anyio (one anyio.run), one without it (one asyncio.run)."""
     ours = ("graphrt", "graphrt_agents")  # graphrt_agents imports graphrt's authoring layer: it is ours too
-    names = [name for name in done.stderr.split()  # C parts (_asyncio, _ssl) come with their modules, in their order
-             if name.split(".")[0] not in ours and not name.startswith("_") and "__main__" not in name]
-    return [sys.executable, "-c", _FLOOR.format(names=names)]
+    names = [name for name in _modules_of(_MODULES_OF_RUN, str(HELLO))  # C parts (_asyncio, _ssl) come with
+             if name.split(".")[0] not in ours and not name.startswith("_") and "__main__" not in name]  # their modules
+    without_anyio = [name for name in names if name.split(".")[0] not in _ANYIO_PACKAGES]
+    return ([sys.executable, "-c", _FLOOR.format(names=names, start=_ANYIO_RUN)],
+            [sys.executable, "-c", _FLOOR.format(names=without_anyio, start=_ASYNCIO_RUN)])
 
 
 def _graphrt() -> list[str]:
@@ -96,7 +112,8 @@ def commands() -> list[tuple[str, list[str]]]:
         if graphai.available() is None:
             graphai.ensure_installed(quiet=True)
             listed.append(("GraphAI: node runner graphs/hello.yaml", graphai.command(HELLO)))
-    listed.append((FLOOR, _floor()))
+    with_anyio, without_anyio = _floors()
+    listed += [(FLOOR, with_anyio), (FLOOR_ASYNCIO, without_anyio)]
     return listed
 
 
@@ -131,9 +148,9 @@ def table(results: list[tuple[str, float, float]]) -> str:
         if label in targets:
             text, check = targets[label]
             target = f"{text}: {'met' if check(median) else 'missed'}"
-        elif label in ("graphrt run graphs/hello.yaml", FLOOR) and graphai_ms:
+        elif label in ("graphrt run graphs/hello.yaml", FLOOR, FLOOR_ASYNCIO) and graphai_ms:
             ratio = median / graphai_ms
-            target = (f"{ratio:.2f}x GraphAI" if label == FLOOR else
+            target = (f"{ratio:.2f}x GraphAI" if label in (FLOOR, FLOOR_ASYNCIO) else
                       f"<= 1.5x GraphAI: {ratio:.2f}x, {'met' if ratio <= 1.5 else 'missed'}")
         lines.append(f"| `{label}` | {median:.0f} | {least:.0f} | {target} |")
     if "python -c pass" in by_label:
