@@ -110,9 +110,10 @@ INDEX = AgentIndex({
 
 
 def agents_under(package: str) -> list[AgentInfo]:
-    """The agents of the index's modules in `package` (or its subpackages), in index order; imports them."""
+    """The agents of the index's modules in `package` (or its subpackages), in index order; imports them.
+    Those of a pack whose extra is not installed are left out (`graphrt agents` names them)."""
     return [INDEX.load(module, name) for module, names in INDEX.modules.items()
-            if module == package or module.startswith(package + ".") for name in names]
+            if (module == package or module.startswith(package + ".")) and INDEX.installed(module) for name in names]
 
 
 def __getattr__(name: str) -> Any:

@@ -12,11 +12,11 @@ in its AgentIndex the same way.
 
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import dataclass, field
-from functools import cache
 
-__all__ = ["Pack", "Unavailable", "modules_missing"]
+from graphrt.base.extras import install_line, missing
+
+__all__ = ["Pack", "Unavailable"]
 
 
 @dataclass(frozen=True)
@@ -38,11 +38,11 @@ class Pack:
     @property
     def install(self) -> str:
         """What to install: `graphrt[anthropic]` (or the distribution alone for a pack without an extra)."""
-        return f"{self.distribution}[{self.extra}]" if self.extra else self.distribution
+        return install_line(self.extra, self.distribution) if self.extra else self.distribution
 
     def missing(self) -> tuple[str, ...]:
         """The modules of `requires` that cannot be found (empty when the pack is usable)."""
-        return modules_missing(self.requires)
+        return missing(self.requires)
 
     def not_installed(self, agent: str) -> str | None:
         """Why `agent` of this pack cannot run, naming what to install; None when its modules are there."""
@@ -65,9 +65,3 @@ class Unavailable:
         """The validation message: `agent 'browserlessAgent' (GraphAI's @graphai/...) is not available: <reason>`."""
         text = f"agent '{agent}' (GraphAI's {self.graphai_package}) is not available: {self.reason}"
         return f"{text}; {self.instead}" if self.instead else text
-
-
-@cache
-def modules_missing(modules: tuple[str, ...]) -> tuple[str, ...]:
-    """The top-level modules of `modules` that `importlib.util.find_spec` cannot find (looked up once)."""
-    return tuple(module for module in modules if importlib.util.find_spec(module) is None)

@@ -50,8 +50,15 @@ class AgentIndex:
         return [name for names in self.modules.values() for name in names]
 
     def agents(self) -> list[AgentInfo]:
-        """Every agent, in index order (imports every module)."""
-        return [self.load(module, name) for module, names in self.modules.items() for name in names]
+        """Every agent that can load, in index order (imports every module); those of a pack that is not
+        installed are left out, as a Registry leaves them out (`Pack.not_installed` says why)."""
+        return [self.load(module, name) for module, names in self.modules.items() if self.installed(module)
+                for name in names]
+
+    def installed(self, module: str) -> bool:
+        """Whether `module`'s pack (if it has one) has what it needs installed; imports nothing."""
+        pack = self.pack_of(module)
+        return pack is None or not pack.missing()
 
     def pack_of(self, module: str) -> Pack | None:
         """The pack of `module`: the entry of `packs` whose key is the longest prefix of it, or None."""
@@ -140,7 +147,7 @@ class Registry:
             from graphrt.authoring.agent_like import as_agent  # on first use: it imports the authoring tools
 
             info = as_agent(agent)
-        same = info.name in self._agents and self.get(info.name) is info
+        same = self._holds(info)
         if info.name in self._agents and not replace and not same:
             raise RegistrationError(f"agent {info.name!r} is already registered (pass replace=True to replace it)")
         self._agents[info.name] = info
@@ -149,6 +156,14 @@ class Registry:
         elif not same:
             self._packs.pop(info.name, None)
         return info
+
+    def _holds(self, info: AgentInfo) -> bool:
+        """Whether `info` is already the agent of its name (an indexed one compared once imported); an indexed
+        entry whose pack is not installed holds nothing that can run, so it is never the same (nor imported)."""
+        entry = self._agents.get(info.name)
+        if isinstance(entry, _Indexed) and (entry.pack is not None and entry.pack.missing()):
+            return False
+        return entry is not None and self.get(info.name) is info
 
     def add(self, *agents: AgentLike, replace: bool = False, pack: Pack | None = None) -> None:
         """Registers several agents, toolsets or functions at once (of `pack`, if given)."""

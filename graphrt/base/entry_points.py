@@ -24,7 +24,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["EntryPoint", "by_name", "entry_points", "needs_extra", "normalized"]
+__all__ = ["EntryPoint", "by_name", "entry_points", "normalized"]
 
 _VALUE = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$")
 _GRAPHRT = "graphrt"
@@ -71,12 +71,6 @@ def by_name(group: str) -> dict[str, EntryPoint]:
     ordered = sorted(entry_points(group), key=lambda point: (not point.builtin, point.dist_name or "", point.name))
     found = {point.name: point for point in ordered}
     return dict(sorted(found.items()))
-
-
-def needs_extra(what: str, extra: str, missing: ImportError) -> str:
-    """The one line for an extension whose optional packages are missing: `extra` as pip writes it (`graphrt[ray]`)."""
-    module = missing.name or str(missing)
-    return f"{what} needs {module}, which is not installed: pip install '{extra}'"
 
 
 _read: tuple[tuple[Any, ...], dict[str, list[EntryPoint]]] | None = None

@@ -300,7 +300,7 @@ class StoreClass(Protocol):
     a target without `scheme://`), how a person may see one (`shown`: a URL
     without its password) and what to install for it (`extra`). `open_store`
     makes a store with `cls(target)`; a class whose packages are missing raises
-    CheckpointError there, naming `extra` (entry_points.needs_extra).
+    CheckpointError there, naming `extra` (base/extras.needs_extra).
     """
 
     schemes: tuple[str, ...]

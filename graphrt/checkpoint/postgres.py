@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Awaitable, Sequence
 
-from graphrt.base.entry_points import needs_extra
+from graphrt.base.extras import install_line, needs_extra
 from graphrt.base.secrets import hide_credentials
 from graphrt.checkpoint.base import CheckpointError, RunRecord, StoreFailed, run_taken
 from graphrt.checkpoint.group_commit import GroupCommit, Statement, _runs
@@ -40,15 +40,16 @@ class PostgresStore(SqlStore):
     """
 
     schemes = ("postgresql", "postgres")
-    extra = "graphrt[postgres]"
+    extra = install_line("postgres")
     placeholder = "%s"
     _fence_lock = " FOR SHARE"
 
     def __init__(self, url: str) -> None:
-        try:
-            import psycopg
-        except ImportError as missing:
-            raise CheckpointError(needs_extra("a PostgreSQL checkpoint store", self.extra, missing)) from None
+        absent = needs_extra("a PostgreSQL checkpoint store", "postgres")
+        if absent:
+            raise CheckpointError(absent)
+        import psycopg
+
         self._psycopg = psycopg
         self._url = url
         self.location = self.shown(url)

@@ -57,8 +57,9 @@ def handle(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
     if without and (args.verbose or args.names):
         stdout.write(f"no samples: {', '.join(without)}\n")
     missing = [] if args.names else not_installed(registry)
-    if missing:
-        stdout.write(f"not installed (see: graphrt agents): {', '.join(missing)}\n")
+    for name in missing:  # their samples cannot run: skipped, each with the extra it needs
+        stdout.write(f"skipped: {registry.why_unavailable(name)}\n")
     failed = sum(not outcome.passed for outcome, _ in outcomes)
-    stdout.write(f"test-agents: {len(outcomes) - failed} passed, {failed} failed\n")
+    skipped = f", {len(missing)} agents skipped (not installed)" if missing else ""
+    stdout.write(f"test-agents: {len(outcomes) - failed} passed, {failed} failed{skipped}\n")
     return 1 if failed else 0

@@ -69,7 +69,7 @@ from typing import Any, Callable, Mapping, Sequence
 import anyio
 
 from graphrt.authoring.agent_info import AgentContext, AgentInfo
-from graphrt.base.entry_points import needs_extra
+from graphrt.base.extras import install_line, needs_extra
 from graphrt.base.errors import AgentError, GraphError
 from graphrt.base.secrets import hide_credentials
 from graphrt.graphdata.loader import GraphText
@@ -102,12 +102,12 @@ __all__ = ["RayExecutor", "connect_ray", "start_local_ray"]
 DEFAULT_LARGE_VALUE_BYTES = 100_000  # Ray inlines smaller task arguments anyway
 DEFAULT_CONNECT_TIMEOUT = 15.0  # seconds a cluster's address may take to answer
 DEFAULT_ROWS_PER_TASK = 8  # a batch's rows one task runs: its cost over 8 rows, and 8 rows is a short tail
-_EXTRA = "graphrt[ray]"
+_EXTRA = install_line("ray")
 
 
 def _require_ray() -> None:
     if _RAY_MISSING is not None:
-        raise ExecutorError(needs_extra("the Ray executor", _EXTRA, _RAY_MISSING))
+        raise ExecutorError(needs_extra("the Ray executor", "ray") or f"the Ray executor cannot start: {_RAY_MISSING}")
 
 
 def start_local_ray(num_cpus: int | None = None, **options: Any) -> None:

@@ -62,6 +62,7 @@ def test_a_file_path_opens_a_sqlite_store(tmp_path: Path) -> None:
         assert type(store) is SQLiteStore and store.location == str(target)
 
 
+@pytest.mark.needs("postgres")
 def test_a_postgresql_url_opens_a_postgres_store_that_shows_no_password() -> None:
     for scheme in ("postgresql", "postgres"):
         store = open_store(f"{scheme}://me:hunter2@127.0.0.1:5432/graphrt")
@@ -150,5 +151,5 @@ def test_a_missing_extra_is_one_line_naming_it(tmp_path: Path) -> None:
                            "postgresql://me:hunter2@127.0.0.1/graphrt"], capture_output=True, text=True, cwd=tmp_path,
                           env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}, timeout=120)
     assert done.returncode == 1 and "Traceback" not in done.stderr
-    assert ("graphrt: a PostgreSQL checkpoint store needs psycopg, which is not installed: "
-            "pip install 'graphrt[postgres]'") in done.stderr.splitlines()
+    assert ("graphrt: a PostgreSQL checkpoint store needs graphrt[postgres], which is not installed (no module "
+            "psycopg): pip install 'graphrt[postgres]'") in done.stderr.splitlines()

@@ -110,4 +110,5 @@ def test_a_missing_extra_is_one_line_naming_it(tmp_path: Path) -> None:
                           capture_output=True, text=True, cwd=tmp_path, timeout=120,
                           env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert (done.returncode, done.stderr) == (
-        1, "graphrt: the Ray executor needs ray, which is not installed: pip install 'graphrt[ray]'\n")
+        1, "graphrt: the Ray executor needs graphrt[ray], which is not installed (no module ray): "
+           "pip install 'graphrt[ray]'\n")
