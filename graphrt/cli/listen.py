@@ -20,6 +20,11 @@ of any size). So a head must be complete within `HEAD_TIMEOUT` seconds of its fi
 byte (else 408) and within `MAX_HEAD_BYTES` (else 431), and the connection is closed;
 a body's own time limit is the app's (serve/security.py).
 
+One HTTP parser, httptools (uvicorn's C parser), serves every request: the guards
+above and the wire tests are written against it, and uvicorn's pure-Python h11 path
+answers differently (no 400 for a request without Host, tracebacks on some bytes). Both
+extras that serve (`serve`, `mcp`) install it; without it `serve_app` says so in one line.
+
 An answer sent before its request's body was read (a 413) is closed the way HTTP
 servers close it (nginx's lingering close): the server's side is shut for writing,
 and what the client still sends is read and dropped, until it closes its side or
@@ -243,7 +248,7 @@ def serve_app(app: Any, sock: socket.socket, *, on_listening: Callable[[], None]
     one is answered 503 and closed; one whose request head takes over `head_timeout` seconds, 408.
     """
     import uvicorn
-    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     class Server(uvicorn.Server):
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
@@ -256,7 +261,7 @@ def serve_app(app: Any, sock: socket.socket, *, on_listening: Callable[[], None]
 
     cap = connections_allowed(max_connections)
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=timeout_graceful_shutdown,
-                            http=_guarded(AutoHTTPProtocol, cap, head_timeout))
+                            http=_guarded(HttpToolsProtocol, cap, head_timeout))
     server = Server(config)
     with sock:
         asyncio.run(server.serve(sockets=[sock]))

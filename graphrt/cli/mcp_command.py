@@ -16,6 +16,7 @@ import sys
 import anyio
 
 from graphrt.cli.agent_modules import add_agents_option, registry_for
+from graphrt.base.extras import needs_extra
 from graphrt.base.limits import MAX_CONNECTIONS
 from graphrt.cli.arguments import at_least, port
 
@@ -37,13 +38,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    try:
-        import mcp.server  # noqa: F401 - the SDK itself: GraphToolServer imports it only when one is built
-
-        from graphrt.mcp.server import GraphToolServer
-    except ImportError:  # the extra is missing
-        print("graphrt: 'graphrt mcp' needs the MCP SDK: pip install 'graphrt[mcp]'", file=sys.stderr)
+    # stdio needs the SDK alone; --http serves with uvicorn and httptools too (the whole extra)
+    absent = needs_extra("graphrt mcp" if args.http is None else "graphrt mcp --http", "mcp",
+                         ("mcp",) if args.http is None else None)
+    if absent:
+        print(f"graphrt: {absent}", file=sys.stderr)
         return 1
+    from graphrt.mcp.server import GraphToolServer
     from graphrt.mcp.config import load_config_file
     from graphrt.mcp.graph_tools import collect_graph_tools, runnable_tools
 

@@ -18,6 +18,7 @@ import sys
 from typing import Any
 
 from graphrt.base.errors import GraphError
+from graphrt.base.extras import needs_extra
 from graphrt.base.limits import MAX_CONNECTIONS
 from graphrt.checkpoint import describe_targets
 from graphrt.cli.agent_modules import add_agents_option, registry_for
@@ -77,13 +78,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     apply_local_model(args)
-    try:
-        import uvicorn
-
-        from graphrt.serve import GraphCatalog, create_app
-        from graphrt.serve.origin import is_loopback
-    except ImportError as error:
-        raise GraphError(f"graphrt serve needs the serve extra: pip install 'graphrt[serve]' ({error})") from None
+    absent = needs_extra("graphrt serve", "serve")
+    if absent:
+        raise GraphError(absent)
+    from graphrt.serve import GraphCatalog, create_app
+    from graphrt.serve.origin import is_loopback
     if args.max_runs < 1:
         raise GraphError("--max-runs must be at least 1")
     if args.keep_runs < -1 or (args.keep_days is not None and args.keep_days <= 0):
@@ -134,12 +133,12 @@ def _check_store(target: str) -> None:
 
 def _extensions(args: argparse.Namespace, catalog: "GraphCatalog") -> list[Any]:  # noqa: F821
     """The MCP endpoint at /mcp (the graphs as MCP tools), when the mcp extra is installed."""
-    try:
-        from graphrt.mcp.serve_extension import McpExtension
-    except ImportError:
+    absent = needs_extra("--mcp-config", "mcp", ("mcp",))
+    if absent:
         if args.mcp_config:
-            raise GraphError("--mcp-config needs the MCP SDK: pip install 'graphrt[mcp]'") from None
+            raise GraphError(absent)
         return []
+    from graphrt.mcp.serve_extension import McpExtension
     from graphrt.mcp.config import load_config_file
 
     mcp_config = load_config_file(args.mcp_config) if args.mcp_config else None
