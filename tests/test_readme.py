@@ -31,7 +31,7 @@ import yaml
 
 import graphrt
 
-from .conftest import text, tool_calls
+from .conftest import NEEDS, need, need_agents, need_of_module, text, tool_calls
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -167,7 +167,7 @@ def _serves(part: str) -> bool:
 
 def _run_server_briefly(part: str, cwd: Path, env: dict[str, str]) -> None:
     """A server runs until stopped: it must start and answer, then it is stopped."""
-    pytest.importorskip("uvicorn")
+    need("serve")
     process = subprocess.Popen(["bash", "-c", part], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True)
     hang_guard = threading.Timer(60, process.kill)  # a server that neither starts nor exits ends the wait below
@@ -214,9 +214,10 @@ def test_shell_examples_run_as_written(block: Block, scratch: Path, openai_serve
             allowed = {0, 1} if shows_error else {0}
             if "--checkpoint" in part and "ask.yaml" in part:
                 allowed = {3}
-            missing = re.search(r"No module named '([\w.]+)'", result.stderr)
-            if result.returncode not in allowed and missing and importlib.util.find_spec(missing.group(1)) is None:
-                pytest.skip(f"{block}: {part!r} needs {missing.group(1)}, an optional dependency not installed here")
+            extra = re.search(r"which is not installed \(no module [^)]*\): pip install 'graphrt\[(\w+)\]'",
+                              result.stderr)
+            if result.returncode not in allowed and extra and extra.group(1) in NEEDS:
+                need(extra.group(1))  # graphrt's own line for an extra not installed here: skipped if it is not
             assert result.returncode in allowed, f"{block}: {part!r} exited {result.returncode}:\n{result.stderr}"
             _check_output(Command(part, command.expected), result)
 
@@ -229,6 +230,7 @@ def test_python_examples_run_as_written_in_order(scratch: Path, openai_server: A
     monkeypatch.chdir(scratch)
     monkeypatch.setenv("OPENAI_MODEL", EMBEDDED_MODEL)
     namespace: dict[str, Any] = {"__name__": "readme"}
+    left_out: list[str] = []  # what the examples not run need: skipped for it once the others have run
     for block in of("python"):
         if "readme-test: not run" in block.before:  # e.g. code that needs a Ray cluster; the marker says why
             continue
@@ -238,15 +240,18 @@ def test_python_examples_run_as_written_in_order(scratch: Path, openai_server: A
         try:
             exec(compile(block.code, str(block), "exec"), namespace)  # noqa: S102 - the README's own code
         except ModuleNotFoundError as error:
-            if error.name and importlib.util.find_spec(error.name.split(".")[0]) is None:
-                continue  # an example of an optional extra that is not installed here (CI installs them)
-            pytest.fail(f"{block} failed: {type(error).__name__}: {error}")
+            wanted = need_of_module(error.name or "")
+            if wanted is None:
+                pytest.fail(f"{block} failed: {type(error).__name__}: {error}")
+            left_out.append(wanted)
+            continue
         except Exception as error:  # noqa: BLE001
             pytest.fail(f"{block} failed: {type(error).__name__}: {error}")
         printed = capsys.readouterr().out
         for expected in re.findall(r"^print\(.*#\s*(\{'.*\})\s*$", block.code, re.MULTILINE):
             assert expected in printed, f"{block}: printed no {expected}:\n{printed}"
     assert namespace["results"]  # the last example's results
+    need(*left_out)
 
 
 def test_the_home_example_sets_the_thermostat_through_the_llm(scratch: Path, openai_server: Any,
@@ -270,6 +275,7 @@ def test_yaml_examples_parse_and_whole_graphs_validate(block: Block) -> None:
     data = yaml.safe_load(block.code)
     assert isinstance(data, dict)
     if "version" in data and "nodes" in data:
+        need_agents(data)  # an agent of an extra not installed here
         graphrt.Graph(data)
 
 
@@ -297,6 +303,12 @@ def test_every_file_the_readme_names_exists() -> None:
 def test_the_first_commands_are_install_and_run_then_the_ci_test_command() -> None:
     first, second = of("sh")[:2]
     assert first.code.strip().startswith("./install.sh && .venv/bin/graphrt run graphs/")
-    test_command = second.code.strip()
-    ci = (ROOT / ".ci" / "run").read_text()
-    assert re.search(rf"^{re.escape(test_command)}$", ci, re.MULTILINE), ".ci/run must call the README's test command"
+    assert second.code.strip() == ".venv/bin/python -m pytest"
+    # .ci/run runs these two, read from README.md, in a fresh clone, before it runs anything else of graphrt's
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    steps = [line for line in ci.splitlines() if line.startswith((".venv/", "python3 ", "env ", "GRAPHRT_"))]
+    assert steps[0] == "python3 .ci/readme_commands.py", steps
+    spec = importlib.util.spec_from_file_location("readme_commands", ROOT / ".ci" / "readme_commands.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.readme_commands(README) == [first.code.strip(), second.code.strip()]

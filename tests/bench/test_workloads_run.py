@@ -20,8 +20,8 @@ def test_workload_file_is_the_graph_its_builder_makes(workload: Workload) -> Non
         assert yaml.safe_load(file) == workload.build(workload.n)
 
 
+@pytest.mark.needs("bench")
 def test_langgraph_equivalents_exist_for_the_workloads_that_claim_one() -> None:
-    pytest.importorskip("langgraph")
     from bench.engine_langgraph import BUILDERS
 
     assert sorted(BUILDERS) == sorted(w.name for w in WORKLOADS if w.langgraph)

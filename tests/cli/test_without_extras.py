@@ -109,3 +109,19 @@ def test_a_surface_of_a_missing_extra_is_one_line_naming_it(folder: Path, args: 
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and f"pip install 'graphrt[{extra}]'" in lines[0], done.stderr
+
+
+@pytest.mark.parametrize(("args", "extra"), [
+    (("serve", ".", "--port", "0"), "serve"),
+    (("mcp", "gemini.yaml", "--http", "0"), "mcp"),
+])
+def test_a_server_without_httptools_says_so_instead_of_serving_on_h11(folder: Path, args: tuple[str, ...],
+                                                                      extra: str) -> None:
+    """uvicorn came without httptools (graphrt[mcp] had no httptools): its h11 parser failed the wire and security
+    tests (no 400 for a request without Host, a traceback for a NUL byte), so graphrt serves on httptools alone."""
+    code = "import sys; sys.modules['httptools'] = None; from graphrt.cli import main; sys.exit(main())"
+    done = subprocess.run([sys.executable, "-c", code, *args], cwd=folder, capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip().splitlines()[-1].endswith(
+        f"needs graphrt[{extra}], which is not installed (no module httptools): pip install 'graphrt[{extra}]'")

@@ -6,14 +6,15 @@ result assumes."""
 from __future__ import annotations
 
 import importlib.util
-import os
 from pathlib import Path
 
 import pytest
 import yaml
 
+from ..conftest import SHARED, need_agents
+
 HERE = Path(__file__).parent
-RUNNER = Path(os.environ.get("GRAPHRT_CONFORMANCE", HERE.parents[2] / "shared" / "conformance")) / "run.py"
+RUNNER = SHARED / "conformance" / "run.py"
 KEYS = ("ANTHROPIC_API_KEY", "GOOGLE_GENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GROQ_API_KEY",
         "OPENAI_API_KEY", "OPENAI_BASE_URL")
 
@@ -25,13 +26,14 @@ def _runner():
     return module
 
 
-@pytest.mark.skipif(not RUNNER.is_file(), reason=f"no conformance runner at {RUNNER}")
+@pytest.mark.needs("shared")
 @pytest.mark.parametrize("case_file", sorted((HERE / "cases").rglob("*.yaml")), ids=lambda path: path.stem)
 def test_case_gives_graphais_result(case_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for key in KEYS:
         monkeypatch.delenv(key, raising=False)
     case = yaml.safe_load(case_file.read_text(encoding="utf-8"))
     assert case["written_by"].startswith("graphrt, from reading GraphAI's ")
+    need_agents(case.get("graph"))
     runner = _runner()
     failure, got = runner.check(runner.multiprocessing.get_context("fork"), case)
     assert failure is None, f"{failure} (got {got})"

@@ -4,12 +4,11 @@ The PostgreSQL server is a cluster made with initdb in a temporary folder and
 started with pg_ctl on a free 127.0.0.1 port, once per session; each test gets
 its own schema. Without the server binaries (Debian: `apt-get install
 postgresql`) or psycopg (`pip install -e '.[postgres]'`) the PostgreSQL tests
-are skipped, and say why; with GRAPHRT_REQUIRE_POSTGRES=1 (as .ci/run sets) they fail instead.
+are skipped, and say why (tests/conftest.py's `need`); with GRAPHRT_REQUIRE_POSTGRES=1 they fail instead.
 """
 
 from __future__ import annotations
 
-import glob
 import os
 import pwd
 import shutil
@@ -27,13 +26,7 @@ import graphrt
 from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.checkpoint import CheckpointStore, SQLiteStore
 
-
-def _pg_bin(name: str) -> str | None:
-    found = shutil.which(name)
-    if found:
-        return found
-    candidates = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
-    return candidates[-1] if candidates else None
+from ..conftest import need, pg_binary
 
 
 def _free_port() -> int:
@@ -42,17 +35,11 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _unavailable(reason: str) -> None:
-    if os.environ.get("GRAPHRT_REQUIRE_POSTGRES") == "1":
-        pytest.fail(f"PostgreSQL tests required (GRAPHRT_REQUIRE_POSTGRES=1) but {reason}")
-    pytest.skip(reason)
-
-
 class PostgresServer:
     """A throwaway PostgreSQL cluster; `url(schema)` connects to a schema of its own."""
 
     def __init__(self) -> None:
-        self.initdb, self.pg_ctl = _pg_bin("initdb"), _pg_bin("pg_ctl")
+        self.initdb, self.pg_ctl = pg_binary("initdb"), pg_binary("pg_ctl")
         self.folder = Path(tempfile.mkdtemp(prefix="graphrt-pg-"))
         self.data = self.folder / "data"
         self.port = _free_port()
@@ -89,13 +76,8 @@ def _has_user(name: str) -> bool:
 
 def started_postgres() -> Iterator[PostgresServer]:
     """A PostgreSQL server started, yielded and stopped (skipped without the binaries or psycopg)."""
-    try:
-        import psycopg  # noqa: F401
-    except ImportError:
-        _unavailable("psycopg is not installed: pip install -e '.[postgres]'")
+    need("postgres", "initdb")
     server = PostgresServer()
-    if server.initdb is None or server.pg_ctl is None:
-        _unavailable("the PostgreSQL server binaries (initdb, pg_ctl) are not installed: apt-get install postgresql")
     try:
         server.start()
     except subprocess.CalledProcessError as error:

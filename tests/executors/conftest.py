@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import pytest
 
-ray = pytest.importorskip("ray", reason="the Ray executor's tests need: pip install 'graphrt[ray]'")
+from ..conftest import need
+
+need("ray")  # before the import below: without it, every test of this folder is skipped
+
+import ray  # noqa: E402
 
 WORKER_NODES = 2
 

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("google.genai")
+from graphrt.base.errors import AgentError
+from graphrt.observe.events import LlmCallFinished, TokenDelta
 
-from graphrt.base.errors import AgentError  # noqa: E402
-from graphrt.observe.events import LlmCallFinished, TokenDelta  # noqa: E402
+from .scripted_providers import Cut, Garbage
 
-from .scripted_providers import Cut, Garbage  # noqa: E402
-
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.needs("gemini")]
 
 WEATHER = {"type": "function", "function": {"name": "w--get", "description": "Weather",
                                             "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}

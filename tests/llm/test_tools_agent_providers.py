@@ -9,6 +9,8 @@ import pytest
 
 from graphrt import AgentContext, AgentInfo
 
+from ..conftest import need
+
 pytestmark = pytest.mark.anyio
 
 CITY_TOOL = {"type": "function", "function": {
@@ -50,10 +52,8 @@ PROVIDERS = {
 def provider(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> tuple[str, Any]:
     agent = request.param
     fixture = PROVIDERS[agent][0]
-    if agent == "anthropicAgent":
-        pytest.importorskip("anthropic")
-    if agent == "geminiAgent":
-        pytest.importorskip("google.genai")
+    if agent in ("anthropicAgent", "geminiAgent"):
+        need(agent.removesuffix("Agent"))
     server = request.getfixturevalue(fixture)
     if agent == "groqAgent":
         monkeypatch.setenv("GROQ_BASE_URL", server.url)

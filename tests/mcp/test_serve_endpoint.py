@@ -13,7 +13,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.needs("serve", "mcp")]
 
 GRAPHS = Path(__file__).parents[2] / "graphs"
 GRAPHRT = [sys.executable, "-c", "import sys; from graphrt.cli.main import main; sys.exit(main())"]

@@ -12,8 +12,7 @@ import anyio
 import httpx
 import pytest
 
-pytest.importorskip("starlette")
-uvicorn = pytest.importorskip("uvicorn")
+import uvicorn
 
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -26,7 +25,7 @@ from graphrt.serve import GraphCatalog, create_app
 
 from ..waiting import wait_until
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.needs("mcp")]
 
 HELLO = (Path(__file__).parents[2] / "graphs" / "hello.yaml").read_text()
 HOLD = "version: 0.5\nnodes:\n  wait:\n    agent: holdAgent\n    isResult: true\n"

@@ -23,11 +23,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-pytest.importorskip("mcp")
-import mcp_types as types  # noqa: E402
+import mcp_types as types
 
-from graphrt.cli import main  # noqa: E402
-from graphrt.mcp.stdio import refusal  # noqa: E402
+from graphrt.cli import main
+from graphrt.mcp.stdio import refusal
+
+pytestmark = pytest.mark.needs("mcp")
 
 ECHO = "version: 0.5\nnodes:\n  text: {value: hello}\n  echo: {agent: copyAgent, inputs: {text: ':text'}, isResult: true}\n"
 

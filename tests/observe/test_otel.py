@@ -4,22 +4,22 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("opentelemetry.sdk", reason="the [otel] extra is not installed")
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import StatusCode
 
-from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
-from opentelemetry.trace import StatusCode  # noqa: E402
-
-import graphrt  # noqa: E402
-from graphrt.authoring.agent_info import AgentContext, AgentInfo  # noqa: E402
-from graphrt.observe.events import (  # noqa: E402
+import graphrt
+from graphrt.authoring.agent_info import AgentContext, AgentInfo
+from graphrt.observe.events import (
     LlmCallFinished,
     LlmCallStarted,
     ToolCalled,
     ToolReturned,
 )
-from graphrt.observe.otel import OpenTelemetrySpans  # noqa: E402
+from graphrt.observe.otel import OpenTelemetrySpans
+
+pytestmark = pytest.mark.needs("otel")
 
 
 async def _chat(ctx: AgentContext) -> dict:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from ..conftest import NEEDS
 from ..serve.conftest import HELLO
 
 
@@ -47,21 +48,24 @@ def test_nonsense_flags_are_refused_by_the_parser(folder: Path, args, said: str)
     assert result.returncode == 2 and said in result.stderr and "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize(("args", "said"), [
-    (("serve", "g", "--port", "0", "--checkpoint", "no/such/folder/runs.db"), "cannot create checkpoint file"),
-    (("serve", "g", "--port", "0", "--checkpoint", "."), "cannot open checkpoint file"),
-    (("serve", "g", "--port", "0", "--checkpoint", "g/hello.yaml"), "file is not a database"),
+@pytest.mark.parametrize(("args", "said", "extras"), [
+    (("serve", "g", "--port", "0", "--checkpoint", "no/such/folder/runs.db"), "cannot create checkpoint file",
+     ["serve"]),
+    (("serve", "g", "--port", "0", "--checkpoint", "."), "cannot open checkpoint file", ["serve"]),
+    (("serve", "g", "--port", "0", "--checkpoint", "g/hello.yaml"), "file is not a database", ["serve"]),
     (("serve", "g", "--port", "0", "--checkpoint", "postgresql://me:pw0123secret@127.0.0.1:9/x"),
-     "cannot use checkpoint database postgresql://me:REDACTED@127.0.0.1:9/x"),
-    (("run", "g/hello.yaml", "--trace", "/dev/full"), "cannot write the trace to /dev/full: No space left on device"),
-    (("run", "g/hello.yaml", "--mcp-config", "/dev/zero"), "not a regular file"),
-    (("run", "/dev/zero"), "not a regular file"),
-    (("run", "g/hello.yaml", "--executor", "ray://127.0.0.1:9"), "Ray"),
+     "cannot use checkpoint database postgresql://me:REDACTED@127.0.0.1:9/x", ["serve", "postgres"]),
+    (("run", "g/hello.yaml", "--trace", "/dev/full"), "cannot write the trace to /dev/full: No space left on device",
+     []),
+    (("run", "g/hello.yaml", "--mcp-config", "/dev/zero"), "not a regular file", []),
+    (("run", "/dev/zero"), "not a regular file", []),
+    (("run", "g/hello.yaml", "--executor", "ray://127.0.0.1:9"), "Ray", ["ray"]),
 ])
-def test_what_cannot_be_used_is_one_line(folder: Path, args, said: str) -> None:
-    pytest.importorskip("uvicorn")
-    if "--executor" in args:
-        pytest.importorskip("ray")
+def test_what_cannot_be_used_is_one_line(folder: Path, args, said: str, extras: list[str]) -> None:
+    """With an extra the command needs not installed, the one line names it instead (in the order they are needed)."""
+    absent = [extra for extra in extras if NEEDS[extra].absent()]
+    if absent:
+        said = f"pip install 'graphrt[{absent[0]}]'"
     result = _graphrt(*args, cwd=folder)
     lines = [line for line in result.stderr.splitlines() if line.startswith("graphrt: ")]
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr[-2000:]

@@ -96,6 +96,7 @@ def _limits(pid: int) -> tuple[int, int]:
     return int(soft), int(hard)
 
 
+@pytest.mark.needs("serve")
 def test_past_the_connection_cap_a_new_client_is_refused_and_the_connected_ones_are_served(tmp_path) -> None:
     """1,100 event-stream readers used up the server's file descriptors: new runs waited unanswered. Now the
     soft limit is raised to the hard one, and past --max-connections a new connection is a 503 at once."""
@@ -157,6 +158,7 @@ def _health(port: int) -> int | None:
         return None
 
 
+@pytest.mark.needs("serve")
 def test_a_cap_past_the_files_the_process_may_open_is_lowered_in_one_line(tmp_path) -> None:
     folder = tmp_path / "graphs"
     folder.mkdir()

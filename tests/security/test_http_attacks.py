@@ -12,12 +12,13 @@ from typing import Any
 import anyio
 import pytest
 
-pytest.importorskip("starlette")
-
 from graphrt.serve.origin import OriginPolicy
 from graphrt.serve.security import Guard
 
+from ..conftest import need
 from ..serve.conftest import HELLO
+
+pytestmark = pytest.mark.needs("serve")
 
 
 @pytest.mark.parametrize("first", [b'{"inputs":', b""])
@@ -82,7 +83,7 @@ def test_an_error_quotes_no_secret_the_request_named(serve, monkeypatch, method,
 
 
 def _mcp_app(tmp_path, key: str | None = None) -> Any:
-    pytest.importorskip("mcp")
+    need("mcp")
     from graphrt.engine.graph import make_registry
     from graphrt.mcp.graph_tools import collect_graph_tools
     from graphrt.mcp.server import GraphToolServer

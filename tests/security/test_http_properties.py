@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from ..serve.conftest import HELLO, SLOW_ASK
 
-pytest.importorskip("starlette")
+pytestmark = pytest.mark.needs("serve")
+
 
 ASK = SLOW_ASK.replace("duration: 1200", "duration: 1")
 
@@ -28,6 +29,7 @@ _json = st.recursive(
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4),
     max_leaves=20,
 )
+
 _text = st.text(st.characters(codec="latin-1", exclude_categories=("Cc",)), max_size=60)
 _segment = st.sampled_from(["hello", "ask", "..", "%2e%2e", "x" * 300, "", "runs", "%00", "ü", "hello/runs"]) | _text.map(
     lambda text: "".join(ch for ch in text if ch not in "/?#% "))

@@ -15,8 +15,7 @@ import pytest
 import graphrt
 from graphrt.authoring.tool_calls import LLM_TOOL_NAME, MAX_LLM_TOOLS, MAX_TOOL_DESCRIPTION
 
-pytest.importorskip("mcp")
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.needs("mcp")]
 
 TOOL_SERVER = Path(__file__).parents[1] / "mcp" / "tool_server.py"
 CONFIG = {"mcp": {"mcpServers": {"h": {"command": sys.executable, "args": [str(TOOL_SERVER), "hostile"]}}}}

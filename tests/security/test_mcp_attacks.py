@@ -20,13 +20,12 @@ from pathlib import Path
 import anyio
 import pytest
 
-pytest.importorskip("mcp")
-from mcp import Client  # noqa: E402
+from mcp import Client
 
-from graphrt.mcp.graph_tools import collect_graph_tools  # noqa: E402
-from graphrt.mcp.server import GraphToolServer  # noqa: E402
+from graphrt.mcp.graph_tools import collect_graph_tools
+from graphrt.mcp.server import GraphToolServer
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.needs("mcp")]
 
 TOOL_SERVER = Path(__file__).parents[1] / "mcp" / "tool_server.py"
 

@@ -10,8 +10,7 @@ import anyio
 import httpx
 import pytest
 
-pytest.importorskip("mcp")
-uvicorn = pytest.importorskip("uvicorn")
+import uvicorn
 
 from graphrt.authoring.agent_info import AgentInfo
 from graphrt.engine.graph import make_registry
@@ -19,6 +18,8 @@ from graphrt.mcp.graph_tools import collect_graph_tools
 from graphrt.mcp.server import GraphToolServer
 
 from ..waiting import wait_until
+
+pytestmark = pytest.mark.needs("mcp")
 
 HELD = """\
 # Holds until cancelled.

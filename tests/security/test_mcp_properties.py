@@ -15,13 +15,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-pytest.importorskip("mcp")
-from mcp import Client  # noqa: E402
+from mcp import Client
 
-from graphrt.mcp.graph_tools import collect_graph_tools  # noqa: E402
-from graphrt.mcp.server import GraphToolServer  # noqa: E402
+from graphrt.mcp.graph_tools import collect_graph_tools
+from graphrt.mcp.server import GraphToolServer
 
-from .test_mcp_attacks import KEYED  # noqa: E402
+from .test_mcp_attacks import KEYED
+
+pytestmark = pytest.mark.needs("mcp")
 
 _leaf = (st.none() | st.booleans() | st.integers(min_value=-(10 ** 300), max_value=10 ** 300)
          | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=40))

@@ -281,6 +281,7 @@ def _file_size_cap(size: int):
     return cap
 
 
+@pytest.mark.needs("serve")
 def test_a_full_disk_fails_the_run_keeps_the_server_up_and_health_says_the_store_takes_no_writes(tmp_path: Path
                                                                                               ) -> None:
     import resource

@@ -112,6 +112,7 @@ def _graphrt(*args: str, env: dict[str, str] | None = None) -> subprocess.Comple
                                             **(env or {})})
 
 
+@pytest.mark.needs("serve")
 @pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.0.2.1"])
 def test_serve_beyond_loopback_without_a_key_refuses_to_start(tmp_path: Path, host: str) -> None:
     (tmp_path / "hello.yaml").write_text(HELLO)

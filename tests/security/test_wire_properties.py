@@ -24,8 +24,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ..commands import GRAPHRT
+from ..conftest import need
 
-pytest.importorskip("uvicorn")
+pytestmark = pytest.mark.needs("serve")
+
 
 HELLO = Path(__file__).parents[2] / "graphs" / "hello.yaml"
 _BODY = json.dumps({"inputs": {"name": "Ada"}}).encode()
@@ -107,7 +109,7 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     (folder / "graphs").mkdir()
     (folder / "graphs" / "hello.yaml").write_text(HELLO.read_text(encoding="utf-8"), encoding="utf-8")
     if request.param == "mcp":
-        pytest.importorskip("mcp")
+        need("mcp")
         listen = ["mcp", str(folder / "graphs"), "--http", "0"]
     else:
         listen = ["serve", str(folder / "graphs"), "--port", "0", "--checkpoint", str(folder / "runs.db")]

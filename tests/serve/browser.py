@@ -1,31 +1,22 @@
 """Debian's chromium driven by Playwright, for the viewer's tests: the `browser` and `gate` fixtures.
 
-Skipped when chromium or Playwright is missing, unless GRAPHRT_REQUIRE_BROWSER=1
-(as .ci/run sets once it has installed chromium): then it fails instead.
+Skipped when chromium or Playwright is missing (tests/conftest.py's `need`), unless GRAPHRT_REQUIRE_BROWSER=1
+(or CI's GRAPHRT_REQUIRE_ALL=1): then it fails instead.
 Playwright's own browser download is never used (`executable_path`).
 """
 
 from __future__ import annotations
 
-import os
 import threading
 
 import anyio
 import pytest
 
+from ..conftest import need
+
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", "--disable-quic"]
-
-
-def _missing() -> str | None:
-    if not os.path.exists(CHROMIUM):
-        return f"{CHROMIUM} is not installed (apt-get install chromium)"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "playwright is not installed (pip install -e '.[browser]')"
-    return None
 
 
 class Gate:
@@ -54,11 +45,7 @@ def gate():
 
 @pytest.fixture
 def browser():
-    reason = _missing()
-    if reason:
-        if os.environ.get("GRAPHRT_REQUIRE_BROWSER") == "1":
-            pytest.fail(reason)
-        pytest.skip(reason)
+    need("browser", "chromium")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

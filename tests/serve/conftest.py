@@ -1,6 +1,7 @@
 """Fixtures for graphrt serve: a real server (uvicorn) on a free loopback port, in a thread or a process.
 
-Without the serve extra (`pip install -e '.[serve]'`) these tests are skipped.
+Without the serve extra (`pip install -e '.[serve]'`) the fixtures that start a server skip their tests
+(tests/conftest.py's `need`); the constants and helpers here need nothing more.
 """
 
 from __future__ import annotations
@@ -18,12 +19,9 @@ from typing import Any
 import httpx
 import pytest
 
-pytest.importorskip("starlette")
-uvicorn = pytest.importorskip("uvicorn")
-
 from graphrt.engine.graph import make_registry
-from graphrt.serve import GraphCatalog, create_app
 
+from ..conftest import need
 from ..waiting import wait_until
 
 HERE = Path(__file__).parent
@@ -103,9 +101,9 @@ def checkpoint(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return str(tmp_path / "runs.db")
     import uuid
 
+    server = request.getfixturevalue("serve_postgres")  # skipped here without PostgreSQL
     import psycopg
 
-    server = request.getfixturevalue("serve_postgres")
     schema = f"t_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(server.url(), autocommit=True) as connection:
         connection.execute(f"CREATE SCHEMA {schema}")
@@ -121,6 +119,11 @@ def free_port() -> int:
 @pytest.fixture
 def serve(tmp_path: Path) -> Iterator[Callable[..., Served]]:
     """`serve({"name.yaml": text}, agents=[...], **create_app options)`: a server in a thread, stopped after the test."""
+    need("serve")
+    import uvicorn
+
+    from graphrt.serve import GraphCatalog, create_app
+
     started: list[Served] = []
 
     def start(graphs: dict[str, str], *, agents: Any = None, checkpoint: Any = None, **options: Any) -> Served:
@@ -185,6 +188,7 @@ def sse_events(response: httpx.Response) -> Iterator[tuple[str, str, dict[str, A
 def start_process(folder: Path, checkpoint: Path, port: int, *extra: str, env: dict[str, str] | None = None
                   ) -> subprocess.Popen:
     """`graphrt serve` as its own process (for kill -9), once it listens."""
+    need("serve")
     process = subprocess.Popen(
         [sys.executable, "-m", "graphrt.cli.main", "serve", str(folder), "--port", str(port),
          "--checkpoint", str(checkpoint), *extra],

@@ -11,8 +11,6 @@ from typing import Any
 import anyio
 import pytest
 
-pytest.importorskip("starlette")
-
 from graphrt.base.states import RunStatus
 from graphrt.checkpoint import SQLiteStore
 from graphrt.engine.graph import make_registry
@@ -20,7 +18,7 @@ from graphrt.serve import GraphCatalog
 from graphrt.serve.event_saver import EventSaver
 from graphrt.serve.runs import RunService
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.needs("serve")]
 
 
 class GatedStore(SQLiteStore):

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("starlette")
-
 from graphrt.checkpoint import SQLiteStore
 from graphrt.serve.event_saver import EventSaver
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.needs("serve")]
 
 
 async def test_readers_see_saved_records_and_older_ones_come_from_the_store(tmp_path) -> None:

@@ -8,11 +8,9 @@ from typing import Any
 import anyio
 import pytest
 
-pytest.importorskip("starlette")
-
 from graphrt.serve.security import Guard
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.needs("serve")]
 
 
 async def _answer(guard: Guard, messages: list[dict[str, Any]]) -> tuple[int, list[bytes]]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("starlette")
-
 from graphrt.serve.waits import RunTimes, retry_after
+
+pytestmark = pytest.mark.needs("serve")
 
 
 def test_a_long_run_in_the_only_slot_with_nothing_known_is_waited_as_long_again():

