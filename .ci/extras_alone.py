@@ -1,17 +1,21 @@
-"""Every extra works on its own: a fresh venv per extra, with graphrt and that extra only, runs its commands.
+"""Every extra works on its own: a fresh venv per extra, with graphrt and that extra only, runs its surface's tests.
 
-    python .ci/extras_alone.py                 # none, serve, mcp, postgres, ray, local
+    python .ci/extras_alone.py                 # none, serve, mcp, postgres, ray, local, tokens, anthropic, gemini
     python .ci/extras_alone.py serve mcp       # only these
 
-Each venv gets `pip install '.[EXTRA]'` (not editable, nothing else) and runs the extra's
-`--help` and one real call; a traceback anywhere, or an answer other than the one
-expected, fails. This catches an extra that needs another by accident (`graphrt serve`
-crashed without the mcp extra). Needs network for pip, as install.sh does.
+Each venv gets graphrt's wheel (not editable) with `[test,EXTRA]`: the test tools and that extra, nothing
+else. It then runs the extra's commands (`--help` and one real call: a traceback anywhere, or an answer
+other than the one expected, fails) and the tests of its surface (`SURFACES`), from outside the checkout
+so that the installed wheel is what they import, with GRAPHRT_REQUIRE_<EXTRA>=1: a test of that surface
+must run, not skip. "none" runs the whole suite with no extra: everything that needs one must skip, saying
+which. This catches an extra that needs another by accident (`graphrt serve` crashed without the mcp extra)
+and a test that fails where an extra is missing. Needs network (or pip's cache) for pip, as install.sh does.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -20,6 +24,7 @@ import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 HELLO = ROOT / "graphs" / "hello.yaml"
@@ -116,8 +121,57 @@ def check_local(venv: Path) -> None:
         raise Failed(f"the local extra's packages do not import: {done.stderr[-1000:]}")
 
 
-CHECKS = {"none": check_none, "serve": check_serve, "mcp": check_mcp, "postgres": check_postgres,
-          "ray": check_ray, "local": check_local}
+def check_tokens(venv: Path) -> None:
+    said = run(venv, "agents", "tokenBoundStringsAgent")
+    assert "not installed" not in said, said
+
+
+def check_provider(agent: str) -> Callable[[Path], None]:
+    def check(venv: Path) -> None:
+        said = run(venv, "agents", agent)
+        assert "not installed" not in said, said
+    return check
+
+
+CHECKS: dict[str, Callable[[Path], None]] = {
+    "none": check_none, "serve": check_serve, "mcp": check_mcp, "postgres": check_postgres, "ray": check_ray,
+    "local": check_local, "tokens": check_tokens, "anthropic": check_provider("anthropicAgent"),
+    "gemini": check_provider("geminiAgent"),
+}
+
+SURFACES: dict[str, list[str]] = {
+    "none": ["tests"],
+    "serve": ["tests/serve", "tests/security", "tests/cli"],
+    "mcp": ["tests/mcp", "tests/cli/test_listen.py", "tests/security/test_mcp_attacks.py",
+            "tests/security/test_mcp_properties.py", "tests/security/test_mcp_disconnect.py",
+            "tests/security/test_llm_tool_names.py", "tests/security/test_wire_properties.py"],
+    "postgres": ["tests/durable", "tests/security/test_stores_fail_safely.py"],
+    "ray": ["tests/executors"],
+    "local": ["tests/llm/test_local_model.py", "tests/llm/test_local_embeddings.py",
+              "tests/examples/test_react_wiki_local.py"],
+    "tokens": ["tests/agents/token_bound", "tests/test_readme.py"],
+    "anthropic": ["tests/llm/test_anthropic_agent.py", "tests/llm/test_tools_agent_providers.py",
+                  "tests/conformance"],
+    "gemini": ["tests/llm/test_gemini_agent.py", "tests/llm/test_tools_agent_providers.py",
+               "tests/llm/test_pack_samples.py", "tests/conformance"],
+}
+"""The tests of each extra's surface, run in its venv (paths from the checkout's root)."""
+
+
+def run_tests(extra: str, venv: Path) -> str:
+    """The surface's tests with the venv's pytest, from the venv's folder (so the wheel is imported, not the
+    checkout); its summary line. GRAPHRT_REQUIRE_<EXTRA>=1: what the extra provides must not be skipped."""
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("OPENAI_", "GRAPHRT_REQUIRE_")) and key not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    if extra != "none":
+        env[f"GRAPHRT_REQUIRE_{extra.upper()}"] = "1"
+    done = subprocess.run([str(venv / "bin" / "python"), "-m", "pytest", "-p", "no:cacheprovider",
+                           "--rootdir", str(ROOT), *(str(ROOT / path) for path in SURFACES[extra])],
+                          cwd=venv, env=env, capture_output=True, text=True, timeout=1500)
+    last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    if done.returncode != 0:
+        raise Failed(f"its tests failed ({last}):\n{done.stdout[-6000:]}{done.stderr[-2000:]}")
+    return last
 
 
 def check_alone(extra: str, wheel: Path, scratch: Path) -> bool:
@@ -125,16 +179,17 @@ def check_alone(extra: str, wheel: Path, scratch: Path) -> bool:
     venv = scratch / extra
     started = time.monotonic()
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    target = str(wheel) if extra == "none" else f"graphrt[{extra}] @ {wheel.as_uri()}"
+    target = f"graphrt[test] @ {wheel.as_uri()}" if extra == "none" else f"graphrt[test,{extra}] @ {wheel.as_uri()}"
     install = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", target], capture_output=True, text=True)
     try:
         if install.returncode != 0:
             raise Failed(f"pip install {target} failed:\n{install.stderr[-2000:]}")
         CHECKS[extra](venv)
+        tested = run_tests(extra, venv)
     except (Failed, AssertionError, OSError, subprocess.TimeoutExpired) as error:
         print(f"extras: {extra}: FAILED: {error}", flush=True)
         return False
-    print(f"extras: {extra} alone: ok ({time.monotonic() - started:.0f} s)", flush=True)
+    print(f"extras: {extra} alone: ok, tests {tested} ({time.monotonic() - started:.0f} s)", flush=True)
     return True
 
 
@@ -147,7 +202,7 @@ def main(extras: list[str]) -> int:
         subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(scratch), str(ROOT)],
                        check=True)
         wheel = next(scratch.glob("graphrt-*.whl"))
-        with ThreadPoolExecutor(max_workers=3) as pool:
+        with ThreadPoolExecutor(max_workers=2) as pool:
             passed = list(pool.map(lambda extra: check_alone(extra, wheel, scratch), chosen))
     failed = [extra for extra, ok in zip(chosen, passed) if not ok]
     if failed:
