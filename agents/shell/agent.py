@@ -4,45 +4,47 @@ A graph names the program (`inputs.commands: [program, ...args]`, run without a
 shell), so running it is the graph's author running code on this machine. graphrt
 runs it only when the run's config allows that program:
 
-    config = {"runShellAgent": {"allow": ["yarn", "npm"]}}     # these programs (by name)
-    config = {"runShellAgent": {"allow": True}}                # any program
+    config = {"runShellAgent": {"allow": ["yarn", "/opt/tools/build"]}}   # these programs
+    config = {"runShellAgent": {"allow": True}}                            # any program
+
+The allow-list names files: a name is the file PATH gives for it, and the command
+runs only if its program is one of those files (a path to another file called
+`yarn` is refused; see shell/programs.py). A malformed `allow` is a config error.
 
 As GraphAI's, it runs in `inputs.dirs` (joined as path.resolve does) or
-`inputs.baseDir`, and returns `{text: stdout, stderr: ""}`; output on stderr makes
-it `{error, stdout, stderr}` (GraphAI's `error` is the first stderr chunk, a
-Buffer; here the whole stderr, as bytes); the exit status is not looked at, as
-in GraphAI. A program that cannot be started fails the node (GraphAI's process
-dies of it). A node `timeout` stops the program.
+`inputs.baseDir`, and returns `{text: stdout, stderr: ""}`. A program that fails
+returns GraphAI's error shape `{error, stdout, stderr}`, with its exit status as
+`code` (negative: killed by that signal), whichever way it failed: output on
+stderr (`error` is then the stderr, as bytes; GraphAI's is its first chunk, a
+Buffer), or an exit status other than 0 (GraphAI does not look at it; here
+`error` says the status when stderr is empty, so that `false` does not read as
+empty output). A program that cannot be started fails the node (GraphAI's
+process dies of it). A node `timeout`, Ctrl-C or an abort stops the program and
+everything it started; output past the config's `maxBytes` (32 MiB) stops it
+too, and fails the node with ShellOutputLimit (shell/process.py).
 """
 
 from __future__ import annotations
 
-import os
+import signal
 from typing import Any
 
 from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
-from graphrt.base.errors import AgentError
 from graphrt.base.jsvalue import is_truthy, js_string
 
 from ..files.path_utils import node_resolve
+from . import process
+from .process import ShellOutputLimit
+from .programs import ShellNotAllowed, allowance, locate
 
-__all__ = ["AGENTS", "run_shell_agent", "ShellNotAllowed"]
+__all__ = ["AGENTS", "run_shell_agent", "ShellNotAllowed", "ShellOutputLimit"]
 
 
-class ShellNotAllowed(AgentError, PermissionError):
-    """Raised when a graph asks to run a program that the run's config does not allow."""
-
-
-def _allowed(config: dict[str, Any] | None, program: str) -> None:
-    allow = (config or {}).get("allow", False)
-    if allow is True or (isinstance(allow, list) and (program in allow or os.path.basename(program) in allow)):
-        return
-    how = "{runShellAgent: {allow: [%r]}} (program names, or true for any)" % os.path.basename(program)
-    if isinstance(allow, list) and allow:
-        raise ShellNotAllowed(f"runShellAgent: {program!r} is not among the programs the config allows "
-                              f"({', '.join(map(str, allow))}); allow it with {how}")
-    raise ShellNotAllowed(f"runShellAgent is off: it runs programs on this machine; whoever runs the graph can allow "
-                          f"{program!r} with the config {how}")
+def _max_bytes(config: dict[str, Any] | None) -> int:
+    value = (config or {}).get("maxBytes", process.DEFAULT_MAX_BYTES)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"runShellAgent: config 'maxBytes' must be a positive whole number, got {value!r}")
+    return value
 
 
 def _folder(inputs: dict[str, Any]) -> str | None:
@@ -51,31 +53,51 @@ def _folder(inputs: dict[str, Any]) -> str | None:
     return js_string(inputs["baseDir"]) if is_truthy(inputs.get("baseDir")) else None
 
 
+def _failure(program: str, code: int) -> str:
+    if code < 0:
+        try:
+            return f"runShellAgent: {program!r} was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"runShellAgent: {program!r} was killed by signal {-code}"
+    return f"runShellAgent: {program!r} exited with status {code}"
+
+
 async def _run(ctx: AgentContext, config: dict[str, Any] | None) -> dict[str, Any]:
     commands = ctx.inputs.get("commands")
     if not isinstance(commands, list):
         return {"error": "runShellAgent error: command must be string[]"}  # GraphAI returns it, not throws
     if not commands or not all(isinstance(part, str) for part in commands):
         raise TypeError(f"runShellAgent: inputs.commands must be [program, ...arguments] as strings, got {commands!r}")
-    _allowed(config, commands[0])
-    import anyio
-
+    allowed, max_bytes = allowance(config), _max_bytes(config)
+    folder = _folder(ctx.inputs)
+    program = commands[0]
+    path = locate(program, folder) if program else None
+    allowed.check(program, path)
+    if path is None:
+        raise FileNotFoundError(2, f"runShellAgent: cannot run {program!r}: not found on PATH")
     try:
-        done = await anyio.run_process(commands, cwd=_folder(ctx.inputs), check=False)
+        done = await process.run([path, *commands[1:]], folder, max_bytes=max_bytes, shown=program)
     except OSError as error:
-        raise type(error)(error.errno, f"runShellAgent: cannot run {commands[0]!r}: {error.strerror}") from error
+        raise type(error)(error.errno, f"runShellAgent: cannot run {program!r}: {error.strerror}") from error
     stdout, stderr = (done.stdout.decode(errors="replace"), done.stderr.decode(errors="replace"))
-    if done.stderr:
-        return {"error": done.stderr, "stdout": stdout, "stderr": stderr}
+    if done.stderr or done.code != 0:
+        error = done.stderr if done.stderr else _failure(program, done.code)
+        return {"error": error, "stdout": stdout, "stderr": stderr, "code": done.code}
     return {"text": stdout, "stderr": ""}
 
 
 async def run_shell_agent(ctx: AgentContext) -> dict[str, Any]:
     """Runs `inputs.commands` (program and arguments) if the config allows the program; returns its output.
 
+    Returns:
+        `{text, stderr: ""}` when it exits with 0 and writes nothing on stderr; else `{error, stdout, stderr,
+        code}`, GraphAI's error shape with the exit status.
+
     Raises:
         ShellNotAllowed: the run's config does not allow the program (the default).
-        OSError: the program cannot be started.
+        ValueError: the config's `allow` or `maxBytes` is malformed.
+        OSError: the program cannot be found or started.
+        ShellOutputLimit: it wrote more than the config's `maxBytes`; it and what it started were killed.
     """
     return await _run(ctx, ctx.config)
 
@@ -96,10 +118,15 @@ run_shell_agent_info = AgentInfo(
         "dirs": {"type": "array", "items": {"type": "string"}, "description": "the folder to run it in, in parts"},
     }, "required": ["commands"]},
     output={"type": "object", "properties": {"text": {"type": "string"}, "stderr": {"type": "string"},
-                                             "stdout": {"type": "string"}, "error": {}}},
-    config={"type": "object", "properties": {"allow": {
-        "anyOf": [{"type": "boolean"}, {"type": "array", "items": {"type": "string"}}],
-        "description": "the programs graphs may run (names), or true for any; none by default"}}},
+                                             "stdout": {"type": "string"}, "error": {},
+                                             "code": {"type": "integer", "description": "the exit status of a failure "
+                                                      "(negative: the signal that killed it)"}}},
+    config={"type": "object", "properties": {
+        "allow": {"anyOf": [{"type": "boolean"}, {"type": "array", "items": {"type": "string"}}],
+                  "description": "the programs graphs may run (names, found on PATH, or absolute paths), or true for "
+                                 "any; none by default"},
+        "maxBytes": {"type": "integer", "description": "the most output (stdout and stderr) kept; past it the program "
+                                                       "is stopped (default 32 MiB)"}}},
     samples=(Sample(inputs={"commands": ["echo", "1"], "baseDir": "./"}, params={},
                     result={"text": "1\n", "stderr": ""}),),
     category=("system",),
