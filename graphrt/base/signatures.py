@@ -22,6 +22,7 @@ __all__ = ["SIGNATURE_HEADER", "sign_webhook", "verify_webhook"]
 
 SIGNATURE_HEADER = "Graphrt-Signature"
 DEFAULT_TOLERANCE = 300.0  # seconds a signature's time may be from the receiver's clock
+_TIME_DIGITS = 15  # the longest time a signature may give: Unix seconds have 10 digits until the year 2286
 
 
 def _digest(key: str, body: bytes, timestamp: int) -> str:
@@ -36,15 +37,20 @@ def sign_webhook(key: str, body: bytes, timestamp: int | None = None) -> str:
 
 def verify_webhook(key: str, body: bytes, header: str, *, tolerance: float = DEFAULT_TOLERANCE,
                    now: float | None = None) -> bool:
-    """Whether `header` signs `body` with `key` at a time within `tolerance` seconds of `now`."""
+    """Whether `header` signs `body` with `key` at a time within `tolerance` seconds of `now`.
+
+    Anything else is False, never an error: a header that is malformed, or whose time is not a plain number.
+    """
     fields: dict[str, list[str]] = {}
     for part in header.split(","):
         name, _, value = part.strip().partition("=")
         fields.setdefault(name, []).append(value)
-    try:
-        timestamp = int(fields["t"][0])
-    except (KeyError, ValueError):
+    given_time = fields.get("t", [""])[0]
+    # Unix seconds as sign_webhook writes them: ASCII digits, a few of them (int() would also take "1_000",
+    # "+1" or other scripts' digits, and a 400-digit time overflows the float it is compared with)
+    if not (given_time.isascii() and given_time.isdigit() and len(given_time) <= _TIME_DIGITS):
         return False
+    timestamp = int(given_time)
     if abs((time.time() if now is None else now) - timestamp) > tolerance:
         return False
     expected = _digest(key, body, timestamp)

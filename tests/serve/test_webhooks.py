@@ -92,6 +92,14 @@ def test_a_signature_names_its_time_so_an_old_one_is_refused():
     assert not verify_webhook(KEY, body, "v1=00")  # no time
 
 
+@pytest.mark.parametrize("time_field", ["9" * 400, "-" + "9" * 400, "1e400", "1_000_000", "\u0661\u0662", ""])
+def test_a_signature_whose_time_is_not_a_plain_number_is_refused_not_raised(time_field):
+    body = b'{"type": "run.finished"}'
+    valid = sign_webhook(KEY, body, timestamp=1_000_000).split(",")[1]
+    assert verify_webhook(KEY, body, f"t={time_field},{valid}", now=1_000_000.0) is False
+    assert verify_webhook(KEY, body, f"t={time_field},{valid}") is False  # now: the clock, a float
+
+
 def test_the_servers_webhook_hears_of_every_way_a_run_settles(serve):
     async def failing(ctx: AgentContext) -> Any:
         raise ValueError("the agent broke")
