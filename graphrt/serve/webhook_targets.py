@@ -7,7 +7,9 @@ host of the private network that the client itself cannot reach. So, by default:
 
 - only `http` and `https`, with a host and no `user:password@` part;
 - every address the host resolves to must be global (not loopback, private,
-  link-local, shared, multicast, reserved or unspecified), checked when the run is
+  link-local, shared, multicast, reserved or unspecified; an IPv6 address that
+  spells an IPv4 one, ::ffff:a.b.c.d, ::a.b.c.d, 64:ff9b::a.b.c.d or 6to4's
+  2002:AABB:CCDD::, is judged by that IPv4 address), checked when the run is
   submitted and again at each attempt, and the request goes to the address that was
   checked (a name that resolves elsewhere a second later is not followed: no DNS
   rebinding), with the name kept for Host and TLS;
@@ -83,9 +85,26 @@ def shown_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
+_IPV4_COMPATIBLE = ipaddress.IPv6Network("::/96")  # deprecated (RFC 4291), and Python deems it global
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")  # RFC 6052's well-known prefix: a translator's IPv4 address
+
+
+def _embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 one spells, if it is one of the forms that do (mapped, compatible, NAT64, 6to4)."""
+    if address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if address in _IPV4_COMPATIBLE or address in _NAT64:
+        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return None
+
+
 def _refused_address(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    mapped = getattr(address, "ipv4_mapped", None)
-    return not (mapped or address).is_global
+    """Whether `address` is not global, or is an IPv6 spelling of an IPv4 address that is not (::127.0.0.1 is
+    127.0.0.1, as ::ffff:127.0.0.1 is)."""
+    embedded = _embedded_ipv4(address) if isinstance(address, ipaddress.IPv6Address) else None
+    return not (embedded or address).is_global
 
 
 async def resolve_target(url: str, *, allow_private: bool) -> Target:

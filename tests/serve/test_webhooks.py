@@ -134,6 +134,10 @@ def test_the_servers_webhook_hears_of_every_way_a_run_settles(serve):
     ("http://10.0.0.7/hook", "not a public address"),
     ("http://[::1]/hook", "not a public address"),
     ("http://[::ffff:127.0.0.1]/hook", "not a public address"),
+    ("http://[::127.0.0.1]/hook", "not a public address"),  # IPv4-compatible (::/96), as IPv4-mapped is refused
+    ("http://[::10.0.0.7]/hook", "not a public address"),
+    ("http://[64:ff9b::127.0.0.1]/hook", "not a public address"),  # NAT64's prefix: an IPv4 address, spelt in IPv6
+    ("http://[2002:7f00:1::1]/hook", "not a public address"),  # 6to4: 127.0.0.1 in its second and third groups
     ("http://localhost/hook", "not a public address"),
     ("http://user:pass@example.com/hook", "may not hold a user or password"),
     ("not a url", "must be http or https"),
