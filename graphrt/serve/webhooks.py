@@ -23,7 +23,9 @@ made again after 1 s, then 2, 4, ... up to 10 min between calls, 10 calls in all
 delivery is a row of the run's store (checkpoint.base.WebhookStore) from the moment
 the run settles, so a server killed with deliveries pending makes them when it
 starts again. Calls go out from one task of their own, a few at once: a slow or
-dead receiver never holds a run or a worker. Logs name the URL without its query
+dead receiver never holds a run or a worker, and each call has a deadline (10 s),
+so that receivers that trickle their answer cannot hold every call slot. Of an
+answer only the status counts: at most `ANSWER_BYTES` of its body are read. Logs name the URL without its query
 (webhook_targets.shown_url) and never the body.
 
 A run that settled in the moment before its delivery row was written (a few
@@ -65,6 +67,7 @@ EVENTS = {  # the statuses a webhook is called on, and the event it names
     RunStatus.CANCELLED: "run.cancelled",
     RunStatus.INTERRUPTED: "run.interrupted",
 }
+ANSWER_BYTES = 4096  # the most of a receiver's answer read: its status says all, and a body may never end
 SUBSCRIBED = "subscribed"  # the event (and state) of a run's own URL, saved when the run is submitted
 ENDED = "ended"  # the state of a run's own URL once the run has ended and its delivery is saved
 
@@ -79,7 +82,8 @@ class WebhookSettings:
         key: what signs each call (graphrt serve gives its API key); None: calls go unsigned.
         attempts: calls of one delivery at most.
         first_delay, longest_delay: seconds before the first retry, doubling up to the longest.
-        timeout: seconds one call may take.
+        timeout: seconds one call may take in all (resolving its host, connecting, sending, the answer's status):
+            a receiver that trickles its answer is cut off at it, and the call counts as failed.
         at_once: calls in flight at most.
     """
 
@@ -272,19 +276,37 @@ class Webhooks:
                    "Graphrt-Event": delivery.event, "Graphrt-Delivery": delivery.delivery_id}
         if self.settings.key:
             headers[SIGNATURE_HEADER] = sign_webhook(self.settings.key, body)
+        status: int | None = None
         try:
-            trusted = delivery.url == self.settings.url  # the operator's own URL is called as given
-            target = await resolve_target(delivery.url, allow_private=trusted or self.settings.allow_private)
-            if target.host_header is not None:
-                headers["Host"] = target.host_header
-            extensions = {"sni_hostname": target.tls_name} if target.tls_name else {}
-            assert self._client is not None
-            response = await self._client.post(target.url, content=body, headers=headers, extensions=extensions)
+            with anyio.move_on_after(self.settings.timeout):  # the whole call: a byte a second is no answer
+                trusted = delivery.url == self.settings.url  # the operator's own URL is called as given
+                target = await resolve_target(delivery.url, allow_private=trusted or self.settings.allow_private)
+                if target.host_header is not None:
+                    headers["Host"] = target.host_header
+                extensions = {"sni_hostname": target.tls_name} if target.tls_name else {}
+                assert self._client is not None
+                async with self._client.stream("POST", target.url, content=body, headers=headers,
+                                               extensions=extensions) as response:
+                    status = response.status_code
+                    await _read_some(response)
         except WebhookRefused as refused:
             return str(refused)
         except (httpx.HTTPError, OSError) as error:
-            said = str(error).replace(delivery.url, shown_url(delivery.url))  # no query (a token) in what is saved
-            return f"{type(error).__name__}: {said}" if said else type(error).__name__
-        if 200 <= response.status_code < 300:
-            return None
-        return f"the receiver answered HTTP {response.status_code}"
+            if status is None:
+                said = str(error).replace(delivery.url, shown_url(delivery.url))  # no query (a token) in what is saved
+                return f"{type(error).__name__}: {said}" if said else type(error).__name__
+        if status is None:
+            return f"no answer within {self.settings.timeout:g} s, the deadline of a call"
+        if 200 <= status < 300:
+            return None  # the status says it: a body cut short, or past the deadline, does not undo it
+        return f"the receiver answered HTTP {status}"
+
+
+async def _read_some(response: httpx.Response) -> None:
+    """Reads at most ANSWER_BYTES of an answer's body, which nobody needs: a short one read whole lets the
+    connection serve the next call; a longer one is left unread, and the connection is closed."""
+    size = 0
+    async for chunk in response.aiter_raw():
+        size += len(chunk)
+        if size > ANSWER_BYTES:
+            return

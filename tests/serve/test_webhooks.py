@@ -23,7 +23,7 @@ from graphrt.serve.webhooks import WebhookSettings
 
 from ..waiting import wait_until
 from .conftest import HELLO, SLOW_ASK, free_port, start_process, wait_for_status
-from .webhook_receiver import Receiver
+from .webhook_receiver import ENDLESS_CAP, Receiver
 
 KEY = "test-key-3f9a"
 SECRET_NAME = "sk-proj-abcdefghijklmnopqrstuvwxyz012345"
@@ -98,6 +98,33 @@ def test_a_signature_whose_time_is_not_a_plain_number_is_refused_not_raised(time
     valid = sign_webhook(KEY, body, timestamp=1_000_000).split(",")[1]
     assert verify_webhook(KEY, body, f"t={time_field},{valid}", now=1_000_000.0) is False
     assert verify_webhook(KEY, body, f"t={time_field},{valid}") is False  # now: the clock, a float
+
+
+def test_a_receiver_answering_without_end_is_not_read_past_a_few_kilobytes(serve):
+    with Receiver(answer="endless") as receiver:
+        served = serve({"hello.yaml": HELLO}, webhooks=QUICK)
+        with served.client() as client:
+            run = client.post("/graphs/hello/runs", json={"webhook": receiver.url}).json()
+        assert receiver.ended.wait(60), "the receiver's answer never ended"
+        wait_until(lambda: [item.state for item in deliveries(served.checkpoint, run["id"])
+                            if item.event == "run.finished"] == ["delivered"], "the delivery taken (it answered 200)")
+    [sent] = receiver.sent
+    assert sent < ENDLESS_CAP  # the server closed the connection: what it did not read was never sent
+
+
+def test_a_receiver_that_trickles_is_cut_off_at_the_calls_deadline_and_the_next_is_called(serve):
+    settings = WebhookSettings(allow_private=True, timeout=0.5, at_once=1, first_delay=60.0, longest_delay=60.0)
+    with Receiver(answer="trickle") as slow, Receiver() as good:
+        served = serve({"hello.yaml": HELLO}, webhooks=settings)
+        with served.client() as client:
+            held = client.post("/graphs/hello/runs", json={"webhook": slow.url}).json()
+            assert slow.called.wait(60), "the trickling receiver was never called"  # it holds the one call slot
+            client.post("/graphs/hello/runs", json={"webhook": good.url})
+            wait_until(lambda: good.accepted(), "the good receiver called once the trickling call's deadline passed")
+        [delivery] = [item for item in deliveries(served.checkpoint, held["id"]) if item.event == "run.finished"]
+        assert (delivery.state, delivery.attempts, delivery.error) == (
+            "pending", 1, "no answer within 0.5 s, the deadline of a call")
+        assert slow.ended.wait(60)  # the server closed the connection, the trickle did not go on
 
 
 def test_the_servers_webhook_hears_of_every_way_a_run_settles(serve):
