@@ -1,8 +1,12 @@
 """What counts as a credential, and the one way to hide one, for every place that must not show a secret.
 
 Errors, traces, logs, the server's answers and a checkpoint's config and copy of
-the graph leave credentials out. A checkpoint's data is not such a place: it holds
-a run's real values (see graphrt.durable). A credential is
+the graph leave credentials out. A run's data (its results printed by `graphrt run`,
+the node results and results a checkpoint saves) holds a run's real values, so
+there only the credentials a run knows are hidden (`Redactor.data`): its
+environment's, its config's and those of its graph's params (`known_credentials`),
+wherever they appear, as text or as a number (an LLM server that echoes its key
+back, a numeric `apiKey`); a value that merely looks like a key is data. A credential is
 
 - a value under a key named like one (`apiKey`, `Authorization`, `db_password`: `SECRET_KEY`);
 - in text: a password in a URL (`https://me:hunter2@host`), a value given to a name like
@@ -12,7 +16,12 @@ a run's real values (see graphrt.durable). A credential is
   appears (`Redactor`);
 - in a configuration (`config_credentials`): besides the above, every value of a
   server's `env` and `headers` (an MCP server's `GH_PAT`, its `Authorization`) and the
-  argument after a flag named like a secret (`--token X`, `--api-key X`).
+  argument after a flag named like a secret (`--token X`, `--api-key X`); a number
+  under a key named like a secret counts as its digits (`apiKey: 8675309012345`);
+- in a graph (`graph_credentials`): those of its nodes' params, filterParams and inputs.
+
+A credential shorter than 8 characters is hidden where it sits (under its key) but
+not sought in other text or data: `1` or `true` would blank ordinary values.
 
 Each is replaced by `MASK`; the words around it stay (`https://me:REDACTED@host`).
 
@@ -26,16 +35,18 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
+import json
 import math
 import os
 import re
 import string
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
-from graphrt.base.jsvalue import UNDEFINED
+from graphrt.base.jsvalue import UNDEFINED, js_string
 from graphrt.base.patterns import LazyPattern
 
-__all__ = ["MASK", "SECRET_KEY", "Redactor", "config_credentials", "credentials", "hide_credentials", "is_mask"]
+__all__ = ["MASK", "SECRET_KEY", "Redactor", "config_credentials", "credentials", "graph_credentials", "hide_credentials",
+           "is_mask", "known_credentials"]
 
 MASK = "REDACTED"
 """What stands for a hidden credential: a plain word, which reads the same in text, a URL, JSON and YAML."""
@@ -50,7 +61,7 @@ SECRET_KEY = LazyPattern(f"(?:{'|'.join(map(re.escape, _SECRET_NAMES))})$", re.I
 `SECRET_KEY.search(name)`."""
 
 _SECRET_ENV = LazyPattern(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
-_MIN_ENV_SECRET = 8  # shorter values (`1`, `true`) would blank ordinary text
+_MIN_KNOWN = 8  # shorter known credentials (`1`, `true`) are not sought in text: they would blank ordinary values
 _MAX_DEPTH = 64
 _CLEAN_LENGTH = 256  # characters of a text a Redactor remembers as clean
 _CLEAN_COUNT = 4096  # texts (and key names) it remembers; then it starts again
@@ -167,6 +178,9 @@ def config_credentials(value: Any, under_secret_key: bool = False, depth: int = 
             yield value
         else:
             yield from credentials(value)
+    elif under_secret_key and isinstance(value, (int, float)) and not isinstance(value, bool):
+        if _numeric(value):
+            yield js_string(value)  # a numeric key is as secret as its digits
     elif isinstance(value, dict):
         for key, item in value.items():
             secret = under_secret_key or bool(SECRET_KEY.search(str(key)))
@@ -180,6 +194,42 @@ def config_credentials(value: Any, under_secret_key: bool = False, depth: int = 
             yield from config_credentials(item, under_secret_key or after_flag, depth + 1)
             flag = _FLAG.fullmatch(item) if isinstance(item, str) else None
             after_flag = flag is not None and bool(SECRET_KEY.search(flag.group(1)))
+
+
+def graph_credentials(data: Any, *, inputs: bool = True) -> Iterator[str]:
+    """The credentials written in a graph's node params and filterParams, and with `inputs` in its nodes' inputs
+    (nested graphs included); static values are data."""
+    nodes = data.get("nodes") if isinstance(data, dict) else None
+    if not isinstance(nodes, dict):
+        return
+    for node in nodes.values():
+        if isinstance(node, dict) and "agent" in node:
+            yield from config_credentials(node.get("params"))
+            yield from config_credentials(node.get("filterParams"))
+            if inputs:
+                yield from config_credentials(node.get("inputs"))  # a literal written there: `url: https://me:pw@host`
+            yield from graph_credentials(node.get("graph"), inputs=inputs)
+
+
+def known_credentials(config: Mapping[str, Any] | None, graph_data: Any = None) -> frozenset[str]:
+    """The credentials a run knows besides its environment's, to give a Redactor: its config's and those of its
+    graph's params and filterParams, where a graph gives an agent its keys. What a node's inputs say under a
+    secret-sounding name is data passed along (`token: ...` of a page), not a key the run holds."""
+    return frozenset((*config_credentials(dict(config or {})), *graph_credentials(graph_data, inputs=False)))
+
+
+def _as_number(text: str) -> int | float | None:
+    """The number `text` writes, if it is a number as js_string writes one (a numeric key given as a number)."""
+    try:
+        number: int | float = int(text) if text.lstrip("-").isdigit() and text.isascii() else float(text)
+    except ValueError:
+        return None
+    return number if _numeric(number) and js_string(number) == text else None
+
+
+def _numeric(value: int | float) -> bool:
+    """Whether a number is one whose digits may be a credential: finite, and short enough to write as text."""
+    return math.isfinite(value) if isinstance(value, float) else value.bit_length() < 256
 
 
 def hide_credentials(text: str) -> str:
@@ -202,13 +252,19 @@ def is_mask(value: Any) -> bool:
 
 
 class Redactor:
-    """Hides credentials in text and in values made JSON; knows the environment's secrets when created."""
+    """Hides credentials in text and in values made JSON; knows the environment's secrets when created, and the
+    `known` ones given (a run's: `known_credentials`)."""
 
-    def __init__(self, environ: Mapping[str, str] | None = None) -> None:
+    def __init__(self, environ: Mapping[str, str] | None = None, known: Iterable[str] = ()) -> None:
         environ = os.environ if environ is None else environ
         values = {value for name, value in environ.items()
-                  if _SECRET_ENV.search(name) and len(value) >= _MIN_ENV_SECRET}
-        self._env_secrets = sorted(values, key=len, reverse=True)
+                  if _SECRET_ENV.search(name) and len(value) >= _MIN_KNOWN}
+        values |= {value for value in known if len(value) >= _MIN_KNOWN and not is_mask(value)}
+        self._env_secrets = sorted(values, key=len, reverse=True)  # the longest first: one may hold another
+        self._known = frozenset(values)
+        self._known_numbers = frozenset(number for number in map(_as_number, values) if number is not None)
+        # How each is written in JSON text (escapes), to see at once whether a value's JSON holds one.
+        self._needles = frozenset(values) | {json.dumps(value, ensure_ascii=False)[1:-1] for value in values}
         # Short texts seen to hold no credential (a run's id, node ids, agent names: each event repeats them),
         # and whether a key names a secret: a server redacts every event of every run (issue 26). Only clean
         # texts are kept, so the cache holds no credential.
@@ -219,16 +275,43 @@ class Redactor:
         """`text` without the environment's secrets and without credentials (see the module's docstring)."""
         if type(text) is str and text in self._clean:  # a str subclass (an enum) is given back as it came
             return text
-        shown = text
-        for secret in self._env_secrets:
-            if secret in shown:
-                shown = shown.replace(secret, MASK)
-        shown = hide_credentials(shown)
+        shown = hide_credentials(self._known_hidden(text))
         if shown is text and len(text) <= _CLEAN_LENGTH and type(text) is str:
             if len(self._clean) >= _CLEAN_COUNT:
                 self._clean.clear()
             self._clean.add(text)
         return shown
+
+    def _known_hidden(self, text: str) -> str:
+        for secret in self._env_secrets:
+            if secret in text:
+                text = text.replace(secret, MASK)
+        return text
+
+    def mentions(self, json_text: str) -> bool:
+        """Whether the JSON text of a value holds a credential this redactor knows (then `data` changes it)."""
+        return any(needle in json_text for needle in self._needles)
+
+    def data(self, value: Any) -> Any:
+        """`value` (a run's data: results, a node's result) with only the credentials this redactor knows hidden:
+        in every string (keys too), and a number whose digits are one becomes MASK; the rest is left as it is,
+        a value that merely looks like a key included.
+
+        Raises:
+            RecursionError: the value nests deeper than Python recurses.
+        """
+        if not self._known:
+            return value
+        if isinstance(value, str):
+            return self._known_hidden(value)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return MASK if value in self._known_numbers else value
+        if isinstance(value, dict):
+            return {self._known_hidden(key) if isinstance(key, str) else key: self.data(item)
+                    for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(self.data(item) for item in value)
+        return value
 
     def _secret_key(self, key: str) -> bool:
         secret = self._secret_keys.get(key)
@@ -244,21 +327,27 @@ class Redactor:
         kind = type(value)  # the usual values first, by their exact type; the rest as before
         if kind is str:
             return self.text(value)
-        if kind is int or kind is bool or value is None:
+        if kind is bool or value is None:
             return value
+        if kind is int:
+            return MASK if self._known_numbers and value in self._known_numbers else value
         if kind is float:
-            return value if math.isfinite(value) else None
+            if not math.isfinite(value):
+                return None
+            return MASK if self._known_numbers and value in self._known_numbers else value
         if depth < _MAX_DEPTH:
             if kind is dict:
                 return self._dict(value, depth)
             if kind is tuple or kind is list:  # an event's path: most often ()
                 return [self.value(item, depth + 1) for item in value] if value else []
-        if value is None or isinstance(value, (bool, int)):
+        if value is None or isinstance(value, bool):
             return value
+        if isinstance(value, int):
+            return MASK if value in self._known_numbers else value
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, float):
-            return value if math.isfinite(value) else None
+            return None if not math.isfinite(value) else MASK if value in self._known_numbers else value
         if value is UNDEFINED:
             return None
         if isinstance(value, BaseException):

@@ -21,6 +21,7 @@ from contextlib import nullcontext, redirect_stdout
 from typing import Any, TextIO
 
 from graphrt.base.errors import GraphError, GraphValidationError, ValidationIssue
+from graphrt.base.secrets import Redactor, known_credentials
 from graphrt.check.validate import collect_issues
 from graphrt.checkpoint import describe_targets
 from graphrt.cli.agent_modules import add_agents_option, registry_for
@@ -137,10 +138,11 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
             print(format_warning(issue), file=stderr)
     subscribe: list[Any] = []
     trace = display = None
+    redactor = Redactor(known=known_credentials(graph.config, graph.data))  # hides them in what is printed or written
     if args.trace:
         from graphrt.observe.trace import TraceWriter  # each option's module is imported only when it is given
 
-        trace = TraceWriter(args.trace)
+        trace = TraceWriter(args.trace, redactor=redactor)
         subscribe.append(trace)
     if not args.quiet and stderr.isatty():
         from graphrt.cli.watch import ProgressDisplay
@@ -167,5 +169,5 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
             display.close()
         if trace is not None:
             trace.close()
-    write_results(results)
+    write_results(results, redactor=redactor)
     return 0

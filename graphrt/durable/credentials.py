@@ -1,36 +1,51 @@
-"""What a checkpoint leaves out of a run: the credentials in its config and in its graph's node params.
+"""What a checkpoint leaves out of a run: the credentials in its config and in its graph's node params, and the
+credentials the run knows wherever its data holds them.
 
 A checkpoint holds the run's real data - node results, injected values,
-answers - never redacted, so that resuming gives exactly the results of an
-uninterrupted run. Only credentials are left out (graphrt.base.secrets finds
+answers - never redacted as logs are, so that resuming gives exactly the results
+of an uninterrupted run. Only credentials are left out (graphrt.base.secrets finds
 them, `config_credentials`): the config's (an MCP server's env, headers and
 `--token` arguments too), and those written in the graph's node params and inputs (the saved
 copy of the graph has them blanked out); resuming takes them from the
-environment, or from the config given again.
+environment, or from the config given again. A node's result or the run's
+results that hold a credential the run knows (its environment's, its config's, its
+graph's: an LLM server that echoes its key back) are saved with it hidden
+(`saved_data`), as `graphrt run` prints them: a resumed run reads MASK there.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator, Mapping
+import re
+from typing import Any, Mapping
 
-from graphrt.base.secrets import MASK, SECRET_KEY, Redactor, config_credentials, is_mask
+from graphrt.base.secrets import MASK, SECRET_KEY, Redactor, config_credentials, graph_credentials, is_mask
 from graphrt.checkpoint.base import Unsavable, decode_value, encode_value
 
-__all__ = ["saved_config", "saved_source", "usable_config"]
+__all__ = ["hidden_data", "saved_config", "saved_data", "saved_source", "usable_config"]
 
 
-def _graph_credentials(data: Any) -> Iterator[str]:
-    """The credentials written in a graph's node params (nested graphs included); static values are data."""
-    nodes = data.get("nodes") if isinstance(data, dict) else None
-    if not isinstance(nodes, dict):
-        return
-    for node in nodes.values():
-        if isinstance(node, dict) and "agent" in node:
-            yield from config_credentials(node.get("params"))
-            yield from config_credentials(node.get("filterParams"))
-            yield from config_credentials(node.get("inputs"))  # a literal written there: `url: https://me:pw@host`
-            yield from _graph_credentials(node.get("graph"))
+def saved_data(value: Any, redactor: Redactor) -> str:
+    """`value` as a checkpoint row holds it (encode_value's JSON), the credentials `redactor` knows hidden.
+
+    Raises:
+        Unsavable: JSON cannot hold the value.
+    """
+    text = encode_value(value)
+    if not redactor.mentions(text):  # the usual case: one search of the text for each known credential
+        return text
+    return encode_value(hidden_data(value, redactor))
+
+
+def hidden_data(value: Any, redactor: Redactor) -> Any:
+    """`value` with the credentials `redactor` knows hidden, for a store to encode (a run's results); `value`
+    itself when it holds none, or when JSON cannot hold it (the store says so)."""
+    try:
+        if not redactor.mentions(encode_value(value)):
+            return value
+        return redactor.data(value)
+    except (Unsavable, RecursionError):
+        return value
 
 
 def saved_config(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -59,13 +74,22 @@ def saved_source(text: str, data: Any) -> str | None:
 
     None if a credential cannot be found in the text as written (the file is then the only copy).
     """
-    for credential in sorted(set(_graph_credentials(data)), key=len, reverse=True):
+    for credential in sorted(set(graph_credentials(data)), key=len, reverse=True):
+        if _NUMBER.fullmatch(credential):  # a numeric key: the whole number, not the same digits inside another
+            whole = re.compile(rf"(?<![\w.+-]){re.escape(credential)}(?![\w.])")
+            text, found = whole.subn(MASK, text)
+            if not found:
+                return None
+            continue
         written = [form for form in (credential, json.dumps(credential, ensure_ascii=False)[1:-1]) if form in text]
         if not written:
             return None
         for form in written:
             text = text.replace(form, MASK)
     return text
+
+
+_NUMBER = re.compile(r"-?[0-9][0-9.e+-]*")
 
 
 def usable_config(saved: Mapping[str, Any], given: Mapping[str, Any] | None) -> dict[str, Any]:

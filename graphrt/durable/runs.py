@@ -33,7 +33,7 @@ from typing import Any, Mapping, Sequence
 import anyio
 
 from graphrt.base.errors import GraphAbortedError, GraphError, GraphInterrupted
-from graphrt.base.secrets import Redactor
+from graphrt.base.secrets import Redactor, known_credentials
 from graphrt.base.sync import blocking
 from graphrt.checkpoint import CheckpointTarget, open_store
 from graphrt.checkpoint.base import (
@@ -48,7 +48,7 @@ from graphrt.checkpoint.base import (
     snapshot_from_rows,
 )
 from graphrt.checkpoint.snapshot import RunSnapshot
-from graphrt.durable.credentials import saved_config, saved_source
+from graphrt.durable.credentials import hidden_data, saved_config, saved_source
 from graphrt.durable.writer import CheckpointWriter
 from graphrt.engine.graph import Graph
 from graphrt.engine.options import RunOptions, split_options
@@ -84,6 +84,11 @@ class _SavedGraph:
     text: str | None
     digest: str
     config: dict[str, Any]
+    credentials: frozenset[str]  # those of its config and graph, which its runs' saved data never holds
+
+    def redactor(self) -> Redactor:
+        """What hides a run's known credentials in its saved data: these, and the environment's as it is now."""
+        return Redactor(known=self.credentials)
 
 
 _SAVED_GRAPHS: weakref.WeakKeyDictionary[Graph, _SavedGraph] = weakref.WeakKeyDictionary()
@@ -95,7 +100,8 @@ def _saved_graph(graph: Graph) -> _SavedGraph:
         file, text, digest = _source_of(graph)
         saved = _SavedGraph(file=str(Path(file).resolve()) if file else None,
                             text=saved_source(text, graph.data) if text is not None else None,
-                            digest=digest, config=saved_config(graph.config))
+                            digest=digest, config=saved_config(graph.config),
+                            credentials=known_credentials(graph.config, graph.data))
         _SAVED_GRAPHS[graph] = saved
     return saved
 
@@ -302,7 +308,7 @@ async def _run_claimed(graph: Graph, store: CheckpointStore, options: RunOptions
         restore = await _restore_state(store, record, answer)
         await store.update_run(record.run_id, status=RunStatus.RUNNING)
     writer = CheckpointWriter(store, record.run_id, restore.iteration if restore is not None else None, started,
-                              waitlists=graph.spec.waitlists)
+                              waitlists=graph.spec.waitlists, redactor=_saved_graph(graph).redactor())
     status, detail, results = RunStatus.CANCELLED, {}, None
     try:
         with anyio.CancelScope() as scope:
@@ -320,7 +326,7 @@ async def _run_claimed(graph: Graph, store: CheckpointStore, options: RunOptions
         raise
     except GraphError as error:
         if not isinstance(error, CheckpointError):
-            status, detail = RunStatus.FAILED, {"node_id": error.node_id, "error": Redactor().text(str(error))}
+            status, detail = RunStatus.FAILED, {"node_id": error.node_id, "error": writer.redactor.text(str(error))}
         raise
     finally:
         with anyio.CancelScope(shield=True):  # a cancelled run is saved as cancelled
@@ -358,7 +364,7 @@ async def _save_end(store: CheckpointStore, writer: CheckpointWriter, run_id: st
             await writer.save_iteration()  # a run stopped before any node completed still has its first iteration
         rows = writer.rows_in_doubt()
         try:
-            await _end(store, run_id, rows, status=status, detail=detail, results=results)
+            await _end(store, run_id, rows, status=status, detail=detail, results=hidden_data(results, writer.redactor))
         except CheckpointError:  # the results, encoded by the store (not twice), may be what JSON cannot hold
             try:
                 encode_value(results)

@@ -1,5 +1,8 @@
 """`CheckpointWriter`: the run observer that saves a run as it goes, one row per completed node.
 
+A row holds the node's result as it is, but for the credentials the run knows (its redactor's: see
+durable/credentials.py), which are hidden.
+
 Saving is a hook, as in Burr: the run awaits the writer's `node_completed`
 before the node's waiters start, and the writer turns each call into one row
 (that node's result, or an iteration's static values). Store calls are
@@ -17,7 +20,9 @@ from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 import anyio
 
-from graphrt.checkpoint.base import CheckpointStore, Row, Unsavable, encode_value
+from graphrt.base.secrets import Redactor
+from graphrt.checkpoint.base import CheckpointStore, Row, Unsavable
+from graphrt.durable.credentials import saved_data
 from graphrt.observe.observer import RunObserver
 
 __all__ = ["CheckpointWriter"]
@@ -32,8 +37,9 @@ class CheckpointWriter(RunObserver):
 
     def __init__(self, store: CheckpointStore, run_id: str, saved_iteration: int | None = None,
                  started: Awaitable[None] | None = None,
-                 waitlists: Mapping[str, Sequence[str]] | None = None) -> None:
+                 waitlists: Mapping[str, Sequence[str]] | None = None, redactor: Redactor | None = None) -> None:
         self.store = store
+        self.redactor = redactor or Redactor()  # the credentials the run knows, hidden in what is saved
         self._started = started  # the run's claim and record, queued before it started: awaited before any row
         # The top graph's waiters of each node: a node without any has its row queued, not awaited (None: all awaited).
         self._waitlists = waitlists
@@ -103,7 +109,7 @@ class CheckpointWriter(RunObserver):
                 rows.append(started)
             if node_id is not None and iteration == (started.iteration if started else self._iteration):
                 try:
-                    rows.append(Row(self.run_id, iteration, "node", node_id, encode_value(value)))
+                    rows.append(Row(self.run_id, iteration, "node", node_id, saved_data(value, self.redactor)))
                 except Unsavable:
                     pass  # not saved: the node runs again on resume
             queued = self._queue(rows) if not wait else None
@@ -186,7 +192,7 @@ class CheckpointWriter(RunObserver):
         if iteration == self._iteration:
             return None
         try:
-            text = encode_value(dict(statics))
+            text = saved_data(dict(statics), self.redactor)
         except Unsavable:
             self._unsavable = iteration  # resuming goes back to the last iteration that was saved
             return None

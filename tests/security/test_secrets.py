@@ -1,5 +1,6 @@
 """Credentials (API keys, Authorization headers, config apiKey, URL passwords) never reach traces, errors or the
-terminal, nor a checkpoint's config and graph copy; a checkpoint's data is kept as it is, in a file only its owner reads."""
+terminal, nor a checkpoint's config and graph copy; a checkpoint's data is kept as it is, in a file only its owner
+reads, but for the credentials the run knows (its environment's, config's and graph's), hidden there too."""
 
 from __future__ import annotations
 
@@ -118,10 +119,10 @@ def test_keys_written_in_the_graph_file_are_not_copied_into_the_checkpoint(opena
     assert FILE_KEY not in _everything_saved(tmp_path)
 
 
-def test_a_node_result_under_a_secret_sounding_key_is_saved_as_it_is(tmp_path: Path, monkeypatch) -> None:
-    # A checkpoint holds data, not logs: resuming must give exactly what an uninterrupted run gives.
-    monkeypatch.setenv("SERVICE_TOKEN", "tok-from-the-environment-42")
-    value = {"token": "abc-secret-value", "nextPageToken": "p2", "note": "the token is tok-from-the-environment-42",
+def test_a_node_result_under_a_secret_sounding_key_is_saved_as_it_is(tmp_path: Path) -> None:
+    # A checkpoint holds data, not logs: resuming must give exactly what an uninterrupted run gives. (A credential
+    # the run knows is the exception: test_a_known_key_in_a_result_is_saved_hidden_and_other_data_as_it_is.)
+    value = {"token": "abc-secret-value", "nextPageToken": "p2", "note": "the token is tok-not-one-the-run-knows-42",
              "key": "sk-aaaaaaaaaaaaaaaaaaaaaaaa"}
 
     async def page(ctx):
@@ -227,3 +228,60 @@ def test_a_token_in_a_params_url_is_not_copied_into_the_saved_graph() -> None:
     text = "nodes:\n  get:\n    agent: fetchAgent\n    params:\n      url: https://h/v1?access_token=tok-in-a-query-42\n"
     data = {"nodes": {"get": {"agent": "fetchAgent", "params": {"url": "https://h/v1?access_token=tok-in-a-query-42"}}}}
     assert saved_source(text, data) == text.replace("tok-in-a-query-42", "REDACTED")
+
+
+CONFIG_ONLY_KEY = "cfg-key-7d1e9a0b55c2f3"  # no pattern finds it: only knowing it hides it
+
+
+def test_a_key_the_llm_server_echoes_is_neither_printed_nor_saved(openai_server, reply, graph_file, tmp_path,
+                                                                  capsys) -> None:
+    openai_server.script(reply.text(f"Your key is {ENV_KEY}, and the other one {CONFIG_ONLY_KEY}."))
+    (tmp_path / "config.json").write_text(json.dumps({"copyAgent": {"apiKey": CONFIG_ONLY_KEY}}))
+    saved = tmp_path / "saved"
+    saved.mkdir()
+
+    code = main(["run", "-q", str(graph_file), "--checkpoint", str(saved / "runs.db"), "--run-id", "r1",
+                 "--trace", str(saved / "trace.jsonl"), "--config", str(tmp_path / "config.json")])
+
+    output = capsys.readouterr()
+    assert code == 0
+    assert json.loads(output.out) == {"answer": {"text": "Your key is REDACTED, and the other one REDACTED."}}
+    for secret in (ENV_KEY, CONFIG_ONLY_KEY):
+        assert secret not in _everything_saved(saved) + output.out + output.err
+    assert _saved(saved, "get_run", "r1").results == {"answer": {"text": "Your key is REDACTED, and the other one "
+                                                                         "REDACTED."}}
+
+
+def test_a_known_key_in_a_result_is_saved_hidden_and_other_data_as_it_is(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("SERVICE_TOKEN", "tok-from-the-environment-42")
+    value = {"note": "the token is tok-from-the-environment-42", "pin": 31415926535, "token": "abc-secret-value"}
+
+    async def page(ctx):
+        return value
+
+    agents = [graphrt.AgentInfo("pageAgent", page)]
+    data = {"version": 0.5, "nodes": {"page": {"agent": "pageAgent", "params": {"apiKey": 31415926535},
+                                               "isResult": True}}}
+
+    assert run_checkpointed(graphrt.Graph(data, agents=agents), tmp_path / "runs.db", run_id="r1") == {"page": value}
+    hidden = {"note": "the token is REDACTED", "pin": "REDACTED", "token": "abc-secret-value"}
+    assert json.loads(_saved(tmp_path, "get_rows", "r1")[-1].value) == hidden
+    assert _saved(tmp_path, "get_run", "r1").results == {"page": hidden}
+
+
+def test_a_numeric_api_key_is_not_copied_into_the_checkpoint(tmp_path: Path) -> None:
+    (tmp_path / "g.yaml").write_text("version: 0.5\nnodes:\n  a:\n    value: 1\n  b:\n    agent: copyAgent\n"
+                                     "    inputs: {a: ':a'}\n    params: {apiKey: 8675309012345, retries: 8675}\n"
+                                     "    isResult: true\n")
+    graph = graphrt.Graph(tmp_path / "g.yaml", config={"openAIAgent": {"apiKey": 5550123456789, "model": "m"}})
+
+    saved = tmp_path / "saved"
+    saved.mkdir()
+
+    run_checkpointed(graph, saved / "runs.db", run_id="r1")
+
+    record = _saved(saved, "get_run", "r1")
+    assert "params: {apiKey: REDACTED, retries: 8675}" in record.graph_text
+    assert record.config == {"openAIAgent": {"apiKey": "REDACTED", "model": "m"}}
+    for secret in ("8675309012345", "5550123456789"):
+        assert secret not in _everything_saved(saved)
