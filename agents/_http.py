@@ -5,8 +5,14 @@ query strings written as `URLSearchParams` writes them, headers as `new Headers`
 sends them, bodies read as `response.text()` and `response.json()` read them.
 What the Fetch API leaves open is bounded here, from the agent's config
 (`config: {fetchAgent: {timeout: 30}}`), so that a graph cannot hang a run or
-fill its memory: `timeout` (seconds without progress; undici's 300 by default),
-`maxBytes` (a response body's size; 32 MiB) and `maxRedirects` (fetch's 20).
+fill its memory: `timeout` (seconds the whole request may take, redirects and body
+included, 300 by default, as `AbortSignal.timeout` bounds a fetch: a server that
+sends a byte a second cannot hold it for longer), `maxBytes` (a response body's
+size; 32 MiB) and `maxRedirects` (fetch's 20).
+
+A non-2xx answer's body is read as the agent's type says (`error_body`), and as
+text when it is not what the type says (a 404 page in HTML under the default
+JSON): the status is what the agent reports, never the body's parse error.
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
+import anyio
+
 from graphrt.base.errors import AgentError
 from graphrt.base.jsvalue import UNDEFINED, is_truthy, js_string
 
@@ -25,7 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LIMITS_CONFIG", "Limits", "Response", "FetchFailed", "request_url", "request_method", "wire_headers", "send",
-    "response_text", "response_json",
+    "response_text", "response_json", "error_body",
 ]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21}
@@ -150,7 +158,7 @@ def wire_headers(headers: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 # The config schema's properties of the limits, for the function info of every agent that reads them.
 LIMITS_CONFIG: dict[str, Any] = {
-    "timeout": {"type": "number", "description": "Seconds to wait for any progress (default 300)"},
+    "timeout": {"type": "number", "description": "Seconds a request may take in all, its body included (default 300)"},
     "maxBytes": {"type": "integer", "description": "Largest response body read, once decoded (default 32 MiB)"},
     "maxRedirects": {"type": "integer", "description": "Redirects followed (default 20)"},
 }
@@ -158,7 +166,7 @@ LIMITS_CONFIG: dict[str, Any] = {
 
 @dataclass(frozen=True)
 class Limits:
-    """What one request may take: seconds without progress, bytes of body, redirects followed."""
+    """What one request may take: seconds in all, bytes of body, redirects followed."""
 
     timeout: float = 300.0
     max_bytes: int = 32 * 1024 * 1024
@@ -226,6 +234,19 @@ async def send(method: str, url: str, headers: Mapping[str, Any], content: str |
     body = content.encode() if isinstance(content, str) else content
     timeout = httpx.Timeout(limits.timeout, connect=min(limits.timeout, 10.0))
     try:
+        with anyio.fail_after(limits.timeout):  # the whole request: httpx's timeouts are each per read
+            return await _exchange(method, url, headers, body, limits, timeout, transport)
+    except TimeoutError:
+        raise FetchFailed(f"fetch failed: {_shown(url)} did not answer within {limits.timeout:g} s "
+                          "(config timeout)") from None
+
+
+async def _exchange(method: str, url: str, headers: Mapping[str, Any], body: bytes | None, limits: Limits,
+                    timeout: "httpx.Timeout", transport: "httpx.AsyncBaseTransport | None") -> Response:
+    """One request and its whole body, within `limits` but for the total time (`send` bounds that)."""
+    import httpx
+
+    try:
         async with httpx.AsyncClient(follow_redirects=True, max_redirects=limits.max_redirects, timeout=timeout,
                                      transport=transport) as client:
             async with client.stream(method, url, headers=wire_headers(headers), content=body) as response:
@@ -245,8 +266,8 @@ async def send(method: str, url: str, headers: Mapping[str, Any], content: str |
         raise FetchFailed(f"fetch failed: {_shown(url)} redirected more than {limits.max_redirects} times "
                           "(config maxRedirects)") from exc
     except httpx.TimeoutException as exc:
-        raise FetchFailed(f"fetch failed: {_shown(url)} gave nothing for {limits.timeout:g} s "
-                          f"(config timeout): {type(exc).__name__}") from exc
+        raise FetchFailed(f"fetch failed: {_shown(url)} did not answer within {limits.timeout:g} s "
+                          "(config timeout)") from exc
     except httpx.HTTPError as exc:
         raise FetchFailed(f"fetch failed: {_shown(url)}: {type(exc).__name__}: {exc}") from exc
 
@@ -261,6 +282,17 @@ def _reject_constant(name: str) -> Any:
 def response_text(response: Response) -> str:
     """`response.text()`: the body as UTF-8 whatever the charset, BOM removed, bad bytes replaced."""
     return response.content.decode("utf-8-sig", errors="replace")
+
+
+def error_body(response: Response, response_type: str) -> Any:
+    """A non-2xx answer's body, for GraphAI's `onError.error`: JSON for the JSON type, text otherwise, and text
+    when it is not JSON (GraphAI's `response.json()` would throw, and its SyntaxError hide the status)."""
+    if response_type == "json":
+        try:
+            return response_json(response)
+        except ValueError:
+            pass
+    return response_text(response)
 
 
 def response_json(response: Response) -> Any:

@@ -4,9 +4,10 @@ Unlike vanillaFetchAgent it reads the request from `inputs` only, checks no
 method, and parses XML (`params.type: xml`, as xml2js does: service/xml.py).
 A non-2xx answer raises "HTTP error: N", or with `params.supressError` is
 returned as GraphAI returns it: `{onError: {message, status, error}}`, `error`
-being the body (parsed as JSON for `type: json`, as text otherwise). The request
-is bounded by the agent's config (`timeout`, `maxBytes`, `maxRedirects`: see
-graphrt_agents._http).
+being the body (parsed as JSON for `type: json`, as text otherwise, and as text
+when it is not JSON: a 404 page in HTML still says 404). The request is bounded
+by the agent's config (`timeout` for the whole request, `maxBytes`,
+`maxRedirects`: see graphrt_agents._http).
 """
 
 from __future__ import annotations
@@ -16,7 +17,17 @@ from typing import Any
 from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import UNDEFINED, is_null, is_truthy, js_string, json_stringify
 
-from .._http import LIMITS_CONFIG, Limits, Response, request_method, request_url, response_json, response_text, send
+from .._http import (
+    LIMITS_CONFIG,
+    Limits,
+    Response,
+    error_body,
+    request_method,
+    request_url,
+    response_json,
+    response_text,
+    send,
+)
 from .xml import parse_xml
 
 __all__ = ["AGENTS", "fetch_agent"]
@@ -68,7 +79,7 @@ async def fetch_agent(ctx: AgentContext) -> Any:
     response = await send(method, url, headers, content, Limits.from_config(ctx.config, "fetchAgent"))
     response_type = "json" if is_null(params.get("type")) else js_string(params.get("type"))
     if not response.ok:
-        error = response_json(response) if response_type == "json" else response_text(response)
+        error = error_body(response, response_type)
         message = f"HTTP error: {response.status}"
         if is_truthy(params.get("supressError")):
             return {"onError": {"message": message, "status": response.status, "error": error}}

@@ -12,7 +12,17 @@ from typing import Any
 from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import UNDEFINED, is_null, is_truthy, js_string, json_stringify
 
-from .._http import LIMITS_CONFIG, Limits, Response, request_method, request_url, response_json, response_text, send
+from .._http import (
+    LIMITS_CONFIG,
+    Limits,
+    Response,
+    error_body,
+    request_method,
+    request_url,
+    response_json,
+    response_text,
+    send,
+)
 
 __all__ = ["AGENTS", "vanilla_fetch_agent"]
 
@@ -81,8 +91,9 @@ async def vanilla_fetch_agent(ctx: AgentContext) -> Any:
 
 
 def _http_error(response: Response, response_type: Any, supress_error: Any) -> dict[str, Any]:
-    """GraphAI's non-2xx handling: the body is read first, then returned under `onError` or raised."""
-    error = response_json(response) if response_type == "json" else response_text(response)
+    """GraphAI's non-2xx handling: the body is read first (as text if it is not the type's JSON: the status is
+    what counts), then returned under `onError` or raised."""
+    error = error_body(response, js_string(response_type))
     message = f"HTTP error: {response.status}"
     if is_truthy(supress_error):
         return {"onError": {"message": message, "status": response.status, "error": error}}

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 from graphrt_agents.service.wiki_standin import MediaWikiStandIn, WikiPage
 
-Reply = tuple[int, dict[str, str], bytes]
+Reply = tuple[int, dict[str, str], "bytes | Iterator[bytes]"]  # a body, or its chunks as they are sent
 
 
 @dataclass
@@ -25,12 +25,30 @@ class Scripted:
     received: list[dict[str, Any]] = field(default_factory=list)
     release: threading.Event = field(default_factory=threading.Event)  # what a hanging route waits for
 
+    def trickle(self, path: str, size: int, every: float = 0.05) -> str:
+        """Scripts `path` to answer 200 with a body of `size` bytes sent one at a time, one every `every` seconds
+        (a server that holds a request by sending a little at a time); returns its URL."""
+
+        def answer(_request: dict[str, Any]) -> Reply:
+            return 200, {"Content-Type": "text/plain", "Content-Length": str(size)}, _dripped(size, every, self.release)
+
+        self.routes[path] = answer
+        return self.base + path
+
     def route(self, path: str, status: int = 200, body: Any = b"", content_type: str = "application/json",
               headers: dict[str, str] | None = None) -> str:
         """Scripts `path` to answer `body` (bytes, text, or JSON for anything else); returns its URL."""
         data = body if isinstance(body, bytes) else body.encode() if isinstance(body, str) else json.dumps(body).encode()
         self.routes[path] = lambda _request: (status, {"Content-Type": content_type, **(headers or {})}, data)
         return self.base + path
+
+
+def _dripped(size: int, every: float, release: threading.Event) -> Iterator[bytes]:
+    """`size` bytes, one at a time, each after `every` seconds (none once `release` is set: the test has ended)."""
+    for _ in range(size):
+        if release.wait(every):
+            return
+        yield b"x"
 
 
 def _handler(script: Scripted) -> type[BaseHTTPRequestHandler]:
@@ -48,12 +66,19 @@ def _handler(script: Scripted) -> type[BaseHTTPRequestHandler]:
             else:
                 status, headers, data = route(request)
             self.send_response(status)
-            headers.setdefault("Content-Length", str(len(data)))
+            if isinstance(data, bytes):
+                headers.setdefault("Content-Length", str(len(data)))
             for name, value in headers.items():
                 self.send_header(name, value)
             self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(data)
+            if self.command == "HEAD":
+                return
+            try:
+                for chunk in [data] if isinstance(data, bytes) else data:
+                    self.wfile.write(chunk)
+                    self.wfile.flush()
+            except OSError:  # the client went away
+                pass
 
         do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_HEAD = _answer
 

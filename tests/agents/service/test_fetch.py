@@ -133,9 +133,30 @@ async def test_the_size_limit_holds_for_a_body_without_length_and_for_what_gzip_
 
 async def test_a_server_that_never_answers_fails_after_the_configured_timeout(http) -> None:
     http.routes["/hang"] = lambda _request: (http.release.wait(), (200, {}, b""))[1]
-    with pytest.raises(TypeError, match=r"^fetch failed: http://127.0.0.1:\d+/hang gave nothing for 0.2 s "
-                                        r"\(config timeout\): ReadTimeout$"):
+    with pytest.raises(TypeError, match=r"^fetch failed: http://127.0.0.1:\d+/hang did not answer within 0.2 s "
+                                        r"\(config timeout\)$"):
         await fetch({"url": f"{http.base}/hang"}, config={"timeout": 0.2})
+
+
+async def test_a_server_that_sends_a_byte_at_a_time_fails_at_the_timeout_of_the_whole_request(http) -> None:
+    url = http.trickle("/drip", size=100, every=0.05)  # 5 s in all, never 0.5 s without a byte
+    with pytest.raises(TypeError, match=r"^fetch failed: http://127.0.0.1:\d+/drip did not answer within 0.5 s "
+                                        r"\(config timeout\)$"):
+        await fetch({"url": url}, {"type": "text"}, config={"timeout": 0.5})
+
+
+@pytest.mark.parametrize("params, error", [
+    ({}, "HTTP error: 404"),
+    ({"supressError": True}, {"onError": {"message": "HTTP error: 404", "status": 404,
+                                          "error": "<html><h1>Not Found</h1></html>"}}),
+])
+async def test_a_non_2xx_page_that_is_not_json_gives_its_status(http, params, error) -> None:
+    url = http.route("/gone", status=404, body="<html><h1>Not Found</h1></html>", content_type="text/html")
+    if isinstance(error, str):
+        with pytest.raises(RuntimeError, match=f"^{error}$"):
+            await fetch({"url": url}, params)
+    else:  # GraphAI's onError, its error the body: parsed as the type says when it can be, else as text
+        assert await fetch({"url": url}, params) == error
 
 
 async def test_a_bad_limit_in_the_config_is_named() -> None:

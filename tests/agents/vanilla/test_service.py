@@ -122,9 +122,11 @@ async def test_supress_error_with_the_text_type_returns_the_error_text(server: s
     assert result["onError"]["error"] == "nope"
 
 
-async def test_an_error_body_that_is_not_json_fails_before_the_status_check(server: str) -> None:
-    with pytest.raises(ValueError, match="not valid JSON"):
+async def test_an_error_body_that_is_not_json_does_not_hide_the_status(server: str) -> None:
+    with pytest.raises(RuntimeError, match="^HTTP error: 500$"):
         await fetch({"url": f"{server}/status-text/500"})
+    result = await fetch({"url": f"{server}/status-text/500"}, {"supressError": True})
+    assert result == {"onError": {"message": "HTTP error: 500", "status": 500, "error": "nope"}}
 
 
 async def test_an_unknown_response_type_raises_after_the_request(server: str) -> None:
