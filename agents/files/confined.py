@@ -16,6 +16,9 @@ never by name from the root, so that what is checked is what is opened:
   folder renamed or replaced after it was opened keeps the walk in the folder
   it opened (inside the base).
 
+Only regular files are read or written: a FIFO, a socket or a device in the
+base folder is refused without waiting on it (`open_located`).
+
 Hard links are not symlinks and cannot be told apart: a hard link to a file
 outside is the file's other name inside.
 """
@@ -32,7 +35,7 @@ from typing import Any, Iterator, Mapping
 
 from graphrt.base.errors import AgentError
 
-__all__ = ["OutsideBaseFolder", "BaseFolder", "Located", "base_folder", "locate", "open_located"]
+__all__ = ["OutsideBaseFolder", "NotAFile", "BaseFolder", "Located", "base_folder", "locate", "open_located"]
 
 _MAX_SYMLINKS = 40  # as Linux's path walk
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -40,6 +43,10 @@ _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 class OutsideBaseFolder(AgentError, PermissionError):
     """Raised when a path would reach outside the file agents' base folder (or has no base folder to be in)."""
+
+
+class NotAFile(AgentError, OSError):
+    """Raised when a file agent's path names a FIFO, a socket or a device: it reads and writes regular files."""
 
 
 @dataclass(frozen=True)
@@ -212,13 +219,48 @@ def _refused_race(error: OSError, agent: str, field: str, path: str) -> OSError:
 
 
 def open_located(located: Located, flags: int, agent: str, field: str, mode: int = 0o666) -> int:
-    """Opens the last name of a located path (never through a symlink); returns the descriptor.
+    """Opens the last name of a located path (never through a symlink), a regular file only; returns the descriptor.
+
+    It is opened without blocking (O_NONBLOCK, cleared once it is known to be a regular file, where it means
+    nothing) and checked on the descriptor, so that what is checked is what is opened: a FIFO would block the
+    open until another process opened its other end, and a device or socket is not a file to read or write.
 
     Raises:
         OutsideBaseFolder: the name became a symlink after it was located.
-        OSError: as os.open raises it (no such file, a folder, no permission...).
+        NotAFile: it is a FIFO, a socket or a device (IsADirectoryError: a folder).
+        OSError: as os.open raises it (no such file, no permission...).
     """
     try:
-        return os.open(located.name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=located.dir_fd)
+        fd = os.open(located.name, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, mode, dir_fd=located.dir_fd)
     except OSError as error:
+        if error.errno == errno.ENXIO:  # a FIFO without a reader, opened to write; a socket
+            _check_regular(_kind_at(located), located, agent, field)
         raise _refused_race(error, agent, field, located.given) from error
+    try:
+        _check_regular(os.fstat(fd).st_mode, located, agent, field)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"))
+
+
+def _kind_at(located: Located) -> int:
+    try:
+        return os.stat(located.name, dir_fd=located.dir_fd, follow_symlinks=False).st_mode
+    except OSError:
+        return stat.S_IFREG  # gone meanwhile: the open's own error says so
+
+
+def _check_regular(mode: int, located: Located, agent: str, field: str) -> None:
+    if stat.S_ISREG(mode):
+        return
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, f"{agent}: {field} {located.given!r}: {os.strerror(errno.EISDIR)}")
+    kind = next((name for test, name in _KINDS if test(mode)), "not a file")
+    raise NotAFile(f"{agent}: {field} {located.given!r} is {kind}, not a regular file: the file agents read and write "
+                   "regular files only")

@@ -13,6 +13,7 @@
         WikipediaError        the wiki cannot be reached or does not answer as MediaWiki   agents/service/wikipedia
         XmlError              a response is not well-formed XML; also a ValueError         agents/service/xml
         OutsideBaseFolder     a path would leave the base folder; also a PermissionError   agents/files/confined
+        NotAFile              a file agent's path is a FIFO, socket or device; also an OSError  agents/files/confined
         ShellNotAllowed       runShellAgent may not run the program; also a PermissionError  agents/shell/programs
         ShellOutputLimit      a program wrote more than runShellAgent keeps; it was stopped  agents/shell/process
       NodeTimeoutError        a node ran past its timeout (also a TimeoutError)

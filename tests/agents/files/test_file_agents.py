@@ -4,11 +4,13 @@ the graph was checked, naming the node and the field."""
 from __future__ import annotations
 
 import os
+import socket
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
-from graphrt_agents.files.confined import OutsideBaseFolder, base_folder, locate, open_located
+from graphrt_agents.files.confined import NotAFile, OutsideBaseFolder, base_folder, locate, open_located
 from graphrt_agents.files.path_utils import AGENTS as PATH_AGENTS
 from graphrt_agents.files.path_utils import node_join, node_normalize, node_resolve
 from graphrt_agents.files.read import AGENTS as READ_AGENTS
@@ -237,3 +239,71 @@ def test_path_utils_checks_its_params_as_graphai_does() -> None:
     with pytest.raises(ValueError, match="^pathUtilsAgent no file$"):
         path_utils_agent(context({"dirs": []}, {"method": "dirname"}))
     assert path_utils_agent(context({}, {"method": "normalize", "path": "a//b"})) == {"path": "a/b"}
+
+
+# ----- only regular files: a FIFO, a socket or a device blocks no open -----
+
+
+def _without_blocking(call: Any, unblock: Any) -> Any:
+    """`call()`'s result or error, from a thread; if it is still blocked after 30 s, `unblock()` frees it and the
+    test fails (a hang guard: the call should end at once)."""
+    outcome: dict[str, Any] = {}
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            outcome["value"] = call()
+        except BaseException as error:  # noqa: BLE001 - handed to the test
+            outcome["error"] = error
+        finally:
+            done.set()
+
+    threading.Thread(target=run, daemon=True).start()
+    if not done.wait(30):
+        unblock()
+        done.wait(30)
+        raise AssertionError(f"the call blocked (it ended with {outcome} once unblocked)")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def _open_other_end(fifo: Path, flags: int) -> None:
+    os.close(os.open(fifo, flags | os.O_NONBLOCK))
+
+
+def test_reading_a_fifo_is_refused_without_waiting_for_a_writer(tree: Path) -> None:
+    os.mkfifo(tree / "pipe")
+    with pytest.raises(NotAFile) as caught:
+        _without_blocking(lambda: read(tree, "pipe"), lambda: _open_other_end(tree / "pipe", os.O_WRONLY))
+    assert str(caught.value) == ("fileReadAgent: inputs.file 'pipe' is a FIFO, not a regular file: the file agents "
+                                 "read and write regular files only")
+
+
+def test_writing_a_fifo_is_refused_without_waiting_for_a_reader(tree: Path) -> None:
+    os.mkfifo(tree / "pipe")
+    with pytest.raises(NotAFile, match=r"^fileWriteAgent: inputs.file 'pipe' is a FIFO, not a regular file"):
+        _without_blocking(lambda: write(tree, "pipe"), lambda: _open_other_end(tree / "pipe", os.O_RDONLY))
+
+
+def test_writing_a_fifo_that_has_a_reader_is_refused_and_sends_it_nothing(tree: Path) -> None:
+    os.mkfifo(tree / "pipe")
+    reader = os.open(tree / "pipe", os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        with pytest.raises(NotAFile, match=r"^fileWriteAgent: inputs.file 'pipe' is a FIFO"):
+            _without_blocking(lambda: write(tree, "pipe"), lambda: None)
+        assert os.read(reader, 100) == b""  # nothing was written (and no writer is left)
+    finally:
+        os.close(reader)
+
+
+def test_a_socket_in_the_base_folder_is_refused(tree: Path) -> None:
+    with socket.socket(socket.AF_UNIX) as listening:
+        listening.bind(str(tree / "sock"))
+        with pytest.raises(NotAFile, match=r"^fileReadAgent: inputs.file 'sock' is a socket, not a regular file"):
+            _without_blocking(lambda: read(tree, "sock"), lambda: None)
+
+
+def test_a_folder_is_not_read_as_a_file(tree: Path) -> None:
+    with pytest.raises(IsADirectoryError, match=r"^\[Errno 21\] fileReadAgent: inputs.file 'sub': Is a directory$"):
+        read(tree, "sub")
