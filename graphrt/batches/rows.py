@@ -10,18 +10,34 @@ batch to the next, which names its saved run (`ledger.py`) and its output line:
 the row's line number in the file (its position, from 1, in an iterable), or
 the value of its `id_field`. A line that is not a JSON object is a row too, with
 the error that says where: it fails alone, and the other rows run.
+
+Each line is decoded on its own, so a line that is not UTF-8 (one latin-1 byte)
+is that row's failure, not the file's; a UTF-8 byte order mark is skipped. What
+stops the reading is only what leaves no next line to find: a file of UTF-16 or
+UTF-32 text (its byte order mark says so), a line longer than `MAX_ROW_BYTES`
+(`/dev/zero` has no line end), or a read that fails; the rows before it still run.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, TextIO
 
 from graphrt.base.errors import GraphLoadError, Location
 
-__all__ = ["InputRow", "StreamRows", "count_rows", "read_rows", "rows_of", "stream_rows"]
+__all__ = ["InputRow", "MAX_ROW_BYTES", "StreamRows", "count_rows", "read_rows", "rows_of", "stream_rows"]
+
+MAX_ROW_BYTES = 64 * 1024 * 1024
+"""The longest line a row may be: past it the reading stops (a file with no line ends, `/dev/zero`,
+would otherwise fill memory), and the rows before it still run."""
+
+_WIDE_TEXT = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),  # UTF-32's LE mark starts as UTF-16's
+              (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
 
 
 @dataclass(frozen=True)
@@ -33,6 +49,7 @@ class InputRow:
     inject: dict[str, Any] = field(default_factory=dict)
     error: GraphLoadError | None = None  # the row cannot be read: it fails with this, without running
     location: Location | None = None  # the line it was read from
+    id_field: str | None = None  # the field its id was read from (None: its id is its line number)
 
 
 def rows_of(rows: Iterable[Mapping[str, Any]] | str | Path | TextIO, *,
@@ -51,7 +68,9 @@ def stream_rows(stream: TextIO, *, id_field: str | None = None) -> Iterator[Inpu
     Errors and ids are placed by the stream's `name` (`<stdin>`) and line, as for a file.
     """
     name = getattr(stream, "name", None)
-    return StreamRows(_lines_rows(stream, name if isinstance(name, str) else "<stream>", id_field))
+    binary = getattr(stream, "buffer", None)  # stdin's bytes: each line decoded on its own, as a file's
+    source = binary if binary is not None else stream
+    return StreamRows(_lines_rows(source, name if isinstance(name, str) else "<stream>", id_field))
 
 
 class StreamRows(Iterator[InputRow]):
@@ -74,16 +93,24 @@ def read_rows(path: str | Path, *, id_field: str | None = None) -> Iterator[Inpu
     """
     name = str(path)
     try:
-        file = open(path, encoding="utf-8")
+        file = open(path, "rb")
     except OSError as error:
         raise GraphLoadError(f"cannot read the batch's rows: {error.strerror or error}", location=Location(name)) from None
     return _file_rows(file, name, id_field)
 
 
-def count_rows(path: str | Path) -> int:
-    """How many rows a JSONL file has (its lines that are not blank), read fast, for the progress line's total."""
+def count_rows(path: str | Path) -> int | None:
+    """How many rows a JSONL file has (its lines that are not blank), read fast, for the progress line's total.
+
+    None for what is not a regular file (a pipe, `/dev/stdin`, a device): it can be read only once, or never ends.
+    """
     with open(path, "rb") as file:
-        return sum(1 for line in file if line.strip())
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            return None
+        count = 0
+        while line := file.readline(MAX_ROW_BYTES + 1):
+            count += bool(line.strip())
+        return count
 
 
 def _file_rows(file: Any, name: str, id_field: str | None) -> Iterator[InputRow]:
@@ -92,31 +119,67 @@ def _file_rows(file: Any, name: str, id_field: str | None) -> Iterator[InputRow]
 
 
 def _lines_rows(file: Any, name: str, id_field: str | None) -> Iterator[InputRow]:
+    """The rows of a file's lines: bytes, each line decoded on its own (a text stream's lines are taken as they are).
+
+    Raises:
+        GraphLoadError: the reading cannot go on (wide text, a line past MAX_ROW_BYTES, a failed read).
+    """
     index = 0
     line_number = 0
     while True:
         try:
-            line = file.readline()
-        except UnicodeDecodeError as error:
-            raise GraphLoadError(f"not UTF-8 text after line {line_number} (save the file as UTF-8): {error.reason}",
+            line = file.readline(MAX_ROW_BYTES + 1)
+        except OSError as error:
+            raise GraphLoadError(f"cannot read the batch's rows after line {line_number}: {error.strerror or error}",
                                  location=Location(name, line_number + 1)) from None
         if not line:
             return
         line_number += 1
+        location = Location(name, line_number)
+        if len(line) > MAX_ROW_BYTES:
+            raise GraphLoadError(f"line {line_number} is longer than {MAX_ROW_BYTES // (1024 * 1024)} MiB, the most "
+                                 "a row may be (is this a JSONL file?)"
+                                 f"{'; the rows before it ran' if line_number > 1 else ''}", location=location)
+        if isinstance(line, bytes):
+            if line_number == 1:
+                line = _first_line(line, name)
+            try:
+                line = line.decode("utf-8")
+            except UnicodeDecodeError as error:
+                column = len(line[:error.start].decode("utf-8", "replace")) + 1
+                yield _bad_row(line_number, index, location, f"not UTF-8 text ({error.reason} at byte "
+                               f"{error.start + 1} of the line): save the file as UTF-8", column)
+                index += 1
+                continue
         if not line.strip():
             continue
-        location = Location(name, line_number)
         try:
             values = json.loads(line)
         except ValueError as error:
             column = getattr(error, "colno", None)
-            yield _bad_row(line_number, index, location, f"not a JSON object: {getattr(error, 'msg', error)}",
-                           column)
+            hint = " (it holds NUL characters: UTF-16 text? save the file as UTF-8)" if "\0" in line else ""
+            yield _bad_row(line_number, index, location,
+                           f"not a JSON object: {getattr(error, 'msg', error)}{hint}", column)
         except RecursionError:
             yield _bad_row(line_number, index, location, "the row is nested too deeply to read")
         else:
             yield _row(values, line_number, index, id_field, location)
         index += 1
+
+
+def _first_line(line: bytes, name: str) -> bytes:
+    """The first line without a UTF-8 byte order mark.
+
+    Raises:
+        GraphLoadError: the file is UTF-16 or UTF-32 text, whose lines cannot be read as UTF-8 at all.
+    """
+    if line.startswith(codecs.BOM_UTF8):
+        return line[len(codecs.BOM_UTF8):]
+    for mark, encoding in _WIDE_TEXT:
+        if line.startswith(mark):
+            raise GraphLoadError(f"the rows are {encoding} text, not UTF-8: save the file as UTF-8",
+                                 location=Location(name, 1))
+    return line
 
 
 def _given_rows(rows: Iterable[Mapping[str, Any]], id_field: str | None) -> Iterator[InputRow]:
@@ -135,7 +198,7 @@ def _row(values: Any, default_id: int, index: int, id_field: str | None, locatio
     if not isinstance(row_id, (str, int)) or isinstance(row_id, bool) or row_id == "":
         return _bad_row(default_id, index, location, f"the row has no {id_field!r} (its id): "
                         f"{'it is missing' if row_id is None else f'it is {_kind(row_id)}, not a string or integer'}")
-    return InputRow(row_id, index, inject, location=location)
+    return InputRow(row_id, index, inject, location=location, id_field=id_field)
 
 
 def _bad_row(row_id: int, index: int, location: Location | None, message: str, column: int | None = None) -> InputRow:

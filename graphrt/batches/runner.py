@@ -70,7 +70,7 @@ class Batch:
         self.all_results = all_results
         self.ordered = ordered
         self.progress = progress if progress is not None else BatchProgress()
-        self._ids: dict[str | int, InputRow] = {}
+        self._ids: dict[str, InputRow] = {}  # every row's id as its saved run names it: the first row of each
         self._workers = 1
 
     async def run(self, rows: Iterable[InputRow], sink: Sink) -> BatchProgress:
@@ -87,19 +87,32 @@ class Batch:
             concurrency = concurrency or self.executor.whole_run_slots()
         try:
             self._workers = concurrency or DEFAULT_CONCURRENCY
-            async with anyio.create_task_group() as group:
-                for _ in range(self._workers):
-                    group.start_soon(self._worker, source, emit)
+            # Rows are taken in order, each once a slot is free, and each runs in a task of its own: there are
+            # never more tasks than rows running (`--concurrency 10000000` on 2 rows starts 2).
+            slots = anyio.Semaphore(self._workers)
+            try:
+                async with anyio.create_task_group() as group:
+                    while True:
+                        await slots.acquire()
+                        taken = await source.take(self._chunk(source))
+                        if not taken:
+                            slots.release()
+                            break
+                        group.start_soon(self._rows, taken, emit, slots)
+            except BaseExceptionGroup as failed:
+                raise _one_error(failed) from None
         finally:
             if self.executor is not None:
                 with anyio.CancelScope(shield=True):
                     await self.executor.close()
+        if source.error is not None:  # the rows taken before it have run and gone to the sink
+            raise source.error
         return self.progress
 
-    async def _worker(self, source: "_Source", emit: Sink) -> None:
-        # The workers share one source: each row is taken once, in order; on an executor that runs several
-        # rows per task (`rows_per_task`), a worker takes that many and sends together those that run.
-        while rows := await source.take(self._chunk(source)):
+    async def _rows(self, rows: list[InputRow], emit: Sink, slots: anyio.Semaphore) -> None:
+        # On an executor that runs several rows per task (`rows_per_task`), rows are taken that many at once and
+        # those that run are sent together.
+        try:
             to_run = []
             for row in rows:
                 outcome = await self._decided(row)
@@ -112,6 +125,8 @@ class Batch:
             elif to_run:
                 for outcome in await self._outcomes_together(to_run):
                     self._count(outcome, emit)
+        finally:
+            slots.release()
 
     def _chunk(self, source: "_Source") -> int:
         """How many rows a worker takes at once: the executor's rows per task, fewer near the end of the rows.
@@ -140,11 +155,12 @@ class Batch:
         """The row's outcome without running it (it cannot run, or it completed before); None: it has to run."""
         if row.error is not None:
             return RowOutcome(row.id, row.index, FAILED, error=row.error)
-        same = self._ids.setdefault(row.id, row)
+        same = self._ids.setdefault(str(row.id), row)  # ids 1 and "1" name one saved run, BATCH/1
         if same is not row:
             where = f" ({same.location})" if same.location is not None else ""
-            return _failed(row, GraphError(f"row id {row.id!r} is also the id of an earlier row{where}: "
-                                           "each row needs its own id"))
+            alike = f": {same.id!r} and {row.id!r} are one id, as the saved run's name" if same.id != row.id else ""
+            return _failed(row, GraphError(f"row id {row.id!r} is also the id of an earlier row{where}{alike}; "
+                                           "each row needs its own id", field=row.id_field))
         try:
             for node_id in row.inject:
                 check_injectable(self.graph.spec, node_id)
@@ -244,23 +260,43 @@ def _failed(row: InputRow, error: GraphError, seconds: float = 0.0) -> RowOutcom
     return RowOutcome(row.id, row.index, FAILED, error=error, seconds=seconds)
 
 
+def _one_error(group: BaseExceptionGroup) -> BaseException:
+    """The error a batch stops with: the first GraphError in `group` (the sink could not write, say); else `group`."""
+    for error in group.exceptions:
+        found = _one_error(error) if isinstance(error, BaseExceptionGroup) else error
+        if isinstance(found, GraphError):
+            return found
+    return group
+
+
 class _Source:
-    """The rows the workers take from, one at a time; rows that may be long in coming (stdin) on a thread."""
+    """The rows the batch takes, in order; rows that may be long in coming (stdin) on a thread.
+
+    A reading that cannot go on (GraphLoadError: a line too long, UTF-16 text) ends the rows; it is kept in
+    `error`, raised once the rows taken before it have run.
+    """
 
     def __init__(self, rows: Iterator[InputRow]) -> None:
         self.rows = rows
         self.blocks = getattr(rows, "blocks", False)
         self.lock = anyio.Lock()
         self.taken = 0
+        self.error: GraphError | None = None
 
     async def take(self, most: int) -> list[InputRow]:
-        """Up to `most` rows (fewer at the end; none: no rows are left)."""
-        if self.blocks:
-            async with self.lock:  # one reader at a time: a generator cannot be resumed from two threads
-                row = await anyio.to_thread.run_sync(next, self.rows, None, abandon_on_cancel=True)
-            taken = [] if row is None else [row]
-        else:
-            taken = list(itertools.islice(self.rows, most))
+        """Up to `most` rows (fewer at the end; none: no rows are left, or they cannot be read further)."""
+        if self.error is not None:
+            return []
+        taken: list[InputRow] = []
+        try:
+            if self.blocks:
+                async with self.lock:  # one reader at a time: a generator cannot be resumed from two threads
+                    row = await anyio.to_thread.run_sync(next, self.rows, None, abandon_on_cancel=True)
+                taken = [] if row is None else [row]
+            else:
+                taken.extend(itertools.islice(self.rows, most))
+        except GraphError as error:
+            self.error = error
         self.taken += len(taken)
         return taken
 

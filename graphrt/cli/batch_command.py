@@ -18,11 +18,18 @@ Rows are saved as they go to a checkpoint store (`--checkpoint`, by default
 `OUTPUT.runs.db` beside `-o OUTPUT`, else `ROWS.runs.db` in the current folder),
 one run per row named `BATCH/ROW`: run the same command again and the rows that
 completed are not run again (their saved results are written), the others run.
+A SQLite store has files beside it: `-claims` (which process runs which row)
+and, while it is open, SQLite's `-wal` and `-shm`.
+
+`-o` may not name the rows, the graph or the store (nor a file beside it): it is
+refused before anything is written, as is an output that cannot be opened.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
 from contextlib import nullcontext, redirect_stdout
 from pathlib import Path
@@ -53,7 +60,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="rows running at once (default: 8; with --executor, the cluster's CPUs)")
     parser.add_argument("--checkpoint", metavar="PATH",
                         help=f"save each row's run to PATH ({describe_targets()}); default: OUTPUT.runs.db beside "
-                        "-o OUTPUT, else ROWS.runs.db in the current folder")
+                        "-o OUTPUT (a file), else ROWS.runs.db in the current folder")
     parser.add_argument("--no-checkpoint", action="store_true", help="save nothing: every row runs, every time")
     parser.add_argument("--batch-id", metavar="ID",
                         help="names the batch's runs in the store, ID/ROW (default: GRAPH:ROWS, the files' names)")
@@ -86,9 +93,54 @@ def default_checkpoint(args: argparse.Namespace) -> str | None:
         return None
     if args.checkpoint:
         return args.checkpoint
-    if args.output:
+    if args.output and not _device(args.output):
         return f"{args.output}.runs.db"
     return f"{_rows_name(args)}.runs.db"
+
+
+def _device(path: str) -> bool:
+    """Whether `path` is there and is no regular file (`/dev/stdout`, a FIFO): no store is made beside it."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _refuse_overwriting(args: argparse.Namespace, checkpoint: str | None) -> None:
+    """Refuses an `-o` that names a file the batch reads (the rows, the graph) or its store, before anything is
+    opened for writing: opening the output empties it.
+
+    Raises:
+        GraphError: it does, said in one line.
+    """
+    kept = [("the rows", args.rows if args.rows != STDIN else None), ("the graph", args.file)]
+    if checkpoint is not None and "://" not in checkpoint:  # a SQLite file and the files beside it
+        kept += [("the checkpoint store", checkpoint)]
+        kept += [(f"the checkpoint store's {suffix} file", checkpoint + suffix) for suffix in ("-claims", "-wal", "-shm")]
+    for what, path in kept:
+        if path is not None and _same_file(args.output, path):
+            raise GraphError(f"-o {args.output}: it is {what} ({path}): writing the outcomes there would destroy "
+                             "it; give another file")
+
+
+def _same_file(one: str, other: str) -> bool:
+    """Whether two paths name one file: the same inode if both exist, else the same resolved path."""
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return Path(one).resolve() == Path(other).resolve()
+
+
+def _open_output(path: str) -> TextIO:
+    """The output file, opened for writing (emptied).
+
+    Raises:
+        GraphError: it cannot be (a folder, a folder that does not exist, no permission).
+    """
+    try:
+        return open(path, "w", encoding="utf-8")
+    except OSError as error:
+        raise GraphError(f"{path}: cannot write the rows' outcomes there: {error.strerror or error}") from None
 
 
 def _rows_name(args: argparse.Namespace) -> str:
@@ -104,6 +156,9 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
     stderr = stderr or sys.stderr
     if args.no_checkpoint and args.checkpoint:
         raise GraphError("--checkpoint and --no-checkpoint: give one")
+    checkpoint = default_checkpoint(args)
+    if args.output:
+        _refuse_overwriting(args, checkpoint)
     try:
         graph = Graph(args.file, agents=registry_for(args), config=run_config(args))
     except GraphValidationError:
@@ -129,13 +184,19 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
 
         display = BatchDisplay(progress, stderr)
     failed = 0
-    checkpoint = default_checkpoint(args)
-    output = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    output = _open_output(args.output) if args.output else sys.stdout
 
     def write(outcome: Any) -> None:
         nonlocal failed
-        output.write(outcome.json_line() + "\n")
-        output.flush()  # a killed batch leaves whole lines, each row saved before it is written
+        try:
+            output.write(outcome.json_line() + "\n")
+            output.flush()  # a killed batch leaves whole lines, each row saved before it is written
+        except OSError as error:
+            if output is sys.stdout:
+                raise
+            saved = f" (the rows that ran are saved in {checkpoint}: run the command again)" if checkpoint else ""
+            raise GraphError(f"{args.output}: cannot write the rows' outcomes: {error.strerror or error}{saved}") \
+                from None
         failed += not outcome.ok
         if display is not None:
             display.row_finished()
@@ -151,7 +212,10 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
         if display is not None:
             display.close()
         if output is not sys.stdout:
-            output.close()
+            try:
+                output.close()
+            except OSError:  # what it could not write was said as it failed
+                pass
     if failed and not args.quiet:
         saved = f"; run the command again to retry them (saved in {checkpoint})" if checkpoint else ""
         print(f"graphrt: {failed:,} of {progress.finished:,} rows failed{saved}", file=stderr)

@@ -133,3 +133,20 @@ def test_an_outcome_line_is_json_whatever_the_results(batch_graph, tmp_path):
     outcome = graphrt.batch(batch_graph, _rows(tmp_path, 1), agents=AGENTS)[0]
     assert json.loads(outcome.json_line()) == {"row": 1, "status": "finished",
                                                "results": {"answer": {"double": 0, "row": 0}}}
+
+
+def test_a_concurrency_far_above_the_rows_starts_no_more_tasks_than_rows(batch_graph, tmp_path):
+    import asyncio
+
+    from graphrt.authoring.agent_info import AgentInfo
+
+    tasks: list[int] = []
+
+    async def count_tasks(ctx) -> dict:
+        tasks.append(len(asyncio.all_tasks()))
+        return {"row": ctx.inputs["row"], "double": 0}
+
+    outcomes = graphrt.batch(batch_graph, _rows(tmp_path, 2), agents=[AgentInfo("rowAgent", count_tasks)],
+                             concurrency=200_000)
+    assert [o.status for o in outcomes] == ["finished", "finished"]
+    assert max(tasks) < 50, tasks  # a task per running row and the run's own, not one per unused slot

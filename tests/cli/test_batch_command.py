@@ -143,3 +143,120 @@ def _batch_fed(*args: str) -> subprocess.Popen:
     command = [*GRAPHRT, "batch", *args]
     return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
+
+
+# ----- outputs and rows files that are not what a batch expects: one located line each, never a traceback -----
+
+
+def _simple(tmp_path: Path) -> Path:
+    graph = tmp_path / "g.yaml"
+    graph.write_text("version: 0.5\nnodes:\n  x:\n    value: 0\n  out:\n    agent: copyAgent\n"
+                     "    inputs: {x: \":x\"}\n    isResult: true\n")
+    return graph
+
+
+@pytest.mark.parametrize("target", ["rows", "graph", "store", "claims"])
+def test_an_output_naming_a_file_the_batch_reads_or_its_store_is_refused_before_anything_is_written(
+        tmp_path, capsys, monkeypatch, target):
+    monkeypatch.chdir(tmp_path)
+    graph = _simple(tmp_path)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"x": 1}\n{"x": 2}\n')
+    store = tmp_path / "runs.db"
+    output = {"rows": "./rows.jsonl", "graph": str(graph), "store": "runs.db", "claims": "runs.db-claims"}[target]
+    assert main(["batch", str(graph), str(rows), "-o", output, "--checkpoint", str(store), "-q"]) == 1
+    err = capsys.readouterr().err
+    what = {"rows": "the rows", "graph": "the graph", "store": "the checkpoint store",
+            "claims": "the checkpoint store's -claims file"}[target]
+    assert err.startswith(f"graphrt: -o {output}: it is {what} (") and err.count("\n") == 1, err
+    assert rows.read_text() == '{"x": 1}\n{"x": 2}\n' and graph.read_text().startswith("version: 0.5")
+    assert not store.exists() and not Path("runs.db-claims").exists()  # refused before the store was opened
+
+
+def test_a_row_that_is_not_utf8_fails_alone_at_its_line_and_the_rows_around_it_run(tmp_path, capsys):
+    graph, rows, out = _simple(tmp_path), tmp_path / "rows.jsonl", tmp_path / "out.jsonl"
+    rows.write_bytes(b'{"x": 1}\n{"x": "caf\xe9"}\n{"x": 3}\n')
+    assert main(["batch", str(graph), str(rows), "-o", str(out), "--no-checkpoint", "-q"]) == 1
+    lines = _lines(out)
+    assert [(line["row"], line["status"]) for line in lines] == [(1, "finished"), (2, "failed"), (3, "finished")]
+    assert lines[1]["error"] == {
+        "message": f"{rows}:2:11: not UTF-8 text (invalid continuation byte at byte 11 of the line): "
+                   "save the file as UTF-8",
+        "type": "GraphLoadError", "file": str(rows), "line": 2, "column": 11}
+    assert capsys.readouterr().err == ""
+
+
+def test_a_utf8_byte_order_mark_is_not_part_of_the_first_row(tmp_path):
+    graph, rows, out = _simple(tmp_path), tmp_path / "rows.jsonl", tmp_path / "out.jsonl"
+    rows.write_bytes(b'\xef\xbb\xbf{"x": 1}\n{"x": 2}\n')
+    assert main(["batch", str(graph), str(rows), "-o", str(out), "--no-checkpoint", "-q"]) == 0
+    assert [line["results"] for line in _lines(out)] == [{"out": {"x": 1}}, {"out": {"x": 2}}]
+
+
+def test_utf16_rows_are_one_located_line(tmp_path, capsys):
+    graph, rows, out = _simple(tmp_path), tmp_path / "rows.jsonl", tmp_path / "out.jsonl"
+    rows.write_bytes('{"x": 1}\n{"x": 2}\n'.encode("utf-16"))
+    assert main(["batch", str(graph), str(rows), "-o", str(out), "--no-checkpoint", "-q"]) == 1
+    assert capsys.readouterr().err == f"graphrt: {rows}:1: the rows are UTF-16 text, not UTF-8: save the file as UTF-8\n"
+    assert out.read_text() == ""
+
+
+def test_rows_without_line_ends_stop_the_batch_with_one_line_after_the_rows_before_them(tmp_path, capsys, monkeypatch):
+    from graphrt.batches import rows as rows_module
+
+    monkeypatch.setattr(rows_module, "MAX_ROW_BYTES", 1000)
+    graph, rows, out = _simple(tmp_path), tmp_path / "rows.jsonl", tmp_path / "out.jsonl"
+    rows.write_bytes(b'{"x": 1}\n{"x": 2}\n' + b"0" * 5000)
+    assert main(["batch", str(graph), str(rows), "-o", str(out), "--no-checkpoint", "-q"]) == 1
+    assert capsys.readouterr().err == (f"graphrt: {rows}:3: line 3 is longer than 0 MiB, the most a row may be "
+                                       "(is this a JSONL file?); the rows before it ran\n")
+    assert [line["row"] for line in _lines(out)] == [1, 2]
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero on this system")
+def test_rows_from_dev_zero_are_one_line(tmp_path, capsys):
+    graph = _simple(tmp_path)
+    assert main(["batch", str(graph), "/dev/zero", "--no-checkpoint", "-q"]) == 1
+    assert capsys.readouterr() == ("", "graphrt: /dev/zero:1: line 1 is longer than 64 MiB, the most a row may be "
+                                       "(is this a JSONL file?)\n")
+
+
+@pytest.mark.parametrize("output", ["folder", "missing/out.jsonl"])
+def test_an_output_that_cannot_be_opened_is_one_line_and_no_store_is_made(tmp_path, capsys, monkeypatch, output):
+    monkeypatch.chdir(tmp_path)
+    graph, rows = _simple(tmp_path), tmp_path / "rows.jsonl"
+    rows.write_text('{"x": 1}\n')
+    (tmp_path / "folder").mkdir()
+    assert main(["batch", str(graph), str(rows), "-o", output, "-q"]) == 1
+    reason = "Is a directory" if output == "folder" else "No such file or directory"
+    assert capsys.readouterr().err == f"graphrt: {output}: cannot write the rows' outcomes there: {reason}\n"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["folder", "g.yaml", "rows.jsonl"]
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full on this system")
+def test_an_output_that_cannot_be_written_is_one_line_and_the_rows_stay_saved(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    graph, rows, store = _simple(tmp_path), tmp_path / "rows.jsonl", tmp_path / "runs.db"
+    rows.write_text('{"x": 1}\n')
+    assert main(["batch", str(graph), str(rows), "-o", "/dev/full", "--checkpoint", str(store), "-q"]) == 1
+    assert capsys.readouterr().err == ("graphrt: /dev/full: cannot write the rows' outcomes: No space left on device "
+                                       f"(the rows that ran are saved in {store}: run the command again)\n")
+    out = tmp_path / "out.jsonl"
+    assert main(["batch", str(graph), str(rows), "-o", str(out), "--checkpoint", str(store), "-q"]) == 0
+    assert _lines(out) == [{"row": 1, "status": "finished", "results": {"out": {"x": 1}}}]
+    # Without --checkpoint, the store goes to ROWS.runs.db here, not beside a device (/dev/full.runs.db).
+    assert main(["batch", str(graph), str(rows), "-o", "/dev/full", "-q"]) == 1
+    capsys.readouterr()
+    assert (tmp_path / "rows.runs.db").exists() and not Path("/dev/full.runs.db").exists()
+
+
+def test_ids_1_and_the_text_1_are_one_id_and_the_second_fails_at_its_line(tmp_path):
+    graph, rows, out = _simple(tmp_path), tmp_path / "rows.jsonl", tmp_path / "out.jsonl"
+    rows.write_text('{"id": 1, "x": 1}\n{"id": "1", "x": 2}\n{"id": 2, "x": 3}\n')
+    assert main(["batch", str(graph), str(rows), "-o", str(out), "--id-field", "id", "-q"]) == 1
+    lines = _lines(out)
+    assert [(line["row"], line["status"]) for line in lines] == [(1, "finished"), ("1", "failed"), (2, "finished")]
+    assert lines[1]["error"] == {
+        "message": f"{rows}:2: field 'id': row id '1' is also the id of an earlier row ({rows}:1): 1 and '1' are "
+                   "one id, as the saved run's name; each row needs its own id",
+        "type": "GraphError", "field": "id", "file": str(rows), "line": 2}
