@@ -71,7 +71,8 @@ class Batch:
         self.ordered = ordered
         self.progress = progress if progress is not None else BatchProgress()
         self._ids: dict[str, InputRow] = {}  # every row's id as its saved run names it: the first row of each
-        self._workers = 1
+        self._workers = 1  # workers at most: the rows at once
+        self._started = 0  # workers started so far
 
     async def run(self, rows: Iterable[InputRow], sink: Sink) -> BatchProgress:
         """Runs every row; each outcome goes to `sink`. Returns the counters at the end.
@@ -87,18 +88,13 @@ class Batch:
             concurrency = concurrency or self.executor.whole_run_slots()
         try:
             self._workers = concurrency or DEFAULT_CONCURRENCY
-            # Rows are taken in order, each once a slot is free, and each runs in a task of its own: there are
-            # never more tasks than rows running (`--concurrency 10000000` on 2 rows starts 2).
-            slots = anyio.Semaphore(self._workers)
+            # Workers share one source, each row taken once, in order; a worker that takes a row starts the next
+            # worker while there are fewer than `concurrency`: never more workers than rows (`--concurrency
+            # 10000000` on 2 rows starts 3, the last to find no row).
+            self._started = 1
             try:
                 async with anyio.create_task_group() as group:
-                    while True:
-                        await slots.acquire()
-                        taken = await source.take(self._chunk(source))
-                        if not taken:
-                            slots.release()
-                            break
-                        group.start_soon(self._rows, taken, emit, slots)
+                    group.start_soon(self._worker, source, emit, group)
             except BaseExceptionGroup as failed:
                 raise _one_error(failed) from None
         finally:
@@ -109,10 +105,13 @@ class Batch:
             raise source.error
         return self.progress
 
-    async def _rows(self, rows: list[InputRow], emit: Sink, slots: anyio.Semaphore) -> None:
-        # On an executor that runs several rows per task (`rows_per_task`), rows are taken that many at once and
-        # those that run are sent together.
-        try:
+    async def _worker(self, source: "_Source", emit: Sink, group: anyio.abc.TaskGroup) -> None:
+        # On an executor that runs several rows per task (`rows_per_task`), a worker takes that many and sends
+        # together those that run.
+        while rows := await source.take(self._chunk(source)):
+            if self._started < self._workers:
+                self._started += 1
+                group.start_soon(self._worker, source, emit, group)
             to_run = []
             for row in rows:
                 outcome = await self._decided(row)
@@ -125,8 +124,6 @@ class Batch:
             elif to_run:
                 for outcome in await self._outcomes_together(to_run):
                     self._count(outcome, emit)
-        finally:
-            slots.release()
 
     def _chunk(self, source: "_Source") -> int:
         """How many rows a worker takes at once: the executor's rows per task, fewer near the end of the rows.
