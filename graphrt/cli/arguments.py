@@ -4,15 +4,18 @@
     parser.add_argument("--max-runs", type=at_least(1), ...)
     parser.add_argument("--checkpoint", type=non_empty, ...)
     parser.add_argument("--lease-seconds", type=positive_seconds, ...)
+    parser.add_argument("-i", "--inject", type=node_value, ...)   # NODE=VALUE: JSON, else text
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 from collections.abc import Callable
+from typing import Any
 
-__all__ = ["at_least", "non_empty", "port", "positive_seconds"]
+__all__ = ["at_least", "node_value", "non_empty", "port", "positive_seconds"]
 
 
 def _integer(text: str) -> int:
@@ -58,3 +61,38 @@ def positive_seconds(text: str) -> float:
     if not (math.isfinite(number) and number > 0):
         raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {text[:40]!r}")
     return number
+
+
+class _NotFinite(ValueError):
+    """A number JSON cannot hold (1e400, NaN, Infinity): not to be taken for text that is not JSON."""
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise _NotFinite(text)
+    return number
+
+
+def _no_constant(text: str) -> Any:
+    raise _NotFinite(text)
+
+
+def node_value(text: str) -> tuple[str, Any]:
+    """`NODE=VALUE` (`graphrt run -i`, `graphrt fork --set`): VALUE as JSON when it parses, else as text.
+
+    A JSON number too big for a float (`1e400`) or JavaScript's `NaN`/`Infinity` is refused, as JSON has no
+    such number (it would be saved as null), and so is JSON nested too deeply to read.
+    """
+    node_id, separator, raw = text.partition("=")
+    if not separator or not node_id:
+        raise argparse.ArgumentTypeError(f"expected NODE=VALUE, got {text[:80]!r}")
+    try:
+        return node_id, json.loads(raw, parse_float=_finite, parse_constant=_no_constant)
+    except _NotFinite as error:
+        raise argparse.ArgumentTypeError(f"the value of {node_id} holds {str(error)[:40]}, a number JSON cannot "
+                                         "hold (give a finite number, or quote it as text)") from None
+    except RecursionError:
+        raise argparse.ArgumentTypeError(f"the value of {node_id} is nested too deeply") from None
+    except ValueError:
+        return node_id, raw

@@ -10,19 +10,19 @@ given). Exit codes as `graphrt resume`'s.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any, TextIO
 
 from graphrt.base.errors import GraphError
 from graphrt.checkpoint import describe_targets
 from graphrt.cli.agent_modules import add_agents_option, registry_for
+from graphrt.cli.arguments import node_value
 from graphrt.cli.executor_option import add_executor_option
 from graphrt.cli.local_model_option import add_local_model_option, apply_local_model
 from graphrt.cli.resume_command import continue_saved
 from graphrt.durable import fork
 
-__all__ = ["add_parser", "handle", "parse_setting"]
+__all__ = ["add_parser", "handle"]
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -33,7 +33,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                              "OUTER/INNER, or OUTER/ROW/INNER in a mapAgent's row, as graphrt serve's node keys")
     parser.add_argument("--iteration", type=int, metavar="N",
                         help="the loop iteration to fork from (a checkpoint keeps only the latest)")
-    parser.add_argument("--set", dest="settings", metavar="NODE=VALUE", action="append", default=[], type=parse_setting,
+    parser.add_argument("--set", dest="settings", metavar="NODE=VALUE", action="append", default=[], type=node_value,
                         help="a static node's value or a computed node's result, JSON or text (repeatable)")
     parser.add_argument("--checkpoint", default="graphrt-runs.db", metavar="PATH",
                         help=f"where the run is saved (default: graphrt-runs.db, as graphrt serve's): {describe_targets()}")
@@ -46,17 +46,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=handle)
 
 
-def parse_setting(text: str) -> tuple[str, Any]:
-    """`NODE=VALUE`, VALUE as JSON when it is JSON, else as text."""
-    node, equals, value = text.partition("=")
-    if not equals or not node:
-        raise argparse.ArgumentTypeError(f"{text!r} is not NODE=VALUE")
-    try:
-        return node, json.loads(value)
-    except ValueError:
-        return node, value
-
-
 def handle(args: argparse.Namespace, stdin: TextIO | None = None, stderr: TextIO | None = None) -> int:
     stderr = stderr or sys.stderr
     apply_local_model(args)
@@ -64,9 +53,16 @@ def handle(args: argparse.Namespace, stdin: TextIO | None = None, stderr: TextIO
         forked = fork(args.checkpoint, args.run_id, node=args.node, values=dict(args.settings),
                       iteration=args.iteration, agents=registry_for(args), force=args.force)
     except GraphError as error:
-        print(f"graphrt: {error}", file=stderr)
+        print(f"graphrt: {_blamed(error)}", file=stderr)
         return 1
     again = ", ".join(forked.recomputed) or "nothing"
     print(f"graphrt: run {forked.run_id} forks {args.run_id} from '{args.node}'; computing again: {again}", file=stderr)
     # stdout holds the results alone
     return continue_saved(forked.graph, args, forked.record, stdin=stdin, stderr=stderr, results_alone=True)
+
+
+def _blamed(error: GraphError) -> str:
+    """The error, naming the option that gave what it is about: `--set NODE: ...`, `--from NODE: ...`."""
+    if error.field in ("set", "from") and error.node_id is not None and error.location is None:
+        return f"--{error.field} {error.node_id}: {error.message}"
+    return str(error)

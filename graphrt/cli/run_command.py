@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 from contextlib import nullcontext, redirect_stdout
 from typing import Any, TextIO
@@ -25,35 +24,21 @@ from graphrt.base.secrets import Redactor, known_credentials
 from graphrt.check.validate import collect_issues
 from graphrt.checkpoint import describe_targets
 from graphrt.cli.agent_modules import add_agents_option, registry_for
-from graphrt.cli.arguments import non_empty
+from graphrt.cli.arguments import node_value, non_empty
 from graphrt.cli.executor_option import add_executor_option, executor_for
 from graphrt.cli.local_model_option import add_local_model_option, apply_local_model
 from graphrt.cli.output import write_results
 from graphrt.engine.graph import Graph
 from graphrt.graphdata.loader import load_graph
 
-__all__ = ["add_parser", "parse_injection"]
-
-
-def parse_injection(text: str) -> tuple[str, Any]:
-    """`NODE=VALUE`: VALUE as JSON when it parses, else as a string."""
-    node_id, separator, raw = text.partition("=")
-    if not separator or not node_id:
-        raise argparse.ArgumentTypeError(f"expected NODE=VALUE, got {text!r}")
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        value = raw
-    except RecursionError:
-        raise argparse.ArgumentTypeError(f"the value of {node_id} is nested too deeply") from None
-    return node_id, value
+__all__ = ["add_parser"]
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("run", help="run a graph file and print its results as JSON")
     parser.add_argument("file", help="a graph file (YAML or JSON)")
     parser.add_argument("--all", action="store_true", help="print every node's result, not only isResult nodes")
-    parser.add_argument("-i", "--inject", action="append", type=parse_injection, default=[], metavar="NODE=VALUE",
+    parser.add_argument("-i", "--inject", action="append", type=node_value, default=[], metavar="NODE=VALUE",
                         help="set a static node's value before the run (VALUE is JSON, or else a string); repeatable")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the results: no warnings, no progress")
     parser.add_argument("--trace", metavar="FILE.jsonl", help="write every event of the run to FILE, one JSON object a line")

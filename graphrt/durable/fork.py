@@ -114,9 +114,14 @@ async def afork(checkpoint: CheckpointTarget, run_id: str, *, node: str, values:
         parent = await find_run(store, run_id)
         graph, _ = await afrom_checkpoint(opened, parent.run_id, force=force, **options)
         spec = graph.spec
-        for node_id in (node.split("/")[0], *(key for key in values if "/" not in key)):
-            if node_id not in spec.nodes:
-                raise CheckpointError(f"run {run_id!r}'s graph has no node {node_id!r} to fork from", node_id=node_id)
+        top = node.split("/")[0]
+        if top not in spec.nodes:
+            raise CheckpointError(f"the graph of run {run_id!r} has no node {top!r} to fork from", node_id=top,
+                                  field="from")
+        for key in values:
+            if "/" not in key and key not in spec.nodes:
+                raise CheckpointError(f"a value is set for {key!r}, but the graph of run {run_id!r} has no such node",
+                                      node_id=key, field="set")
         inner_kept: dict[str, dict[str, Any]] = {}
         inner_again: list[str] = []
         if nested:  # the top-level node that holds it runs again, keeping inside what does not depend on the change

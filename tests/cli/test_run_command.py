@@ -125,6 +125,17 @@ def test_inject_without_an_equals_sign_is_a_usage_error(write, capsys) -> None:
     assert "argument -i/--inject: expected NODE=VALUE, got 'value'" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("text, shown", [("1e400", "1e400"), ("-1e999", "-1e999"), ('{"a": [NaN]}', "NaN"),
+                                         ("Infinity", "Infinity")])
+def test_inject_refuses_a_number_json_cannot_hold(write, capsys, text: str, shown: str) -> None:
+    with pytest.raises(SystemExit) as caught:  # it would be saved, traced and returned as null
+        main(["run", write(ECHO), "-i", f"value={text}"])
+    assert caught.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"graphrt run: error: argument -i/--inject: the value of value holds {shown}, a number JSON cannot hold "
+        "(give a finite number, or quote it as text)")
+
+
 # ----- failures: exit code 1, one line naming file, node and field -----
 
 

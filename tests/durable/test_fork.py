@@ -187,7 +187,55 @@ def test_graphrt_fork_of_an_unknown_node_says_so(tmp_path, capsys) -> None:
     capsys.readouterr()
 
     assert main(["fork", "first", "--from", "nowhere", "--checkpoint", db]) == 1
-    assert capsys.readouterr().err.strip() == "graphrt: node 'nowhere': run 'first''s graph has no node 'nowhere' to fork from"
+    assert capsys.readouterr().err == "graphrt: --from nowhere: the graph of run 'first' has no node 'nowhere' to fork from\n"
+
+
+def _saved_runs(db: str) -> list[str]:
+    import anyio
+
+    from graphrt.checkpoint import open_store
+
+    async def runs() -> list[str]:
+        store = open_store(db)
+        try:
+            return sorted(record.run_id for record in await store.runs())
+        finally:
+            await store.close()
+
+    return anyio.run(runs)
+
+
+def test_graphrt_fork_setting_an_unknown_node_blames_set_and_names_the_node(tmp_path, capsys) -> None:
+    from graphrt.cli import main
+
+    graph, db = tmp_path / "page.yaml", str(tmp_path / "runs.db")
+    graph.write_text(CLI_GRAPH)
+    main(["run", str(graph), "--checkpoint", db, "--run-id", "first", "-q"])
+    capsys.readouterr()
+
+    assert main(["fork", "first", "--from", "title", "--set", "zz=1", "--checkpoint", db]) == 1
+    assert capsys.readouterr() == ("", "graphrt: --set zz: a value is set for 'zz', but the graph of run 'first' has "
+                                       "no such node\n")
+    assert _saved_runs(db) == ["first"]
+
+
+@pytest.mark.parametrize("value, said", [
+    ("1e400", "the value of title holds 1e400, a number JSON cannot hold (give a finite number, or quote it as text)"),
+    ("[" * 20_000 + "]" * 20_000, "the value of title is nested too deeply"),
+])
+def test_graphrt_fork_refuses_a_set_value_json_cannot_hold_as_run_i_does(tmp_path, capsys, value, said) -> None:
+    from graphrt.cli import main
+
+    graph, db = tmp_path / "page.yaml", str(tmp_path / "runs.db")
+    graph.write_text(CLI_GRAPH)
+    main(["run", str(graph), "--checkpoint", db, "--run-id", "first", "-q"])
+    capsys.readouterr()
+
+    with pytest.raises(SystemExit) as caught:
+        main(["fork", "first", "--from", "title", "--set", f"title={value}", "--checkpoint", db])
+    assert caught.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"graphrt fork: error: argument --set: {said}"
+    assert _saved_runs(db) == ["first"]  # no fork saved with a null in its place
 
 
 def test_an_old_sqlite_file_gains_the_parent_column(tmp_path) -> None:
