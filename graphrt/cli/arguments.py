@@ -63,21 +63,6 @@ def positive_seconds(text: str) -> float:
     return number
 
 
-class _NotFinite(ValueError):
-    """A number JSON cannot hold (1e400, NaN, Infinity): not to be taken for text that is not JSON."""
-
-
-def _finite(text: str) -> float:
-    number = float(text)
-    if not math.isfinite(number):
-        raise _NotFinite(text)
-    return number
-
-
-def _no_constant(text: str) -> Any:
-    raise _NotFinite(text)
-
-
 def node_value(text: str) -> tuple[str, Any]:
     """`NODE=VALUE` (`graphrt run -i`, `graphrt fork --set`): VALUE as JSON when it parses, else as text.
 
@@ -87,12 +72,25 @@ def node_value(text: str) -> tuple[str, Any]:
     node_id, separator, raw = text.partition("=")
     if not separator or not node_id:
         raise argparse.ArgumentTypeError(f"expected NODE=VALUE, got {text[:80]!r}")
+    unheld: list[str] = []  # the numbers JSON cannot hold, as written
+
+    def number(written: str) -> float:
+        value = float(written)
+        if not math.isfinite(value):
+            unheld.append(written)
+        return value
+
+    def constant(written: str) -> float:
+        unheld.append(written)
+        return float(written)
+
     try:
-        return node_id, json.loads(raw, parse_float=_finite, parse_constant=_no_constant)
-    except _NotFinite as error:
-        raise argparse.ArgumentTypeError(f"the value of {node_id} holds {str(error)[:40]}, a number JSON cannot "
-                                         "hold (give a finite number, or quote it as text)") from None
+        value = json.loads(raw, parse_float=number, parse_constant=constant)
     except RecursionError:
         raise argparse.ArgumentTypeError(f"the value of {node_id} is nested too deeply") from None
     except ValueError:
         return node_id, raw
+    if unheld:
+        raise argparse.ArgumentTypeError(f"the value of {node_id} holds {unheld[0][:40]}, a number JSON cannot "
+                                         "hold (give a finite number, or quote it as text)")
+    return node_id, value
