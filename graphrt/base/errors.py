@@ -24,6 +24,7 @@
         Unsavable             a value JSON cannot hold, so it is not saved                 checkpoint/base
         StoreFailed           the store itself failed: no connection, a driver's error     checkpoint/base
           LeaseLost           a write the store refused: another process took its lease    checkpoint/base
+        RunTaken              another process or task is running the run now               checkpoint/base
       RegistrationError       bad agent or function info
         UnsupportedType       a type hint has no JSON Schema                               base/schema
       ToolCallError           bad tool arguments; the text goes back to the LLM

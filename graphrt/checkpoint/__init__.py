@@ -12,6 +12,7 @@ as it adds agents, by an entry point alone (see base.StoreClass).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
@@ -66,20 +67,35 @@ _STORE_TYPES: set[type] = set()  # classes whose instances passed the Checkpoint
 _URL = LazyPattern(r"([A-Za-z][A-Za-z0-9+.-]*)://")
 
 
-def open_store(target: CheckpointTarget) -> CheckpointStore:
+def open_store(target: CheckpointTarget, *, existing: bool = False) -> CheckpointStore:
     """The store a `--checkpoint` argument names: a store as is, a URL's store, or a file path's (SQLite).
 
+    Args:
+        existing: the store must be there already (resuming or forking a run reads one): a file path that names
+            no file is refused, where opening it would make a new, empty store.
+
     Raises:
-        CheckpointError: no installed store opens the target, or its packages are missing.
+        CheckpointError: no installed store opens the target, its packages are missing, or (`existing`) there
+            is no file at the path.
     """
     from graphrt.checkpoint.base import CheckpointError, CheckpointStore
 
     if isinstance(target, (str, Path)):
-        return store_class(target)(target)
+        opens = store_class(target)
+        if existing and _is_missing_file(target):
+            raise CheckpointError(f"no checkpoint store at {target}: there is no such file")
+        return opens(target)
     if type(target) in _STORE_TYPES or isinstance(target, CheckpointStore):
         _STORE_TYPES.add(type(target))  # a protocol check reads every member: once per class, not per run
         return target
     raise CheckpointError(f"a checkpoint must be {describe_targets()}, or a store; got {type(target).__name__}")
+
+
+def _is_missing_file(target: str | Path) -> bool:
+    """Whether a target is a file path (no `scheme://`, not SQLite's `:memory:`) that names nothing."""
+    if isinstance(target, str) and (_URL.match(target) or target == ":memory:"):
+        return False
+    return not os.path.lexists(target)
 
 
 def store_class(target: str | Path) -> StoreClass:

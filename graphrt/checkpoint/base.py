@@ -61,6 +61,7 @@ __all__ = [
     "Unsavable",
     "StoreFailed",
     "LeaseLost",
+    "RunTaken",
     "run_taken",
     "check_store",
     "encode_value",
@@ -422,10 +423,14 @@ async def check_store(store: CheckpointStore) -> None:
         raise StoreFailed(f"checkpoint store {store.location}: {type(error).__name__}: {error}") from error
 
 
-def run_taken(run_id: str, location: str) -> CheckpointError:
+class RunTaken(CheckpointError):
+    """Raised when a run cannot be claimed: another process or task is running it now."""
+
+
+def run_taken(run_id: str, location: str) -> RunTaken:
     """The error for a run that another process or task is running."""
-    return CheckpointError(f"run {run_id!r} in {location} is running elsewhere (another process or task resumed it); "
-                           "wait for it to finish or stop it, then resume")
+    return RunTaken(f"run {run_id!r} in {location} is running elsewhere (another process or task resumed it); "
+                    "wait for it to finish or stop it, then resume")
 
 
 class Unsavable(CheckpointError):

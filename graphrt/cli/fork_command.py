@@ -10,6 +10,7 @@ given). Exit codes as `graphrt resume`'s.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any, TextIO
 
@@ -24,6 +25,8 @@ from graphrt.durable import fork
 
 __all__ = ["add_parser", "handle"]
 
+DEFAULT_STORE = "graphrt-runs.db"  # graphrt serve's store when it is given none
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("fork", help="run a saved run again from one of its nodes, keeping the rest")
@@ -35,8 +38,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="the loop iteration to fork from (a checkpoint keeps only the latest)")
     parser.add_argument("--set", dest="settings", metavar="NODE=VALUE", action="append", default=[], type=node_value,
                         help="a static node's value or a computed node's result, JSON or text (repeatable)")
-    parser.add_argument("--checkpoint", default="graphrt-runs.db", metavar="PATH",
-                        help=f"where the run is saved (default: graphrt-runs.db, as graphrt serve's): {describe_targets()}")
+    parser.add_argument("--checkpoint", metavar="PATH",
+                        help=f"where the run is saved (default: {DEFAULT_STORE}, as graphrt serve's): {describe_targets()}")
     parser.add_argument("--force", action="store_true", help="fork even though the graph file changed since")
     parser.add_argument("--all", action="store_true", help="print every node's result, not only isResult nodes")
     parser.add_argument("--trace", metavar="FILE.jsonl", help="write every event of the fork to FILE, one JSON object a line")
@@ -49,6 +52,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def handle(args: argparse.Namespace, stdin: TextIO | None = None, stderr: TextIO | None = None) -> int:
     stderr = stderr or sys.stderr
     apply_local_model(args)
+    if args.checkpoint is None:
+        if not os.path.lexists(DEFAULT_STORE):  # said here: the store is not one the user named
+            print(f"graphrt: no checkpoint store at {DEFAULT_STORE} (graphrt serve's, the default) in this folder: "
+                  "name the run's store with --checkpoint PATH", file=stderr)
+            return 1
+        args.checkpoint = DEFAULT_STORE
     try:
         forked = fork(args.checkpoint, args.run_id, node=args.node, values=dict(args.settings),
                       iteration=args.iteration, agents=registry_for(args), force=args.force)

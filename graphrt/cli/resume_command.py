@@ -16,14 +16,14 @@ import shlex
 import sys
 import uuid
 from contextlib import nullcontext, redirect_stdout
-from typing import Any, TextIO
+from typing import Any, Sequence, TextIO
 
 import anyio
 
 from graphrt.base.errors import GraphError, GraphInterrupted
 from graphrt.base.secrets import Redactor
 from graphrt.checkpoint import RunRecord, RunStatus, describe_targets, location_of, open_store
-from graphrt.checkpoint.base import GuardedStore
+from graphrt.checkpoint.base import GuardedStore, RunTaken
 from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.arguments import non_empty
 from graphrt.cli.executor_option import add_executor_option, executor_for
@@ -33,7 +33,7 @@ from graphrt.durable import find_run, from_checkpoint, run_checkpointed
 from graphrt.engine.graph import Graph
 from graphrt.observe.trace import TraceWriter
 
-__all__ = ["add_parser", "handle", "run_saved", "WAITING_FOR_ANSWER"]
+__all__ = ["add_parser", "handle", "resume_flags", "run_saved", "WAITING_FOR_ANSWER"]
 
 WAITING_FOR_ANSWER = 3  # exit code: the run stopped on a question
 STOPPED = 130  # exit code: Ctrl-C (128 + SIGINT)
@@ -54,8 +54,28 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=handle)
 
 
-def _resume_hint(checkpoint: str, run_id: str, extra: str = "") -> str:
-    return f"graphrt resume {shlex.quote(location_of(checkpoint))} --run-id {shlex.quote(run_id)}{extra}"
+def _resume_hint(checkpoint: str, run_id: str, flags: Sequence[str] = (), extra: str = "") -> str:
+    """The command that continues the run: the store, the run, the flags it needs again, then `extra`."""
+    words = ["graphrt", "resume", location_of(checkpoint), "--run-id", run_id, *flags]
+    return " ".join(map(shlex.quote, words)) + extra
+
+
+def resume_flags(args: argparse.Namespace) -> list[str]:
+    """The options of this command that resuming its run needs again: `graphrt resume` is told none of them.
+
+    The agents' modules (Python agents are not saved), the embedded model's file, the executor, and `--force`
+    (the graph file still differs from the saved one).
+    """
+    flags: list[str] = []
+    for module in getattr(args, "agents", None) or ():
+        flags += ["--agents", module]
+    for option, name in (("--local-model", "local_model"), ("--executor", "executor"), ("--address", "address")):
+        value = getattr(args, name, None)
+        if value:
+            flags += [option, value]
+    if getattr(args, "force", False):
+        flags.append("--force")
+    return flags
 
 
 def _interactive(stdin: TextIO, stderr: TextIO) -> bool:
@@ -80,10 +100,12 @@ def run_saved(
     stdin: TextIO | None = None,
     stderr: TextIO | None = None,
     quiet: bool = False,
+    hint_flags: Sequence[str] = (),
     **options: Any,
 ) -> tuple[int, dict[str, Any] | None]:
     """Runs (or continues) a saved run until it ends; returns (exit code, results or None).
 
+    `hint_flags` go into the `graphrt resume` command it suggests (`resume_flags`: `--agents`, ...).
     `options` are the run's (graphrt.engine.options.RunOptions: `all_results`, `inject`, `timeout`, ...).
     """
     stdin = stdin or sys.stdin
@@ -99,15 +121,19 @@ def run_saved(
                 answer = _prompt(asked.question, stdin, stderr) if _interactive(stdin, stderr) else None
                 if answer is None:
                     print(f"graphrt: {asked}", file=stderr)
-                    print(f"graphrt: answer with: {_resume_hint(checkpoint, run_id, ' --answer TEXT')}", file=stderr)
+                    print(f"graphrt: answer with: {_resume_hint(checkpoint, run_id, hint_flags, ' --answer TEXT')}",
+                          file=stderr)
                     return WAITING_FOR_ANSWER, None
         except KeyboardInterrupt:
             if _saved_status(checkpoint, run_id) is not None:
-                print(f"graphrt: stopped; the run is saved. Continue it with: {_resume_hint(checkpoint, run_id)}",
-                      file=stderr)
+                print("graphrt: stopped; the run is saved. Continue it with: "
+                      f"{_resume_hint(checkpoint, run_id, hint_flags)}", file=stderr)
             else:
                 print(f"graphrt: stopped before run {run_id} was saved", file=stderr)
             return STOPPED, None
+        except RunTaken as error:  # it goes on there: resuming it here now would be refused the same way
+            print(f"graphrt: {Redactor().text(str(error))}", file=stderr)
+            return 1, None
         except GraphError as error:
             print(f"graphrt: {Redactor().text(str(error))}", file=stderr)  # an agent's error may quote a credential
             status = _saved_status(checkpoint, run_id)
@@ -115,10 +141,10 @@ def run_saved(
                 print(f"graphrt: nothing of run {run_id} was saved in {location_of(checkpoint)}", file=stderr)
             elif status == RunStatus.FINISHED:  # refused before it ran again (other inputs, a changed graph)
                 print(f"graphrt: run {run_id} is saved, finished; to see its results: "
-                      f"{_resume_hint(checkpoint, run_id)}", file=stderr)
+                      f"{_resume_hint(checkpoint, run_id, hint_flags)}", file=stderr)
             else:
-                print(f"graphrt: the run is saved; after a fix, continue it with: {_resume_hint(checkpoint, run_id)}",
-                      file=stderr)
+                print("graphrt: the run is saved; after a fix, continue it with: "
+                      f"{_resume_hint(checkpoint, run_id, hint_flags)}", file=stderr)
             return 1, None
 
 
@@ -127,7 +153,7 @@ def _saved_status(checkpoint: str, run_id: str) -> str | None:
     that can be resumed, and a finished one is only shown again."""
 
     async def saved() -> str | None:
-        store = open_store(checkpoint)
+        store = open_store(checkpoint, existing=True)
         try:
             record = await store.get_run(run_id)
             return None if record is None else record.status
@@ -141,7 +167,7 @@ def _saved_status(checkpoint: str, run_id: str) -> str | None:
 
 
 async def _find_run(checkpoint: str, run_id: str | None) -> RunRecord:
-    store = GuardedStore(open_store(checkpoint))
+    store = GuardedStore(open_store(checkpoint, existing=True))  # resuming reads a store: it makes none
     try:
         return await find_run(store, run_id)
     finally:
@@ -168,7 +194,7 @@ def continue_saved(graph: Graph, args: argparse.Namespace, record: RunRecord, *,
         with executor_for(args) as executor, redirect_stdout(stderr or sys.stderr) if results_alone else nullcontext():
             code, results = run_saved(graph.replace(executor=executor), args.checkpoint, run_id=record.run_id,
                                       all_results=args.all or record.all_results, answer=answer, force=args.force,
-                                      stdin=stdin, stderr=stderr, quiet=True,
+                                      stdin=stdin, stderr=stderr, quiet=True, hint_flags=resume_flags(args),
                                       subscribe=(trace,) if trace is not None else ())
     finally:
         if trace is not None:

@@ -141,10 +141,10 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
         with executor_for(args) as executor, redirect_stdout(stderr) if args.quiet else nullcontext():
             graph = graph.replace(executor=executor)
             if args.checkpoint:
-                from graphrt.cli.resume_command import run_saved
+                from graphrt.cli.resume_command import resume_flags, run_saved
 
                 code, results = run_saved(graph, args.checkpoint, run_id=args.run_id, quiet=args.quiet, stderr=stderr,
-                                          **options)
+                                          hint_flags=resume_flags(args), **options)
                 if results is None:
                     return code
             else:

@@ -108,7 +108,7 @@ async def afork(checkpoint: CheckpointTarget, run_id: str, *, node: str, values:
         if "/" in key and key != node:
             raise CheckpointError(f"a value for {key!r} inside a nested graph can be given only with --from {key}",
                                   node_id=key.split("/")[0])
-    opened = open_store(checkpoint)
+    opened = open_store(checkpoint, existing=True)  # a fork of a run that is not there makes no store
     store = GuardedStore(opened)
     try:
         parent = await find_run(store, run_id)

@@ -118,7 +118,7 @@ async def afrom_checkpoint(checkpoint: CheckpointTarget, run_id: str | None = No
         CheckpointError: no such run, or the graph file changed (or is gone) and not `force`.
     """
     graph_options, _ = split_options(options, run=False, where="from_checkpoint")
-    opened = open_store(checkpoint)
+    opened = open_store(checkpoint, existing=True)  # reading a run makes no store
     store = GuardedStore(opened)
     try:
         record = await find_run(store, run_id)

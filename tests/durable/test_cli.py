@@ -156,6 +156,16 @@ def test_resume_force_runs_the_fixed_file_from_where_it_stopped(files, capsys) -
 
 
 def test_resume_of_an_empty_checkpoint_says_nothing_is_saved(files, capsys) -> None:
+    import anyio
+
+    from graphrt.checkpoint import SQLiteStore
+
+    async def make_empty() -> None:
+        store = SQLiteStore(files["db"])
+        await store.runs()
+        await store.close()
+
+    anyio.run(make_empty)
     code = main(["resume", files["db"]])
 
     assert (code, capsys.readouterr().err) == (1, f"graphrt: no run saved in {files['db']}\n")
@@ -193,3 +203,33 @@ def test_a_postgresql_password_is_never_shown(files, postgres_url: str, capsys) 
     main(["run", files["ask"], "--checkpoint", url, "--run-id", "pg"])
 
     assert "hunter2-password" not in capsys.readouterr().err
+
+
+def test_resume_of_a_store_that_is_not_there_says_so_and_makes_none(tmp_path: Path, capsys) -> None:
+    missing = tmp_path / "missing.db"
+    assert main(["resume", str(missing)]) == 1
+    assert capsys.readouterr().err == f"graphrt: no checkpoint store at {missing}: there is no such file\n"
+    assert sorted(tmp_path.iterdir()) == []
+
+
+def test_fork_without_checkpoint_where_no_store_is_says_so_and_makes_none(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["fork", "some-run", "--from", "greet"]) == 1
+    assert capsys.readouterr().err == ("graphrt: no checkpoint store at graphrt-runs.db (graphrt serve's, the default) "
+                                       "in this folder: name the run's store with --checkpoint PATH\n")
+    assert main(["fork", "some-run", "--from", "greet", "--checkpoint", "other.db"]) == 1
+    assert capsys.readouterr().err == "graphrt: no checkpoint store at other.db: there is no such file\n"
+    assert sorted(tmp_path.iterdir()) == []
+
+
+def test_python_resume_and_fork_of_a_missing_store_make_none(tmp_path: Path) -> None:
+    import graphrt
+    from graphrt.checkpoint import CheckpointError
+    from graphrt.durable import fork
+
+    missing = tmp_path / "missing.db"
+    with pytest.raises(CheckpointError, match="no checkpoint store at .*missing.db: there is no such file"):
+        graphrt.resume(missing)
+    with pytest.raises(CheckpointError, match="no checkpoint store at"):
+        fork(str(missing), "run", node="greet")
+    assert not missing.exists()

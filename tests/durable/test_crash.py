@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 from collections import Counter
@@ -96,12 +97,24 @@ def killed(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 @pytest.fixture(scope="module")
 def stopped(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """A run stopped with SIGINT (Ctrl-C) at the same point, then resumed."""
+    """A run stopped with SIGINT (Ctrl-C) at the same point, then resumed by the command it printed.
+
+    While it runs, a resume of it from another process is refused.
+    """
     crash = _setup(tmp_path_factory.mktemp("stopped"))
     process = _start_and_wait_until_blocked(crash)
+    taken = _graphrt("resume", crash["db"], "--run-id", "crash", "--agents", AGENTS, env=crash["env"])
+    _, taken_err = taken.communicate()
     process.send_signal(signal.SIGINT)
     _, err = process.communicate()
-    return {"stop_code": process.returncode, "stop_err": err, "db": crash["db"], **_resume(crash)}
+    crash["block"].unlink()
+    hinted = shlex.split(err.splitlines()[-1].split("Continue it with: ", 1)[-1])
+    assert hinted[:2] == ["graphrt", "resume"], err
+    resumed = _graphrt(*hinted[1:], env=crash["env"])
+    out, resumed_err = resumed.communicate()
+    return {"stop_code": process.returncode, "stop_err": err, "db": crash["db"], "taken_code": taken.returncode,
+            "taken_err": taken_err, "code": resumed.returncode, "out": out, "err": resumed_err,
+            "calls": Counter(crash["log"].read_text().splitlines())}
 
 
 def test_a_killed_run_resumes_to_the_results_of_an_uninterrupted_run(killed: dict) -> None:
@@ -116,12 +129,18 @@ def test_after_a_kill_no_completed_node_runs_twice(killed: dict) -> None:
     assert sum(calls.values()) == 13
 
 
-def test_ctrl_c_saves_the_run_exits_130_and_says_how_to_resume(stopped: dict) -> None:
+def test_ctrl_c_saves_the_run_exits_130_and_says_how_to_resume_with_the_agents_it_needs(stopped: dict) -> None:
     assert stopped["stop_code"] == 130
     assert stopped["stop_err"].splitlines()[-1] == (f"graphrt: stopped; the run is saved. Continue it with: "
-                                                    f"graphrt resume {stopped['db']} --run-id crash")
+                                                    f"graphrt resume {stopped['db']} --run-id crash --agents {AGENTS}")
 
 
-def test_a_run_stopped_with_ctrl_c_resumes_to_the_same_results(stopped: dict) -> None:
-    assert (stopped["code"], json.loads(stopped["out"])) == (0, SEEN)
+def test_a_run_stopped_with_ctrl_c_resumes_to_the_same_results_with_the_command_it_printed(stopped: dict) -> None:
+    assert (stopped["code"], stopped["err"], json.loads(stopped["out"])) == (0, "", SEEN)
+
+
+def test_a_resume_of_a_run_running_elsewhere_is_refused_without_suggesting_a_resume(stopped: dict) -> None:
+    assert stopped["taken_code"] == 1
+    assert stopped["taken_err"] == (f"graphrt: run 'crash' in {stopped['db']} is running elsewhere (another process or "
+                                    "task resumed it); wait for it to finish or stop it, then resume\n")
     assert {call: count for call, count in stopped["calls"].items() if count > 1} == {"gate@1": 2}
