@@ -33,9 +33,11 @@ from graphrt.durable import find_run, from_checkpoint, run_checkpointed
 from graphrt.engine.graph import Graph
 from graphrt.observe.trace import TraceWriter
 
-__all__ = ["add_parser", "handle", "resume_flags", "run_saved", "WAITING_FOR_ANSWER"]
+__all__ = ["add_parser", "handle", "resume_flags", "run_saved", "NEEDS_CHECKPOINT", "WAITING_FOR_ANSWER"]
 
 WAITING_FOR_ANSWER = 3  # exit code: the run stopped on a question
+NEEDS_CHECKPOINT = ("to answer it later, run the graph with --checkpoint PATH, then answer with: "
+                    "graphrt resume PATH --answer TEXT")
 STOPPED = 130  # exit code: Ctrl-C (128 + SIGINT)
 
 
@@ -101,17 +103,20 @@ def run_saved(
     stderr: TextIO | None = None,
     quiet: bool = False,
     hint_flags: Sequence[str] = (),
+    kept: bool = True,
     **options: Any,
 ) -> tuple[int, dict[str, Any] | None]:
     """Runs (or continues) a saved run until it ends; returns (exit code, results or None).
 
     `hint_flags` go into the `graphrt resume` command it suggests (`resume_flags`: `--agents`, ...).
+    `kept`: the store outlives the command; False (`graphrt run` on a terminal without --checkpoint: a store in
+    memory, only so that a question can be asked and answered) suggests no `graphrt resume`.
     `options` are the run's (graphrt.engine.options.RunOptions: `all_results`, `inject`, `timeout`, ...).
     """
     stdin = stdin or sys.stdin
     stderr = stderr or sys.stderr
     run_id = run_id or uuid.uuid4().hex[:12]
-    if not quiet:
+    if not quiet and kept:
         print(f"graphrt: run {run_id} saves to {location_of(checkpoint)}", file=stderr)
     while True:
         try:
@@ -121,11 +126,16 @@ def run_saved(
                 answer = _prompt(asked.question, stdin, stderr) if _interactive(stdin, stderr) else None
                 if answer is None:
                     print(f"graphrt: {asked}", file=stderr)
-                    print(f"graphrt: answer with: {_resume_hint(checkpoint, run_id, hint_flags, ' --answer TEXT')}",
-                          file=stderr)
+                    if kept:
+                        print("graphrt: answer with: "
+                              f"{_resume_hint(checkpoint, run_id, hint_flags, ' --answer TEXT')}", file=stderr)
+                    else:
+                        print(f"graphrt: {NEEDS_CHECKPOINT}", file=stderr)
                     return WAITING_FOR_ANSWER, None
         except KeyboardInterrupt:
-            if _saved_status(checkpoint, run_id) is not None:
+            if not kept:
+                print("graphrt: interrupted", file=stderr)  # as a run without a store says it
+            elif _saved_status(checkpoint, run_id) is not None:
                 print("graphrt: stopped; the run is saved. Continue it with: "
                       f"{_resume_hint(checkpoint, run_id, hint_flags)}", file=stderr)
             else:
@@ -136,6 +146,8 @@ def run_saved(
             return 1, None
         except GraphError as error:
             print(f"graphrt: {Redactor().text(str(error))}", file=stderr)  # an agent's error may quote a credential
+            if not kept:
+                return 1, None
             status = _saved_status(checkpoint, run_id)
             if status is None:
                 print(f"graphrt: nothing of run {run_id} was saved in {location_of(checkpoint)}", file=stderr)

@@ -19,7 +19,7 @@ import sys
 from contextlib import nullcontext, redirect_stdout
 from typing import Any, TextIO
 
-from graphrt.base.errors import GraphError, GraphValidationError, ValidationIssue
+from graphrt.base.errors import GraphError, GraphInterrupted, GraphValidationError, ValidationIssue
 from graphrt.base.secrets import Redactor, known_credentials
 from graphrt.check.validate import collect_issues
 from graphrt.checkpoint import describe_targets
@@ -109,6 +109,23 @@ def _print_warnings(file: str, registry: Any, stderr: TextIO) -> None:
             print(format_warning(issue), file=stderr)
 
 
+def _run_asking(graph: Graph, args: argparse.Namespace, stderr: TextIO, options: dict[str, Any]
+                ) -> tuple[int, dict[str, Any] | None]:
+    """A run on a terminal without --checkpoint: its state kept in memory, so that a node that asks a person
+    (textInputAgent) asks at the prompt and the run goes on from where it stopped, as with --checkpoint."""
+    import anyio
+
+    from graphrt.checkpoint import SQLiteStore
+    from graphrt.cli.resume_command import run_saved
+
+    store = SQLiteStore(":memory:")  # the command's alone: nothing is written to disk
+    try:
+        return run_saved(graph, store, run_id=args.run_id, quiet=True, stderr=stderr, kept=False,  # type: ignore[arg-type]
+                         **options)
+    finally:
+        anyio.run(store.close)
+
+
 def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
     apply_local_model(args)
     stderr = stderr or sys.stderr
@@ -147,8 +164,19 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
                                           hint_flags=resume_flags(args), **options)
                 if results is None:
                     return code
+            elif sys.stdin.isatty() and stderr.isatty():
+                code, results = _run_asking(graph, args, stderr, options)
+                if results is None:
+                    return code
             else:
-                results = graph.run(**options)
+                try:
+                    results = graph.run(**options)
+                except GraphInterrupted as asked:  # nobody to ask, and no store to answer it later from
+                    from graphrt.cli.resume_command import NEEDS_CHECKPOINT, WAITING_FOR_ANSWER
+
+                    print(f"graphrt: {asked}", file=stderr)
+                    print(f"graphrt: {NEEDS_CHECKPOINT}", file=stderr)
+                    return WAITING_FOR_ANSWER
     finally:
         if display is not None:
             display.close()

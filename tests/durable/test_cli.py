@@ -233,3 +233,50 @@ def test_python_resume_and_fork_of_a_missing_store_make_none(tmp_path: Path) -> 
     with pytest.raises(CheckpointError, match="no checkpoint store at"):
         fork(str(missing), "run", node="greet")
     assert not missing.exists()
+
+
+def _read_until(descriptor: int, text: bytes, seconds: float = 60) -> bytes:
+    """What a terminal's screen gets until `text` appears (select's timeout only guards against a hang)."""
+    import os
+    import select
+
+    seen = b""
+    while text not in seen:
+        ready, _, _ = select.select([descriptor], [], [], seconds)
+        if not ready:
+            raise AssertionError(f"{text!r} never came; the terminal got {seen[-500:]!r}")
+        seen += os.read(descriptor, 4096)
+    return seen
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_the_example_graph_asks_on_a_terminal_without_checkpoint_and_saves_nothing(tmp_path: Path) -> None:
+    import os
+    import subprocess
+
+    from ..commands import GRAPHRT
+
+    example = str(Path(__file__).parents[2] / "graphs" / "ask.yaml")
+    terminal, its_end = os.openpty()
+    process = subprocess.Popen([*GRAPHRT, "run", example], stdin=its_end, stderr=its_end, stdout=subprocess.PIPE,
+                               cwd=tmp_path, start_new_session=True)
+    os.close(its_end)
+    try:
+        _read_until(terminal, b"? What is your name? ")
+        os.write(terminal, b"Ada\n")
+        out, _ = process.communicate(timeout=60)
+    finally:
+        process.kill()
+        os.close(terminal)
+    assert (process.returncode, json.loads(out)) == (0, {"greeting": "Hello, Ada!"})
+    assert list(tmp_path.iterdir()) == []  # the state was kept in memory
+
+
+def test_the_example_graph_off_a_terminal_without_checkpoint_says_checkpoint_is_needed_and_exits_3(capsys) -> None:
+    example = str(Path(__file__).parents[2] / "graphs" / "ask.yaml")
+    assert main(["run", example, "-q"]) == 3
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (f"graphrt: {example}:7:3: node 'name': waiting for an answer: What is your name?\n"
+                   "graphrt: to answer it later, run the graph with --checkpoint PATH, then answer with: "
+                   "graphrt resume PATH --answer TEXT\n")
