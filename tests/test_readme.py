@@ -312,3 +312,31 @@ def test_the_first_commands_are_install_and_run_then_the_ci_test_command() -> No
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.readme_commands(README) == [first.code.strip(), second.code.strip()]
+
+
+def _section(title: str) -> str:
+    """The README's text under a `## ` heading, up to the next one."""
+    text_ = README.read_text(encoding="utf-8")
+    start = text_.index(f"\n## {title}")
+    end = text_.find("\n## ", start + 1)
+    return text_[start:end if end != -1 else None]
+
+
+def test_the_batch_section_names_every_file_a_batch_writes_beside_its_output(scratch: Path) -> None:
+    (scratch / "names.jsonl").write_text('{"name": "Ada"}\n{"name": "Alan"}\n')
+    done = subprocess.run([str(VENV_BIN / "graphrt"), "batch", "graphs/hello.yaml", "names.jsonl", "-o",
+                           "greetings.jsonl", "-q"], cwd=scratch, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    written = {path.name for path in scratch.iterdir()} - {"graphs", ".venv", "names.jsonl", "greetings.jsonl"}
+    said = " ".join(_section("Batches: one graph over a dataset").split())  # words, across line ends
+    assert written and all(f"`{name}`" in said for name in written), (written, said)
+    for name in ("-wal", "-shm", "`OUTPUT.runs.db`"):  # SQLite's files while it runs, and the default's rule
+        assert name in said
+
+
+def test_the_mcp_example_says_the_embedded_model_calls_no_tool_there() -> None:
+    said = " ".join(README.read_text(encoding="utf-8").split())
+    assert ("On the embedded 135M model this example calls no tool: llama-cpp-python's server makes a tool call "
+            "only when `tool_choice` names the tool") in said
+    header = (ROOT / "graphs" / "mcp_files.yaml").read_text(encoding="utf-8")
+    assert "it calls\n# no tool there" in header

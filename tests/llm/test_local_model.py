@@ -85,3 +85,14 @@ async def test_any_gguf_named_by_graphrt_local_model_is_served(tmp_path: Path, n
         assert results["llm"]["text"]
     finally:
         local_model.stop_server()
+
+
+def test_the_mcp_example_calls_no_tool_on_the_embedded_model_as_the_readme_says(no_configured_server, tmp_path,
+                                                                                 monkeypatch):
+    """README.md and graphs/mcp_files.yaml say so: if this model ever calls the tools, say that instead."""
+    from graphrt.mcp.config import load_config_file
+
+    (tmp_path / "todo.txt").write_text("Water the plants on Tuesday.\n")
+    monkeypatch.setenv("FILES_ROOT", str(tmp_path))
+    results = graphrt.run(GRAPHS / "mcp_files.yaml", config={"mcp": load_config_file(str(GRAPHS / "mcp_files.json"))})
+    assert results["toolsUsed"] == [] and "Tuesday" not in results["answer"], results
