@@ -20,7 +20,9 @@ rest keep their results (saved as the fork's `inner` rows), the other rows of a
 map too. A checkpoint holds only top-level results, so the inner ones come from
 the run's event log: only a store that keeps one (graphrt serve's runs) can fork
 inside a nested graph, and a nested graph that loops cannot (only its last
-iteration is known).
+iteration is known). When the fork runs, the nested graph reports what it kept as
+completed nodes (`NodeCompleted` with `kept`), so the fork's own log holds every
+inner result, and the fork can itself be forked inside that graph.
 
 A looping run forks from its latest saved iteration: a store keeps no earlier
 one. The parent is read, never changed; the fork lives in the same store.
@@ -211,6 +213,10 @@ async def _inner_results(store: Any, run_id: str, key: str) -> dict[str, dict[st
     after = 0
     while True:
         page = await store.get_events(run_id, after, 1000)
+        if not page and not after:  # `graphrt run --checkpoint` and Python's durable runs save no event log
+            raise CheckpointError(f"cannot fork run {run_id!r} from {key!r}: the run saved no event log (only "
+                                  "graphrt serve's runs keep one), so what the nodes inside its nested graphs "
+                                  f"returned is not known; fork from {key.split('/')[0]!r} to run it whole")
         for after, text in page:
             try:
                 event = json.loads(text)

@@ -135,6 +135,7 @@ class GraphRun:
             self._start_first_iteration()
             if self._kept is not None:
                 self._keep_results(self._kept)
+                await self._report_kept()
         try:
             async with anyio.create_task_group() as task_group:
                 self._task_group = task_group
@@ -245,6 +246,21 @@ class GraphRun:
 
         completed = [node_id for node_id in kept if node_id in self.nodes]
         self._restore_iteration(RunSnapshot(self.run_id, 0, {**self.results, **kept}, completed))
+
+    async def _report_kept(self) -> None:
+        """Tells the observers of the results a forked nested graph keeps, as completed nodes marked `kept`: what
+        watches the run (a viewer, an event log that a later fork reads) knows them as it knows those that run."""
+        hooks = self.observers.node_completed
+        if not hooks:
+            return
+        for node_id, node in self.nodes.items():
+            if node.state != NodeState.COMPLETED:
+                continue
+            for hook in hooks:
+                pending = hook(run_id=self.run_id, path=self.path, iteration=self.iteration, node_id=node_id,
+                               value=self.results.get(node_id, UNDEFINED), duration=0.0, kept=True)
+                if pending is not None:
+                    await pending
 
     def _create_nodes(self) -> None:
         self.nodes = {spec.node_id: NodeRun(spec) for spec in self.spec.computed}

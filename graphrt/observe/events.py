@@ -97,11 +97,13 @@ class NodeStarted(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class NodeCompleted(Event):
-    """A node has its result."""
+    """A node has its result; `kept`: it did not run, its result is the one a fork kept (a node inside a nested
+    graph that does not depend on the change, reported as the nested graph starts again)."""
 
     node_id: str
     result: Any
     duration: float
+    kept: bool = False
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
@@ -383,7 +385,9 @@ class EventObserver(RunObserver):
 
     def node_completed(self, *, run_id: str, path: Path, iteration: int, node_id: str, value: Any, duration: float,
                        **future: Any) -> None:
-        self.emitter.emit(NodeCompleted(run_id=run_id, path=path, node_id=node_id, result=value, duration=duration))
+        # `kept` comes only with a result a fork kept (RunObserver.node_completed): not named, as the others are.
+        self.emitter.emit(NodeCompleted(run_id=run_id, path=path, node_id=node_id, result=value, duration=duration,
+                                        kept=bool(future.get("kept"))))
 
     def node_failed(self, *, run_id: str, path: Path, node_id: str, error: BaseException, timed_out: bool,
                     **future: Any) -> None:

@@ -54,7 +54,11 @@ class RunObserver:
 
     def node_completed(self, *, run_id: str, path: Path, iteration: int, node_id: str, value: Any,
                        duration: float, **future: Any) -> Pending:
-        """A node has its result (`UNDEFINED` for none); its waiters start once every hook is done."""
+        """A node has its result (`UNDEFINED` for none); its waiters start once every hook is done.
+
+        A nested graph a fork reaches into reports the results it keeps this way too, as it starts, with
+        `kept=True` (passed only then) and a duration of 0: those nodes do not run again.
+        """
 
     def node_failed(self, *, run_id: str, path: Path, node_id: str, error: BaseException, timed_out: bool,
                     **future: Any) -> Pending:

@@ -295,10 +295,13 @@ def test_graphrt_fork_inside_a_nested_graph_needs_the_run_s_event_log_and_says_s
     assert main(["run", str(graph), "--checkpoint", db, "--run-id", "first", "-q"]) == 0
     capsys.readouterr()
 
-    # graphrt run saves no event log, so what the inner nodes returned is not known (graphrt serve's runs have it).
+    # graphrt run saves no event log, so what the inner nodes returned is not known (graphrt serve's runs have it):
+    # it says so, not that 'outer' did not run.
     assert main(["fork", "first", "--from", "outer/title", "--checkpoint", db]) == 1
-    err = capsys.readouterr().err
-    assert "cannot fork run 'first' from 'outer/title': its event log has no results of 'outer'" in err
+    assert capsys.readouterr().err == (
+        "graphrt: cannot fork run 'first' from 'outer/title': the run saved no event log (only graphrt "
+        "serve's runs keep one), so what the nodes inside its nested graphs returned is not known; fork from 'outer' "
+        "to run it whole\n")
     assert main(["fork", "first", "--from", "outer", "--iteration", "2", "--checkpoint", db]) == 1
     assert "keeps only a run's latest iteration, 0, and the state of earlier ones was not saved" in \
         capsys.readouterr().err

@@ -7,6 +7,7 @@ each test says exactly which nodes the fork ran. The inner results come from the
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Any
 
@@ -182,3 +183,93 @@ def test_the_viewer_forks_from_a_node_inside_a_nested_graph(serve, browser):
     expect(page.locator("#results")).to_contain_text('"outline": "an outline"')
     assert calls == {"outer/review": 1, "after": 1}, calls
     assert not errors, errors
+
+
+def test_a_fork_inside_a_nested_graph_keeps_that_graph_s_node_records_and_can_be_forked_inside_again(serve):
+    calls, agents = _counted()
+    served = serve({"nested.yaml": NESTED}, agents=agents)
+    with served.client() as client:
+        parent = client.post("/graphs/nested/runs?wait=true", json={}).json()
+        calls.clear()
+        forked = client.post(f"/runs/{parent['id']}/fork", json={"from": "outer/draft"}).json()
+        assert wait_for_status(client, forked["id"])["status"] == "finished"
+        assert calls == {"outer/draft": 1, "outer/review": 1, "after": 1}, calls
+
+        # The nodes inside 'outer' that the fork kept are known as the ones that ran again are: completed, with
+        # their results, marked as kept.
+        kept = client.get(f"/runs/{forked['id']}/nodes/outer/research")
+        assert kept.status_code == 200, kept.text
+        assert (kept.json()["state"], kept.json()["result"]) == ("completed", {"topic": "graphs"})
+        states = {key: node["state"] for key, node in client.get(f"/runs/{forked['id']}/nodes").json()["nodes"].items()}
+        assert {key: states.get(key) for key in ("outer/research", "outer/outline", "outer/draft", "outer/review")} \
+            == dict.fromkeys(("outer/research", "outer/outline", "outer/draft", "outer/review"), "completed"), states
+        events = client.get(f"/runs/{forked['id']}/events").text
+        kept_events = [json.loads(line[len("data: "):]) for line in events.splitlines() if line.startswith("data: ")
+                       and '"NodeCompleted"' in line and '"kept": true' in line]
+        assert sorted(event["node_id"] for event in kept_events) == ["outline", "research"]
+
+        # The fork is a run like any other: it can be forked inside 'outer' too.
+        calls.clear()
+        again = client.post(f"/runs/{forked['id']}/fork", json={"from": "outer/outline"})
+        assert again.status_code == 202, again.text
+        assert wait_for_status(client, again.json()["id"])["status"] == "finished"
+        assert calls == {"outer/outline": 1, "outer/review": 1, "after": 1}, calls
+
+
+COPIED = """\
+version: 0.5
+nodes:
+  topic:
+    value: trees
+  outer:
+    agent: nestedAgent
+    inputs:
+      topic: :topic
+    graph:
+      version: 0.5
+      nodes:
+        topic:
+          value: ""
+        title:
+          agent: copyAgent
+          inputs:
+            text: :topic
+        subtitle:
+          agent: copyAgent
+          inputs:
+            text: :topic
+        page:
+          agent: stringTemplateAgent
+          inputs:
+            title: :title.text
+            subtitle: :subtitle.text
+          params:
+            template: ${title} / ${subtitle}
+          isResult: true
+    isResult: true
+"""
+
+
+def test_graphrt_fork_forks_a_served_fork_inside_its_nested_graph(serve, capsys, tmp_path):
+    from graphrt.cli import main
+
+    served = serve({"copied.yaml": COPIED})
+    with served.client() as client:
+        parent = client.post("/graphs/copied/runs?wait=true", json={}).json()
+        forked = client.post(f"/runs/{parent['id']}/fork",
+                             json={"from": "outer/title", "set": {"outer/title": {"text": "oaks"}}}).json()
+        done = wait_for_status(client, forked["id"])
+        assert done["results"] == {"outer": {"page": "oaks / trees"}}, done
+    served.server.should_exit = True
+    served.thread.join(15)
+
+    # The fork's log holds what it kept inside 'outer' (subtitle) beside what it ran: a fork of it from inside works.
+    trace = tmp_path / "trace.jsonl"
+    code = main(["fork", forked["id"], "--from", "outer/title", "--set", 'outer/title={"text": "elms"}',
+                 "--checkpoint", str(served.checkpoint), "--trace", str(trace)])
+    out, err = capsys.readouterr()
+    assert (code, json.loads(out)) == (0, {"outer": {"page": "elms / trees"}}), err
+    assert f"forks {forked['id']} from 'outer/title'; computing again: outer, outer/page" in err
+    started = [(tuple(event["path"]), event["node_id"]) for event in map(json.loads, trace.read_text().splitlines())
+               if event["type"] == "NodeStarted"]
+    assert started == [((), "outer"), (("outer",), "page")]  # subtitle kept its result: it did not run again
