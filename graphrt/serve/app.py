@@ -45,7 +45,7 @@ from graphrt.base.states import vocabulary
 from graphrt.checkpoint import CheckpointTarget
 from graphrt.checkpoint.base import StoreFailed
 from graphrt.serve.catalog import GraphCatalog
-from graphrt.serve.completions import completion_routes
+from graphrt.serve.completions import COMPLETIONS_PREFIX, completion_routes, guard_error
 from graphrt.serve.cors import with_cors
 from graphrt.serve.json_answer import JSONAnswer
 from graphrt.serve.lease import StoreLease
@@ -408,7 +408,9 @@ def create_app(
     app.state.readers = _Readers(max_streams)
     # Outermost the Host and Origin checks (they only refuse), then CORS headers for the origins allowed (a
     # preflight carries no key), then the key and the body limit.
-    guarded = OriginGuard(with_cors(Guard(app, api_key=api_key, max_body=max_body), cors_origins),
+    # The OpenAI-compatible endpoint's refusals in OpenAI's shape, which its clients read.
+    guard = Guard(app, api_key=api_key, max_body=max_body, error_shapes={COMPLETIONS_PREFIX: guard_error})
+    guarded = OriginGuard(with_cors(guard, cors_origins),
                           OriginPolicy.of(host, allowed_hosts, cors_origins))
     guarded.state = app.state  # type: ignore[attr-defined] - so that callers reach the service from what they hold
     return guarded

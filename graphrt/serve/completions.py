@@ -10,15 +10,18 @@ one result: a string, or an LLM agent's result (its `text`). With `"stream": tru
 the answer comes as `chat.completion.chunk` events: the reply node's streamed tokens
 as they come (TokenDelta), then whatever of the reply they did not cover, then
 `[DONE]`; a run that fails ends the stream with an `error` event, which OpenAI's
-SDKs raise, so a failed run never reads as a reply. `GET /v1/models` lists the
-graphs that take `messages`. Errors have OpenAI's shape: `{"error": {"message", "type", "code"}}`.
+SDKs raise, so a failed run never reads as a reply. A client that leaves mid-stream
+stops watching the run (the run goes on, its events all logged). `GET /v1/models`
+lists the graphs that take `messages`. Errors have OpenAI's shape,
+`{"error": {"message", "type", "param", "code"}}`: the endpoint's own, and the
+guard's refusals of its requests (`guard_error`: a wrong key, a body over the limit).
 """
 
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import AsyncIterator
+import math
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
@@ -34,25 +37,46 @@ from graphrt.serve.json_answer import JSONAnswer
 from graphrt.serve.runs import RunService, ServedRun
 from graphrt.serve.security import BodyTooLarge
 
-__all__ = ["MESSAGES_INPUT", "CompletionRefused", "completion_routes", "reply_text"]
+__all__ = ["COMPLETIONS_PREFIX", "MESSAGES_INPUT", "CompletionRefused", "completion_routes", "error_body",
+           "guard_error", "reply_text"]
 
+COMPLETIONS_PREFIX = "/v1/"  # the paths of the OpenAI-compatible API: their errors have OpenAI's shape
 MESSAGES_INPUT = "messages"  # the static node a chat graph takes the conversation in
 _TOKEN_BUFFER = 10_000  # tokens waiting for a slow reader; more are dropped (the end of the stream sends the rest)
 _SETTLE_POLL_SECONDS = 0.2  # how soon a stream without tokens sees that its run ended
 
 
+_GUARD_CODES = {401: "invalid_api_key", 408: "request_timeout", 413: "request_too_large"}
+"""OpenAI's codes for what serve/security.py's guard refuses before a route sees the request."""
+
+
+def error_body(message: str, kind: str = "invalid_request_error", param: str | None = None,
+               code: str | None = None) -> dict[str, Any]:
+    """An error as OpenAI's API answers it, which its SDKs read: `{"error": {"message", "type", "param", "code"}}`."""
+    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
+
+
+def guard_error(status: int, message: str) -> dict[str, Any]:
+    """The body of the guard's refusal (a wrong key, a body over the limit) of a request to this API."""
+    return error_body(message, code=_GUARD_CODES.get(status))
+
+
 class CompletionRefused(RequestError):
-    """A chat completion request refused: answered in OpenAI's error shape, with `.kind` (its `type`) and `.code`."""
+    """A chat completion request refused: answered in OpenAI's error shape, with `.kind` (its `type`), `.param`
+    (the field at fault) and `.code`."""
 
     def __init__(self, status: int, message: str, kind: str = "invalid_request_error", code: str | None = None,
-                 headers: dict[str, str] | None = None) -> None:
+                 headers: dict[str, str] | None = None, param: str | None = None) -> None:
         super().__init__(message, status=status, headers=headers)
-        self.kind, self.code = kind, code
+        self.kind, self.code, self.param = kind, code, param
+
+    def body(self, message: str) -> dict[str, Any]:
+        """Its error in OpenAI's shape, saying `message`."""
+        return error_body(message, self.kind, self.param, self.code)
 
     def response(self, service: RunService) -> JSONAnswer:
         """The answer, its message as clients see errors (service.shown: it may quote the model named, a key)."""
-        return JSONAnswer({"error": {"message": service.shown(str(self)), "type": self.kind, "param": None,
-                                     "code": self.code}}, status_code=self.status, headers=self.headers)
+        return JSONAnswer(self.body(service.shown(str(self))), status_code=self.status, headers=self.headers)
 
 
 def _service(request: Request) -> RunService:
@@ -80,11 +104,27 @@ def reply_text(results: dict[str, Any]) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _count(value: Any) -> int:
+    """A token count as OpenAI's usage gives it, a whole number from 0; what is not a count (text, a list, NaN,
+    a negative number) counts 0, as a reply without usage does."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return max(0, value)
+    if isinstance(value, float) and math.isfinite(value):
+        return max(0, int(value))
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 18:
+        return int(value)
+    return 0
+
+
 def _usage(results: dict[str, Any] | None) -> dict[str, int]:
+    """The reply's `usage` (an LLM agent's result has one), in OpenAI's shape; 0s when it gives none."""
     usage = next(iter(results.values()), None) if results else None
     usage = usage.get("usage") if isinstance(usage, dict) else None
-    counts = {key: int(usage.get(key) or 0) for key in ("prompt_tokens", "completion_tokens")} \
-        if isinstance(usage, dict) else {"prompt_tokens": 0, "completion_tokens": 0}
+    if not isinstance(usage, dict):
+        usage = {}
+    counts = {key: _count(usage.get(key)) for key in ("prompt_tokens", "completion_tokens")}
     return {**counts, "total_tokens": counts["prompt_tokens"] + counts["completion_tokens"]}
 
 
@@ -103,7 +143,10 @@ async def _body(request: Request) -> dict[str, Any]:
         raise CompletionRefused(400, "'model' must name a served graph (GET /v1/models lists them)")
     messages = body.get("messages")
     if not isinstance(messages, list) or not all(isinstance(message, dict) for message in messages):
-        raise CompletionRefused(400, "'messages' must be a list of message objects")
+        raise CompletionRefused(400, "'messages' must be a list of message objects", param="messages")
+    if body.get("stream_options") is not None and not isinstance(body["stream_options"], dict):
+        raise CompletionRefused(400, "'stream_options' must be an object, such as {\"include_usage\": true}",
+                                param="stream_options")
     return body
 
 
@@ -153,7 +196,8 @@ async def chat_completions(request: Request) -> Response:
         return refused.response(service)
     headers = {"X-Graphrt-Run": f"/runs/{run.id}"}
     if body.get("stream"):
-        return StreamingResponse(_stream(run, body["model"], bool((body.get("stream_options") or {}).get("include_usage"))),
+        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        return StreamingResponse(_stream(run, body["model"], include_usage),
                                  media_type="text/event-stream", headers={**headers, "Cache-Control": "no-cache"})
     await run.settled()
     try:
@@ -175,7 +219,8 @@ def _reply_node(run: ServedRun) -> str | None:
 def _stream(run: ServedRun, model: str, include_usage: bool) -> AsyncIterator[str]:
     """The run as chat.completion.chunk events: its reply node's tokens as they come, then the rest.
 
-    Its tokens are watched from now on (the run may start before the response does).
+    Its tokens are watched from now on (the run may start before the response does), until the stream ends
+    or its reader leaves (its token stream is closed then: the watcher stops itself at the next token).
     """
     send, receive = anyio.create_memory_object_stream[str](_TOKEN_BUFFER)
     reply_node = _reply_node(run)
@@ -186,39 +231,47 @@ def _stream(run: ServedRun, model: str, include_usage: bool) -> AsyncIterator[st
                 send.send_nowait(event.token)
             except anyio.WouldBlock:
                 pass  # a reader this far behind gets the rest from the reply at the end
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                unwatch()  # the reader left
 
-    run.watchers.append(on_event)
-    return _chunks(run, model, include_usage, send, receive)
+    unwatch = run.watch(on_event)
+    return _chunks(run, model, include_usage, send, receive, unwatch)
 
 
-async def _chunks(run: ServedRun, model: str, include_usage: bool, send: Any, receive: Any) -> AsyncIterator[str]:
+async def _chunks(run: ServedRun, model: str, include_usage: bool, send: Any, receive: Any,
+                  unwatch: Callable[[], None]) -> AsyncIterator[str]:
     def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
         return "data: " + json.dumps({
             "id": _completion_id(run), "object": "chat.completion.chunk", "created": int(run.created_at),
             "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}) + "\n\n"
 
     streamed = ""
-    yield chunk({"role": "assistant", "content": ""})
-    with send, receive:  # no task group in a generator (a reader that leaves closes it from another task)
-        while True:
-            settled = run.status in RunStatus.SETTLED
-            tokens = []
-            with anyio.move_on_after(0 if settled else _SETTLE_POLL_SECONDS):
-                tokens.append(await receive.receive())
+    # No task group in a generator (a reader that leaves closes it from another task). However it ends (the
+    # run settled, or its reader left: cancelled at a wait, or closed at a yield), it watches the run no more.
+    with send, receive:
+        try:
+            yield chunk({"role": "assistant", "content": ""})
             while True:
-                try:
-                    tokens.append(receive.receive_nowait())
-                except anyio.WouldBlock:
+                settled = run.status in RunStatus.SETTLED
+                tokens = []
+                with anyio.move_on_after(0 if settled else _SETTLE_POLL_SECONDS):
+                    tokens.append(await receive.receive())
+                while True:
+                    try:
+                        tokens.append(receive.receive_nowait())
+                    except anyio.WouldBlock:
+                        break
+                for token in tokens:
+                    streamed += token
+                    yield chunk({"content": token})
+                if settled and not tokens:
                     break
-            for token in tokens:
-                streamed += token
-                yield chunk({"content": token})
-            if settled and not tokens:
-                break
+        finally:
+            unwatch()
     try:
         text = _outcome(run)
     except CompletionRefused as refused:
-        yield "data: " + json.dumps({"error": {"message": str(refused), "type": refused.kind, "code": refused.code}}) + "\n\n"
+        yield "data: " + json.dumps(refused.body(str(refused))) + "\n\n"
         return
     if text.startswith(streamed) and len(text) > len(streamed):
         yield chunk({"content": text[len(streamed):]})

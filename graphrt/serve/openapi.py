@@ -171,6 +171,11 @@ def _graph_paths(graphs: Iterable[dict[str, Any]]) -> tuple[dict[str, Any], dict
     return paths, schemas
 
 
+_OPENAI_ERROR = _json({"type": "object", "required": ["error"], "properties": {"error": {
+    "type": "object", "required": ["message", "type", "param", "code"],
+    "properties": {"message": {"type": "string"}, "type": {"type": "string"},
+                   "param": {"type": ["string", "null"]}, "code": {"type": ["string", "null"]}}}}},
+    "an error in OpenAI's shape (a wrong key, a body over the limit, no such graph, a full queue, a failed run)")
 _CHAT_PATHS = {
     "/v1/chat/completions": {"post": {
         "summary": "OpenAI-compatible chat completion: `model` names a graph that takes `messages`",
@@ -178,10 +183,12 @@ _CHAT_PATHS = {
         "requestBody": {"content": {"application/json": {"schema": {
             "type": "object", "required": ["model", "messages"],
             "properties": {"model": {"type": "string"}, "messages": {"type": "array", "items": {"type": "object"}},
-                           "stream": {"type": "boolean"}}}}}},
+                           "stream": {"type": "boolean"},
+                           "stream_options": {"type": "object",
+                                              "properties": {"include_usage": {"type": "boolean"}}}}}}}},
         "responses": {"200": {"description": "a chat.completion, or chat.completion.chunk events with stream=true"},
-                      "400": {"description": "OpenAI-shaped error"}, "404": {"description": "no such graph"},
-                      "429": {"description": "the queue is full"}, "500": {"description": "the run failed"}}}},
+                      "400": _OPENAI_ERROR, "401": _OPENAI_ERROR, "404": _OPENAI_ERROR,
+                      "413": _OPENAI_ERROR, "429": _OPENAI_ERROR, "500": _OPENAI_ERROR}}},
     "/v1/models": {"get": {"summary": "The graphs that take messages, as OpenAI lists models",
                            "operationId": "listModels", "tags": ["openai"],
                            "responses": {"200": {"description": "the chat graphs"}}}},

@@ -109,7 +109,7 @@ class ServedRun:
                                   if node["kind"] == "computed"])
         self.events = events if events is not None else EventLog(event_limit)
         self.cancel_requested = False
-        self.watchers: list[Callable[[Event], Any]] = []  # given each event on the event loop (an MCP call's progress)
+        self.watchers: list[Callable[[Event], Any]] = []  # given each event on the event loop (`watch`)
         self.scope: anyio.CancelScope | None = None
         self._redactor = redactor
         self._shown = shown or redactor.text  # an error's text as clients see it (no credentials, no server paths)
@@ -133,11 +133,21 @@ class ServedRun:
         """The top-level nodes' states."""
         return self.ledger.states()
 
+    def watch(self, watcher: Callable[[Event], Any]) -> Callable[[], None]:
+        """Gives `watcher` each event of the run from now on, on the event loop; returns what stops it.
+
+        A watcher that raises is stopped (and said once in the log): it never costs the run an event."""
+        self.watchers.append(watcher)
+
+        def stop() -> None:
+            if watcher in self.watchers:
+                self.watchers.remove(watcher)
+
+        return stop
+
     def _record_event(self, event: Event, *, notify: bool = True) -> None:
-        """Logs the event as readers get it (a node's event names the `state` it leaves the node in)."""
-        if notify:  # on the event loop (the other case is a thread anyio did not start): watchers use its streams
-            for watcher in self.watchers:
-                watcher(event)
+        """Logs the event as readers get it (a node's event names the `state` it leaves the node in), then
+        gives it to the watchers."""
         record = event_record(event, self._redactor)
         if isinstance(record.get("error"), str):
             record["error"] = self._shown(record["error"])
@@ -146,6 +156,14 @@ class ServedRun:
             record["state"] = state
         self.ledger.record(event, record)
         self.events.append(record, notify=notify)
+        if notify:  # on the event loop (the other case is a thread anyio did not start): watchers use its streams
+            for watcher in tuple(self.watchers):  # a copy: a watcher may stop itself
+                try:
+                    watcher(event)
+                except Exception:  # noqa: BLE001 - a watcher's fault is its own: the run and its log go on
+                    log.exception("run %s: an event watcher failed and no longer watches", self.id)
+                    if watcher in self.watchers:
+                        self.watchers.remove(watcher)
 
     def set_status(self, status: RunStatus, *, results: Any = None, error: str | None = None,
                    question: str | None = None, announce: bool = True) -> None:
@@ -170,6 +188,7 @@ class ServedRun:
                                "nodes": dict(self.nodes)})
         if status in RunStatus.ENDED:
             self.events.close()
+            self.watchers.clear()  # no event follows: a watcher whose reader never came is let go too
 
     async def settled(self) -> None:
         """Waits until the run ends or asks a question."""

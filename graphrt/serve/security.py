@@ -12,6 +12,10 @@ The key is checked on every request except the viewer page's own files (which
 hold no data; the page asks for the key and sends it with its API calls).
 It is compared in constant time: both sides are hashed first, so neither
 their content nor their length shows in the time a refusal takes.
+
+A refusal's body is `{"error": message}`; the paths of an API with its own error shape
+(the OpenAI-compatible endpoint's) are refused in that shape (`error_shapes`), which
+that API's clients read.
 """
 
 from __future__ import annotations
@@ -20,17 +24,19 @@ import asyncio
 import hashlib
 import hmac
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from graphrt.base.errors import RequestError
 
-__all__ = ["PUBLIC_PATHS", "BodyTooLarge", "Guard", "key_matches"]
+__all__ = ["PUBLIC_PATHS", "BodyTooLarge", "ErrorShape", "Guard", "key_matches"]
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+ErrorShape = Callable[[int, str], dict[str, Any]]
+"""(status, message) -> the JSON body of a refusal."""
 
 PUBLIC_PATHS = ("/", "/favicon.ico", "/health")
 PUBLIC_PREFIXES = ("/static/",)
@@ -54,8 +60,13 @@ def _presented_key(scope: Scope) -> str | None:
     return None
 
 
-async def _refuse(send: Send, status: int, message: str, headers: list[tuple[bytes, bytes]] = ()) -> None:
-    body = json.dumps({"error": message}).encode("utf-8")
+def _plain(status: int, message: str) -> dict[str, Any]:
+    return {"error": message}
+
+
+async def _refuse(send: Send, status: int, message: str, headers: list[tuple[bytes, bytes]] = (),
+                  shape: ErrorShape = _plain) -> None:
+    body = json.dumps(shape(status, message)).encode("utf-8")
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                             *headers]})
@@ -74,13 +85,18 @@ _GONE = 499  # not sent: what _read_body says when the client left before its bo
 
 class Guard:
     """ASGI middleware: 401 without the key (when one is set), 413 for a body over `max_body` bytes,
-    408 for one not sent within `body_seconds`."""
+    408 for one not sent within `body_seconds`; in the shape `error_shapes` gives the paths under a prefix."""
 
-    def __init__(self, app: ASGIApp, *, api_key: str | None, max_body: int, body_seconds: float = 30.0) -> None:
+    def __init__(self, app: ASGIApp, *, api_key: str | None, max_body: int, body_seconds: float = 30.0,
+                 error_shapes: Mapping[str, ErrorShape] | None = None) -> None:
         self.app = app
         self.api_key = api_key or None
         self.max_body = max_body
         self.body_seconds = body_seconds
+        self.error_shapes = dict(error_shapes or {})
+
+    def _shape(self, path: str) -> ErrorShape:
+        return next((shape for prefix, shape in self.error_shapes.items() if path.startswith(prefix)), _plain)
 
     async def _read_body(self, receive: Receive) -> tuple[list[dict[str, Any]], int | None]:
         """The request's body messages, read whole; (messages, None), or ([], the status that refuses it).
@@ -121,13 +137,14 @@ class Guard:
             return
         path = scope.get("path", "")
         public = path in PUBLIC_PATHS or path.startswith(PUBLIC_PREFIXES)
+        shape = self._shape(path)
         if self.api_key is not None and not public and not key_matches(_presented_key(scope), self.api_key):
             await _refuse(send, 401, "missing or wrong API key (send 'Authorization: Bearer KEY')",
-                          [(b"www-authenticate", b'Bearer realm="graphrt"')])
+                          [(b"www-authenticate", b'Bearer realm="graphrt"')], shape)
             return
         for name, value in scope.get("headers", []):
             if name == b"content-length" and value.isdigit() and int(value) > self.max_body:
-                await _refuse(send, 413, f"the request body is over {self.max_body} bytes")
+                await _refuse(send, 413, f"the request body is over {self.max_body} bytes", shape=shape)
                 return
         if scope.get("method") in _BODILESS:
             await self.app(scope, receive, send)
@@ -136,10 +153,10 @@ class Guard:
         if refused == _GONE:
             return
         if refused == 413:
-            await _refuse(send, 413, f"the request body is over {self.max_body} bytes")
+            await _refuse(send, 413, f"the request body is over {self.max_body} bytes", shape=shape)
             return
         if refused == 408:
-            await _refuse(send, 408, f"the request body was not sent within {self.body_seconds:g} s")
+            await _refuse(send, 408, f"the request body was not sent within {self.body_seconds:g} s", shape=shape)
             return
 
         async def replayed() -> dict[str, Any]:

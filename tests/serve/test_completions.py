@@ -104,3 +104,89 @@ def test_bad_requests_get_openai_shaped_errors(served):
         client.chat.completions.create(model="hello", messages=[{"role": "user", "content": "hi"}])
     with pytest.raises(openai.AuthenticationError):
         _client(served, key="sk-wrong").chat.completions.create(model="chat", messages=[])
+
+
+# ----- a streaming client that leaves; requests and replies the endpoint must not answer with a bare 500 -----
+
+GATED_CHAT = CHAT.replace("echoChatAgent", "gatedChatAgent")
+
+
+def test_a_streaming_client_that_leaves_detaches_and_the_run_keeps_every_event(serve, caplog):
+    """Its watcher stayed on the run and raised at every later token: a traceback per token in the log, and
+    the tokens missing from the run's event log."""
+    import logging
+    import threading
+
+    import anyio
+
+    from .conftest import sse_events, wait_for_status
+    from ..waiting import wait_until
+
+    gate = threading.Event()
+
+    async def gated_chat(ctx: AgentContext) -> Any:
+        ctx.stream_token("first ")
+        await anyio.to_thread.run_sync(gate.wait, 60)
+        for number in range(50):  # tokens after the client left
+            ctx.stream_token(f"t{number} ")
+        return "done"
+
+    served = serve({"chat.yaml": GATED_CHAT}, agents=[AgentInfo(name="gatedChatAgent", func=gated_chat)])
+    caplog.set_level(logging.WARNING)
+    stream = _client(served, key="unused").chat.completions.create(
+        model="chat", messages=[{"role": "user", "content": "hi"}], stream=True)
+    run_id = stream.response.headers["x-graphrt-run"].rsplit("/", 1)[1]
+    assert next(chunk for chunk in stream if chunk.choices[0].delta.content).choices[0].delta.content == "first "
+    stream.close()  # the client leaves mid-reply
+    wait_until(lambda: not served.server.server_state.tasks, "the server's answer to the stream ending")
+    gate.set()
+    with served.client() as client:
+        assert wait_for_status(client, run_id)["status"] == "finished"
+        with client.stream("GET", f"/runs/{run_id}/events") as response:
+            tokens = [data["token"] for _, name, data in sse_events(response) if name == "TokenDelta"]
+    assert tokens == ["first ", *(f"t{number} " for number in range(50))]
+    assert [record.getMessage() for record in caplog.records if record.levelno >= logging.ERROR] == []
+
+
+def test_stream_options_that_are_not_an_object_are_a_400_in_openais_shape(served):
+    client = _client(served)
+    for options in (["include_usage"], "include_usage"):
+        with pytest.raises(openai.BadRequestError) as refused:
+            client.chat.completions.create(model="chat", messages=[{"role": "user", "content": "hi"}], stream=True,
+                                           stream_options=options)
+        assert refused.value.body == {"message": "'stream_options' must be an object, such as "
+                                                 "{\"include_usage\": true}",
+                                      "type": "invalid_request_error", "param": "stream_options", "code": None}
+
+
+async def odd_usage_chat(ctx: AgentContext) -> Any:
+    return {"text": "counted oddly", "usage": {"prompt_tokens": "many", "completion_tokens": [2]}}
+
+
+def test_a_reply_whose_usage_is_not_numbers_is_answered_without_its_counts(serve):
+    served = serve({"chat.yaml": CHAT.replace("echoChatAgent", "oddUsageAgent")},
+                   agents=[AgentInfo(name="oddUsageAgent", func=odd_usage_chat)])
+    client = _client(served, key="unused")
+    reply = client.chat.completions.create(model="chat", messages=[{"role": "user", "content": "hi"}])
+    assert reply.choices[0].message.content == "counted oddly"
+    assert (reply.usage.prompt_tokens, reply.usage.completion_tokens, reply.usage.total_tokens) == (0, 0, 0)
+    chunks = list(client.chat.completions.create(model="chat", messages=[{"role": "user", "content": "hi"}],
+                                                 stream=True, stream_options={"include_usage": True}))
+    assert "".join(chunk.choices[0].delta.content or "" for chunk in chunks if chunk.choices) == "counted oddly"
+    assert chunks[-1].usage.total_tokens == 0
+
+
+def test_a_body_over_the_limit_is_a_413_in_openais_shape(serve):
+    served = serve({"chat.yaml": CHAT}, agents=AGENTS, api_key="sk-test-key", max_body=1000)
+    client = _client(served)
+    for stream in (False, True):
+        with pytest.raises(openai.APIStatusError) as refused:
+            client.chat.completions.create(model="chat", messages=[{"role": "user", "content": "x" * 2000}],
+                                           stream=stream)
+        assert refused.value.status_code == 413
+        assert refused.value.body == {"message": "the request body is over 1000 bytes",
+                                      "type": "invalid_request_error", "param": None, "code": "request_too_large"}
+    with pytest.raises(openai.AuthenticationError) as refused:
+        _client(served, key="sk-wrong").chat.completions.create(model="chat", messages=[])
+    assert refused.value.body == {"message": "missing or wrong API key (send 'Authorization: Bearer KEY')",
+                                  "type": "invalid_request_error", "param": None, "code": "invalid_api_key"}
