@@ -20,7 +20,8 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -279,6 +280,7 @@ class RunService:
         self._run_times = RunTimes()  # recent run times per graph, for Retry-After
         self._in_slots: dict[str, tuple[str, float]] = {}  # run id -> (graph, time.monotonic() it took its slot)
         self.running = 0
+        self._held = 0  # places in the queue held for runs being saved (submit, fork)
         self.stopping = anyio.Event()
 
     def shown(self, text: str) -> str:
@@ -495,11 +497,45 @@ class RunService:
     def queued(self) -> int:
         return self._send.statistics().current_buffer_used if self._send is not None else 0
 
+    def _room(self) -> int:
+        """How many more runs the queue takes now: workers waiting for one, and free places in the queue, less the
+        places held for runs being saved (`_holding_place`). Not `running`: a worker between two runs waits for
+        none yet, and a run handed to no worker was a bare 500 (with --max-queue 0, under concurrent POSTs)."""
+        stats = self._send.statistics()  # type: ignore[union-attr] - checked by the caller
+        return stats.tasks_waiting_receive + stats.max_buffer_size - stats.current_buffer_used - self._held
+
     def _check_room(self) -> None:
         if self._send is None:
             raise RequestError("the server is stopping", status=503)
-        if self.running >= self.max_runs and self.queued() >= self.max_queue:
+        if self._room() <= 0:
             raise QueueFull(self._retry_after())
+
+    @contextmanager
+    def _holding_place(self) -> Iterator[None]:
+        """Holds a place in the queue (if one is free, else QueueFull) while a run is saved, so that the requests
+        saving theirs meanwhile do not count on it too."""
+        self._check_room()
+        self._held += 1
+        try:
+            yield
+        finally:
+            self._held -= 1
+
+    async def _queue_saved(self, run: ServedRun, job: _Job) -> None:
+        """Queues a run saved by `submit` or `fork`; one refused now (its place was taken meanwhile: a restarted
+        server queues its runs again) is saved cancelled, so that no later server runs it."""
+        try:
+            self._check_room()
+        except RequestError:
+            try:
+                with anyio.CancelScope(shield=True):
+                    await self.store.update_run(run.id, status=RunStatus.CANCELLED, detail={"cancelled": True})
+            except Exception as error:  # noqa: BLE001 - the refusal is what the client must get
+                log.warning("run %s was refused, but could not be saved cancelled: %s", run.id, error)
+            raise
+        run.set_status(RunStatus.QUEUED)
+        self._remember(run)
+        self._send.send_nowait(job)  # type: ignore[union-attr] - room was checked, with no wait since
 
     def _retry_after(self) -> int:
         now = time.monotonic()
@@ -520,28 +556,21 @@ class RunService:
             raise RunNotFound(f"no graph named {name!r}")
         if served.error is not None:
             raise GraphError(f"graph {name!r} cannot run: {served.error}")
-        self._check_room()
-        if webhook is not None:
-            if self._webhooks is None:
-                raise WebhookRefused(f"checkpoint store {self.store.location} keeps no webhooks")
-            webhook = await self._webhooks.check(webhook)
-        graph = served.build(self.catalog.registry, self.catalog.executor, self.catalog.services)
-        run_id = uuid.uuid4().hex[:16]
-        record = await save_new_run(graph, self.store, run_id, inject=dict(inputs or {}), all_results=all_results)
-        if webhook is not None:
-            await self._webhooks.subscribe(run_id, webhook)  # type: ignore[union-attr] - checked above
-        try:
-            self._check_room()  # again: other requests went on while the run was saved
-        except QueueFull:
-            await self.store.update_run(run_id, status=RunStatus.CANCELLED, detail={"cancelled": True})
-            raise
-        run = ServedRun(run_id, served, self.redactor, shown=self.shown, all_results=all_results,
-                        event_limit=self._event_limit,
-                        events=await self._events_for(run_id))
-        run.inputs = self.redactor.value(dict(inputs or {}))
-        run.set_status(RunStatus.QUEUED)
-        self._remember(run)
-        self._send.send_nowait(_Job(run, graph, record=record))  # type: ignore[union-attr] - room was checked above
+        with self._holding_place():
+            if webhook is not None:
+                if self._webhooks is None:
+                    raise WebhookRefused(f"checkpoint store {self.store.location} keeps no webhooks")
+                webhook = await self._webhooks.check(webhook)
+            graph = served.build(self.catalog.registry, self.catalog.executor, self.catalog.services)
+            run_id = uuid.uuid4().hex[:16]
+            record = await save_new_run(graph, self.store, run_id, inject=dict(inputs or {}), all_results=all_results)
+            if webhook is not None:
+                await self._webhooks.subscribe(run_id, webhook)  # type: ignore[union-attr] - checked above
+            run = ServedRun(run_id, served, self.redactor, shown=self.shown, all_results=all_results,
+                            event_limit=self._event_limit,
+                            events=await self._events_for(run_id))
+            run.inputs = self.redactor.value(dict(inputs or {}))
+        await self._queue_saved(run, _Job(run, graph, record=record))
         return run
 
     async def get(self, run_id: str) -> ServedRun:
@@ -623,23 +652,17 @@ class RunService:
             RunNotFound, QueueFull, GraphError (an unknown node, a value that cannot be saved, ...).
         """
         parent = await self.get(run_id)
-        self._check_room()
-        forked = await afork(self.store, run_id, node=node, values=values, iteration=iteration,
-                             as_started=True,  # the parent's version
-                             agents=self.catalog.registry, executor=self.catalog.executor)
-        run = ServedRun(forked.run_id, parent.graph, self.redactor, shown=self.shown, all_results=parent.all_results,
-                        event_limit=self._event_limit, events=await self._events_for(forked.run_id))
-        run.inputs = self.redactor.value(forked.record.injected)
-        run.parent = forked.record.parent
-        await self._restore_nodes(run, forked.record)  # the results it keeps
-        run.set_status(RunStatus.QUEUED)
-        self._remember(run)
-        try:
-            self._check_room()
-        except QueueFull:
-            await self.store.update_run(run.id, status=RunStatus.CANCELLED, detail={"cancelled": True})
-            raise
-        self._send.send_nowait(_Job(run, None))  # type: ignore[union-attr] - rebuilt from its checkpoint, as a resume
+        with self._holding_place():
+            forked = await afork(self.store, run_id, node=node, values=values, iteration=iteration,
+                                 as_started=True,  # the parent's version
+                                 agents=self.catalog.registry, executor=self.catalog.executor)
+            run = ServedRun(forked.run_id, parent.graph, self.redactor, shown=self.shown,
+                            all_results=parent.all_results, event_limit=self._event_limit,
+                            events=await self._events_for(forked.run_id))
+            run.inputs = self.redactor.value(forked.record.injected)
+            run.parent = forked.record.parent
+            await self._restore_nodes(run, forked.record)  # the results it keeps
+        await self._queue_saved(run, _Job(run, None))  # rebuilt from its checkpoint, as a resume
         return run
 
     async def cancel(self, run_id: str) -> ServedRun:
