@@ -582,6 +582,8 @@ class RunService:
         run = self._runs.get(run_id)
         if run is not None:
             return run
+        if "\x00" in run_id:  # no saved run has one (PostgreSQL's text cannot hold it): not a store failure
+            raise RunNotFound(f"no run {run_id!r}")
         record = await self.store.get_run(run_id)
         served = self.catalog.as_started(record) if record is not None else None
         if record is None or served is None:
@@ -742,8 +744,11 @@ class RunService:
                 graph, _ = await afrom_checkpoint(self.store, run.id, as_started=True, agents=self.catalog.registry,
                                                   executor=self.catalog.executor, services=self.catalog.services)
         except GraphError as error:
-            run.set_status(RunStatus.FAILED, error=self.shown(str(error)))
-            self._settled(run)
+            if not run.cancel_requested:
+                run.set_status(RunStatus.FAILED, error=self.shown(str(error)))
+                self._settled(run)
+            return
+        if run.cancel_requested:  # cancelled, still queued, while its checkpoint was read: cancel() saved it so
             return
         started = time.monotonic()
         self._in_slots[run.id] = (run.graph.name, started)
@@ -782,7 +787,7 @@ class RunService:
             if scope.cancelled_caught and unsaved:
                 await self._events_failed(run, unsaved[0])
             elif scope.cancelled_caught:
-                run.set_status(RunStatus.CANCELLED)
+                await self._cancelled(run)
         except anyio.get_cancelled_exc_class():
             # The server is stopping, not the run: leave it saved as running, for the next server (or, when
             # another took the store over, write nothing: the run is that server's now).
@@ -798,6 +803,27 @@ class RunService:
             self._in_slots.pop(run.id, None)
             self._run_times.add(run.graph.name, time.monotonic() - started)
         self._settled(run)  # not when the server stopped: the run goes on in the next one
+
+    async def _cancelled(self, run: ServedRun) -> None:
+        """Settles a run whose cancel stopped it, as its store says it ended: finished or failed if the durable
+        run saved that end before the cancel reached it, else cancelled, saved so now if the cancel came before
+        the durable run saved any end (while it claimed the run: the next server would have run it again)."""
+        try:
+            with anyio.CancelScope(shield=True):
+                record = await self.store.get_run(run.id)
+                saved = RunStatus.read(record.status) if record is not None else None
+                if saved == RunStatus.FINISHED:
+                    run.set_status(RunStatus.FINISHED, results=self.redactor.value(record.results))
+                    return
+                if saved == RunStatus.FAILED:
+                    run.set_status(RunStatus.FAILED, error=self.shown(record.detail.get("error") or "") or None)
+                    return
+                if saved != RunStatus.CANCELLED:
+                    await self.store.update_run(run.id, status=RunStatus.CANCELLED, detail={"cancelled": True})
+        except CheckpointError as error:  # StoreFailed too
+            log.warning("run %s was cancelled, but its store could not say how it ended or save it so: %s",
+                        run.id, self.redactor.text(str(error)))
+        run.set_status(RunStatus.CANCELLED)
 
     def _settled(self, run: ServedRun) -> None:
         """A run settled (ended, or asks a person): its webhooks are called, by their own task."""
