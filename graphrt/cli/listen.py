@@ -11,7 +11,12 @@ and new clients wait unanswered (1,100 event-stream readers once left new runs t
 out). So the process's soft limit of open files is raised to its hard one at start,
 and past `max_connections` open connections a new one is answered 503 and closed at
 once (`_guarded`), well below that limit: the files a run opens (its store, an MCP
-server's pipes) still open.
+server's pipes) still open. The first such refusal says the limit, once. A connection
+takes its descriptor when accepted, before it can be refused: so a few are accepted at
+each turn of the event loop (`_ACCEPTS_AT_ONCE`), and a burst of clients past the cap
+never takes the descriptors kept for files (400 readers at once past a limit of 256
+files were 9,091 "socket.accept() out of system resource" tracebacks, and a new run's
+POST got 503). Should the process run out all the same, that is said once, not per try.
 
 A connection that sends a request's head (its request line and headers) slowly, or
 never ends it, would hold one of those connections for as long as it likes (uvicorn
@@ -49,6 +54,13 @@ __all__ = ["HEAD_TIMEOUT", "LINGER_SECONDS", "MAX_HEAD_BYTES", "bind", "connecti
 
 _FILES_KEPT = 128
 """File descriptors left for what is not a connection: the store, logs, an MCP server's pipes, a run's files."""
+
+_ACCEPTS_AT_ONCE = 16
+"""Connections accepted at each turn of the event loop (asyncio's `backlog` of a server): each holds a descriptor
+until the cap answers it, a turn or two later; a burst past the cap takes a few turns' worth of _FILES_KEPT."""
+
+_LISTEN_BACKLOG = 2048
+"""Connections the kernel holds for the server until they are accepted."""
 
 HEAD_TIMEOUT = 20.0
 """Seconds a request's head may take from its first byte to its last (Apache's RequestReadTimeout: 20-40)."""
@@ -167,7 +179,8 @@ class _LingeringTransport:
 
 def _guarded(protocol: type, cap: int, head_timeout: float = HEAD_TIMEOUT, max_head: int = MAX_HEAD_BYTES) -> type:
     """uvicorn's HTTP protocol, answering a connection past `cap` open ones with a 503 and closing it at once
-    (uvicorn's own limit_concurrency answers only once a request arrives, keeping the connection meanwhile),
+    (uvicorn's own limit_concurrency answers only once a request arrives, keeping the connection meanwhile;
+    the first refusal prints the limit, once),
     and closing one whose request head takes longer than `head_timeout` (408) or more than `max_head` bytes
     (431). A head is under way from the first byte received while no request is (the connection is new, or
     its last request was answered) until the protocol starts a request (`cycle`, uvicorn's for both parsers).
@@ -178,6 +191,7 @@ def _guarded(protocol: type, cap: int, head_timeout: float = HEAD_TIMEOUT, max_h
     too_slow = _answer("408 Request Timeout", f"the request's headers did not arrive within {head_timeout:g} s\n")
     too_big = _answer("431 Request Header Fields Too Large",
                       f"the request's line and headers are over {max_head:,} bytes\n")
+    refused = [False]  # whether a connection was refused yet: the limit is said at the first
 
     class Guarded(protocol):  # type: ignore[misc, valid-type]
         _head_timer: asyncio.TimerHandle | None = None
@@ -191,6 +205,11 @@ def _guarded(protocol: type, cap: int, head_timeout: float = HEAD_TIMEOUT, max_h
             if len(self.connections) > cap:
                 transport.write(too_many)
                 transport.close()
+                if not refused[0]:
+                    refused[0] = True
+                    print(f"graphrt: {cap:,} connections are open, the most this server takes at once "
+                          "(--max-connections, or what ulimit -n leaves); more are answered 503 until some close",
+                          file=sys.stderr, flush=True)
 
         def data_received(self, data: bytes) -> None:
             if self._lingering.lingering:  # answered already: what the client still sends is dropped
@@ -237,6 +256,26 @@ def _guarded(protocol: type, cap: int, head_timeout: float = HEAD_TIMEOUT, max_h
     return Guarded
 
 
+def _say_once_when_out_of_files(loop: asyncio.AbstractEventLoop) -> None:
+    """The loop's failures to accept for want of descriptors (asyncio tries again a second later, and logs a
+    traceback at each try) said in one line, the first time; its other errors as asyncio logs them."""
+    said = [False]
+
+    def handle(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        error = context.get("exception")
+        if not (isinstance(error, OSError) and error.errno in (errno.EMFILE, errno.ENFILE)
+                and str(context.get("message", "")).startswith("socket.accept()")):
+            loop.default_exception_handler(context)
+            return
+        if not said[0]:
+            said[0] = True
+            soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+            print(f"graphrt: this process has no file descriptors left (it may open {soft:,} files, ulimit -n): "
+                  "new connections wait until some close", file=sys.stderr, flush=True)
+
+    loop.set_exception_handler(handle)
+
+
 def serve_app(app: Any, sock: socket.socket, *, on_listening: Callable[[], None],
               timeout_graceful_shutdown: int = 5, should_stop: Callable[[], bool] | None = None,
               max_connections: int = MAX_CONNECTIONS, head_timeout: float = HEAD_TIMEOUT) -> int:
@@ -252,7 +291,10 @@ def serve_app(app: Any, sock: socket.socket, *, on_listening: Callable[[], None]
 
     class Server(uvicorn.Server):
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-            await super().startup(sockets=sockets)
+            _say_once_when_out_of_files(asyncio.get_running_loop())
+            await super().startup(sockets=sockets)  # asyncio listens with _ACCEPTS_AT_ONCE as its backlog
+            for listening in sockets or ():
+                listening.listen(_LISTEN_BACKLOG)  # the kernel's queue as bind() made it
             if not self.should_exit:
                 on_listening()
 
@@ -261,7 +303,7 @@ def serve_app(app: Any, sock: socket.socket, *, on_listening: Callable[[], None]
 
     cap = connections_allowed(max_connections)
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=timeout_graceful_shutdown,
-                            http=_guarded(HttpToolsProtocol, cap, head_timeout))
+                            http=_guarded(HttpToolsProtocol, cap, head_timeout), backlog=_ACCEPTS_AT_ONCE)
     server = Server(config)
     with sock:
         asyncio.run(server.serve(sockets=[sock]))

@@ -45,7 +45,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="the largest request body (default: 1 MiB)")
     parser.add_argument("--max-connections", type=at_least(1), default=MAX_CONNECTIONS, metavar="N",
                         help="connections open at once before a new one gets 503 (default: "
-                             f"{MAX_CONNECTIONS}; fewer if the process may not open that many files)")
+                             f"{MAX_CONNECTIONS}; fewer if the process may not open that many files); event "
+                             "streams take at most half of them (and at most 256)")
     parser.add_argument("--api-key", default=os.environ.get(API_KEY_ENV), metavar="KEY",
                         help=f"require this key on every API request (default: ${API_KEY_ENV})")
     parser.add_argument("--keep-runs", type=int, default=10_000, metavar="N",
@@ -146,8 +147,9 @@ def _extensions(args: argparse.Namespace, catalog: "GraphCatalog") -> list[Any]:
 
 
 def _serve(args: argparse.Namespace, catalog: "GraphCatalog") -> int:  # noqa: F821 - imported in handle
-    from graphrt.cli.listen import bind, serve_app, url_of
+    from graphrt.cli.listen import bind, connections_allowed, serve_app, url_of
     from graphrt.serve import create_app
+    from graphrt.serve.app import DEFAULT_MAX_STREAMS
     from graphrt.serve.lease import StoreLease
     from graphrt.serve.retention import Retention
     from graphrt.serve.webhooks import WebhookSettings
@@ -157,10 +159,14 @@ def _serve(args: argparse.Namespace, catalog: "GraphCatalog") -> int:  # noqa: F
     if args.webhook_url and not args.api_key:
         print(f"graphrt: warning: webhook calls go unsigned without an API key (set {API_KEY_ENV})", file=sys.stderr)
     lease = StoreLease(args.lease_seconds) if args.lease_seconds is not None else StoreLease()
+    connections = connections_allowed(args.max_connections)  # fewer if the process may not open that many files
+    # Event streams hold their connections for as long as their runs go: at most half of them, so that
+    # readers past the limit (503) never leave a new run's POST without a connection.
+    streams = min(DEFAULT_MAX_STREAMS, max(1, connections // 2))
     app = create_app(catalog, args.checkpoint, max_runs=args.max_runs, max_queue=args.max_queue,
                      api_key=args.api_key, max_body=args.max_body, extensions=_extensions(args, catalog),
                      retention=retention, host=args.host, allowed_hosts=args.allowed_host,
-                     cors_origins=args.cors_origin, webhooks=webhooks, lease=lease)
+                     cors_origins=args.cors_origin, webhooks=webhooks, lease=lease, max_streams=streams)
     sock = bind(args.host, args.port)  # before anything prints: a taken port is one line, and nothing was served
     lease.url = url_of(sock)
     _take_lease(args.checkpoint, lease)  # one line naming the server that owns the store, if one does
@@ -175,7 +181,7 @@ def _serve(args: argparse.Namespace, catalog: "GraphCatalog") -> int:  # noqa: F
     gc.freeze()
     service = app.state.service
     code = serve_app(app, sock, on_listening=listening, should_stop=lambda: service.lease_lost is not None,
-                     max_connections=args.max_connections)
+                     max_connections=connections)
     if service.lease_lost is not None:
         raise GraphError(service.lease_lost)
     return code

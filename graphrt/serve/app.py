@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import secrets
 from dataclasses import dataclass
 from collections.abc import AsyncIterator, Sequence
@@ -59,6 +60,8 @@ from graphrt.serve.webhook_routes import list_webhooks
 from graphrt.serve.webhooks import WebhookSettings
 
 __all__ = ["DEFAULT_MAX_BODY", "create_app"]
+
+log = logging.getLogger("graphrt.serve")
 
 DEFAULT_MAX_BODY = 1024 * 1024  # bytes of a request body
 DEFAULT_MAX_STREAMS = 256  # event streams open at once: each holds a connection and a file descriptor
@@ -101,10 +104,11 @@ async def _json_body(request: Request) -> dict[str, Any]:
 
 @dataclass
 class _Readers:
-    """How many event streams are open, and the most the server keeps."""
+    """How many event streams are open, the most the server keeps, and whether a reader was refused yet."""
 
     limit: int
     open: int = 0
+    refused: bool = False
 
 
 def _service(request: Request) -> RunService:
@@ -265,8 +269,13 @@ async def run_events(request: Request) -> Response:
     last_id = _last_event_id(request, epoch)
     readers = request.app.state.readers
     if readers.open >= readers.limit:  # each holds a connection (a file descriptor) for as long as the run goes
+        if not readers.refused:  # the limit is said once, not at each refusal
+            readers.refused = True
+            log.warning("%d event streams are open, the most this server keeps at once; more readers are answered "
+                        "503 until some end", readers.limit)
+        # and the connection is closed: a refused reader holds no descriptor either
         raise RequestError(f"{readers.limit} event streams are open, the most this server keeps; "
-                           "retry when one ends", status=503, headers={"Retry-After": "5"})
+                           "retry when one ends", status=503, headers={"Retry-After": "5", "Connection": "close"})
     readers.open += 1  # counted from here, not once it streams: a burst of readers cannot all pass the check
     return _CountedStream(readers, _events(request, run, last_id, epoch, service), media_type="text/event-stream",
                           headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

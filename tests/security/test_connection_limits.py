@@ -118,11 +118,13 @@ def test_past_the_connection_cap_a_new_client_is_refused_and_the_connected_ones_
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
             run_id = client.post("/graphs/ask/runs", json={}).json()["id"]
             wait_for_status(client, run_id, ("interrupted",))  # a run that waits: its readers stay
-            for _ in range(38):  # with the client's: 39 connections
+            for number in range(38):  # with the client's: 39 connections
                 reader = socket.create_connection(("127.0.0.1", port), timeout=30)
-                reader.sendall(f"GET /runs/{run_id}/events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
-                assert reader.recv(12) == b"HTTP/1.1 200"  # accepted, counted and streaming
                 readers.append(reader)
+                if number < 20:  # half of the connections may stream
+                    reader.sendall(f"GET /runs/{run_id}/events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+                    assert reader.recv(12) == b"HTTP/1.1 200"  # accepted, counted and streaming
+                # the others hold their connections without a request yet (accepted in the order they came)
             with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as fortieth:
                 assert fortieth.get("/health").status_code == 200
                 with socket.create_connection(("127.0.0.1", port), timeout=30) as refused:  # the 41st
@@ -171,3 +173,42 @@ def test_a_cap_past_the_files_the_process_may_open_is_lowered_in_one_line(tmp_pa
         _, errors = server.communicate(timeout=30)
     assert "graphrt: at most 172 connections at once, not 1,024: this process may open only 300 files" in errors
     assert "Traceback" not in errors, errors
+
+
+def test_a_burst_of_readers_past_the_files_the_process_may_open_is_refused_in_one_line(tmp_path) -> None:
+    """1,100 event-stream readers past ulimit -n were 1,371 tracebacks ("socket.accept() out of system
+    resource", at each try), and a new run's POST failed while they held the descriptors. Now the readers past
+    the streams' limit (half the connections) and the connections past the cap get 503 and are closed, the
+    limit is said once, and a new run is taken while the readers stream."""
+    import socket
+
+    import httpx
+
+    folder = tmp_path / "graphs"
+    folder.mkdir()
+    (folder / "ask.yaml").write_text(SLOW_ASK.replace("duration: 1200", "duration: 1"), encoding="utf-8")
+    server, port = _serve_process(folder, tmp_path / "runs.db", preexec_fn=_open_files_limit(256, 256))
+    readers: list[socket.socket] = []
+    try:
+        _listening(server, port)
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+            run_id = client.post("/graphs/ask/runs", json={}).json()["id"]
+            wait_for_status(client, run_id, ("interrupted",))  # a run that waits: its readers stay
+        request = f"GET /runs/{run_id}/events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+        for _ in range(400):  # as fast as they connect: the server accepts them while more come
+            reader = socket.create_connection(("127.0.0.1", port), timeout=30)
+            reader.sendall(request)
+            readers.append(reader)
+        answers = [reader.recv(12) for reader in readers]
+        assert answers.count(b"HTTP/1.1 200") == 64  # 128 connections (256 files less 128 kept), half streams
+        assert answers.count(b"HTTP/1.1 200") + answers.count(b"HTTP/1.1 503") == 400, set(answers)
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:  # the readers still stream
+            assert client.post("/graphs/ask/runs", json={}).status_code == 202
+    finally:
+        for reader in readers:
+            reader.close()
+        server.terminate()
+        _, errors = server.communicate(timeout=30)
+    assert "Traceback" not in errors and "out of system resource" not in errors, errors[:2000]
+    assert errors.count("64 event streams are open, the most this server keeps at once") == 1, errors
+    assert errors.count("graphrt: 128 connections are open, the most this server takes at once") <= 1, errors
