@@ -260,3 +260,47 @@ def test_an_app_answering_after_the_server_refused_its_request_writes_nothing_an
         release.set()
         assert answered.wait(60)
     assert outcomes == ["sent"]
+
+
+OUT_OF_FILES = """\
+import asyncio, os, resource, sys
+from graphrt.cli.listen import _say_once_when_out_of_files
+
+async def main():
+    loop = asyncio.get_running_loop()
+    _say_once_when_out_of_files(loop)
+    said, tries = loop.get_exception_handler(), []
+    third = asyncio.Event()
+
+    def counted(loop, context):  # asyncio tries to accept again a second after each failure
+        tries.append(context.get("message"))
+        said(loop, context)
+        if len(tries) == 3:
+            third.set()
+
+    loop.set_exception_handler(counted)
+    server = await loop.create_server(asyncio.Protocol, "127.0.0.1", 0)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (len(os.listdir("/proc/self/fd")) + 2,
+                                                resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+    print(server.sockets[0].getsockname()[1], flush=True)
+    await third.wait()
+
+asyncio.run(main())
+"""
+
+
+def test_a_server_out_of_file_descriptors_says_so_once_not_a_traceback_per_try() -> None:
+    process = subprocess.Popen([sys.executable, "-c", OUT_OF_FILES], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    clients = []
+    try:
+        port = int(process.stdout.readline())
+        clients = [socket.create_connection(("127.0.0.1", port), timeout=30) for _ in range(10)]
+        _, errors = process.communicate(timeout=60)
+    finally:
+        process.kill()
+        for client in clients:
+            client.close()
+    assert process.returncode == 0, errors
+    assert errors.count("graphrt: this process has no file descriptors left (it may open ") == 1, errors
+    assert "Traceback" not in errors and "out of system resource" not in errors, errors
