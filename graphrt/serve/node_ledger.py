@@ -16,6 +16,7 @@ node's result, and the node that failed or asked, with its error or question.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import islice
 from typing import Any
 
 from graphrt.base.errors import GraphError
@@ -218,10 +219,21 @@ class NodeLedger:
         """The top-level nodes' states: a run's `nodes`."""
         return {entry["node_id"]: entry["state"] for entry in self._nodes.values() if not entry["path"]}
 
-    def summary(self) -> dict[str, dict[str, Any]]:
-        """Every node, without its values: state, agent, timings, attempts, error, question."""
+    def __len__(self) -> int:
+        """The nodes it keeps."""
+        return len(self._nodes)
+
+    @property
+    def max_nodes(self) -> int:
+        """The most nodes it keeps; `untracked` counts the events of nested nodes past it."""
+        return _MAX_NODES
+
+    def summary(self, offset: int = 0, limit: int | None = None) -> dict[str, dict[str, Any]]:
+        """Every node (or `limit` of them after the first `offset`), without its values: state, agent, timings,
+        attempts, error, question. Nodes stay in the order they were first seen: a page of a run that goes on
+        is the same nodes later, and the nodes seen since come after the last page."""
         shown = {}
-        for key, entry in self._nodes.items():
+        for key, entry in islice(self._nodes.items(), offset, None if limit is None else offset + limit):
             brief = {name: value for name, value in entry.items()
                      if name not in ("inputs", "result", "tokens", "tool_calls", "progress", "history", "llm_calls")}
             brief["attempts"] = len(entry["attempts"])

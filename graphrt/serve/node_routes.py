@@ -1,4 +1,4 @@
-"""The viewer's look inside a run, and back: GET /runs/{id}/nodes (every node, briefly),
+"""The viewer's look inside a run, and back: GET /runs/{id}/nodes (every node, briefly, a page at a time),
 GET /runs/{id}/nodes/{key} (one node, everything), POST /runs/{id}/fork (a new run from one of its nodes).
 
 A node's key is its path of nested graphs and its id (`react/0/think`, see
@@ -9,6 +9,7 @@ NodeLedger holds, redacted as traces are.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -17,17 +18,43 @@ from graphrt.base.errors import RequestError
 from graphrt.serve.json_answer import JSONAnswer
 from graphrt.serve.runs import RunNotFound, RunService
 
-__all__ = ["list_nodes", "get_node", "start_fork"]
+__all__ = ["DEFAULT_NODE_PAGE", "MAX_NODE_PAGE", "list_nodes", "get_node", "start_fork"]
+
+DEFAULT_NODE_PAGE = 1000  # nodes of a page of GET /runs/{id}/nodes: ~300 KB (20,000 at once were 5.8 MB)
+MAX_NODE_PAGE = 5000
 
 
 def _service(request: Request) -> RunService:
     return request.app.state.service
 
 
+def _number(request: Request, name: str, default: int, low: int, high: int, wanted: str) -> int:
+    given = request.query_params.get(name, str(default))
+    if not (given.isascii() and given.isdigit() and len(given) <= 9 and low <= int(given) <= high):
+        raise RequestError(f"{name!r} must be {wanted}")
+    return int(given)
+
+
 async def list_nodes(request: Request) -> Response:
-    """Every node the run has seen: state, agent, timings, attempts, error or question; no values."""
+    """The nodes the run has seen, a page at a time (`offset`, `limit`; `next` links the next page): state,
+    agent, timings, attempts, error or question; no values. `total` is how many nodes the server keeps for the
+    run, and `left_out` says (when not null) that nodes past the most it keeps were left out."""
+    offset = _number(request, "offset", 0, 0, 10**9 - 1, "a whole number of nodes to skip")
+    limit = _number(request, "limit", DEFAULT_NODE_PAGE, 1, MAX_NODE_PAGE, f"a number from 1 to {MAX_NODE_PAGE}")
     run = await _service(request).get(request.path_params["run_id"])
-    return JSONAnswer({"run": run.id, "nodes": run.ledger.summary()})
+    ledger = run.ledger
+    total = len(ledger)
+    following = offset + limit
+    left_out = None
+    if ledger.untracked:
+        left_out = {"events": ledger.untracked, "max_nodes": ledger.max_nodes,
+                    "message": f"this run has more nodes than the {ledger.max_nodes} the server keeps for a run "
+                               f"(nested graphs' and map rows'): {ledger.untracked} events of the others were not "
+                               "kept, and those nodes are not listed"}
+    return JSONAnswer({"run": run.id, "nodes": ledger.summary(offset, limit), "offset": offset, "limit": limit,
+                       "total": total, "left_out": left_out,
+                       "next": f"/runs/{quote(run.id, safe='')}/nodes?offset={following}&limit={limit}"
+                               if following < total else None})
 
 
 async def get_node(request: Request) -> Response:

@@ -8,6 +8,7 @@ from typing import Any
 
 from graphrt.base.states import NodeState, RunStatus
 from graphrt.serve.event_schemas import event_schemas
+from graphrt.serve.node_routes import DEFAULT_NODE_PAGE, MAX_NODE_PAGE
 
 __all__ = ["openapi_document"]
 
@@ -250,11 +251,30 @@ def openapi_document(graphs: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
                                           "schema": {"type": "string"}, "itemSchema": _ref("Event")}}},
                               "404": _ERROR}}},
             "/runs/{run_id}/nodes": {"get": {
-                "summary": "What each node of the run did (nested graphs' nodes too), without values",
-                "operationId": "listRunNodes", "parameters": [_RUN_ID],
-                "responses": {"200": _json({"type": "object", "properties": {
-                    "nodes": {"type": "object", "additionalProperties": _ref("NodeSummary")}}}, "the nodes"),
-                    "404": _ERROR}}},
+                "summary": "What each node of the run did (nested graphs' nodes too), without values, a page at a time",
+                "description": "Nodes in the order the run first saw them: a page read again later holds the same "
+                               "nodes, and nodes seen since come after the last. Follow `next` until it is null.",
+                "operationId": "listRunNodes",
+                "parameters": [_RUN_ID,
+                               {"name": "offset", "in": "query", "required": False,
+                                "schema": {"type": "integer", "minimum": 0, "default": 0},
+                                "description": "nodes to skip"},
+                               {"name": "limit", "in": "query", "required": False,
+                                "schema": {"type": "integer", "minimum": 1, "maximum": MAX_NODE_PAGE,
+                                           "default": DEFAULT_NODE_PAGE}, "description": "nodes in the page"}],
+                "responses": {"200": _json({"type": "object", "required": ["run", "nodes", "total", "next"],
+                                            "properties": {
+                    "run": {"type": "string"},
+                    "nodes": {"type": "object", "additionalProperties": _ref("NodeSummary"),
+                              "description": "this page's nodes, by key"},
+                    "offset": {"type": "integer"}, "limit": {"type": "integer"},
+                    "total": {"type": "integer", "description": "the nodes the server keeps for the run"},
+                    "next": {"type": ["string", "null"], "description": "the next page's path; null on the last"},
+                    "left_out": {"type": ["object", "null"], "description": "null, or: nodes past the most the "
+                                 "server keeps for a run were left out (their events are counted)",
+                                 "properties": {"events": {"type": "integer"}, "max_nodes": {"type": "integer"},
+                                                "message": {"type": "string"}}}}}, "a page of the nodes"),
+                    "400": _ERROR, "404": _ERROR}}},
             "/runs/{run_id}/nodes/{key}": {"get": {
                 "summary": "Everything about one node of the run: inputs, result, error, attempts, timings",
                 "operationId": "getRunNode",

@@ -259,3 +259,37 @@ def test_a_node_clicked_while_another_node_loads_shows_its_own_detail(serve, bro
     expect(page.locator("#node-detail .detail-key")).to_have_text("after")
     expect(page.locator('#node-detail [data-section="result"]')).to_be_visible()
     assert not errors, errors
+
+
+def test_a_map_of_more_rows_than_a_page_of_nodes_shows_its_last_rows(serve, browser, monkeypatch):
+    """GET /runs/{id}/nodes answers a page at a time: the viewer reads every page (a row past the first
+    1,000 nodes has its state), and says when nodes past the most the server keeps were left out."""
+    from playwright.sync_api import expect
+
+    from graphrt.serve import node_ledger
+
+    served = serve({"mapped.yaml": MAPPED})
+    with served.client() as client:
+        run_id = client.post("/graphs/mapped/runs?wait=true", json={"inputs": {"items": list(range(1200))}}).json()["id"]
+    pages: list[str] = []
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("request", lambda request: pages.append(request.url))
+    page.goto(f"{served.url}/#run={run_id}")
+    expect(page.locator("#run-status")).to_have_text("finished", timeout=10_000)
+    drawing = page.locator("#drawing")
+    drawing.locator('[data-node="each"]').click()
+    page.locator("#node-detail").get_by_role("button", name="Open in the picture").click()
+    page.locator('#picture-rows select[data-node="each"]').select_option("1150")
+    expect(drawing.locator('[data-node="each/1150/double"]')).to_have_attribute("data-state", "completed")
+    assert any("/nodes?offset=1000&limit=1000" in url for url in pages), pages
+    expect(page.locator("#nodes-left-out")).to_be_hidden()
+
+    monkeypatch.setattr(node_ledger, "_MAX_NODES", 100)
+    with served.client() as client:
+        capped = client.post("/graphs/mapped/runs?wait=true", json={"inputs": {"items": list(range(150))}}).json()
+    page.goto(f"{served.url}/#run={capped['id']}")
+    expect(page.locator("#nodes-left-out")).to_contain_text(
+        "Not every node is shown: this run has more nodes than the 100 the server keeps for a run")
+    assert not errors, errors

@@ -145,6 +145,7 @@ function resetRunView(run, graph) {
   state.summary = {};
   state.stepped = null;
   $("iteration-bar").hidden = true;
+  $("nodes-left-out").hidden = true;
   $("run-view").hidden = false;
   $("run-id").textContent = run ? run.id : "(not started)";
   $("activity").textContent = "";
@@ -454,9 +455,23 @@ function openButton(key) {
   return button;
 }
 
+// Every node the server keeps for the run, a page at a time (each page links the next), and a line when
+// nodes past the most it keeps were left out.
 async function refreshSummary(runId) {
-  const { nodes } = await api(`/runs/${encodeURIComponent(runId)}/nodes`);
-  if (state.run && state.run.id === runId) state.summary = nodes;
+  const nodes = {};
+  let page = `/runs/${encodeURIComponent(runId)}/nodes`;
+  let leftOut = null;
+  while (page) {
+    const answer = await api(page);
+    Object.assign(nodes, answer.nodes);
+    leftOut = answer.left_out;
+    page = answer.next;
+  }
+  if (state.run && state.run.id === runId) {
+    state.summary = nodes;
+    $("nodes-left-out").hidden = !leftOut;
+    $("nodes-left-out").textContent = leftOut ? `Not every node is shown: ${leftOut.message}.` : "";
+  }
   return nodes;
 }
 
