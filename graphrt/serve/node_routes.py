@@ -48,8 +48,8 @@ async def list_nodes(request: Request) -> Response:
     left_out = None
     if ledger.untracked:
         left_out = {"events": ledger.untracked, "max_nodes": ledger.max_nodes,
-                    "message": f"this run has more nodes than the {ledger.max_nodes} the server keeps for a run "
-                               f"(nested graphs' and map rows'): {ledger.untracked} events of the others were not "
+                    "message": f"this run has more nodes than the {ledger.max_nodes:,} the server keeps for a run "
+                               f"(nested graphs' and map rows'): {ledger.untracked:,} events of the others were not "
                                "kept, and those nodes are not listed"}
     return JSONAnswer({"run": run.id, "nodes": ledger.summary(offset, limit), "offset": offset, "limit": limit,
                        "total": total, "left_out": left_out,

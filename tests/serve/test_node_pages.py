@@ -73,5 +73,5 @@ def test_nodes_past_the_ledgers_bound_are_said_to_be_left_out(serve, monkeypatch
     left_out = page["left_out"]
     assert left_out["max_nodes"] == 50 and left_out["events"] > 0
     assert left_out["message"] == (f"this run has more nodes than the 50 the server keeps for a run (nested graphs' "
-                                   f"and map rows'): {left_out['events']} events of the others were not kept, and "
+                                   f"and map rows'): {left_out['events']:,} events of the others were not kept, and "
                                    "those nodes are not listed")
