@@ -87,7 +87,7 @@ def bind(host: str, port: int) -> socket.socket:
         raise GraphError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
     family, _, _, _, address = infos[0]
     try:
-        return socket.create_server(address, family=family, backlog=2048)
+        return socket.create_server(address, family=family, backlog=_LISTEN_BACKLOG)
     except OSError as error:
         reason = os.strerror(error.errno) if error.errno else str(error)
         hint = "; another process listens there: choose another port, or 0 for a free one" \
