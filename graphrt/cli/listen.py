@@ -183,7 +183,7 @@ def _guarded(protocol: type, cap: int, head_timeout: float = HEAD_TIMEOUT, max_h
     the first refusal prints the limit, once),
     and closing one whose request head takes longer than `head_timeout` (408) or more than `max_head` bytes
     (431). A head is under way from the first byte received while no request is (the connection is new, or
-    its last request was answered) until the protocol starts a request (`cycle`, uvicorn's for both parsers).
+    its last request was answered and its body received whole) until the protocol starts a request (`cycle`).
     Its size is counted up to the blank line that ends it, before the parser sees the bytes: a head that
     arrives whole in one read is measured too."""
     too_many = _answer("503 Service Unavailable", f"too many connections (at most {cap:,} at once); try again later\n",
@@ -217,7 +217,7 @@ def _guarded(protocol: type, cap: int, head_timeout: float = HEAD_TIMEOUT, max_h
                 if self._lingering.dropped > _MAX_LINGER_BYTES:
                     self._lingering.abort_linger()
                 return
-            if self._head_timer is None and (self.cycle is None or self.cycle.response_complete):
+            if self._head_timer is None and self._between_requests():
                 self._head_of, self._head_bytes, self._head_tail = self.cycle, 0, b""
                 self._head_timer = self.loop.call_later(head_timeout, self._head_late)
             if self._head_timer is not None:
@@ -231,6 +231,12 @@ def _guarded(protocol: type, cap: int, head_timeout: float = HEAD_TIMEOUT, max_h
             super().data_received(data)
             if self._head_timer is not None and self.cycle is not self._head_of:  # the head is complete
                 self._stop_head_timer()
+
+        def _between_requests(self) -> bool:
+            """No request is under way: the connection is new, or its last request was answered and its body
+            read to the end (an answer sent before the body was read leaves the body's rest to come, which the
+            parser reads as that request's: it is not the next head)."""
+            return self.cycle is None or (self.cycle.response_complete and not self.cycle.more_body)
 
         def _head_late(self) -> None:
             self._head_timer = None

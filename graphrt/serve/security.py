@@ -64,6 +64,11 @@ def _plain(status: int, message: str) -> dict[str, Any]:
     return {"error": message}
 
 
+_CLOSE = [(b"connection", b"close")]
+"""With a refusal of a body not read (413, 408): the connection ends with the answer, and what the client still
+sends is dropped (cli/listen.py's lingering close), as nginx ends it, rather than read as that request's body."""
+
+
 async def _refuse(send: Send, status: int, message: str, headers: list[tuple[bytes, bytes]] = (),
                   shape: ErrorShape = _plain) -> None:
     body = json.dumps(shape(status, message)).encode("utf-8")
@@ -144,7 +149,7 @@ class Guard:
             return
         for name, value in scope.get("headers", []):
             if name == b"content-length" and value.isdigit() and int(value) > self.max_body:
-                await _refuse(send, 413, f"the request body is over {self.max_body} bytes", shape=shape)
+                await _refuse(send, 413, f"the request body is over {self.max_body} bytes", _CLOSE, shape)
                 return
         if scope.get("method") in _BODILESS:
             await self.app(scope, receive, send)
@@ -153,10 +158,10 @@ class Guard:
         if refused == _GONE:
             return
         if refused == 413:
-            await _refuse(send, 413, f"the request body is over {self.max_body} bytes", shape=shape)
+            await _refuse(send, 413, f"the request body is over {self.max_body} bytes", _CLOSE, shape)
             return
         if refused == 408:
-            await _refuse(send, 408, f"the request body was not sent within {self.body_seconds:g} s", shape=shape)
+            await _refuse(send, 408, f"the request body was not sent within {self.body_seconds:g} s", _CLOSE, shape)
             return
 
         async def replayed() -> dict[str, Any]:

@@ -232,6 +232,19 @@ def test_an_answer_sent_before_the_body_was_read_reaches_a_client_still_sending(
             assert (answer.status_code, answer.text) == (413, "too long")
 
 
+def test_the_rest_of_a_body_answered_before_it_was_read_is_not_taken_for_the_next_requests_head() -> None:
+    # /health answers a GET at once, its chunked body unread, and keeps the connection alive: the body's rest,
+    # 100 KB with no blank line, is still that request's (the parser reads it as body), not a head over the
+    # limit; the next request on the connection is answered. It was a 431 whenever the answer came first.
+    with serving(_held_app(threading.Event())) as port, socket.create_connection(("127.0.0.1", port)) as client:
+        client.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n")
+        assert _until_closed_after_answer(client).startswith(b"HTTP/1.1 200 OK\r\n")  # answered, body unread
+        for _ in range(100):
+            client.sendall(b"400\r\n" + b"x" * 1024 + b"\r\n")
+        client.sendall(b"0\r\n\r\nGET /next HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert _until_closed_after_answer(client).startswith(b"HTTP/1.1 200 OK\r\n")
+
+
 def test_an_app_answering_after_the_server_refused_its_request_writes_nothing_and_fails_nothing() -> None:
     # The request's head went to the app; then its body broke the parser, so uvicorn answered 400 and closed
     # the connection, lingering. The app's own answer, later, has nowhere to go: it is dropped, not an error.

@@ -53,3 +53,21 @@ async def test_a_body_held_back_past_its_time_is_a_408_and_a_whole_one_goes_on(a
     assert await _answer(guard, in_two) == (200, [b"12345", b"678"])
     assert await _answer(guard, [{"type": "http.request", "body": b"123456", "more_body": True},
                                  {"type": "http.request", "body": b"78901", "more_body": False}]) == (413, [])
+
+
+async def test_a_refused_body_ends_its_connection() -> None:
+    # Its unread rest is dropped by the server's lingering close, not read as that request's body on a connection
+    # kept alive (a client reusing it got a 431: the rest was taken for its next request's head).
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"x" * 11, "more_body": True}
+
+    guard = Guard(None, api_key=None, max_body=10)
+    for headers in ([], [(b"content-length", b"99")]):  # over the limit as it came, or as it was announced
+        sent.clear()
+        await guard({"type": "http", "method": "POST", "path": "/graphs/g/runs", "headers": headers}, receive, send)
+        assert sent[0]["status"] == 413 and (b"connection", b"close") in sent[0]["headers"]
