@@ -15,11 +15,13 @@ import sys
 from typing import Any, TextIO
 
 from graphrt.base.errors import GraphError
+from graphrt.base.secrets import Redactor
 from graphrt.checkpoint import describe_targets
 from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.arguments import node_value
 from graphrt.cli.executor_option import add_executor_option
 from graphrt.cli.local_model_option import add_local_model_option, apply_local_model
+from graphrt.cli.output import write_message
 from graphrt.cli.resume_command import continue_saved
 from graphrt.durable import fork
 
@@ -61,8 +63,8 @@ def handle(args: argparse.Namespace, stdin: TextIO | None = None, stderr: TextIO
     try:
         forked = fork(args.checkpoint, args.run_id, node=args.node, values=dict(args.settings),
                       iteration=args.iteration, agents=registry_for(args), force=args.force)
-    except GraphError as error:
-        print(f"graphrt: {_blamed(error)}", file=stderr)
+    except GraphError as error:  # before the fork's graph is known: the environment's secrets are hidden, as main's
+        write_message(_blamed(error), Redactor(), stderr)
         return 1
     again = ", ".join(forked.recomputed) or "nothing"
     print(f"graphrt: run {forked.run_id} forks {args.run_id} from '{args.node}'; computing again: {again}", file=stderr)

@@ -92,10 +92,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         return args.handler(args) or 0
-    except GraphError as error:
-        from graphrt.base.secrets import Redactor
+    except GraphError as error:  # raised before a run's credentials were known (a command that runs a graph
+        from graphrt.base.secrets import Redactor  # reports its own errors with them: graphrt.cli.output.run_redactor)
+        from graphrt.cli.output import write_message
 
-        print(f"graphrt: {Redactor().text(str(error))}", file=sys.stderr)  # an agent's error may quote a credential
+        write_message(error, Redactor(), sys.stderr)  # the environment's secrets, and text shaped like a credential
         return 1
     except KeyboardInterrupt:
         print("graphrt: interrupted", file=sys.stderr)

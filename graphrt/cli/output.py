@@ -1,24 +1,42 @@
-"""Writing a run's results to stdout as JSON, whatever the results hold.
+"""Writing a run's results to stdout as JSON, whatever the results hold; and the command's one-line messages.
 
 Results are data from agents: they can be nested deeper than Python's JSON
 encoder recurses, hold integers longer than Python writes, or lone UTF-16
 surrogates that UTF-8 cannot encode. Each case ends in a GraphError that says
 so (or, for surrogates, in the escapes JavaScript writes), never a traceback.
 They can also hold a credential the run knows (an LLM server that echoes its key):
-that is written as MASK (graphrt.base.secrets, `Redactor.data`).
+that is written as MASK (graphrt.base.secrets, `Redactor.data`). What a command
+prints or writes of a run (results, error lines, questions, traces, the live display,
+a batch's lines) goes through one redactor that knows the run's credentials, its
+environment's, config's and graph's (`run_redactor`).
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from graphrt.base.errors import GraphError
 from graphrt.base.jsvalue import escape_lone_surrogates, to_json_compatible
-from graphrt.base.secrets import Redactor
+from graphrt.base.secrets import Redactor, known_credentials
 
-__all__ = ["write_results"]
+if TYPE_CHECKING:
+    from graphrt.engine.graph import Graph
+
+__all__ = ["run_redactor", "write_message", "write_results"]
+
+
+def run_redactor(graph: "Graph") -> Redactor:
+    """What hides the credentials a run of `graph` knows (its environment's, its config's, its graph's params') in
+    what a command prints or writes of the run."""
+    return Redactor(known=known_credentials(graph.config, graph.data))
+
+
+def write_message(message: object, redactor: Redactor, stream: TextIO) -> None:
+    """`graphrt: MESSAGE` on `stream` (stderr), without the credentials `redactor` knows or finds: an agent's error
+    or a question may quote one."""
+    print(f"graphrt: {redactor.text(str(message))}", file=stream)
 
 
 def _results_json(results: Any, redactor: Redactor) -> str:
@@ -40,9 +58,9 @@ def _results_json(results: Any, redactor: Redactor) -> str:
     return escape_lone_surrogates(text)
 
 
-def write_results(results: Any, stream: TextIO | None = None, redactor: Redactor | None = None) -> None:
+def write_results(results: Any, *, redactor: Redactor, stream: TextIO | None = None) -> None:
     """Writes the results to `stream` (stdout), a newline after them, without the credentials `redactor` knows
-    (by default the environment's)."""
+    (the run's: `run_redactor`)."""
     stream = stream or sys.stdout
-    stream.write(_results_json(results, redactor or Redactor()) + "\n")
+    stream.write(_results_json(results, redactor) + "\n")
     stream.flush()

@@ -6,7 +6,9 @@ unfinished run in PATH continues. A run waiting for an answer takes it from
 3 the run waits for an answer, 130 stopped with Ctrl-C (the state is saved).
 
 `run_saved` is shared with `graphrt run --checkpoint`: it prompts for answers
-on a terminal, and tells how to resume when the run stops.
+on a terminal, and tells how to resume when the run stops. What it prints of a
+run (results, errors, questions, the trace) hides the credentials the run knows
+(graphrt.cli.output's `run_redactor`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.arguments import non_empty
 from graphrt.cli.executor_option import add_executor_option, executor_for
 from graphrt.cli.local_model_option import add_local_model_option, apply_local_model
-from graphrt.cli.output import write_results
+from graphrt.cli.output import run_redactor, write_message, write_results
 from graphrt.durable import find_run, from_checkpoint, run_checkpointed
 from graphrt.engine.graph import Graph
 from graphrt.observe.trace import TraceWriter
@@ -104,6 +106,7 @@ def run_saved(
     quiet: bool = False,
     hint_flags: Sequence[str] = (),
     kept: bool = True,
+    redactor: Redactor,
     **options: Any,
 ) -> tuple[int, dict[str, Any] | None]:
     """Runs (or continues) a saved run until it ends; returns (exit code, results or None).
@@ -111,6 +114,7 @@ def run_saved(
     `hint_flags` go into the `graphrt resume` command it suggests (`resume_flags`: `--agents`, ...).
     `kept`: the store outlives the command; False (`graphrt run` on a terminal without --checkpoint: a store in
     memory, only so that a question can be asked and answered) suggests no `graphrt resume`.
+    `redactor` hides the run's credentials in the errors and questions it prints (`run_redactor`).
     `options` are the run's (graphrt.engine.options.RunOptions: `all_results`, `inject`, `timeout`, ...).
     """
     stdin = stdin or sys.stdin
@@ -123,9 +127,9 @@ def run_saved(
             try:
                 return 0, run_checkpointed(graph, checkpoint, run_id=run_id, answer=answer, force=force, **options)
             except GraphInterrupted as asked:
-                answer = _prompt(asked.question, stdin, stderr) if _interactive(stdin, stderr) else None
+                answer = _prompt(redactor.text(asked.question), stdin, stderr) if _interactive(stdin, stderr) else None
                 if answer is None:
-                    print(f"graphrt: {asked}", file=stderr)
+                    write_message(asked, redactor, stderr)
                     if kept:
                         print("graphrt: answer with: "
                               f"{_resume_hint(checkpoint, run_id, hint_flags, ' --answer TEXT')}", file=stderr)
@@ -142,10 +146,10 @@ def run_saved(
                 print(f"graphrt: stopped before run {run_id} was saved", file=stderr)
             return STOPPED, None
         except RunTaken as error:  # it goes on there: resuming it here now would be refused the same way
-            print(f"graphrt: {Redactor().text(str(error))}", file=stderr)
+            write_message(error, redactor, stderr)
             return 1, None
         except GraphError as error:
-            print(f"graphrt: {Redactor().text(str(error))}", file=stderr)  # an agent's error may quote a credential
+            write_message(error, redactor, stderr)  # an agent's error may quote a credential
             if not kept:
                 return 1, None
             status = _saved_status(checkpoint, run_id)
@@ -201,16 +205,22 @@ def continue_saved(graph: Graph, args: argparse.Namespace, record: RunRecord, *,
 
     `results_alone`: stdout holds the results only; what agents and `console` print goes to stderr.
     """
-    trace = TraceWriter(args.trace) if args.trace else None
+    stderr = stderr or sys.stderr
+    redactor = run_redactor(graph)  # the graph's credentials, as its file (or saved copy) has them, and the environment's
     try:
-        with executor_for(args) as executor, redirect_stdout(stderr or sys.stderr) if results_alone else nullcontext():
-            code, results = run_saved(graph.replace(executor=executor), args.checkpoint, run_id=record.run_id,
-                                      all_results=args.all or record.all_results, answer=answer, force=args.force,
-                                      stdin=stdin, stderr=stderr, quiet=True, hint_flags=resume_flags(args),
-                                      subscribe=(trace,) if trace is not None else ())
-    finally:
-        if trace is not None:
-            trace.close()
-    if results is not None:
-        write_results(results)
-    return code
+        trace = TraceWriter(args.trace, redactor=redactor) if args.trace else None
+        try:
+            with executor_for(args) as executor, redirect_stdout(stderr) if results_alone else nullcontext():
+                code, results = run_saved(graph.replace(executor=executor), args.checkpoint, run_id=record.run_id,
+                                          all_results=args.all or record.all_results, answer=answer, force=args.force,
+                                          stdin=stdin, stderr=stderr, quiet=True, hint_flags=resume_flags(args),
+                                          redactor=redactor, subscribe=(trace,) if trace is not None else ())
+        finally:
+            if trace is not None:
+                trace.close()
+        if results is not None:
+            write_results(results, redactor=redactor)
+        return code
+    except GraphError as error:
+        write_message(error, redactor, stderr)
+        return 1

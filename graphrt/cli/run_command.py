@@ -20,14 +20,14 @@ from contextlib import nullcontext, redirect_stdout
 from typing import Any, TextIO
 
 from graphrt.base.errors import GraphError, GraphInterrupted, GraphValidationError, ValidationIssue
-from graphrt.base.secrets import Redactor, known_credentials
+from graphrt.base.secrets import Redactor
 from graphrt.check.validate import collect_issues
 from graphrt.checkpoint import describe_targets
 from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.arguments import node_value, non_empty
 from graphrt.cli.executor_option import add_executor_option, executor_for
 from graphrt.cli.local_model_option import add_local_model_option, apply_local_model
-from graphrt.cli.output import write_results
+from graphrt.cli.output import run_redactor, write_message, write_results
 from graphrt.engine.graph import Graph
 from graphrt.graphdata.loader import load_graph
 
@@ -109,8 +109,8 @@ def _print_warnings(file: str, registry: Any, stderr: TextIO) -> None:
             print(format_warning(issue), file=stderr)
 
 
-def _run_asking(graph: Graph, args: argparse.Namespace, stderr: TextIO, options: dict[str, Any]
-                ) -> tuple[int, dict[str, Any] | None]:
+def _run_asking(graph: Graph, args: argparse.Namespace, stderr: TextIO, options: dict[str, Any],
+                redactor: Redactor) -> tuple[int, dict[str, Any] | None]:
     """A run on a terminal without --checkpoint: its state kept in memory, so that a node that asks a person
     (textInputAgent) asks at the prompt and the run goes on from where it stopped, as with --checkpoint."""
     import anyio
@@ -121,7 +121,7 @@ def _run_asking(graph: Graph, args: argparse.Namespace, stderr: TextIO, options:
     store = SQLiteStore(":memory:")  # the command's alone: nothing is written to disk
     try:
         return run_saved(graph, store, run_id=args.run_id, quiet=True, stderr=stderr, kept=False,  # type: ignore[arg-type]
-                         **options)
+                         redactor=redactor, **options)
     finally:
         anyio.run(store.close)
 
@@ -138,9 +138,18 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
     if not args.quiet:
         for issue in graph.warnings:
             print(format_warning(issue), file=stderr)
+    redactor = run_redactor(graph)  # from here on, what is printed or written hides the run's credentials
+    try:
+        return _run(graph, args, stderr, redactor)
+    except GraphError as error:  # an agent's error may quote a credential of the config
+        write_message(error, redactor, stderr)
+        return 1
+
+
+def _run(graph: Graph, args: argparse.Namespace, stderr: TextIO, redactor: Redactor) -> int:
+    """Runs the graph as the options say, and prints its results."""
     subscribe: list[Any] = []
     trace = display = None
-    redactor = Redactor(known=known_credentials(graph.config, graph.data))  # hides them in what is printed or written
     if args.trace:
         from graphrt.observe.trace import TraceWriter  # each option's module is imported only when it is given
 
@@ -161,11 +170,11 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
                 from graphrt.cli.resume_command import resume_flags, run_saved
 
                 code, results = run_saved(graph, args.checkpoint, run_id=args.run_id, quiet=args.quiet, stderr=stderr,
-                                          hint_flags=resume_flags(args), **options)
+                                          hint_flags=resume_flags(args), redactor=redactor, **options)
                 if results is None:
                     return code
             elif sys.stdin.isatty() and stderr.isatty():
-                code, results = _run_asking(graph, args, stderr, options)
+                code, results = _run_asking(graph, args, stderr, options, redactor)
                 if results is None:
                     return code
             else:
@@ -174,7 +183,7 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
                 except GraphInterrupted as asked:  # nobody to ask, and no store to answer it later from
                     from graphrt.cli.resume_command import NEEDS_CHECKPOINT, WAITING_FOR_ANSWER
 
-                    print(f"graphrt: {asked}", file=stderr)
+                    write_message(asked, redactor, stderr)
                     print(f"graphrt: {NEEDS_CHECKPOINT}", file=stderr)
                     return WAITING_FOR_ANSWER
     finally:

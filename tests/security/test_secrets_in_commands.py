@@ -1,0 +1,173 @@
+"""What graphrt's commands print or write leaves out the credentials the run knows (its environment's, its config's,
+its graph's params), when an LLM server echoes one back or an agent's error quotes one: resume's and fork's results,
+traces and error lines, batch's output lines, the error lines of `graphrt run`, and the live display on a terminal.
+
+The keys here are of no shape a pattern finds: only knowing them hides them (graphrt.base.secrets, `known_credentials`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from graphrt.cli import main
+
+ENV_KEY = "sk-env-secret-0123456789abcdef"
+CONFIG_ONLY_KEY = "cfg-key-7d1e9a0b55c2f3"  # in --config alone
+PARAMS_KEY = "params-key-4c8e1f0a9b"  # in the graph file's params alone
+
+GRAPH = f"""\
+version: 0.5
+nodes:
+  topic:
+    value: tea
+  ask:
+    agent: openAIAgent
+    inputs:
+      prompt: :topic
+    params:
+      maxRetries: 0
+  settings:
+    agent: copyAgent
+    inputs:
+      unused: :topic
+    params:
+      apiKey: {PARAMS_KEY}
+  answer:
+    agent: copyAgent
+    inputs:
+      text: :ask.text
+    isResult: true
+"""
+
+
+@pytest.fixture
+def openai_api_key() -> str:
+    return ENV_KEY
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, str]:
+    """The graph, a config that alone knows CONFIG_ONLY_KEY, and where runs are saved and traced."""
+    (tmp_path / "g.yaml").write_text(GRAPH)
+    (tmp_path / "config.json").write_text(json.dumps({"copyAgent": {"apiKey": CONFIG_ONLY_KEY}}))
+    return {"graph": str(tmp_path / "g.yaml"), "config": str(tmp_path / "config.json"),
+            "db": str(tmp_path / "runs.db"), "trace": str(tmp_path / "trace.jsonl")}
+
+
+def _echo(*keys: str) -> str:
+    return "Your keys: " + ", ".join(keys) + "."
+
+
+def _hidden(*keys: str) -> str:
+    return _echo(*("REDACTED" for _ in keys))
+
+
+def _shown(output: pytest.CaptureResult, *paths: str) -> str:
+    """Everything the command printed, and the files it wrote."""
+    return output.out + output.err + "".join(Path(path).read_text() for path in paths if Path(path).exists())
+
+
+def test_resume_prints_and_traces_its_results_without_a_key_of_the_graphs_params(openai_server, reply, files,
+                                                                                 capsys) -> None:
+    openai_server.script(reply.error(500, "down"))
+    assert main(["run", "-q", files["graph"], "--checkpoint", files["db"], "--run-id", "r1"]) == 1
+    openai_server.script(reply.text(_echo(PARAMS_KEY, ENV_KEY)))
+    capsys.readouterr()
+
+    code = main(["resume", files["db"], "--run-id", "r1", "-q", "--trace", files["trace"]])
+
+    output = capsys.readouterr()
+    assert code == 0
+    assert json.loads(output.out) == {"answer": {"text": _hidden(PARAMS_KEY, ENV_KEY)}}
+    assert PARAMS_KEY not in _shown(output, files["trace"])
+    assert _hidden(PARAMS_KEY, ENV_KEY) in Path(files["trace"]).read_text()
+
+
+def test_resume_s_error_line_hides_a_key_of_the_graphs_params(openai_server, reply, files, capsys) -> None:
+    openai_server.script(reply.error(500, "down"))
+    assert main(["run", "-q", files["graph"], "--checkpoint", files["db"], "--run-id", "r1"]) == 1
+    openai_server.script(reply.error(400, f"the key {PARAMS_KEY} is not valid here"))
+    capsys.readouterr()
+
+    code = main(["resume", files["db"], "--run-id", "r1", "-q"])
+
+    output = capsys.readouterr()
+    assert code == 1
+    assert "the key REDACTED is not valid here" in output.err
+    assert PARAMS_KEY not in _shown(output)
+
+
+def test_fork_prints_and_traces_its_results_without_a_key_of_the_graphs_params(openai_server, reply, files,
+                                                                               capsys) -> None:
+    openai_server.script(reply.text("green tea"))
+    assert main(["run", "-q", files["graph"], "--checkpoint", files["db"], "--run-id", "r1"]) == 0
+    openai_server.script(reply.text(_echo(PARAMS_KEY)))
+    capsys.readouterr()
+
+    code = main(["fork", "r1", "--from", "ask", "--checkpoint", files["db"], "--trace", files["trace"]])
+
+    output = capsys.readouterr()
+    assert code == 0
+    assert json.loads(output.out) == {"answer": {"text": _hidden(PARAMS_KEY)}}
+    assert PARAMS_KEY not in _shown(output, files["trace"])
+
+
+def test_fork_s_error_line_hides_the_environment_s_secrets(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("SERVICE_TOKEN", "tok-from-the-environment-42")
+    (tmp_path / "bad_agents.py").write_text('import os\nraise RuntimeError("cannot log in with " + '
+                                            'os.environ["SERVICE_TOKEN"])\n')
+    monkeypatch.chdir(tmp_path)
+
+    code = main(["fork", "r1", "--from", "ask", "--agents", "bad_agents.py", "--checkpoint", "runs.db"])
+
+    assert code == 1
+    assert capsys.readouterr().err == ("graphrt: cannot import agent module 'bad_agents.py': RuntimeError: cannot log "
+                                       "in with REDACTED\n")
+
+
+@pytest.mark.parametrize("saved", [False, True], ids=["run", "run --checkpoint"])
+def test_run_s_error_line_hides_a_key_of_its_config(openai_server, reply, files, saved, capsys) -> None:
+    openai_server.script(reply.error(400, f"the key {CONFIG_ONLY_KEY} is not valid here"))
+    checkpoint = ["--checkpoint", files["db"]] if saved else []
+
+    code = main(["run", "-q", files["graph"], "--config", files["config"], *checkpoint])
+
+    output = capsys.readouterr()
+    assert code == 1
+    assert "the key REDACTED is not valid here" in output.err
+    assert CONFIG_ONLY_KEY not in _shown(output)
+
+
+ASKS = """\
+version: 0.5
+nodes:
+  ask:
+    agent: openAIAgent
+    inputs:
+      prompt: Which key?
+    params:
+      maxRetries: 0
+  confirm:
+    agent: textInputAgent
+    inputs:
+      message: :ask.text
+    isResult: true
+"""
+
+
+@pytest.mark.parametrize("saved", [False, True], ids=["run", "run --checkpoint"])
+def test_a_question_that_quotes_a_key_of_the_config_is_printed_without_it(openai_server, reply, files, tmp_path,
+                                                                          saved, capsys) -> None:
+    (tmp_path / "asks.yaml").write_text(ASKS)
+    openai_server.script(reply.text(f"Is {CONFIG_ONLY_KEY} yours?"))
+    checkpoint = ["--checkpoint", files["db"]] if saved else []
+
+    code = main(["run", "-q", str(tmp_path / "asks.yaml"), "--config", files["config"], *checkpoint])
+
+    output = capsys.readouterr()
+    assert code == 3
+    assert "node 'confirm': waiting for an answer: Is REDACTED yours?\n" in output.err
+    assert CONFIG_ONLY_KEY not in _shown(output)
