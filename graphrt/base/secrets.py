@@ -40,13 +40,13 @@ import math
 import os
 import re
 import string
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from graphrt.base.jsvalue import UNDEFINED, js_string
 from graphrt.base.patterns import LazyPattern
 
-__all__ = ["MASK", "SECRET_KEY", "Redactor", "config_credentials", "credentials", "graph_credentials", "hide_credentials",
-           "is_mask", "known_credentials"]
+__all__ = ["MASK", "SECRET_KEY", "Redactor", "StreamRedactor", "config_credentials", "credentials", "graph_credentials",
+           "hide_credentials", "is_mask", "known_credentials"]
 
 MASK = "REDACTED"
 """What stands for a hidden credential: a plain word, which reads the same in text, a URL, JSON and YAML."""
@@ -288,6 +288,10 @@ class Redactor:
                 text = text.replace(secret, MASK)
         return text
 
+    def stream(self) -> "StreamRedactor":
+        """What hides the credentials this redactor knows in one text that comes in pieces (an LLM's tokens)."""
+        return StreamRedactor(self._env_secrets)
+
     def mentions(self, json_text: str) -> bool:
         """Whether the JSON text of a value holds a credential this redactor knows (then `data` changes it)."""
         return any(needle in json_text for needle in self._needles)
@@ -368,3 +372,45 @@ class Redactor:
             for key, item in value.items()
             if item is not UNDEFINED
         }
+
+
+class StreamRedactor:
+    """One text that comes in pieces (an LLM's streamed tokens), given back as it comes without the credentials a
+    Redactor knows, one cut across pieces too (`Redactor.stream()`).
+
+    The end of what came that may be the start of a credential is held back until the next piece (or `end()`) says
+    whether it is. As `Redactor.data`, it hides only known credentials: a streamed text is a run's data. A piece
+    costs one search of it for each credential, and a look at the last characters held, at most as many as the
+    longest credential has: never a pass over what came before.
+    """
+
+    def __init__(self, secrets: Sequence[str]) -> None:
+        self._secrets = secrets  # the longest first: one may hold another
+        self._held = ""
+
+    def feed(self, piece: str) -> str:
+        """What can be shown now of the text so far, `piece` included."""
+        if not self._secrets:
+            return piece
+        text = self._held + piece
+        for secret in self._secrets:
+            if secret in text:
+                text = text.replace(secret, MASK)
+        held = max(_started(text, secret) for secret in self._secrets)
+        self._held = text[len(text) - held:] if held else ""
+        return text[:len(text) - held]
+
+    def end(self) -> str:
+        """The text held back at the end, the start of no credential after all (empty when nothing is held)."""
+        held, self._held = self._held, ""
+        return held
+
+
+def _started(text: str, secret: str) -> int:
+    """How many of `text`'s last characters begin `secret` (and not all of it): the longest such end."""
+    start = max(len(text) - len(secret) + 1, 0)
+    while (start := text.find(secret[0], start)) >= 0:
+        if secret.startswith(text[start:]):
+            return len(text) - start
+        start += 1
+    return 0

@@ -158,7 +158,7 @@ def _run(graph: Graph, args: argparse.Namespace, stderr: TextIO, redactor: Redac
     if not args.quiet and stderr.isatty():
         from graphrt.cli.watch import ProgressDisplay
 
-        display = ProgressDisplay(stderr)
+        display = ProgressDisplay(stderr, redactor=redactor)
         subscribe.append(display)
     options = dict(inject=dict(args.inject), all_results=args.all, timeout=args.timeout, subscribe=tuple(subscribe),
                    progress=display.progress if display is not None else None)

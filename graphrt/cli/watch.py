@@ -11,6 +11,11 @@ streamed tokens; and, from the counters, nodes slow enough to wait for (`slow`
 seconds or more, outside mapAgent rows). At the end the status line gives way
 to one summary line. A graph of 100,000 fast nodes prints that line and
 nothing else, and costs the run a few counter updates per node.
+
+What it shows hides the credentials the run knows (its redactor's, graphrt.base.secrets):
+a line as errors are hidden, streamed tokens as a run's data, a credential cut across
+tokens too (`StreamRedactor`: the end of a node's tokens that may begin one waits for
+the next token, the end of the node's LLM call, or the end of the run).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, TextIO
 
+from graphrt.base.secrets import Redactor, StreamRedactor
 from graphrt.observe.events import (
     AgentProgress,
     Event,
@@ -103,12 +109,15 @@ class ProgressDisplay:
     `watch(graph)` connects it to a graph's runs: the graph counts into `progress`,
     and hands the display the few events a person reads. `rate` bounds the status
     redraws per second; `slow` is the duration (seconds) from which a completed node
-    gets a line of its own; `clock` is for tests.
+    gets a line of its own; `clock` is for tests; `redactor` hides the run's credentials
+    (by default the environment's).
     """
 
     def __init__(self, stream: TextIO, progress: RunProgress | None = None, *, rate: float = 10.0,
-                 slow: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
+                 slow: float = 1.0, clock: Callable[[], float] = time.monotonic,
+                 redactor: Redactor | None = None) -> None:
         self.stream = stream
+        self.redactor = redactor or Redactor()
         self.progress = progress if progress is not None else RunProgress(slow_after=slow)
         self.interval = 1.0 / rate
         self.clock = clock
@@ -118,6 +127,7 @@ class ProgressDisplay:
         self._loops: dict[tuple[str | int, ...], int] = {}  # nested graph path -> its iteration index
         self._paused = False  # between the top-level run's end and the next event (a prompt may be on screen)
         self._streaming: tuple[Any, ...] | None = None
+        self._tokens: dict[tuple[Any, ...], StreamRedactor] = {}  # per node streaming: its tokens' redaction
         self._status = ""
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -160,6 +170,7 @@ class ProgressDisplay:
             self._ticker.join()
         with self._lock:
             self._end_tokens()
+            self._end_streams()
             self._clear_status()
             if self.started is not None:
                 self._slow_lines()
@@ -276,6 +287,7 @@ class ProgressDisplay:
         if not event.path:
             self._slow_lines()
             self._end_tokens()
+            self._end_streams()
             self._clear_status()
             self._paused = True
 
@@ -292,6 +304,7 @@ class ProgressDisplay:
         self._line(f"progress {node_name(event.path, event.node_id)}  {_short(event.message)}")
 
     def _llm(self, event: LlmCallFinished) -> None:
+        self._end_stream((event.path, event.node_id))  # the call's tokens are over
         usage = _usage(event.input_tokens, event.output_tokens)
         error = f" error: {_short(event.error)}" if event.error else ""
         self._line(f"llm      {node_name(event.path, event.node_id)}  {event.model or ''} ({usage}){error}")
@@ -300,15 +313,35 @@ class ProgressDisplay:
 
     def _token(self, event: TokenDelta) -> None:
         key = (event.path, event.node_id)
+        tokens = self._tokens.get(key)
+        if tokens is None:
+            tokens = self._tokens[key] = self.redactor.stream()
+        self._write_tokens(key, tokens.feed(event.token))
+
+    def _write_tokens(self, key: tuple[Any, ...], text: str) -> None:
+        if not text:
+            return
         if self._streaming != key:
             self._end_tokens()
             self._clear_status()
-            self.stream.write(f"{node_name(event.path, event.node_id)} > ")
+            self.stream.write(f"{node_name(*key)} > ")
             self._streaming = key
-        self.stream.write(event.token)
+        self.stream.write(text)
         self.stream.flush()
 
+    def _end_stream(self, key: tuple[Any, ...]) -> None:
+        """The end of a node's tokens: what was held back of them, the start of no credential after all."""
+        tokens = self._tokens.pop(key, None)
+        if tokens is not None:
+            self._write_tokens(key, tokens.end())
+
+    def _end_streams(self) -> None:
+        for key in list(self._tokens):
+            self._end_stream(key)
+        self._end_tokens()
+
     def _end_tokens(self) -> None:
+        """Ends the line of tokens (what a node holds back of them stays with it, for its next tokens)."""
         if self._streaming is not None:
             self.stream.write("\n")
             self._streaming = None
@@ -316,5 +349,5 @@ class ProgressDisplay:
     def _line(self, text: str) -> None:
         self._end_tokens()
         self._clear_status()
-        self.stream.write(text + "\n")
+        self.stream.write(self.redactor.text(text) + "\n")
         self.stream.flush()

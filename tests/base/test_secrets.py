@@ -148,3 +148,26 @@ def test_a_megabyte_of_letters_is_returned_as_it_is() -> None:
     text = "x" * 1_048_576
     assert hide_credentials(text) is text
     assert Redactor(environ={}).text(text) is text
+
+
+STREAMED = "keys: tok-3f9a8b7c6d and cfg-key-7d1e9a0b, not tok-3f9a8b7 nor cfg-key-7d1e9a0; tok-3f9a8b7c6dcfg-key-7d1e9a0b"
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 500])
+def test_a_text_streamed_in_pieces_is_shown_without_a_known_credential_however_it_is_cut(size: int) -> None:
+    redactor = Redactor(environ={"MY_SERVICE_TOKEN": "tok-3f9a8b7c6d"}, known=["cfg-key-7d1e9a0b"])
+    for offset in range(size):  # every place a cut can fall
+        pieces = [STREAMED[:offset], *(STREAMED[at:at + size] for at in range(offset, len(STREAMED), size))]
+        stream = redactor.stream()
+        shown = [stream.feed(piece) for piece in pieces] + [stream.end()]
+        assert "".join(shown) == redactor.data(STREAMED) == (
+            "keys: REDACTED and REDACTED, not tok-3f9a8b7 nor cfg-key-7d1e9a0; REDACTEDREDACTED")
+        assert all("tok-3f9a8b7c6d" not in "".join(shown[:count]) for count in range(len(shown) + 1))
+
+
+def test_a_stream_holds_back_only_what_may_begin_a_known_credential() -> None:
+    stream = Redactor(environ={}, known=["cfg-key-7d1e9a0b"]).stream()
+    assert [stream.feed(piece) for piece in ["no key here", " but cf", "g-key-7d1e", "ss", " and cfg-key-7d1e9a0b."]] == [
+        "no key here", " but ", "", "cfg-key-7d1ess", " and REDACTED."]
+    assert stream.feed("c") == "" and stream.end() == "c" and stream.end() == ""
+    assert Redactor(environ={}).stream().feed("cfg-key-7d1e") == "cfg-key-7d1e"  # it knows none: nothing waits

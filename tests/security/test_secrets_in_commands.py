@@ -7,7 +7,9 @@ The keys here are of no shape a pattern finds: only knowing them hides them (gra
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -41,6 +43,11 @@ nodes:
       text: :ask.text
     isResult: true
 """
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
 
 
 @pytest.fixture
@@ -171,3 +178,36 @@ def test_a_question_that_quotes_a_key_of_the_config_is_printed_without_it(openai
     assert code == 3
     assert "node 'confirm': waiting for an answer: Is REDACTED yours?\n" in output.err
     assert CONFIG_ONLY_KEY not in _shown(output)
+
+
+STREAMED = GRAPH.replace("maxRetries: 0", "maxRetries: 0\n      stream: true")
+
+
+def test_the_display_on_a_terminal_shows_no_key_of_the_config_even_streamed_in_pieces(openai_server, reply, files,
+                                                                                      tmp_path, monkeypatch,
+                                                                                      capsys) -> None:
+    (tmp_path / "streamed.yaml").write_text(STREAMED)
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    openai_server.script(reply.text(_echo(CONFIG_ONLY_KEY, ENV_KEY, PARAMS_KEY)))  # sent 3 characters a chunk
+
+    code = main(["run", str(tmp_path / "streamed.yaml"), "--config", files["config"]])
+
+    shown = terminal.getvalue()
+    assert code == 0
+    assert f"ask > {_hidden(CONFIG_ONLY_KEY, ENV_KEY, PARAMS_KEY)}\n" in shown
+    for key in (CONFIG_ONLY_KEY, ENV_KEY, PARAMS_KEY):
+        assert key not in shown + capsys.readouterr().out
+
+
+def test_the_display_s_lines_hide_a_key_of_the_config(openai_server, reply, files, monkeypatch) -> None:
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    openai_server.script(reply.error(400, f"the key {CONFIG_ONLY_KEY} is not valid here"))
+
+    code = main(["run", files["graph"], "--config", files["config"]])
+
+    shown = terminal.getvalue()
+    assert code == 1
+    assert "FAILED   ask  " in shown and "the key REDACTED is not valid here" in shown
+    assert CONFIG_ONLY_KEY not in shown
