@@ -7,6 +7,8 @@ that failed or was cut off runs again (in this process, from its last completed
 node: graphrt.durable). The rows of a batch whose runs go elsewhere (an
 executor's whole runs) are saved here by the driver: its record before the run,
 its status and results after it, so a row cut off there runs again from its start.
+What it saves hides the credentials the run knows, as a run saved as it goes does
+(graphrt.durable.credentials): its results as data, its error as errors are hidden.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import anyio
 from graphrt.base.errors import CheckpointError, GraphError
 from graphrt.base.secrets import Redactor
 from graphrt.checkpoint.base import CheckpointStore, RunStatus, Unsavable, encode_value
+from graphrt.durable.credentials import hidden_data
 from graphrt.durable.runs import save_new_run
 from graphrt.engine.graph import Graph
 from graphrt.batches.outcome import FINISHED, RowOutcome
@@ -72,13 +75,15 @@ class Ledger:
             await self._release(run_id)
             raise
 
-    async def finished(self, row: InputRow, results: dict[str, Any] | None, error: GraphError | None) -> None:
-        """Saves how the row's run ended and lets go of it; a cancelled row is saved as stopped."""
+    async def finished(self, row: InputRow, results: dict[str, Any] | None, error: GraphError | None,
+                       redactor: Redactor) -> None:
+        """Saves how the row's run ended and lets go of it; a cancelled row is saved as stopped. `redactor` knows
+        the run's credentials (the graph's, its config's, the environment's), hidden in what is saved."""
         run_id = self.run_id(row)
         try:
             with anyio.CancelScope(shield=True):
                 if error is not None:
-                    detail = {"node_id": error.node_id, "error": Redactor().text(str(error))}
+                    detail = {"node_id": error.node_id, "error": redactor.text(str(error))}
                     await self.store.update_run(run_id, status=RunStatus.FAILED, detail=detail)
                 elif results is None:
                     await self.store.update_run(run_id, status=RunStatus.CANCELLED)
@@ -89,7 +94,8 @@ class Ledger:
                         await self.store.update_run(run_id, status=RunStatus.FINISHED,
                                                     detail={"results": f"not saved: JSON cannot hold them ({unsavable})"})
                     else:
-                        await self.store.update_run(run_id, status=RunStatus.FINISHED, results=results)
+                        await self.store.update_run(run_id, status=RunStatus.FINISHED,
+                                                    results=hidden_data(results, redactor))
         finally:
             await self._release(run_id)
 

@@ -8,6 +8,11 @@ A row's status is a run's (base/states.RunStatus: `finished` or `failed`). A row
 finished in an earlier run of the batch is written the same way
 (its results are read from its saved run): the output of a batch resumed after
 a crash is the output of one that never stopped.
+
+A line hides the credentials the batch's run knows (its redactor's, the CLI's
+`run_redactor`: its environment's, config's and graph's), in its results as a
+run's data, in its error's text as errors are hidden. The outcomes themselves
+(`graphrt.batch()`'s) are data and keep what the runs returned.
 """
 
 from __future__ import annotations
@@ -46,30 +51,42 @@ class RowOutcome:
     def ok(self) -> bool:
         return self.status == FINISHED
 
-    def record(self) -> dict[str, Any]:
-        """The row as its output line holds it (without secrets in the error's text)."""
+    def record(self, redactor: Redactor | None = None) -> dict[str, Any]:
+        """The row as its output line holds it, but for its results' credentials (`json_line` hides them): without
+        credentials in the error's text (those `redactor` knows, by default the environment's, and any it finds)."""
         line: dict[str, Any] = {"row": self.id, "status": self.status.value}
         if self.ok:
             line["results"] = self.results
         elif self.error is not None:
-            line["error"] = error_record(self.error)
+            line["error"] = error_record(self.error, redactor)
         return line
 
-    def json_line(self) -> str:
-        """The row as one line of JSON (no newline), whatever its results hold."""
-        record = self.record()
+    def json_line(self, redactor: Redactor | None = None) -> str:
+        """The row as one line of JSON (no newline), whatever its results hold, without the credentials `redactor`
+        knows (the run's; by default the environment's)."""
+        redactor = redactor or Redactor()
         try:
-            text = json.dumps(to_json_compatible(record), ensure_ascii=False, separators=(", ", ": "))
+            record = to_json_compatible(self.record(redactor))
+            text = _line(record)
+            if redactor.mentions(text):  # the usual line holds none: one search of it for each known credential
+                text = _line(redactor.data(record))
         except (TypeError, ValueError, RecursionError) as error:
             problem = GraphError(f"the row's results cannot be written as JSON: {type(error).__name__}: "
                                  f"{str(error).split(';')[0]}")
-            text = json.dumps({"row": self.id, "status": FAILED.value, "error": error_record(problem)}, ensure_ascii=False)
+            text = json.dumps({"row": self.id, "status": FAILED.value, "error": error_record(problem, redactor)},
+                              ensure_ascii=False)
         return escape_lone_surrogates(text)
 
 
-def error_record(error: GraphError) -> dict[str, Any]:
-    """A row's error as data: its one-line message (secrets masked), its type, and where it happened."""
-    record: dict[str, Any] = {"message": Redactor().text(str(error)), "type": type(error).__name__}
+def _line(record: Any) -> str:
+    return json.dumps(record, ensure_ascii=False, separators=(", ", ": "))
+
+
+def error_record(error: GraphError, redactor: Redactor | None = None) -> dict[str, Any]:
+    """A row's error as data: its one-line message (without credentials: those `redactor` knows, by default the
+    environment's, and any it finds), its type, and where it happened."""
+    redactor = redactor or Redactor()
+    record: dict[str, Any] = {"message": redactor.text(str(error)), "type": type(error).__name__}
     if error.node_id is not None:
         record["node"] = error.node_id
     if error.field:
@@ -80,5 +97,5 @@ def error_record(error: GraphError) -> dict[str, Any]:
                        (("file", location.file), ("line", location.line), ("column", location.column))
                        if value is not None})
     if isinstance(error, GraphInterrupted):
-        record["question"] = Redactor().text(error.question)
+        record["question"] = redactor.text(error.question)
     return record

@@ -11,7 +11,8 @@ Where a row runs:
   from its last completed node when the batch runs again);
 - on an executor (`executor.run_whole`: Ray runs each row as one task on the
   cluster): the driver only schedules rows, so the cluster's size, not the
-  driver, bounds the throughput; the ledger saves each row's end.
+  driver, bounds the throughput; the ledger saves each row's end, without the
+  credentials the run knows (`Batch.redactor`), as a run saved as it goes.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any, Callable, Iterable, Iterator
 import anyio
 
 from graphrt.base.errors import GraphError, GraphValidationError
+from graphrt.base.secrets import Redactor, known_credentials
 from graphrt.durable.runs import arun_checkpointed
 from graphrt.engine.executor import Executor
 from graphrt.engine.graph import Graph
@@ -70,6 +72,7 @@ class Batch:
         self.all_results = all_results
         self.ordered = ordered
         self.progress = progress if progress is not None else BatchProgress()
+        self.redactor = Redactor(known=known_credentials(graph.config, graph.data))  # hides them in what is saved
         self._ids: dict[str, InputRow] = {}  # every row's id as its saved run names it: the first row of each
         self._workers = 1  # workers at most: the rows at once
         self._started = 0  # workers started so far
@@ -207,7 +210,7 @@ class Batch:
             error = failed
             raise
         finally:
-            await self.ledger.finished(row, results, error)
+            await self.ledger.finished(row, results, error, self.redactor)
 
     async def _outcomes_together(self, rows: list[InputRow]) -> list[RowOutcome]:
         """Rows sent to the executor together (`run_wholes`: one Ray task runs them one after another).
@@ -242,7 +245,7 @@ class Batch:
                 failed = end if isinstance(end, GraphError) else None
                 results = end if isinstance(end, dict) else None
                 if self.ledger is not None:
-                    await self.ledger.finished(row, results, failed)
+                    await self.ledger.finished(row, results, failed, self.redactor)
                 if failed is not None:
                     outcomes[row.index] = _failed(row, failed, seconds)
                 elif results is not None:

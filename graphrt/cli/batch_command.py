@@ -23,6 +23,9 @@ and, while it is open, SQLite's `-wal` and `-shm`.
 
 `-o` may not name the rows, the graph or the store (nor a file beside it): it is
 refused before anything is written, as is an output that cannot be opened.
+
+The output lines and error lines hide the credentials the run knows (its
+environment's, its config's, its graph's params'), as `graphrt run` does.
 """
 
 from __future__ import annotations
@@ -36,10 +39,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from graphrt.base.errors import GraphError, GraphValidationError
+from graphrt.base.secrets import Redactor
 from graphrt.checkpoint import describe_targets
 from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.executor_option import add_executor_option, executor_for
 from graphrt.cli.local_model_option import add_local_model_option, apply_local_model
+from graphrt.cli.output import run_redactor, write_message
 from graphrt.cli.run_command import _print_warnings, format_warning, run_config
 from graphrt.engine.graph import Graph
 
@@ -149,9 +154,6 @@ def _rows_name(args: argparse.Namespace) -> str:
 
 
 def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
-    from graphrt.api import batch, default_batch_id
-    from graphrt.batches import BatchProgress, count_rows
-
     apply_local_model(args)
     stderr = stderr or sys.stderr
     if args.no_checkpoint and args.checkpoint:
@@ -168,6 +170,20 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
     if not args.quiet:
         for issue in graph.warnings:
             print(format_warning(issue), file=stderr)
+    redactor = run_redactor(graph)  # from here on, what is printed or written hides the run's credentials
+    try:
+        return _run_rows(graph, args, checkpoint, stderr, redactor)
+    except GraphError as error:
+        write_message(error, redactor, stderr)
+        return 1
+
+
+def _run_rows(graph: Graph, args: argparse.Namespace, checkpoint: str | None, stderr: TextIO,
+              redactor: Redactor) -> int:
+    """Runs the batch, each row's outcome a line of the output; the exit code."""
+    from graphrt.api import batch, default_batch_id
+    from graphrt.batches import BatchProgress, count_rows
+
     rows: Any = args.rows
     total = None
     if rows == STDIN:
@@ -189,7 +205,7 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
     def write(outcome: Any) -> None:
         nonlocal failed
         try:
-            output.write(outcome.json_line() + "\n")
+            output.write(outcome.json_line(redactor) + "\n")
             output.flush()  # a killed batch leaves whole lines, each row saved before it is written
         except OSError as error:
             if output is sys.stdout:

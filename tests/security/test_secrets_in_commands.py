@@ -11,10 +11,15 @@ import io
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
 
+import graphrt
+from graphrt.checkpoint import SQLiteStore
 from graphrt.cli import main
+from graphrt.engine.executor import Executor
 
 ENV_KEY = "sk-env-secret-0123456789abcdef"
 CONFIG_ONLY_KEY = "cfg-key-7d1e9a0b55c2f3"  # in --config alone
@@ -178,6 +183,72 @@ def test_a_question_that_quotes_a_key_of_the_config_is_printed_without_it(openai
     assert code == 3
     assert "node 'confirm': waiting for an answer: Is REDACTED yours?\n" in output.err
     assert CONFIG_ONLY_KEY not in _shown(output)
+
+
+def _batch_files(tmp_path: Path) -> tuple[Path, Path]:
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"topic": "tea"}\n{"topic": "coffee"}\n')
+    return rows, tmp_path / "out.jsonl"
+
+
+def test_batch_writes_its_rows_results_and_errors_without_a_key_of_its_config(openai_server, reply, files, tmp_path,
+                                                                              capsys) -> None:
+    rows, out = _batch_files(tmp_path)
+    openai_server.script(reply.text(_echo(CONFIG_ONLY_KEY, PARAMS_KEY)),
+                         reply.error(400, f"the key {CONFIG_ONLY_KEY} is not valid here"))
+
+    code = main(["batch", files["graph"], str(rows), "-o", str(out), "--config", files["config"], "--concurrency", "1"])
+
+    output = capsys.readouterr()
+    assert code == 1
+    first, second = [json.loads(line) for line in out.read_text().splitlines()]
+    assert first == {"row": 1, "status": "finished", "results": {"answer": {"text": _hidden(CONFIG_ONLY_KEY, PARAMS_KEY)}}}
+    assert "the key REDACTED is not valid here" in second["error"]["message"]
+    assert CONFIG_ONLY_KEY not in _shown(output, str(out)) and PARAMS_KEY not in _shown(output, str(out))
+
+
+def test_batch_on_stdout_writes_no_key_of_its_config(openai_server, reply, files, tmp_path, capsys) -> None:
+    rows, _ = _batch_files(tmp_path)
+    openai_server.script(reply.text(_echo(CONFIG_ONLY_KEY)), reply.text("fine"))
+
+    code = main(["batch", "-q", files["graph"], str(rows), "--config", files["config"], "--concurrency", "1",
+                 "--no-checkpoint"])
+
+    output = capsys.readouterr()
+    assert code == 0
+    assert json.loads(output.out.splitlines()[0])["results"] == {"answer": {"text": _hidden(CONFIG_ONLY_KEY)}}
+    assert CONFIG_ONLY_KEY not in _shown(output)
+
+
+def test_a_batch_on_an_executor_saves_no_key_of_its_config_in_its_rows_runs(openai_server, reply, files,
+                                                                            tmp_path) -> None:
+    # The driver saves each row's end when the rows run elsewhere (batches/ledger.py): results and error alike.
+    rows, _ = _batch_files(tmp_path)
+    openai_server.script(reply.text(_echo(CONFIG_ONLY_KEY)), reply.error(400, f"the key {CONFIG_ONLY_KEY} is bad"))
+    graph = graphrt.Graph(files["graph"], config={"copyAgent": {"apiKey": CONFIG_ONLY_KEY}})
+    store = tmp_path / "saved"
+    store.mkdir()
+
+    outcomes = graphrt.batch(graph, rows, checkpoint=store / "runs.db", executor=Executor(), concurrency=1)
+
+    assert outcomes[0].results == {"answer": {"text": _echo(CONFIG_ONLY_KEY)}}  # the API's outcomes are data
+    assert [outcome.status for outcome in outcomes] == ["finished", "failed"]
+    first, second = _saved_runs(store / "runs.db", "g:rows/1", "g:rows/2")
+    assert first.results == {"answer": {"text": _hidden(CONFIG_ONLY_KEY)}}
+    assert "the key REDACTED is bad" in second.detail["error"]
+    assert CONFIG_ONLY_KEY not in "".join(path.read_bytes().decode("utf-8", "replace") for path in store.iterdir()
+                                          if path.is_file())
+
+
+def _saved_runs(path: Path, *run_ids: str) -> list[Any]:
+    async def read() -> list[Any]:
+        store = SQLiteStore(path)
+        try:
+            return [await store.get_run(run_id) for run_id in run_ids]
+        finally:
+            await store.close()
+
+    return anyio.run(read)
 
 
 STREAMED = GRAPH.replace("maxRetries: 0", "maxRetries: 0\n      stream: true")
