@@ -39,6 +39,9 @@ def _shutdown(executor: Executor | None) -> None:
 async def arun(graph: Mapping[str, Any] | str | Path, **options: Any) -> dict[str, Any]:
     """Loads, validates and runs a graph; returns `{nodeId: result}`.
 
+    The results are data, as the agents returned them: a credential in them (an LLM server that echoes its
+    key back) is kept, where graphrt's commands print or save them without the credentials the run knows.
+
     Args:
         graph: GraphData as a dict, YAML/JSON text, or a path to a file.
         options: those of a Graph (`agents`, `config`, `filters`, `bypass_agent_ids`,
@@ -107,6 +110,8 @@ async def abatch(
     recorded with its located error and the others go on. With a `checkpoint`,
     each row is a saved run named `BATCH_ID/ROW_ID`: called again, the batch skips
     the rows that completed (their saved results are their outcomes) and runs the others.
+    The outcomes' results are data, as `run`'s; `RowOutcome.json_line(redactor)` writes a row hiding the credentials
+    the redactor knows.
 
     Args:
         graph: a Graph, or what a Graph is made from (a path, YAML/JSON text, a dict).

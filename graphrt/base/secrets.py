@@ -1,12 +1,14 @@
 """What counts as a credential, and the one way to hide one, for every place that must not show a secret.
 
 Errors, traces, logs, the server's answers and a checkpoint's config and copy of
-the graph leave credentials out. A run's data (its results printed by `graphrt run`,
-the node results and results a checkpoint saves) holds a run's real values, so
-there only the credentials a run knows are hidden (`Redactor.data`): its
+the graph leave credentials out. A run's data (the results, rows and streamed tokens
+graphrt's commands print or write of it, the node results and results a checkpoint saves)
+holds a run's real values, so there only the credentials a run knows are hidden
+(`Redactor.data`, `Redactor.stream` for text that comes in pieces): its
 environment's, its config's and those of its graph's params (`known_credentials`),
 wherever they appear, as text or as a number (an LLM server that echoes its key
-back, a numeric `apiKey`); a value that merely looks like a key is data. A credential is
+back, a numeric `apiKey`); a value that merely looks like a key is data. What the
+Python API returns (`graphrt.run()`'s results) is data, as the agents gave it. A credential is
 
 - a value under a key named like one (`apiKey`, `Authorization`, `db_password`: `SECRET_KEY`);
 - in text: a password in a URL (`https://me:hunter2@host`), a value given to a name like
