@@ -4,7 +4,9 @@ Each sample runs through a real one-node graph (see graphrt.testing.samples). Th
 last line is `test-agents: N passed, M failed`; the exit code is 1 when any
 sample failed. What agents print while they run is kept back, and shown with
 `-v` for the samples that fail. Agents whose pack's extra is not installed are
-named on a line of their own, and their samples are not run.
+named on a line of their own, and their samples are not run. The report hides the
+environment's secrets and text shaped like a credential, as error lines do: a failing
+sample's error, or what its agent printed, may quote one.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import TextIO
 
 import anyio
 
+from graphrt.base.secrets import Redactor
 from graphrt.cli.agent_modules import add_agents_option, named_agents, not_installed
 from graphrt.testing.samples import SampleOutcome, run_sample
 
@@ -46,11 +49,12 @@ def handle(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
         return outcomes
 
     outcomes = anyio.run(run_all)
+    redactor = Redactor()
     for outcome, printed in outcomes:
         if not outcome.passed:
-            stdout.write(f"FAIL {outcome.describe()}\n")
+            stdout.write(f"FAIL {redactor.text(outcome.describe())}\n")
             if args.verbose and printed:
-                stdout.write("".join(f"  | {line}\n" for line in printed.splitlines()))
+                stdout.write("".join(f"  | {redactor.text(line)}\n" for line in printed.splitlines()))
         elif args.verbose:
             stdout.write(f"ok   {outcome.name}\n")
     without = [info.name for info in agents if not info.samples]

@@ -282,3 +282,32 @@ def test_the_display_s_lines_hide_a_key_of_the_config(openai_server, reply, file
     assert code == 1
     assert "FAILED   ask  " in shown and "the key REDACTED is not valid here" in shown
     assert CONFIG_ONLY_KEY not in shown
+
+
+LEAKY_AGENTS = """\
+import os
+
+import graphrt
+
+
+async def leaky(ctx):
+    print("signing in with " + os.environ["SERVICE_TOKEN"])
+    raise RuntimeError("login refused for " + os.environ["SERVICE_TOKEN"])
+
+
+AGENTS = [graphrt.AgentInfo("leakyAgent", leaky, samples=(graphrt.Sample(inputs={}, params={}, result={}),))]
+"""
+
+
+def test_test_agents_reports_a_failed_sample_without_the_environment_s_secrets(tmp_path: Path, monkeypatch,
+                                                                               capsys) -> None:
+    monkeypatch.setenv("SERVICE_TOKEN", "tok-from-the-environment-42")
+    (tmp_path / "leaky_agents.py").write_text(LEAKY_AGENTS)
+    monkeypatch.chdir(tmp_path)
+
+    code = main(["test-agents", "leakyAgent", "-v", "--agents", "leaky_agents.py"])
+
+    output = capsys.readouterr()
+    assert code == 1
+    assert "login refused for REDACTED" in output.out and "  | signing in with REDACTED\n" in output.out
+    assert "tok-from-the-environment-42" not in output.out + output.err
