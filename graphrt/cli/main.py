@@ -92,11 +92,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         return args.handler(args) or 0
-    except GraphError as error:  # raised before a run's credentials were known (a command that runs a graph
-        from graphrt.base.secrets import Redactor  # reports its own errors with them: graphrt.cli.output.run_redactor)
+    except GraphError as error:
+        from graphrt.base.secrets import Redactor
         from graphrt.cli.output import write_message
 
-        write_message(error, Redactor(), sys.stderr)  # the environment's secrets, and text shaped like a credential
+        # An error from before a run's credentials are known (a command that runs a graph reports the errors of
+        # its run itself, hiding them: cli/output.run_redactor); the environment's secrets are hidden here.
+        write_message(error, Redactor(), sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("graphrt: interrupted", file=sys.stderr)

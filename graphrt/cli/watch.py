@@ -169,7 +169,6 @@ class ProgressDisplay:
         if self._ticker is not None:
             self._ticker.join()
         with self._lock:
-            self._end_tokens()
             self._end_streams()
             self._clear_status()
             if self.started is not None:
@@ -286,7 +285,6 @@ class ProgressDisplay:
     def _run_finished(self, event: RunFinished) -> None:
         if not event.path:
             self._slow_lines()
-            self._end_tokens()
             self._end_streams()
             self._clear_status()
             self._paused = True
@@ -336,6 +334,7 @@ class ProgressDisplay:
             self._write_tokens(key, tokens.end())
 
     def _end_streams(self) -> None:
+        """The end of every node's tokens (the run's end), and of the line of tokens."""
         for key in list(self._tokens):
             self._end_stream(key)
         self._end_tokens()

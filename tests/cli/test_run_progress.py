@@ -335,3 +335,19 @@ def test_a_closed_display_that_saw_no_event_writes_nothing() -> None:
     terminal = FakeTerminal()
     ProgressDisplay(terminal).close()
     assert terminal.getvalue() == ""
+
+
+def test_tokens_of_nodes_streaming_at_once_hide_a_known_key_cut_between_them() -> None:
+    from graphrt.base.secrets import Redactor
+
+    terminal = FakeTerminal()
+    display = ProgressDisplay(terminal, redactor=Redactor(environ={}, known=["cfg-key-7d1e9a0b55c2f3"]))
+    display(RunStarted(run_id="r"))
+    for node_id, token in [("a", "the key cfg-"), ("b", "hello"), ("a", "key-7d1e9a0b55c2f3 is"), ("b", " there"),
+                           ("a", " c")]:
+        display(TokenDelta(run_id="r", node_id=node_id, token=token))
+    display(RunFinished(run_id="r"))
+    display.close()
+
+    assert visible(terminal.getvalue())[:5] == ["a > the key ", "b > hello", "a > REDACTED is", "b >  there", "a >  c"]
+    assert "cfg-" not in terminal.getvalue()
