@@ -206,7 +206,7 @@ def continue_saved(graph: Graph, args: argparse.Namespace, record: RunRecord, *,
     `results_alone`: stdout holds the results only; what agents and `console` print goes to stderr.
     """
     stderr = stderr or sys.stderr
-    redactor = run_redactor(graph)  # the graph's credentials, as its file (or saved copy) has them, and the environment's
+    redactor = run_redactor(graph)  # its graph's credentials (its file's, or its saved copy's) and the environment's
     try:
         trace = TraceWriter(args.trace, redactor=redactor) if args.trace else None
         try:

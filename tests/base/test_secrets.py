@@ -150,7 +150,8 @@ def test_a_megabyte_of_letters_is_returned_as_it_is() -> None:
     assert Redactor(environ={}).text(text) is text
 
 
-STREAMED = "keys: tok-3f9a8b7c6d and cfg-key-7d1e9a0b, not tok-3f9a8b7 nor cfg-key-7d1e9a0; tok-3f9a8b7c6dcfg-key-7d1e9a0b"
+STREAMED = ("keys: tok-3f9a8b7c6d and cfg-key-7d1e9a0b, not tok-3f9a8b7 nor cfg-key-7d1e9a0; "
+            "tok-3f9a8b7c6dcfg-key-7d1e9a0b")
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 7, 500])
@@ -167,7 +168,7 @@ def test_a_text_streamed_in_pieces_is_shown_without_a_known_credential_however_i
 
 def test_a_stream_holds_back_only_what_may_begin_a_known_credential() -> None:
     stream = Redactor(environ={}, known=["cfg-key-7d1e9a0b"]).stream()
-    assert [stream.feed(piece) for piece in ["no key here", " but cf", "g-key-7d1e", "ss", " and cfg-key-7d1e9a0b."]] == [
-        "no key here", " but ", "", "cfg-key-7d1ess", " and REDACTED."]
+    pieces = ["no key here", " but cf", "g-key-7d1e", "ss", " and cfg-key-7d1e9a0b."]
+    assert [stream.feed(piece) for piece in pieces] == ["no key here", " but ", "", "cfg-key-7d1ess", " and REDACTED."]
     assert stream.feed("c") == "" and stream.end() == "c" and stream.end() == ""
     assert Redactor(environ={}).stream().feed("cfg-key-7d1e") == "cfg-key-7d1e"  # it knows none: nothing waits

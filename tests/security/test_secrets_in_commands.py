@@ -202,7 +202,8 @@ def test_batch_writes_its_rows_results_and_errors_without_a_key_of_its_config(op
     output = capsys.readouterr()
     assert code == 1
     first, second = [json.loads(line) for line in out.read_text().splitlines()]
-    assert first == {"row": 1, "status": "finished", "results": {"answer": {"text": _hidden(CONFIG_ONLY_KEY, PARAMS_KEY)}}}
+    assert first == {"row": 1, "status": "finished",
+                     "results": {"answer": {"text": _hidden(CONFIG_ONLY_KEY, PARAMS_KEY)}}}
     assert "the key REDACTED is not valid here" in second["error"]["message"]
     assert CONFIG_ONLY_KEY not in _shown(output, str(out)) and PARAMS_KEY not in _shown(output, str(out))
 
