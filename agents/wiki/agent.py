@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
@@ -22,12 +22,14 @@ from graphrt.base.jsvalue import is_null
 
 from .backends import MediaWiki, OfflineCorpus, Page, WikiBackend
 
-__all__ = ["AGENTS", "wiki_agent", "lookup", "split_sentences", "backend_for"]
+__all__ = ["AGENTS", "ARG_NAMES", "wiki_agent", "action_argument", "lookup", "page_state", "split_sentences",
+           "backend_for"]
 
 _LEAD_SENTENCES = 5
 _SIMILAR = 5
 _SENTENCE_END = re.compile(r"(?<=[.!?])(?<![\s.][A-Z]\.)\s+(?=[\"'(\[A-Z0-9])")  # not after an initial: "J. K. Rowling"
-_ARG_NAMES = {"search": "entity", "lookup": "term"}
+ARG_NAMES = {"search": "entity", "lookup": "term"}
+"""The argument each action's tool call names (its JSON Schema property)."""
 _USAGE = "Use search[entity] or lookup[term]."
 _MAX_TITLE = 255  # characters: no wiki title is longer (Wikipedia's limit is 255 bytes)
 _QUOTED = 100  # characters of an argument an observation quotes back
@@ -52,16 +54,18 @@ def backend_for(options: dict[str, Any]) -> WikiBackend:
     return OfflineCorpus.load(corpus) if corpus else OfflineCorpus.default(str(options.get("lang") or "en-us"))
 
 
-def _argument(func: str, arg: Any) -> str:
-    """The action's argument: the text of a text action, or the named field of a tool call's arguments."""
+def action_argument(func: str, arg: Any, names: Mapping[str, str] = ARG_NAMES) -> str:
+    """The action's argument: the text of a text action, or the field of a tool call's arguments that `names`
+    gives for the action (else its first field), without the quotes a model puts around it."""
     if isinstance(arg, dict):
-        value = arg.get(_ARG_NAMES.get(func, ""), next(iter(arg.values()), ""))
+        value = arg.get(names.get(func, ""), next(iter(arg.values()), ""))
     else:
         value = "" if is_null(arg) else arg
     return str(value).strip().strip("\"'").strip()
 
 
-def _page_state(page: Page) -> dict[str, Any]:
+def page_state(page: Page) -> dict[str, Any]:
+    """The state a search hands back for the next call: the page found, and no lookup yet."""
     return {"title": page.title, "text": page.text, "url": page.url, "source": page.source, "lookup": None}
 
 
@@ -83,7 +87,7 @@ async def _search(backend: WikiBackend, entity: str) -> tuple[str, dict[str, Any
     page = await backend.page(entity)
     if page is None:
         return f"Could not find [{entity}]. Similar: {await backend.similar(entity, _SIMILAR)}.", {}
-    return " ".join(split_sentences(page.text)[:_LEAD_SENTENCES]), _page_state(page)
+    return " ".join(split_sentences(page.text)[:_LEAD_SENTENCES]), page_state(page)
 
 
 def lookup(state: dict[str, Any], term: str,
@@ -123,7 +127,7 @@ async def wiki_agent(ctx: AgentContext) -> dict[str, Any]:
     """
     options = {**ctx.config, **ctx.params}
     func = str(ctx.inputs.get("func") or "").strip().lower()
-    argument = _argument(func, ctx.inputs.get("arg"))
+    argument = action_argument(func, ctx.inputs.get("arg"))
     state = ctx.inputs.get("data")
     state = dict(state) if isinstance(state, dict) else {}
     if func == "search":

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from graphrt_agents.wiki.agent import backend_for, lookup, split_sentences
+from graphrt_agents.wiki.agent import ARG_NAMES, action_argument, backend_for, lookup, page_state, split_sentences
 from graphrt_agents.wiki.backends import Page, WikiBackend
 from graphrt_agents.wiki.rank import stems
 
@@ -32,7 +32,7 @@ __all__ = ["AGENTS", "focused_wiki_agent", "rank_sentences"]
 
 _FOCUSED_SENTENCES = 3
 _SIMILAR = 5
-_ARG_NAMES = {"search": "entity", "lookup": "term", "finish": "answer"}
+_ARG_NAMES = {**ARG_NAMES, "finish": "answer"}  # wikiAgent's actions, and finish
 _USAGE = "Use search[entity], lookup[term] or finish[answer]."
 
 
@@ -57,18 +57,6 @@ def rank_sentences(sentences: list[str], question: str, weight: Callable[[str], 
         return sum(weight(stem) for stem in wanted & found[index])
 
     return sorted(range(len(sentences)), key=lambda index: (-relevance(index), index))
-
-
-def _argument(func: str, arg: Any) -> str:
-    if isinstance(arg, dict):
-        value = arg.get(_ARG_NAMES.get(func, ""), next(iter(arg.values()), ""))
-    else:
-        value = "" if is_null(arg) else arg
-    return str(value).strip().strip("\"'").strip()
-
-
-def _page_state(page: Page) -> dict[str, Any]:
-    return {"title": page.title, "text": page.text, "url": page.url, "source": page.source, "lookup": None}
 
 
 def _focused(backend: WikiBackend, page: Page, question: str, count: int) -> list[str]:
@@ -99,7 +87,7 @@ async def _search(backend: WikiBackend, entity: str, question: str) -> tuple[str
         if page is None:
             return f"Could not find [{entity}].", {}
         note = f"(No page [{entity}]; the closest is [{page.title}].) "
-    return note + " ".join(_focused(backend, page, question, _FOCUSED_SENTENCES)), _page_state(page)
+    return note + " ".join(_focused(backend, page, question, _FOCUSED_SENTENCES)), page_state(page)
 
 
 def _lookup(state: dict[str, Any], term: str, question: str) -> tuple[str, dict[str, Any]]:
@@ -123,7 +111,7 @@ async def focused_wiki_agent(ctx: AgentContext) -> dict[str, Any]:
     """
     options = {**ctx.config, **ctx.params}
     func = str(ctx.inputs.get("func") or "").strip().lower()
-    argument = _argument(func, ctx.inputs.get("arg"))
+    argument = action_argument(func, ctx.inputs.get("arg"), _ARG_NAMES)
     given = ctx.inputs.get("data")
     state = dict(given) if isinstance(given, dict) else {}
     question = ctx.inputs.get("question", state.get("question"))

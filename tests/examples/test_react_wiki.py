@@ -276,3 +276,16 @@ async def test_the_example_s_grammar_is_not_sent_to_a_server_not_said_to_take_on
     results = await graph.arun(inject={"question": "Who designed the Eiffel Tower?"})
     assert results["answer"] == "A free answer of my own"
     assert all("grammar" not in request for request in openai_server.requests)
+
+
+def test_the_reader_reads_actions_and_keeps_pages_with_wiki_agent_s_own_code():
+    import react_wiki_reader
+    from graphrt_agents.wiki import agent as wiki
+
+    assert (react_wiki_reader.action_argument, react_wiki_reader.page_state) == (wiki.action_argument, wiki.page_state)
+
+
+@pytest.mark.anyio
+async def test_finish_takes_the_answer_of_a_tool_call_as_the_other_actions_take_theirs():
+    result = await ask("finish", {"answer": " 'Gustave Eiffel' "}, "Who designed it?")
+    assert result == {"content": "Gustave Eiffel", "data": {"answer": "Gustave Eiffel"}}
