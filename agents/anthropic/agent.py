@@ -16,7 +16,9 @@ SDK of today has no temperature argument, so it goes in the body as it is); `mes
 does (GraphAI's anthropicAgent leaves it out); OpenAI's `tool_choice` spellings
 ("auto", "required", "none", `{type: function, function: {name}}`) are translated, so
 toolsAgent can drive it; a reply that is not a Message, or a stream that ends before
-`message_stop`, is an error, never a reply. Needs `pip install 'graphrt[anthropic]'`.
+`message_stop`, is an error, never a reply. Requests go through the one retry loop
+(graphrt_agents.llm.retries), the SDK's own retries off, as every LLM agent's: `maxRetries`,
+`retryDelay`, each attempt reported. Needs `pip install 'graphrt[anthropic]'`.
 """
 
 from __future__ import annotations
@@ -29,23 +31,44 @@ from graphrt.base.jsvalue import is_null, is_truthy
 
 from graphrt_agents.llm.chat import ChatResult, conversation, system_prompt
 from graphrt_agents.llm.provider import (
-    GRAPHAI_LLM_INFO, LLMRequestError, MalformedReplyError, Provider, chat_inputs, chat_params, describe_transport, llm_call, llm_options,
-    openai_usage, parse_json_reply, server_message, tool_call_arguments,
+    GRAPHAI_LLM_INFO, Failure, LLMRequestError, LlmCall, MalformedReplyError, Provider, chat_inputs, chat_params,
+    describe_transport, llm_options, openai_usage, parse_json_reply, retry_after, server_message, tool_call_arguments,
+    worth_retrying,
 )
-from graphrt_agents.llm.settings import ServerSettings, retry_count
+from graphrt_agents.llm.retries import ask
+from graphrt_agents.llm.settings import RetryPolicy, ServerSettings
 
 if TYPE_CHECKING:
     import anthropic
 
-__all__ = ["AGENTS", "anthropic_agent", "ANTHROPIC"]
+__all__ = ["AGENTS", "anthropic_agent", "ANTHROPIC", "AnthropicProvider"]
 
-ANTHROPIC = Provider(
+
+class AnthropicProvider(Provider):
+    """Anthropic's API through the `anthropic` SDK: how its exceptions read."""
+
+    def read(self, error: Exception) -> Failure | None:
+        """Timeouts and failed connections are worth another attempt, and so are the statuses the SDK would
+        retry (408, 409, 429, 5xx, or as `x-should-retry` says); every other failure is said as it is."""
+        import anthropic
+
+        if isinstance(error, anthropic.APITimeoutError):
+            return Failure("timed out", transient=True)
+        if isinstance(error, anthropic.APIConnectionError):
+            return Failure(f"could not connect ({error.__cause__ or error})", transient=True)
+        if isinstance(error, anthropic.APIStatusError):
+            headers = error.response.headers
+            return Failure(f"HTTP {error.status_code}: {server_message(error.body, error.message)}",
+                           worth_retrying(error.status_code, headers), retry_after(headers))
+        # A lost reply; else e.g. the connection dropped in the middle of a stream.
+        return super().read(error) or Failure(describe_transport(error))
+
+
+ANTHROPIC = AnthropicProvider(
     agent="anthropicAgent", system="anthropic", host="api.anthropic.com", default_model="claude-sonnet-4-5",
     keys=("ANTHROPIC_API_KEY",), base_urls=("ANTHROPIC_BASE_URL",), models=("ANTHROPIC_MODEL",),
 )
 _DEFAULT_MAX_TOKENS = 8192
-_DEFAULT_TIMEOUT = 300.0
-_DEFAULT_RETRIES = 3
 
 
 # --- request ---------------------------------------------------------------------------
@@ -193,7 +216,7 @@ async def _create(client: "anthropic.AsyncAnthropic", body: dict[str, Any]) -> d
         raise MalformedReplyError(f"the reply is not valid JSON ({error})") from None
 
 
-async def _stream(client: "anthropic.AsyncAnthropic", body: dict[str, Any], ctx: AgentContext) -> dict[str, Any]:
+async def _stream(client: "anthropic.AsyncAnthropic", body: dict[str, Any], call: LlmCall) -> dict[str, Any]:
     """Streams the reply: text deltas go to the event stream as they come; blocks are assembled as GraphAI does."""
     response: dict[str, Any] | None = None
     partial: dict[int, str] = {}
@@ -213,7 +236,7 @@ async def _stream(client: "anthropic.AsyncAnthropic", body: dict[str, Any], ctx:
                 if delta.type == "text_delta":
                     partial[event.index] = partial.get(event.index, "") + delta.text
                     if delta.text:
-                        ctx.stream_token(delta.text)
+                        call.token(delta.text)
                 elif delta.type == "input_json_delta":
                     partial[event.index] = partial.get(event.index, "") + delta.partial_json
             elif kind == "message_delta" and response is not None:
@@ -235,29 +258,6 @@ async def _stream(client: "anthropic.AsyncAnthropic", body: dict[str, Any], ctx:
     return _checked(response)
 
 
-def _describe(error: Exception) -> str:
-    import anthropic
-
-    if isinstance(error, anthropic.APITimeoutError):
-        return "timed out"
-    if isinstance(error, anthropic.APIConnectionError):
-        return f"could not connect ({error.__cause__ or error})"
-    if isinstance(error, anthropic.APIStatusError):
-        return f"HTTP {error.status_code}: {server_message(error.body, error.message)}"
-    if isinstance(error, MalformedReplyError):
-        return str(error)
-    return describe_transport(error)  # e.g. the connection dropped in the middle of a stream
-
-
-def _was_retried(error: Exception) -> bool:
-    """The SDK retries what openAIAgent retries: dropped connections, timeouts, 408, 409, 429 and 5xx."""
-    import anthropic
-
-    status = getattr(error, "status_code", None)
-    return isinstance(error, anthropic.APIConnectionError) or (
-        isinstance(status, int) and (status in (408, 409, 429) or status >= 500))
-
-
 # --- the agent -------------------------------------------------------------------------
 
 
@@ -277,8 +277,8 @@ async def anthropic_agent(ctx: AgentContext) -> dict[str, Any]:
         ctx: inputs and params as GraphAI's anthropicAgent (inputs win); `apiKey` (else
             ANTHROPIC_API_KEY), `baseURL` (else ANTHROPIC_BASE_URL, else Anthropic's API) and
             `model` (else ANTHROPIC_MODEL, else claude-sonnet-4-5) in params or config;
-            `timeout` (seconds per attempt) and `maxRetries` (on 408, 409, 429, 5xx and
-            dropped connections, with the SDK's backoff) as openAIAgent's.
+            `timeout` (seconds per attempt), `maxRetries` (on 408, 409, 429, 5xx, timeouts,
+            failed connections and lost replies) and `retryDelay` as openAIAgent's.
 
     Returns:
         The Message's fields plus GraphAI's `choices`, `text`, `tool`, `tool_calls`,
@@ -293,18 +293,19 @@ async def anthropic_agent(ctx: AgentContext) -> dict[str, Any]:
     server: ServerSettings = ANTHROPIC.server(options)
     body, messages = _request(options, ctx, server.model or "")
     stream = is_truthy(options.get("stream")) or is_truthy(options.get("dataStream"))
-    retries = retry_count(options, _DEFAULT_RETRIES)
-    client = anthropic.AsyncAnthropic(api_key=server.api_key, base_url=server.base_url, max_retries=retries,
-                                      timeout=float(options.get("timeout") or _DEFAULT_TIMEOUT))
-    async with client, llm_call(ctx, ANTHROPIC, body["model"]) as call:
-        try:
-            response = await (_stream(client, body, ctx) if stream else _create(client, body))
-        except Exception as error:  # noqa: BLE001 - every failure of the request becomes one clear error
-            attempts = retries + 1 if _was_retried(error) else 1
-            raise ANTHROPIC.failure(server, _describe(error), attempts) from None
+    policy = RetryPolicy.of(options)
+    client = anthropic.AsyncAnthropic(api_key=server.api_key, base_url=server.base_url, max_retries=0,
+                                      timeout=policy.timeout)
+
+    async def attempt(call: LlmCall) -> dict[str, Any]:
+        response = await (_stream(client, body, call) if stream else _create(client, body))
         usage = response.get("usage") or {}
         call.finished(model=response.get("model"), input_tokens=usage.get("input_tokens"),
                       output_tokens=usage.get("output_tokens"), finish_reason=response.get("stop_reason"))
+        return response
+
+    async with client:
+        response = await ask(ctx, ANTHROPIC, server, body["model"], policy, attempt)
     return _result(response, messages, wants_json=is_truthy(options.get("response_format")))
 
 

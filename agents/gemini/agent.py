@@ -23,7 +23,8 @@ refuses), so toolsAgent can drive it; each tool call gets the id Gemini gave it 
 `call_N` (GraphAI's are all "dummy", which cannot pair a reply with its call); the
 result names the model that answered (`model`); a reply that is not a
 GenerateContentResponse, or a stream that ends before a finish reason, is an error,
-never a reply. Needs `pip install 'graphrt[gemini]'`.
+never a reply. Requests go through the one retry loop (graphrt_agents.llm.retries), the SDK's
+own retries off, as every LLM agent's. Needs `pip install 'graphrt[gemini]'`.
 """
 
 from __future__ import annotations
@@ -37,26 +38,41 @@ from graphrt.base.jsvalue import is_null, is_truthy
 
 from graphrt_agents.llm.chat import ChatResult, conversation
 from graphrt_agents.llm.provider import (
-    GRAPHAI_LLM_INFO, LLMRequestError, MalformedReplyError, Provider, chat_inputs, chat_params, describe_transport, llm_call, llm_options,
-    openai_usage, server_message, tool_call_arguments,
+    GRAPHAI_LLM_INFO, Failure, LLMRequestError, LlmCall, MalformedReplyError, Provider, chat_inputs, chat_params,
+    describe_transport, llm_options, openai_usage, server_message, tool_call_arguments,
 )
-from graphrt_agents.llm.settings import ServerSettings, retry_count
+from graphrt_agents.llm.retries import ask
+from graphrt_agents.llm.settings import RetryPolicy, ServerSettings
 
 if TYPE_CHECKING:
     from google import genai
 
-__all__ = ["AGENTS", "GEMINI", "gemini_agent"]
+__all__ = ["AGENTS", "GEMINI", "GeminiProvider", "gemini_agent"]
 
-GEMINI = Provider(
+_RETRIED = (408, 429, 500, 502, 503, 504)  # the statuses Google's SDK retries by default
+
+
+class GeminiProvider(Provider):
+    """Gemini's API through the `google-genai` SDK: how its exceptions read."""
+
+    def read(self, error: Exception) -> Failure | None:
+        """The statuses Google's SDK would retry, and its client's timeouts and failed connections, are worth
+        another attempt; every other failure is said as it is."""
+        from google.genai import errors
+
+        if isinstance(error, errors.APIError):
+            return Failure(f"HTTP {error.code}: {server_message(error.details, error.message or error.status or '')}",
+                           error.code in _RETRIED)
+        name = type(error).__name__
+        return super().read(error) or Failure(describe_transport(error), "Timeout" in name or "Connect" in name)
+
+
+GEMINI = GeminiProvider(
     agent="geminiAgent", system="gemini", host="generativelanguage.googleapis.com", default_model="gemini-2.5-flash",
     keys=("GOOGLE_GENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"), base_urls=("GOOGLE_GEMINI_BASE_URL",),
     models=("GEMINI_MODEL",),
 )
 _MODES = {"auto": "AUTO", "any": "ANY", "none": "NONE", "validated": "VALIDATED"}
-_RETRIED = (408, 429, 500, 502, 503, 504)
-_DEFAULT_TIMEOUT = 300.0
-_DEFAULT_RETRIES = 3
-_DEFAULT_RETRY_DELAY = 0.5
 
 
 # --- request ---------------------------------------------------------------------------
@@ -208,7 +224,7 @@ async def _generate(client: "genai.Client", request: dict[str, Any]) -> tuple[di
     return fields, "".join(texts) if texts else None, calls
 
 
-async def _stream(client: "genai.Client", request: dict[str, Any], ctx: AgentContext) -> tuple[dict[str, Any], str | None, list[Any]]:
+async def _stream(client: "genai.Client", request: dict[str, Any], call: LlmCall) -> tuple[dict[str, Any], str | None, list[Any]]:
     """Streams the reply: each chunk's text goes to the event stream; the result is the last chunk's fields with
     every chunk's text and function calls (as GraphAI's)."""
     texts: list[str] = []
@@ -229,7 +245,7 @@ async def _stream(client: "genai.Client", request: dict[str, Any], ctx: AgentCon
             chunk_texts, chunk_calls = _texts_and_calls(_parts(last))
             for piece in chunk_texts:
                 if piece:
-                    ctx.stream_token(piece)
+                    call.token(piece)
             texts += chunk_texts
             calls += chunk_calls
     if problem is not None:
@@ -239,31 +255,17 @@ async def _stream(client: "genai.Client", request: dict[str, Any], ctx: AgentCon
     return last, "".join(texts) if texts else None, calls
 
 
-def _describe(error: Exception) -> str:
-    from google.genai import errors
-
-    if isinstance(error, errors.APIError):
-        return f"HTTP {error.code}: {server_message(error.details, error.message or error.status or '')}"
-    if isinstance(error, MalformedReplyError):
-        return str(error)
-    return describe_transport(error)
-
-
-def _was_retried(error: Exception) -> bool:
-    return getattr(error, "code", None) in _RETRIED or "Timeout" in type(error).__name__ or "Connect" in type(error).__name__
-
-
 # --- the agent -------------------------------------------------------------------------
 
 
-def _client(server: ServerSettings, options: dict[str, Any], retries: int) -> "genai.Client":
+def _client(server: ServerSettings, timeout: float) -> "genai.Client":
+    """A client that asks once per call (the retry loop asks again), each attempt at most `timeout` seconds."""
     from google import genai
     from google.genai import types
 
-    retry = types.HttpRetryOptions(attempts=retries + 1, initial_delay=float(options.get("retryDelay", _DEFAULT_RETRY_DELAY)),
-                                   http_status_codes=list(_RETRIED))
-    timeout_ms = int(float(options.get("timeout") or _DEFAULT_TIMEOUT) * 1000)
-    http = types.HttpOptions(base_url=server.base_url, timeout=timeout_ms, retry_options=retry)
+    # One attempt: without retry options the SDK would still retry aiohttp's connection errors on its own.
+    once = types.HttpRetryOptions(attempts=1)
+    http = types.HttpOptions(base_url=server.base_url, timeout=int(timeout * 1000), retry_options=once)
     return genai.Client(api_key=server.api_key, http_options=http)
 
 
@@ -295,21 +297,21 @@ async def gemini_agent(ctx: AgentContext) -> Any:
         raise LLMRequestError("geminiAgent needs pip install 'graphrt[gemini]' (no module google.genai)") from None
 
     server = GEMINI.server(options)
-    retries = retry_count(options, _DEFAULT_RETRIES)
+    policy = RetryPolicy.of(options)
     request = {"model": server.model, "contents": _contents(messages), "config": _config(options, types)}
     stream = is_truthy(options.get("stream")) or is_truthy(options.get("dataStream"))
-    client = _client(server, options, retries)
+    client = _client(server, policy.timeout)
+
+    async def attempt(call: LlmCall) -> tuple[dict[str, Any], str | None, list[Any]]:
+        fields, text, calls = await (_stream(client, request, call) if stream else _generate(client, request))
+        usage = fields.get("usageMetadata") or {}
+        call.finished(model=fields.get("modelVersion"), input_tokens=usage.get("promptTokenCount"),
+                      output_tokens=usage.get("candidatesTokenCount"),
+                      finish_reason=fields["candidates"][0].get("finishReason"))
+        return fields, text, calls
+
     try:
-        async with llm_call(ctx, GEMINI, server.model) as call:
-            try:
-                fields, text, calls = await (_stream(client, request, ctx) if stream else _generate(client, request))
-            except Exception as error:  # noqa: BLE001 - every failure of the request becomes one clear error
-                attempts = retries + 1 if _was_retried(error) else 1
-                raise GEMINI.failure(server, _describe(error), attempts) from None
-            usage = fields.get("usageMetadata") or {}
-            call.finished(model=fields.get("modelVersion"), input_tokens=usage.get("promptTokenCount"),
-                          output_tokens=usage.get("candidatesTokenCount"),
-                          finish_reason=fields["candidates"][0].get("finishReason"))
+        fields, text, calls = await ask(ctx, GEMINI, server, server.model, policy, attempt)
     finally:
         await client.aio.aclose()
     return _result(fields, text, calls, messages, server.model or "")

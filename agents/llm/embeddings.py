@@ -12,12 +12,15 @@ answer is read too). A base URL without an endpoint (`http://localhost:11434/v1`
 openAIAgent takes) gets `/embeddings`. Without `baseURL`, OPENAI_BASE_URL and then
 OPENAI_API_KEY (OpenAI's API) choose the server, as for openAIAgent; with none of
 them, the embedded model answers (local_embeddings.py). Requests go through the
-official `openai` SDK, which retries 408, 409, 429, 5xx and dropped connections; an
-answer that is not one vector per string is an error, never a result.
+official `openai` SDK as an `OpenAIProvider`'s (openai_provider.py), and through the one
+retry loop (retries.py), as openAIAgent's: 408, 409, 429, 5xx, timeouts, failed connections
+and answers that are not one vector per string are asked again a bounded number of times, and
+such an answer is an error, never a result.
 """
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -25,8 +28,10 @@ from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.base.jsvalue import is_null
 
 from .local_embeddings import LOCAL_EMBEDDING_MODEL, local_embeddings
-from .provider import LLMRequestError, MalformedReplyError, Provider, describe_transport, llm_call, server_message
-from .settings import ServerSettings, resolve_server, retry_count
+from .openai_provider import OpenAIProvider
+from .provider import LlmCall, MalformedReplyError, llm_call
+from .retries import ask
+from .settings import RetryPolicy, ServerSettings, resolve_server
 
 if TYPE_CHECKING:
     import openai
@@ -34,10 +39,8 @@ if TYPE_CHECKING:
 __all__ = ["AGENTS", "string_embeddings_agent"]
 
 DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small"  # GraphAI's
-_EMBEDDINGS = Provider(agent="stringEmbeddingsAgent", system="openai", host="api.openai.com/v1/embeddings",
-                       default_model=DEFAULT_EMBEDDING_MODEL)
-_DEFAULT_TIMEOUT = 300.0
-_DEFAULT_RETRIES = 3
+_EMBEDDINGS = OpenAIProvider(agent="stringEmbeddingsAgent", system="openai", host="api.openai.com/v1/embeddings",
+                             default_model=DEFAULT_EMBEDDING_MODEL)
 
 
 def _endpoint(url: str) -> tuple[str, str]:
@@ -83,26 +86,13 @@ def _server(options: dict[str, Any]) -> ServerSettings | None:
 
 
 async def _request(client: "openai.AsyncOpenAI", path: str, model: str, texts: list[str]) -> Any:
-    if path == "/embeddings":
-        reply = await client.embeddings.create(input=texts, model=model, encoding_format="float")
-        return reply.model_dump(warnings=False) if hasattr(reply, "model_dump") else reply
-    return await client.post(path, body={"input": texts, "model": model}, cast_to=object)
-
-
-def _describe(error: Exception) -> str:
-    import openai
-
-    if isinstance(error, openai.APIStatusError):
-        return f"HTTP {error.status_code}: {server_message(error.body, error.message)}"
-    if isinstance(error, openai.APITimeoutError):
-        return "timed out"
-    if isinstance(error, openai.APIConnectionError):
-        return f"could not connect ({error.__cause__ or error})"
-    if isinstance(error, MalformedReplyError):
-        return str(error)
-    if isinstance(error, ValueError):  # a body that is not JSON
-        return f"the reply is not valid JSON ({error})"
-    return describe_transport(error)
+    try:
+        if path == "/embeddings":
+            reply = await client.embeddings.create(input=texts, model=model, encoding_format="float")
+            return reply.model_dump(warnings=False) if hasattr(reply, "model_dump") else reply
+        return await client.post(path, body={"input": texts, "model": model}, cast_to=object)
+    except json.JSONDecodeError as error:  # a body cut short
+        raise MalformedReplyError(f"the reply is not valid JSON ({error})") from None
 
 
 async def string_embeddings_agent(ctx: AgentContext) -> list[list[float]]:
@@ -128,22 +118,19 @@ async def string_embeddings_agent(ctx: AgentContext) -> list[list[float]]:
             vectors, tokens = await local_embeddings(texts)
             call.finished(model=LOCAL_EMBEDDING_MODEL, input_tokens=tokens)
         return vectors
-    import openai  # imported on first use: it takes a while
-
     base_url, path = _endpoint(server.base_url or "")
-    retries = retry_count(options, _DEFAULT_RETRIES)
-    async with openai.AsyncOpenAI(base_url=base_url, api_key=server.client_key(), max_retries=retries,
-                                  timeout=float(options.get("timeout") or _DEFAULT_TIMEOUT)) as client:
-        async with llm_call(ctx, _EMBEDDINGS, server.model) as call:
-            try:
-                answer = await _request(client, path, server.model or DEFAULT_EMBEDDING_MODEL, texts)
-                vectors = _vectors(answer, len(texts))
-            except Exception as error:  # noqa: BLE001 - every failure of the request becomes one clear error
-                raise _EMBEDDINGS.failure(server, _describe(error)) from None
+    policy = RetryPolicy.of(options)
+    async with _EMBEDDINGS.client(base_url, server.client_key(), policy.timeout) as client:
+
+        async def attempt(call: LlmCall) -> list[list[float]]:
+            answer = await _request(client, path, server.model or DEFAULT_EMBEDDING_MODEL, texts)
+            vectors = _vectors(answer, len(texts))
             usage = answer.get("usage") if isinstance(answer, dict) else None
             call.finished(model=answer.get("model") or server.model,
                           input_tokens=(usage or {}).get("prompt_tokens") if isinstance(usage, dict) else None)
-    return vectors
+            return vectors
+
+        return await ask(ctx, _EMBEDDINGS, server, server.model, policy, attempt)
 
 
 string_embeddings_agent_info = AgentInfo(
@@ -167,6 +154,7 @@ string_embeddings_agent_info = AgentInfo(
             "baseURL": {"type": "string", "description": "the embeddings endpoint, e.g. http://127.0.0.1:11434/api/embed"},
             "timeout": {"type": "number"},
             "maxRetries": {"type": "integer"},
+            "retryDelay": {"type": "number"},
         },
     },
     output={"type": "array", "items": {"type": "array", "items": {"type": "number"}}},

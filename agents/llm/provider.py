@@ -1,23 +1,32 @@
-"""What the LLM agents of other providers share: their options, keys, server, call events and error text.
+"""What the LLM agents share: their options, keys, server, call events, error text and how an error reads.
 
-openAIAgent talks to OpenAI-compatible servers; anthropicAgent, geminiAgent and
-groqAgent (each in its own pack) talk to their provider's API through its SDK.
-Each describes its provider once as a `Provider` (agent name, the variables its
-key and base URL come from, its default model) and asks it for the server to
-use and for the text of a failure. A key never appears in that text: it goes
-through `ServerSettings.redact`, as openAIAgent's errors do.
+openAIAgent (and groqAgent through it) and stringEmbeddingsAgent talk to OpenAI-compatible
+servers through the `openai` SDK; anthropicAgent and geminiAgent (each in its own pack)
+talk to their provider's API through its SDK. Each describes its provider once as a
+`Provider` (agent name, the variables its key and base URL come from, its default model)
+and asks it for the server to use; a subclass per SDK says how that SDK's exceptions read
+(`Provider.read`: what to say, and whether asking again may help). Every request goes
+through `retries.ask`, the one retry loop, which reports each attempt as LlmCallStarted and
+LlmCallFinished (`llm_call`) and names the last failure with `Provider.failure`. A key never
+appears in that text: it goes through `ServerSettings.redact`.
 
-    ANTHROPIC = Provider("anthropicAgent", "anthropic", keys=("ANTHROPIC_API_KEY",), ...)
+    class AnthropicProvider(Provider):
+        def read(self, error): ...  # the SDK's timeouts, refusals, statuses
+
+    ANTHROPIC = AnthropicProvider("anthropicAgent", "anthropic", keys=("ANTHROPIC_API_KEY",), ...)
     server = ANTHROPIC.server(llm_options(ctx))
-    async with llm_call(ctx, ANTHROPIC, server.model) as call:
+
+    async def attempt(call: LlmCall) -> Reply:
         reply = await sdk_request(...)
         call.finished(model=reply.model, input_tokens=..., output_tokens=..., finish_reason=...)
+        return reply
+
+    reply = await ask(ctx, ANTHROPIC, server, model, RetryPolicy.of(options), attempt)
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import uuid
 from contextlib import asynccontextmanager
@@ -28,12 +37,13 @@ from graphrt.authoring.agent_info import AgentContext
 from graphrt.base.jsvalue import defined
 from graphrt.observe.events import LlmCallFinished, LlmCallStarted
 
-from .openai_agent import LLMRequestError, MalformedReplyError
-from .settings import ServerSettings
+from .errors import LLMRequestError, MalformedReplyError
+from .settings import DEFAULT_RETRIES, DEFAULT_RETRY_DELAY, DEFAULT_TIMEOUT, ServerSettings, resolve_server
 
 __all__ = [
-    "GRAPHAI_LLM_INFO", "LLMRequestError", "MalformedReplyError", "LlmCall", "Provider", "chat_inputs", "chat_params", "describe_transport",
-    "llm_call", "llm_options", "openai_usage", "parse_json_reply", "server_message", "tool_call_arguments",
+    "GRAPHAI_LLM_INFO", "Failure", "LLMRequestError", "MalformedReplyError", "LlmCall", "Provider", "chat_inputs",
+    "chat_params", "describe_transport", "llm_call", "llm_options", "openai_usage", "parse_json_reply", "retry_after",
+    "server_message", "tool_call_arguments", "worth_retrying",
 ]
 
 _FENCE = re.compile(r"```(?:\w+)?\s*([\s\S]*?)\s*```")
@@ -44,11 +54,19 @@ def llm_options(ctx: AgentContext) -> dict[str, Any]:
     return {**ctx.config, **ctx.params, **defined(ctx.inputs)}
 
 
-def _first(*values: Any) -> str | None:
-    for value in values:
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return None
+@dataclass(frozen=True)
+class Failure:
+    """A failed request as its provider reads it.
+
+    Attributes:
+        what: what went wrong, in a line (`HTTP 429: slow down`, `timed out`): the error's text after where.
+        transient: asking again may succeed (a timeout, a dropped connection, a 429 or 5xx, a lost reply).
+        retry_after: the seconds the server asked to wait before asking again, if it said.
+    """
+
+    what: str
+    transient: bool = False
+    retry_after: float | None = None
 
 
 @dataclass(frozen=True)
@@ -73,30 +91,72 @@ class Provider:
     base_urls: tuple[str, ...] = ()
     models: tuple[str, ...] = field(default=())
 
+    def settings(self, options: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> ServerSettings:
+        """The node's `baseURL`, `apiKey` and `model`, else the environment's, as they are: no key or model is None."""
+        return resolve_server(options, environ, keys=self.keys, base_urls=self.base_urls, models=self.models)
+
     def server(self, options: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> ServerSettings:
         """The server, key and model: the node's `baseURL`, `apiKey`, `model` first, then the environment.
 
         Raises:
             LLMRequestError: no key anywhere, or no model for a provider that has no default.
         """
-        env = os.environ if environ is None else environ
-        key = _first(options.get("apiKey"), *(env.get(name) for name in self.keys))
-        if key is None:
+        found = self.settings(options, environ)
+        if found.api_key is None:
             where = " or ".join(self.keys)
             raise LLMRequestError(f"{self.agent}: no API key: set {where}, or give apiKey in params or config",
                                   agent_id=self.agent)
-        model = _first(options.get("model"), *(env.get(name) for name in self.models)) or self.default_model
+        model = found.model or self.default_model
         if model is None:
             raise LLMRequestError(f"{self.agent}: no model: give one in params.model (e.g. llama-3.1-8b-instant)",
                                   agent_id=self.agent)
-        base_url = _first(options.get("baseURL"), *(env.get(name) for name in self.base_urls))
-        return ServerSettings(base_url, key, model)
+        return ServerSettings(found.base_url, found.api_key, model)
 
-    def failure(self, server: ServerSettings, what: str, attempts: int = 1) -> LLMRequestError:
-        """The error for a failed request: `anthropicAgent: <where> <what>`, the key blanked out."""
+    def read(self, error: Exception) -> Failure | None:
+        """How a request's exception reads: what to say and whether to ask again; None for one that is not the
+        request's failure (a bug), which is raised as it is. A subclass reads its SDK's exceptions; a reply that
+        is no reply is every provider's and worth asking again."""
+        if isinstance(error, MalformedReplyError):
+            return Failure(str(error), transient=True)
+        return None
+
+    def said(self, error: BaseException, server: ServerSettings) -> str:
+        """An attempt's failure in a line, for its LlmCallFinished and the retry's progress: `<where> <what>`,
+        the key blanked out; "cancelled" when it was cancelled."""
+        if not isinstance(error, Exception):
+            return "cancelled"
+        failure = self.read(error)
+        return server.redact(f"{server.base_url or self.host} {failure.what if failure else error}")
+
+    def failure(self, server: ServerSettings, what: str, attempts: int = 1, agent: str | None = None) -> LLMRequestError:
+        """The error for a failed request: `anthropicAgent: <where> <what>`, the key blanked out.
+
+        `agent` names the agent that asked, when another agent's request is made for it (groqAgent's
+        through openAIAgent's); by default the provider's."""
+        agent = agent or self.agent
         tries = f" after {attempts} attempts" if attempts > 1 else ""
-        return LLMRequestError(server.redact(f"{self.agent}: {server.base_url or self.host} {what}{tries}"),
-                               agent_id=self.agent)
+        return LLMRequestError(server.redact(f"{agent}: {server.base_url or self.host} {what}{tries}"), agent_id=agent)
+
+
+def worth_retrying(status: Any, headers: Mapping[str, str] | None = None) -> bool:
+    """Whether an HTTP status is worth another attempt: the server's `x-should-retry` when it says (as the
+    openai and anthropic SDKs read it), else 408, 409, 429 and 5xx."""
+    said = (headers or {}).get("x-should-retry")
+    if said in ("true", "false"):
+        return said == "true"
+    return isinstance(status, int) and (status in (408, 409, 429) or status >= 500)
+
+
+def retry_after(headers: Mapping[str, str] | None) -> float | None:
+    """The seconds a server asked to wait (`retry-after-ms`, else `retry-after` in seconds), or None."""
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = (headers or {}).get(name)
+        try:
+            if value is not None:
+                return float(value) / scale
+        except ValueError:
+            pass
+    return None
 
 
 def server_message(body: Any, fallback: str) -> str:
@@ -128,25 +188,38 @@ def describe_transport(error: BaseException) -> str:
 
 
 class LlmCall:
-    """One request in flight; `finished` records what its reply said for the LlmCallFinished event."""
+    """One request in flight: `token` streams a piece of its reply, `finished` records what its reply said for the
+    LlmCallFinished event."""
 
-    def __init__(self) -> None:
+    def __init__(self, ctx: AgentContext) -> None:
         self.report: dict[str, Any] = {}
+        self.tokens = 0
+        self._ctx = ctx
+
+    def token(self, text: str) -> None:
+        """Sends a piece of the reply to the event stream as it comes (void if the attempt then fails)."""
+        self.tokens += 1
+        self._ctx.stream_token(text)
 
     def finished(self, **report: Any) -> None:
         self.report = report
 
 
 @asynccontextmanager
-async def llm_call(ctx: AgentContext, provider: Provider, model: str | None) -> AsyncIterator[LlmCall]:
-    """Reports one request as LlmCallStarted and LlmCallFinished (with usage, or the error as text)."""
+async def llm_call(ctx: AgentContext, provider: Provider, model: str | None,
+                   server: ServerSettings | None = None) -> AsyncIterator[LlmCall]:
+    """Reports one request as LlmCallStarted and LlmCallFinished (with usage, or the error as text: the
+    provider's reading of it for a request to `server`)."""
     call_id = uuid.uuid4().hex[:16]
     ctx.emit(LlmCallStarted, call_id=call_id, model=model, system=provider.system)
-    call = LlmCall()
+    call = LlmCall(ctx)
     try:
         yield call
     except BaseException as error:
-        text = str(error) if isinstance(error, LLMRequestError) else type(error).__name__
+        if server is not None:
+            text = provider.said(error, server)
+        else:
+            text = str(error) if isinstance(error, LLMRequestError) else type(error).__name__
         ctx.emit(LlmCallFinished, call_id=call_id, model=model, error=text)
         raise
     ctx.emit(LlmCallFinished, call_id=call_id, **{"model": model, **call.report})
@@ -225,8 +298,8 @@ def chat_params(**more: Any) -> dict[str, Any]:
         "baseURL": {"type": "string"},
         "model": {"type": "string"},
         "stream": {"type": "boolean"},
-        "timeout": {"type": "number", "description": "seconds per attempt (default 300)"},
-        "maxRetries": {"type": "integer", "description": "retries on 429, 5xx, timeouts (default 3)"},
-        "retryDelay": {"type": "number", "description": "first backoff in seconds (default 0.5)"},
+        "timeout": {"type": "number", "description": f"seconds per attempt (default {DEFAULT_TIMEOUT:g})"},
+        "maxRetries": {"type": "integer", "description": f"retries on 429, 5xx, timeouts (default {DEFAULT_RETRIES})"},
+        "retryDelay": {"type": "number", "description": f"first backoff in seconds (default {DEFAULT_RETRY_DELAY:g})"},
     }
     return {"type": "object", "properties": {**properties, **more}}

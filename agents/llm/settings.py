@@ -1,9 +1,11 @@
-"""Which OpenAI-compatible server an LLM agent talks to, and with which model.
+"""An LLM agent's settings: which server it talks to, with which model, and how often it asks again.
 
 The standard variables (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_MODEL`)
 choose the server, so OpenAI, Ollama, vLLM and llama.cpp servers all work; a
 node's params or the run's config (`baseURL`, `apiKey`, `model`) override them.
-With neither a key nor a base URL, the embedded local model is used.
+With neither a key nor a base URL, the embedded local model is used. Another
+provider names its own variables (`Provider` in provider.py). `RetryPolicy` is
+what every provider's requests share: seconds per attempt, retries, first backoff.
 """
 
 from __future__ import annotations
@@ -14,7 +16,10 @@ from typing import Any, Mapping
 
 from graphrt.base.secrets import MASK, hide_credentials
 
-__all__ = ["ServerSettings", "resolve_server", "retry_count", "DEFAULT_OPENAI_MODEL", "MAX_RETRIES"]
+__all__ = [
+    "ServerSettings", "resolve_server", "first_text", "retry_count", "RetryPolicy", "DEFAULT_OPENAI_MODEL", "MAX_RETRIES",
+    "DEFAULT_RETRIES", "DEFAULT_RETRY_DELAY", "DEFAULT_TIMEOUT",
+]
 
 DEFAULT_OPENAI_MODEL = "gpt-4o"  # GraphAI's default
 _PLACEHOLDER_KEY = "not-needed"  # the SDK insists on a key; local servers ignore it
@@ -53,37 +58,46 @@ class ServerSettings:
         return hide_credentials(text)
 
 
-def _first(*values: Any) -> str | None:
+def first_text(*values: Any) -> str | None:
+    """The first of `values` that is text with something in it, stripped; None when there is none."""
     for value in values:
         if isinstance(value, str) and value.strip():
             return value.strip()
     return None
 
 
-def resolve_server(options: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> ServerSettings:
+def resolve_server(options: Mapping[str, Any], environ: Mapping[str, str] | None = None, *,
+                   keys: tuple[str, ...] = ("OPENAI_API_KEY",), base_urls: tuple[str, ...] = ("OPENAI_BASE_URL",),
+                   models: tuple[str, ...] = ("OPENAI_MODEL",)) -> ServerSettings:
     """Picks the server and model: the node's options first, then the environment.
 
     Args:
         options: the run's config for the agent, overridden by the node's params and
             inputs (`baseURL`, `apiKey`, `model`).
         environ: the environment; `os.environ` when None.
+        keys, base_urls, models: the variables that may hold each, in order (OpenAI's by default).
 
     Returns:
         The settings; `model` is None when nothing chose one (the caller picks a default).
     """
     env = os.environ if environ is None else environ
     return ServerSettings(
-        base_url=_first(options.get("baseURL"), env.get("OPENAI_BASE_URL")),
-        api_key=_first(options.get("apiKey"), env.get("OPENAI_API_KEY")),
-        model=_first(options.get("model"), env.get("OPENAI_MODEL")),
+        base_url=first_text(options.get("baseURL"), *(env.get(name) for name in base_urls)),
+        api_key=first_text(options.get("apiKey"), *(env.get(name) for name in keys)),
+        model=first_text(options.get("model"), *(env.get(name) for name in models)),
     )
 
 
 MAX_RETRIES = 100
 """The most retries an LLM agent makes of one request (`maxRetries`): more is a node that never gives up."""
+DEFAULT_RETRIES = 3
+DEFAULT_RETRY_DELAY = 0.5
+"""Seconds before the first retry (`retryDelay`); each next one waits about twice as long."""
+DEFAULT_TIMEOUT = 300.0
+"""Seconds one attempt may take (`timeout`)."""
 
 
-def retry_count(options: dict[str, Any], default: int) -> int:
+def retry_count(options: Mapping[str, Any], default: int = DEFAULT_RETRIES) -> int:
     """`maxRetries` of an LLM agent's options: a whole number from 0 to MAX_RETRIES.
 
     Raises:
@@ -97,3 +111,29 @@ def retry_count(options: dict[str, Any], default: int) -> int:
         shown = type(value).__name__ if isinstance(value, (str, list, dict)) or abs(value) > 10**9 else repr(value)
         raise ValueError(f"maxRetries must be a whole number from 0 to {MAX_RETRIES}, got {shown}")
     return int(value)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How a provider's requests are asked: seconds per attempt, and how often and how soon to ask again.
+
+    Attributes:
+        retries: how many times a failed request that may succeed later is asked again (`maxRetries`).
+        delay: seconds before the first retry (`retryDelay`); each next one waits about twice as long.
+        timeout: seconds one attempt may take (`timeout`).
+    """
+
+    retries: int = DEFAULT_RETRIES
+    delay: float = DEFAULT_RETRY_DELAY
+    timeout: float = DEFAULT_TIMEOUT
+
+    @classmethod
+    def of(cls, options: Mapping[str, Any]) -> "RetryPolicy":
+        """The node's policy: `maxRetries`, `retryDelay` and `timeout` of its options, else the defaults.
+
+        Raises:
+            ValueError: `maxRetries` is not a whole number from 0 to MAX_RETRIES.
+            TypeError, ValueError: `retryDelay` or `timeout` is not a number.
+        """
+        return cls(retry_count(options), float(options.get("retryDelay", DEFAULT_RETRY_DELAY)),
+                   float(options.get("timeout") or DEFAULT_TIMEOUT))

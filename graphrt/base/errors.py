@@ -5,8 +5,8 @@
       GraphValidationError    .issues: every problem found before the run
       ResolveError            a reference cannot be resolved at run time
       AgentError              an agent failed; __cause__ is its exception, unless it raised one of these
-        LLMRequestError       the LLM server refused a request, or failed every attempt    agents/llm/openai_agent
-          MalformedReplyError it answered, but not with a whole reply (retried)    every LLM agent
+        LLMRequestError       the LLM server refused a request, or failed every attempt    agents/llm/errors
+          MalformedReplyError it answered, but not with a whole reply (retried)           agents/llm/errors
         EmbeddedModelError    the embedded model is not installed or did not start         agents/llm/local_model
         WikiUnavailableError  a wiki backend cannot be used (no corpus, API unreachable)   agents/wiki/backends
         FetchFailed           a request failed or went past its limits; also a TypeError   agents/_http

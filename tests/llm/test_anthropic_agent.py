@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from graphrt.base.errors import AgentError
-from graphrt.observe.events import LlmCallFinished, TokenDelta
+from graphrt.observe.events import AgentProgress, LlmCallFinished, LlmCallStarted, TokenDelta
 
 from .scripted_providers import Cut, Garbage
 
@@ -186,3 +186,29 @@ async def test_without_the_extra_the_error_says_what_to_install(anthropic_api, r
     with pytest.raises(AgentError) as caught:
         await run_graph(_graph(inputs={"prompt": "x"}))
     assert caught.value.message == "anthropicAgent needs pip install 'graphrt[anthropic]' (no module anthropic)"
+
+
+async def test_each_attempt_is_reported_and_each_retry_waits_retry_delay(anthropic_api, reply, run_graph, events):
+    anthropic_api.script(reply.error(503, "busy"), reply.text("done"))
+    results = await run_graph(_graph(inputs={"prompt": "x"}, params={"retryDelay": 0}))
+    assert results["llm"]["text"] == "done"
+    said = [(type(event).__name__, getattr(event, "error", None) or getattr(event, "message", None))
+            for event in events if isinstance(event, (LlmCallStarted, LlmCallFinished, AgentProgress))]
+    assert said == [("LlmCallStarted", None), ("LlmCallFinished", f"{anthropic_api.url} HTTP 503: busy"),
+                    ("AgentProgress", f"retrying in 0.0s: {anthropic_api.url} HTTP 503: busy"),
+                    ("LlmCallStarted", None), ("LlmCallFinished", None)]
+
+
+async def test_a_reply_that_is_not_a_message_is_asked_again(anthropic_api, reply, run_graph):
+    anthropic_api.script(Garbage(), reply.text("a whole reply"))
+    results = await run_graph(_graph(inputs={"prompt": "x"}, params={"retryDelay": 0}))
+    assert results["llm"]["text"] == "a whole reply"
+    assert len(anthropic_api.requests) == 2
+
+
+async def test_a_failure_the_server_says_not_to_retry_fails_at_once(anthropic_api, reply, run_graph):
+    anthropic_api.script(reply.error(503, "down for good", x_should_retry="false"), reply.text("unused"))
+    with pytest.raises(AgentError) as caught:
+        await run_graph(_graph(inputs={"prompt": "x"}, params={"retryDelay": 0}))
+    assert caught.value.message == f"anthropicAgent: {anthropic_api.url} HTTP 503: down for good"
+    assert len(anthropic_api.requests) == 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from graphrt.base.errors import AgentError
+from graphrt.observe.events import AgentProgress, LlmCallFinished, LlmCallStarted
 
 from .scripted_providers import Garbage, text_vector
 
@@ -87,3 +88,28 @@ async def test_strings_are_required(embeddings_api, run_graph):
     with pytest.raises(AgentError, match="inputs.array must be a list of strings, or inputs.item a string"):
         await run_graph(_graph({"array": [1, 2]}))
     assert embeddings_api.requests == []
+
+
+async def test_each_attempt_is_reported_and_each_retry_said(embeddings_api, reply, run_graph, events):
+    embeddings_api.script(reply.error(503, "busy", retry_after="0"), reply.text(""))
+    await run_graph(_graph({"item": "x"}))
+    said = [(type(event).__name__, getattr(event, "error", None) or getattr(event, "message", None))
+            for event in events if isinstance(event, (LlmCallStarted, LlmCallFinished, AgentProgress))]
+    busy = f"{embeddings_api.url}/v1 HTTP 503: busy"
+    assert said == [("LlmCallStarted", None), ("LlmCallFinished", busy), ("AgentProgress", f"retrying in 0.0s: {busy}"),
+                    ("LlmCallStarted", None), ("LlmCallFinished", None)]
+
+
+async def test_5xx_past_the_retries_says_how_many_attempts(embeddings_api, reply, run_graph):
+    embeddings_api.script(*[reply.error(500, "boom") for _ in range(2)])
+    with pytest.raises(AgentError) as caught:
+        await run_graph(_graph({"item": "x"}, params={"maxRetries": 1, "retryDelay": 0}))
+    assert caught.value.message == f"stringEmbeddingsAgent: {embeddings_api.url}/v1 HTTP 500: boom after 2 attempts"
+    assert len(embeddings_api.requests) == 2
+
+
+async def test_an_answer_that_is_not_one_vector_per_string_is_asked_again(embeddings_api, reply, run_graph):
+    embeddings_api.script(Garbage(b'{"object": "list", "data": []}', "application/json"), reply.text(""))
+    results = await run_graph(_graph({"array": ["a", "b"]}, params={"retryDelay": 0}))
+    assert results["embed"] == [text_vector("a"), text_vector("b")]
+    assert len(embeddings_api.requests) == 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from graphrt.base.errors import AgentError
-from graphrt.observe.events import LlmCallFinished, TokenDelta
+from graphrt.observe.events import AgentProgress, LlmCallFinished, LlmCallStarted, TokenDelta
 
 from .scripted_providers import Cut, Garbage
 
@@ -183,3 +183,29 @@ async def test_without_the_extra_the_error_says_what_to_install(gemini_api, run_
     with pytest.raises(AgentError) as caught:
         await run_graph(_graph(inputs={"prompt": "x"}))
     assert caught.value.message == "geminiAgent needs pip install 'graphrt[gemini]' (no module google.genai)"
+
+
+async def test_each_attempt_is_reported_and_each_retry_said(gemini_api, reply, run_graph, events):
+    gemini_api.script(reply.error(503, "The model is overloaded."), reply.text("done"))
+    results = await run_graph(_graph(inputs={"prompt": "x"}, params={"retryDelay": 0}))
+    assert results["llm"]["text"] == "done"
+    said = [(type(event).__name__, getattr(event, "error", None) or getattr(event, "message", None))
+            for event in events if isinstance(event, (LlmCallStarted, LlmCallFinished, AgentProgress))]
+    overloaded = f"{gemini_api.url} HTTP 503: The model is overloaded."
+    assert said == [("LlmCallStarted", None), ("LlmCallFinished", overloaded),
+                    ("AgentProgress", f"retrying in 0.0s: {overloaded}"), ("LlmCallStarted", None), ("LlmCallFinished", None)]
+
+
+async def test_a_reply_that_is_not_a_response_is_asked_again(gemini_api, reply, run_graph):
+    gemini_api.script(Garbage(b'{"hello": "world"}', "application/json"), reply.text("a whole reply"))
+    results = await run_graph(_graph(inputs={"prompt": "x"}, params={"retryDelay": 0}))
+    assert results["llm"]["text"] == "a whole reply"
+    assert len(gemini_api.requests) == 2
+
+
+async def test_a_status_google_does_not_retry_fails_at_once(gemini_api, reply, run_graph):
+    gemini_api.script(reply.error(409, "conflict"), reply.text("unused"))
+    with pytest.raises(AgentError) as caught:
+        await run_graph(_graph(inputs={"prompt": "x"}, params={"retryDelay": 0}))
+    assert caught.value.message == f"geminiAgent: {gemini_api.url} HTTP 409: conflict"
+    assert len(gemini_api.requests) == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -9,7 +10,7 @@ from graphrt_agents.llm import local_model
 from graphrt_agents.llm.openai_agent import LLMRequestError
 
 from graphrt import UNDEFINED, AgentError
-from graphrt.observe.events import LlmCallFinished, LlmCallStarted, TokenDelta
+from graphrt.observe.events import AgentProgress, LlmCallFinished, LlmCallStarted, TokenDelta
 
 pytestmark = pytest.mark.anyio
 
@@ -243,10 +244,10 @@ async def test_a_grammar_is_not_sent_to_a_server_not_known_to_take_one(reply, op
 
 @pytest.fixture
 def forget_refusals(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Which servers refused a grammar is remembered for the process: each test starts with none."""
+    """Which servers refused a grammar is remembered by openAIAgent's provider: each test starts with a new one."""
     from graphrt_agents.llm import openai_agent
 
-    monkeypatch.setattr(openai_agent, "_grammar_refused", set())
+    monkeypatch.setattr(openai_agent, "OPENAI", replace(openai_agent.OPENAI))
 
 
 async def test_a_server_said_to_take_a_grammar_gets_it(reply, openai_server, run_graph, forget_refusals):
@@ -278,3 +279,32 @@ async def test_a_server_that_refuses_the_grammar_is_asked_again_without_it(reply
     refused, again, later = openai_server.requests
     assert refused["grammar"] == GRAMMAR and "grammar" not in again
     assert "grammar" not in later  # the refusal is remembered: no second refused request
+
+
+async def test_a_refusal_is_remembered_by_the_provider_that_met_it(reply, openai_server, run_graph, forget_refusals,
+                                                                   monkeypatch):
+    from graphrt_agents.llm import openai_agent
+
+    openai_server.script(reply.error(400, "Unrecognized request argument supplied: grammar"), reply.text("yes"),
+                         reply.text("no"))
+    node = llm_node(inputs={"prompt": "ok?", "grammar": GRAMMAR}, params={"acceptsGrammar": True})
+    await run_graph(node)
+    monkeypatch.setattr(openai_agent, "OPENAI", replace(openai_agent.OPENAI))  # a provider that met no refusal
+    await run_graph(node)
+    refused, again, fresh = openai_server.requests
+    assert refused["grammar"] == GRAMMAR and "grammar" not in again and fresh["grammar"] == GRAMMAR
+
+
+async def test_the_wait_a_server_asks_in_milliseconds_is_kept(reply, openai_server, run_graph, events):
+    openai_server.script(reply.error(429, "slow down", retry_after_ms="1"), reply.text("done"))
+    await run_graph(llm_node(inputs={"prompt": "x"}))
+    progress = [event.message for event in events if isinstance(event, AgentProgress)]
+    assert progress == [f"retrying in 0.0s: {openai_server.url} HTTP 429: slow down"]
+
+
+async def test_a_failure_the_server_says_not_to_retry_fails_at_once(reply, openai_server, run_graph):
+    openai_server.script(reply.error(503, "down for good", x_should_retry="false"), reply.text("unused"))
+    with pytest.raises(AgentError) as caught:
+        await run_graph(llm_node(inputs={"prompt": "x"}, params={"retryDelay": 0}))
+    assert caught.value.message == f"openAIAgent: {openai_server.url} HTTP 503: down for good"
+    assert len(openai_server.requests) == 1
