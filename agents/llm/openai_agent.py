@@ -4,8 +4,8 @@ Inputs and params are GraphAI's (`prompt`, `system`, `messages`, `tools`,
 `tool_choice`, `response_format`, `max_tokens`, `temperature`, `stop`, `stream`,
 `model`), plus `grammar` (a GBNF grammar for llama.cpp's `grammar` field), and so is the result:
 `{text, tool, tool_calls, message, messages, usage}` with the response's own fields beside them
-(chat.py's ChatResult). The agent is `OPENAI`, a `Provider` (openai_provider.py), like every LLM
-agent: it builds its request (openai_request.py), reads the reply whole or streamed
+(chat.py's ChatResult). Its provider is `OPENAI` (openai_provider.py), a `Provider` as every LLM
+agent's is: the agent builds its request (openai_request.py), reads the reply whole or streamed
 (openai_reply.py), and asks through the one retry loop (retries.py), which retries 429s, 5xx
 answers, timeouts, failed connections and replies that are no reply (a stream cut short, no
 content and no tool call) with exponential backoff a bounded number of times, and fails with an
