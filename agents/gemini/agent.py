@@ -224,7 +224,8 @@ async def _generate(client: "genai.Client", request: dict[str, Any]) -> tuple[di
     return fields, "".join(texts) if texts else None, calls
 
 
-async def _stream(client: "genai.Client", request: dict[str, Any], call: LlmCall) -> tuple[dict[str, Any], str | None, list[Any]]:
+async def _stream(client: "genai.Client", request: dict[str, Any],
+                  call: LlmCall) -> tuple[dict[str, Any], str | None, list[Any]]:
     """Streams the reply: each chunk's text goes to the event stream; the result is the last chunk's fields with
     every chunk's text and function calls (as GraphAI's)."""
     texts: list[str] = []

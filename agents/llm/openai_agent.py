@@ -119,8 +119,9 @@ openai_agent_info = AgentInfo(
             "images": {"type": "array", "items": {"type": "string"}},
         },
     },
-    params=chat_params(acceptsGrammar={"type": "boolean", "description": "the server is a llama.cpp server that takes "
-                                       "a `grammar` (default: only the embedded model; GRAPHRT_ACCEPTS_GRAMMAR=1 for all)"}),
+    params=chat_params(acceptsGrammar={
+        "type": "boolean", "description": "the server is a llama.cpp server that takes a `grammar` "
+        "(default: only the embedded model; GRAPHRT_ACCEPTS_GRAMMAR=1 for all)"}),
     output={
         "type": "object",
         "properties": {

@@ -128,7 +128,8 @@ class Provider:
         failure = self.read(error)
         return server.redact(f"{server.base_url or self.host} {failure.what if failure else error}")
 
-    def failure(self, server: ServerSettings, what: str, attempts: int = 1, agent: str | None = None) -> LLMRequestError:
+    def failure(self, server: ServerSettings, what: str, attempts: int = 1,
+                agent: str | None = None) -> LLMRequestError:
         """The error for a failed request: `anthropicAgent: <where> <what>`, the key blanked out.
 
         `agent` names the agent that asked, when another agent's request is made for it (groqAgent's

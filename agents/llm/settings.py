@@ -17,8 +17,8 @@ from typing import Any, Mapping
 from graphrt.base.secrets import MASK, hide_credentials
 
 __all__ = [
-    "ServerSettings", "resolve_server", "first_text", "retry_count", "RetryPolicy", "DEFAULT_OPENAI_MODEL", "MAX_RETRIES",
-    "DEFAULT_RETRIES", "DEFAULT_RETRY_DELAY", "DEFAULT_TIMEOUT",
+    "ServerSettings", "resolve_server", "first_text", "retry_count", "RetryPolicy", "DEFAULT_OPENAI_MODEL",
+    "MAX_RETRIES", "DEFAULT_RETRIES", "DEFAULT_RETRY_DELAY", "DEFAULT_TIMEOUT",
 ]
 
 DEFAULT_OPENAI_MODEL = "gpt-4o"  # GraphAI's default

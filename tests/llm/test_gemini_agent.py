@@ -193,7 +193,8 @@ async def test_each_attempt_is_reported_and_each_retry_said(gemini_api, reply, r
             for event in events if isinstance(event, (LlmCallStarted, LlmCallFinished, AgentProgress))]
     overloaded = f"{gemini_api.url} HTTP 503: The model is overloaded."
     assert said == [("LlmCallStarted", None), ("LlmCallFinished", overloaded),
-                    ("AgentProgress", f"retrying in 0.0s: {overloaded}"), ("LlmCallStarted", None), ("LlmCallFinished", None)]
+                    ("AgentProgress", f"retrying in 0.0s: {overloaded}"),
+                    ("LlmCallStarted", None), ("LlmCallFinished", None)]
 
 
 async def test_a_reply_that_is_not_a_response_is_asked_again(gemini_api, reply, run_graph):
