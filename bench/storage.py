@@ -32,11 +32,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from graphrt.base.defaults import KEEP_RUNS  # graphrt serve's default --keep-runs
+
 __all__ = ["main"]
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKENS = 400
-KEEP_RUNS = 10_000  # graphrt serve's default --keep-runs
 
 
 def _graphs() -> dict[str, str]:

@@ -32,10 +32,11 @@ from typing import Any
 
 from graphrt.base.errors import InputLimitError
 
-__all__ = ["MAX_CONNECTIONS", "MAX_DEPTH", "MAX_ITEMS", "MAX_SHOWN", "check_value", "cut", "parse_json", "read_file", "shown"]
+__all__ = ["MAX_BODY", "MAX_CONNECTIONS", "MAX_DEPTH", "MAX_ITEMS", "MAX_SHOWN", "MAX_STREAMS", "check_value", "cut", "parse_json", "read_file", "shown"]
 
 MAX_DEPTH = 100
-"""How deep a value from outside may nest (objects and arrays), as GraphAI graphs never need more."""
+"""How deep a value from outside may nest (objects and arrays), a graph file's included, as GraphAI graphs never
+need more: far more than any graph needs, far less than Python's stack."""
 
 MAX_ITEMS = 1_000_000
 """The most items an agent makes one array or object of from a count or a text (JavaScript would try, and
@@ -46,6 +47,13 @@ MAX_SHOWN = 200
 
 MAX_CONNECTIONS = 1024
 """Connections a server (graphrt serve, graphrt mcp --http) holds open at once; past it a new one gets 503."""
+
+MAX_STREAMS = 256
+"""Event streams (SSE readers) graphrt serve holds open at once, each with a connection and a file descriptor:
+past it a reader gets 503, never a hung server."""
+
+MAX_BODY = 1024 * 1024
+"""Bytes of a request body a server (graphrt serve, graphrt mcp --http) reads; past it the request gets 413."""
 
 
 def shown(value: Any, limit: int = MAX_SHOWN) -> str:

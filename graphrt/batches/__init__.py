@@ -14,7 +14,8 @@ from graphrt.batches.ledger import Ledger
 from graphrt.batches.outcome import FINISHED, FAILED, RowOutcome, error_record
 from graphrt.batches.progress import BatchProgress
 from graphrt.batches.rows import InputRow, count_rows, read_rows, rows_of
-from graphrt.batches.runner import DEFAULT_CONCURRENCY, Batch
+from graphrt.batches.runner import Batch
+from graphrt.graphdata.spec import DEFAULT_CONCURRENCY  # rows at once, as a graph's nodes
 
 __all__ = ["Batch", "BatchProgress", "FINISHED", "DEFAULT_CONCURRENCY", "FAILED", "InputRow", "Ledger", "RowOutcome",
            "count_rows", "error_record", "read_rows", "rows_of"]

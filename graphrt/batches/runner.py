@@ -31,15 +31,13 @@ from graphrt.durable.runs import arun_checkpointed
 from graphrt.engine.executor import Executor
 from graphrt.engine.graph import Graph
 from graphrt.engine.options import RunOptions
-from graphrt.graphdata.spec import check_injectable
+from graphrt.graphdata.spec import DEFAULT_CONCURRENCY, check_injectable  # GraphAI's concurrency: rows are runs
 from graphrt.batches.ledger import Ledger
 from graphrt.batches.outcome import FINISHED, FAILED, RowOutcome
 from graphrt.batches.progress import BatchProgress
 from graphrt.batches.rows import InputRow
 
-__all__ = ["Batch", "DEFAULT_CONCURRENCY"]
-
-DEFAULT_CONCURRENCY = 8  # GraphAI's default for the nodes of one graph; rows are runs of it
+__all__ = ["Batch"]
 
 Sink = Callable[[RowOutcome], Any]
 

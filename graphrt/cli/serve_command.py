@@ -19,7 +19,7 @@ from typing import Any
 
 from graphrt.base.errors import GraphError
 from graphrt.base.extras import needs_extra
-from graphrt.base.limits import MAX_CONNECTIONS
+from graphrt.base.limits import MAX_CONNECTIONS, MAX_STREAMS
 from graphrt.checkpoint import describe_targets
 from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.arguments import at_least, non_empty, port, positive_seconds
@@ -149,7 +149,6 @@ def _extensions(args: argparse.Namespace, catalog: "GraphCatalog") -> list[Any]:
 def _serve(args: argparse.Namespace, catalog: "GraphCatalog") -> int:  # noqa: F821 - imported in handle
     from graphrt.cli.listen import bind, connections_allowed, serve_app, url_of
     from graphrt.serve import create_app
-    from graphrt.serve.app import DEFAULT_MAX_STREAMS
     from graphrt.serve.lease import StoreLease
     from graphrt.serve.retention import Retention
     from graphrt.serve.webhooks import WebhookSettings
@@ -162,7 +161,7 @@ def _serve(args: argparse.Namespace, catalog: "GraphCatalog") -> int:  # noqa: F
     connections = connections_allowed(args.max_connections)  # fewer if the process may not open that many files
     # Event streams hold their connections for as long as their runs go: at most half of them, so that
     # readers past the limit (503) never leave a new run's POST without a connection.
-    streams = min(DEFAULT_MAX_STREAMS, max(1, connections // 2))
+    streams = min(MAX_STREAMS, max(1, connections // 2))
     app = create_app(catalog, args.checkpoint, max_runs=args.max_runs, max_queue=args.max_queue,
                      api_key=args.api_key, max_body=args.max_body, extensions=_extensions(args, catalog),
                      retention=retention, host=args.host, allowed_hosts=args.allowed_host,

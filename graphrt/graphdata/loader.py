@@ -16,7 +16,7 @@ from typing import Any, Awaitable, Callable, Mapping, Union
 from graphrt.base.collector import collector_paused
 from graphrt.base.errors import GraphLoadError, InputLimitError, Location
 from graphrt.base.jsvalue import js_string
-from graphrt.base.limits import read_file
+from graphrt.base.limits import MAX_DEPTH, read_file
 from graphrt.graphdata.positions import Positions
 from graphrt.graphdata.quick_yaml import quick_load
 
@@ -135,8 +135,6 @@ def _parse(text: str, file: str | None) -> tuple[dict[str, Any], GraphSource]:
     return _string_keys(data), source
 
 
-MAX_DEPTH = 100
-"""Lists and mappings inside each other, at most; far more than any graph needs, far less than Python's stack."""
 MAX_VALUES = 1_000_000
 """Values in a graph once its YAML aliases are expanded, at most."""
 

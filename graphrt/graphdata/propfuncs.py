@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from graphrt.base.errors import ResolveError
+from graphrt.base.limits import MAX_DEPTH  # as for graph files: deeper values overflow Python's stack later
 from graphrt.base.jsvalue import (
     UNDEFINED,
     is_null,
@@ -99,9 +100,6 @@ def _object_function(value: dict | list, prop: str) -> Any:
     return UNDEFINED
 
 
-_MAX_JSON_DEPTH = 100  # as for graph files (graphrt.graphdata.loader.MAX_DEPTH): deeper values overflow Python's stack later
-
-
 def _deeper_than(value: Any, limit: int) -> bool:
     """True if lists and objects nest more than `limit` levels in `value`."""
     level = [value] if isinstance(value, (dict, list)) else []
@@ -129,14 +127,14 @@ def _string_function(value: str, prop: str) -> Any:
         block = _code_block(value)
         return value if block is None else block
     if prop == "jsonParse()":
-        too_deep = f"jsonParse() failed: the JSON is nested more than {_MAX_JSON_DEPTH} levels deep"
+        too_deep = f"jsonParse() failed: the JSON is nested more than {MAX_DEPTH} levels deep"
         try:
             parsed = json.loads(value)
         except ValueError as error:
             raise ResolveError(f"jsonParse() failed: {error}") from error
         except RecursionError:
             raise ResolveError(too_deep) from None
-        if _deeper_than(parsed, _MAX_JSON_DEPTH):
+        if _deeper_than(parsed, MAX_DEPTH):
             raise ResolveError(too_deep)
         return parsed
     if prop == "toNumber()":

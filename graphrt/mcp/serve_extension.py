@@ -20,6 +20,7 @@ import anyio
 import mcp.server  # noqa: F401 - the SDK, imported here: without it this module is an ImportError, and serve goes on
                    # without /mcp (GraphToolServer imports it only when built, past serve's guard)
 
+from graphrt.base.defaults import HOST
 from graphrt.base.errors import GraphError, RequestError
 from graphrt.base.states import RunStatus
 from graphrt.mcp.graph_tools import GraphTool, graph_tool
@@ -37,7 +38,7 @@ def tool_name(graph_name: str) -> str:
 class McpExtension:
     """Serves a GraphCatalog's graphs (those that load) as MCP tools at /mcp, each call a run of the RunService."""
 
-    def __init__(self, catalog: Any, *, mcp_config: Any = None, host: str = "127.0.0.1", path: str = "/mcp") -> None:
+    def __init__(self, catalog: Any, *, mcp_config: Any = None, host: str = HOST, path: str = "/mcp") -> None:
         self.catalog = catalog
         self.service: Any = None  # the RunService, while the server runs
         self._graph_of: dict[str, str] = {}  # tool name -> graph name

@@ -29,7 +29,8 @@ import anyio
 from graphrt.authoring.services import RunServices
 from graphrt.base.errors import GraphError, InputLimitError
 from graphrt.base.jsvalue import to_json_compatible
-from graphrt.base.limits import check_value, cut, shown
+from graphrt.base.defaults import HOST
+from graphrt.base.limits import MAX_BODY, check_value, cut, shown
 from graphrt.base.secrets import Redactor
 from graphrt.mcp.graph_tools import GraphTool, result_text
 from graphrt.observe.events import AgentProgress, Event, NodeCompleted
@@ -158,13 +159,13 @@ class GraphToolServer:
         async with checked_stdio() as (read_stream, write_stream):
             await self._lowlevel.run(read_stream, write_stream, self._lowlevel.create_initialization_options())
 
-    def http_endpoint(self, *, host: str = "127.0.0.1") -> "HttpEndpoint":
+    def http_endpoint(self, *, host: str = HOST) -> "HttpEndpoint":
         """The streamable-HTTP endpoint: an ASGI app and the lifespan to run around it."""
         app = self._lowlevel.streamable_http_app(streamable_http_path="/", host=host)
         return HttpEndpoint(app=_LeaveWatch(app.routes[0].endpoint), lifespan=self._lowlevel.session_manager.run)
 
-    def http_app(self, *, path: str = "/mcp", host: str = "127.0.0.1", key: str | None = None,
-                 max_body: int = 1024 * 1024) -> Any:
+    def http_app(self, *, path: str = "/mcp", host: str = HOST, key: str | None = None,
+                 max_body: int = MAX_BODY) -> Any:
         """A whole Starlette app serving the endpoint at `path`, behind graphrt serve's own guards: the Host and
         Origin checks (serve/origin.py: the SDK's let in any localhost port's page and a Host like
         `127.0.0.1:80.evil.example`), the key (`Authorization: Bearer KEY` or `X-API-Key`, when one is given) and

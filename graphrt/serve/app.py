@@ -40,8 +40,9 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
+from graphrt.base.defaults import HOST, MAX_QUEUE, MAX_RUNS
 from graphrt.base.errors import GraphError, RequestError
-from graphrt.base.limits import parse_json
+from graphrt.base.limits import MAX_BODY, MAX_STREAMS, parse_json
 from graphrt.base.states import vocabulary
 from graphrt.checkpoint import CheckpointTarget
 from graphrt.checkpoint.base import StoreFailed
@@ -59,12 +60,10 @@ from graphrt.serve.security import BodyTooLarge, Guard
 from graphrt.serve.webhook_routes import list_webhooks
 from graphrt.serve.webhooks import WebhookSettings
 
-__all__ = ["DEFAULT_MAX_BODY", "create_app"]
+__all__ = ["create_app"]
 
 log = logging.getLogger("graphrt.serve")
 
-DEFAULT_MAX_BODY = 1024 * 1024  # bytes of a request body
-DEFAULT_MAX_STREAMS = 256  # event streams open at once: each holds a connection and a file descriptor
 _KEEP_ALIVE_SECONDS = 15
 _STATIC = {  # the viewer's files: a fixed list, so a request names no path
     "app.js": "text/javascript; charset=utf-8",
@@ -343,17 +342,17 @@ def create_app(
     catalog: GraphCatalog,
     checkpoint: CheckpointTarget,
     *,
-    max_runs: int = 8,
-    max_queue: int = 1000,
+    max_runs: int = MAX_RUNS,
+    max_queue: int = MAX_QUEUE,
     api_key: str | None = None,
-    max_body: int = DEFAULT_MAX_BODY,
+    max_body: int = MAX_BODY,
     extensions: Sequence[Extension] = (),
     retention: Retention | None = None,
-    host: str = "127.0.0.1",
+    host: str = HOST,
     allowed_hosts: Sequence[str] = (),
     cors_origins: Sequence[str] = (),
     webhooks: WebhookSettings | None = None,
-    max_streams: int = DEFAULT_MAX_STREAMS,
+    max_streams: int = MAX_STREAMS,
     lease: StoreLease | None = None,
 ) -> Any:
     """The ASGI app: the API and viewer, behind the guards. `app.state.service` is the RunService.
@@ -365,14 +364,14 @@ def create_app(
         api_key: required on every API request when set (Bearer or X-API-Key).
         max_body: the largest request body, in bytes (413 past it).
         extensions: other features served beside the API, with their routes and lifespans.
-        retention: which ended runs the store keeps (default: the newest 10,000).
+        retention: which ended runs the store keeps (default: the newest KEEP_RUNS, graphrt.base.defaults).
         host: the address the server listens on (a request may name it as its Host).
         allowed_hosts: other host names requests may name (DNS rebinding: only loopback names by default).
         cors_origins: web origins whose pages may call the API (`*`: any); none by default.
         webhooks: the server's webhook and how per-run ones are called (graphrt.serve.webhooks); their calls are
             signed with `api_key` unless the settings name another key.
         max_streams: event streams (SSE readers) open at once; past it a reader gets 503, not a hung server.
-        lease: how this server holds its store against a second one (default: a StoreLease of 30 s).
+        lease: how this server holds its store against a second one (default: a StoreLease of LEASE_SECONDS).
     """
     webhooks = webhooks or WebhookSettings()
     if webhooks.key is None and api_key:

@@ -24,8 +24,9 @@ from typing import Any
 
 import anyio
 
-__all__ = ["DEFAULT_MAX_UNSAVED", "EventLog", "History"]
+__all__ = ["DEFAULT_KEPT", "DEFAULT_MAX_UNSAVED", "EventLog", "History"]
 
+DEFAULT_KEPT = 10_000  # records of one run kept in memory for its readers: the newest
 DEFAULT_MAX_UNSAVED = 10_000  # records of one run waiting for the store before the run is held
 
 Record = tuple[int, dict[str, Any]]
@@ -36,7 +37,7 @@ History = Callable[[int, int], Awaitable[list[Record]]]
 class EventLog:
     """The records of one run, in order; appended from the event loop, read by any number of SSE readers."""
 
-    def __init__(self, limit: int = 10_000, *, first_id: int = 1, durable: bool = False,
+    def __init__(self, limit: int = DEFAULT_KEPT, *, first_id: int = 1, durable: bool = False,
                  on_append: Callable[["EventLog"], None] | None = None, history: History | None = None,
                  max_unsaved: int = DEFAULT_MAX_UNSAVED) -> None:
         if max_unsaved < 1:

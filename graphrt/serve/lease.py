@@ -38,12 +38,12 @@ from typing import Any
 
 import anyio
 
+from graphrt.base.defaults import LEASE_SECONDS
 from graphrt.base.errors import GraphError
 from graphrt.checkpoint.base import Lease, LeaseStore
 
-__all__ = ["DEFAULT_LEASE_SECONDS", "StoreLeased", "StoreLease"]
+__all__ = ["StoreLeased", "StoreLease"]
 
-DEFAULT_LEASE_SECONDS = 30.0
 _NAME = "serve"
 
 log = logging.getLogger("graphrt.serve")
@@ -85,7 +85,7 @@ class StoreLease:
         seconds: how long the lease lasts after its last renewal; it is renewed every third of that.
     """
 
-    def __init__(self, seconds: float = DEFAULT_LEASE_SECONDS, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, seconds: float = LEASE_SECONDS, *, clock: Callable[[], float] = time.monotonic) -> None:
         if not seconds > 0:
             raise GraphError("a store lease must last more than 0 seconds")
         self.seconds = float(seconds)

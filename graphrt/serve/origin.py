@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from graphrt.base.defaults import HOST
 from graphrt.base.secrets import Redactor
 
 __all__ = ["LOOPBACK_NAMES", "OriginGuard", "OriginPolicy", "is_loopback"]
@@ -84,12 +85,12 @@ class OriginPolicy:
         cors_origins: origins (`https://app.example:8443`) whose pages may call the API; `"*"`: any.
     """
 
-    bind_host: str = "127.0.0.1"
+    bind_host: str = HOST
     allowed_hosts: frozenset[str] = field(default_factory=frozenset)
     cors_origins: frozenset[str] = field(default_factory=frozenset)
 
     @classmethod
-    def of(cls, bind_host: str = "127.0.0.1", allowed_hosts: Iterable[str] = (),
+    def of(cls, bind_host: str = HOST, allowed_hosts: Iterable[str] = (),
            cors_origins: Iterable[str] = ()) -> "OriginPolicy":
         return cls(bind_host, frozenset(host.strip("[]").lower() for host in allowed_hosts),
                    frozenset(origin.rstrip("/").lower() for origin in cors_origins))

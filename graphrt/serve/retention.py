@@ -10,18 +10,17 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from graphrt.base.defaults import KEEP_RUNS
 from graphrt.checkpoint.base import EventStore
 
-__all__ = ["DEFAULT_KEEP_RUNS", "Retention"]
-
-DEFAULT_KEEP_RUNS = 10_000
+__all__ = ["Retention"]
 
 
 @dataclass(frozen=True)
 class Retention:
     """What a sweep keeps. `keep_runs=None` and `keep_days=None` keep every run."""
 
-    keep_runs: int | None = DEFAULT_KEEP_RUNS
+    keep_runs: int | None = KEEP_RUNS
     keep_days: float | None = None
     every: float = 600.0  # seconds between sweeps
 

@@ -28,6 +28,7 @@ from typing import Any
 import anyio
 from anyio.abc import ObjectReceiveStream, ObjectSendStream
 
+from graphrt.base.defaults import MAX_QUEUE, MAX_RUNS, RUNS_IN_MEMORY
 from graphrt.base.errors import GraphError, GraphInterrupted, RequestError
 from graphrt.base.secrets import Redactor
 from graphrt.base.states import NodeState, RunStatus
@@ -49,7 +50,7 @@ from graphrt.observe.trace import event_record
 from graphrt.serve.catalog import GraphCatalog, ServedGraph
 from graphrt.serve.event_backpressure import DEFAULT_HOLD_LIMIT, EventBackpressure
 from graphrt.serve.event_saver import EventSaver
-from graphrt.serve.events import DEFAULT_MAX_UNSAVED, EventLog
+from graphrt.serve.events import DEFAULT_KEPT, DEFAULT_MAX_UNSAVED, EventLog
 from graphrt.serve.lease import StoreLease, StoreLeased
 from graphrt.serve.node_ledger import NodeLedger
 from graphrt.serve.retention import Retention
@@ -90,7 +91,7 @@ class ServedRun:
 
     def __init__(self, run_id: str, graph: ServedGraph, redactor: Redactor, *,
                  status: RunStatus = RunStatus.QUEUED, all_results: bool = False,
-                 created_at: float | None = None, event_limit: int = 10_000, events: EventLog | None = None,
+                 created_at: float | None = None, event_limit: int = DEFAULT_KEPT, events: EventLog | None = None,
                  shown: Callable[[str], str] | None = None) -> None:
         self.id = run_id
         self.graph = graph
@@ -251,9 +252,9 @@ class RunService:
     and every request that needs the store is a 503 saying why (`lease_lost`).
     """
 
-    def __init__(self, catalog: GraphCatalog, checkpoint: CheckpointTarget, *, max_runs: int = 8,
-                 max_queue: int = 1000, redactor: Redactor | None = None, keep_runs: int = 1000,
-                 event_limit: int = 10_000, retention: Retention | None = None,
+    def __init__(self, catalog: GraphCatalog, checkpoint: CheckpointTarget, *, max_runs: int = MAX_RUNS,
+                 max_queue: int = MAX_QUEUE, redactor: Redactor | None = None, keep_runs: int = RUNS_IN_MEMORY,
+                 event_limit: int = DEFAULT_KEPT, retention: Retention | None = None,
                  max_unsaved_events: int = DEFAULT_MAX_UNSAVED, event_hold_limit: float = DEFAULT_HOLD_LIMIT,
                  webhooks: WebhookSettings | None = None,
                  lease: StoreLease | None = None) -> None:

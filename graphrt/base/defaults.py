@@ -1,0 +1,38 @@
+"""What graphrt uses when it is not told otherwise: the defaults that more than one module needs.
+
+Each is written here once; the commands' options (their defaults and the help that states them),
+the functions that take the same setting and the server's own classes all read it from here, so
+that `graphrt serve --help` and `create_app(...)` cannot drift apart. The limits on input from
+outside (a request body, connections) are in `graphrt.base.limits`.
+"""
+
+from __future__ import annotations
+
+__all__ = ["HOST", "KEEP_RUNS", "LEASE_SECONDS", "MAX_QUEUE", "MAX_RUNS", "PORT", "RUNS_IN_MEMORY",
+           "RUNS_STORE"]
+
+HOST = "127.0.0.1"
+"""The address a server listens on (graphrt serve, graphrt mcp --http): loopback only."""
+
+PORT = 8000
+"""The port graphrt serve listens on."""
+
+RUNS_STORE = "graphrt-runs.db"
+"""The checkpoint store graphrt serve saves its runs in, and where graphrt resume and fork look for a saved run,
+in the current folder."""
+
+MAX_RUNS = 8
+"""Runs a server runs at once; the others wait in its queue."""
+
+MAX_QUEUE = 1000
+"""Runs waiting for a server's slot; past it a new run is refused (HTTP 429)."""
+
+KEEP_RUNS = 10_000
+"""Ended runs a server's store keeps (the most recent): older ones are deleted with their events
+(`graphrt serve --keep-runs`, serve.retention.Retention)."""
+
+RUNS_IN_MEMORY = 1000
+"""Runs a server keeps in memory, ended ones let go first; the store keeps what retention leaves (`KEEP_RUNS`)."""
+
+LEASE_SECONDS = 30.0
+"""How long a server's store stays its own after the last renewal: another server on it refuses to start."""
