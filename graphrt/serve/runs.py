@@ -253,7 +253,7 @@ class RunService:
     """
 
     def __init__(self, catalog: GraphCatalog, checkpoint: CheckpointTarget, *, max_runs: int = MAX_RUNS,
-                 max_queue: int = MAX_QUEUE, redactor: Redactor | None = None, keep_runs: int = RUNS_IN_MEMORY,
+                 max_queue: int = MAX_QUEUE, redactor: Redactor | None = None, runs_in_memory: int = RUNS_IN_MEMORY,
                  event_limit: int = DEFAULT_KEPT, retention: Retention | None = None,
                  max_unsaved_events: int = DEFAULT_MAX_UNSAVED, event_hold_limit: float = DEFAULT_HOLD_LIMIT,
                  webhooks: WebhookSettings | None = None,
@@ -265,7 +265,7 @@ class RunService:
         self.max_runs = max_runs
         self.max_queue = max_queue
         self.redactor = redactor or Redactor()
-        self._keep_runs = keep_runs  # runs held in memory; the store keeps what `retention` leaves
+        self._runs_in_memory = runs_in_memory  # the store keeps what `retention` leaves
         self._event_limit = event_limit
         self.retention = retention or Retention()
         self._max_unsaved_events = max_unsaved_events  # a run's events waiting for the store before it is held
@@ -462,7 +462,7 @@ class RunService:
 
     def _remember(self, run: ServedRun) -> None:
         self._runs[run.id] = run
-        while len(self._runs) > self._keep_runs:
+        while len(self._runs) > self._runs_in_memory:
             oldest = next((run_id for run_id, kept in self._runs.items() if kept.status in RunStatus.ENDED), None)
             if oldest is None:
                 break
