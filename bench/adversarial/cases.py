@@ -222,7 +222,7 @@ def checkpoint_cases() -> Iterator[Case]:
             "version": 0.5, "nodes": {"s": {"value": h(value)}, "a": {"agent": "copyAgent", "inputs": {"x": ":s"},
                                                                       "isResult": True}}}},
                "argv": ["run", "-q", "{dir}/g.json", "--checkpoint", "{dir}/runs.db", "--run-id", "r1"],
-               "then": ["resume", "-q", "{dir}/runs.db", "--run-id", "r1"]}
+               "then": ["resume", "-q", "--checkpoint", "{dir}/runs.db", "--run-id", "r1"]}
 
 
 def tool_cases() -> Iterator[Case]:

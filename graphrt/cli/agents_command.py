@@ -16,11 +16,10 @@ from graphrt.authoring.packs import Pack
 from graphrt.base.jsvalue import to_json_compatible
 from graphrt.cli.agent_modules import add_agents_option, named_agents, not_installed
 
-__all__ = ["add_parser", "handle", "describe"]
+__all__ = ["add_arguments", "handle", "describe"]
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("agents", help="list the registered agents, their descriptions and schemas")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("names", nargs="*", metavar="NAME", help="show these agents in full (default: list all)")
     parser.add_argument("--json", action="store_true", help="print the function info of each agent as JSON")
     add_agents_option(parser)

@@ -40,45 +40,37 @@ from typing import Any, TextIO
 
 from graphrt.base.errors import GraphError, GraphValidationError
 from graphrt.base.secrets import Redactor
-from graphrt.checkpoint import describe_targets
-from graphrt.cli.agent_modules import add_agents_option, registry_for
-from graphrt.cli.executor_option import add_executor_option, executor_for
-from graphrt.cli.local_model_option import add_local_model_option, apply_local_model
+from graphrt.cli.agent_modules import registry_for
+from graphrt.cli.executor_option import executor_for
+from graphrt.cli.local_model_option import apply_local_model
 from graphrt.cli.output import run_redactor, write_message
-from graphrt.cli.run_command import _print_warnings, format_warning, run_config
+from graphrt.cli.run_command import _print_warnings, format_warning
+from graphrt.cli.run_options import add_checkpoint_option, add_run_options, run_config
 from graphrt.engine.graph import Graph
+from graphrt.graphdata.spec import DEFAULT_CONCURRENCY
 
-__all__ = ["add_parser", "default_checkpoint"]
+__all__ = ["add_arguments", "default_checkpoint"]
 
 STDIN = "-"  # ROWS that means: read the rows from stdin
 STDIN_NAME = "stdin"
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("batch", help="run a graph once per row of a JSONL file; results as JSONL",
-                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description, parser.formatter_class = __doc__, argparse.RawDescriptionHelpFormatter
     parser.add_argument("file", help="a graph file (YAML or JSON)")
     parser.add_argument("rows", help="the input rows: a JSONL file, one JSON object of node ids and values a line "
                         "(-: read them from stdin)")
     parser.add_argument("-o", "--output", metavar="FILE.jsonl", help="write the rows' outcomes to FILE (default: stdout)")
     parser.add_argument("--concurrency", type=_positive, metavar="N",
-                        help="rows running at once (default: 8; with --executor, the cluster's CPUs)")
-    parser.add_argument("--checkpoint", metavar="PATH",
-                        help=f"save each row's run to PATH ({describe_targets()}); default: OUTPUT.runs.db beside "
-                        "-o OUTPUT (a file), else ROWS.runs.db in the current folder")
+                        help=f"rows running at once (default: {DEFAULT_CONCURRENCY}; with --executor, the cluster's CPUs)")
+    add_checkpoint_option(parser, "save each row's run",
+                          "OUTPUT.runs.db beside -o OUTPUT (a file), else ROWS.runs.db in the current folder")
     parser.add_argument("--no-checkpoint", action="store_true", help="save nothing: every row runs, every time")
     parser.add_argument("--batch-id", metavar="ID",
                         help="names the batch's runs in the store, ID/ROW (default: GRAPH:ROWS, the files' names)")
     parser.add_argument("--id-field", metavar="KEY", help="the rows' field that is their id (default: the line number)")
     parser.add_argument("--unordered", action="store_true", help="write each row as it finishes, not in input order")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="stop a row's run after SECONDS (it fails)")
-    parser.add_argument("--all", action="store_true", help="every node's result in a row's results, not only isResult nodes")
-    parser.add_argument("-q", "--quiet", action="store_true", help="no warnings, no progress line")
-    parser.add_argument("--config", metavar="FILE", help="the agents' config (JSON or YAML), as for 'graphrt run'")
-    parser.add_argument("--mcp-config", metavar="FILE.json", help="MCP servers for the runs, as for 'graphrt run'")
-    add_agents_option(parser)
-    add_executor_option(parser)
-    add_local_model_option(parser)
+    add_run_options(parser)
     parser.set_defaults(handler=handle)
 
 

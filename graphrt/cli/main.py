@@ -1,7 +1,8 @@
 """`graphrt <command>`: parses the command line and hands over to the command's module.
 
-Each command module has `add_parser(subparsers)` and the function it sets as
-`handler`. A GraphError ends the command with exit code 1 and one line that
+Each command's one line of help is written once, in COMMANDS; its module has
+`add_arguments(parser)`, which adds the command's arguments to the sub-parser
+made here and sets the function that handles it as `handler`. A GraphError ends the command with exit code 1 and one line that
 names the file, the node and the field.
 """
 
@@ -78,7 +79,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     known = any(name == chosen for name, _, _ in COMMANDS)
     for name, module, help_text in COMMANDS:
         if argv is None or name == chosen:
-            importlib.import_module(f"graphrt.cli.{module}").add_parser(subparsers)
+            command = importlib.import_module(f"graphrt.cli.{module}")
+            command.add_arguments(subparsers.add_parser(name, help=help_text))
         elif not known:
             subparsers.add_parser(name, help=help_text)
     return parser

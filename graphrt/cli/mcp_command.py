@@ -15,21 +15,24 @@ import sys
 
 import anyio
 
-from graphrt.cli.agent_modules import add_agents_option, registry_for
+from graphrt.base.defaults import HOST
 from graphrt.base.extras import needs_extra
 from graphrt.base.limits import MAX_CONNECTIONS
+from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.arguments import at_least, port
+from graphrt.cli.run_options import add_mcp_config_option
 
-__all__ = ["add_parser"]
+__all__ = ["KEY_ENV", "add_arguments"]
+
+KEY_ENV = "GRAPHRT_MCP_KEY"
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("mcp", help="serve graph files as MCP tools (stdio, or streamable HTTP)")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="DIR_OR_FILE", help="graph files, or folders of graph files")
     parser.add_argument("--http", type=port, metavar="PORT", help="serve streamable HTTP at http://HOST:PORT/mcp")
-    parser.add_argument("--host", default="127.0.0.1", help="the address to bind with --http (default: loopback)")
-    parser.add_argument("--key", help="with --http, the bearer key clients must send (default: $GRAPHRT_MCP_KEY)")
-    parser.add_argument("--mcp-config", metavar="FILE.json", help="MCP servers that the served graphs use")
+    parser.add_argument("--host", default=HOST, help=f"the address to bind with --http (default: {HOST}, loopback)")
+    parser.add_argument("--key", help=f"with --http, the bearer key clients must send (default: ${KEY_ENV})")
+    add_mcp_config_option(parser, "started once, for the server's life")
     parser.add_argument("--max-connections", type=at_least(1), default=MAX_CONNECTIONS, metavar="N",
                         help=f"with --http, connections open at once before a new one gets 503 (default: "
                              f"{MAX_CONNECTIONS})")
@@ -62,9 +65,9 @@ def handle(args: argparse.Namespace) -> int:
         return 0
     from graphrt.cli.listen import bind, serve_app, url_of
 
-    key = args.key or os.environ.get("GRAPHRT_MCP_KEY") or None
+    key = args.key or os.environ.get(KEY_ENV) or None
     if args.host not in ("127.0.0.1", "localhost", "::1") and not key:
-        print("graphrt: serving beyond loopback needs a key (--key or GRAPHRT_MCP_KEY)", file=sys.stderr)
+        print(f"graphrt: serving beyond loopback needs a key (--key or {KEY_ENV})", file=sys.stderr)
         return 2
     app = server.http_app(host=args.host, key=key)
     sock = bind(args.host, args.http)

@@ -1,8 +1,9 @@
-"""`graphrt resume PATH`: continue a run saved with `graphrt run FILE --checkpoint PATH`.
+"""`graphrt resume --checkpoint PATH`: continue a run saved with `graphrt run FILE --checkpoint PATH`.
 
 Completed nodes are not run again. Without `--run-id`, the most recent
-unfinished run in PATH continues. A run waiting for an answer takes it from
-`--answer TEXT`, or asks on the terminal. Exit codes: 0 done, 1 a GraphError,
+unfinished run in PATH continues (graphrt/cli/saved_run.py: how a saved run is
+named). A run waiting for an answer takes it from `--answer TEXT`, or asks on
+the terminal. Exit codes: 0 done, 1 a GraphError,
 3 the run waits for an answer, 130 stopped with Ctrl-C (the state is saved).
 
 `run_saved` is shared with `graphrt run --checkpoint`: it prompts for answers
@@ -24,56 +25,51 @@ import anyio
 
 from graphrt.base.errors import GraphError, GraphInterrupted
 from graphrt.base.secrets import Redactor
-from graphrt.checkpoint import RunRecord, RunStatus, describe_targets, location_of, open_store
+from graphrt.checkpoint import RunRecord, RunStatus, location_of, open_store
 from graphrt.checkpoint.base import GuardedStore, RunTaken
-from graphrt.cli.agent_modules import add_agents_option, registry_for
-from graphrt.cli.arguments import non_empty
-from graphrt.cli.executor_option import add_executor_option, executor_for
-from graphrt.cli.local_model_option import add_local_model_option, apply_local_model
+from graphrt.cli.agent_modules import registry_for
+from graphrt.cli.executor_option import executor_for
+from graphrt.cli.local_model_option import apply_local_model
 from graphrt.cli.output import run_redactor, write_message, write_results
+from graphrt.cli.run_options import add_run_options, add_trace_option, run_config
+from graphrt.cli.saved_run import add_saved_run_options, saved_run
 from graphrt.durable import find_run, from_checkpoint, run_checkpointed
 from graphrt.engine.graph import Graph
 from graphrt.observe.trace import TraceWriter
 
-__all__ = ["add_parser", "handle", "resume_flags", "run_saved", "NEEDS_CHECKPOINT", "WAITING_FOR_ANSWER"]
+__all__ = ["add_arguments", "handle", "resume_flags", "run_saved", "NEEDS_CHECKPOINT", "WAITING_FOR_ANSWER"]
 
 WAITING_FOR_ANSWER = 3  # exit code: the run stopped on a question
 NEEDS_CHECKPOINT = ("to answer it later, run the graph with --checkpoint PATH, then answer with: "
-                    "graphrt resume PATH --answer TEXT")
+                    "graphrt resume --checkpoint PATH --answer TEXT")
 STOPPED = 130  # exit code: Ctrl-C (128 + SIGINT)
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("resume", help="continue a run saved with 'graphrt run --checkpoint'")
-    parser.add_argument("checkpoint", type=non_empty, metavar="PATH", help=f"the checkpoint: {describe_targets()}")
-    parser.add_argument("--run-id", metavar="ID", help="the run to continue (default: the latest unfinished one)")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_saved_run_options(parser, doing="continue", run_default="the latest unfinished one", old="checkpoint")
     parser.add_argument("--answer", metavar="TEXT", help="the answer to the question the run stopped on")
-    parser.add_argument("--force", action="store_true", help="continue even though the graph file changed since")
-    parser.add_argument("--all", action="store_true", help="print every node's result, not only isResult nodes")
-    parser.add_argument("-q", "--quiet", action="store_true", help="print only the results")
-    parser.add_argument("--trace", metavar="FILE.jsonl", help="write every event of the run to FILE, one JSON object a line")
-    add_agents_option(parser)
-    add_executor_option(parser)
-    add_local_model_option(parser)
+    add_trace_option(parser)
+    add_run_options(parser)
     parser.set_defaults(handler=handle)
 
 
 def _resume_hint(checkpoint: str, run_id: str, flags: Sequence[str] = (), extra: str = "") -> str:
     """The command that continues the run: the store, the run, the flags it needs again, then `extra`."""
-    words = ["graphrt", "resume", location_of(checkpoint), "--run-id", run_id, *flags]
+    words = ["graphrt", "resume", "--checkpoint", location_of(checkpoint), "--run-id", run_id, *flags]
     return " ".join(map(shlex.quote, words)) + extra
 
 
 def resume_flags(args: argparse.Namespace) -> list[str]:
     """The options of this command that resuming its run needs again: `graphrt resume` is told none of them.
 
-    The agents' modules (Python agents are not saved), the embedded model's file, the executor, and `--force`
-    (the graph file still differs from the saved one).
+    The agents' modules (Python agents are not saved), the config files (a checkpoint keeps no credentials), the
+    embedded model's file, the executor, and `--force` (the graph file still differs from the saved one).
     """
     flags: list[str] = []
     for module in getattr(args, "agents", None) or ():
         flags += ["--agents", module]
-    for option, name in (("--local-model", "local_model"), ("--executor", "executor"), ("--address", "address")):
+    for option, name in (("--config", "config"), ("--mcp-config", "mcp_config"), ("--local-model", "local_model"),
+                         ("--executor", "executor"), ("--address", "address")):
         value = getattr(args, name, None)
         if value:
             flags += [option, value]
@@ -192,8 +188,12 @@ async def _find_run(checkpoint: str, run_id: str | None) -> RunRecord:
 
 def handle(args: argparse.Namespace, stdin: TextIO | None = None, stderr: TextIO | None = None) -> int:
     apply_local_model(args)
+    named = saved_run(args, "resume", stderr or sys.stderr)
+    if named:
+        return named
     record = anyio.run(_find_run, args.checkpoint, args.run_id)
-    graph, _ = from_checkpoint(args.checkpoint, record.run_id, agents=registry_for(args), force=args.force)
+    graph, _ = from_checkpoint(args.checkpoint, record.run_id, agents=registry_for(args), force=args.force,
+                               config=run_config(args))
     # With -q, stdout holds the results alone: what agents and `console` print goes to stderr.
     return continue_saved(graph, args, record, answer=args.answer, stdin=stdin, stderr=stderr,
                           results_alone=args.quiet)
@@ -213,7 +213,8 @@ def continue_saved(graph: Graph, args: argparse.Namespace, record: RunRecord, *,
             with executor_for(args) as executor, redirect_stdout(stderr) if results_alone else nullcontext():
                 code, results = run_saved(graph.replace(executor=executor), args.checkpoint, run_id=record.run_id,
                                           all_results=args.all or record.all_results, answer=answer, force=args.force,
-                                          stdin=stdin, stderr=stderr, quiet=True, hint_flags=resume_flags(args),
+                                          timeout=args.timeout, stdin=stdin, stderr=stderr, quiet=True,
+                                          hint_flags=resume_flags(args),
                                           redactor=redactor, subscribe=(trace,) if trace is not None else ())
         finally:
             if trace is not None:

@@ -4,7 +4,7 @@ The graph is validated first, as `graphrt validate` does: errors stop it, warnin
 are shown on stderr. On a terminal, stderr also shows the run's progress (node
 states, loop count, streamed tokens); piped or with `--quiet`, only the results
 are printed. `--trace FILE.jsonl` writes every event of the run, secrets redacted.
-`--checkpoint PATH` saves the run as it goes, for `graphrt resume PATH` (graphrt/cli/resume_command.py).
+`--checkpoint PATH` saves the run as it goes, for `graphrt resume --checkpoint PATH` (graphrt/cli/resume_command.py).
 `--executor ray` runs the agent calls on Ray (graphrt/executors/ray.py).
 `--config FILE` gives the agents their config (GraphAI's `{agentName: {...}}`: a file agent's base
 folder, the programs runShellAgent may run, an LLM's key). `--mcp-config mcp.json` gives the run MCP servers (the `mcpServers` shape, see graphrt.mcp.config),
@@ -22,41 +22,33 @@ from typing import Any, TextIO
 from graphrt.base.errors import GraphError, GraphInterrupted, GraphValidationError, ValidationIssue
 from graphrt.base.secrets import Redactor
 from graphrt.check.validate import collect_issues
-from graphrt.checkpoint import describe_targets
-from graphrt.cli.agent_modules import add_agents_option, registry_for
-from graphrt.cli.arguments import node_value, non_empty
-from graphrt.cli.executor_option import add_executor_option, executor_for
-from graphrt.cli.local_model_option import add_local_model_option, apply_local_model
+from graphrt.cli.agent_modules import registry_for
+from graphrt.cli.arguments import node_value
+from graphrt.cli.executor_option import executor_for
+from graphrt.cli.local_model_option import apply_local_model
 from graphrt.cli.output import run_redactor, write_message, write_results
+from graphrt.cli.run_options import (
+    add_checkpoint_option,
+    add_run_id_option,
+    add_run_options,
+    add_trace_option,
+    run_config,
+)
 from graphrt.engine.graph import Graph
 from graphrt.graphdata.loader import load_graph
 
-__all__ = ["add_parser"]
+__all__ = ["add_arguments"]
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("run", help="run a graph file and print its results as JSON")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="a graph file (YAML or JSON)")
-    parser.add_argument("--all", action="store_true", help="print every node's result, not only isResult nodes")
     parser.add_argument("-i", "--inject", action="append", type=node_value, default=[], metavar="NODE=VALUE",
                         help="set a static node's value before the run (VALUE is JSON, or else a string); repeatable")
-    parser.add_argument("-q", "--quiet", action="store_true", help="print only the results: no warnings, no progress")
-    parser.add_argument("--trace", metavar="FILE.jsonl", help="write every event of the run to FILE, one JSON object a line")
-    parser.add_argument("--checkpoint", type=non_empty, metavar="PATH",
-                        help=f"save the run as it goes to PATH ({describe_targets()}), "
-                        "to continue it with 'graphrt resume PATH'")
-    parser.add_argument("--run-id", metavar="ID", help="the saved run's id (default: a new one)")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS",
-                        help="stop the run after SECONDS (default: $GRAPHRT_RUN_TIMEOUT, else no limit)")
-    parser.add_argument("--mcp-config", metavar="FILE.json",
-                        help="MCP servers for the run, as MCP clients configure them: "
-                        '{"mcpServers": {"name": {"command", "args", "env"} or {"url", "headers"}}}')
-    parser.add_argument("--config", metavar="FILE",
-                        help="the agents' config for the run (JSON or YAML), as GraphAI's: {AGENT: {...}, global: {...}}, "
-                        "e.g. {fileReadAgent: {baseDir: data}, runShellAgent: {allow: [yarn]}}")
-    add_agents_option(parser)
-    add_executor_option(parser)
-    add_local_model_option(parser)
+    add_trace_option(parser)
+    add_checkpoint_option(parser, "save the run as it goes, to continue it with 'graphrt resume --checkpoint PATH'",
+                          default="not saved")
+    add_run_id_option(parser, "save", "a new one")
+    add_run_options(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -64,39 +56,6 @@ def format_warning(issue: ValidationIssue) -> str:
     """`graphrt: FILE:LINE:COL: warning: node 'x', field 'y': message`, as run errors read."""
     where = f"{issue.location}: " if issue.location is not None and issue.location.file else ""
     return f"graphrt: {where}warning: {dataclasses.replace(issue, location=None)}"
-
-
-def run_config(args: argparse.Namespace) -> dict[str, Any]:
-    """The run config the options give: the agents' config of `--config`, with `{"mcp": ...}` from `--mcp-config`."""
-    config = _agents_config(args.config) if getattr(args, "config", None) else {}
-    if not args.mcp_config:
-        return config
-    from graphrt.mcp.config import load_config_file
-
-    return {**config, "mcp": load_config_file(args.mcp_config)}
-
-
-def _agents_config(path: str) -> dict[str, Any]:
-    """`--config FILE`: a mapping of agent names (and `global`) to mappings.
-
-    Raises:
-        GraphLoadError: the file cannot be read, is not JSON or YAML, or is not such a mapping.
-    """
-    import yaml
-
-    from graphrt.base.errors import GraphLoadError
-
-    try:
-        with open(path, encoding="utf-8") as file:
-            data = yaml.safe_load(file)
-    except OSError as error:
-        raise GraphLoadError(f"{path}: cannot read the config: {error.strerror or error}") from error
-    except yaml.YAMLError as error:
-        raise GraphLoadError(f"{path}: the config is not valid JSON or YAML: {error}") from error
-    if not isinstance(data, dict) or not all(isinstance(value, dict) for value in data.values()):
-        raise GraphLoadError(f"{path}: the config must map agent names (or 'global') to mappings, "
-                             "e.g. {fileReadAgent: {baseDir: data}}")
-    return data
 
 
 def _print_warnings(file: str, registry: Any, stderr: TextIO) -> None:

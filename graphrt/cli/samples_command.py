@@ -23,11 +23,10 @@ from graphrt.base.secrets import Redactor
 from graphrt.cli.agent_modules import add_agents_option, named_agents, not_installed
 from graphrt.testing.samples import SampleOutcome, run_sample
 
-__all__ = ["add_parser", "handle"]
+__all__ = ["add_arguments", "handle"]
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("test-agents", help="run the registered agents' samples and report failures")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("names", nargs="*", metavar="NAME", help="only these agents (default: all)")
     parser.add_argument("-v", "--verbose", action="store_true", help="list passing samples too, and failing ones' output")
     add_agents_option(parser)

@@ -17,41 +17,41 @@ import os
 import sys
 from typing import Any
 
+from graphrt.base.defaults import HOST, KEEP_RUNS, LEASE_SECONDS, MAX_QUEUE, MAX_RUNS, PORT, RUNS_STORE
 from graphrt.base.errors import GraphError
 from graphrt.base.extras import needs_extra
-from graphrt.base.limits import MAX_CONNECTIONS, MAX_STREAMS
-from graphrt.checkpoint import describe_targets
+from graphrt.base.limits import MAX_BODY, MAX_CONNECTIONS, MAX_STREAMS
 from graphrt.cli.agent_modules import add_agents_option, registry_for
-from graphrt.cli.arguments import at_least, non_empty, port, positive_seconds
+from graphrt.cli.arguments import at_least, port, positive_seconds
 from graphrt.cli.executor_option import add_executor_option, executor_for
 from graphrt.cli.local_model_option import add_local_model_option, apply_local_model
+from graphrt.cli.run_options import add_checkpoint_option, add_mcp_config_option
 
-__all__ = ["API_KEY_ENV", "add_parser", "handle"]
+__all__ = ["API_KEY_ENV", "add_arguments", "handle"]
 
 API_KEY_ENV = "GRAPHRT_API_KEY"
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("serve", help="serve graph files over HTTP, with a live run viewer at /")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("targets", nargs="+", metavar="DIR_OR_FILES", help="a folder of graph files, or graph files")
-    parser.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1)")
-    parser.add_argument("--port", type=port, default=8000, help="the port (default: 8000; 0 picks a free one)")
-    parser.add_argument("--checkpoint", type=non_empty, default="graphrt-runs.db", metavar="URL",
-                        help=f"where runs are saved: {describe_targets()} (default: graphrt-runs.db)")
-    parser.add_argument("--max-runs", type=at_least(1), default=8, metavar="N", help="runs at once (default: 8)")
-    parser.add_argument("--max-queue", type=at_least(0), default=1000, metavar="N",
-                        help="runs waiting for a slot before requests get 429 (default: 1000)")
-    parser.add_argument("--max-body", type=at_least(1), default=1024 * 1024, metavar="BYTES",
-                        help="the largest request body (default: 1 MiB)")
+    parser.add_argument("--host", default=HOST, help=f"the address to listen on (default: {HOST})")
+    parser.add_argument("--port", type=port, default=PORT, help=f"the port (default: {PORT}; 0 picks a free one)")
+    add_checkpoint_option(parser, "where runs are saved", RUNS_STORE, value=RUNS_STORE)
+    parser.add_argument("--max-runs", type=at_least(1), default=MAX_RUNS, metavar="N",
+                        help=f"runs at once (default: {MAX_RUNS})")
+    parser.add_argument("--max-queue", type=at_least(0), default=MAX_QUEUE, metavar="N",
+                        help=f"runs waiting for a slot before requests get 429 (default: {MAX_QUEUE})")
+    parser.add_argument("--max-body", type=at_least(1), default=MAX_BODY, metavar="BYTES",
+                        help=f"the largest request body (default: {_bytes(MAX_BODY)})")
     parser.add_argument("--max-connections", type=at_least(1), default=MAX_CONNECTIONS, metavar="N",
                         help="connections open at once before a new one gets 503 (default: "
                              f"{MAX_CONNECTIONS}; fewer if the process may not open that many files); event "
-                             "streams take at most half of them (and at most 256)")
+                             f"streams take at most half of them (and at most {MAX_STREAMS})")
     parser.add_argument("--api-key", default=os.environ.get(API_KEY_ENV), metavar="KEY",
                         help=f"require this key on every API request (default: ${API_KEY_ENV})")
-    parser.add_argument("--keep-runs", type=int, default=10_000, metavar="N",
+    parser.add_argument("--keep-runs", type=int, default=KEEP_RUNS, metavar="N",
                         help="ended runs the store keeps, the most recent; older ones are deleted with their events "
-                             "(default: 10000; 0 keeps none, -1 keeps every run)")
+                             f"(default: {KEEP_RUNS}; 0 keeps none, -1 keeps every run)")
     parser.add_argument("--keep-days", type=float, metavar="D",
                         help="delete ended runs last updated more than D days ago (default: no age limit)")
     parser.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
@@ -63,11 +63,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--webhook-allow-private", action="store_true",
                         help="let a run's own webhook (\"webhook\" in its POST) name loopback, private and "
                              "link-local hosts (default: public addresses only, against request forgery)")
-    parser.add_argument("--mcp-config", metavar="FILE.json",
-                        help="MCP servers the graphs use (the mcpServers shape), started once for the server")
-    parser.add_argument("--lease-seconds", type=positive_seconds, metavar="S",
+    add_mcp_config_option(parser, "started once, for the server's life")
+    parser.add_argument("--lease-seconds", type=positive_seconds, default=LEASE_SECONDS, metavar="S",
                         help="how long the store stays this server's after its last heartbeat (one every S/3 s): "
-                             "another server on the store refuses to start until then (default: 30)")
+                             f"another server on the store refuses to start until then (default: {LEASE_SECONDS:g})")
     parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                         help="a host name requests may name besides the loopback names and --host "
                         "('*': any, behind a proxy that checks it); repeatable")
@@ -75,6 +74,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_executor_option(parser)
     add_local_model_option(parser)
     parser.set_defaults(handler=handle)
+
+
+def _bytes(count: int) -> str:
+    """A size as the help says it: `1 MiB`, `64 KiB`, else in bytes."""
+    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count % size == 0:
+            return f"{count // size} {unit}"
+    return f"{count:,} bytes"
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -157,7 +164,7 @@ def _serve(args: argparse.Namespace, catalog: "GraphCatalog") -> int:  # noqa: F
     webhooks = WebhookSettings(url=args.webhook_url, allow_private=args.webhook_allow_private)
     if args.webhook_url and not args.api_key:
         print(f"graphrt: warning: webhook calls go unsigned without an API key (set {API_KEY_ENV})", file=sys.stderr)
-    lease = StoreLease(args.lease_seconds) if args.lease_seconds is not None else StoreLease()
+    lease = StoreLease(args.lease_seconds)
     connections = connections_allowed(args.max_connections)  # fewer if the process may not open that many files
     # Event streams hold their connections for as long as their runs go: at most half of them, so that
     # readers past the limit (503) never leave a new run's POST without a connection.

@@ -17,11 +17,10 @@ from graphrt.check.validate import collect_issues
 from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.graphdata.loader import load_graph
 
-__all__ = ["add_parser", "format_issue", "handle"]
+__all__ = ["add_arguments", "format_issue", "handle"]
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("validate", help="report every problem of graph files without running them")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="graph files (YAML or JSON)")
     add_agents_option(parser)
     parser.set_defaults(handler=handle)

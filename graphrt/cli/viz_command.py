@@ -15,11 +15,10 @@ from graphrt.check.viz import graph_model, to_dot, to_mermaid
 from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.graphdata.loader import load_graph
 
-__all__ = ["add_parser", "handle"]
+__all__ = ["add_arguments", "handle"]
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("viz", help="draw a graph file as a Mermaid or Graphviz DOT diagram")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="a graph file (YAML or JSON)")
     parser.add_argument("--format", choices=("mermaid", "dot"), default="mermaid", help="the diagram language (default: mermaid)")
     parser.add_argument("--direction", choices=("TD", "LR"), default="TD", help="top-down or left-right (default: TD)")

@@ -36,3 +36,60 @@ def test_help_is_laid_out_as_argparse_lays_it_out(monkeypatch: pytest.MonkeyPatc
         assert ours == parser.format_help()  # argparse's own formatter, which asks shutil for the width
         monkeypatch.undo()
         monkeypatch.setenv("COLUMNS", columns)
+
+
+def test_the_commands_listed_by_help_read_as_their_own_parsers_say() -> None:
+    """Each command's one line of help is written once: `graphrt --help` (no sub-parser built) shows what the
+    parser built with every sub-parser shows."""
+    assert build_parser(["--help"]).format_help() == build_parser(None).format_help()
+
+
+# The commands that run graphs, each with the arguments it needs, and the options all of them take.
+RUNNING = {"run": ["g.yaml"], "resume": [], "fork": ["--run-id", "r1", "--from", "n"], "batch": ["g.yaml", "rows.jsonl"]}
+SHARED = [
+    (["--config", "config.yaml"], "config", "config.yaml"),
+    (["--mcp-config", "mcp.json"], "mcp_config", "mcp.json"),
+    (["--timeout", "2.5"], "timeout", 2.5),
+    (["-q"], "quiet", True),
+    (["--quiet"], "quiet", True),
+    (["--all"], "all", True),
+    (["--agents", "mine.py", "--agents", "more"], "agents", ["mine.py", "more"]),
+    (["--executor", "ray", "--address", "auto"], "address", "auto"),
+    (["--local-model", "model.gguf"], "local_model", "model.gguf"),
+    (["--checkpoint", "runs.db"], "checkpoint", "runs.db"),
+]
+# The options of a saved run's name and its events, and the commands that take them.
+SAVED = [
+    (["--run-id", "r2"], "run_id", "r2", ("run", "resume")),
+    (["--trace", "events.jsonl"], "trace", "events.jsonl", ("run", "resume", "fork")),
+    (["--force"], "force", True, ("resume", "fork")),
+]
+
+
+def _parsed(command: str, options: list[str]) -> argparse.Namespace:
+    return build_parser([command]).parse_args([command, *RUNNING[command], *options])
+
+
+@pytest.mark.parametrize("command", RUNNING)
+@pytest.mark.parametrize(("options", "name", "value"), SHARED, ids=[options[0] for options, *_ in SHARED])
+def test_every_command_that_runs_graphs_takes_the_shared_options(command: str, options: list[str], name: str,
+                                                                 value: object) -> None:
+    assert getattr(_parsed(command, options), name) == value
+
+
+@pytest.mark.parametrize(("options", "name", "value", "commands"), SAVED, ids=[options[0] for options, *_ in SAVED])
+def test_the_commands_that_save_or_read_a_run_take_its_options(options: list[str], name: str, value: object,
+                                                               commands: tuple[str, ...]) -> None:
+    for command in commands:
+        assert getattr(_parsed(command, options), name) == value
+
+
+@pytest.mark.parametrize("option", ["--config", "--mcp-config", "--timeout", "--quiet", "--all", "--agents", "--executor",
+                                    "--address", "--local-model", "--trace", "--force"])
+def test_a_shared_option_says_the_same_in_every_command(option: str) -> None:
+    helps = {}
+    for command in RUNNING:
+        actions = _subparsers(build_parser([command]))[command]._option_string_actions
+        if option in actions:
+            helps[command] = actions[option].help
+    assert len(helps) >= 2 and len(set(helps.values())) == 1, helps

@@ -79,7 +79,7 @@ def _start_and_wait_until_blocked(crash: dict) -> subprocess.Popen:
 
 def _resume(crash: dict) -> dict:
     crash["block"].unlink()
-    process = _graphrt("resume", crash["db"], "--agents", AGENTS, env=crash["env"])
+    process = _graphrt("resume", "--checkpoint", crash["db"], "--agents", AGENTS, env=crash["env"])
     out, err = process.communicate()
     return {"code": process.returncode, "out": out, "err": err,
             "calls": Counter(crash["log"].read_text().splitlines())}
@@ -103,7 +103,7 @@ def stopped(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """
     crash = _setup(tmp_path_factory.mktemp("stopped"))
     process = _start_and_wait_until_blocked(crash)
-    taken = _graphrt("resume", crash["db"], "--run-id", "crash", "--agents", AGENTS, env=crash["env"])
+    taken = _graphrt("resume", "--checkpoint", crash["db"], "--run-id", "crash", "--agents", AGENTS, env=crash["env"])
     _, taken_err = taken.communicate()
     process.send_signal(signal.SIGINT)
     _, err = process.communicate()
@@ -132,7 +132,7 @@ def test_after_a_kill_no_completed_node_runs_twice(killed: dict) -> None:
 def test_ctrl_c_saves_the_run_exits_130_and_says_how_to_resume_with_the_agents_it_needs(stopped: dict) -> None:
     assert stopped["stop_code"] == 130
     assert stopped["stop_err"].splitlines()[-1] == (f"graphrt: stopped; the run is saved. Continue it with: "
-                                                    f"graphrt resume {stopped['db']} --run-id crash --agents {AGENTS}")
+                                                    f"graphrt resume --checkpoint {stopped['db']} --run-id crash --agents {AGENTS}")
 
 
 def test_a_run_stopped_with_ctrl_c_resumes_to_the_same_results_with_the_command_it_printed(stopped: dict) -> None:

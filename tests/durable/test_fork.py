@@ -164,7 +164,7 @@ def test_graphrt_fork_runs_only_what_depends_on_the_set_value(tmp_path, capsys) 
     assert main(["run", str(graph), "--checkpoint", db, "--run-id", "first", "-q"]) == 0
     capsys.readouterr()
 
-    code = main(["fork", "first", "--from", "title", "--set", "title=Trees", "--checkpoint", db,
+    code = main(["fork", "--run-id", "first", "--from", "title", "--set", "title=Trees", "--checkpoint", db,
                  "--trace", str(trace)])
 
     out, err = capsys.readouterr()
@@ -172,10 +172,26 @@ def test_graphrt_fork_runs_only_what_depends_on_the_set_value(tmp_path, capsys) 
     assert _started(trace) == ["page"]  # title was given, subtitle does not read it
     assert "forks first from 'title'; computing again: page" in err
 
-    code = main(["fork", "first", "--from", "topic", "--set", "topic=rivers", "--checkpoint", db,
+    code = main(["fork", "--run-id", "first", "--from", "topic", "--set", "topic=rivers", "--checkpoint", db,
                  "--trace", str(trace)])
     assert (code, json.loads(capsys.readouterr().out)) == (0, {"page": "All about rivers, and nothing else"})
     assert sorted(_started(trace)) == ["page", "subtitle", "title"]
+
+
+def test_graphrt_fork_quiet_prints_the_results_alone(tmp_path, capsys) -> None:
+    import json
+
+    from graphrt.cli import main
+
+    graph, db = tmp_path / "page.yaml", str(tmp_path / "runs.db")
+    graph.write_text(CLI_GRAPH)
+    main(["run", str(graph), "--checkpoint", db, "--run-id", "first", "-q"])
+    capsys.readouterr()
+
+    code = main(["fork", "--run-id", "first", "--from", "title", "--set", "title=Trees", "--checkpoint", db, "-q"])
+
+    out, err = capsys.readouterr()
+    assert (code, json.loads(out), err) == (0, {"page": "Trees, and nothing else"}, "")
 
 
 def test_graphrt_fork_of_an_unknown_node_says_so(tmp_path, capsys) -> None:
@@ -186,7 +202,7 @@ def test_graphrt_fork_of_an_unknown_node_says_so(tmp_path, capsys) -> None:
     main(["run", str(graph), "--checkpoint", db, "--run-id", "first", "-q"])
     capsys.readouterr()
 
-    assert main(["fork", "first", "--from", "nowhere", "--checkpoint", db]) == 1
+    assert main(["fork", "--run-id", "first", "--from", "nowhere", "--checkpoint", db]) == 1
     assert capsys.readouterr().err == "graphrt: --from nowhere: the graph of run 'first' has no node 'nowhere' to fork from\n"
 
 
@@ -213,7 +229,7 @@ def test_graphrt_fork_setting_an_unknown_node_blames_set_and_names_the_node(tmp_
     main(["run", str(graph), "--checkpoint", db, "--run-id", "first", "-q"])
     capsys.readouterr()
 
-    assert main(["fork", "first", "--from", "title", "--set", "zz=1", "--checkpoint", db]) == 1
+    assert main(["fork", "--run-id", "first", "--from", "title", "--set", "zz=1", "--checkpoint", db]) == 1
     assert capsys.readouterr() == ("", "graphrt: --set zz: a value is set for 'zz', but the graph of run 'first' has "
                                        "no such node\n")
     assert _saved_runs(db) == ["first"]
@@ -232,7 +248,7 @@ def test_graphrt_fork_refuses_a_set_value_json_cannot_hold_as_run_i_does(tmp_pat
     capsys.readouterr()
 
     with pytest.raises(SystemExit) as caught:
-        main(["fork", "first", "--from", "title", "--set", f"title={value}", "--checkpoint", db])
+        main(["fork", "--run-id", "first", "--from", "title", "--set", f"title={value}", "--checkpoint", db])
     assert caught.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1] == f"graphrt fork: error: argument --set: {said}"
     assert _saved_runs(db) == ["first"]  # no fork saved with a null in its place
@@ -297,12 +313,12 @@ def test_graphrt_fork_inside_a_nested_graph_needs_the_run_s_event_log_and_says_s
 
     # graphrt run saves no event log, so what the inner nodes returned is not known (graphrt serve's runs have it):
     # it says so, not that 'outer' did not run.
-    assert main(["fork", "first", "--from", "outer/title", "--checkpoint", db]) == 1
+    assert main(["fork", "--run-id", "first", "--from", "outer/title", "--checkpoint", db]) == 1
     assert capsys.readouterr().err == (
         "graphrt: cannot fork run 'first' from 'outer/title': the run saved no event log (only graphrt "
         "serve's runs keep one), so what the nodes inside its nested graphs returned is not known; fork from 'outer' "
         "to run it whole\n")
-    assert main(["fork", "first", "--from", "outer", "--iteration", "2", "--checkpoint", db]) == 1
+    assert main(["fork", "--run-id", "first", "--from", "outer", "--iteration", "2", "--checkpoint", db]) == 1
     assert "keeps only a run's latest iteration, 0, and the state of earlier ones was not saved" in \
         capsys.readouterr().err
-    assert main(["fork", "first", "--from", "outer", "--iteration", "0", "--checkpoint", db]) == 0
+    assert main(["fork", "--run-id", "first", "--from", "outer", "--iteration", "0", "--checkpoint", db]) == 0

@@ -163,7 +163,7 @@ def test_the_command_reports_a_damaged_checkpoint_in_one_line(tmp_path: Path, ca
         db.execute("UPDATE graphrt_rows SET value = '{' WHERE key = 'first'")
     capsys.readouterr()
 
-    assert main(["resume", str(path), "--run-id", "r1", "--answer", "yes"]) == 1
+    assert main(["resume", "--checkpoint", str(path), "--run-id", "r1", "--answer", "yes"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("graphrt: checkpoint is damaged: run 'r1', iteration 0, 'node' row 'first' cannot be read")
     assert "Traceback" not in err

@@ -69,7 +69,7 @@ def test_a_killed_driver_resumes_and_completed_nodes_do_not_rerun(ray_executor, 
 
     # c was held at its gate when the driver died: on resume it must run again (it was cut off), but not a or b.
     gate.touch()
-    resumed = _graphrt("resume", db, "--force", *common)
+    resumed = _graphrt("resume", "--checkpoint", db, "--force", *common)
     out, err = resumed.communicate(timeout=120)
     assert resumed.returncode == 0, err[-2000:]
     assert '"node": "d"' in out

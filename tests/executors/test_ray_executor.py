@@ -280,7 +280,7 @@ def test_run_resume_and_serve_take_the_executor_options():
     from graphrt.cli.main import build_parser
 
     parser = build_parser()
-    for argv in (["run", "g.yaml"], ["resume", "runs.db"], ["serve", "graphs"]):
+    for argv in (["run", "g.yaml"], ["resume", "--checkpoint", "runs.db"], ["serve", "graphs"]):
         args = parser.parse_args([*argv, "--executor", "ray", "--address", "auto"])
         assert (args.executor, args.address) == ("ray", "auto")
 

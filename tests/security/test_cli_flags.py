@@ -42,6 +42,9 @@ def folder(tmp_path: Path) -> Path:
     (("serve", "g", "--checkpoint", ""), "--checkpoint: must not be empty"),
     (("run", "g/hello.yaml", "--checkpoint", ""), "--checkpoint: must not be empty"),
     (("resume", " "), "must not be empty"),
+    (("resume", "--checkpoint", " "), "--checkpoint: must not be empty"),
+    (("fork", "--run-id", "r", "--from", "n", "--checkpoint", ""), "--checkpoint: must not be empty"),
+    (("batch", "g/hello.yaml", "rows.jsonl", "--checkpoint", ""), "--checkpoint: must not be empty"),
 ])
 def test_nonsense_flags_are_refused_by_the_parser(folder: Path, args, said: str) -> None:
     result = _graphrt(*args, cwd=folder)

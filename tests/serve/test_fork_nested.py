@@ -265,7 +265,7 @@ def test_graphrt_fork_forks_a_served_fork_inside_its_nested_graph(serve, capsys,
 
     # The fork's log holds what it kept inside 'outer' (subtitle) beside what it ran: a fork of it from inside works.
     trace = tmp_path / "trace.jsonl"
-    code = main(["fork", forked["id"], "--from", "outer/title", "--set", 'outer/title={"text": "elms"}',
+    code = main(["fork", "--run-id", forked["id"], "--from", "outer/title", "--set", 'outer/title={"text": "elms"}',
                  "--checkpoint", str(served.checkpoint), "--trace", str(trace)])
     out, err = capsys.readouterr()
     assert (code, json.loads(out)) == (0, {"outer": {"page": "elms / trees"}}), err
