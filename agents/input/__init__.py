@@ -3,7 +3,7 @@
 GraphAI's textInputAgent reads a line from the terminal inside the agent. Here
 the agent asks through the run instead (`ctx.ask`): the run saves its state and
 stops with GraphInterrupted, and the answer comes when it is resumed, from
-`graphrt resume PATH --answer TEXT`, from a prompt when the run is on a
+`graphrt resume --checkpoint PATH --answer TEXT`, from a prompt when the run is on a
 terminal, or from `graphrt.resume(..., answer=...)`. So the same graph works
 unattended, in a web service, and at the terminal.
 """

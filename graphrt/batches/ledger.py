@@ -1,6 +1,6 @@
 """Where a batch keeps its rows: one saved run per row in a checkpoint store, so a batch survives its process.
 
-Row `ID` of batch `B` is the run `B/ID` of the store (`graphrt resume STORE B/ID`
+Row `ID` of batch `B` is the run `B/ID` of the store (`graphrt resume --checkpoint STORE --run-id B/ID`
 continues one by hand). Running the batch again looks each row up first: a row
 whose run completed is not run again, its saved results are its output; a row
 that failed or was cut off runs again (in this process, from its last completed
