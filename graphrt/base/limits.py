@@ -32,7 +32,8 @@ from typing import Any
 
 from graphrt.base.errors import InputLimitError
 
-__all__ = ["MAX_BODY", "MAX_CONNECTIONS", "MAX_DEPTH", "MAX_ITEMS", "MAX_SHOWN", "MAX_STREAMS", "check_value", "cut", "parse_json", "read_file", "shown"]
+__all__ = ["MAX_BODY", "MAX_CONNECTIONS", "MAX_DEPTH", "MAX_ITEMS", "MAX_SHOWN", "MAX_STREAMS", "check_value", "cut",
+           "parse_json", "read_file", "shown"]
 
 MAX_DEPTH = 100
 """How deep a value from outside may nest (objects and arrays), a graph file's included, as GraphAI graphs never

@@ -62,7 +62,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "(-: read them from stdin)")
     parser.add_argument("-o", "--output", metavar="FILE.jsonl", help="write the rows' outcomes to FILE (default: stdout)")
     parser.add_argument("--concurrency", type=_positive, metavar="N",
-                        help=f"rows running at once (default: {DEFAULT_CONCURRENCY}; with --executor, the cluster's CPUs)")
+                        help=f"rows running at once (default: {DEFAULT_CONCURRENCY}; with --executor, the cluster's "
+                        "CPUs)")
     add_checkpoint_option(parser, "save each row's run",
                           "OUTPUT.runs.db beside -o OUTPUT (a file), else ROWS.runs.db in the current folder")
     parser.add_argument("--no-checkpoint", action="store_true", help="save nothing: every row runs, every time")

@@ -2,7 +2,8 @@
 
 Each command's one line of help is written once, in COMMANDS; its module has
 `add_arguments(parser)`, which adds the command's arguments to the sub-parser
-made here and sets the function that handles it as `handler`. A GraphError ends the command with exit code 1 and one line that
+made here and sets the function that handles it as `handler`. A GraphError ends the command with exit code 1
+and one line that
 names the file, the node and the field.
 """
 

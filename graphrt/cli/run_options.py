@@ -38,7 +38,8 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
                         f"${RUN_TIMEOUT_VARIABLE}, else no limit")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="print only the results: no warnings, no progress (what agents print goes to stderr)")
-    parser.add_argument("--all", action="store_true", help="every node's result in the results, not only isResult nodes'")
+    parser.add_argument("--all", action="store_true",
+                        help="every node's result in the results, not only isResult nodes'")
     add_agents_option(parser)
     add_executor_option(parser)
     add_local_model_option(parser)
@@ -53,7 +54,8 @@ def add_mcp_config_option(parser: argparse.ArgumentParser, lifetime: str) -> Non
 
 
 def add_trace_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--trace", metavar="FILE.jsonl", help="write every event of the run to FILE, one JSON object a line")
+    parser.add_argument("--trace", metavar="FILE.jsonl",
+                        help="write every event of the run to FILE, one JSON object a line")
 
 
 def add_checkpoint_option(parser: argparse._ActionsContainer, what: str, default: str, *,

@@ -47,7 +47,8 @@ def saved_run(args: argparse.Namespace, command: str, stderr: TextIO) -> int:
     2 when a required `--run-id` is missing (as argparse's), 1 when graphrt serve's store is not here."""
     if args.old_spelling is not None:
         option, old = args.old_option, _OLD[args.old_option]
-        print(f"graphrt: note: 'graphrt {command} {old}' is now 'graphrt {command} --{option.replace('_', '-')} {old}'; "
+        flag = "--" + option.replace("_", "-")
+        print(f"graphrt: note: 'graphrt {command} {old}' is now 'graphrt {command} {flag} {old}'; "
               "the old spelling still works", file=stderr)
         setattr(args, option, args.old_spelling)
     if args.run_required and args.run_id is None:  # not argparse's: the argument of before names it as well

@@ -45,7 +45,8 @@ def test_the_commands_listed_by_help_read_as_their_own_parsers_say() -> None:
 
 
 # The commands that run graphs, each with the arguments it needs, and the options all of them take.
-RUNNING = {"run": ["g.yaml"], "resume": [], "fork": ["--run-id", "r1", "--from", "n"], "batch": ["g.yaml", "rows.jsonl"]}
+RUNNING = {"run": ["g.yaml"], "resume": [], "fork": ["--run-id", "r1", "--from", "n"],
+           "batch": ["g.yaml", "rows.jsonl"]}
 SHARED = [
     (["--config", "config.yaml"], "config", "config.yaml"),
     (["--mcp-config", "mcp.json"], "mcp_config", "mcp.json"),
@@ -84,8 +85,8 @@ def test_the_commands_that_save_or_read_a_run_take_its_options(options: list[str
         assert getattr(_parsed(command, options), name) == value
 
 
-@pytest.mark.parametrize("option", ["--config", "--mcp-config", "--timeout", "--quiet", "--all", "--agents", "--executor",
-                                    "--address", "--local-model", "--trace", "--force"])
+@pytest.mark.parametrize("option", ["--config", "--mcp-config", "--timeout", "--quiet", "--all", "--agents",
+                                    "--executor", "--address", "--local-model", "--trace", "--force"])
 def test_a_shared_option_says_the_same_in_every_command(option: str) -> None:
     helps = {}
     for command in RUNNING:

@@ -109,7 +109,8 @@ def test_end_of_input_at_the_prompt_leaves_the_question_pending(files, capsys, m
     code = main(["run", files["ask"], "--checkpoint", files["db"], "--run-id", "r1", "-q"])
 
     assert code == 3
-    assert terminal.getvalue().splitlines()[-1] == f"graphrt: answer with: graphrt resume --checkpoint {files['db']} --run-id r1 --answer TEXT"
+    assert terminal.getvalue().splitlines()[-1] == ("graphrt: answer with: graphrt resume --checkpoint "
+                                                    f"{files['db']} --run-id r1 --answer TEXT")
 
 
 def test_a_failed_run_says_it_is_saved_and_how_to_continue(files, capsys) -> None:
@@ -117,7 +118,8 @@ def test_a_failed_run_says_it_is_saved_and_how_to_continue(files, capsys) -> Non
 
     assert code == 1
     assert capsys.readouterr().err.splitlines()[-1] == (
-        f"graphrt: the run is saved; after a fix, continue it with: graphrt resume --checkpoint {files['db']} --run-id r1")
+        "graphrt: the run is saved; after a fix, continue it with: "
+        f"graphrt resume --checkpoint {files['db']} --run-id r1")
 
 
 def test_a_finished_run_asked_to_run_again_with_other_inputs_points_to_its_results(files, tmp_path, capsys) -> None:
@@ -130,7 +132,8 @@ def test_a_finished_run_asked_to_run_again_with_other_inputs_points_to_its_resul
 
     err = capsys.readouterr().err.splitlines()
     assert code == 1 and "was started without a value for 'name'" in err[0]
-    assert err[-1] == f"graphrt: run r1 is saved, finished; to see its results: graphrt resume --checkpoint {files['db']} --run-id r1"
+    assert err[-1] == ("graphrt: run r1 is saved, finished; to see its results: "
+                       f"graphrt resume --checkpoint {files['db']} --run-id r1")
 
 
 def test_resume_after_a_fix_refuses_the_changed_file_without_force(files, capsys) -> None:
@@ -299,14 +302,16 @@ def keyed(tmp_path: Path, openai_server, monkeypatch) -> dict[str, str]:
     monkeypatch.delenv("OPENAI_API_KEY")
     (tmp_path / "llm.yaml").write_text(LLM_AFTER_A_QUESTION)
     (tmp_path / "config.yaml").write_text(f"openAIAgent: {{apiKey: {CONFIG_KEY}}}\n")
-    return {"graph": str(tmp_path / "llm.yaml"), "config": str(tmp_path / "config.yaml"), "db": str(tmp_path / "runs.db")}
+    return {"graph": str(tmp_path / "llm.yaml"), "config": str(tmp_path / "config.yaml"),
+            "db": str(tmp_path / "runs.db")}
 
 
 def test_resume_with_config_gives_the_run_the_key_its_checkpoint_left_out(keyed, openai_server, reply, capsys) -> None:
     assert main(["run", keyed["graph"], "--checkpoint", keyed["db"], "--run-id", "r1", "--config", keyed["config"],
                  "-q"]) == 3
-    assert capsys.readouterr().err.splitlines()[-1] == (f"graphrt: answer with: graphrt resume --checkpoint {keyed['db']} "
-                                                        f"--run-id r1 --config {keyed['config']} --answer TEXT")
+    assert capsys.readouterr().err.splitlines()[-1] == ("graphrt: answer with: graphrt resume --checkpoint "
+                                                        f"{keyed['db']} --run-id r1 --config {keyed['config']} "
+                                                        "--answer TEXT")
     openai_server.script(reply.text("Hello, Ada!"))
 
     assert main(["resume", "--checkpoint", keyed["db"], "--answer", "Ada", "--config", keyed["config"], "-q"]) == 0
@@ -322,8 +327,8 @@ def test_fork_with_config_gives_the_fork_the_key_its_checkpoint_left_out(keyed, 
     main(["resume", "--checkpoint", keyed["db"], "--answer", "Ada", "--config", keyed["config"], "-q"])
     capsys.readouterr()
 
-    assert main(["fork", "--checkpoint", keyed["db"], "--run-id", "r1", "--from", "name", "--set", 'name={"text": "Bo"}',
-                 "--config", keyed["config"], "-q"]) == 0
+    assert main(["fork", "--checkpoint", keyed["db"], "--run-id", "r1", "--from", "name",
+                 "--set", 'name={"text": "Bo"}', "--config", keyed["config"], "-q"]) == 0
 
     assert json.loads(capsys.readouterr().out)["greet"]["text"] == "Hello, Bo!"
     assert [headers["authorization"] for headers in openai_server.headers] == [f"Bearer {CONFIG_KEY}"] * 2

@@ -132,7 +132,8 @@ def test_after_a_kill_no_completed_node_runs_twice(killed: dict) -> None:
 def test_ctrl_c_saves_the_run_exits_130_and_says_how_to_resume_with_the_agents_it_needs(stopped: dict) -> None:
     assert stopped["stop_code"] == 130
     assert stopped["stop_err"].splitlines()[-1] == (f"graphrt: stopped; the run is saved. Continue it with: "
-                                                    f"graphrt resume --checkpoint {stopped['db']} --run-id crash --agents {AGENTS}")
+                                                    f"graphrt resume --checkpoint {stopped['db']} --run-id crash "
+                                                    f"--agents {AGENTS}")
 
 
 def test_a_run_stopped_with_ctrl_c_resumes_to_the_same_results_with_the_command_it_printed(stopped: dict) -> None:

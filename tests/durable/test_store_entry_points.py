@@ -126,8 +126,8 @@ def test_a_run_saves_to_a_third_party_store(memo_store: Path, tmp_path: Path) ->
 def test_the_help_lists_the_installed_stores(memo_store: Path, capsys) -> None:
     with pytest.raises(SystemExit):
         main(["resume", "--help"])
-    assert "the store the run is saved in: a file path, a memo:// URL or a postgres:// or postgresql:// URL" in " ".join(
-        capsys.readouterr().out.split())
+    assert ("the store the run is saved in: a file path, a memo:// URL or a postgres:// or postgresql:// URL"
+            in " ".join(capsys.readouterr().out.split()))
 
 
 @pytest.mark.parametrize(("name", "value", "why"), [
