@@ -89,7 +89,7 @@ def test_resume_prints_and_traces_its_results_without_a_key_of_the_graphs_params
     openai_server.script(reply.text(_echo(PARAMS_KEY, ENV_KEY)))
     capsys.readouterr()
 
-    code = main(["resume", files["db"], "--run-id", "r1", "-q", "--trace", files["trace"]])
+    code = main(["resume", "--checkpoint", files["db"], "--run-id", "r1", "-q", "--trace", files["trace"]])
 
     output = capsys.readouterr()
     assert code == 0
@@ -104,7 +104,7 @@ def test_resume_s_error_line_hides_a_key_of_the_graphs_params(openai_server, rep
     openai_server.script(reply.error(400, f"the key {PARAMS_KEY} is not valid here"))
     capsys.readouterr()
 
-    code = main(["resume", files["db"], "--run-id", "r1", "-q"])
+    code = main(["resume", "--checkpoint", files["db"], "--run-id", "r1", "-q"])
 
     output = capsys.readouterr()
     assert code == 1
@@ -119,7 +119,7 @@ def test_fork_prints_and_traces_its_results_without_a_key_of_the_graphs_params(o
     openai_server.script(reply.text(_echo(PARAMS_KEY)))
     capsys.readouterr()
 
-    code = main(["fork", "r1", "--from", "ask", "--checkpoint", files["db"], "--trace", files["trace"]])
+    code = main(["fork", "--run-id", "r1", "--from", "ask", "--checkpoint", files["db"], "--trace", files["trace"]])
 
     output = capsys.readouterr()
     assert code == 0
@@ -133,7 +133,7 @@ def test_fork_s_error_line_hides_the_environment_s_secrets(tmp_path: Path, monke
                                             'os.environ["SERVICE_TOKEN"])\n')
     monkeypatch.chdir(tmp_path)
 
-    code = main(["fork", "r1", "--from", "ask", "--agents", "bad_agents.py", "--checkpoint", "runs.db"])
+    code = main(["fork", "--run-id", "r1", "--from", "ask", "--agents", "bad_agents.py", "--checkpoint", "runs.db"])
 
     assert code == 1
     assert capsys.readouterr().err == ("graphrt: cannot import agent module 'bad_agents.py': RuntimeError: cannot log "
