@@ -101,6 +101,7 @@ INDEX = AgentIndex({
     "graphrt_agents.gemini.agent": ("geminiAgent",),
     "graphrt_agents.groq.agent": ("groqAgent",),
     "graphrt_agents.mcp.agents": ("mcpToolsListAgent", "mcpToolsCallAgent"),
+    "graphrt_agents.mcp.resources": ("mcpResourcesAgent", "mcpResourceAgent"),
     "graphrt_agents.wiki.agent": ("wikiAgent",),
     "graphrt_agents.input": ("textInputAgent",),
     "graphrt_agents.service.fetch": ("fetchAgent",),

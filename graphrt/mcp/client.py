@@ -1,4 +1,5 @@
-"""MCP servers' tools in graphs: connections shared by a run, tool lists, tool calls.
+"""MCP servers' tools and resources in graphs: connections shared by a run, tool lists, tool calls, resource lists
+and reads.
 
 A server starts when a node first needs it, in the run's services (graphrt.authoring.services),
 and stays up for the rest of the run, nested graphs included; it is closed when the run ends.
@@ -6,7 +7,8 @@ Everything that can go wrong with the server itself (it cannot start, exits, or 
 answer) is a `McpServerError` (a ServiceError) that names the server; the node adds its own
 name. Waits end before the node's own timeout, so that the error says which server hung.
 A tool's own failure (`isError`, or the server rejecting the call) is a `McpToolError`, for
-toolsAgent to hand back to the LLM.
+toolsAgent to hand back to the LLM; a server refusing a resource read (an unknown URI) is one too.
+Results come back as MCP spells them (camelCase JSON), as GraphAI's MCP agents return them.
 """
 
 from __future__ import annotations
@@ -32,12 +34,12 @@ from graphrt.mcp.supervision import Restarts, restarts_of
 
 __all__ = [
     "McpServerError", "McpToolError", "McpTool", "ServerConnection", "connect", "configured_servers",
-    "server_connection", "list_tools", "call_tool",
+    "server_connection", "list_tools", "call_tool", "list_resources", "read_resource",
 ]
 
 _T = TypeVar("_T")
 _STDERR_TAIL_LINES = 5
-_PAGE_LIMIT = 100  # tools/list pages read at most: a server that pages forever cannot hang a node
+_PAGE_LIMIT = 100  # tools/list and resources/list pages read at most: a server that pages forever cannot hang a node
 
 
 class _NotJsonRpc(logging.Filter):
@@ -220,16 +222,47 @@ class ServerConnection:
                 self._tools = tools
         return list(self._tools)
 
+    @property
+    def has_resources(self) -> bool:
+        """Whether the server said it offers resources (its `resources` capability) when the session opened."""
+        return self.client.server_capabilities.resources is not None
+
+    async def resources(self) -> list[dict[str, Any]]:
+        """The server's resources (every page), as MCP spells them: `{uri, name, mimeType, ...}`; listed on each call,
+        since a server's resources change (`notifications/resources/list_changed`); none without the capability."""
+        if not self.has_resources:
+            return []
+        listed: list[dict[str, Any]] = []
+        cursor: str | None = None
+        for _ in range(_PAGE_LIMIT):
+            page = await self._request("resources/list", partial(self.client.list_resources, cursor=cursor))
+            listed += [_mcp_json(resource) for resource in page.resources]
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return listed
+
+    async def read_resource(self, uri: str) -> dict[str, Any]:
+        """One resource's ReadResourceResult as MCP spells it: `{contents: [{uri, mimeType, text | blob}]}`."""
+        result = await self._request(f"resources/read '{uri}'", partial(self.client.read_resource, uri))
+        return _mcp_json(result)
+
     async def call(self, tool: str, arguments: dict[str, Any],
                    on_progress: Callable[[float, float | None, str | None], Awaitable[None]] | None = None) -> dict[str, Any]:
         """Calls a tool; returns its CallToolResult as MCP spells it (`content`, `structuredContent`, `isError`)."""
         result = await self._request(f"tools/call '{tool}'", partial(
             self.client.call_tool, tool, arguments, progress_callback=on_progress))
-        data = result.model_dump(mode="json", by_alias=True, exclude_none=True)
-        data.pop("resultType", None)
+        data = _mcp_json(result)
         if not data.get("isError"):
             data.pop("isError", None)
         return data
+
+
+def _mcp_json(model: Any) -> dict[str, Any]:
+    """An SDK result as MCP's JSON spells it, without the SDK's own bookkeeping (`resultType`)."""
+    data = model.model_dump(mode="json", by_alias=True, exclude_none=True)
+    data.pop("resultType", None)
+    return data
 
 
 @asynccontextmanager
@@ -390,3 +423,33 @@ async def call_tool(ctx: AgentContext, full_name: str, arguments: Any) -> dict[s
                      {"tool": full_name, "progress": progress, "total": total})
 
     return await connection.call(tool, dict(arguments or {}), on_progress)
+
+
+async def list_resources(ctx: AgentContext, servers: list[str] | None = None) -> dict[str, list[dict[str, Any]]]:
+    """The resources of the given servers (all configured servers when None or empty), by server, in config order;
+    a server that offers no resources (no `resources` capability) is left out, as GraphAI's list leaves it out.
+
+    Raises:
+        McpServerError: a server is not usable (see server_connection), or died or hung while listing.
+        McpToolError: a server that offers resources refused to list them.
+    """
+    names = list(servers) if servers else list(configured_servers(ctx.services))
+    listed: dict[str, list[dict[str, Any]]] = {}
+    for name in names:
+        connection = await server_connection(ctx, name)
+        if connection.has_resources:
+            listed[name] = await connection.resources()
+    return listed
+
+
+async def read_resource(ctx: AgentContext, server: str, uri: str) -> dict[str, Any]:
+    """Reads the resource `uri` of `server`: `{contents: [...]}`, as MCP's resources/read answers.
+
+    Raises:
+        McpServerError: the server is not usable (see server_connection), or died or hung during the read.
+        McpToolError: the server has no resources, or refused the read (e.g. an unknown URI).
+    """
+    connection = await server_connection(ctx, server)
+    if not connection.has_resources:
+        raise McpToolError(f"MCP server '{server}' offers no resources (it has no resources capability)")
+    return await connection.read_resource(uri)

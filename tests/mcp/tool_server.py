@@ -1,7 +1,7 @@
 """The MCP server the tests talk to, written with the SDK: `python tool_server.py [MODE] [--http PORT]`.
 
-Modes: `tools` (default) serves the tools below; `broken` writes to stderr and exits at
-once; `silent` reads its input and never answers (a server that hangs at start).
+Modes: `tools` (default) serves the tools and resources below; `toolsonly` the tools alone (a server
+without the resources capability); `broken` writes to stderr and exits at once; `silent` reads its input and never answers (a server that hangs at start).
 The tools record calls in a counter, so a test can see that one process served a run.
 """
 
@@ -19,8 +19,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 COUNTER = {"calls": 0}
 
 
-def build() -> MCPServer:
+def build(resources: bool = True) -> MCPServer:
     server = MCPServer("tests")
+    if resources:
+        add_resources(server)
 
     @server.tool()
     def echo(text: str) -> str:
@@ -81,9 +83,26 @@ def build() -> MCPServer:
     return server
 
 
+def add_resources(server: MCPServer) -> None:
+    """A text resource, a binary one, and a template of resources by name."""
+
+    @server.resource("notes://readme", name="readme", description="How to use the notes.", mime_type="text/plain")
+    def readme() -> str:
+        return "Read me first."
+
+    @server.resource("notes://logo", name="logo", mime_type="image/png")
+    def logo() -> bytes:
+        return b"\x89PNG\r\n\x1a\n"
+
+    @server.resource("notes://by-name/{name}", name="note", mime_type="text/plain")
+    def note(name: str) -> str:
+        return f"the note called {name}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", nargs="?", default="tools", choices=["tools", "broken", "silent", "banner", "hostile"])
+    parser.add_argument("mode", nargs="?", default="tools", choices=["tools", "toolsonly", "broken", "silent", "banner",
+                                                                     "hostile"])
     parser.add_argument("--http", type=int)
     args = parser.parse_args()
     if args.mode == "broken":
@@ -96,7 +115,7 @@ def main() -> None:
     if args.mode == "banner":  # a server that greets on stdout before it speaks MCP there, as some do
         print("tool_server v1.0 - starting", flush=True)
         print("listening on stdio", flush=True)
-    server = build()
+    server = build(resources=args.mode != "toolsonly")
     if args.mode == "hostile":  # tool names no LLM API takes, and more tools than one request may offer
         def hostile(text: str = "") -> str:
             return "hostile"
