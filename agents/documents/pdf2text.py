@@ -31,11 +31,7 @@ from graphrt.base.jsvalue import UNDEFINED, is_truthy
 
 from .pdf_writer import text_pdf
 
-__all__ = ["AGENTS", "pdf2text_agent", "PdfUnreadable"]
-
-
-class PdfUnreadable(AgentError, ValueError):
-    """Raised when the buffer is not a PDF that can be read (pypdf's error is the cause)."""
+__all__ = ["AGENTS", "pdf2text_agent"]
 
 
 def pdf_bytes(buffer: Any) -> bytes:
@@ -70,7 +66,7 @@ def _read(data: bytes, markdown: bool) -> str:
             reader.decrypt("")  # a file with an owner password only opens, as pdf.js opens it
         return _markdown(reader) if markdown else _plain(reader)
     except (PyPdfError, ValueError, KeyError, TypeError, IndexError, AttributeError, NotImplementedError) as error:
-        raise PdfUnreadable(f"pdf2textAgent: inputs.buffer is not a PDF that can be read: {type(error).__name__}: "
+        raise AgentError(f"pdf2textAgent: inputs.buffer is not a PDF that can be read: {type(error).__name__}: "
                             f"{error}") from error
 
 
@@ -158,7 +154,7 @@ def pdf2text_agent(ctx: AgentContext) -> dict[str, str]:
     Raises:
         ValueError: "pdf2textAgent required buffer" (GraphAI's) when there is none.
         TypeError: a buffer that is not bytes, a Buffer's JSON form or base64 text.
-        PdfUnreadable: the bytes are not a PDF that can be read.
+        AgentError: the bytes are not a PDF that can be read (pypdf's error is the cause).
     """
     buffer = ctx.inputs.get("buffer", UNDEFINED)
     if not is_truthy(buffer):
