@@ -46,6 +46,11 @@ PACKS = {
     "graphrt_agents.prompts": Pack("prompts"),  # @graphai/prompts, @graphai/awesome_chatgpt_prompts_agent
     "graphrt_agents.template": Pack("template"),  # graphai-agents' packages/: @graphai/agent_template, node_browser_detect_agent
     "graphrt_agents.documents": Pack("documents", extra="pdf", requires=("pypdf",)),  # @graphai/pdf2text_agent
+    # graphai-agents' net/: @graphai/browserless_agent, brave_search_agent, google_search_agent, serper_agent,
+    # arxiv_agent, notion_agent; slack_agent and exa_agent on their services' official SDKs
+    "graphrt_agents.net": Pack("net"),
+    "graphrt_agents.net.slack": Pack("slack", extra="slack", requires=("slack_sdk",)),
+    "graphrt_agents.net.exa": Pack("exa", extra="exa", requires=("exa_py",)),
 }
 
 _SERVICE = "graphrt has no client for that service"
@@ -115,6 +120,12 @@ INDEX = AgentIndex({
     "graphrt_agents.prompts.tables": ("promptsAgent", "awesomeChatgptPromptsAgent"),
     "graphrt_agents.template.echo": ("templateAgent", "nodeBrowserDetectAgent"),
     "graphrt_agents.documents.pdf2text": ("pdf2textAgent",),
+    "graphrt_agents.net.browserless": ("browserlessAgent",),
+    "graphrt_agents.net.search": ("braveSearchAgent", "googleSearchAgent", "serperAgent"),
+    "graphrt_agents.net.arxiv": ("arxivAgent",),
+    "graphrt_agents.net.notion": ("notionAgent",),
+    "graphrt_agents.net.slack": ("slackAgent",),
+    "graphrt_agents.net.exa": ("exaAgent",),
 }, packs=PACKS, unavailable=UNAVAILABLE)
 
 

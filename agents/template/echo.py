@@ -1,4 +1,4 @@
-"""templateAgent, nodeBrowserDetectAgent and notionAgent's shared body: `{params, namedInputs}`, as GraphAI's return it.
+"""templateAgent and nodeBrowserDetectAgent (and the net pack's notionAgent): `{params, namedInputs}`, as GraphAI's return it.
 
 GraphAI's nodeBrowserDetectAgent also prints which runtime it runs in (`true`,
 `{envType: "Node"}`, `{message: "isnode"}`) with console.log; graphrt prints nothing,

