@@ -51,26 +51,13 @@ PACKS = {
     "graphrt_agents.net": Pack("net"),
     "graphrt_agents.net.slack": Pack("slack", extra="slack", requires=("slack_sdk",)),
     "graphrt_agents.net.exa": Pack("exa", extra="exa", requires=("exa_py",)),
+    "graphrt_agents.replicate": Pack("replicate", extra="replicate", requires=("replicate",)),  # @graphai/replicate_agent
 }
 
-_SERVICE = "graphrt has no client for that service"
 # GraphAI's agents (from its published packages) that graphrt does not provide, and why.
 UNAVAILABLE = {
-    "browserlessAgent": Unavailable(
-        "@graphai/browserless_agent", "it renders pages on browserless.io, a paid third-party service",
-        instead="fetchAgent with params.type 'text' fetches a page without rendering it"),
-    "braveSearchAgent": Unavailable("@graphai/brave_search_agent", f"it calls the Brave Search API; {_SERVICE}",
-                                    instead="fetchAgent can call such an API with your key in inputs.headers"),
-    "googleSearchAgent": Unavailable("@graphai/google_search_agent", f"it calls Google's Custom Search API; {_SERVICE}",
-                                     instead="fetchAgent can call such an API with your key in inputs.queryParams"),
-    "serperAgent": Unavailable("@graphai/serper_agent", f"it calls the serper.dev search API; {_SERVICE}"),
-    "exaAgent": Unavailable("@graphai/exa_agent", f"it calls the Exa search API; {_SERVICE}"),
-    "slackAgent": Unavailable("@graphai/slack_agent", f"it posts through Slack's Web API; {_SERVICE}"),
-    "notionAgent": Unavailable("@graphai/notion_agent", f"it calls Notion's API; {_SERVICE}"),
-    "arxivAgent": Unavailable("@graphai/arxiv_agent", f"it searches arXiv's export API; {_SERVICE}",
-                              instead="fetchAgent with params.type 'xml' reads that API's Atom answers"),
-    "puppeteerAgent": Unavailable("@graphai/puppeteer_agent", "it drives a Chrome browser through Puppeteer (Node.js)"),
-    "replicateAgent": Unavailable("@graphai/replicate_agent", f"it runs models on replicate.com, a paid service; {_SERVICE}"),
+    "puppeteerAgent": Unavailable("@graphai/puppeteer_agent", "it drives a Chrome browser through Puppeteer (Node.js)",
+                                  instead="browserlessAgent renders a page in a browser that browserless runs"),
     "slashGPTAgent": Unavailable("@graphai/slashgpt_agent", "it runs SlashGPT, a Node.js library"),
     "webLlmAgent": Unavailable("web-llm, in receptron/graphai-agents", "it runs WebLLM, which needs a web browser with WebGPU"),
 }
@@ -126,6 +113,7 @@ INDEX = AgentIndex({
     "graphrt_agents.net.notion": ("notionAgent",),
     "graphrt_agents.net.slack": ("slackAgent",),
     "graphrt_agents.net.exa": ("exaAgent",),
+    "graphrt_agents.replicate.agent": ("replicateAgent",),
 }, packs=PACKS, unavailable=UNAVAILABLE)
 
 

