@@ -17,7 +17,8 @@ categories nothing; here the totals are the feed's, `authors` is always a list o
 `{name}` (arxiv-api-ts gives one object for one author), `primaryCategory` the
 primary category's term, `categories` every category's term, and `links` the links'
 `{href, rel, type, title}`. Text stays text (arxiv-api-ts turns a numeric title into
-a number). A tag's name is percent-encoded whole (arxiv-api-ts puts it in the URL as
+a number). An empty `searchQueryParams` is refused (arxiv-api-ts sends an empty
+query). A tag's name is percent-encoded whole (arxiv-api-ts puts it in the URL as
 it is, so a name with `&` or `#` breaks the query).
 """
 
@@ -78,6 +79,8 @@ def search_query(groups: Any) -> str:
     """
     if not isinstance(groups, list):
         raise ValueError("searchQueryParams must be an array")
+    if not groups:  # arxiv-api-ts sends search_query= (nothing), which asks arXiv for nothing
+        raise ValueError("searchQueryParams must hold at least one {include: [{name, prefix}]}")
     for group in groups:
         if not isinstance(group, dict) or not isinstance(group.get("include"), list):
             raise ValueError("include tags must be an array")

@@ -7,7 +7,8 @@ environment (BRAVE_SEARCH_API_TOKEN, GOOGLE_SEARCH_API_KEY, SERPER_API_KEY; Grap
 serperAgent reads only the environment), and its base URL from `params.baseURL` or
 the config's `baseURL`.
 
-Where graphrt differs: `params.debug` describes the request with the key shown as
+Where graphrt differs: serperAgent without a key sends nothing and says so in its `{error}` (GraphAI sends the
+request with an empty key); `params.debug` describes the request with the key shown as
 REDACTED (GraphAI's Brave puts the key in the result; GraphAI's Google returns two
 made-up results instead of searching, which no caller can tell from real ones).
 """
@@ -19,7 +20,7 @@ from typing import Any
 
 from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.errors import AgentError
-from graphrt.base.jsvalue import UNDEFINED, is_null, is_truthy, js_string
+from graphrt.base.jsvalue import UNDEFINED, is_null, is_truthy
 from graphrt.base.secrets import MASK
 
 from .._http import request_url, response_json, response_text
@@ -132,9 +133,11 @@ async def serper_agent(ctx: AgentContext) -> Any:
     """Searches Google through serper.dev and returns its answer as it is (`searchParameters`, `organic`, ...).
 
     As in GraphAI, a failure is not raised but returned: `{error: message}` ("Request failed with status code 403",
-    as axios words it, or why no answer came).
+    as axios words it, or why no answer came). Without a key nothing is sent (GraphAI sends an empty one).
     """
-    key = credential(ctx, "SERPER_API_KEY") or ""
+    key = credential(ctx, "SERPER_API_KEY")
+    if key is None:  # GraphAI sends the request with an empty key, and returns serper.dev's refusal
+        return {"error": "no serper.dev API key: set SERPER_API_KEY (or params.apiKey, or the config's apiKey)"}
     headers = {"X-API-KEY": key, "Content-Type": "application/json"}
     body = json.dumps({"q": ctx.inputs.get("query")}, ensure_ascii=False) if not is_null(ctx.inputs.get("query")) \
         else "{}"

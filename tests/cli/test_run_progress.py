@@ -118,7 +118,7 @@ def test_run_refuses_a_graph_that_validate_rejects_naming_every_error(in_tmp, ca
         "graphrt: bad.yaml:3:3: warning: node 'answer': nothing uses this node's result: no node refers to it and it is "
         "not isResult\n"
         "graphrt: bad.yaml:4:5: node 'answer', field 'agent': unknown agent 'stringTemplateAgnet' "
-        "(did you mean stringTemplateAgent, stringSplitterAgent, stringUpdateTextAgent?)\n"
+        "(did you mean stringTemplateAgent, templateAgent, stringSplitterAgent?)\n"
         "  ... and 1 more:\n"
         "  bad.yaml:10:44: node 'rows' > 'inner', field 'inputs.v': unknown node 'rwo' (did you mean row?)\n"
     ))

@@ -68,7 +68,7 @@ def test_every_problem_is_reported_at_once_in_file_order(tmp_path, monkeypatch, 
     assert lines == [
         "bad.yaml:5:3: warning: node answer: nothing uses this node's result: no node refers to it and it is not isResult",
         "bad.yaml:6:5: node answer: agent: unknown agent 'stringTemplateAgnet' "
-        "(did you mean stringTemplateAgent, stringSplitterAgent, stringUpdateTextAgent?)",
+        "(did you mean stringTemplateAgent, templateAgent, stringSplitterAgent?)",
         "bad.yaml:8:7: node answer: inputs.text: unknown node 'questoin' (did you mean question?)",
         "bad.yaml:16:7: warning: node use: inputs.item: ':shift.itme': shiftAgent's output has no property 'itme' "
         "(it has: array, item)",

@@ -92,6 +92,7 @@ def test_arxiv_pages_and_sorts_from_inputs_over_params() -> None:
 
 @pytest.mark.parametrize(("params", "message"), [
     ({}, "searchQueryParams must be an array"),
+    ({"searchQueryParams": []}, r"searchQueryParams must hold at least one \{include"),
     ({"searchQueryParams": [{"include": []}]}, "include is a mandatory field"),
     ({"searchQueryParams": [{"include": [{"name": "x", "prefix": "zz"}]}]}, "unsupported prefix: zz"),
     ({"searchQueryParams": [{"include": [{"name": " "}]}]}, "you must specify tag name"),

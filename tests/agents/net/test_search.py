@@ -3,8 +3,6 @@ results and errors, and keys kept out of results and errors."""
 
 from __future__ import annotations
 
-from urllib.parse import parse_qsl
-
 import pytest
 from graphrt_agents._loopback import serving
 from graphrt_agents.net.search import AGENTS
@@ -128,5 +126,13 @@ def test_serper_posts_the_query_with_its_key_and_returns_the_answer_whole() -> N
 
 def test_serper_failure_is_graphais_error_object() -> None:
     with serving(SerperStandIn()) as base:
-        assert run("serperAgent", {"query": "x"}, {"baseURL": base}) == {
+        assert run("serperAgent", {"query": "x"}, {"baseURL": base, "apiKey": "wrong"}) == {
             "error": "Request failed with status code 403"}
+
+
+def test_serper_without_a_key_sends_nothing() -> None:
+    stand_in = SerperStandIn()
+    with serving(stand_in) as base:
+        result = run("serperAgent", {"query": "x"}, {"baseURL": base})
+    assert result == {"error": "no serper.dev API key: set SERPER_API_KEY (or params.apiKey, or the config's apiKey)"}
+    assert stand_in.requests == []
