@@ -1,6 +1,6 @@
 """Every extra works on its own: a fresh venv per extra, with graphrt and that extra only, runs its surface's tests.
 
-    python .ci/extras_alone.py                 # none, serve, mcp, postgres, ray, local, tokens, anthropic, gemini
+    python .ci/extras_alone.py                 # none, serve, mcp, postgres, ray, local, and each agent pack's
     python .ci/extras_alone.py serve mcp       # only these
 
 Each venv gets graphrt's wheel (not editable) with `[test,EXTRA]`: the test tools and that extra, nothing
@@ -137,7 +137,9 @@ def check_provider(agent: str) -> Callable[[Path], None]:
 CHECKS: dict[str, Callable[[Path], None]] = {
     "none": check_none, "serve": check_serve, "mcp": check_mcp, "postgres": check_postgres, "ray": check_ray,
     "local": check_local, "tokens": check_tokens, "anthropic": check_provider("anthropicAgent"),
-    "gemini": check_provider("geminiAgent"),
+    "gemini": check_provider("geminiAgent"), "pdf": check_provider("pdf2textAgent"),
+    "slack": check_provider("slackAgent"), "exa": check_provider("exaAgent"),
+    "replicate": check_provider("replicateAgent"),
 }
 
 SURFACES: dict[str, list[str]] = {
@@ -155,6 +157,10 @@ SURFACES: dict[str, list[str]] = {
                   "tests/conformance"],
     "gemini": ["tests/llm/test_gemini_agent.py", "tests/llm/test_tools_agent_providers.py",
                "tests/llm/test_pack_samples.py", "tests/conformance"],
+    "pdf": ["tests/agents/documents", "tests/conformance"],
+    "slack": ["tests/agents/net", "tests/conformance"],
+    "exa": ["tests/agents/net", "tests/conformance"],
+    "replicate": ["tests/agents/replicate", "tests/conformance"],
 }
 """The tests of each extra's surface, run in its venv (paths from the checkout's root)."""
 
