@@ -21,6 +21,7 @@ such an answer is an error, never a result.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -120,7 +121,7 @@ async def string_embeddings_agent(ctx: AgentContext) -> list[list[float]]:
         return vectors
     base_url, path = _endpoint(server.base_url or "")
     policy = RetryPolicy.of(options)
-    async with _EMBEDDINGS.client(base_url, server.client_key(), policy.timeout) as client:
+    async with _EMBEDDINGS.client(replace(server, base_url=base_url), policy.timeout) as client:
 
         async def attempt(call: LlmCall) -> list[list[float]]:
             answer = await _request(client, path, server.model or DEFAULT_EMBEDDING_MODEL, texts)

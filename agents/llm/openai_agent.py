@@ -10,7 +10,9 @@ agent's is: the agent builds its request (openai_request.py), reads the reply wh
 answers, timeouts, failed connections and replies that are no reply (a stream cut short, no
 content and no tool call) with exponential backoff a bounded number of times, and fails with an
 error that says so: a lost reply never comes back as a result. A server that refuses the request
-for its grammar is asked again at once without it (and never sent one again).
+for its grammar is asked again at once without it (and never sent one again). A server on Azure
+OpenAI (GraphAI's rule: `baseURL` on `.openai.azure.com`; or `azure: true`) is asked through the
+SDK's Azure client, `model` naming the deployment, with `apiVersion` (azure.py).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from .local_model import ensure_server as _ensure_local_server
 from .mock import openai_mock_agent
 from .openai_provider import OPENAI
 from .openai_reply import complete, complete_streaming
+from .azure import AZURE_ENVIRONMENT
 from .openai_request import GRAMMAR_ENV, chat_body, without_grammar
 from .provider import GRAPHAI_LLM_INFO, LlmCall, chat_params, llm_options
 from .retries import ask
@@ -49,8 +52,10 @@ async def openai_agent(ctx: AgentContext) -> dict[str, Any]:
     Args:
         ctx: inputs and params as GraphAI's openAIAgent (inputs win); config or params
             `baseURL`, `apiKey`, `model` choose the server, else OPENAI_BASE_URL,
-            OPENAI_API_KEY and OPENAI_MODEL, else the embedded local model. Params
-            `timeout` (seconds per attempt), `maxRetries` and `retryDelay` tune retries.
+            OPENAI_API_KEY and OPENAI_MODEL, else the embedded local model. Azure OpenAI
+            takes `apiVersion`, `deployment`, and `apiKey`, `azureADToken` or (config, from
+            Python) `azureADTokenProvider` (azure.py). Params `timeout` (seconds per attempt),
+            `maxRetries` and `retryDelay` tune retries.
 
     Returns:
         The response's fields plus `text`, `tool`, `tool_calls` (arguments parsed),
@@ -76,7 +81,7 @@ async def openai_agent(ctx: AgentContext) -> dict[str, Any]:
         ctx.progress(f"the server refused the grammar ({said}); asking without it", {"grammar": False})
         return True
 
-    async with OPENAI.client(server.base_url, server.client_key(), policy.timeout) as client:
+    async with OPENAI.client(server, policy.timeout) as client:
 
         async def attempt(call: LlmCall) -> tuple[dict[str, Any], dict[str, Any] | None]:
             response, message = await (complete_streaming(client, body, call) if stream else complete(client, body))
@@ -91,6 +96,15 @@ async def openai_agent(ctx: AgentContext) -> dict[str, Any]:
 
 
 _ROLE_ARRAY = {"anyOf": [{"type": "string"}, {"type": "array"}]}
+_AZURE = {
+    "apiVersion": {"type": "string", "description": "Azure API version (default: OPENAI_API_VERSION, else "
+                   "2025-04-01-preview)"},
+    "azure": {"type": "boolean", "description": "the server is Azure OpenAI (default: when baseURL's host ends in "
+              ".openai.azure.com, or the endpoint is AZURE_OPENAI_ENDPOINT)"},
+    "deployment": {"type": "string", "description": "Azure OpenAI: the deployment to ask (default: the model's "
+                   "name)"},
+    "azureADToken": {"type": "string", "description": "Azure OpenAI: a Microsoft Entra ID token instead of apiKey"},
+}
 
 openai_agent_info = AgentInfo(
     name="openAIAgent",
@@ -117,11 +131,16 @@ openai_agent_info = AgentInfo(
             "temperature": {"type": "number"},
             "stream": {"type": "boolean"},
             "images": {"type": "array", "items": {"type": "string"}},
+            "apiVersion": _AZURE["apiVersion"],
         },
     },
     params=chat_params(acceptsGrammar={
         "type": "boolean", "description": "the server is a llama.cpp server that takes a `grammar` "
-        "(default: only the embedded model; GRAPHRT_ACCEPTS_GRAMMAR=1 for all)"}),
+        "(default: only the embedded model; GRAPHRT_ACCEPTS_GRAMMAR=1 for all)"}, **_AZURE),
+    config={"type": "object", "properties": {
+        **chat_params(**_AZURE)["properties"],
+        "azureADTokenProvider": {"description": "Azure OpenAI: a function (from Python) that returns a Microsoft "
+                                 "Entra ID token, called before each request"}}},
     output={
         "type": "object",
         "properties": {
@@ -155,7 +174,8 @@ openai_agent_info = AgentInfo(
     ),
     source="https://github.com/receptron/graphai/blob/main/llm_agents/openai_agent/src/openai_agent.ts",
     package="@graphai/openai_agent",
-    environment_variables=("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", GRAMMAR_ENV, "GRAPHRT_LOCAL_MODEL"),
+    environment_variables=("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", GRAMMAR_ENV, "GRAPHRT_LOCAL_MODEL",
+                           *AZURE_ENVIRONMENT),
     **GRAPHAI_LLM_INFO,
 )
 

@@ -102,15 +102,14 @@ class Provider:
             LLMRequestError: no key anywhere, or no model for a provider that has no default.
         """
         found = self.settings(options, environ)
-        if found.api_key is None:
-            where = " or ".join(self.keys)
-            raise LLMRequestError(f"{self.agent}: no API key: set {where}, or give apiKey in params or config",
-                                  agent_id=self.agent)
+        if not found.has_credential:
+            where = f"set {' or '.join(self.keys)}, or give" if self.keys else "give"
+            raise LLMRequestError(f"{self.agent}: no API key: {where} apiKey in params or config", agent_id=self.agent)
         model = found.model or self.default_model
         if model is None:
             raise LLMRequestError(f"{self.agent}: no model: give one in params.model (e.g. llama-3.1-8b-instant)",
                                   agent_id=self.agent)
-        return ServerSettings(found.base_url, found.api_key, model)
+        return ServerSettings(found.base_url, found.api_key, model, azure=found.azure)
 
     def read(self, error: Exception) -> Failure | None:
         """How a request's exception reads: what to say and whether to ask again; None for one that is not the

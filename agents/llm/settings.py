@@ -4,7 +4,8 @@ The standard variables (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_MODEL`)
 choose the server, so OpenAI, Ollama, vLLM and llama.cpp servers all work; a
 node's params or the run's config (`baseURL`, `apiKey`, `model`) override them.
 With neither a key nor a base URL, the embedded local model is used. Another
-provider names its own variables (`Provider` in provider.py). `RetryPolicy` is
+provider names its own variables (`Provider` in provider.py). A server on Azure
+OpenAI carries its `AzureSettings` (azure.py decides when). `RetryPolicy` is
 what every provider's requests share: seconds per attempt, retries, first backoff.
 """
 
@@ -12,17 +13,40 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any, Awaitable, Callable, Mapping, Union
 
 from graphrt.base.secrets import MASK, hide_credentials
 
 __all__ = [
-    "ServerSettings", "resolve_server", "first_text", "retry_count", "RetryPolicy", "DEFAULT_OPENAI_MODEL",
+    "AZURE_API_VERSION", "AzureSettings", "TokenProvider", "ServerSettings", "resolve_server", "first_text", "retry_count", "RetryPolicy", "DEFAULT_OPENAI_MODEL",
     "MAX_RETRIES", "DEFAULT_RETRIES", "DEFAULT_RETRY_DELAY", "DEFAULT_TIMEOUT",
 ]
 
 DEFAULT_OPENAI_MODEL = "gpt-4o"  # GraphAI's default
+AZURE_API_VERSION = "2025-04-01-preview"
+"""The api-version of requests to Azure OpenAI when neither `apiVersion` nor OPENAI_API_VERSION says (GraphAI's)."""
 _PLACEHOLDER_KEY = "not-needed"  # the SDK insists on a key; local servers ignore it
+
+TokenProvider = Callable[[], Union[str, Awaitable[str]]]
+"""A function that returns a Microsoft Entra ID token (or an awaitable of one), asked before every request."""
+
+
+@dataclass(frozen=True)
+class AzureSettings:
+    """How a server on Azure OpenAI is asked: what openai's AsyncAzureOpenAI needs beyond the endpoint and key.
+
+    Attributes:
+        api_version: the `api-version` every request carries.
+        deployment: the deployment every request goes to; None: the request's model names it, as in GraphAI.
+        entra_token: the server's `api_key` is a Microsoft Entra ID token (sent as `Authorization: Bearer`),
+            not a key (sent as `api-key`).
+        token_provider: asked for an Entra ID token before each request, instead of any `api_key`.
+    """
+
+    api_version: str = AZURE_API_VERSION
+    deployment: str | None = None
+    entra_token: bool = False
+    token_provider: TokenProvider | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -33,6 +57,7 @@ class ServerSettings:
     api_key: str | None = field(default=None, repr=False)
     model: str | None = None
     embedded: bool = False
+    azure: AzureSettings | None = None
 
     @property
     def is_configured(self) -> bool:
@@ -40,9 +65,15 @@ class ServerSettings:
         return bool(self.base_url or self.api_key)
 
     @property
+    def has_credential(self) -> bool:
+        """True when requests can be signed: a key (or token), or an Entra ID token provider."""
+        return self.api_key is not None or (self.azure is not None and self.azure.token_provider is not None)
+
+    @property
     def is_openai(self) -> bool:
-        """True for OpenAI's own API (no base URL, or api.openai.com)."""
-        return not self.base_url or "api.openai.com" in self.base_url
+        """True for OpenAI's own API (no base URL, or api.openai.com) and for Azure OpenAI's, which take the same
+        request (`max_completion_tokens`, no grammar)."""
+        return self.azure is not None or not self.base_url or "api.openai.com" in self.base_url
 
     def client_key(self) -> str:
         """The key to hand the SDK: the real one, or a placeholder for servers that need none."""

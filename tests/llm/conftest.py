@@ -95,3 +95,44 @@ def embeddings_api(_embeddings_server: Any, monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("OPENAI_BASE_URL", _embeddings_server.url + "/v1")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-embed-secret")
     return _embeddings_server
+
+
+@pytest.fixture(scope="session")
+def _azure_server() -> Any:
+    from .scripted_providers import azure_server
+
+    server = azure_server()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def azure_api(_azure_server: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The scripted Azure OpenAI resource, emptied; the environment names no server, and an OpenAI key that must
+    never reach Azure."""
+    _azure_server.reset()
+    for name in ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_VERSION", "AZURE_OPENAI_ENDPOINT",
+                 "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_AD_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-not-for-azure")
+    return _azure_server
+
+
+@pytest.fixture(scope="session")
+def _media_server() -> Any:
+    from .scripted_providers import media_server
+
+    server = media_server()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def media_api(_media_server: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The scripted images and audio server, emptied, and OPENAI_BASE_URL and OPENAI_API_KEY pointing the SDK at it."""
+    _media_server.reset()
+    monkeypatch.setenv("OPENAI_BASE_URL", _media_server.url + "/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-media-secret")
+    for name in ("OPENAI_MODEL", "AZURE_OPENAI_ENDPOINT"):
+        monkeypatch.delenv(name, raising=False)
+    return _media_server

@@ -6,13 +6,21 @@ HTTP error, a reply held back until the test ends) and record every request; bes
 (`Garbage`) or cut a reply short (`Cut`: a stream that dies after some events, a
 body shorter than its length). Anthropic's server speaks the messages API (`POST
 /v1/messages`, server-sent events when `stream` is set); Gemini's speaks
-generateContent and streamGenerateContent (`?alt=sse`). Tests reach them through
-the real SDKs.
+generateContent and streamGenerateContent (`?alt=sse`). Azure OpenAI's speaks chat completions at
+Azure's paths (`/openai/deployments/{deployment}/chat/completions?api-version=...`), signed with
+`api-key` or `Authorization: Bearer`, and refuses other requests as Azure does. OpenAI's media
+server speaks images (`/v1/images/generations`, its images served at the URLs it gives) and audio
+(`/v1/audio/speech`, small fixed bytes; `/v1/audio/transcriptions`, multipart uploads recorded).
+Tests reach them through the real SDKs.
 """
 
 from __future__ import annotations
 
+import base64
+import email.parser
+import email.policy
 import json
+import re
 import threading
 from collections import deque
 from dataclasses import dataclass, field
@@ -20,7 +28,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
-from ..conftest import Reply, error
+from ..conftest import Reply, _chunks, _completion, error
 
 
 @dataclass
@@ -42,12 +50,42 @@ class Cut:
 
 @dataclass
 class Request:
-    """One request the server received."""
+    """One request the server received; a multipart body is its fields, each file as an `Upload`."""
 
     path: str
     query: dict[str, list[str]]
     headers: dict[str, str]
     body: dict[str, Any]
+
+
+@dataclass
+class Upload:
+    """A file of a multipart request."""
+
+    filename: str | None
+    content_type: str
+    data: bytes
+
+
+def _form(content_type: str, raw: bytes) -> dict[str, Any]:
+    """A multipart/form-data body's fields: text as text, files as Uploads (a repeated field as a list)."""
+    message = email.parser.BytesParser(policy=email.policy.default).parsebytes(
+        f"content-type: {content_type}\r\n\r\n".encode() + raw)
+    fields: dict[str, Any] = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        data = part.get_payload(decode=True) or b""
+        value: Any = (Upload(part.get_filename(), part.get_content_type(), data) if part.get_filename() is not None
+                      else data.decode())
+        fields[name] = [*fields[name], value] if isinstance(fields.get(name), list) else (
+            [fields[name], value] if name in fields else value)
+    return fields
+
+
+def _body(content_type: str, raw: bytes) -> dict[str, Any]:
+    if content_type.startswith("multipart/form-data"):
+        return _form(content_type, raw)
+    return json.loads(raw or b"{}")
 
 
 @dataclass
@@ -64,10 +102,13 @@ Renderer = Callable[["Request", Reply, int, bool], _Answer]
 
 
 class ScriptedServer:
-    """A server answering POSTs from its script, each reply rendered by the protocol's `renderer`."""
+    """A server answering POSTs from its script, each reply rendered by the protocol's `renderer`; GETs get the
+    `files` it serves (path: content type and bytes)."""
 
-    def __init__(self, renderer: Renderer, streaming: Callable[[Request], bool]) -> None:
+    def __init__(self, renderer: Renderer, streaming: Callable[[Request], bool],
+                 files: dict[str, tuple[str, bytes]] | None = None) -> None:
         self.requests: list[Request] = []
+        self.files = dict(files or {})
         self._render, self._streaming = renderer, streaming
         self._replies: deque[Any] = deque()
         self._lock = threading.Lock()
@@ -128,12 +169,17 @@ class ScriptedServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
+            def do_GET(self) -> None:
+                found = server.files.get(urlsplit(self.path).path)
+                answer = _Answer(200, found[1], found[0]) if found else _json(404, {"error": {"message": "no file"}})
+                self._send(answer)
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
-                raw = self.rfile.read(length) or b"{}"
+                raw = self.rfile.read(length)
                 parts = urlsplit(self.path)
                 request = Request(parts.path, parse_qs(parts.query), {k.lower(): v for k, v in self.headers.items()},
-                                  json.loads(raw))
+                                  _body(self.headers.get("content-type") or "", raw))
                 answer = server._answer(request)
                 try:
                     self._send(answer)
@@ -281,3 +327,77 @@ def render_embeddings(request: Request, reply: Reply, number: int, streaming: bo
 
 def embeddings_server() -> ScriptedServer:
     return ScriptedServer(render_embeddings, lambda request: False)
+
+
+# --- Azure OpenAI's chat completions ---------------------------------------------------------
+
+AZURE_DEPLOYMENTS = ("gpt-4o", "chat-prod")
+"""The deployments the scripted Azure resource has; a request to another is refused (404, DeploymentNotFound)."""
+_AZURE_PATH = re.compile(r"/openai/deployments/(?P<deployment>[^/]+)/chat/completions")
+
+
+def _azure_refusal(request: Request) -> _Answer | None:
+    """Azure's answer to a request it does not take: wrong path or no api-version (404), unsigned (401), a deployment
+    the resource lacks (404); None for a request it takes."""
+    match = _AZURE_PATH.fullmatch(request.path)
+    if match is None or not request.query.get("api-version"):
+        return _json(404, {"error": {"code": "404", "message": "Resource not found"}})
+    bearer = request.headers.get("authorization", "")
+    if not request.headers.get("api-key") and not (bearer.startswith("Bearer ") and bearer[7:].strip()):
+        return _json(401, {"error": {"code": "401", "message": "Access denied due to invalid subscription key or "
+                                     "wrong API endpoint."}})
+    if match["deployment"] not in AZURE_DEPLOYMENTS:
+        return _json(404, {"error": {"code": "DeploymentNotFound", "message": "The API deployment for this resource "
+                                     "does not exist."}})
+    return None
+
+
+def render_azure(request: Request, reply: Reply, number: int, streaming: bool) -> _Answer:
+    """Azure OpenAI's answer: its refusal of a request it does not take, else the chat completion (or its stream)."""
+    refusal = _azure_refusal(request)
+    if refusal is not None:
+        return refusal
+    if reply.status != 200:
+        body = {"error": {"code": str(reply.status), "message": reply.message}}
+        return _json(reply.status, body, _error_headers(reply))
+    if not streaming:
+        return _json(200, _completion(reply, number))
+    events = [f"data: {json.dumps(chunk)}\n\n".encode() for chunk in _chunks(reply, number)]
+    return _Answer(200, events=[*events, b"data: [DONE]\n\n"])
+
+
+def azure_server() -> ScriptedServer:
+    return ScriptedServer(render_azure, lambda request: bool(request.body.get("stream")))
+
+
+# --- OpenAI's images and audio ---------------------------------------------------------------
+
+IMAGE_BYTES = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000")
+"""The bytes of every image the media server makes (a PNG's signature and header, enough to be one)."""
+SPEECH_BYTES = b"ID3\x04\x00\x00\x00\x00\x00\x00\xff\xfb\x90\x00scripted speech"
+"""The bytes of every speech the media server makes (an MP3's ID3 tag and frame header)."""
+
+
+def render_media(request: Request, reply: Reply, number: int, streaming: bool) -> _Answer:
+    """OpenAI's answer to an images or audio request: `reply.content` is the revised prompt or the transcription."""
+    if reply.status != 200:
+        body = {"error": {"message": reply.message, "type": "scripted", "code": reply.status}}
+        return _json(reply.status, body, _error_headers(reply))
+    if request.path.endswith("/images/generations"):
+        revised = {"revised_prompt": reply.content} if reply.content else {}
+        if request.body.get("response_format") == "b64_json":
+            return _json(200, {"created": 1700000000, "data": [{"b64_json": base64.b64encode(IMAGE_BYTES).decode(),
+                                                                **revised}]})
+        url = f"http://{request.headers['host']}/files/image.png?request={number}"
+        return _json(200, {"created": 1700000000, "data": [{"url": url, **revised}]})
+    if request.path.endswith("/audio/speech"):
+        return _Answer(200, SPEECH_BYTES, "audio/mpeg")
+    if request.path.endswith("/audio/transcriptions"):
+        if request.body.get("response_format") in ("text", "srt", "vtt"):
+            return _Answer(200, (reply.content or "").encode(), "text/plain; charset=utf-8")
+        return _json(200, {"text": reply.content or "", "usage": {"type": "duration", "seconds": 1}})
+    return _json(404, {"error": {"message": f"no such endpoint: {request.path}"}})
+
+
+def media_server() -> ScriptedServer:
+    return ScriptedServer(render_media, lambda request: False, files={"/files/image.png": ("image/png", IMAGE_BYTES)})
