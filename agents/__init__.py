@@ -30,7 +30,8 @@ __all__ = ["AGENTS", "INDEX", "PACKS", "UNAVAILABLE", "agents_under"]
 PACKS = {
     "graphrt_agents.vanilla": Pack("vanilla"),  # @graphai/vanilla
     "graphrt_agents.sleeper": Pack("sleeper"),  # @graphai/sleeper_agents
-    "graphrt_agents.llm": Pack("llm"),  # @graphai/llm_agents (openAIAgent), @graphai/tools_agent, graphrt's ReAct
+    # @graphai/llm_agents (@graphai/openai_agent, @graphai/openai_fetch_agent), @graphai/tools_agent, graphrt's ReAct
+    "graphrt_agents.llm": Pack("llm"),
     "graphrt_agents.mcp": Pack("mcp", extra="mcp", requires=("mcp",)),  # @graphai/mcp_agent
     "graphrt_agents.wiki": Pack("wiki"),  # graphrt's own (its offline corpus is graphrt[wiki], optional)
     "graphrt_agents.input": Pack("input"),  # @graphai/input_agents
@@ -52,6 +53,7 @@ PACKS = {
     "graphrt_agents.net.slack": Pack("slack", extra="slack", requires=("slack_sdk",)),
     "graphrt_agents.net.exa": Pack("exa", extra="exa", requires=("exa_py",)),
     "graphrt_agents.replicate": Pack("replicate", extra="replicate", requires=("replicate",)),  # @graphai/replicate_agent
+    "graphrt_agents.voice": Pack("voice"),  # @graphai/tts_openai_agent, @graphai/stt_openai_agent, on the openai SDK
 }
 
 # GraphAI's agents (from its published packages) that graphrt does not provide, and why.
@@ -86,12 +88,16 @@ INDEX = AgentIndex({
     ),
     "graphrt_agents.sleeper": ("sleepAndMergeAgent", "sleeperAgentDebug"),
     "graphrt_agents.llm.openai_agent": ("openAIAgent",),
+    "graphrt_agents.llm.openai_image_agent": ("openAIImageAgent",),
+    "graphrt_agents.llm.openai_fetch_agent": ("openAIFetchAgent",),
     "graphrt_agents.llm.tools_agent": ("toolsAgent",),
     "graphrt_agents.llm.react": ("reactPromptAgent", "reactActionAgent", "reactActAgent"),
     "graphrt_agents.llm.embeddings": ("stringEmbeddingsAgent",),
     "graphrt_agents.anthropic.agent": ("anthropicAgent",),
     "graphrt_agents.gemini.agent": ("geminiAgent",),
     "graphrt_agents.groq.agent": ("groqAgent",),
+    "graphrt_agents.voice.tts_openai": ("ttsOpenaiAgent",),
+    "graphrt_agents.voice.stt_openai": ("sttOpenaiAgent",),
     "graphrt_agents.mcp.agents": ("mcpToolsListAgent", "mcpToolsCallAgent"),
     "graphrt_agents.mcp.resources": ("mcpResourcesAgent", "mcpResourceAgent"),
     "graphrt_agents.wiki.agent": ("wikiAgent",),

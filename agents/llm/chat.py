@@ -26,7 +26,7 @@ from typing import Any, Mapping, Sequence
 from graphrt.authoring.agent_info import AgentContext
 from graphrt.base.jsvalue import UNDEFINED, is_null, is_truthy
 
-__all__ = ["ChatResult", "conversation", "system_prompt", "tool_calls_of"]
+__all__ = ["ChatResult", "conversation", "system_prompt", "tool_calls_of", "user_prompt"]
 
 
 @dataclass(frozen=True)
@@ -127,6 +127,11 @@ def system_prompt(options: Mapping[str, Any], ctx: AgentContext) -> str:
     return _merged(ctx.inputs, ctx.params, "mergeableSystem", options.get("system"))
 
 
+def user_prompt(options: Mapping[str, Any], ctx: AgentContext) -> str:
+    """The node's prompt: `mergeablePrompts` from inputs and params, else `prompt` ("" when none)."""
+    return _merged(ctx.inputs, ctx.params, "mergeablePrompts", options.get("prompt"))
+
+
 def conversation(options: Mapping[str, Any], ctx: AgentContext) -> list[Any]:
     """The messages to send: system prompt, history, then the prompt (or `message`) and images.
 
@@ -140,7 +145,7 @@ def conversation(options: Mapping[str, Any], ctx: AgentContext) -> list[Any]:
         history = [history]
     messages: list[Any] = [{"role": "system", "content": system}] if system else []
     messages.extend(history if isinstance(history, list) else [])
-    prompt = _merged(ctx.inputs, ctx.params, "mergeablePrompts", options.get("prompt"))
+    prompt = user_prompt(options, ctx)
     if isinstance(options.get("message"), dict):
         messages.append(options["message"])
     elif prompt:
