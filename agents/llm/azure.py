@@ -9,14 +9,22 @@ or OPENAI_BASE_URL, AZURE_OPENAI_ENDPOINT (the SDK's variable) is one, and Azure
 
 Azure takes one credential: `apiKey` (sent as `api-key`), a Microsoft Entra ID token
 (`azureADToken`, sent as `Authorization: Bearer`), or `azureADTokenProvider`, a function the
-Python API puts in the run's config that returns a fresh token before each request; without
-one, the SDK's variables AZURE_OPENAI_AD_TOKEN, then AZURE_OPENAI_API_KEY. OPENAI_API_KEY is
-OpenAI's and never goes to Azure. `deployment` pins the deployment when its name is not the
+Python API puts in the run's config that returns a fresh token before each request. Without
+one: GRAPHRT_AZURE_AD_TOKEN_PROVIDER, a function named `module:attribute` for the command line
+(never a graph's), then the SDK's AZURE_OPENAI_AD_TOKEN and AZURE_OPENAI_API_KEY. OPENAI_API_KEY
+is OpenAI's and never goes to Azure. `deployment` pins the deployment when its name is not the
 model's; the api-version is `apiVersion`, else OPENAI_API_VERSION, else GraphAI's default.
+
+    # tokens.py, on PYTHONPATH: azure-identity's provider refreshes the token before it expires
+    from azure.identity import DefaultAzureCredential, get_bearer_token_provider
+    entra = get_bearer_token_provider(DefaultAzureCredential(), "https://cognitiveservices.azure.com/.default")
+
+    GRAPHRT_AZURE_AD_TOKEN_PROVIDER=tokens:entra AZURE_OPENAI_ENDPOINT=https://NAME.openai.azure.com graphrt run g.yaml
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
@@ -33,7 +41,8 @@ _ENDPOINT_ENV = "AZURE_OPENAI_ENDPOINT"
 _KEY_ENV = "AZURE_OPENAI_API_KEY"
 _TOKEN_ENV = "AZURE_OPENAI_AD_TOKEN"
 _VERSION_ENV = "OPENAI_API_VERSION"
-AZURE_ENVIRONMENT = (_ENDPOINT_ENV, _KEY_ENV, _TOKEN_ENV, _VERSION_ENV)
+_PROVIDER_ENV = "GRAPHRT_AZURE_AD_TOKEN_PROVIDER"
+AZURE_ENVIRONMENT = (_ENDPOINT_ENV, _KEY_ENV, _TOKEN_ENV, _PROVIDER_ENV, _VERSION_ENV)
 """The environment variables an Azure OpenAI server is found and signed in with (the openai SDK's)."""
 _CREDENTIALS = ("apiKey", "azureADToken", "azureADTokenProvider")
 
@@ -75,6 +84,29 @@ def _chosen(agent: str, options: Mapping[str, Any]) -> bool | None:
     return value
 
 
+def _named_function(agent: str, name: str) -> Any:
+    """The function GRAPHRT_AZURE_AD_TOKEN_PROVIDER names (`module:attribute`), imported.
+
+    Raises:
+        LLMRequestError: the name is not of that form, or names nothing that can be called.
+    """
+    module, _, attribute = name.partition(":")
+    if not module or not attribute:
+        raise LLMRequestError(f"{agent}: {_PROVIDER_ENV} must name a function as module:attribute, got {name!r}",
+                              agent_id=agent)
+    try:
+        found = importlib.import_module(module)
+        for part in attribute.split("."):
+            found = getattr(found, part)
+    except Exception as error:  # the user's module may fail in any way as it is imported
+        raise LLMRequestError(f"{agent}: {_PROVIDER_ENV}={name}: cannot import it ({type(error).__name__}: {error})",
+                              agent_id=agent) from error
+    if not callable(found):
+        raise LLMRequestError(f"{agent}: {_PROVIDER_ENV}={name} is {type(found).__name__}, not a function",
+                              agent_id=agent)
+    return found
+
+
 def _credential(agent: str, options: Mapping[str, Any], environ: Mapping[str, str],
                 endpoint: str) -> tuple[str | None, dict[str, Any]]:
     """The key or token requests are signed with, and how (AzureSettings' `entra_token`, `token_provider`).
@@ -96,6 +128,9 @@ def _credential(agent: str, options: Mapping[str, Any], environ: Mapping[str, st
         return _text(agent, options, "azureADToken"), {"entra_token": True}
     if given == ["apiKey"]:
         return _text(agent, options, "apiKey"), {}
+    named = first_text(environ.get(_PROVIDER_ENV))
+    if named is not None:
+        return None, {"token_provider": _named_function(agent, named)}
     token = first_text(environ.get(_TOKEN_ENV))
     if token is not None:
         return token, {"entra_token": True}
@@ -104,7 +139,7 @@ def _credential(agent: str, options: Mapping[str, Any], environ: Mapping[str, st
         return key, {}
     raise LLMRequestError(hide_credentials(
         f"{agent}: {endpoint} is Azure OpenAI, which needs a credential: apiKey, azureADToken or azureADTokenProvider "
-        f"in params or config, or {_KEY_ENV} or {_TOKEN_ENV}"), agent_id=agent)
+        f"in params or config, or {_KEY_ENV}, {_TOKEN_ENV} or {_PROVIDER_ENV}"), agent_id=agent)
 
 
 def with_azure(agent: str, found: ServerSettings, options: Mapping[str, Any],

@@ -112,7 +112,7 @@ def azure_api(_azure_server: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     never reach Azure."""
     _azure_server.reset()
     for name in ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_VERSION", "AZURE_OPENAI_ENDPOINT",
-                 "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_AD_TOKEN"):
+                 "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_AD_TOKEN", "GRAPHRT_AZURE_AD_TOKEN_PROVIDER"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-not-for-azure")
     return _azure_server

@@ -5,6 +5,11 @@ uses (a `.openai.azure.com` host) is tested without a request: such a host is no
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import textwrap
+from pathlib import Path
 from typing import Any
 
 import openai
@@ -15,6 +20,7 @@ from graphrt_agents.llm.openai_provider import OPENAI
 from graphrt import AgentError
 from graphrt.observe.events import TokenDelta
 
+from ..commands import GRAPHRT
 from .scripted_providers import AZURE_DEPLOYMENTS
 
 pytestmark = pytest.mark.anyio
@@ -149,13 +155,69 @@ async def test_openai_s_base_url_comes_before_azure_s_endpoint(azure_api, openai
     assert azure_api.requests == []
 
 
+def _token_module(folder: Path) -> str:
+    """A module whose `entra` hands out numbered tokens, as azure-identity's bearer token provider would."""
+    (folder / "entra_tokens_for_test.py").write_text(textwrap.dedent("""
+        import itertools
+        _numbers = itertools.count(1)
+
+        def entra():
+            return f"cli-token-{next(_numbers)}"
+    """))
+    return "entra_tokens_for_test:entra"
+
+
+async def test_the_environment_can_name_a_token_provider_function(azure_api, reply, run_graph, monkeypatch, tmp_path):
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", azure_api.url)
+    monkeypatch.setenv("AZURE_OPENAI_API_KEY", "azure-env-key-0002")  # the provider comes first
+    monkeypatch.setenv("GRAPHRT_AZURE_AD_TOKEN_PROVIDER", _token_module(tmp_path))
+    azure_api.script(reply.text("ok"))
+    await run_graph(llm_node(inputs={"prompt": "x"}))
+    headers = azure_api.requests[0].headers
+    assert headers["authorization"].startswith("Bearer cli-token-") and "api-key" not in headers
+
+
+@pytest.mark.parametrize("name, said", [
+    ("entra_tokens_for_test", " must name a function as module:attribute, got 'entra_tokens_for_test'"),
+    ("no_such_module_here:entra", "=no_such_module_here:entra: cannot import it (ModuleNotFoundError: No module "
+                                  "named 'no_such_module_here')"),
+    ("entra_tokens_for_test:_numbers", "=entra_tokens_for_test:_numbers is count, not a function"),
+])
+async def test_a_token_provider_the_environment_names_wrongly_is_a_clear_error(azure_api, run_graph, monkeypatch,
+                                                                                tmp_path, name, said):
+    monkeypatch.syspath_prepend(str(tmp_path))
+    _token_module(tmp_path)
+    monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", azure_api.url)
+    monkeypatch.setenv("GRAPHRT_AZURE_AD_TOKEN_PROVIDER", name)
+    with pytest.raises(AgentError) as caught:
+        await run_graph(llm_node(inputs={"prompt": "x"}))
+    assert caught.value.message == f"openAIAgent: GRAPHRT_AZURE_AD_TOKEN_PROVIDER{said}"
+
+
+async def test_graphrt_run_reaches_azure_with_entra_id_from_the_environment(azure_api, reply, tmp_path):
+    graph = tmp_path / "ask.yaml"
+    graph.write_text(json.dumps(llm_node(inputs={"prompt": "Say hello"})))
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "AZURE_OPENAI_ENDPOINT": azure_api.url,
+           "GRAPHRT_AZURE_AD_TOKEN_PROVIDER": _token_module(tmp_path), "OPENAI_API_VERSION": "2024-10-21"}
+    azure_api.script(reply.text("Hello from Azure."))
+    done = subprocess.run([*GRAPHRT, "run", str(graph)], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Hello from Azure." in done.stdout
+    sent = azure_api.requests[0]
+    assert sent.path == "/openai/deployments/gpt-4o/chat/completions"
+    assert sent.query == {"api-version": ["2024-10-21"]}
+    assert sent.headers["authorization"] == "Bearer cli-token-1"
+
+
 async def test_without_a_credential_azure_fails_before_any_request(azure_api, run_graph):
     params = {"baseURL": azure_api.url, "azure": True}
     with pytest.raises(AgentError) as caught:
         await run_graph(llm_node(inputs={"prompt": "x"}, params=params))
     assert caught.value.message == (
         f"openAIAgent: {azure_api.url} is Azure OpenAI, which needs a credential: apiKey, azureADToken or "
-        "azureADTokenProvider in params or config, or AZURE_OPENAI_API_KEY or AZURE_OPENAI_AD_TOKEN")
+        "azureADTokenProvider in params or config, or AZURE_OPENAI_API_KEY, AZURE_OPENAI_AD_TOKEN or "
+        "GRAPHRT_AZURE_AD_TOKEN_PROVIDER")
     assert azure_api.requests == []
 
 
