@@ -48,7 +48,8 @@ _CREDENTIALS = ("apiKey", "azureADToken", "azureADTokenProvider")
 
 
 def is_azure_endpoint(url: str | None) -> bool:
-    """GraphAI's rule: a URL whose host ends in `.openai.azure.com` is Azure OpenAI's (one that does not parse is not)."""
+    """GraphAI's rule: a URL whose host ends in `.openai.azure.com` is Azure OpenAI's (a URL that does not parse is
+    not)."""
     try:
         host = urlsplit(url or "").hostname
     except ValueError:

@@ -90,7 +90,8 @@ async def openai_fetch_agent(ctx: AgentContext) -> dict[str, Any]:
     api_key = first_text(settings.get("apiKey"))
     if api_key is None:
         raise LLMRequestError("openAIFetchAgent: no API key: give apiKey in params or config (it reads no "
-                              "environment variable, as GraphAI's, which runs in browsers)", agent_id="openAIFetchAgent")
+                              "environment variable, as GraphAI's, which runs in browsers)",
+                              agent_id="openAIFetchAgent")
     model = first_text(ctx.params.get("model")) or DEFAULT_OPENAI_MODEL
     server = ServerSettings(first_text(settings.get("baseURL")) or OPENAI_V1, api_key, model)
     stream = is_truthy(settings.get("stream"))
@@ -114,7 +115,8 @@ async def openai_fetch_agent(ctx: AgentContext) -> dict[str, Any]:
 async def openai_fetch_mock_agent(ctx: AgentContext) -> dict[str, Any]:
     """Answers as openAIFetchAgent would, without a server: the prompt, repeated (as GraphAI's mock's sample)."""
     messages = _messages({**ctx.params, **defined(ctx.inputs)}, ctx)
-    said = [message.get("content") for message in messages if isinstance(message, dict) and message.get("role") == "user"]
+    said = [message.get("content") for message in messages
+            if isinstance(message, dict) and message.get("role") == "user"]
     message = {"role": "assistant", "content": said[-1] if said and isinstance(said[-1], str) else ""}
     response = {"object": "chat.completion", "model": "mock",
                 "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}

@@ -18,7 +18,8 @@ from typing import Any, Awaitable, Callable, Mapping, Union
 from graphrt.base.secrets import MASK, hide_credentials
 
 __all__ = [
-    "AZURE_API_VERSION", "AzureSettings", "TokenProvider", "ServerSettings", "resolve_server", "first_text", "retry_count", "RetryPolicy", "DEFAULT_OPENAI_MODEL",
+    "AZURE_API_VERSION", "AzureSettings", "TokenProvider", "ServerSettings", "resolve_server", "first_text",
+    "retry_count", "RetryPolicy", "DEFAULT_OPENAI_MODEL",
     "MAX_RETRIES", "DEFAULT_RETRIES", "DEFAULT_RETRY_DELAY", "DEFAULT_TIMEOUT",
 ]
 

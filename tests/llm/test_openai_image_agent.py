@@ -60,7 +60,8 @@ async def test_without_a_key_the_error_says_where_to_give_one(media_api, run_gra
     monkeypatch.delenv("OPENAI_API_KEY")
     with pytest.raises(AgentError) as caught:
         await run_graph(image_node(inputs={"prompt": "x"}))
-    assert caught.value.message == "openAIImageAgent: no API key: set OPENAI_API_KEY, or give apiKey in params or config"
+    assert caught.value.message == ("openAIImageAgent: no API key: set OPENAI_API_KEY, or give apiKey in params or "
+                                    "config")
     assert media_api.requests == []
 
 

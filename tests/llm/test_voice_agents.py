@@ -134,7 +134,8 @@ async def test_a_retry_sends_the_whole_file_again(media_api, reply, run_graph, t
         results = await run_graph(graph(audio={"value": stream},
                                         hear=stt(inputs={"inputStream": ":audio"}, params={"retryDelay": 0})))
     assert results["hear"] == {"text": "ok"}
-    assert [request.body["file"] for request in media_api.requests] == [Upload("speech.mp3", "audio/mpeg", SPEECH_BYTES)] * 2
+    uploads = [request.body["file"] for request in media_api.requests]
+    assert uploads == [Upload("speech.mp3", "audio/mpeg", SPEECH_BYTES)] * 2
 
 
 async def test_with_supress_error_a_failed_request_is_on_error_in_graphai_s_words(media_api, reply, run_graph):
