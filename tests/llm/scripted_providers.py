@@ -329,11 +329,12 @@ def embeddings_server() -> ScriptedServer:
     return ScriptedServer(render_embeddings, lambda request: False)
 
 
-# --- Azure OpenAI's chat completions ---------------------------------------------------------
+# --- Azure OpenAI's chat completions, images and audio ---------------------------------------------------------
 
-AZURE_DEPLOYMENTS = ("gpt-4o", "chat-prod")
+AZURE_DEPLOYMENTS = ("gpt-4o", "chat-prod", "dall-e-3", "tts-1", "whisper-1")
 """The deployments the scripted Azure resource has; a request to another is refused (404, DeploymentNotFound)."""
-_AZURE_PATH = re.compile(r"/openai/deployments/(?P<deployment>[^/]+)/chat/completions")
+_AZURE_PATH = re.compile(r"/openai/deployments/(?P<deployment>[^/]+)/(?P<endpoint>chat/completions|images/generations|"
+                         r"audio/speech|audio/transcriptions)")
 
 
 def _azure_refusal(request: Request) -> _Answer | None:
@@ -353,13 +354,16 @@ def _azure_refusal(request: Request) -> _Answer | None:
 
 
 def render_azure(request: Request, reply: Reply, number: int, streaming: bool) -> _Answer:
-    """Azure OpenAI's answer: its refusal of a request it does not take, else the chat completion (or its stream)."""
+    """Azure OpenAI's answer: its refusal of a request it does not take, else the chat completion (or its stream),
+    image or audio."""
     refusal = _azure_refusal(request)
     if refusal is not None:
         return refusal
     if reply.status != 200:
         body = {"error": {"code": str(reply.status), "message": reply.message}}
         return _json(reply.status, body, _error_headers(reply))
+    if not request.path.endswith("/chat/completions"):
+        return render_media(request, reply, number, streaming)
     if not streaming:
         return _json(200, _completion(reply, number))
     events = [f"data: {json.dumps(chunk)}\n\n".encode() for chunk in _chunks(reply, number)]

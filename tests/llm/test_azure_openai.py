@@ -266,6 +266,24 @@ async def test_a_grammar_never_goes_to_azure(azure_api, reply, run_graph):
     assert "grammar" not in azure_api.requests[0].body
 
 
+@pytest.mark.parametrize("agent, inputs, path, result", [
+    ("openAIImageAgent", {"prompt": "a fox"}, "images/generations", "data"),
+    ("ttsOpenaiAgent", {"text": "hello"}, "audio/speech", "buffer"),
+    ("sttOpenaiAgent", {"inputStream": b"ID3\x04 speech"}, "audio/transcriptions", "text"),
+])
+async def test_the_image_and_voice_agents_reach_their_azure_deployments_too(azure_api, reply, run_graph, monkeypatch,
+                                                                            agent, inputs, path, result):
+    monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", azure_api.url)
+    monkeypatch.setenv("AZURE_OPENAI_API_KEY", "azure-env-key-0002")
+    azure_api.script(reply.text("heard"))
+    results = await run_graph({"version": 0.5, "nodes": {"out": {"agent": agent, "inputs": inputs, "isResult": True}}})
+    assert result in results["out"]
+    sent = azure_api.requests[0]
+    model = {"openAIImageAgent": "dall-e-3", "ttsOpenaiAgent": "tts-1", "sttOpenaiAgent": "whisper-1"}[agent]
+    assert sent.path == f"/openai/deployments/{model}/{path}"
+    assert sent.query == {"api-version": ["2025-04-01-preview"]} and sent.headers["api-key"] == "azure-env-key-0002"
+
+
 # --- GraphAI's rule, without a request -------------------------------------------------------
 
 
