@@ -20,7 +20,7 @@ OUTSIDE_THE_TREE = {
     "graphrt.base.errors.Interrupt",
     # A stand-in for an agent's own exception whose class could not cross from a Ray worker; it keeps the
     # type's name, and the run wraps it in an AgentError as it wraps the agent's original exception.
-    "graphrt.executors.ray._RemoteException",
+    "graphrt.executors.ray.wire._RemoteException",
     # The quick YAML reader's "not mine": it never leaves quick_load, which then answers None and the full
     # loader reads the text (and raises the GraphLoadError, if there is one).
     "graphrt.graphdata.quick_yaml._NotQuick",

@@ -5,7 +5,7 @@ are shown on stderr. On a terminal, stderr also shows the run's progress (node
 states, loop count, streamed tokens); piped or with `--quiet`, only the results
 are printed. `--trace FILE.jsonl` writes every event of the run, secrets redacted.
 `--checkpoint PATH` saves the run as it goes, for `graphrt resume --checkpoint PATH` (graphrt/cli/resume_command.py).
-`--executor ray` runs the agent calls on Ray (graphrt/executors/ray.py).
+`--executor ray` runs the agent calls on Ray (graphrt/executors/ray/).
 `--config FILE` gives the agents their config (GraphAI's `{agentName: {...}}`: a file agent's base
 folder, the programs runShellAgent may run, an LLM's key). `--mcp-config mcp.json` gives the run MCP servers (the `mcpServers` shape, see graphrt.mcp.config),
 whose tools mcpToolsListAgent, mcpToolsCallAgent and toolsAgent use; they stop when the run ends.

@@ -50,7 +50,7 @@ def test_an_address_that_does_not_answer_is_a_one_line_error(tmp_path):
 def test_address_auto_is_the_one_cluster_on_the_machine_and_several_are_an_error(ray_cluster, monkeypatch):
     from graphrt.engine.executor import ExecutorError
     from graphrt.executors.local_cluster import LocalRayCluster
-    from graphrt.executors.ray import _the_machines_cluster
+    from graphrt.executors.ray.connection import _the_machines_cluster
 
     monkeypatch.setenv("RAY_ADDRESS", ray_cluster.address)
     assert _the_machines_cluster() == ray_cluster.address  # RAY_ADDRESS says which
