@@ -130,12 +130,13 @@ def main(argv: list[str] | None = None) -> int:
         cluster_start_s = time.perf_counter() - started
         executor = RayExecutor(cluster.address)
         one_a_task = RayExecutor(cluster.address, rows_per_task=1)
+        anyio.run(executor.open)  # made here, so opened here once and closed at the end; the batches borrow them
+        anyio.run(one_a_task.open)
         cluster_cpu = cluster_cpu_counter(cluster)
         try:
             for nodes in NODE_COUNTS:
                 while len(cluster.nodes) - 1 < nodes:
                     cluster.add_node(CPUS_PER_NODE)
-                anyio.run(executor.open)
                 _wait_for_cpus(nodes * CPUS_PER_NODE)
                 slots = executor.whole_run_slots()
                 # Warm up: every node's workers started, the graph shipped and built on each.
@@ -160,8 +161,8 @@ def main(argv: list[str] | None = None) -> int:
                     print("cpu " + ", ".join(f"{name} {entry['wall_s']:.2f} s" for name, entry in table["cpu"].items()),
                           flush=True)
         finally:
-            one_a_task.shutdown()
-            executor.shutdown()
+            anyio.run(one_a_task.close)
+            anyio.run(executor.close)
     capacity_after = parallel_capacity(steps * 40)
     summary = _summary(table, args, cluster_start_s)
     summary.update({

@@ -85,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     with LocalRayCluster(head_cpus=0, system_config={"worker_niceness": 0}) as cluster:
         cluster.add_node(2)
         executor = RayExecutor(cluster.address)
+        anyio.run(executor.open)  # made here, so opened here once and closed at the end; the runs borrow it
         try:
             for label, graph in cases:
                 here = median_ms(graph, args.runs)
@@ -97,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
             here = median_ms(sleeper, args.runs)
             remote = median_ms(sleeper, args.runs, executor)
         finally:
-            executor.shutdown()
+            anyio.run(executor.close)
     print()
     print(f"Ray 2.60, one worker node of 2 declared CPUs on 127.0.0.1, {args.runs} runs each (median), "
           f"load average {load:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")

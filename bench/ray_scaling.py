@@ -171,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     # I/O rows hold no CPU: a quarter CPU each lets `concurrency` of them wait at once on 2 CPUs.
     io_share = 2 / args.concurrency
     on_ray = RayExecutor(agent_options={"benchWaitAgent": {"num_cpus": io_share}})
+    anyio.run(on_ray.open)  # made here, so opened here once and closed at the end; the runs borrow it
     cpu_params, io_params = {"steps": steps}, {"ms": args.io_ms}
     # Warm up: every worker process started (waits long enough that all `concurrency` run at once), agents shipped.
     for _ in range(2):
@@ -201,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'chain':12} {label:10} {outcome['wall_s']:8.2f} s wall, {outcome['driver_cpu_s']:7.2f} s driver CPU",
               flush=True)
     table["chain"] = chain
-    on_ray.shutdown()
+    anyio.run(on_ray.close)
     ray.shutdown()
     capacity_after = parallel_capacity(steps * 100)
 

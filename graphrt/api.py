@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from contextlib import AbstractAsyncContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sized
 
@@ -18,22 +19,20 @@ if TYPE_CHECKING:
 __all__ = ["run", "arun", "resume", "aresume", "batch", "abatch"]
 
 
-def _executor(executor: Executor | str | None) -> tuple[Executor | None, bool]:
-    """The run's executor, and whether this call made it (and so shuts it down after the run)."""
+def _executor(executor: Executor | str | None) -> AbstractAsyncContextManager[Executor | None]:
+    """The executor of a call, held as the call holds it: `async with` it around the call's runs.
+
+    One named by text is made here, so this call is its maker: it is opened before the runs and
+    closed after them, once each. An Executor object is its caller's, lent to the runs as it is.
+    """
     if isinstance(executor, Executor):
-        return executor, False
+        return nullcontext(executor)
     if executor is None and not os.environ.get("GRAPHRT_EXECUTOR"):
-        return None, False  # in-process: the executors package (and Ray) is not even imported
+        return nullcontext(None)  # in-process: the executors package (and Ray) is not even imported
     from graphrt.executors import executor_from_spec
 
     made = executor_from_spec(executor)
-    return made, made is not None
-
-
-def _shutdown(executor: Executor | None) -> None:
-    from graphrt.executors import close_executor
-
-    close_executor(executor)
+    return nullcontext(None) if made is None else made
 
 
 async def arun(graph: Mapping[str, Any] | str | Path, **options: Any) -> dict[str, Any]:
@@ -49,7 +48,8 @@ async def arun(graph: Mapping[str, Any] | str | Path, **options: Any) -> dict[st
             a run (`inject`, `all_results`, `run_id`, `timeout`, `subscribe`, `progress`:
             RunOptions). `executor` may name one: "ray", "ray://HOST:PORT" or "inprocess"; None
             reads the GRAPHRT_EXECUTOR variable (unset: in this process). An executor named by
-            text is started for this run and shut down after it.
+            text is made and opened for this run and closed after it; an Executor object is
+            yours: the run borrows it, and you close it.
 
     Raises:
         GraphError: a subclass saying what went wrong, where (RunTimeoutError past `timeout`).
@@ -57,12 +57,8 @@ async def arun(graph: Mapping[str, Any] | str | Path, **options: Any) -> dict[st
     """
     graph_options, run_options = split_options(options, where="graphrt.run")
     prepared = Graph(graph, dataclasses.replace(graph_options, executor=None))
-    executor, made = _executor(graph_options.executor)
-    try:
+    async with _executor(graph_options.executor) as executor:
         return await prepared.replace(executor=executor).arun(run_options)
-    finally:
-        if made:
-            _shutdown(executor)
 
 
 run = blocking(arun)
@@ -123,8 +119,8 @@ async def abatch(
         ordered: `on_row` and the list in input order; False: as rows finish.
         on_row: called with each outcome as it is decided (a file is written as the batch goes).
         progress: counters to keep, for a display to read.
-        executor: runs each row as one whole run there: an Executor, or its name ("ray",
-            "ray://HOST:PORT"); a named one is started for the batch and shut down after it.
+        executor: runs each row as one whole run there: an Executor (yours: the batch borrows it), or
+            its name ("ray", "ray://HOST:PORT"): made and opened for the batch and closed after it.
         timeout: seconds each row's run may take.
         all_results: every node's result in a row's results, not only the `isResult` nodes'.
         keep: return the outcomes; False returns none (a batch of millions of rows read through `on_row`).
@@ -140,7 +136,7 @@ async def abatch(
     prepared = graph if isinstance(graph, Graph) else Graph(graph, **options)
     if progress is None:
         progress = BatchProgress(total=_rows_count(rows))  # known, a batch ends its chunks of rows evenly
-    made_executor, made = _executor(executor)
+    holder = _executor(executor)  # made (when named) before the store is opened: a wrong name is said first
     opened = open_store(checkpoint) if checkpoint is not None else None
     outcomes: list[RowOutcome] = []
 
@@ -152,15 +148,13 @@ async def abatch(
 
     try:
         ledger = Ledger(GuardedStore(opened), batch_id or default_batch_id(prepared, rows)) if opened else None
-        runner = Batch(prepared, concurrency=concurrency, ledger=ledger,
-                       executor=made_executor, timeout=timeout, all_results=all_results, ordered=ordered,
-                       progress=progress)
-        await runner.run(rows_of(rows, id_field=id_field), take)
+        async with holder as lent:
+            runner = Batch(prepared, concurrency=concurrency, ledger=ledger, executor=lent, timeout=timeout,
+                           all_results=all_results, ordered=ordered, progress=progress)
+            await runner.run(rows_of(rows, id_field=id_field), take)
     finally:
         if opened is not None and opened is not checkpoint:
             await opened.close()
-        if made:
-            _shutdown(made_executor)
     return outcomes
 
 

@@ -229,6 +229,44 @@ def installed_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
         sys.modules.pop(module, None)
 
 
+LOGGED_EXECUTOR = '''
+    from graphrt.engine.executor import Executor, call_in_process
+
+    LOG = []
+
+
+    class LoggedExecutor(Executor):
+        """Runs agent calls here, and logs what is asked of it: open, close, ("call", node), ended."""
+
+        name = "logged"
+        schemes = ("logged",)
+
+        async def open(self):
+            LOG.append("open")
+
+        async def close(self):
+            LOG.append("close")
+
+        async def call(self, call, ctx):
+            LOG.append(("call", ctx.node_id))
+            return await call_in_process(call, ctx)
+
+        def run_ended(self, run_id):
+            LOG.append("ended")
+'''
+
+
+@pytest.fixture
+def logged_executor(installed_package: InstallPackage) -> Any:
+    """The module of an executor installed by an entry point alone (`--executor logged`, `executor="logged"`):
+    its `LoggedExecutor`, and `LOG`, what every one of them was asked, in order."""
+    installed_package("demo-logged-executor", entry_points={"graphrt.executors": {"logged": "logged_executor:LoggedExecutor"}},
+                      logged_executor=LOGGED_EXECUTOR)
+    import logged_executor
+
+    return logged_executor
+
+
 @dataclass
 class Reply:
     """One scripted answer."""

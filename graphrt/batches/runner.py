@@ -51,6 +51,7 @@ class Batch:
             (`Executor.whole_run_slots`: Ray's CPUs over a task's).
         ledger: where rows are saved and looked up (None: nothing saved, every row runs).
         executor: runs each row as a whole run elsewhere (`Executor.run_whole`); None: in this process.
+            The batch borrows it: its maker opens it before and closes it after.
         timeout: seconds each row's run may take.
         all_results: every node's result in a row's results, not only the `isResult` nodes'.
         ordered: outcomes to the sink in input order (else as they finish).
@@ -84,24 +85,18 @@ class Batch:
         emit = _InOrder(sink) if self.ordered else sink
         source = _Source(iter(rows))
         concurrency = self.concurrency
-        if self.executor is not None:
-            await self.executor.open()
+        if self.executor is not None:  # borrowed: its maker opens and closes it
             concurrency = concurrency or self.executor.whole_run_slots()
+        self._workers = concurrency or DEFAULT_CONCURRENCY
+        # Workers share one source, each row taken once, in order; a worker that takes a row starts the next
+        # worker while there are fewer than `concurrency`: never more workers than rows (`--concurrency
+        # 10000000` on 2 rows starts 3, the last to find no row).
+        self._started = 1
         try:
-            self._workers = concurrency or DEFAULT_CONCURRENCY
-            # Workers share one source, each row taken once, in order; a worker that takes a row starts the next
-            # worker while there are fewer than `concurrency`: never more workers than rows (`--concurrency
-            # 10000000` on 2 rows starts 3, the last to find no row).
-            self._started = 1
-            try:
-                async with anyio.create_task_group() as group:
-                    group.start_soon(self._worker, source, emit, group)
-            except BaseExceptionGroup as failed:
-                raise _one_error(failed) from None
-        finally:
-            if self.executor is not None:
-                with anyio.CancelScope(shield=True):
-                    await self.executor.close()
+            async with anyio.create_task_group() as group:
+                group.start_soon(self._worker, source, emit, group)
+        except BaseExceptionGroup as failed:
+            raise _one_error(failed) from None
         if source.error is not None:  # the rows taken before it have run and gone to the sink
             raise source.error
         return self.progress
@@ -131,7 +126,7 @@ class Batch:
 
         Rows that come as they are written (stdin) are taken one at a time: a row never waits for the next.
         """
-        most = getattr(self.executor, "rows_per_task", 1) if self.executor is not None else 1
+        most = self.executor.rows_per_task if self.executor is not None else 1
         if most <= 1 or source.blocks:
             return 1
         total = self.progress.total

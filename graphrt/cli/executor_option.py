@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import argparse
-from contextlib import contextmanager
+import sys
+from contextlib import contextmanager, redirect_stdout
 from typing import Iterator
 
+import anyio
+
+from graphrt.base.errors import GraphError
 from graphrt.engine.executor import Executor, ExecutorError
-from graphrt.executors import EXECUTOR_VARIABLE, close_executor, executor_from_spec, executor_names
+from graphrt.executors import EXECUTOR_VARIABLE, executor_from_spec, executor_names
 
 __all__ = ["add_executor_option", "executor_for"]
 
@@ -26,7 +30,11 @@ def add_executor_option(parser: argparse.ArgumentParser) -> None:
 
 @contextmanager
 def executor_for(args: argparse.Namespace) -> Iterator[Executor | None]:
-    """The executor the options name (None: in this process), shut down when the command is done."""
+    """The executor the options name (None: in this process), open while the command runs.
+
+    The command made it, so the command opens it, once, before its runs (a cluster that does not
+    answer is one line here) and closes it, once, when it is done; its runs, batch or server borrow it.
+    """
     spec = getattr(args, "executor", None)
     address = getattr(args, "address", None)
     if spec is None and address is not None:
@@ -34,14 +42,27 @@ def executor_for(args: argparse.Namespace) -> Iterator[Executor | None]:
         if len(names) != 1:
             raise ExecutorError(f"--address {address} needs --executor NAME (installed: {', '.join(names) or 'none'})")
         spec = names[0]
-    try:
+    with _refusal_said(spec):
         executor = executor_from_spec(spec, address=address)
-    except ExecutorError:
-        raise
-    except Exception as error:  # noqa: BLE001 - the cluster library's own refusal (a missing ray[client], no cluster)
-        raise ExecutorError(f"--executor {spec}: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
-                            ) from error
+    if executor is None:
+        yield None
+        return
+    # What the cluster library prints as it connects goes to stderr: stdout holds the command's results alone.
+    with _refusal_said(spec), redirect_stdout(sys.stderr):
+        anyio.run(executor.open)
     try:
         yield executor
     finally:
-        close_executor(executor)
+        anyio.run(executor.close)
+
+
+@contextmanager
+def _refusal_said(spec: str | None) -> Iterator[None]:
+    """The cluster library's own refusal (a missing ray[client], no cluster) as one ExecutorError line."""
+    try:
+        yield
+    except GraphError:
+        raise
+    except Exception as error:  # noqa: BLE001 - said in one line, naming the option
+        raise ExecutorError(f"--executor {spec}: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+                            ) from error

@@ -11,6 +11,9 @@ and agents whose function info says `runs_local` in this process.
 Because every call still goes through the one scheduler in this process, the
 graph's `concurrency` limits (global and per label) bound the calls in flight
 on the whole cluster, and timeouts, retries and checkpoints work unchanged.
+
+A run borrows its graph's executor: the executor's maker opens and closes it,
+once each, and a run only calls it and says when it has ended (`Executor`).
 """
 
 from __future__ import annotations
@@ -58,12 +61,21 @@ def must_stay_local(call: Any) -> bool:
 
 
 class Executor:
-    """Runs agent calls somewhere else; a base class for executors.
+    """Runs agent calls somewhere else; a base class for executors, which declares all an executor does.
 
-    A run opens its executor before the first node (`async with executor:`)
-    and closes it after the last. `call` must behave as `call_in_process`:
-    return the agent's result or raise its exception (a GraphError subclass
-    where the agent raised one), and stop the remote work when cancelled.
+    Its lifetime is its maker's: whoever made it opens it once, before lending it,
+    and closes it once, when done (`async with executor:`): the command of
+    `--executor`, `graphrt.run` or `graphrt.batch` given a name, your code for an
+    Executor it made. Runs, batches and a server's runs borrow it: they call
+    `call`, `run_whole`, `run_wholes`, `whole_run_slots` and `run_ended`, and never
+    open or close it. One used before its maker opened it may open itself (Ray
+    connects on first use); its maker still closes it. Open, the runs and close may
+    each have an event loop of their own (a command runs one per run), so nothing
+    an executor keeps may be bound to one loop.
+
+    `call` must behave as `call_in_process`: return the agent's result or raise its
+    exception (a GraphError subclass where the agent raised one), and stop the
+    remote work when cancelled.
     """
 
     name = "in-process"
@@ -91,14 +103,34 @@ class Executor:
         """Where the calls run, as a person may see it (no credentials)."""
         return "this process"
 
+    # ----- its maker's: once each -----
+
     async def open(self) -> None:
-        """Connects to whatever runs the calls (once per run; may be called again for the next run)."""
+        """Connects to whatever runs the calls; its maker calls it once, before lending it (a run never does)."""
 
     async def close(self) -> None:
-        """Releases what `open` took."""
+        """Releases all that `open` and the calls took (a cluster it started, its workers); once, by its maker."""
+
+    async def __aenter__(self) -> "Executor":
+        await self.open()
+        return self
+
+    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                        traceback: "TracebackType | None") -> None:
+        with anyio.CancelScope(shield=True):  # closed however its maker's work ended, a cancellation included
+            await self.close()
+
+    # ----- its borrowers': runs, batches -----
 
     async def call(self, call: Any, ctx: AgentContext) -> Any:
+        """Runs one agent call (after the node's filters) where this executor runs things; its result."""
         return await call_in_process(call, ctx)
+
+    def run_ended(self, run_id: str) -> None:
+        """A run that borrowed this executor has ended, however it ended: lets go of what its calls left here.
+
+        Ray lets go of the run's values in the object store; the executor stays open for the next run.
+        """
 
     def whole_run_slots(self) -> int | None:
         """How many whole runs at once keep this executor's workers busy (None: no opinion; a batch runs 8)."""
@@ -126,11 +158,3 @@ class Executor:
             except GraphError as error:
                 ended.append(error)
         return ended
-
-    async def __aenter__(self) -> "Executor":
-        await self.open()
-        return self
-
-    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                        traceback: "TracebackType | None") -> None:
-        await self.close()

@@ -6,8 +6,9 @@
 
 A Run is made by `Graph.start`; it starts when first awaited, in the awaiting
 task, and any number of tasks may await it. It builds the execution's
-`RunContext` and the top `GraphRun`, opens the run's services and executor,
-and enforces the run's time limit.
+`RunContext` and the top `GraphRun`, opens the run's services, borrows its
+graph's executor (its maker opens and closes it), and enforces the run's time
+limit.
 """
 
 from __future__ import annotations
@@ -209,12 +210,7 @@ class Run:
                 raise GraphAbortedError("the run was aborted before it started")
             with anyio.CancelScope() as scope:
                 self._scope = scope
-                executor = self.graph.executor
-                if executor is None:
-                    results = await root.run(self.options.all_results)
-                else:
-                    async with executor:
-                        results = await root.run(self.options.all_results)
+                results = await root.run(self.options.all_results)
             if scope.cancelled_caught:
                 raise GraphAbortedError("the run was aborted")
             return without_undefined(results)
@@ -223,6 +219,8 @@ class Run:
             raise
         finally:
             self._scope = None
+            if self.graph.executor is not None:  # borrowed, not opened: the run only says it has ended
+                self.graph.executor.run_ended(self.run_id)
             if emitter:  # a subscriber may have come during the run
                 from graphrt.observe.events import RunFinished
 

@@ -10,6 +10,9 @@ names it, so that a package adds one by an entry point alone:
 
 graphrt's own is Ray's (`pip install 'graphrt[ray]'`); the class says what it
 opens (`schemes`, `from_target`) and what to install for it (`extra`).
+
+Whoever calls `executor_from_spec` made the executor, and so opens it once and
+closes it once (`async with executor:`); the runs it is given to only borrow it.
 """
 
 from __future__ import annotations
@@ -21,8 +24,7 @@ from graphrt.base.entry_points import EntryPoint, by_name
 from graphrt.engine.executor import Executor, ExecutorError
 
 __all__ = [
-    "EXECUTOR_GROUP", "EXECUTOR_VARIABLE", "ExecutorError", "close_executor", "executor_class", "executor_from_spec",
-    "executor_names",
+    "EXECUTOR_GROUP", "EXECUTOR_VARIABLE", "ExecutorError", "executor_class", "executor_from_spec", "executor_names",
 ]
 
 EXECUTOR_GROUP = "graphrt.executors"
@@ -31,11 +33,11 @@ _IN_PROCESS = ("", "inprocess", "in-process", "local")  # no executor: calls run
 
 
 def executor_from_spec(spec: str | Executor | None, *, address: str | None = None, **options: Any) -> Executor | None:
-    """The executor named by `spec`; None means in this process.
+    """The executor named by `spec`, made and not opened (its caller opens and closes it); None: in this process.
 
     `spec` is "inprocess", or an installed executor's name, `NAME` or `NAME://ADDRESS`
     (`ray`, `ray://HOST:PORT`); None reads GRAPHRT_EXECUTOR. `address` is the cluster's
-    (for Ray, "auto": the one running here).
+    (for Ray, "auto": the one running here). An Executor given as `spec` is returned as it is: its maker's.
 
     Raises:
         ExecutorError: an unknown executor, or its packages are not installed.
@@ -68,13 +70,6 @@ def executor_class(spec: str) -> type[Executor]:
 def executor_names() -> list[str]:
     """The installed executors' names, read from their entry points (none is imported)."""
     return list(by_name(EXECUTOR_GROUP))
-
-
-def close_executor(executor: Executor | None) -> None:
-    """Shuts down an executor made by `executor_from_spec` (e.g. stops the local Ray it started)."""
-    shutdown = getattr(executor, "shutdown", None)
-    if shutdown is not None:
-        shutdown()
 
 
 def _known() -> str:

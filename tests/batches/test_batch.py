@@ -150,3 +150,11 @@ def test_a_concurrency_far_above_the_rows_starts_no_more_tasks_than_rows(batch_g
                              concurrency=200_000)
     assert [o.status for o in outcomes] == ["finished", "finished"]
     assert max(tasks) < 50, tasks  # a task per running row and the run's own, not one per unused slot
+
+
+def test_a_batch_borrows_its_executor_and_never_opens_or_closes_it(batch_graph, tmp_path, logged_executor):
+    # rowAgent on the executor (copyAgent is runs_local: it stays here); each row one whole run on it.
+    outcomes = graphrt.batch(batch_graph, _rows(tmp_path, 3), agents=AGENTS, concurrency=1,
+                             executor=logged_executor.LoggedExecutor())
+    assert [o.results["answer"]["row"] for o in outcomes] == [0, 1, 2]
+    assert logged_executor.LOG == [("call", "work"), "ended"] * 3

@@ -48,14 +48,18 @@ def ray_cluster():
 
 @pytest.fixture(scope="session")
 def ray_executor(ray_cluster):
+    """The session's RayExecutor: the fixture made it, so the fixture opens it and closes it; tests borrow it."""
+    import anyio
+
     from graphrt.executors.ray import RayExecutor, connect_ray
 
     started = not ray.is_initialized()
     if started:
         connect_ray(ray_cluster.address, log_to_driver=False)
     executor = RayExecutor()
+    anyio.run(executor.open)
     _warm_up(executor)
     yield executor
-    executor.shutdown()
+    anyio.run(executor.close)
     if started:
         ray.shutdown()

@@ -147,12 +147,12 @@ def test_a_stateful_toolset_lives_in_one_actor(ray_executor):
 def test_large_values_are_put_once_and_passed_by_reference(ray_executor, monkeypatch):
     import ray
 
-    from graphrt.executors.ray import RayExecutor
+    from graphrt.executors.ray.values import RunValues
 
     sent = []
-    by_reference = RayExecutor._by_reference
-    monkeypatch.setattr(RayExecutor, "_by_reference",
-                        lambda self, inputs: sent.append(by_reference(self, inputs)) or sent[-1])
+    by_reference = RunValues.by_reference
+    monkeypatch.setattr(RunValues, "by_reference",
+                        lambda self, run_id, inputs: sent.append(by_reference(self, run_id, inputs)) or sent[-1])
     nodes = {"big": {"agent": "bigAgent", "params": {"size": 300_000}}}
     nodes.update({f"len{i}": {"agent": "lengthAgent", "inputs": {"text": ":big"}, "isResult": True} for i in range(4)})
     results = _run({"version": 0.5, "nodes": nodes}, ray_executor)
@@ -161,6 +161,43 @@ def test_large_values_are_put_once_and_passed_by_reference(ray_executor, monkeyp
     # The worker put the big result in the object store; all four edges pass that one ref, no copy.
     assert len(refs) == 4 and all(isinstance(ref, ray.ObjectRef) for ref in refs)
     assert len({ref.hex() for ref in refs}) == 1
+
+
+@pytest.mark.anyio
+async def test_a_runs_large_values_stay_by_reference_while_another_run_on_the_executor_ends(ray_executor, tmp_path,
+                                                                                            monkeypatch):
+    import ray
+
+    put, large_puts = ray.put, []
+
+    def counted(value, *args, **kwargs):
+        if isinstance(value, str) and len(value) >= 100_000:
+            large_puts.append(len(value))  # the driver put a large value: it did not know it already
+        return put(value, *args, **kwargs)
+
+    monkeypatch.setattr(ray, "put", counted)
+    held = _held_files(tmp_path, "held")
+    long = Graph({"version": 0.5, "nodes": {
+        "big": {"agent": "bigAgent"},
+        "first": {"agent": "lengthAgent", "inputs": {"text": ":big"}},
+        "held": {"agent": "heldAgent", "inputs": {**held, "after": ":first"}},
+        "second": {"agent": "lengthAgent", "inputs": {"text": ":big", "after": ":held"}, "isResult": True}}},
+        agents=AGENTS, executor=ray_executor)
+    short = Graph({"version": 0.5, "nodes": {
+        "big": {"agent": "bigAgent"},
+        "length": {"agent": "lengthAgent", "inputs": {"text": ":big"}, "isResult": True}}},
+        agents=AGENTS, executor=ray_executor)
+    run = long.start()
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(run.wait)
+            gate = await _next_held([held])  # `long` holds: its `big` went by reference to `first`
+            assert (await short.arun())["length"]["length"] == 300_000  # a run that ends while `long` goes on
+            gate.touch()
+    finally:
+        Path(held["gate"]).touch()
+    assert run.results()["second"]["length"] == 300_000
+    assert large_puts == []  # `second` got `big` by the ref `first` got: the other run's end kept it
 
 
 def test_an_agent_exception_is_the_same_graph_error(ray_executor):

@@ -1,10 +1,12 @@
 """The Ray executor: a graph's agent calls run as tasks on a Ray cluster.
 
-    graphrt run graph.yaml --executor ray                   # a local Ray, started for the run
+    graphrt run graph.yaml --executor ray                   # a local Ray, started for the command
     graphrt run graph.yaml --executor ray --address auto    # the one Ray cluster running on this machine
     graphrt run graph.yaml --executor ray://HOST:10001      # a remote cluster, through Ray Client
     graphrt batch graph.yaml rows.jsonl --executor ray --address HOST:6379   # each row one whole run, a task
-    graphrt.run(graph, executor=RayExecutor(address="auto"))
+    graphrt.run(graph, executor="ray")                      # made, opened and closed for the run
+    async with RayExecutor(address="auto") as executor:     # yours: you open and close it, your runs borrow it
+        await graphrt.arun(graph, executor=executor)
 
 What runs where:
 - The engine (readiness, the scheduler, loops, checkpoints) stays in the driver.
@@ -52,11 +54,11 @@ Ray ships agents, inputs and results to the cluster with its own serializer
 does. Nothing read from a graph file is ever unpickled; graph text stays data.
 
 One module a job:
-- `executor`: `RayExecutor`, the driver's side (connecting, calls, whole runs, what it keeps);
+- `executor`: `RayExecutor`, the driver's side (its lifetime, calls, whole runs, what it keeps);
 - `connection`: joining Ray (`connect_ray`, `start_local_ray`);
 - `installed`: Ray itself, imported in this one place, so that the package imports without it;
 - `wire`: what crosses to a worker and back (`Call`, `Outcome`, errors that survive the trip);
-- `values`: large values by object ref;
+- `values`: large values by object ref, per run;
 - `relay`: an agent's events from a worker to the driver's subscribers, as they happen;
 - `tasks`: what a worker runs for one agent call (a task, or a stateful agent's actor);
 - `whole_runs`: whole runs on a worker (a batch's rows), the graph built once per worker;

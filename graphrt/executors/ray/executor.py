@@ -1,10 +1,10 @@
 """`RayExecutor`, the driver's side: agent calls sent to Ray as tasks (stateful agents to actors), whole runs too.
 
-It keeps what it sent once to be reused: each agent as an object ref, each
-stateful agent's actor, each graph's recipe, the event relay; and a run's large
-values (graphrt.executors.ray.values), let go when the run closes it. `shutdown`
-ends its actors, and disconnects from Ray (stopping a local Ray) when it is the
-one that started or joined it.
+It keeps, for as long as it is open, what it sent once to be reused: each agent as
+an object ref, each stateful agent's actor, each graph's recipe, the event relay;
+and for each run its large values (graphrt.executors.ray.values), let go when the
+run ends (`run_ended`). Closing it ends its actors, and disconnects from Ray
+(stopping a local Ray) when it is the one that started or joined it.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from graphrt.executors.ray.installed import LOST_WORKER, ray, require_ray
 from graphrt.executors.ray.relay import EventRelay, with_events
 from graphrt.executors.ray.shipping import ship_unimportable_modules
 from graphrt.executors.ray.tasks import AgentActor, invoke
-from graphrt.executors.ray.values import is_large
+from graphrt.executors.ray.values import RunValues
 from graphrt.executors.ray.whole_runs import recipe_of, run_whole, run_wholes
 from graphrt.executors.ray.wire import Call, Outcome, rebuilt
 
@@ -43,8 +43,12 @@ _EXTRA = install_line("ray")
 class RayExecutor(Executor):
     """Runs agent calls as Ray tasks (and stateful agents in Ray actors).
 
+    Its maker opens it (connects to Ray) and closes it, once each (`async with executor:`);
+    one used before it is opened connects on first use, as `graphrt.run(g, executor=RayExecutor())`
+    does. Its runs and batches borrow it.
+
     Args:
-        address: the cluster: None starts a local Ray for the run (unless this process
+        address: the cluster: None starts a local Ray when it opens (unless this process
             is connected already, or RAY_ADDRESS is set), "auto" the one running on
             this machine, "ray://HOST:PORT" a remote one through Ray Client.
         num_cpus: the CPUs of a local Ray that this executor starts.
@@ -103,21 +107,30 @@ class RayExecutor(Executor):
         self.large_value_bytes = large_value_bytes
         self.force_cancel = force_cancel
         self.init_options = dict(init_options or {})
-        self.started_ray = False  # this executor started (or connected) Ray, so `shutdown` disconnects
+        self.started_ray = False  # this executor started (or connected) Ray, so `close` disconnects
         self._lock = threading.Lock()
         self._task: Any = None
         self._task_options: dict[str | None, dict[str, Any]] = {}
         self._functions: dict[int, tuple[Any, Any]] = {}  # id(agent) -> (agent, its object ref)
-        self._values: dict[int, tuple[Any, Any]] = {}  # id(value) -> (value, its object ref), for one run
+        self._values = RunValues(large_value_bytes)  # each run's large values and their object refs
         self._actors: dict[int, tuple[Any, Any]] = {}  # id(stateful agent) -> (agent, its actor)
         self._recipes: dict[int, tuple[Any, Any]] = {}  # id(Graph) -> (graph, its recipe's object ref)
         self._relay: Any = None  # the EventRelay actor, once a call has subscribers
         self._whole: Any = None
         self._wholes: Any = None
 
-    # ----- lifecycle -----
+    # ----- its maker's: open, close -----
 
     async def open(self) -> None:
+        """Connects to Ray: the cluster at `address` (or RAY_ADDRESS), or a new local Ray; none if connected already.
+
+        Raises:
+            ExecutorError: the cluster does not answer.
+        """
+        self._connect()
+
+    def _connect(self) -> None:
+        """Connected to Ray, with the remote functions made: by `open`, or by a first use before it."""
         with self._lock:
             if not ray.is_initialized():
                 if self.address is None and not os.environ.get("RAY_ADDRESS"):
@@ -132,11 +145,8 @@ class RayExecutor(Executor):
                 self._wholes = ray.remote(run_wholes)
 
     async def close(self) -> None:
-        """Lets go of the run's values in the object store (the actors stay for the next run)."""
-        self._values.clear()
-
-    def shutdown(self) -> None:
-        """Ends the actors, and disconnects from Ray (stopping a local Ray) if this executor started it."""
+        """Ends the actors, lets go of all it put in the object store, and disconnects from Ray (stopping a local
+        Ray) if this executor started or joined it."""
         for _, actor in self._actors.values():
             ray.kill(actor)
         self._actors.clear()
@@ -158,16 +168,17 @@ class RayExecutor(Executor):
     def __repr__(self) -> str:
         return f"RayExecutor(address={self.location if self.address else None!r})"
 
-    # ----- calls -----
+    # ----- its borrowers': calls, whole runs -----
 
     async def call(self, call: Any, ctx: AgentContext) -> Any:
         if self._task is None:
-            await self.open()
+            self._connect()
         relay = self._event_relay() if ctx.emitter else None
         request = Call(
-            inputs=self._by_reference(ctx.inputs), params=ctx.params, node_id=ctx.node_id, agent_id=ctx.agent_id,
-            filter_params=ctx.filter_params, config=ctx.config, retry_count=ctx.retry_count, run_id=ctx.run_id,
-            path=ctx.path, answer=ctx.answer, relay=relay, key=uuid.uuid4().hex if relay is not None else "",
+            inputs=self._values.by_reference(ctx.run_id, ctx.inputs), params=ctx.params, node_id=ctx.node_id,
+            agent_id=ctx.agent_id, filter_params=ctx.filter_params, config=ctx.config, retry_count=ctx.retry_count,
+            run_id=ctx.run_id, path=ctx.path, answer=ctx.answer, relay=relay,
+            key=uuid.uuid4().hex if relay is not None else "",
         )
         stateful = isinstance(call, AgentInfo) and call.stateful
         if stateful:
@@ -180,7 +191,7 @@ class RayExecutor(Executor):
                                 else await with_events(ref, relay, request.key, ctx.emitter))
             if outcome.result_ref is not None:
                 outcome.result = await resolved(outcome.result_ref)
-                self._values[id(outcome.result)] = (outcome.result, outcome.result_ref)
+                self._values.keep(ctx.run_id, outcome.result, outcome.result_ref)
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
                 ray.cancel(ref, force=self.force_cancel and not stateful)
@@ -200,12 +211,14 @@ class RayExecutor(Executor):
             raise rebuilt(outcome)
         return outcome.result
 
-    # ----- whole runs -----
+    def run_ended(self, run_id: str) -> None:
+        """Lets go of the run's large values in the object store; the actors and shipped agents stay for the next."""
+        self._values.forget(run_id)
 
     def whole_run_slots(self) -> int | None:
         """The whole runs the cluster runs at once: its CPUs over the CPUs a task asks for (`task_options`)."""
-        if not ray.is_initialized():
-            return None
+        if self._task is None:
+            self._connect()
         cpus = ray.cluster_resources().get("CPU", 0)
         per_task = self.task_options.get("num_cpus", 1) or 1
         return max(int(cpus / per_task), 1) if cpus else None
@@ -234,7 +247,7 @@ class RayExecutor(Executor):
     async def _remote_whole(self, several: bool, graph: Graph, options: Any) -> Any:
         """Sends a whole run (or `several`, a list) of `graph` to the cluster as one task; what the task returns."""
         if self._whole is None:
-            await self.open()
+            self._connect()
         remote = self._wholes if several else self._whole
         holder = [self._recipe(graph)]  # in a list: the worker gets the ref itself, and builds the graph once per ref
         ref = remote.options(**self._options(None)).remote(holder, options)
@@ -291,23 +304,6 @@ class RayExecutor(Executor):
             entry = (call, actor_class.remote(call, self.large_value_bytes))
             self._actors[id(call)] = entry
         return entry[1]
-
-    def _by_reference(self, inputs: dict[str, Any]) -> dict[str, Any]:
-        """The inputs with each large value replaced by its object ref (put once per value and run)."""
-        replaced = None
-        for key, value in inputs.items():
-            if value is None or isinstance(value, (bool, int, float)):
-                continue
-            entry = self._values.get(id(value))
-            if entry is None or entry[0] is not value:
-                if not is_large(value, self.large_value_bytes):
-                    continue
-                entry = (value, ray.put(value))
-                self._values[id(value)] = entry
-            if replaced is None:
-                replaced = dict(inputs)
-            replaced[key] = entry[1]
-        return inputs if replaced is None else replaced
 
 
 def _first_line(error: BaseException) -> str:

@@ -46,7 +46,7 @@ class Relayed:
             return
         try:
             ray.get(self.relay.push.remote(self.key, self.sent, _END))
-        except Exception:  # noqa: BLE001 - the relay is gone (the executor shut down): nobody waits for the end
+        except Exception:  # noqa: BLE001 - the relay is gone (the executor closed): nobody waits for the end
             pass
 
 
