@@ -260,7 +260,8 @@ LOGGED_EXECUTOR = '''
 def logged_executor(installed_package: InstallPackage) -> Any:
     """The module of an executor installed by an entry point alone (`--executor logged`, `executor="logged"`):
     its `LoggedExecutor`, and `LOG`, what every one of them was asked, in order."""
-    installed_package("demo-logged-executor", entry_points={"graphrt.executors": {"logged": "logged_executor:LoggedExecutor"}},
+    installed_package("demo-logged-executor",
+                      entry_points={"graphrt.executors": {"logged": "logged_executor:LoggedExecutor"}},
                       logged_executor=LOGGED_EXECUTOR)
     import logged_executor
 

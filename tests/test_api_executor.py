@@ -19,7 +19,8 @@ async def _fail(ctx):
 
 
 AGENTS = [AgentInfo("echoAgent", _echo), AgentInfo("failAgent", _fail)]
-GRAPH = {"version": 0.5, "nodes": {"v": {"value": 0}, "n": {"agent": "echoAgent", "inputs": {"v": ":v"}, "isResult": True}}}
+GRAPH = {"version": 0.5, "nodes": {"v": {"value": 0},
+                                   "n": {"agent": "echoAgent", "inputs": {"v": ":v"}, "isResult": True}}}
 
 
 def test_an_executor_named_for_a_run_is_opened_before_it_and_closed_after(logged_executor):

@@ -64,5 +64,5 @@ def _refusal_said(spec: str | None) -> Iterator[None]:
     except GraphError:
         raise
     except Exception as error:  # noqa: BLE001 - said in one line, naming the option
-        raise ExecutorError(f"--executor {spec}: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
-                            ) from error
+        first = str(error).splitlines()[0] if str(error) else ""
+        raise ExecutorError(f"--executor {spec}: {type(error).__name__}: {first}") from error

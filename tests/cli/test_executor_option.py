@@ -53,7 +53,8 @@ def test_graphrt_batch_opens_the_executor_once_for_all_its_rows(graph, tmp_path,
 
 
 def test_an_executor_that_cannot_open_is_one_line_and_nothing_runs(graph, tmp_path, installed_package, capsys):
-    installed_package("demo-refusing-executor", entry_points={"graphrt.executors": {"refusing": "refusing:RefusingExecutor"}},
+    installed_package("demo-refusing-executor",
+                      entry_points={"graphrt.executors": {"refusing": "refusing:RefusingExecutor"}},
                       refusing=REFUSING_EXECUTOR)
     log = tmp_path / "calls.log"
     assert main(["run", str(graph), "--agents", AGENTS_FILE, "-i", f"log={json.dumps(str(log))}",

@@ -258,7 +258,8 @@ class RayExecutor(Executor):
                 ray.cancel(ref, force=self.force_cancel)
             raise
         except LOST_WORKER as lost:
-            raise GraphError(f"the Ray worker running this run died ({type(lost).__name__}: {_first_line(lost)})") from lost
+            raise GraphError(f"the Ray worker running this run died ({type(lost).__name__}: {_first_line(lost)})"
+                             ) from lost
         except ray.exceptions.RayError as failed:
             raise GraphError(f"Ray could not run this run ({type(failed).__name__}: {_first_line(failed)})") from failed
 

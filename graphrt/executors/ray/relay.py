@@ -51,7 +51,8 @@ class Relayed:
 
 
 class EventRelay:
-    """An async actor: workers push their calls' numbered events, the driver takes each call's in order, as they come."""
+    """An async actor: workers push their calls' numbered events; the driver takes each call's, in order, as they
+    come."""
 
     def __init__(self) -> None:
         self._pending: dict[str, dict[int, Any]] = {}  # call -> events by number, not taken yet

@@ -60,10 +60,11 @@ def _rebuildable(error: Exception) -> bool:
     An exception whose `__init__` wants other arguments than its `args` pickles but
     cannot be unpickled on the driver; it goes back as its type name and text instead.
     """
-    if type(error).__reduce__ is not BaseException.__reduce__ or type(error).__reduce_ex__ is not BaseException.__reduce_ex__:
+    kind = type(error)
+    if kind.__reduce__ is not BaseException.__reduce__ or kind.__reduce_ex__ is not BaseException.__reduce_ex__:
         return True
     try:
-        type(error)(*error.args)
+        kind(*error.args)
     except Exception:  # noqa: BLE001 - any constructor failure means: send the text
         return False
     return True
