@@ -23,8 +23,9 @@ __all__ = ["NodeState", "RunStatus", "vocabulary"]
 class NodeState(StrEnum):
     """Where a node is in its life: in the engine, in the API and on the viewer page alike.
 
-    The values are GraphAI's, so logs read the same, but for INTERRUPTED, which
-    GraphAI lacks. A node being retried stays EXECUTING (its events count the attempts).
+    The names and values are GraphAI's (its `NodeState.Abort` is "abort"), so logs read the
+    same, but for INTERRUPTED, which GraphAI lacks. A node being retried stays EXECUTING (its
+    events count the attempts).
     """
 
     WAITING = "waiting"
@@ -34,10 +35,10 @@ class NodeState(StrEnum):
     FAILED = "failed"
     TIMED_OUT = "timed-out"
     SKIPPED = "skipped"
-    ABORTED = "abort"  # cancelled while queued or executing (the run was cancelled, or failed elsewhere)
+    ABORT = "abort"  # aborted: cancelled while queued or executing (its run was cancelled, or stopped by an error)
     INTERRUPTED = "interrupted"  # its agent asked a person a question: the run waits for the answer
 
-    ENDED = nonmember(frozenset({COMPLETED, FAILED, TIMED_OUT, SKIPPED, ABORTED}))
+    ENDED = nonmember(frozenset({COMPLETED, FAILED, TIMED_OUT, SKIPPED, ABORT}))
 
 
 class RunStatus(StrEnum):
@@ -58,7 +59,8 @@ class RunStatus(StrEnum):
 
     # Groups, not members (nonmember): code compares the text it reads with them.
     ALL = nonmember(frozenset({QUEUED, RUNNING, INTERRUPTED, FINISHED, FAILED, CANCELLED}))
-    UNFINISHED = nonmember(frozenset({QUEUED, RUNNING, INTERRUPTED, CANCELLED, FAILED}))  # a resume continues it
+    # What a resume continues: every status but FINISHED (a failed or cancelled run too, so it overlaps ENDED).
+    RESUMABLE = nonmember(frozenset({QUEUED, RUNNING, INTERRUPTED, CANCELLED, FAILED}))
     ENDED = nonmember(frozenset({FINISHED, FAILED, CANCELLED}))  # no one runs it or waits on it: retention may drop it
     SETTLED = nonmember(frozenset({INTERRUPTED, FINISHED, FAILED, CANCELLED}))  # what `?wait=true` waits for
     LEGACY = nonmember({"stopped": CANCELLED, "completed": FINISHED})  # what graphrt's stores wrote before

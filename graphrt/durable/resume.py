@@ -23,7 +23,7 @@ __all__ = ["find_run", "afrom_checkpoint", "from_checkpoint", "aresume", "resume
 
 
 async def find_run(store: CheckpointStore, run_id: str | None) -> RunRecord:
-    """The saved run `run_id`, or the most recent unfinished run.
+    """The saved run `run_id`, or the most recent run a resume continues (RunStatus.RESUMABLE).
 
     Raises:
         CheckpointError: no such run (the message lists the saved ones).
@@ -36,7 +36,7 @@ async def find_run(store: CheckpointStore, run_id: str | None) -> RunRecord:
         return record
     runs = await store.runs()
     for record in runs:
-        if record.status in RunStatus.UNFINISHED:
+        if record.status in RunStatus.RESUMABLE:
             return record
     if runs:
         raise CheckpointError(f"every run in {store.location} has completed (latest: {runs[0].run_id}); "

@@ -387,7 +387,7 @@ class GraphRun:
                     granted = NO_GRANTS
             except BaseException:
                 if node.state is NodeState.EXECUTING or node.state is NodeState.QUEUED:
-                    node.state = NodeState.ABORTED
+                    node.state = NodeState.ABORT
                     for hook in observers.node_aborted:
                         hook(run_id=self.run_id, path=self.path, node_id=node.spec.node_id)
                 self._start_granted(self._release(ticket), take_one=False)  # cancelled: this worker takes nothing

@@ -66,7 +66,7 @@ def run_timeout(timeout: float | None) -> float | None:
 
 
 _T = TypeVar("_T")
-_CUT_OFF = (NodeState.EXECUTING, NodeState.QUEUED, NodeState.ABORTED)  # a node the time limit stopped
+_CUT_OFF = (NodeState.EXECUTING, NodeState.QUEUED, NodeState.ABORT)  # a node the time limit stopped
 
 
 async def within_timeout(run: Callable[[], Awaitable[_T]], timeout: float | None, *, file: str | None = None,

@@ -256,7 +256,7 @@ _STATE_AFTER: dict[type[Event], NodeState] = {
     NodeCompleted: NodeState.COMPLETED,
     NodeInterrupted: NodeState.INTERRUPTED,
     NodeSkipped: NodeState.SKIPPED,
-    NodeAborted: NodeState.ABORTED,
+    NodeAborted: NodeState.ABORT,
 }
 
 

@@ -177,7 +177,7 @@ class ServedRun:
             self.started_at = self.updated_at
         if status in RunStatus.ENDED:
             self.ended_at = self.updated_at
-            self.ledger.settle(NodeState.ABORTED)  # what was still queued or running will not go on
+            self.ledger.settle(NodeState.ABORT)  # what was still queued or running will not go on
         self.results = results
         self.error = error
         self.question = question

@@ -12,7 +12,7 @@ from graphrt.base.states import NodeState, RunStatus, vocabulary
 def test_node_states_are_graphais_values_and_an_asking_node_s_own() -> None:
     assert [state.value for state in NodeState] == [
         "waiting", "queued", "executing", "completed", "failed", "timed-out", "skipped", "abort", "interrupted"]
-    assert NodeState.INTERRUPTED not in NodeState.ENDED and NodeState.ABORTED in NodeState.ENDED
+    assert NodeState.INTERRUPTED not in NodeState.ENDED and NodeState.ABORT in NodeState.ENDED
 
 
 def test_a_state_reads_as_its_value_in_text_and_json() -> None:
@@ -28,8 +28,8 @@ def test_a_run_has_one_vocabulary_with_the_api_s_names() -> None:
 
 
 def test_a_saved_status_read_back_as_text_equals_its_member() -> None:
-    assert "interrupted" == RunStatus.INTERRUPTED and "running" in RunStatus.UNFINISHED
-    assert "finished" not in RunStatus.UNFINISHED and "cancelled" in RunStatus.UNFINISHED  # a resume continues it
+    assert "interrupted" == RunStatus.INTERRUPTED and "running" in RunStatus.RESUMABLE
+    assert "finished" not in RunStatus.RESUMABLE and "cancelled" in RunStatus.RESUMABLE  # a resume continues it
 
 
 def test_the_groups_of_a_status_are_not_statuses() -> None:

@@ -622,7 +622,7 @@ function stateDetail(data) {
   if (data.state === NODE.COMPLETED) return data.duration === undefined ? "" : `${(data.duration * 1000).toFixed(0)} ms`;
   if (data.state === NODE.INTERRUPTED) return "asks a question";
   if (data.state === NODE.FAILED || data.state === NODE.TIMED_OUT) return error || "";
-  if (data.state === NODE.ABORTED) return "cancelled";
+  if (data.state === NODE.ABORT) return "cancelled";
   return "";
 }
 
