@@ -21,6 +21,7 @@ from typing import Any, Awaitable, Callable, Mapping, Sequence
 import anyio
 
 from graphrt.base.secrets import Redactor
+from graphrt.base.states import NodeState
 from graphrt.checkpoint.base import CheckpointStore, Row, Unsavable
 from graphrt.durable.credentials import saved_data
 from graphrt.observe.observer import RunObserver
@@ -72,7 +73,7 @@ class CheckpointWriter(RunObserver):
         return self._save(iteration, None, None)
 
     def node_completed(self, *, run_id: str, path: tuple[str | int, ...], iteration: int, node_id: str, value: Any,
-                       duration: float, **future: Any) -> Any:
+                       duration: float, state: NodeState, **future: Any) -> Any:
         if path:
             return None
         # A node no other node waits for starts nothing once saved: its row is queued, and committed with what

@@ -7,9 +7,11 @@ this graph is queued or running; then the loop, if any, starts the next
 iteration with fresh computed nodes and updated static nodes, as GraphAI does.
 
 The run owns every state change of its nodes: `NodeInvoker` computes a node's
-outcome, and the run applies it (stores the result or the error, tells the
-observers, queues the waiters). The scheduler answers each submit and release
-with the tickets it granted; the run starts them.
+outcome, and the run applies it (sets the node's state, stores the result or the
+error, tells the observers the state it set, queues the waiters). A run that
+stops before its end (cancelled, or an error) sets its nodes still queued to
+ABORT and says so. The scheduler answers each submit and release with the
+tickets it granted; the run starts them.
 
 Workers, not a task per node: a task that finishes a node goes on with the
 next node granted to this run (usually the node that was waiting for it), and
@@ -151,10 +153,10 @@ class GraphRun:
                             await anyio.lowlevel.checkpoint()
                 finally:
                     # Before the task group closes: a slot freed elsewhere must not start a node here.
-                    dropped = self.scheduler.discard(self)
-                    if dropped:
-                        for hook in self.observers.nodes_dropped:
-                            hook(run_id=self.run_id, path=self.path, count=dropped)
+                    self.scheduler.discard(self)
+        except BaseException:
+            self._drop_queued()
+            raise
         finally:
             self._task_group = None
             self._invoker = None  # breaks the run <-> invoker cycle, so a finished run is freed at once
@@ -173,6 +175,17 @@ class GraphRun:
 
     def errors(self) -> dict[str, GraphError]:
         return {node_id: node.error for node_id, node in self.nodes.items() if node.error is not None}
+
+    def _drop_queued(self) -> None:
+        """The run stopped before its end: its nodes still queued (dropped from the scheduler, or granted a slot
+        no worker took) will not run. Each worker has already set the node it ran to ABORT."""
+        dropped = tuple(node_id for node_id, node in self.nodes.items() if node.state is NodeState.QUEUED)
+        if not dropped:
+            return
+        for node_id in dropped:
+            self.nodes[node_id].state = NodeState.ABORT
+        for hook in self.observers.nodes_dropped:
+            hook(run_id=self.run_id, path=self.path, count=len(dropped), node_ids=dropped, state=NodeState.ABORT)
 
     def _first_error(self) -> GraphError | None:
         for node in self.nodes.values():
@@ -258,7 +271,8 @@ class GraphRun:
                 continue
             for hook in hooks:
                 pending = hook(run_id=self.run_id, path=self.path, iteration=self.iteration, node_id=node_id,
-                               value=self.results.get(node_id, UNDEFINED), duration=0.0, kept=True)
+                               value=self.results.get(node_id, UNDEFINED), duration=0.0, state=NodeState.COMPLETED,
+                               kept=True)
                 if pending is not None:
                     await pending
 
@@ -336,7 +350,7 @@ class GraphRun:
             if node.skip and spec.default_value is UNDEFINED:
                 node.state = NodeState.SKIPPED
                 for hook in self.observers.node_skipped:
-                    hook(run_id=self.run_id, path=self.path, node_id=spec.node_id)
+                    hook(run_id=self.run_id, path=self.path, node_id=spec.node_id, state=NodeState.SKIPPED)
                 return False
         return True
 
@@ -345,7 +359,7 @@ class GraphRun:
         node.state = NodeState.QUEUED
         self._active += 1
         for hook in self.observers.node_queued:
-            hook(run_id=self.run_id, path=self.path, node_id=node.spec.node_id)
+            hook(run_id=self.run_id, path=self.path, node_id=node.spec.node_id, state=NodeState.QUEUED)
         return self.scheduler.submit(Ticket(node.spec.priority, node.spec.label, self, node))
 
     def _start_granted(self, granted: list[Ticket], take_one: bool) -> Ticket | None:
@@ -372,13 +386,13 @@ class GraphRun:
         invoker = self._invoker
         while True:
             node = ticket.node
-            for hook in running_hooks:
-                hook(run_id=self.run_id, path=self.path, node_id=node.spec.node_id)
             try:
+                if not node.skip:  # a skipped node that gives its defaultValue stays QUEUED until it completes
+                    node.state = NodeState.EXECUTING
+                for hook in running_hooks:
+                    hook(run_id=self.run_id, path=self.path, node_id=node.spec.node_id, state=node.state)
                 if done and done % _YIELD_EVERY == 0:
                     await anyio.lowlevel.checkpoint()  # let other tasks (and cancellation) in
-                if not node.skip:
-                    node.state = NodeState.EXECUTING
                 outcome = await invoker.execute(node, ticket, self.results)  # type: ignore[union-attr]
                 if outcome[1] is None:
                     granted = await self._complete(node, outcome)
@@ -389,7 +403,7 @@ class GraphRun:
                 if node.state is NodeState.EXECUTING or node.state is NodeState.QUEUED:
                     node.state = NodeState.ABORT
                     for hook in observers.node_aborted:
-                        hook(run_id=self.run_id, path=self.path, node_id=node.spec.node_id)
+                        hook(run_id=self.run_id, path=self.path, node_id=node.spec.node_id, state=NodeState.ABORT)
                 self._start_granted(self._release(ticket), take_one=False)  # cancelled: this worker takes nothing
                 raise
             released = self._release(ticket)
@@ -431,7 +445,7 @@ class GraphRun:
             duration = time.perf_counter() - outcome[3]
             for hook in hooks:
                 pending = hook(run_id=self.run_id, path=self.path, iteration=self.iteration, node_id=node_id,
-                               value=result, duration=duration)
+                               value=result, duration=duration, state=NodeState.COMPLETED)
                 if pending is not None:
                     await pending  # saved before its waiters start
         return self._release_waiters(node_id)
@@ -440,12 +454,14 @@ class GraphRun:
         """Marks a node failed (or timed out, or asking a person) with its error."""
         _, error, timed_out, _ = outcome
         if isinstance(error, GraphInterrupted):
-            node.state = NodeState.INTERRUPTED
+            state = NodeState.INTERRUPTED
         else:
-            node.state = NodeState.TIMED_OUT if timed_out else NodeState.FAILED
+            state = NodeState.TIMED_OUT if timed_out else NodeState.FAILED
+        node.state = state
         node.error = error
         for hook in self.observers.node_failed:
-            hook(run_id=self.run_id, path=self.path, node_id=node.spec.node_id, error=error, timed_out=timed_out)
+            hook(run_id=self.run_id, path=self.path, node_id=node.spec.node_id, error=error, timed_out=timed_out,
+                 state=state)
 
     def _release_waiters(self, node_id: str) -> list[Ticket]:
         """Queues the nodes that were waiting only for `node_id`; returns the tickets granted."""

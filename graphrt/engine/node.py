@@ -122,7 +122,7 @@ class NodeInvoker:
                 return outcome
             for hook in self.observers.attempt_failed:
                 pending = hook(run_id=self.context.run_id, path=self.path, node_id=spec.node_id, error=error,
-                               timed_out=outcome[2])
+                               timed_out=outcome[2], state=node.state)  # the run's: still EXECUTING
                 if pending is not None:
                     await pending
             # An agent that fails without awaiting anything never lets the event loop run:
@@ -161,7 +161,7 @@ class NodeInvoker:
         )
         for hook in self.observers.attempt_started:
             pending = hook(run_id=context.run_id, path=path, node_id=spec.node_id, agent_id=agent_id,
-                           attempt=node.attempts, inputs=inputs)
+                           attempt=node.attempts, inputs=inputs, state=node.state)
             if pending is not None:
                 await pending
         if spec.console:

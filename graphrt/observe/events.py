@@ -4,7 +4,9 @@ Events are frozen dataclasses, equal only to themselves (each has its own time),
 `__repr__` for all: a dataclass's generated methods are compiled at every start-up, and these
 twenty classes were a tenth of `graphrt run`'s. Each carries the run id, the path of nested
 graphs it happened in (node ids, with map row indexes) and the node id, so a
-subscriber can follow a whole run, nested graphs included. Subscribers are
+subscriber can follow a whole run, nested graphs included; an event of a node's
+state (a `NodeTransition`) carries the `state` the run set, which is what traces,
+the transaction log and `graphrt serve` show. Subscribers are
 plain callables, handed the events by the run's `Emitter` (graphrt.observe.emitter);
 `EventObserver` builds them from the run's transitions, and the engine builds none,
 nor imports this module, when nobody listens. `EventStream` turns them into an async
@@ -29,6 +31,7 @@ __all__ = [
     "Event",
     "RunStarted",
     "RunFinished",
+    "NodeTransition",
     "NodeQueued",
     "NodeStarted",
     "NodeCompleted",
@@ -49,7 +52,6 @@ __all__ = [
     "EventObserver",
     "EventStream",
     "failure_event",
-    "node_state_after",
 ]
 
 
@@ -79,38 +81,44 @@ class RunFinished(Event):
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
-class NodeQueued(Event):
-    """A node's inputs are ready and it waits for a slot."""
+class NodeTransition(Event):
+    """Something happened to a node that sets its state: `state` is the node's state as the run set it.
+
+    A retry's events (NodeStarted, NodeRetried) repeat EXECUTING: the node runs again.
+    """
 
     node_id: str
+    state: NodeState
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
-class NodeStarted(Event):
+class NodeQueued(NodeTransition):
+    """A node's inputs are ready and it waits for a slot."""
+
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class NodeStarted(NodeTransition):
     """A node's agent was called (again, on a retry)."""
 
-    node_id: str
     agent_id: str | None
     attempt: int
     inputs: dict[str, Any]
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
-class NodeCompleted(Event):
+class NodeCompleted(NodeTransition):
     """A node has its result; `kept`: it did not run, its result is the one a fork kept (a node inside a nested
     graph that does not depend on the change, reported as the nested graph starts again)."""
 
-    node_id: str
     result: Any
     duration: float
     kept: bool = False
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
-class NodeFailed(Event):
+class NodeFailed(NodeTransition):
     """A node's agent failed or timed out; `will_retry` tells whether it runs again."""
 
-    node_id: str
     error: BaseException
     timed_out: bool
     will_retry: bool
@@ -137,27 +145,22 @@ def failure_event(*, timed_out: bool, will_retry: bool, **fields: Any) -> NodeFa
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
-class NodeSkipped(Event):
+class NodeSkipped(NodeTransition):
     """A node's `if`/`unless` condition kept it from running."""
 
-    node_id: str
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class NodeAborted(NodeTransition):
+    """A node was cancelled, running or queued: its run was aborted, timed out, or stopped by a failure elsewhere."""
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
-class NodeAborted(Event):
-    """A running node was cancelled: its run was aborted, timed out, or stopped by a failure elsewhere."""
-
-    node_id: str
-
-
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
-class NodeInterrupted(Event):
+class NodeInterrupted(NodeTransition):
     """A node's agent asked a person `question`: the node did not fail, its run waits for the answer.
 
     `key` is where the answer goes when the run is resumed (graphrt.durable).
     """
 
-    node_id: str
     question: str
     key: str | None = None
 
@@ -239,25 +242,6 @@ class EventsDropped(Event):
     """An EventStream's reader fell behind and `count` events were not delivered."""
 
     count: int
-
-
-def node_state_after(event: Event) -> NodeState | None:
-    """The state a node is in after `event`, as the engine sets it (None: the event changes no node's state)."""
-    if isinstance(event, NodeFailed):
-        if isinstance(event, NodeRetried):
-            return NodeState.EXECUTING  # between attempts: the node runs again
-        return NodeState.TIMED_OUT if event.timed_out or isinstance(event, NodeTimedOut) else NodeState.FAILED
-    return _STATE_AFTER.get(type(event))
-
-
-_STATE_AFTER: dict[type[Event], NodeState] = {
-    NodeQueued: NodeState.QUEUED,
-    NodeStarted: NodeState.EXECUTING,
-    NodeCompleted: NodeState.COMPLETED,
-    NodeInterrupted: NodeState.INTERRUPTED,
-    NodeSkipped: NodeState.SKIPPED,
-    NodeAborted: NodeState.ABORT,
-}
 
 
 class EventStream:
@@ -355,6 +339,7 @@ class EventObserver(RunObserver):
         "node_failed": None,
         "node_skipped": NodeSkipped,
         "node_aborted": NodeAborted,
+        "nodes_dropped": NodeAborted,  # one per queued node that will not run
     }
 
     def __init__(self, emitter: Emitter) -> None:
@@ -370,36 +355,41 @@ class EventObserver(RunObserver):
                           **future: Any) -> None:
         self.emitter.emit(LoopIteration(run_id=run_id, path=path, index=iteration))
 
-    def node_queued(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> None:
-        self.emitter.emit(NodeQueued(run_id=run_id, path=path, node_id=node_id))
+    def node_queued(self, *, run_id: str, path: Path, node_id: str, state: NodeState, **future: Any) -> None:
+        self.emitter.emit(NodeQueued(run_id=run_id, path=path, node_id=node_id, state=state))
 
     def attempt_started(self, *, run_id: str, path: Path, node_id: str, agent_id: str | None, attempt: int,
-                        inputs: dict[str, Any], **future: Any) -> None:
-        self.emitter.emit(NodeStarted(run_id=run_id, path=path, node_id=node_id, agent_id=agent_id, attempt=attempt,
-                                      inputs=inputs))
+                        inputs: dict[str, Any], state: NodeState, **future: Any) -> None:
+        self.emitter.emit(NodeStarted(run_id=run_id, path=path, node_id=node_id, state=state, agent_id=agent_id,
+                                      attempt=attempt, inputs=inputs))
 
     def attempt_failed(self, *, run_id: str, path: Path, node_id: str, error: BaseException, timed_out: bool,
-                       **future: Any) -> None:
-        self.emitter.emit(failure_event(run_id=run_id, path=path, node_id=node_id, error=error, timed_out=timed_out,
-                                        will_retry=True))
+                       state: NodeState, **future: Any) -> None:
+        self.emitter.emit(failure_event(run_id=run_id, path=path, node_id=node_id, state=state, error=error,
+                                        timed_out=timed_out, will_retry=True))
 
     def node_completed(self, *, run_id: str, path: Path, iteration: int, node_id: str, value: Any, duration: float,
-                       **future: Any) -> None:
+                       state: NodeState, **future: Any) -> None:
         # `kept` comes only with a result a fork kept (RunObserver.node_completed): not named, as the others are.
-        self.emitter.emit(NodeCompleted(run_id=run_id, path=path, node_id=node_id, result=value, duration=duration,
-                                        kept=bool(future.get("kept"))))
+        self.emitter.emit(NodeCompleted(run_id=run_id, path=path, node_id=node_id, state=state, result=value,
+                                        duration=duration, kept=bool(future.get("kept"))))
 
     def node_failed(self, *, run_id: str, path: Path, node_id: str, error: BaseException, timed_out: bool,
-                    **future: Any) -> None:
+                    state: NodeState, **future: Any) -> None:
         if isinstance(error, GraphInterrupted):  # a question for a person, not a failure: an event of its own
-            self.emitter.emit(NodeInterrupted(run_id=run_id, path=path, node_id=node_id, question=error.question,
-                                              key=error.key))
+            self.emitter.emit(NodeInterrupted(run_id=run_id, path=path, node_id=node_id, state=state,
+                                              question=error.question, key=error.key))
             return
-        self.emitter.emit(failure_event(run_id=run_id, path=path, node_id=node_id, error=error, timed_out=timed_out,
-                                        will_retry=False))
+        self.emitter.emit(failure_event(run_id=run_id, path=path, node_id=node_id, state=state, error=error,
+                                        timed_out=timed_out, will_retry=False))
 
-    def node_skipped(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> None:
-        self.emitter.emit(NodeSkipped(run_id=run_id, path=path, node_id=node_id))
+    def node_skipped(self, *, run_id: str, path: Path, node_id: str, state: NodeState, **future: Any) -> None:
+        self.emitter.emit(NodeSkipped(run_id=run_id, path=path, node_id=node_id, state=state))
 
-    def node_aborted(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> None:
-        self.emitter.emit(NodeAborted(run_id=run_id, path=path, node_id=node_id))
+    def node_aborted(self, *, run_id: str, path: Path, node_id: str, state: NodeState, **future: Any) -> None:
+        self.emitter.emit(NodeAborted(run_id=run_id, path=path, node_id=node_id, state=state))
+
+    def nodes_dropped(self, *, run_id: str, path: Path, count: int, node_ids: tuple[str, ...], state: NodeState,
+                      **future: Any) -> None:
+        for node_id in node_ids:
+            self.emitter.emit(NodeAborted(run_id=run_id, path=path, node_id=node_id, state=state))

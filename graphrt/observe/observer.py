@@ -4,7 +4,9 @@ The run (graphrt.engine.execution) owns every state change and reports each one
 here, once, to whoever subscribed: the event stream (graphrt.observe.events' `EventObserver`: typed
 events for traces, `graphrt serve`, OpenTelemetry), the live display's
 counters (`RunProgress`), and saving a run as it goes (graphrt.durable's
-`CheckpointWriter`). None of them sees an engine object.
+`CheckpointWriter`). None of them sees an engine object. Every node hook carries
+`state`, the node's `NodeState` as the run has just set it: whoever shows a
+node's state reads it there, and none works it out from which hook was called.
 
 Hooks are keyword-only and take `**future`, as Burr's lifecycle hooks do, so a
 field added later breaks no observer. An observer names every keyword the run
@@ -20,6 +22,8 @@ none of it.
 from __future__ import annotations
 
 from typing import Any, Awaitable, Callable, Iterable, Mapping
+
+from graphrt.base.states import NodeState
 
 __all__ = ["RunObserver", "Observers", "HOOKS"]
 
@@ -38,40 +42,42 @@ class RunObserver:
                           **future: Any) -> Pending:
         """An iteration starts (the first, a restored one, or the next of a loop) with these static values."""
 
-    def node_queued(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> Pending:
-        """A node's inputs are ready; it waits for a slot."""
+    def node_queued(self, *, run_id: str, path: Path, node_id: str, state: NodeState, **future: Any) -> Pending:
+        """A node's inputs are ready; it waits for a slot (`state`: QUEUED)."""
 
-    def node_running(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> Pending:
-        """A queued node got its slot."""
+    def node_running(self, *, run_id: str, path: Path, node_id: str, state: NodeState, **future: Any) -> Pending:
+        """A queued node got its slot (`state`: EXECUTING; QUEUED for a skipped node that gives its `defaultValue`)."""
 
     def attempt_started(self, *, run_id: str, path: Path, node_id: str, agent_id: str | None, attempt: int,
-                        inputs: dict[str, Any], **future: Any) -> Pending:
-        """A node's agent is called (again, on a retry) with these inputs."""
+                        inputs: dict[str, Any], state: NodeState, **future: Any) -> Pending:
+        """A node's agent is called (again, on a retry) with these inputs (`state`: EXECUTING)."""
 
     def attempt_failed(self, *, run_id: str, path: Path, node_id: str, error: BaseException, timed_out: bool,
-                       **future: Any) -> Pending:
-        """An attempt failed or timed out, and the node runs again."""
+                       state: NodeState, **future: Any) -> Pending:
+        """An attempt failed or timed out, and the node runs again (`state`: still EXECUTING)."""
 
     def node_completed(self, *, run_id: str, path: Path, iteration: int, node_id: str, value: Any,
-                       duration: float, **future: Any) -> Pending:
-        """A node has its result (`UNDEFINED` for none); its waiters start once every hook is done.
+                       duration: float, state: NodeState, **future: Any) -> Pending:
+        """A node has its result (`UNDEFINED` for none; `state`: COMPLETED); its waiters start once every hook is done.
 
         A nested graph a fork reaches into reports the results it keeps this way too, as it starts, with
         `kept=True` (passed only then) and a duration of 0: those nodes do not run again.
         """
 
     def node_failed(self, *, run_id: str, path: Path, node_id: str, error: BaseException, timed_out: bool,
-                    **future: Any) -> Pending:
-        """A node failed for good (a GraphInterrupted `error`: it asks a person, and waits for the answer)."""
+                    state: NodeState, **future: Any) -> Pending:
+        """A node failed for good (`state`: FAILED or TIMED_OUT), or asks a person and waits for the answer
+        (a GraphInterrupted `error`, `state`: INTERRUPTED)."""
 
-    def node_skipped(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> Pending:
-        """A node's `if`/`unless` kept it from running."""
+    def node_skipped(self, *, run_id: str, path: Path, node_id: str, state: NodeState, **future: Any) -> Pending:
+        """A node's `if`/`unless` kept it from running (`state`: SKIPPED)."""
 
-    def node_aborted(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> Pending:
-        """A running node was cancelled (the run was aborted, timed out or its task group cancelled)."""
+    def node_aborted(self, *, run_id: str, path: Path, node_id: str, state: NodeState, **future: Any) -> Pending:
+        """A running node was cancelled (the run was aborted, timed out or its task group cancelled; `state`: ABORT)."""
 
-    def nodes_dropped(self, *, run_id: str, path: Path, count: int, **future: Any) -> Pending:
-        """`count` queued nodes were dropped without running: their run stopped."""
+    def nodes_dropped(self, *, run_id: str, path: Path, count: int, node_ids: tuple[str, ...], state: NodeState,
+                      **future: Any) -> Pending:
+        """`count` queued nodes (`node_ids`) will not run: their run stopped (`state`: ABORT)."""
 
     def hook(self, name: str) -> Callable[..., Pending] | None:
         """The bound hook `name` if this observer does something on it, else None."""

@@ -19,6 +19,7 @@ from collections import deque
 from typing import Any, Callable, Iterator
 
 from graphrt.base.errors import GraphInterrupted
+from graphrt.base.states import NodeState
 from graphrt.observe.observer import Path, RunObserver
 
 __all__ = ["RunProgress", "NodeKey"]
@@ -55,31 +56,32 @@ class RunProgress(RunObserver):
     # Each names every keyword the run passes: a call then binds them without building a dict for **future,
     # which took half of what the display added to a run of quick nodes (`python -m bench large_tools`).
 
-    def node_queued(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> None:
+    def node_queued(self, *, run_id: str, path: Path, node_id: str, state: NodeState, **future: Any) -> None:
         self.queued += 1
 
-    def nodes_dropped(self, *, run_id: str, path: Path, count: int, **future: Any) -> None:
+    def nodes_dropped(self, *, run_id: str, path: Path, count: int, node_ids: tuple[str, ...], state: NodeState,
+                      **future: Any) -> None:
         self.queued -= count
 
-    def node_running(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> None:
+    def node_running(self, *, run_id: str, path: Path, node_id: str, state: NodeState, **future: Any) -> None:
         self.start(path, node_id)
 
     def node_completed(self, *, run_id: str, path: Path, iteration: int, node_id: str, value: Any,
-                       duration: float, **future: Any) -> None:
+                       duration: float, state: NodeState, **future: Any) -> None:
         self.end((path, node_id), completed=True, duration=duration)
 
     def node_failed(self, *, run_id: str, path: Path, node_id: str, error: BaseException, timed_out: bool,
-                    **future: Any) -> None:
+                    state: NodeState, **future: Any) -> None:
         self.end((path, node_id), completed=False)
         if isinstance(error, GraphInterrupted):
             self.asked += 1
         else:
             self.failed += 1
 
-    def node_skipped(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> None:
+    def node_skipped(self, *, run_id: str, path: Path, node_id: str, state: NodeState, **future: Any) -> None:
         self.skipped += 1
 
-    def node_aborted(self, *, run_id: str, path: Path, node_id: str, **future: Any) -> None:
+    def node_aborted(self, *, run_id: str, path: Path, node_id: str, state: NodeState, **future: Any) -> None:
         self.end((path, node_id), completed=False)
 
     def start(self, path: tuple[str | int, ...], node_id: str) -> NodeKey:

@@ -1,7 +1,8 @@
 """GraphAI's transaction log, as a subscriber that keeps a bounded amount of it.
 
 One entry per run of a node, updated as the node goes from queued to executing
-to completed (or failed, timed-out, skipped), with what GraphAI logs: times,
+to completed (or failed, timed-out, skipped: the state each event says the run
+set), with what GraphAI logs: times,
 agent, retries, inputs, result, error. GraphAI keeps every entry of every loop
 iteration for the life of the graph; this log drops the entries of an
 iteration when the next one starts, unless `keep_iterations=True`, and never
@@ -23,6 +24,7 @@ from graphrt.base.states import NodeState
 from graphrt.observe.events import (
     Event,
     LoopIteration,
+    NodeAborted,
     NodeCompleted,
     NodeFailed,
     NodeInterrupted,
@@ -30,7 +32,7 @@ from graphrt.observe.events import (
     NodeRetried,
     NodeSkipped,
     NodeStarted,
-    NodeTimedOut,
+    NodeTransition,
 )
 
 __all__ = ["LogEntry", "TransactionLog"]
@@ -38,11 +40,11 @@ __all__ = ["LogEntry", "TransactionLog"]
 
 @dataclass
 class LogEntry:
-    """One run of one node; `state` uses GraphAI's names (queued, executing, completed, ...)."""
+    """One run of one node; `state` is GraphAI's (queued, executing, completed, ...), as the run set it."""
 
     node_id: str
     path: tuple[str | int, ...]
-    state: str
+    state: NodeState
     iteration: int
     agent_id: str | None = None
     start_time: float | None = None
@@ -105,35 +107,36 @@ class TransactionLog:
             if event.index and not self.keep_iterations:
                 self._forget(event.path)
             return
-        node_id = getattr(event, "node_id", None)
-        if node_id is None:
+        if not isinstance(event, NodeTransition) or isinstance(event, NodeAborted):  # GraphAI logs no abort
             return
+        node_id = event.node_id
         key = (event.run_id, event.path, node_id)
         if isinstance(event, (NodeQueued, NodeSkipped)):
-            entry = self._new(event.path, node_id, "skipped" if isinstance(event, NodeSkipped) else "queued")
+            entry = self._new(event.path, node_id, event.state)
             if isinstance(event, NodeQueued):
                 self._open[key] = entry
             return
         entry = self._open.get(key)
         if entry is None:  # the log was subscribed in the middle of the node's run
-            entry = self._open[key] = self._new(event.path, node_id, "queued")
+            entry = self._open[key] = self._new(event.path, node_id, event.state)
         if isinstance(event, NodeStarted):
-            entry.state = "executing"
+            entry.state = event.state
             entry.agent_id = event.agent_id
             entry.retry_count = event.attempt - 1
             entry.inputs = event.inputs
             if entry.start_time is None:
                 entry.start_time = event.time
         elif isinstance(event, NodeCompleted):
-            entry.state, entry.result, entry.end_time = "completed", event.result, event.time
+            entry.state, entry.result, entry.end_time = event.state, event.result, event.time
             self._open.pop(key, None)
         elif isinstance(event, NodeInterrupted):
-            entry.state, entry.error_message, entry.end_time = NodeState.INTERRUPTED, event.question, event.time
+            entry.state, entry.error_message, entry.end_time = event.state, event.question, event.time
             self._open.pop(key, None)
         elif isinstance(event, NodeRetried):
+            entry.state = event.state  # still executing: it runs again
             entry.error_message = getattr(event.error, "message", None) or str(event.error)
         elif isinstance(event, NodeFailed):
-            entry.state = "timed-out" if isinstance(event, NodeTimedOut) or event.timed_out else "failed"
+            entry.state = event.state  # failed or timed-out
             entry.error_message = getattr(event.error, "message", None) or str(event.error)
             entry.end_time = event.time
             self._open.pop(key, None)

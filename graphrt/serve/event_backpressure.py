@@ -17,6 +17,7 @@ from typing import Any
 
 import anyio
 
+from graphrt.base.states import NodeState
 from graphrt.observe.observer import Path, RunObserver
 from graphrt.serve.events import EventLog
 
@@ -49,9 +50,9 @@ class EventBackpressure(RunObserver):
         return self._pending()
 
     def attempt_started(self, *, run_id: str, path: Path, node_id: str, agent_id: str | None, attempt: int,
-                        inputs: dict[str, Any], **future: Any) -> Awaitable[None] | None:
+                        inputs: dict[str, Any], state: NodeState, **future: Any) -> Awaitable[None] | None:
         return self._pending()
 
     def node_completed(self, *, run_id: str, path: Path, iteration: int, node_id: str, value: Any,
-                       duration: float, **future: Any) -> Awaitable[None] | None:
+                       duration: float, state: NodeState, **future: Any) -> Awaitable[None] | None:
         return self._pending()

@@ -1,8 +1,9 @@
 """The JSON Schemas of the events a run's stream sends, made from the event classes so none is left out.
 
 Every engine event (graphrt.observe.events: NodeInterrupted, NodeAborted and any
-added later) is sent as its dataclass's fields with `type` naming the class and,
-for a node's event, the `state` the node is left in. Two records are the server's
+added later) is sent as its dataclass's fields with `type` naming the class; an
+event of a node's state (a NodeTransition) has the `state` the run left the node in
+among them. Two records are the server's
 own: RunStatus (the run's status changed) and EventsMissed (a reader came back
 after records it can no longer have).
 """
@@ -28,6 +29,8 @@ _TYPES: dict[str, dict[str, Any]] = {
     "float | None": {"type": ["number", "null"]},
     "tuple[str | int, ...]": {"type": "array", "items": {"type": ["string", "integer"]},
                               "description": "the nested graphs it happened in: node ids, with map row indexes"},
+    "NodeState": {"type": "string", "enum": [state.value for state in NodeState],
+                  "description": "the state this event leaves the node in"},
 }
 
 
@@ -51,9 +54,6 @@ def _schema_of(cls: type[Event]) -> dict[str, Any]:
         properties[field.name] = dict(_TYPES.get(annotation, {}))
         if field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
             required.append(field.name)
-    if "node_id" in properties:
-        properties["state"] = {"type": "string", "enum": [state.value for state in NodeState],
-                               "description": "the state this event leaves the node in"}
     schema: dict[str, Any] = {"type": "object", "required": required, "properties": properties}
     doc = (cls.__doc__ or "").strip().split("\n\n")[0]
     if doc:

@@ -35,10 +35,10 @@ from graphrt.observe.events import (
     NodeSkipped,
     NodeStarted,
     NodeTimedOut,
+    NodeTransition,
     TokenDelta,
     ToolCalled,
     ToolReturned,
-    node_state_after,
 )
 
 __all__ = ["NodeLedger", "node_key"]
@@ -111,7 +111,7 @@ class NodeLedger:
         entry = self._entry(event.path, node_id)
         if entry is None:
             return
-        state = node_state_after(event)
+        state = event.state if isinstance(event, NodeTransition) else None  # as the run set it
         if isinstance(event, NodeQueued):
             entry = self._next_iteration(entry, event.path)
             entry["queued_at"] = event.time
@@ -206,12 +206,6 @@ class NodeLedger:
         if entry is not None and entry["state"] == NodeState.INTERRUPTED:
             entry.update(state=NodeState.WAITING, answered_at=time)
             entry["waited"] = time - entry["asked_at"] if "asked_at" in entry else None
-
-    def settle(self, state: NodeState) -> None:
-        """The run ended: a node still queued or executing will not go on (a cancelled run's)."""
-        for entry in self._nodes.values():
-            if entry["state"] in (NodeState.QUEUED, NodeState.EXECUTING):
-                entry["state"] = state
 
     # ----- reading it -----
 

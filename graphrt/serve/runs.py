@@ -45,7 +45,7 @@ from graphrt.checkpoint import (
 from graphrt.checkpoint.base import GuardedStore, LeaseLost, StoreFailed, check_store, decode_value, runs_page
 from graphrt.durable import afork, afrom_checkpoint, arun_checkpointed, save_new_run
 from graphrt.engine.graph import Graph
-from graphrt.observe.events import Event, node_state_after
+from graphrt.observe.events import Event
 from graphrt.observe.trace import event_record
 from graphrt.serve.catalog import GraphCatalog, ServedGraph
 from graphrt.serve.event_backpressure import DEFAULT_HOLD_LIMIT, EventBackpressure
@@ -153,9 +153,6 @@ class ServedRun:
         record = event_record(event, self._redactor)
         if isinstance(record.get("error"), str):
             record["error"] = self._shown(record["error"])
-        state = node_state_after(event)
-        if state is not None:
-            record["state"] = state
         self.ledger.record(event, record)
         self.events.append(record, notify=notify)
         if notify:  # on the event loop (the other case is a thread anyio did not start): watchers use its streams
@@ -177,7 +174,6 @@ class ServedRun:
             self.started_at = self.updated_at
         if status in RunStatus.ENDED:
             self.ended_at = self.updated_at
-            self.ledger.settle(NodeState.ABORT)  # what was still queued or running will not go on
         self.results = results
         self.error = error
         self.question = question

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from graphrt.base.errors import AgentError, NodeTimeoutError
+from graphrt.base.states import NodeState
 from graphrt.cli import main
 from graphrt.cli.watch import ProgressDisplay
 from graphrt.engine.graph import Graph
@@ -203,9 +204,12 @@ def test_the_display_streams_tokens_reports_trouble_and_slow_nodes_and_counts_th
         TokenDelta(run_id="r", node_id="llm", token="lo"),
         ToolCalled(run_id="r", node_id="llm", tool_call_id="1", name="search", arguments={"q": "Eiffel"}),
         ToolReturned(run_id="r", node_id="llm", tool_call_id="1", name="search", content="a tower"),
-        NodeRetried(run_id="r", node_id="flaky", error=AgentError("boom", node_id="flaky"), timed_out=False, will_retry=True),
-        NodeTimedOut(run_id="r", node_id="slow", error=timeout, timed_out=True, will_retry=False),
-        NodeFailed(run_id="r", path=("map", 2), node_id="inner", error=AgentError("bad row"), timed_out=False, will_retry=False),
+        NodeRetried(run_id="r", node_id="flaky", state=NodeState.EXECUTING, error=AgentError("boom", node_id="flaky"),
+                    timed_out=False, will_retry=True),
+        NodeTimedOut(run_id="r", node_id="slow", state=NodeState.TIMED_OUT, error=timeout, timed_out=True,
+                     will_retry=False),
+        NodeFailed(run_id="r", path=("map", 2), node_id="inner", state=NodeState.FAILED, error=AgentError("bad row"),
+                   timed_out=False, will_retry=False),
         AgentProgress(run_id="r", node_id="crawl", message="page 2 of 3"),
     ]:
         display(event)

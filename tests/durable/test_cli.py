@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from graphrt.base.states import NodeState
 from graphrt.cli import main
 
 ASK = """\
@@ -180,7 +181,8 @@ def test_terminal_progress_shows_a_question_as_asked_not_failed() -> None:
 
     out = io.StringIO()
     display = ProgressDisplay(out)
-    display(NodeInterrupted(run_id="r", path=(), node_id="name", question="Your name?", key="name"))
+    display(NodeInterrupted(run_id="r", path=(), node_id="name", state=NodeState.INTERRUPTED, question="Your name?",
+                            key="name"))
 
     assert out.getvalue().splitlines()[0] == "asks     name  Your name?"
 

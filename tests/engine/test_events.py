@@ -14,6 +14,7 @@ import pytest
 
 import graphrt
 from graphrt import AgentContext, AgentInfo, Graph
+from graphrt.base.states import NodeState
 from graphrt.observe import events as ev
 
 pytestmark = pytest.mark.anyio
@@ -160,7 +161,7 @@ async def test_a_failing_subscriber_does_not_change_the_run(caplog: pytest.LogCa
 
 
 async def test_events_are_frozen() -> None:
-    event = ev.NodeQueued(run_id="r", node_id="n")
+    event = ev.NodeQueued(run_id="r", node_id="n", state=NodeState.QUEUED)
     with pytest.raises(AttributeError):
         event.node_id = "other"  # type: ignore[misc]
 
@@ -188,3 +189,64 @@ def test_no_queued_events_are_built_when_every_subscriber_lists_types_without_th
     graph = graphrt.Graph(graph_data)
     graph.run(subscribe=[picky, lambda event: everything.append(type(event))])
     assert NodeQueued in everything and NodeQueued in picky.seen  # built for one, handed to all
+
+
+async def test_each_node_event_carries_the_state_the_run_set() -> None:
+    graph = {
+        "concurrency": 1,
+        "nodes": {
+            "s": {"value": 1},
+            "off": {"value": False},
+            "flaky": {"agent": "flakyAgent", "inputs": {"s": ":s"}, "retry": 1},
+            "skipped": {"agent": "copyAgent", "inputs": {"f": ":flaky"}, "if": ":off"},
+            "slow": {"agent": "hangAgent", "inputs": {"f": ":flaky"}, "timeout": 5},
+            "bad": {"agent": "failAgent", "inputs": {"f": ":flaky"}},
+        },
+    }
+    events: list[ev.Event] = []
+    run = Graph(graph, agents=AGENTS).start(subscribe=[events.append])
+    with pytest.raises(graphrt.GraphError):
+        await run
+    states = [(type(event).__name__, event.node_id, event.state) for event in events
+              if isinstance(event, ev.NodeTransition)]
+    assert states == [
+        ("NodeQueued", "flaky", "queued"),
+        ("NodeStarted", "flaky", "executing"),
+        ("NodeRetried", "flaky", "executing"),  # between attempts the node runs on
+        ("NodeStarted", "flaky", "executing"),
+        ("NodeCompleted", "flaky", "completed"),
+        ("NodeSkipped", "skipped", "skipped"),
+        ("NodeQueued", "slow", "queued"),
+        ("NodeQueued", "bad", "queued"),
+        ("NodeStarted", "slow", "executing"),
+        ("NodeTimedOut", "slow", "timed-out"),
+        ("NodeStarted", "bad", "executing"),
+        ("NodeFailed", "bad", "failed"),
+    ]
+    assert all(type(state) is NodeState for _, _, state in states)
+    assert {node_id: state for _, node_id, state in states} == run.states()  # the last word is the run's
+
+
+async def test_a_cancelled_run_reports_its_queued_nodes_aborted_as_it_sets_them() -> None:
+    started = anyio.Event()
+
+    async def wait(ctx: AgentContext) -> None:
+        started.set()
+        await anyio.sleep_forever()
+
+    graph = {"concurrency": 1, "nodes": {"a": {"value": 1}, **{name: {"agent": "waitAgent", "inputs": {"a": ":a"}}
+                                                                for name in ("w", "q1", "q2")}}}
+    events: list[ev.Event] = []
+    run = Graph(graph, agents=[AgentInfo(name="waitAgent", func=wait)]).start(subscribe=[events.append])
+    async def abort_once_started() -> None:
+        await started.wait()
+        run.abort()
+
+    with anyio.fail_after(5):  # a guard against a hang, not a timing check
+        async with anyio.create_task_group() as task_group:
+            task_group.start_soon(abort_once_started)
+            with pytest.raises(graphrt.GraphAbortedError):
+                await run.wait()
+    aborted = [(event.node_id, event.state) for event in events if isinstance(event, ev.NodeAborted)]
+    assert aborted == [("w", "abort"), ("q1", "abort"), ("q2", "abort")]
+    assert run.states() == {"w": "abort", "q1": "abort", "q2": "abort"}

@@ -11,6 +11,7 @@ import pytest
 import graphrt
 from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.cli import main
+from graphrt.base.states import NodeState
 from graphrt.observe.events import NodeStarted
 from graphrt.base.secrets import Redactor
 from graphrt.observe.trace import TraceWriter, event_record
@@ -100,7 +101,8 @@ def test_bearer_tokens_in_free_text_are_redacted() -> None:
 
 
 def test_values_json_cannot_hold_are_written_as_their_repr() -> None:
-    event = NodeStarted(run_id="r", node_id="n", agent_id="a", attempt=1, inputs={"blob": b"\x00", "nan": float("nan")})
+    event = NodeStarted(run_id="r", node_id="n", state=NodeState.EXECUTING, agent_id="a", attempt=1,
+                         inputs={"blob": b"\x00", "nan": float("nan")})
     record = event_record(event, Redactor(environ={}))
     assert record["inputs"] == {"blob": "b'\\x00'", "nan": None}
     json.dumps(record)

@@ -6,6 +6,7 @@ import pytest
 
 import graphrt
 from graphrt.authoring.agent_info import AgentContext, AgentInfo
+from graphrt.base.states import NodeState
 from graphrt.observe.events import LoopIteration, NodeQueued
 from graphrt.observe.transaction_log import TransactionLog
 
@@ -69,7 +70,7 @@ def test_the_log_never_holds_more_than_its_limit() -> None:
     log = TransactionLog(keep_iterations=True, max_entries=2)
     log(LoopIteration(run_id="r", index=0))
     for node_id in ("a", "b", "c"):
-        log(NodeQueued(run_id="r", node_id=node_id))
+        log(NodeQueued(run_id="r", node_id=node_id, state=NodeState.QUEUED))
     assert ([entry.node_id for entry in log.entries], log.dropped) == (["b", "c"], 1)
     with pytest.raises(ValueError):
         TransactionLog(max_entries=0)

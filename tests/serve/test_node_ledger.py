@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
+import pytest
+
+import graphrt
+from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.base.errors import AgentError, Location
 from graphrt.base.secrets import Redactor
+from graphrt.base.states import NodeState
 from graphrt.observe.events import (
     Event,
     LoopIteration,
@@ -28,18 +34,21 @@ def _feed(ledger: NodeLedger, *events: Event) -> None:
 
 
 def _started(node: str, attempt: int = 1, path: tuple = (), **inputs: Any) -> NodeStarted:
-    return NodeStarted(run_id="r", path=path, node_id=node, agent_id="copyAgent", attempt=attempt, inputs=inputs)
+    return NodeStarted(run_id="r", path=path, node_id=node, state=NodeState.EXECUTING, agent_id="copyAgent",
+                       attempt=attempt, inputs=inputs)
 
 
 def test_a_retried_node_keeps_each_attempt_and_its_redacted_inputs() -> None:
     ledger = NodeLedger(["fetch"])
     error = AgentError("connection lost", node_id="fetch", location=Location("g.yaml", 4, 3))
-    _feed(ledger, NodeQueued(run_id="r", node_id="fetch", time=1.0),
+    _feed(ledger, NodeQueued(run_id="r", node_id="fetch", state=NodeState.QUEUED, time=1.0),
           _started("fetch", api_key="sk-secret-0123456789abcdef", url="https://example.org"),
-          NodeRetried(run_id="r", node_id="fetch", error=error, timed_out=False, will_retry=True, time=2.0),
+          NodeRetried(run_id="r", node_id="fetch", state=NodeState.EXECUTING, error=error, timed_out=False,
+                      will_retry=True, time=2.0),
           _started("fetch", attempt=2, api_key="sk-secret-0123456789abcdef", url="https://example.org"),
           TokenDelta(run_id="r", node_id="fetch", token="he"), TokenDelta(run_id="r", node_id="fetch", token="llo"),
-          NodeCompleted(run_id="r", node_id="fetch", result={"text": "hello"}, duration=0.5, time=3.0))
+          NodeCompleted(run_id="r", node_id="fetch", state=NodeState.COMPLETED, result={"text": "hello"}, duration=0.5,
+                        time=3.0))
 
     node = ledger.node("fetch")
     assert node["state"] == "completed" and node["tokens"] == "hello" and node["result"] == {"text": "hello"}
@@ -54,9 +63,10 @@ def test_a_retried_node_keeps_each_attempt_and_its_redacted_inputs() -> None:
 def test_a_failed_node_has_its_error_and_where_and_an_asking_node_its_question() -> None:
     ledger = NodeLedger(["broken", "name"])
     error = AgentError("no such page", node_id="broken", field="inputs", location=Location("g.yaml", 9, 5))
-    _feed(ledger, _started("broken"), NodeFailed(run_id="r", node_id="broken", error=error, timed_out=False,
-                                                 will_retry=False),
-          _started("name"), NodeInterrupted(run_id="r", node_id="name", question="Your name?", key="name", time=5.0))
+    _feed(ledger, _started("broken"), NodeFailed(run_id="r", node_id="broken", state=NodeState.FAILED, error=error,
+                                                 timed_out=False, will_retry=False),
+          _started("name"), NodeInterrupted(run_id="r", node_id="name", state=NodeState.INTERRUPTED, question="Your name?",
+                                          key="name", time=5.0))
     ledger.answered("name", 12.0)
 
     broken, name = ledger.node("broken"), ledger.node("name")
@@ -68,8 +78,9 @@ def test_a_failed_node_has_its_error_and_where_and_an_asking_node_its_question()
 def test_a_looping_node_keeps_its_earlier_iterations() -> None:
     ledger = NodeLedger(["step"])
     for index in range(3):
-        _feed(ledger, LoopIteration(run_id="r", index=index), NodeQueued(run_id="r", node_id="step"),
-              _started("step", i=index), NodeCompleted(run_id="r", node_id="step", result={"i": index}, duration=0.1))
+        _feed(ledger, LoopIteration(run_id="r", index=index), NodeQueued(run_id="r", node_id="step", state=NodeState.QUEUED),
+              _started("step", i=index), NodeCompleted(run_id="r", node_id="step", state=NodeState.COMPLETED, result={"i": index},
+                                                                 duration=0.1))
 
     node = ledger.node("step")
     assert node["iteration"] == 2 and node["result"] == {"i": 2}
@@ -83,10 +94,11 @@ def test_a_nested_graph_run_again_by_an_outer_loop_keeps_its_earlier_runs() -> N
     of the inner node is kept, not written over."""
     ledger = NodeLedger(["outer"])
     for index in range(3):
-        _feed(ledger, LoopIteration(run_id="r", index=index), NodeQueued(run_id="r", node_id="outer"),
-              NodeQueued(run_id="r", path=("outer",), node_id="step"),
+        _feed(ledger, LoopIteration(run_id="r", index=index), NodeQueued(run_id="r", node_id="outer", state=NodeState.QUEUED),
+              NodeQueued(run_id="r", path=("outer",), node_id="step", state=NodeState.QUEUED),
               _started("step", path=("outer",), i=index),
-              NodeCompleted(run_id="r", path=("outer",), node_id="step", result={"i": index}, duration=0.1))
+              NodeCompleted(run_id="r", path=("outer",), node_id="step", state=NodeState.COMPLETED, result={"i": index},
+                            duration=0.1))
 
     node = ledger.node("outer/step")
     assert node["result"] == {"i": 2}
@@ -102,3 +114,29 @@ def test_nested_nodes_are_kept_by_path_up_to_a_bound(monkeypatch) -> None:
     assert ledger.untracked == 2
     assert ledger.node("each")["children"] == ["each/0/double", "each/1/double"]
     assert ledger.states() == {"each": "waiting"}
+
+
+@pytest.mark.anyio
+async def test_the_ledger_shows_the_states_the_run_set_a_cancelled_run_s_queued_nodes_included() -> None:
+    started = anyio.Event()
+
+    async def wait(ctx: AgentContext) -> None:
+        started.set()
+        await anyio.sleep_forever()
+
+    ledger = NodeLedger(["w", "q1", "q2"])
+    graph = graphrt.Graph({"concurrency": 1, "nodes": {"a": {"value": 1}, **{
+        name: {"agent": "waitAgent", "inputs": {"a": ":a"}} for name in ("w", "q1", "q2")}}},
+        agents=[AgentInfo(name="waitAgent", func=wait)])
+    run = graph.start(subscribe=[lambda event: _feed(ledger, event)])
+
+    async def abort_once_started() -> None:
+        await started.wait()
+        run.abort()
+
+    with anyio.fail_after(5):  # a guard against a hang, not a timing check
+        async with anyio.create_task_group() as task_group:
+            task_group.start_soon(abort_once_started)
+            with pytest.raises(graphrt.GraphAbortedError):
+                await run.wait()
+    assert ledger.states() == run.states() == {"w": "abort", "q1": "abort", "q2": "abort"}
