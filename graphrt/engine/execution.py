@@ -44,7 +44,8 @@ _YIELD_EVERY = 64  # nodes (or iterations) a worker runs before it lets other ta
 
 
 class NodeRun:
-    """A computed node during one iteration: what it still waits for, and how it ended."""
+    """A computed node during one iteration: what it still waits for, and how it ended (state, error, the
+    attempts its agent took); the graph run sets each of them."""
 
     __slots__ = ("spec", "state", "pendings", "skip", "error", "attempts")
 
@@ -435,6 +436,7 @@ class GraphRun:
         node_id = node.spec.node_id
         result = outcome[0]
         node.state = NodeState.COMPLETED
+        node.attempts = outcome[4]
         if result is not UNDEFINED:
             self.results[node_id] = result
         answers = self.context.answers
@@ -452,7 +454,7 @@ class GraphRun:
 
     def _fail(self, node: NodeRun, outcome: Outcome) -> None:
         """Marks a node failed (or timed out, or asking a person) with its error."""
-        _, error, timed_out, _ = outcome
+        _, error, timed_out, _, node.attempts = outcome
         if isinstance(error, GraphInterrupted):
             state = NodeState.INTERRUPTED
         else:

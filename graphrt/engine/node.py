@@ -40,17 +40,18 @@ if TYPE_CHECKING:
 __all__ = ["NodeState", "NodeInvoker", "Outcome", "failed", "answer_key", "clean_result", "print_after"]
 
 
-Outcome = tuple[Any, "GraphError | None", bool, float]
-"""How a node's execution ended: (value, error, timed_out, started).
+Outcome = tuple[Any, "GraphError | None", bool, float, int]
+"""How a node's execution ended: (value, error, timed_out, started, attempts).
 
 `error` is None when the node has `value`; a GraphInterrupted when it asks a
-person. `started` is perf_counter() when the attempt that gave the value began.
-A plain tuple, as it is made once per node on the hot path."""
+person. `started` is perf_counter() when the attempt that gave the value began;
+`attempts` how many times its agent was called (0: it never was). The run
+applies it. A plain tuple, as it is made once per node on the hot path."""
 
 
-def failed(error: GraphError, timed_out: bool = False) -> Outcome:
-    """The outcome of a node that failed with `error`."""
-    return (None, error, timed_out, 0.0)
+def failed(error: GraphError, timed_out: bool = False, attempts: int = 0) -> Outcome:
+    """The outcome of a node that failed with `error` after `attempts` calls of its agent."""
+    return (None, error, timed_out, 0.0, attempts)
 
 
 def answer_key(path: tuple[str | int, ...], node_id: str) -> str:
@@ -83,9 +84,10 @@ class NodeInvoker:
     """Computes the outcomes of the computed nodes of one graph run.
 
     What the whole execution shares (agents, config, filters, executor, services,
-    answers, observers) it reads from the run's `RunContext`; from the run only
-    what a node is computed from: its graph and the results so far. It hands the
-    run a nesting handle for graph agents, and changes nothing of the run.
+    observers) it reads from the run's `RunContext`; from the run only what a node
+    is computed from: its graph, the results so far, a person's answer. It hands
+    the run a nesting handle for graph agents, and changes nothing of the run or
+    its nodes: how many attempts a node took travels in its Outcome.
     """
 
     def __init__(self, run: "GraphRun") -> None:
@@ -102,7 +104,7 @@ class NodeInvoker:
             if node.skip:
                 started = time.perf_counter()
                 return (self._output(spec, self._with_pass_through(spec, spec.default_value, results), results),
-                        None, False, started)
+                        None, False, started, 0)
             inputs = spec.inputs.resolve(results)
             if spec.any_input:
                 inputs = clean_result(inputs)
@@ -115,10 +117,12 @@ class NodeInvoker:
         extra = inputs.get("params")
         params = {**spec.params, **extra} if is_named_inputs(extra) else dict(spec.params)
         limit = spec.retry if spec.retry is not None else (self.graph.retry or 0)
+        attempt = 0
         while True:
-            outcome = await self._attempt(node, ticket, agent_id, call, inputs, params, results)
+            attempt += 1
+            outcome = await self._attempt(node, ticket, agent_id, call, inputs, params, results, attempt)
             error = outcome[1]
-            if error is None or node.attempts > limit or isinstance(error, GraphInterrupted):
+            if error is None or attempt > limit or isinstance(error, GraphInterrupted):
                 return outcome
             for hook in self.observers.attempt_failed:
                 pending = hook(run_id=self.context.run_id, path=self.path, node_id=spec.node_id, error=error,
@@ -130,10 +134,10 @@ class NodeInvoker:
             await anyio.lowlevel.checkpoint()
 
     async def _attempt(self, node: "NodeRun", ticket: "Ticket", agent_id: str | None, call: Any, inputs: dict,
-                       params: dict, results: dict[str, Any]) -> Outcome:
-        """One call of the agent, and the value it gives once `passThrough`, `repeatUntil` and `output` apply."""
+                       params: dict, results: dict[str, Any], attempt: int) -> Outcome:
+        """Call `attempt` (1 the first) of the agent, and the value it gives once `passThrough`, `repeatUntil` and
+        `output` apply."""
         spec = node.spec
-        node.attempts += 1
         context = self.context
         path = self.path
         info = call if isinstance(call, AgentInfo) else None
@@ -142,7 +146,7 @@ class NodeInvoker:
             try:
                 graph_data, source = await self._graph_data(spec, results)
             except GraphError as error:
-                return failed(error)
+                return failed(error, attempts=attempt)
         ctx = AgentContext(
             inputs=inputs,
             params=params,
@@ -150,7 +154,7 @@ class NodeInvoker:
             agent_id=agent_id,
             filter_params=spec.filter_params,
             config=self._config(agent_id, info),
-            retry_count=node.attempts - 1,
+            retry_count=attempt - 1,
             graph_data=graph_data,
             nesting=NestingPort(self.run, ticket, spec.node_id, source),
             emitter=context.emitter,
@@ -161,7 +165,7 @@ class NodeInvoker:
         )
         for hook in self.observers.attempt_started:
             pending = hook(run_id=context.run_id, path=path, node_id=spec.node_id, agent_id=agent_id,
-                           attempt=node.attempts, inputs=inputs, state=node.state)
+                           attempt=attempt, inputs=inputs, state=node.state)
             if pending is not None:
                 await pending
         if spec.console:
@@ -176,28 +180,30 @@ class NodeInvoker:
                 if scope.cancelled_caught:
                     message = f"timed out after {spec.timeout * 1000:g} ms"
                     return failed(self._located(NodeTimeoutError(message, node_id=spec.node_id, field="timeout")),
-                                  timed_out=True)
+                                  True, attempt)
         except Interrupt as signal:  # a question for a person: the node waits for the answer, it did not fail
             key = answer_key(path, spec.node_id)
-            return failed(self._located(GraphInterrupted(signal.question, key=key, node_id=spec.node_id)))
+            return failed(self._located(GraphInterrupted(signal.question, key=key, node_id=spec.node_id)),
+                          attempts=attempt)
         except Exception as error:  # noqa: BLE001 - any agent failure becomes the node's error
-            return failed(self._agent_error(spec, agent_id, error))
+            return failed(self._agent_error(spec, agent_id, error), attempts=attempt)
         if spec.console:
             try:
                 print_after(spec, result)
             except Exception as error:  # noqa: BLE001 - e.g. jsonParse() of bad JSON in console.after
                 return failed(ResolveError.from_exception(error, node_id=spec.node_id, field="console",
-                                                          source=self.graph.source))
+                                                          source=self.graph.source), attempts=attempt)
         try:
             result = self._with_pass_through(spec, result, results)
             if spec.repeat_until is not None and is_null(spec.repeat_until.resolve({"self": result})):
                 path_text = getattr(spec.repeat_until, "text", getattr(spec.repeat_until, "value", None))
                 message = f"repeatUntil: {path_text!r} does not exist in the result"
                 return failed(self._located(
-                    AgentError(message, agent_id=agent_id, node_id=spec.node_id, field="repeatUntil")))
-            return (result if spec.output is None else self._output(spec, result, results), None, False, started)
+                    AgentError(message, agent_id=agent_id, node_id=spec.node_id, field="repeatUntil")), attempts=attempt)
+            return (result if spec.output is None else self._output(spec, result, results), None, False, started, attempt)
         except Exception as error:  # noqa: BLE001 - e.g. a passThrough reference that cannot be resolved
-            return failed(ResolveError.from_exception(error, node_id=spec.node_id, source=self.graph.source))
+            return failed(ResolveError.from_exception(error, node_id=spec.node_id, source=self.graph.source),
+                          attempts=attempt)
 
     async def _call(self, call: Any, ctx: AgentContext) -> Any:
         """Calls the agent inside the node's filters, here or on the run's executor (the seam)."""

@@ -422,6 +422,25 @@ async def test_without_retry_a_failing_agent_runs_once() -> None:
     assert attempts == [0]
 
 
+async def test_the_invoker_leaves_the_node_as_it_was_and_the_run_applies_the_attempts(monkeypatch) -> None:
+    """The run owns every state change: the attempts a node took travel in its Outcome, and the run sets them."""
+    from graphrt.engine.node import NodeInvoker
+
+    seen: list[tuple[Any, int, int]] = []
+    execute = NodeInvoker.execute
+
+    async def spied(self, node, ticket, results):
+        outcome = await execute(self, node, ticket, results)
+        seen.append((node, node.attempts, outcome[4]))  # as the invoker left it, before the run applies it
+        return outcome
+
+    monkeypatch.setattr(NodeInvoker, "execute", spied)
+    graph = {"nodes": {"a": {"value": 1}, "f": node("flakyAgent", inputs={"x": ":a"}, retry=2, isResult=True)}}
+    await graphrt.arun(graph, agents=[flaky(2, [])])
+    [(run_node, left, carried)] = seen
+    assert (left, carried, run_node.attempts) == (0, 3, 3)
+
+
 async def test_graph_level_retry_applies_to_every_node() -> None:
     attempts: list[int] = []
     graph = {"retry": 1, "nodes": {"a": {"value": 1}, "f": node("flakyAgent", inputs={"x": ":a"}, isResult=True)}}
