@@ -29,7 +29,7 @@ import anyio
 
 from graphrt.base.errors import GraphError, GraphInterrupted, GraphValidationError, ResolveError, ValidationIssue
 from graphrt.base.jsvalue import UNDEFINED, is_logically_true
-from graphrt.engine.context import RunContext
+from graphrt.engine.context import Carryover, RunContext
 from graphrt.engine.node import NodeInvoker, NodeState, Outcome, answer_key, failed, print_after
 from graphrt.engine.scheduler import NO_GRANTS, Ticket
 from graphrt.graphdata.refs import LOOP_COUNTER, DictOf, ListOf
@@ -38,7 +38,7 @@ from graphrt.graphdata.spec import ComputedNodeSpec, GraphSpec, LoopSpec, Static
 if TYPE_CHECKING:  # a run restored from a checkpoint brings its own snapshot: a plain run imports none
     from graphrt.checkpoint.snapshot import RunSnapshot
 
-__all__ = ["NodeState", "NodeRun", "GraphRun", "RunContext"]
+__all__ = ["NodeState", "NodeRun", "GraphRun", "RunContext", "Carryover"]
 
 _YIELD_EVERY = 64  # nodes (or iterations) a worker runs before it lets other tasks in
 
@@ -81,10 +81,12 @@ def _has_any_input(spec: ComputedNodeSpec, results: Mapping[str, Any]) -> bool:
 class GraphRun:
     """Runs a GraphSpec to the end and keeps every node's result and error.
 
-    `context` is what the whole execution shares (registry, scheduler, config,
-    observers, ...); a nested graph's run gets the same one (see `child`). What
-    is this run's own: its graph, injected values, loop, path, and for the top
-    run a saved state to continue from.
+    `context` is what the whole execution shares, read-only (registry, scheduler,
+    config, observers, ...), and `carryover` what a resumed execution takes as it
+    goes (answers, a fork's kept results); a nested graph's run gets the same
+    two (see `child`). What is this run's own: its graph, injected values, loop,
+    path, and for the top run a saved state to continue from. The injected values
+    are checked by whoever gives them (`Run`, `child`), once.
     """
 
     def __init__(
@@ -97,12 +99,12 @@ class GraphRun:
         path: tuple[str | int, ...] = (),
         restore: RunSnapshot | None = None,
         kept: Mapping[str, Any] | None = None,
+        carryover: Carryover | None = None,
     ) -> None:
         self.spec = spec
         self.context = context
+        self.carryover = Carryover() if carryover is None else carryover
         self.injected = dict(injected or {})
-        for node_id in self.injected:
-            check_injectable(spec, node_id)
         self.loop = spec.loop if loop_count is None else LoopSpec(count=loop_count)
         self.path = path
         self.run_id = context.run_id
@@ -121,12 +123,34 @@ class GraphRun:
 
     def child(self, spec: GraphSpec, *, injected: Mapping[str, Any] | None, loop_count: int | None,
               path: tuple[str | int, ...]) -> "GraphRun":
-        """A run of a nested graph, with this run's context (a nested node's answer is keyed by its path).
+        """A run of a nested graph, with this run's context and carryover (a nested node's answer is keyed by
+        its path).
 
         The first run of a nested graph a fork reaches into keeps the results the fork saved for its path.
+
+        Raises:
+            GraphValidationError: an injected value names no static node of `spec`.
         """
-        kept = self.context.inner_results.pop("/".join(map(str, path)), None) if self.context.inner_results else None
-        return GraphRun(spec, self.context, injected=injected, loop_count=loop_count, path=path, kept=kept)
+        for node_id in injected or ():
+            check_injectable(spec, node_id)
+        carryover = self.carryover
+        kept = carryover.take_inner_results("/".join(map(str, path))) if carryover.inner_results else None
+        return GraphRun(spec, self.context, injected=injected, loop_count=loop_count, path=path, kept=kept,
+                        carryover=carryover)
+
+    def states(self) -> dict[str, NodeState]:
+        """Each computed node's state in the current iteration, in file order."""
+        return {node_id: node.state for node_id, node in self.nodes.items()}
+
+    def lend(self, ticket: Ticket) -> None:
+        """A node of this run waits for a graph nested in it: its slot goes to whichever run's node is next in
+        line (the nested nodes, usually), so nesting never deadlocks, even at concurrency 1."""
+        self._start_granted(self.scheduler.release(ticket), take_one=False)
+
+    def reclaim(self, ticket: Ticket) -> None:
+        """The nested graph is done: the node takes its slot back at once, past the limit if it must, until
+        it releases it."""
+        self.scheduler.reclaim(ticket)
 
     # ----- the run -----
 
@@ -439,9 +463,9 @@ class GraphRun:
         node.attempts = outcome[4]
         if result is not UNDEFINED:
             self.results[node_id] = result
-        answers = self.context.answers
-        if answers:
-            answers.pop(answer_key(self.path, node_id), None)  # answered; a later iteration asks again
+        carryover = self.carryover
+        if carryover.answers:
+            carryover.take_answer(answer_key(self.path, node_id))  # answered; a later iteration asks again
         hooks = self.observers.node_completed
         if hooks:
             duration = time.perf_counter() - outcome[3]

@@ -22,7 +22,7 @@ from graphrt.check.validate import collect_issues, rule_issues, validate_graph
 from graphrt.engine.options import GraphOptions, RunOptions
 from graphrt.engine.run import Run
 from graphrt.graphdata.loader import GraphFile, load_graph
-from graphrt.graphdata.spec import compile_graph
+from graphrt.graphdata.spec import NestedSpecs, compile_graph
 from graphrt.observe.observer import RunObserver
 
 if TYPE_CHECKING:
@@ -60,6 +60,9 @@ def _filters_of(options: GraphOptions) -> tuple[AgentFilter, ...]:
 class Graph:
     """A graph ready to run; it does not change once made.
 
+    What its graph agents compile as its runs go (a nestedAgent's graph) is kept for every run of it, in
+    `nested_specs`, not in its compiled `spec`.
+
     Args:
         graph: GraphData as a dict, YAML/JSON text, or a path to a file.
         options: how the graph is prepared, as a GraphOptions; or give its fields as keywords:
@@ -86,7 +89,7 @@ class Graph:
         self._set(options=options, registry=registry, spec=spec, config=dict(options.config or {}),
                   filters=_filters_of(options), graph_loader=options.graph_loader,
                   executor=options.executor, services=options.services, _loaded=(data, source), _rule_found=rule_found,
-                  _warnings=None)
+                  _warnings=None, nested_specs=NestedSpecs())
 
     def _set(self, **attributes: Any) -> None:
         for name, value in attributes.items():
@@ -97,7 +100,8 @@ class Graph:
 
     def replace(self, **changes: Any) -> "Graph":
         """A copy with other run-time options (`config`, `filters`, `graph_loader`, `executor`, `services`),
-        sharing this graph's compiled form; `agents` and `bypass_agent_ids` need a new Graph."""
+        sharing this graph's compiled form (and the nested graphs compiled for it, `nested_specs`); `agents`
+        and `bypass_agent_ids` need a new Graph."""
         if "agents" in changes or "bypass_agent_ids" in changes:
             raise GraphError("a Graph with other agents is validated again: build a new Graph")
         options = dataclasses.replace(self.options, **changes)

@@ -1,8 +1,11 @@
 """How graph agents (nestedAgent, mapAgent) run graphs inside a node.
 
 A nested graph's run shares its parent's `RunContext`: scheduler, registry,
-config, run services (e.g. MCP connections), event stream, filters, executor. While it runs, the parent node lends its concurrency slot to the
-nested nodes, so nesting never deadlocks, even at `concurrency: 1`.
+config, run services (e.g. MCP connections), event stream, filters, executor.
+While it runs, the parent node lends its concurrency slot to the nested nodes,
+so nesting never deadlocks, even at `concurrency: 1`: the port asks its parent
+run to lend the slot and to reclaim it (`GraphRun.lend`, `GraphRun.reclaim`),
+and changes nothing of any run itself.
 """
 
 from __future__ import annotations
@@ -53,20 +56,24 @@ class NestingPort:
 
         With a `key` that says what the graph agent added to the node's own
         `graph` (e.g. the names of the inputs it turns into static nodes), the
-        compiled graph is kept on the parent's spec: a nestedAgent in a loop or
-        in map rows is validated and compiled once, not at every call.
+        compiled graph is kept for the prepared Graph's runs (`RunContext.nested_specs`,
+        not in the parent's spec, which runs share): a nestedAgent in a loop, in
+        map rows or in every run is validated and compiled once, not at every call.
         """
         parent = self._parent
         written_in_file = isinstance(getattr(parent.spec.nodes.get(self.node_id), "graph", None), dict)
         cache_key = (self.node_id, key) if key is not None and written_in_file else None
-        if cache_key is not None and cache_key in parent.spec.nested:
-            return parent.spec.nested[cache_key]
+        kept = parent.context.nested_specs
+        if cache_key is not None:
+            spec = kept.get(parent.spec, cache_key)
+            if spec is not None:
+                return spec
         source = parent.spec.source.nested("nodes", self.node_id, "graph") if written_in_file else self._source
         data = dict(graph_data)
         validate_graph(data, parent.context.registry, source)
         spec = compile_graph(data, source)
         if cache_key is not None:
-            parent.spec.nested[cache_key] = spec
+            kept.keep(parent.spec, cache_key, spec)
         return spec
 
     async def run_graph(
@@ -90,12 +97,11 @@ class NestingPort:
             self._reclaim()
 
     def _lend(self) -> None:
-        if self._lent == 0:
-            for granted in self._parent.scheduler.release(self._ticket):
-                granted.owner.spawn(granted)  # the slot goes to whichever run's node was next in line
+        if self._lent == 0:  # nested runs at once (a mapAgent's rows) share the one slot lent
+            self._parent.lend(self._ticket)
         self._lent += 1
 
     def _reclaim(self) -> None:
         self._lent -= 1
         if self._lent == 0:
-            self._parent.scheduler.reclaim(self._ticket)
+            self._parent.reclaim(self._ticket)

@@ -94,6 +94,7 @@ class NodeInvoker:
         self.run = run  # for the nesting handles of its nodes
         self.graph = run.spec
         self.context = run.context
+        self.carryover = run.carryover
         self.observers = run.context.observers
         self.path = run.path
 
@@ -160,7 +161,7 @@ class NodeInvoker:
             emitter=context.emitter,
             run_id=context.run_id,
             path=path,
-            answer=context.answers.get(answer_key(path, spec.node_id)) if context.answers else None,
+            answer=self.carryover.answer(answer_key(path, spec.node_id)) if self.carryover.answers else None,
             services=context.services,
         )
         for hook in self.observers.attempt_started:

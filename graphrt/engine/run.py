@@ -6,9 +6,10 @@
 
 A Run is made by `Graph.start`; it starts when first awaited, in the awaiting
 task, and any number of tasks may await it. It builds the execution's
-`RunContext` and the top `GraphRun`, opens the run's services, borrows its
-graph's executor (its maker opens and closes it), and enforces the run's time
-limit.
+`RunContext`, its `Carryover` and the top `GraphRun`, opens the run's services,
+borrows its graph's executor (its maker opens and closes it), and enforces the
+run's time limit. It reads the run through the GraphRun's API (`states`,
+`errors`, `collect_results`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from graphrt.base.errors import GraphAbortedError, GraphError, Location, RunTime
 from graphrt.base.states import NodeState
 from graphrt.base.jsvalue import without_undefined
 from graphrt.base.sync import blocking
-from graphrt.engine.context import RunContext
+from graphrt.engine.context import Carryover, RunContext
 from graphrt.engine.execution import GraphRun
 from graphrt.engine.options import RunOptions
 from graphrt.engine.scheduler import Scheduler
@@ -158,7 +159,7 @@ class Run:
         if root is None:
             return ""
         doing = []
-        stopped = [node_id for node_id, node in root.nodes.items() if node.state in _CUT_OFF]
+        stopped = [node_id for node_id, state in root.states().items() if state in _CUT_OFF]
         if stopped:
             shown = ", ".join(f"'{node_id}'" for node_id in stopped[:5])
             more = f" and {len(stopped) - 5} more" if len(stopped) > 5 else ""
@@ -191,10 +192,11 @@ class Run:
                 executor=graph.executor,
                 services=services,
                 graph_loader=graph.graph_loader,
-                answers=dict(self._restore.answers) if self._restore else {},
-                inner_results={key: dict(kept) for key, kept in self._restore.inner.items()} if self._restore else {},
+                nested_specs=graph.nested_specs,
             )
-            root = GraphRun(graph.spec, context, injected=self.options.inject, restore=self._restore)
+            restore = self._restore
+            carryover = Carryover(restore.answers, restore.inner) if restore is not None else None
+            root = GraphRun(graph.spec, context, injected=self.options.inject, restore=restore, carryover=carryover)
             self._root = root
             return await self._run_root(root)
 
@@ -261,4 +263,4 @@ class Run:
 
     def states(self) -> dict[str, str]:
         """Each computed node's state (`waiting`, `completed`, `failed`, ...)."""
-        return {node_id: node.state.value for node_id, node in self._root.nodes.items()} if self._root else {}
+        return {node_id: state.value for node_id, state in self._root.states().items()} if self._root else {}

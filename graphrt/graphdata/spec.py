@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import math
 import sys
+import weakref
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any, Callable
+from functools import cached_property, partial
+from typing import Any, Callable, Hashable
 
 from graphrt.base.errors import GraphValidationError, ValidationIssue
 from graphrt.base.jsvalue import UNDEFINED, is_named_inputs, is_truthy, js_number
@@ -42,6 +43,7 @@ __all__ = [
     "NodeSpec",
     "LoopSpec",
     "GraphSpec",
+    "NestedSpecs",
     "check_injectable",
     "compile_graph",
 ]
@@ -110,8 +112,6 @@ class GraphSpec:
     label_limits: dict[str, int]
     retry: int | None
     source: GraphSource
-    nested: dict[Any, "GraphSpec"] = field(default_factory=dict, compare=False, repr=False)
-    """Compiled graphs of this graph's graph agents, by node and shape (see NestingPort.compile)."""
 
     @cached_property
     def computed(self) -> tuple[ComputedNodeSpec, ...]:
@@ -127,6 +127,40 @@ class GraphSpec:
     def updated_statics(self) -> tuple[StaticNodeSpec, ...]:
         """The static nodes that take a new value from `update` after each iteration."""
         return tuple(node for node in self.statics if node.update is not None)
+
+
+class NestedSpecs:
+    """Graphs that graph agents compiled from a node's `graph`, kept for their next calls, by the graph
+    they are written in (see NestingPort.compile).
+
+    A prepared Graph keeps one for all its runs, so a nestedAgent in a loop, in map rows or in every
+    run of a served graph is validated and compiled once; GraphSpecs, shared by those runs, do not
+    change. The graphs written in a graph given at run time (a graph agent's `graph: ":source"`) are
+    kept as long as that graph is: its entry goes with it.
+    """
+
+    __slots__ = ("_within",)
+
+    def __init__(self) -> None:
+        self._within: dict[int, tuple[weakref.ref[GraphSpec], dict[Hashable, GraphSpec]]] = {}
+
+    def get(self, within: GraphSpec, key: Hashable) -> GraphSpec | None:
+        """The graph compiled for `key` from a node of `within`, if one was kept."""
+        entry = self._within.get(id(within))
+        return entry[1].get(key) if entry is not None and entry[0]() is within else None
+
+    def keep(self, within: GraphSpec, key: Hashable, spec: GraphSpec) -> None:
+        """Keeps `spec`, compiled for `key` from a node of `within`, for as long as `within` lives."""
+        ident = id(within)
+        entry = self._within.get(ident)
+        if entry is None or entry[0]() is not within:
+            entry = self._within[ident] = (weakref.ref(within, partial(self._forget, ident)), {})
+        entry[1][key] = spec
+
+    def _forget(self, ident: int, gone: weakref.ref[GraphSpec]) -> None:
+        entry = self._within.get(ident)
+        if entry is not None and entry[0] is gone:
+            del self._within[ident]
 
 
 def check_injectable(spec: GraphSpec, node_id: str) -> None:

@@ -712,6 +712,24 @@ async def test_inject_gives_a_value_to_a_static_node_without_one() -> None:
     assert await graphrt.arun(graph, inject={"name": {"first": "Ada"}}) == {"hi": {"n": "Ada"}}
 
 
+async def test_an_injected_value_is_checked_once(monkeypatch) -> None:
+    import graphrt.engine.execution
+    import graphrt.engine.run
+    from graphrt.graphdata.spec import check_injectable
+
+    checked: list[str] = []
+
+    def counted(spec, node_id):
+        checked.append(node_id)
+        check_injectable(spec, node_id)
+
+    for module in (graphrt.engine.run, graphrt.engine.execution):
+        monkeypatch.setattr(module, "check_injectable", counted)
+    graph = {"nodes": {"name": {"value": "World"}, "hi": node("copyAgent", inputs={"n": ":name"}, isResult=True)}}
+    assert await graphrt.arun(graph, inject={"name": "Ada"}) == {"hi": {"n": "Ada"}}
+    assert checked == ["name"]
+
+
 async def test_an_injected_value_is_for_that_run_only() -> None:
     g = Graph({"nodes": {"name": {"value": "World"}, "hi": node("copyAgent", inputs={"n": ":name"}, isResult=True)}})
     assert [await g.arun(inject={"name": "Ada"}), await g.arun()] == [{"hi": {"n": "Ada"}}, {"hi": {"n": "World"}}]

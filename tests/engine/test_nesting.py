@@ -308,6 +308,49 @@ def test_a_nested_graph_in_every_map_row_is_compiled_once(monkeypatch: pytest.Mo
     assert len(compiled) == 2  # the map's row graph once, the nested graph once (not once per row)
 
 
+def test_a_nested_graph_is_compiled_once_for_every_run_of_one_graph(monkeypatch: pytest.MonkeyPatch) -> None:
+    import graphrt.engine.nesting
+
+    compiled: list[Any] = []
+    original = graphrt.engine.nesting.compile_graph
+    monkeypatch.setattr(graphrt.engine.nesting, "compile_graph", lambda data, source: compiled.append(data) or original(data, source))
+    graph = graphrt.Graph(nested({"nodes": {"x": {"agent": "copyAgent", "inputs": {"v": ":v"}, "isResult": True}}},
+                                 {"v": ":a"}))
+    assert [graph.run(), graph.run(), graph.replace(config={}).run()] == [{"n": {"x": {"v": 1}}}] * 3
+    assert len(compiled) == 1
+
+
+def test_running_a_graph_agent_leaves_the_compiled_graph_as_it_was() -> None:
+    """A GraphSpec is shared by every run of a Graph: what runs compile is kept beside it, not written into it."""
+    import copy
+
+    inner = {"nodes": {"y": {"agent": "copyAgent", "inputs": {"v": ":v"}, "isResult": True}}}
+    graph = graphrt.Graph(mapped([1, 2], {"nodes": {"n": {"agent": "nestedAgent", "inputs": {"v": ":row"},
+                                                          "graph": inner, "isResult": True}}}))
+    spec = graph.spec
+    spec.computed, spec.statics, spec.updated_statics  # cached on first use: read before, as a run reads them
+    before = {name: copy.copy(value) for name, value in vars(spec).items()}
+    graph.run()
+    assert {name: copy.copy(value) for name, value in vars(spec).items()} == before
+
+
+async def test_a_graph_agent_asks_its_parent_run_to_lend_its_slot_and_to_reclaim_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run owns every state change: nesting releases and takes back no slot itself."""
+    from graphrt.engine.execution import GraphRun
+
+    calls: list[tuple[str, tuple[str | int, ...], str]] = []
+    lend, reclaim = GraphRun.lend, GraphRun.reclaim
+    monkeypatch.setattr(GraphRun, "lend", lambda run, ticket: calls.append(("lend", run.path, ticket.node.spec.node_id))
+                        or lend(run, ticket))
+    monkeypatch.setattr(GraphRun, "reclaim", lambda run, ticket: calls.append(
+        ("reclaim", run.path, ticket.node.spec.node_id)) or reclaim(run, ticket))
+    graph = mapped([1, 2, 3])
+    graph["concurrency"] = 1
+    assert await graphrt.arun(graph) == {"m": [{"out": {"row": row}} for row in (1, 2, 3)]}
+    assert calls == [("lend", (), "m"), ("reclaim", (), "m")] * 3  # at concurrency 1 the rows run one by one
+
+
 async def test_any_agent_can_run_a_graph_without_declaring_has_graph_data() -> None:
     async def twice(ctx: AgentContext) -> Any:
         inner = {"nodes": {"x": {}, "out": {"agent": "copyAgent", "inputs": {"v": ":x"}, "isResult": True}}}
