@@ -43,7 +43,7 @@ from typing import Any, Awaitable, Callable, Generator, Sequence
 
 import sniffio
 
-__all__ = ["Fence", "GroupCommit", "Statement"]
+__all__ = ["Fence", "GroupCommit", "Statement", "query_runs"]
 
 Statement = tuple[str, tuple[Any, ...]]
 """A query and its values."""
@@ -78,8 +78,9 @@ class _Job:
     last: bool = False  # made after the batch's commit, with the other such writes of the batch in one call
 
 
-def _runs(statements: Sequence[Statement]) -> list[tuple[str, list[tuple[Any, ...]]]]:
-    """The statements as runs of one query text each, in order: (query, the values of each in turn)."""
+def query_runs(statements: Sequence[Statement]) -> list[tuple[str, list[tuple[Any, ...]]]]:
+    """The statements as runs of one query text each, in order: (query, the values of each in turn); a store
+    sends each run in one call (executemany, or one multi-row insert)."""
     runs: list[tuple[str, list[tuple[Any, ...]]]] = []
     for query, values in statements:
         if runs and runs[-1][0] == query:
@@ -382,7 +383,7 @@ class GroupCommit:
                 db.execute(self._script(db, [(self._begin, ()), *statements, ("COMMIT", ())]))
             else:
                 db.execute(self._begin)
-                for query, rows in _runs(statements):  # 50 runs' node rows: one executemany, not 50 calls
+                for query, rows in query_runs(statements):  # 50 runs' node rows: one executemany, not 50 calls
                     if len(rows) == 1:
                         db.execute(query, rows[0])
                     else:

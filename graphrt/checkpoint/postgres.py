@@ -23,8 +23,8 @@ from typing import Any, Awaitable, Sequence
 from graphrt.base.extras import install_line, needs_extra
 from graphrt.base.secrets import hide_credentials
 from graphrt.checkpoint.base import CheckpointError, RunRecord, StoreFailed, run_taken
-from graphrt.checkpoint.group_commit import GroupCommit, Statement, _runs
-from graphrt.checkpoint.sql import SqlStore, _insert_run, schema
+from graphrt.checkpoint.group_commit import GroupCommit, Statement, query_runs
+from graphrt.checkpoint.sql import SqlStore, insert_run, schema
 
 __all__ = ["PostgresStore"]
 
@@ -144,7 +144,7 @@ class PostgresStore(SqlStore):
             return None
         key = _lock_key(self._schema, record.run_id)
         claimed = self._db.queue((self._sql("SELECT pg_try_advisory_lock(?)"), (key,)), read=True)
-        query, values = _insert_run(record)
+        query, values = insert_run(record)
         created = self._db.queue((self._sql(query), values))
         return self._started(record.run_id, key, claimed, created)
 
@@ -191,7 +191,7 @@ def _script(db: Any, statements: Sequence[Statement]) -> str:
 
     cursor = psycopg.ClientCursor(db)
     parts = []
-    for query, rows in _runs(statements):
+    for query, rows in query_runs(statements):
         head, values_of, tail = query.partition(" VALUES ")
         if len(rows) > 1 and head.startswith("INSERT INTO ") and values_of and tail.startswith("(") \
                 and tail.endswith(")") and ")" not in tail[:-1]:

@@ -29,7 +29,7 @@ from graphrt.checkpoint.base import (
 )
 from graphrt.checkpoint.group_commit import Fence, GroupCommit, Statement
 
-__all__ = ["ADDED_COLUMNS", "SqlStore", "Statement", "schema"]
+__all__ = ["ADDED_COLUMNS", "SqlStore", "Statement", "insert_run", "schema"]
 
 _RUN_COLUMNS = ("run_id, graph_file, graph_text, graph_hash, injected, config, all_results, status, detail, results, "
                "created_at, updated_at, parent")
@@ -169,7 +169,8 @@ def _update_run(run_id: str, status: str, detail: dict[str, Any] | None, results
              run_id))
 
 
-def _insert_run(record: RunRecord) -> Statement:
+def insert_run(record: RunRecord) -> Statement:
+    """The statement that saves a new run's record (its `graphrt_runs` row)."""
     return _INSERT_RUN, _record_values(record)
 
 
@@ -208,7 +209,7 @@ class SqlStore:
 
     async def create_run(self, record: RunRecord) -> None:
         try:
-            await self._write(_insert_run(record))
+            await self._write(insert_run(record))
         except self._duplicate:
             raise self._taken_id(record.run_id) from None
 

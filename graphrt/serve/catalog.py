@@ -116,7 +116,7 @@ def _text_digest(text: str) -> str:
 
 def describe(graph: Graph, redactor: Redactor) -> dict[str, Any]:
     """What GET /graphs shows of a graph: inputs, results, Mermaid text and the drawing's nodes and edges."""
-    data = graph._loaded[0]
+    data = graph.data
     nodes = data.get("nodes") or {}
     inputs = {
         node_id: {"default": redactor.value(node.get("value")) if "value" in node else None}
