@@ -42,6 +42,11 @@ __all__ = ["NodeState", "NodeRun", "GraphRun", "RunContext", "Carryover"]
 
 _YIELD_EVERY = 64  # nodes (or iterations) a worker runs before it lets other tasks in
 
+# The states a run sets or tests for every node, read once: a member read through its enum class costs three
+# times a plain class attribute (EnumType's __getattr__ keeps the interpreter from caching the lookup).
+_WAITING, _QUEUED = NodeState.WAITING, NodeState.QUEUED
+_EXECUTING, _COMPLETED = NodeState.EXECUTING, NodeState.COMPLETED
+
 
 class NodeRun:
     """A computed node during one iteration: what it still waits for, and how it ended (state, error, the
@@ -51,7 +56,7 @@ class NodeRun:
 
     def __init__(self, spec: ComputedNodeSpec) -> None:
         self.spec = spec
-        self.state = NodeState.WAITING
+        self.state = _WAITING
         self.pendings = set(spec.dependencies)
         self.skip = False
         self.error: GraphError | None = None
@@ -145,7 +150,8 @@ class GraphRun:
     def lend(self, ticket: Ticket) -> None:
         """A node of this run waits for a graph nested in it: its slot goes to whichever run's node is next in
         line (the nested nodes, usually), so nesting never deadlocks, even at concurrency 1."""
-        self._start_granted(self.scheduler.release(ticket), take_one=False)
+        for granted in self.scheduler.release(ticket):
+            granted.owner.spawn(granted)  # in its own run's task group
 
     def reclaim(self, ticket: Ticket) -> None:
         """The nested graph is done: the node takes its slot back at once, past the limit if it must, until
@@ -204,7 +210,7 @@ class GraphRun:
     def _drop_queued(self) -> None:
         """The run stopped before its end: its nodes still queued (dropped from the scheduler, or granted a slot
         no worker took) will not run. Each worker has already set the node it ran to ABORT."""
-        dropped = tuple(node_id for node_id, node in self.nodes.items() if node.state is NodeState.QUEUED)
+        dropped = tuple(node_id for node_id, node in self.nodes.items() if node.state is _QUEUED)
         if not dropped:
             return
         for node_id in dropped:
@@ -274,7 +280,7 @@ class GraphRun:
             node = self.nodes.get(node_id)
             if node is None:
                 continue
-            node.state = NodeState.COMPLETED
+            node.state = _COMPLETED
             for waiter_id in self.spec.waitlists.get(node_id, ()):  # _create_nodes missed those with no result
                 self.nodes[waiter_id].pendings.discard(node_id)
 
@@ -358,7 +364,7 @@ class GraphRun:
 
     def _is_ready(self, node: NodeRun) -> bool:
         """GraphAI's isReadyNode: nothing pending; an `if`/`unless` that fails skips the node."""
-        if node.state is not NodeState.WAITING or node.pendings:
+        if node.state is not _WAITING or node.pendings:
             return False
         spec = node.spec
         if spec.if_ref is not None or spec.unless_ref is not None:
@@ -381,10 +387,10 @@ class GraphRun:
 
     def _queue(self, node: NodeRun) -> list[Ticket]:
         """Queues a ready node; returns the tickets the scheduler granted (this node's, or others')."""
-        node.state = NodeState.QUEUED
+        node.state = _QUEUED
         self._active += 1
         for hook in self.observers.node_queued:
-            hook(run_id=self.run_id, path=self.path, node_id=node.spec.node_id, state=NodeState.QUEUED)
+            hook(run_id=self.run_id, path=self.path, node_id=node.spec.node_id, state=_QUEUED)
         return self.scheduler.submit(Ticket(node.spec.priority, node.spec.label, self, node))
 
     def _start_granted(self, granted: list[Ticket], take_one: bool) -> Ticket | None:
@@ -413,7 +419,7 @@ class GraphRun:
             node = ticket.node
             try:
                 if not node.skip:  # a skipped node that gives its defaultValue stays QUEUED until it completes
-                    node.state = NodeState.EXECUTING
+                    node.state = _EXECUTING
                 for hook in running_hooks:
                     hook(run_id=self.run_id, path=self.path, node_id=node.spec.node_id, state=node.state)
                 if done and done % _YIELD_EVERY == 0:
@@ -425,7 +431,7 @@ class GraphRun:
                     self._fail(node, outcome)
                     granted = NO_GRANTS
             except BaseException:
-                if node.state is NodeState.EXECUTING or node.state is NodeState.QUEUED:
+                if node.state is _EXECUTING or node.state is _QUEUED:
                     node.state = NodeState.ABORT
                     for hook in observers.node_aborted:
                         hook(run_id=self.run_id, path=self.path, node_id=node.spec.node_id, state=NodeState.ABORT)
@@ -459,7 +465,7 @@ class GraphRun:
         """Stores a node's result, tells the observers (awaiting those that save it), then queues its waiters."""
         node_id = node.spec.node_id
         result = outcome[0]
-        node.state = NodeState.COMPLETED
+        node.state = _COMPLETED
         node.attempts = outcome[4]
         if result is not UNDEFINED:
             self.results[node_id] = result
@@ -471,7 +477,7 @@ class GraphRun:
             duration = time.perf_counter() - outcome[3]
             for hook in hooks:
                 pending = hook(run_id=self.run_id, path=self.path, iteration=self.iteration, node_id=node_id,
-                               value=result, duration=duration, state=NodeState.COMPLETED)
+                               value=result, duration=duration, state=_COMPLETED)
                 if pending is not None:
                     await pending  # saved before its waiters start
         return self._release_waiters(node_id)
