@@ -200,8 +200,10 @@ class NodeInvoker:
                 path_text = getattr(spec.repeat_until, "text", getattr(spec.repeat_until, "value", None))
                 message = f"repeatUntil: {path_text!r} does not exist in the result"
                 return failed(self._located(
-                    AgentError(message, agent_id=agent_id, node_id=spec.node_id, field="repeatUntil")), attempts=attempt)
-            return (result if spec.output is None else self._output(spec, result, results), None, False, started, attempt)
+                    AgentError(message, agent_id=agent_id, node_id=spec.node_id, field="repeatUntil")),
+                    attempts=attempt)
+            value = result if spec.output is None else self._output(spec, result, results)
+            return (value, None, False, started, attempt)
         except Exception as error:  # noqa: BLE001 - e.g. a passThrough reference that cannot be resolved
             return failed(ResolveError.from_exception(error, node_id=spec.node_id, source=self.graph.source),
                           attempts=attempt)

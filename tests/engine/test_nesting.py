@@ -313,7 +313,8 @@ def test_a_nested_graph_is_compiled_once_for_every_run_of_one_graph(monkeypatch:
 
     compiled: list[Any] = []
     original = graphrt.engine.nesting.compile_graph
-    monkeypatch.setattr(graphrt.engine.nesting, "compile_graph", lambda data, source: compiled.append(data) or original(data, source))
+    monkeypatch.setattr(graphrt.engine.nesting, "compile_graph",
+                        lambda data, source: compiled.append(data) or original(data, source))
     graph = graphrt.Graph(nested({"nodes": {"x": {"agent": "copyAgent", "inputs": {"v": ":v"}, "isResult": True}}},
                                  {"v": ":a"}))
     assert [graph.run(), graph.run(), graph.replace(config={}).run()] == [{"n": {"x": {"v": 1}}}] * 3

@@ -38,6 +38,14 @@ def _started(node: str, attempt: int = 1, path: tuple = (), **inputs: Any) -> No
                        attempt=attempt, inputs=inputs)
 
 
+def _queued(node: str, path: tuple = ()) -> NodeQueued:
+    return NodeQueued(run_id="r", path=path, node_id=node, state=NodeState.QUEUED)
+
+
+def _completed(node: str, result: Any, path: tuple = ()) -> NodeCompleted:
+    return NodeCompleted(run_id="r", path=path, node_id=node, state=NodeState.COMPLETED, result=result, duration=0.1)
+
+
 def test_a_retried_node_keeps_each_attempt_and_its_redacted_inputs() -> None:
     ledger = NodeLedger(["fetch"])
     error = AgentError("connection lost", node_id="fetch", location=Location("g.yaml", 4, 3))
@@ -65,8 +73,8 @@ def test_a_failed_node_has_its_error_and_where_and_an_asking_node_its_question()
     error = AgentError("no such page", node_id="broken", field="inputs", location=Location("g.yaml", 9, 5))
     _feed(ledger, _started("broken"), NodeFailed(run_id="r", node_id="broken", state=NodeState.FAILED, error=error,
                                                  timed_out=False, will_retry=False),
-          _started("name"), NodeInterrupted(run_id="r", node_id="name", state=NodeState.INTERRUPTED, question="Your name?",
-                                          key="name", time=5.0))
+          _started("name"), NodeInterrupted(run_id="r", node_id="name", state=NodeState.INTERRUPTED,
+                                            question="Your name?", key="name", time=5.0))
     ledger.answered("name", 12.0)
 
     broken, name = ledger.node("broken"), ledger.node("name")
@@ -78,9 +86,8 @@ def test_a_failed_node_has_its_error_and_where_and_an_asking_node_its_question()
 def test_a_looping_node_keeps_its_earlier_iterations() -> None:
     ledger = NodeLedger(["step"])
     for index in range(3):
-        _feed(ledger, LoopIteration(run_id="r", index=index), NodeQueued(run_id="r", node_id="step", state=NodeState.QUEUED),
-              _started("step", i=index), NodeCompleted(run_id="r", node_id="step", state=NodeState.COMPLETED, result={"i": index},
-                                                                 duration=0.1))
+        _feed(ledger, LoopIteration(run_id="r", index=index), _queued("step"), _started("step", i=index),
+              _completed("step", {"i": index}))
 
     node = ledger.node("step")
     assert node["iteration"] == 2 and node["result"] == {"i": 2}
@@ -94,11 +101,8 @@ def test_a_nested_graph_run_again_by_an_outer_loop_keeps_its_earlier_runs() -> N
     of the inner node is kept, not written over."""
     ledger = NodeLedger(["outer"])
     for index in range(3):
-        _feed(ledger, LoopIteration(run_id="r", index=index), NodeQueued(run_id="r", node_id="outer", state=NodeState.QUEUED),
-              NodeQueued(run_id="r", path=("outer",), node_id="step", state=NodeState.QUEUED),
-              _started("step", path=("outer",), i=index),
-              NodeCompleted(run_id="r", path=("outer",), node_id="step", state=NodeState.COMPLETED, result={"i": index},
-                            duration=0.1))
+        _feed(ledger, LoopIteration(run_id="r", index=index), _queued("outer"), _queued("step", ("outer",)),
+              _started("step", path=("outer",), i=index), _completed("step", {"i": index}, ("outer",)))
 
     node = ledger.node("outer/step")
     assert node["result"] == {"i": 2}
