@@ -13,9 +13,12 @@ building the Graph with each run, as `python -m bench` times it.
 
 PYTHONHASHSEED is fixed, the run ids are given and the bytecode cache is
 written first (one run outside valgrind): two counts of the same code are
-equal to the instruction (`--repeat` shows it), so a difference of a few
-thousand is a real one. Counting the whole process instead (start, imports
-and all) varied by about 1% from one process to the next.
+equal to the instruction (`--repeat` shows it). Before the counted runs the
+garbage collector collects and freezes what exists (`gc.freeze`), so that the
+objects start-up and the imports made, which change with any module's code,
+do not change how much the runs' collections traverse. Counting the whole
+process instead (start, imports and all) varied by about 1% from one process
+to the next.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ __all__ = ["instructions_per_run", "main"]
 
 _CHILD = """
 import functools
+import gc
 import sys
 import graphrt
 from graphrt.graphdata.loader import parse_graph_text
@@ -50,6 +54,8 @@ def run(_, index):
     (graphrt.Graph(data) if build else graph).run(run_id=f"run{index:06}")
 
 
+gc.collect()
+gc.freeze()  # what start-up and the imports made is not traversed by the runs' collections
 functools.reduce(run, range(runs), None)  # what callgrind counts
 """
 
