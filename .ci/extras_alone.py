@@ -184,8 +184,19 @@ def run_tests(extra: str, venv: Path) -> str:
                            *SURFACES[extra]], cwd=ROOT, env=env, capture_output=True, text=True, timeout=1500)
     last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
     if done.returncode != 0:
-        raise Failed(f"its tests failed ({last}):\n{done.stdout[-6000:]}{done.stderr[-2000:]}")
+        raise Failed(f"its tests failed ({last}):\n{what_failed(done.stdout)}{done.stderr[-2000:]}")
     return last
+
+
+def what_failed(output: str) -> str:
+    """The failures of a pytest run, not its skips: each FAILED or ERROR line of its summary, then the start of
+    its tracebacks (a summary of hundreds of skips would otherwise push them out of what CI keeps)."""
+    lines = output.splitlines()
+    named = [line for line in lines if line.startswith(("FAILED ", "ERROR "))]
+    start = next((i for i, line in enumerate(lines) if line.startswith("=") and ("FAILURES" in line
+                  or "ERRORS" in line)), None)
+    tracebacks = "\n".join(lines[start:])[:6000] if start is not None else output[-6000:]
+    return "\n".join(named) + "\n" + tracebacks + "\n"
 
 
 def check_alone(extra: str, wheel: Path, scratch: Path) -> bool:
