@@ -91,6 +91,7 @@ INDEX = AgentIndex({
     "graphrt_agents.llm.openai_image_agent": ("openAIImageAgent",),
     "graphrt_agents.llm.openai_fetch_agent": ("openAIFetchAgent",),
     "graphrt_agents.llm.tools_agent": ("toolsAgent",),
+    "graphrt_agents.llm.tools_sequential_agent": ("toolsSequentialAgent",),
     "graphrt_agents.llm.react": ("reactPromptAgent", "reactActionAgent", "reactActAgent"),
     "graphrt_agents.llm.embeddings": ("stringEmbeddingsAgent",),
     "graphrt_agents.anthropic.agent": ("anthropicAgent",),

@@ -1,4 +1,5 @@
-"""LLM agents: openAIAgent (any OpenAI-compatible server, or the embedded model), toolsAgent, and the ReAct kit."""
+"""LLM agents: openAIAgent (any OpenAI-compatible server, or the embedded model), toolsAgent and
+toolsSequentialAgent, and the ReAct kit."""
 
 from __future__ import annotations
 

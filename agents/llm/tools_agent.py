@@ -25,14 +25,13 @@ from typing import Any
 import anyio
 
 from graphrt.authoring.plugins import default_registry
-from graphrt.authoring.functions import inputs_error
 from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.authoring.tool_calls import split_tool_name
 from graphrt.base.errors import ServiceError
-from graphrt.base.jsvalue import UNDEFINED, defined, is_null, is_truthy
-from graphrt.base.schema import violations
+from graphrt.base.jsvalue import UNDEFINED
 
-from .tool_runner import ToolOutcome, ToolSession, granted_toolbox, run_one_node
+from .llm_turn import ask_llm, checked_options, opening, reply_tool_calls
+from .tool_runner import ToolOutcome, ToolSession, granted_toolbox
 
 __all__ = ["AGENTS", "tools_agent"]
 
@@ -63,25 +62,6 @@ OPTIONS_SCHEMA: dict[str, Any] = {
 """What toolsAgent reads, from its inputs or its params (inputs win): checked before the first LLM call."""
 
 
-def _tool_calls(reply: dict[str, Any], round_index: int) -> list[tuple[dict[str, Any], Any]]:
-    """The reply's tool calls with their raw arguments (the JSON text when the LLM sent text).
-
-    Calls without an id get one, in the message too, so each tool message answers its call.
-    """
-    message = reply.get("message") if isinstance(reply.get("message"), dict) else {}
-    raw_calls = {call.get("id"): call for call in message.get("tool_calls") or [] if isinstance(call, dict)}
-    calls = []
-    for index, call in enumerate(reply.get("tool_calls") or []):
-        call = dict(call)
-        raw = raw_calls.get(call.get("id"), {}).get("function", {}).get("arguments", call.get("arguments"))
-        if not call.get("id"):
-            call["id"] = f"call_{round_index}_{index}"
-            if index < len(message.get("tool_calls") or []):
-                message["tool_calls"][index]["id"] = call["id"]
-        calls.append((call, raw))
-    return calls
-
-
 def _tool_message(call: dict[str, Any], outcome: ToolOutcome, tool_name: str) -> dict[str, Any]:
     agent, func = split_tool_name(tool_name)
     arguments = call.get("arguments")
@@ -91,24 +71,6 @@ def _tool_message(call: dict[str, Any], outcome: ToolOutcome, tool_name: str) ->
         "content": outcome.content,
         "extra": {"agent": agent, "arg": arguments if arguments is not UNDEFINED else None, "func": func},
     }
-
-
-async def _ask(ctx: AgentContext, llm_agent: str, conversation: list[Any], tools: list[Any], options: dict[str, Any],
-               tool_choice: Any) -> dict[str, Any]:
-    """One LLM call, as a one-node nested graph."""
-    params = dict(options.get("llmParams") or {})
-    if is_truthy(options.get("llmModel")):
-        params["model"] = options["llmModel"]
-    if "stream" in options:
-        params["stream"] = options["stream"]
-    values = {"messages": conversation, "tools": tools}
-    if not is_null(tool_choice):
-        values["tool_choice"] = tool_choice
-    results = await run_one_node(ctx, "llm", llm_agent, values, params=params)
-    reply = results.get("llm")
-    if not isinstance(reply, dict):
-        raise TypeError(f"toolsAgent: {llm_agent} returned {type(reply).__name__}, not a chat result")
-    return reply
 
 
 def _round_choice(choice: Any, round_index: int) -> Any:
@@ -125,27 +87,6 @@ def _round_choice(choice: Any, round_index: int) -> Any:
     if isinstance(choice, str) and choice not in ("auto", "none", "required"):
         return {"type": "function", "function": {"name": choice}}
     return choice
-
-
-def _options(ctx: AgentContext) -> dict[str, Any]:
-    """Params and inputs merged (inputs win), checked against OPTIONS_SCHEMA.
-
-    Raises:
-        AgentError: naming the field (`inputs.maxRounds` or `params.maxRounds`) of every violation.
-    """
-    inputs = defined(ctx.inputs)
-    options = {**ctx.params, **inputs}
-    found = violations(OPTIONS_SCHEMA, options)
-    if found:
-        raise inputs_error(found, ctx.agent_id, from_params=set(ctx.params) - set(inputs))
-    return options
-
-
-def _messages(messages: Any) -> list[Any]:
-    """The history the conversation starts from: a string is one user message, not one message per character."""
-    if isinstance(messages, str):
-        return [{"role": "user", "content": messages}]
-    return list(messages or [])
 
 
 async def tools_agent(ctx: AgentContext) -> dict[str, Any]:
@@ -165,7 +106,7 @@ async def tools_agent(ctx: AgentContext) -> dict[str, Any]:
         answer, or None), `finished` (False when `maxRounds` ran out) and `model` (the
         model that answered last, as the server named it).
     """
-    options = _options(ctx)
+    options = checked_options(ctx, OPTIONS_SCHEMA)
     registry = ctx.nesting.registry if ctx.nesting is not None else default_registry()
     toolbox = await granted_toolbox(ctx, list(options.get("tools") or []), registry)
     passthrough = options.get("passthrough") if isinstance(options.get("passthrough"), dict) else {}
@@ -173,21 +114,13 @@ async def tools_agent(ctx: AgentContext) -> dict[str, Any]:
     llm_agent = str(options.get("llmAgent") or "openAIAgent")
     max_rounds = int(options.get("maxRounds") or _DEFAULT_MAX_ROUNDS)
 
-    history = _messages(options.get("messages"))
-    user_input = options.get("userInput") if isinstance(options.get("userInput"), dict) else {}
-    if isinstance(user_input.get("message"), dict):
-        history.append(user_input["message"])
-    elif is_truthy(user_input.get("text")):
-        history.append({"role": "user", "content": user_input["text"]})
-    system = options.get("system")
-    prefix = [{"role": "system", "content": system}] if is_truthy(system) else []
-
+    prefix, history = opening(options)
     text, finished, model, rounds = None, False, None, 0
     for round_index in range(max_rounds):
         rounds = round_index + 1
         tool_choice = _round_choice(options.get("tool_choice"), round_index)
-        reply = await _ask(ctx, llm_agent, prefix + history, toolbox.schemas(), options, tool_choice)
-        calls = _tool_calls(reply, round_index)
+        reply = await ask_llm(ctx, llm_agent, prefix + history, toolbox.schemas(), options, tool_choice)
+        calls = reply_tool_calls(reply, round_index)
         model = reply.get("model", model)
         if isinstance(reply.get("message"), dict):
             history.append(reply["message"])
@@ -275,7 +208,7 @@ tools_agent_info = AgentInfo(
     package="@graphai/tools_agent",
     license="MIT",
     has_graph_data=True,
-    checks_inputs=True,  # _options checks them
+    checks_inputs=True,  # checked_options checks them
 )
 
 AGENTS: list[AgentInfo] = [tools_agent_info]
