@@ -112,7 +112,7 @@ INDEX = AgentIndex({
     "graphrt_agents.shell.agent": ("runShellAgent",),
     "graphrt_agents.data.merge_template": ("dataObjectMergeTemplateAgent",),
     "graphrt_agents.prompts.tables": ("promptsAgent", "awesomeChatgptPromptsAgent"),
-    "graphrt_agents.template.echo": ("templateAgent", "nodeBrowserDetectAgent"),
+    "graphrt_agents.template.echo": ("templateAgent", "nodeBrowserDetectAgent", "nodeBrowserDetect2Agent"),
     "graphrt_agents.documents.pdf2text": ("pdf2textAgent",),
     "graphrt_agents.net.browserless": ("browserlessAgent",),
     "graphrt_agents.net.search": ("braveSearchAgent", "googleSearchAgent", "serperAgent"),

@@ -1,6 +1,6 @@
 """GraphAI's example agents from graphai-agents' packages/: templateAgent (@graphai/agent_template), the skeleton
-a new agent starts from, and nodeBrowserDetectAgent (node_browser_detect_agent), a test agent; both return
-what they were given, `{params, namedInputs}`.
+a new agent starts from, and nodeBrowserDetectAgent and nodeBrowserDetect2Agent (node_browser_detect_agent), test
+agents; each returns what it was given, `{params, namedInputs}`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,13 @@
-"""templateAgent and nodeBrowserDetectAgent (and the net pack's notionAgent): `{params, namedInputs}`, as GraphAI's return it.
+"""templateAgent, nodeBrowserDetectAgent and nodeBrowserDetect2Agent (and the net pack's notionAgent):
+`{params, namedInputs}`, as GraphAI's return it.
 
 GraphAI's nodeBrowserDetectAgent also prints which runtime it runs in (`true`,
-`{envType: "Node"}`, `{message: "isnode"}`) with console.log; graphrt prints nothing,
-since a run's standard output is its results (`graphrt run`), and says nothing of
-the runtime in the result, as GraphAI's result does not.
+`{envType: "Node"}`, `{message: "isnode"}`) with console.log, and nodeBrowserDetect2Agent
+(the same package's second export, written without its generator) the last two; graphrt
+prints nothing, since a run's standard output is its results (`graphrt run`), and says
+nothing of the runtime in the result, as GraphAI's result does not. GraphAI's
+nodeBrowserDetect2Agent has nodeBrowserDetectAgent's function info, name included;
+here it is named as its package exports it.
 """
 
 from __future__ import annotations
@@ -55,6 +59,18 @@ AGENTS: list[AgentInfo] = [
         repository="https://github.com/receptron/graphai/",
         source="https://github.com/receptron/graphai-agents/tree/main/packages/node-browser-detect-agent/src/"
                "node_browser_detect_agent_node.ts",
+        package="node_browser_detect_agent",
+        **{**_ABOUT, "author": "Receptron Team"},
+    ),
+    AgentInfo(
+        name="nodeBrowserDetect2Agent",
+        func=params_and_inputs,
+        description="test agent",
+        samples=(Sample(inputs={"b": "2"}, params={"a": "1"}, result={"params": {"a": "1"}, "namedInputs": {"b": "2"}}),),
+        category=("general",),
+        repository="https://github.com/receptron/graphai/",
+        source="https://github.com/receptron/graphai-agents/tree/main/packages/node-browser-detect-agent/src/"
+               "node_browser_detect2_agent_node.ts",
         package="node_browser_detect_agent",
         **{**_ABOUT, "author": "Receptron Team"},
     ),

@@ -1,4 +1,4 @@
-"""templateAgent and nodeBrowserDetectAgent return `{params, namedInputs}`, as GraphAI's do."""
+"""templateAgent, nodeBrowserDetectAgent and nodeBrowserDetect2Agent return `{params, namedInputs}`, as GraphAI's do."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def test_every_sample_gives_its_result(sample_case: SampleCase) -> None:
     sample_case.check()
 
 
-@pytest.mark.parametrize("agent", ["templateAgent", "nodeBrowserDetectAgent"])
+@pytest.mark.parametrize("agent", ["templateAgent", "nodeBrowserDetectAgent", "nodeBrowserDetect2Agent"])
 def test_inputs_come_back_resolved_and_params_as_given(agent: str) -> None:
     graph = {"version": 0.5, "nodes": {
         "src": {"value": {"x": [1, 2]}},
