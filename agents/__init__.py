@@ -53,7 +53,8 @@ PACKS = {
     "graphrt_agents.net.slack": Pack("slack", extra="slack", requires=("slack_sdk",)),
     "graphrt_agents.net.exa": Pack("exa", extra="exa", requires=("exa_py",)),
     "graphrt_agents.replicate": Pack("replicate", extra="replicate", requires=("replicate",)),  # @graphai/replicate_agent
-    "graphrt_agents.voice": Pack("voice"),  # @graphai/tts_openai_agent, @graphai/stt_openai_agent, on the openai SDK
+    # @graphai/tts_openai_agent, @graphai/stt_openai_agent (on the openai SDK), @graphai/tts_nijivoice_agent (on httpx)
+    "graphrt_agents.voice": Pack("voice"),
 }
 
 # GraphAI's agents (from its published packages) that graphrt does not provide, and why.
@@ -99,6 +100,7 @@ INDEX = AgentIndex({
     "graphrt_agents.groq.agent": ("groqAgent",),
     "graphrt_agents.voice.tts_openai": ("ttsOpenaiAgent",),
     "graphrt_agents.voice.stt_openai": ("sttOpenaiAgent",),
+    "graphrt_agents.voice.tts_nijivoice": ("ttsNijivoiceAgent",),
     "graphrt_agents.mcp.agents": ("mcpToolsListAgent", "mcpToolsCallAgent"),
     "graphrt_agents.mcp.resources": ("mcpResourcesAgent", "mcpResourceAgent"),
     "graphrt_agents.wiki.agent": ("wikiAgent",),

@@ -1,7 +1,9 @@
 """The voice pack: GraphAI's ttsOpenaiAgent and sttOpenaiAgent (@graphai/tts_openai_agent, @graphai/stt_openai_agent,
-receptron/graphai-agents' voice/), speech from text and text from speech through OpenAI's audio API.
+receptron/graphai-agents' voice/), speech from text and text from speech through OpenAI's audio API, and
+ttsNijivoiceAgent (@graphai/tts_nijivoice_agent), speech from text through Nijivoice's.
 
-They ask through the `openai` SDK graphrt already has, as `OpenAIProvider`s of the LLM pack: no extra."""
+The OpenAI agents ask through the `openai` SDK graphrt already has, as `OpenAIProvider`s of the LLM pack;
+ttsNijivoiceAgent on httpx, as the net pack's agents: no extra."""
 
 from __future__ import annotations
 
