@@ -66,7 +66,8 @@ AGENTS: list[AgentInfo] = [
         name="nodeBrowserDetect2Agent",
         func=params_and_inputs,
         description="test agent",
-        samples=(Sample(inputs={"b": "2"}, params={"a": "1"}, result={"params": {"a": "1"}, "namedInputs": {"b": "2"}}),),
+        samples=(Sample(inputs={"b": "2"}, params={"a": "1"},
+                        result={"params": {"a": "1"}, "namedInputs": {"b": "2"}}),),
         category=("general",),
         repository="https://github.com/receptron/graphai/",
         source="https://github.com/receptron/graphai-agents/tree/main/packages/node-browser-detect-agent/src/"

@@ -1,5 +1,5 @@
-"""A stand-in of Nijivoice's text to speech API (にじボイス, api.nijivoice.com/api/platform/v1) for ttsNijivoiceAgent's
-samples and tests, served on 127.0.0.1 (graphrt_agents._loopback).
+"""A stand-in of Nijivoice's text to speech API (にじボイス, api.nijivoice.com/api/platform/v1) for
+ttsNijivoiceAgent's samples and tests, served on 127.0.0.1 (graphrt_agents._loopback).
 
     POST /voice-actors/{id}/generate-voice {script, speed, format}   (x-api-key)
          200 {generatedVoice: {audioFileUrl, audioFileDownloadUrl, duration, remainingCredits}}
@@ -60,7 +60,8 @@ class NijivoiceStandIn:
             if request.method == "GET" and request.path in self.audio:
                 kind = "audio/mpeg" if request.path.endswith(".mp3") else "audio/wav"
                 return 200, {"Content-Type": kind}, self.audio[request.path]
-            if request.method != "POST" or len(parts) != 3 or parts[0] != "voice-actors" or parts[2] != "generate-voice":
+            generate = len(parts) == 3 and parts[0] == "voice-actors" and parts[2] == "generate-voice"
+            if request.method != "POST" or not generate:
                 return _message(404, "Not Found")
             given = request.headers.get("x-api-key")
             if not given or (self.key is not None and given != self.key):
