@@ -3,12 +3,14 @@
 GraphAI's agent takes an `fs.ReadStream`, whose path names the file. In graphrt the audio is
 what fileReadAgent gives: an open binary file (`outputType: stream`) or the bytes (a Buffer).
 OpenAI tells the format by the name's extension, so a file without a usable name is named
-by its first bytes. It is read once, so that a retry sends it again. A path is never opened:
-files are read by the file agents, which stay in their base folder.
+by its first bytes. It is read once, so that a retry sends it again, and closed, as GraphAI's
+stream closes its file once read (the node's result keeps the file object, not the descriptor).
+A path is never opened: files are read by the file agents, which stay in their base folder.
 """
 
 from __future__ import annotations
 
+import io
 import os
 from typing import Any
 
@@ -39,8 +41,11 @@ def audio_upload(value: Any, agent: str, field: str) -> tuple[str, bytes]:
     name = None
     if isinstance(value, (bytes, bytearray, memoryview)):
         data = bytes(value)
-    elif callable(getattr(value, "read", None)):
-        data = value.read()
+    elif isinstance(value, io.IOBase):
+        try:
+            data = value.read()
+        finally:
+            value.close()  # read to its end, as GraphAI's fs.ReadStream, which then closes its file
         if not isinstance(data, bytes):
             raise TypeError(f"{agent}: {field} must be audio: a file opened in binary mode, not in text mode")
         name = value.name if isinstance(getattr(value, "name", None), str) else None

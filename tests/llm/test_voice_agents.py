@@ -3,6 +3,7 @@ speech comes back as small fixed bytes, uploads are read from the multipart requ
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +114,32 @@ async def test_a_file_from_file_read_agent_is_uploaded(media_api, reply, run_gra
     assert results["hear"] == {"text": "hi"}
     upload = media_api.requests[0].body["file"]
     assert upload.filename == "audio.wav" and upload.data == silent_wav("hi")
+
+
+def descriptors_open_on(path: Path) -> list[str]:
+    """This process's file descriptors open on `path` (Linux's /proc/self/fd)."""
+    found = []
+    for descriptor in Path("/proc/self/fd").iterdir():
+        try:
+            if os.readlink(descriptor) == str(path):
+                found.append(descriptor.name)
+        except OSError:  # the listing's own descriptor, gone by now
+            pass
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc/self/fd (Linux) to see open files")
+async def test_a_file_from_file_read_agent_is_closed_once_read_as_graphai_s_stream_is(media_api, reply, run_graph,
+                                                                                      tmp_path):
+    (tmp_path / "speech.wav").write_bytes(silent_wav("hi"))
+    media_api.script(reply.text("hi"))
+    results = await run_graph(graph(  # the file stays a result, so only the agent can close it
+        read={"agent": "fileReadAgent", "inputs": {"file": "speech.wav"}, "isResult": True,
+              "params": {"baseDir": str(tmp_path), "outputType": "stream"}},
+        hear=stt(inputs={"inputStream": ":read.data"})))
+    assert results["hear"] == {"text": "hi"}
+    assert descriptors_open_on(tmp_path / "speech.wav") == []
+    assert results["read"]["data"].closed
 
 
 async def test_the_request_s_fields_are_sent_when_given_and_a_text_reply_is_the_text(media_api, reply, run_graph):
