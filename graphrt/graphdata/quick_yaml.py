@@ -242,6 +242,8 @@ class _Flow:
 
     def _scalar(self) -> Any:
         text, at = self.text, self.at
+        if at >= len(text):
+            raise _NotQuick  # the flow text ended where a value should be (`- {`): the full loader's to say
         quote = text[at]
         if quote == '"':
             end = text.find('"', at + 1)

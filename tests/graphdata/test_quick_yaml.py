@@ -125,6 +125,8 @@ def test_what_it_leaves_to_the_full_loader(text: str) -> None:
     "nodes:\n  a: [1, 2\n",
     "nodes:\n  a: b: c\n",
     "version: 0.5\nnodes:\n  a:\n    value: 1\n   b: 2\n",
+    "- {",  # flow text that ends where a value should be: was an IndexError out of the quick reader
+    "a: {b: ",
 ])
 def test_errors_keep_the_full_loaders_message_and_position(text: str) -> None:
     with pytest.raises(yaml.YAMLError) as full:
