@@ -95,7 +95,7 @@ def _floors() -> tuple[list[str], list[str]]:
 
 def _graphrt() -> list[str]:
     script = Path(sys.executable).with_name("graphrt")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "graphrt.cli.main"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "graphrt"]
 
 
 def commands() -> list[tuple[str, list[str]]]:

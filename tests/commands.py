@@ -4,5 +4,5 @@ from __future__ import annotations
 
 import sys
 
-GRAPHRT = [sys.executable, "-c", "import sys; from graphrt.cli import main; sys.exit(main())"]
+GRAPHRT = [sys.executable, "-m", "graphrt"]
 """`graphrt` run by the interpreter that runs the tests, not whichever `graphrt` is first on PATH."""

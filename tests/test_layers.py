@@ -97,6 +97,8 @@ def layer(module: str) -> int | None:
         return LAYERS.index("graphrt_agents")
     if len(parts) > 1 and parts[1] in LAYERS:
         return LAYERS.index(parts[1])
+    if module == "graphrt.__main__":  # `python -m graphrt`: the command, as the top layer runs it
+        return LAYERS.index("cli")
     return None  # the package root `graphrt`, which loads its names lazily from every layer
 
 

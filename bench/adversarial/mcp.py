@@ -70,7 +70,7 @@ class StdioServer:
     """`graphrt mcp FOLDER --mcp-config CONFIG`, started, initialized, and read line by line."""
 
     def __init__(self, folder: Path, config: Path, env: dict[str, str]) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", "graphrt.cli.main", "mcp", str(folder),
+        self.process = subprocess.Popen([sys.executable, "-m", "graphrt", "mcp", str(folder),
                                          "--mcp-config", str(config)],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=open(folder / "stderr.log", "ab"), env=env)

@@ -49,7 +49,7 @@ class McpProcess:
         if key:
             env["GRAPHRT_MCP_KEY"] = key
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "graphrt.cli.main", "mcp", str(folder / "graphs"), "--http", str(self.port),
+            [sys.executable, "-m", "graphrt", "mcp", str(folder / "graphs"), "--http", str(self.port),
              "--mcp-config", str(folder / "mcp.json")],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(self.stderr, "ab"), env=env)
         end = time.monotonic() + 60

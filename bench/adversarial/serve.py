@@ -91,7 +91,7 @@ class ServeProcess:
         if self.key:
             env["GRAPHRT_API_KEY"] = self.key
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "graphrt.cli.main", "serve", str(self.folder / "graphs"), "--port", str(self.port),
+            [sys.executable, "-m", "graphrt", "serve", str(self.folder / "graphs"), "--port", str(self.port),
              "--checkpoint", str(self.folder / f"{self.name}.db"), "--mcp-config", str(self.folder / "mcp.json"),
              "--max-runs", "2", "--max-queue", "20", *self.extra],
             stdin=subprocess.DEVNULL, stdout=open(self.folder / f"{self.name}-stdout.log", "ab"),

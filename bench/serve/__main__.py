@@ -98,7 +98,7 @@ def _start(folder: Path, checkpoint: Path, port: int, *extra: str, env: dict[str
     """graphrt serve on `folder`; that of the source tree `tree` when given (its folder is the server's working
     folder too: `python -m` puts the working folder first on the path, before PYTHONPATH)."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "graphrt.cli.main", "serve", str(folder), "--port", str(port),
+        [sys.executable, "-m", "graphrt", "serve", str(folder), "--port", str(port),
          "--checkpoint", str(checkpoint), *extra],
         env={**os.environ, **(env or {}), **({"PYTHONPATH": str(tree)} if tree is not None else {})},
         cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

@@ -113,7 +113,7 @@ def test_the_cli_stops_at_its_timeout(tmp_path: Path) -> None:
     path = tmp_path / "forever.yaml"
     path.write_text("version: 0.5\nloop: {while: true}\nnodes:\n  a: {value: 1}\n"
                     "  b: {agent: sleeperAgent, inputs: {x: ':a'}, params: {duration: 20}}\n")
-    done = subprocess.run([sys.executable, "-m", "graphrt.cli.main", "run", "-q", "--timeout", "0.3", str(path)],
+    done = subprocess.run([sys.executable, "-m", "graphrt", "run", "-q", "--timeout", "0.3", str(path)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     last = done.stderr.strip().splitlines()[-1]

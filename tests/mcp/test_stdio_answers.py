@@ -69,7 +69,7 @@ class _Stdio:
     """`graphrt mcp FOLDER` started and initialized; `ask(line)` is its answer, read within a deadline."""
 
     def __init__(self, folder: Path) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", "graphrt.cli.main", "mcp", str(folder)], stdin=subprocess.PIPE,
+        self.process = subprocess.Popen([sys.executable, "-m", "graphrt", "mcp", str(folder)], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.selector = selectors.DefaultSelector()
         self.selector.register(self.process.stdout, selectors.EVENT_READ)

@@ -20,7 +20,7 @@ from ..serve.conftest import HELLO
 
 def _graphrt(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     env = {name: value for name, value in os.environ.items() if name not in ("GRAPHRT_API_KEY", "RAY_ADDRESS")}
-    return subprocess.run([sys.executable, "-m", "graphrt.cli.main", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "graphrt", *args], capture_output=True, text=True,
                           timeout=180, cwd=cwd, env=env)  # a guard against a hang
 
 

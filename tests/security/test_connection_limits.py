@@ -69,7 +69,7 @@ def _serve_process(folder, checkpoint, *flags: str, preexec_fn=None):
 
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "graphrt.cli.main", "serve", str(folder), "--port", str(port),
+        [sys.executable, "-m", "graphrt", "serve", str(folder), "--port", str(port),
          "--checkpoint", str(checkpoint), *flags],
         preexec_fn=preexec_fn, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     return process, port
@@ -175,6 +175,7 @@ def test_a_cap_past_the_files_the_process_may_open_is_lowered_in_one_line(tmp_pa
     assert "Traceback" not in errors, errors
 
 
+@pytest.mark.needs("serve")
 def test_a_burst_of_readers_past_the_files_the_process_may_open_is_refused_in_one_line(tmp_path) -> None:
     """1,100 event-stream readers past ulimit -n were 1,371 tracebacks ("socket.accept() out of system
     resource", at each try), and a new run's POST failed while they held the descriptors. Now the readers past

@@ -119,7 +119,7 @@ async def _no_progress(*_: object) -> None:
 
 
 def _graphrt(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "graphrt.cli.main", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "graphrt", *args], capture_output=True, text=True,
                           timeout=180)
 
 

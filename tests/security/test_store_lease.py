@@ -40,7 +40,7 @@ def folder(tmp_path: Path) -> Path:
 
 def _start_refused(folder: Path, target: str, *extra: str) -> subprocess.CompletedProcess:
     """A second `graphrt serve` that is expected to refuse to start (it is killed if it serves instead)."""
-    return subprocess.run([sys.executable, "-m", "graphrt.cli.main", "serve", str(folder), "--port", str(free_port()),
+    return subprocess.run([sys.executable, "-m", "graphrt", "serve", str(folder), "--port", str(free_port()),
                            "--checkpoint", target, *extra], capture_output=True, text=True, timeout=120)
 
 

@@ -167,7 +167,7 @@ async def test_a_reused_run_id_with_other_inputs_is_refused(tmp_path: Path, firs
 def _graphrt(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     import os
 
-    return subprocess.run([sys.executable, "-m", "graphrt.cli.main", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "graphrt", *args], capture_output=True, text=True,
                           timeout=120, env={**os.environ, **(env or {})})  # a guard against a hang
 
 
@@ -303,7 +303,7 @@ def test_a_full_disk_fails_the_run_keeps_the_server_up_and_health_says_the_store
         encoding="utf-8")
     store, port = tmp_path / "runs.db", free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "graphrt.cli.main", "serve", str(folder), "--port", str(port), "--checkpoint", str(store)],
+        [sys.executable, "-m", "graphrt", "serve", str(folder), "--port", str(port), "--checkpoint", str(store)],
         preexec_fn=_file_size_cap(256 * 1024), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:

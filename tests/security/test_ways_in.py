@@ -107,7 +107,7 @@ def test_a_key_is_still_asked_of_an_allowed_origin(serve) -> None:
 
 
 def _graphrt(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "graphrt.cli.main", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "graphrt", *args], capture_output=True, text=True,
                           timeout=120, env={**{k: v for k, v in os.environ.items() if k != "GRAPHRT_API_KEY"},
                                             **(env or {})})
 

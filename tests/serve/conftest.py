@@ -190,7 +190,7 @@ def start_process(folder: Path, checkpoint: Path, port: int, *extra: str, env: d
     """`graphrt serve` as its own process (for kill -9), once it listens."""
     need("serve")
     process = subprocess.Popen(
-        [sys.executable, "-m", "graphrt.cli.main", "serve", str(folder), "--port", str(port),
+        [sys.executable, "-m", "graphrt", "serve", str(folder), "--port", str(port),
          "--checkpoint", str(checkpoint), *extra],
         env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )

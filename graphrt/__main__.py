@@ -1,0 +1,7 @@
+"""`python -m graphrt`: the `graphrt` command, run by this interpreter."""
+
+import sys
+
+from graphrt.cli import main
+
+sys.exit(main())
