@@ -22,6 +22,7 @@ answers an error status is a failure (GraphAI keeps its body as the audio); the 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
@@ -42,13 +43,15 @@ _AGENT = "ttsNijivoiceAgent"
 _ERROR = "TTS Nijivoice Error"  # GraphAI's words
 
 
-class _Failed(Exception):
-    """Why no speech came: `detail` for the error's message, `error` for onError (the service's answer if any)."""
+@dataclass(frozen=True)
+class _NoSpeech:
+    """Why no speech came: `detail` for the error's message, `error` for onError (the service's answer if any),
+    `cause` what went wrong underneath, if anything did. A value, not an exception: the agent decides whether
+    it becomes onError or an AgentError."""
 
-    def __init__(self, detail: str, error: Any) -> None:
-        super().__init__(detail)
-        self.detail = detail
-        self.error = error
+    detail: str
+    error: Any
+    cause: BaseException | None = None
 
 
 def _checked(ctx: AgentContext) -> tuple[str, str]:
@@ -67,15 +70,12 @@ def _checked(ctx: AgentContext) -> tuple[str, str]:
     return text, voice
 
 
-async def _speech(ctx: AgentContext, text: str, voice: str) -> dict[str, Any]:
-    """The generated voice and its audio.
-
-    Raises:
-        _Failed: no key, no answer, an answer without a download URL, or a failed download.
-    """
+async def _speech(ctx: AgentContext, text: str, voice: str) -> dict[str, Any] | _NoSpeech:
+    """The generated voice and its audio, or why none came: no key, no answer, an answer without a download URL,
+    or a failed download."""
     key = credential(ctx, "NIJIVOICE_API_KEY")
     if key is None:
-        raise _Failed("no API key: set NIJIVOICE_API_KEY, or give apiKey in params or config", "no API key")
+        return _NoSpeech("no API key: set NIJIVOICE_API_KEY, or give apiKey in params or config", "no API key")
     limits = Limits.from_config(ctx.config, _AGENT)
     url = f"{base_url(ctx, NIJIVOICE_URL)}/voice-actors/{quote(voice, safe='')}/generate-voice"
     headers = {"x-api-key": key, "accept": "application/json", "content-type": "application/json"}
@@ -84,18 +84,18 @@ async def _speech(ctx: AgentContext, text: str, voice: str) -> dict[str, Any]:
         response = await send("POST", request_url(url, None), headers, body, limits)
         answer = response_json(response)
     except (FetchFailed, TypeError, ValueError) as error:
-        raise _Failed(str(error), error_text(error)) from error
+        return _NoSpeech(str(error), error_text(error), error)
     generated = answer.get("generatedVoice") if isinstance(answer, dict) else None
     download = generated.get("audioFileDownloadUrl") if isinstance(generated, dict) else None
     if not response.ok or not isinstance(download, str) or not download:
         said = cut(json.dumps(answer, ensure_ascii=False), 300)
-        raise _Failed(f"HTTP {response.status}: the service gave no audio to download: {said}", answer)
+        return _NoSpeech(f"HTTP {response.status}: the service gave no audio to download: {said}", answer)
     try:
         audio = await send("GET", request_url(download, None), {}, None, limits)
     except (FetchFailed, TypeError) as error:
-        raise _Failed(f"the audio's download failed: {error}", error_text(error)) from error
+        return _NoSpeech(f"the audio's download failed: {error}", error_text(error), error)
     if not audio.ok:
-        raise _Failed(f"the audio's download answered HTTP {audio.status}", f"audio download: HTTP {audio.status}")
+        return _NoSpeech(f"the audio's download answered HTTP {audio.status}", f"audio download: HTTP {audio.status}")
     return {"buffer": audio.content, "generatedVoice": generated}
 
 
@@ -109,12 +109,12 @@ async def tts_nijivoice_agent(ctx: AgentContext) -> dict[str, Any]:
         AgentError: no text or no voice actor; "TTS Nijivoice Error: ..." (without supressError) when no speech came.
     """
     text, voice = _checked(ctx)
-    try:
-        return await _speech(ctx, text, voice)
-    except _Failed as failed:
-        if is_truthy(ctx.params.get("supressError")):
-            return {"onError": {"message": _ERROR, "error": failed.error}}
-        raise AgentError(f"{_ERROR}: {failed.detail}") from failed.__cause__
+    spoken = await _speech(ctx, text, voice)
+    if not isinstance(spoken, _NoSpeech):
+        return spoken
+    if is_truthy(ctx.params.get("supressError")):
+        return {"onError": {"message": _ERROR, "error": spoken.error}}
+    raise AgentError(f"{_ERROR}: {spoken.detail}") from spoken.cause
 
 
 AGENTS: list[AgentInfo] = [
