@@ -131,7 +131,7 @@ async def abatch(
     """
     from graphrt.batches import Batch, BatchProgress, Ledger, rows_of
     from graphrt.checkpoint import open_store
-    from graphrt.checkpoint.base import GuardedStore
+    from graphrt.checkpoint.guard import GuardedStore
 
     prepared = graph if isinstance(graph, Graph) else Graph(graph, **options)
     if progress is None:

@@ -21,10 +21,10 @@
         RunTimeoutError       the whole run took longer than its timeout
       GraphInterrupted        an agent asked a person (.question); resume with the answer
       CheckpointError         a run cannot be saved to or resumed from a checkpoint store
-        Unsavable             a value JSON cannot hold, so it is not saved                 checkpoint/base
-        StoreFailed           the store itself failed: no connection, a driver's error     checkpoint/base
-          LeaseLost           a write the store refused: another process took its lease    checkpoint/base
-        RunTaken              another process or task is running the run now               checkpoint/base
+        Unsavable             a value JSON cannot hold, so it is not saved                 checkpoint/errors
+        StoreFailed           the store itself failed: no connection, a driver's error     checkpoint/errors
+          LeaseLost           a write the store refused: another process took its lease    checkpoint/errors
+        RunTaken              another process or task is running the run now               checkpoint/errors
       RegistrationError       bad agent or function info
         UnsupportedType       a type hint has no JSON Schema                               base/schema
       ToolCallError           bad tool arguments; the text goes back to the LLM

@@ -19,7 +19,10 @@ import anyio
 
 from graphrt.base.errors import CheckpointError, GraphError
 from graphrt.base.secrets import Redactor
-from graphrt.checkpoint.base import CheckpointStore, RunStatus, Unsavable, encode_value
+from graphrt.base.states import RunStatus
+from graphrt.checkpoint.errors import Unsavable
+from graphrt.checkpoint.guard import GuardedStore
+from graphrt.checkpoint.values import encode_value
 from graphrt.durable.credentials import hidden_data
 from graphrt.durable.runs import save_new_run
 from graphrt.engine.graph import Graph
@@ -32,7 +35,7 @@ __all__ = ["Ledger"]
 class Ledger:
     """The saved runs of one batch's rows in `store`, named `batch_id/ROW`."""
 
-    def __init__(self, store: CheckpointStore, batch_id: str) -> None:
+    def __init__(self, store: GuardedStore, batch_id: str) -> None:
         self.store = store
         self.batch_id = batch_id
 

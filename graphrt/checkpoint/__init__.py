@@ -3,16 +3,20 @@
     store = open_store("runs.db")                          # a file: SQLite, the default
     store = open_store("postgresql://me@127.0.0.1/graphrt")  # PostgreSQL (extra: graphrt[postgres])
 
-Every store follows the `CheckpointStore` protocol in base.py; graphrt.durable
-writes to it from the run's checkpoint hook. Stores are found through the entry
-point group `graphrt.checkpoint_stores`, each entry point named by the URL
-scheme its class opens (`file`: a plain path), so that a package adds a store
-as it adds agents, by an entry point alone (see base.StoreClass).
+Every store follows the `CheckpointStore` protocol, and may add abilities (base.py: the
+store's contract); graphrt uses it through a `GuardedStore` (guard.py), and graphrt.durable
+writes to it from the run's checkpoint hook. What a store keeps is in records.py, how it
+encodes values in values.py, its errors in errors.py, and the state a saved run is resumed
+from in snapshot.py and restore.py. Stores are found through the entry point group
+`graphrt.checkpoint_stores`, each entry point named by the URL scheme its class opens
+(`file`: a plain path), so that a package adds a store as it adds agents, by an entry point
+alone (see base.StoreClass).
 """
 
 from __future__ import annotations
 
 import os
+from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
@@ -20,20 +24,13 @@ from graphrt.base.entry_points import EntryPoint, by_name
 from graphrt.base.patterns import LazyPattern
 
 if TYPE_CHECKING:
-    from graphrt.checkpoint.base import (
-        CheckpointError,
-        CheckpointStore,
-        Delivery,
-        EventStore,
-        Row,
-        RunRecord,
-        RunStatus,
-        StoreClass,
-        WebhookStore,
-        decode_value,
-        encode_value,
-    )
+    from graphrt.base.states import RunStatus
+    from graphrt.checkpoint.base import CheckpointStore, EventStore, StoreClass, WebhookStore
+    from graphrt.checkpoint.errors import CheckpointError
+    from graphrt.checkpoint.guard import GuardedStore
+    from graphrt.checkpoint.records import Delivery, Row, RunRecord
     from graphrt.checkpoint.sqlite import SQLiteStore
+    from graphrt.checkpoint.values import decode_value, encode_value
 
 __all__ = [
     "CheckpointError",
@@ -41,6 +38,7 @@ __all__ = [
     "CheckpointTarget",
     "Delivery",
     "EventStore",
+    "GuardedStore",
     "RunRecord",
     "RunStatus",
     "Row",
@@ -78,14 +76,15 @@ def open_store(target: CheckpointTarget, *, existing: bool = False) -> Checkpoin
         CheckpointError: no installed store opens the target, its packages are missing, or (`existing`) there
             is no file at the path.
     """
-    from graphrt.checkpoint.base import CheckpointError, CheckpointStore
+    from graphrt.checkpoint.base import CheckpointStore, conforms
+    from graphrt.checkpoint.errors import CheckpointError
 
     if isinstance(target, (str, Path)):
         opens = store_class(target)
         if existing and _is_missing_file(target):
             raise CheckpointError(f"no checkpoint store at {target}: there is no such file")
         return opens(target)
-    if type(target) in _STORE_TYPES or isinstance(target, CheckpointStore):
+    if type(target) in _STORE_TYPES or conforms(target, CheckpointStore):
         _STORE_TYPES.add(type(target))  # a protocol check reads every member: once per class, not per run
         return target
     raise CheckpointError(f"a checkpoint must be {describe_targets()}, or a store; got {type(target).__name__}")
@@ -104,7 +103,7 @@ def store_class(target: str | Path) -> StoreClass:
     Raises:
         CheckpointError: no store is installed for the scheme, or its entry point cannot be loaded.
     """
-    from graphrt.checkpoint.base import CheckpointError
+    from graphrt.checkpoint.errors import CheckpointError
 
     match = _URL.match(target) if isinstance(target, str) else None
     scheme = match.group(1) if match else FILE
@@ -145,16 +144,17 @@ def describe_targets() -> str:
 
 def _loaded(point: EntryPoint) -> StoreClass:
     """The class an entry point names, checked to be a store class that opens the scheme it is named by."""
-    from graphrt.checkpoint.base import CheckpointError
+    from graphrt.checkpoint.base import StoreClass, lacking
+    from graphrt.checkpoint.errors import CheckpointError
 
     where = f"checkpoint store '{point.name} = {point.value}' (entry point group {STORE_GROUP})"
     try:
         cls = point.load()
     except Exception as error:  # noqa: BLE001 - a broken package is reported by name
         raise CheckpointError(f"{where} cannot be loaded: {type(error).__name__}: {error}") from error
-    lacking = [name for name in ("schemes", "extra", "shown") if not hasattr(cls, name)]
-    if lacking or not callable(cls):
-        raise CheckpointError(f"{where} is not a store class: it has no {', '.join(lacking) or '__call__'}")
+    absent = lacking(cls, StoreClass)  # the class's contract, checked once, when it is loaded
+    if absent or not callable(cls):
+        raise CheckpointError(f"{where} is not a store class: it has no {', '.join(absent) or '__call__'}")
     if point.name not in cls.schemes:
         raise CheckpointError(f"{where} opens {', '.join(cls.schemes) or 'no scheme'}, not {point.name}")
     return cls
@@ -167,19 +167,22 @@ def _unless_uninstalled() -> str:
     return " (graphrt's own stores are declared when it is installed: pip install -e . in a checkout)"
 
 
-_BASE_NAMES = frozenset({"CheckpointError", "CheckpointStore", "Delivery", "EventStore", "Row", "RunRecord",
-                         "RunStatus", "StoreClass", "WebhookStore", "decode_value", "encode_value"})
+_LAZY = {
+    "CheckpointError": "graphrt.checkpoint.errors", "CheckpointStore": "graphrt.checkpoint.base",
+    "Delivery": "graphrt.checkpoint.records", "EventStore": "graphrt.checkpoint.base",
+    "GuardedStore": "graphrt.checkpoint.guard", "Row": "graphrt.checkpoint.records",
+    "RunRecord": "graphrt.checkpoint.records", "RunStatus": "graphrt.base.states",
+    "SQLiteStore": "graphrt.checkpoint.sqlite", "StoreClass": "graphrt.checkpoint.base",
+    "WebhookStore": "graphrt.checkpoint.base", "decode_value": "graphrt.checkpoint.values",
+    "encode_value": "graphrt.checkpoint.values",
+}
+"""The names of the package, by the module that holds each."""
 
 
 def __getattr__(name: str) -> Any:
     # Imported on first use: a run without a checkpoint needs neither sqlite3 nor the stores' vocabulary
     # (`graphrt run` imports this package for its --checkpoint help, and the engine for RunSnapshot).
-    if name == "SQLiteStore":
-        from graphrt.checkpoint.sqlite import SQLiteStore
-
-        return SQLiteStore
-    if name in _BASE_NAMES:
-        from graphrt.checkpoint import base
-
-        return getattr(base, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(module), name)

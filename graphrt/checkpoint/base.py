@@ -1,138 +1,57 @@
-"""What a checkpoint store keeps, the small protocol every store follows, and how values are encoded.
+"""The contract of a checkpoint store: what every store does, the abilities a store may add, and its class.
 
-A store keeps two things per run:
+Every store is a `CheckpointStore`: runs' records and rows, and the claim by which one
+process (and task) runs a run at a time, a claim that ends with the process, so a run
+killed with SIGKILL can be resumed at once. The records and rows are in records.py,
+how values are encoded in values.py.
 
-- a `RunRecord`: the graph's source (file, text, hash), injected values and
-  config (credentials left out), the run's status and, once it completed, its results;
-- `Row`s, written one at a time while the run goes: the static values at the start
-  of an iteration (`kind="iteration"`), one row per completed node (`"node"`),
-  and answers to questions (`"answer"`); a fork from inside a nested graph adds the
-  results that graph keeps (`"inner"`, one row per nested path). Writing an iteration row drops the rows
-  of earlier iterations, so a store holds one iteration per run, never the
-  whole history, and a write costs the same at node 10 as at node 10,000.
+A store may add abilities, each a protocol of its own below: a store has one when it has
+every method of it. They are found once, when graphrt takes the store to use
+(`Abilities.of`, by the `GuardedStore` that wraps it: guard.py), and read from there; a
+store without one gets what `GuardedStore` does in its place, said with each protocol.
 
-A store may also be an `EventStore`: it keeps each run's event log (numbered JSON
-records, for a server's replay after a restart) and deletes ended runs on request
-(a server's retention); and a `WebhookStore`: it keeps the webhooks a server calls
-when a run ends, so that a delivery still pending when the server died is made by
-the next one. graphrt's SQLite and PostgreSQL stores are both.
+- faster ways to save a run: `RowBatches` (rows in one write), `QueuedRows` (rows queued
+  now and committed with the run's end), `QueuedStart` (a new run's claim and record
+  queued while its first node runs); graphrt's SQL stores have the first two, PostgreSQL
+  the third;
+- `RunPages` (a page of the runs through an index) and `SelfCheck` (whether the store
+  answers now): graphrt serve's listing and /health;
+- `EventStore` (each run's event log, for a server's replay after a restart, and the
+  deletion of ended runs, a server's retention), with `EventBatches` (several runs' events
+  in one write); `WebhookStore` (the webhooks a server calls when a run ends, so that a
+  delivery still pending when the server died is made by the next one); `LeaseStore`
+  (named leases, so that one server at a time owns the store: serve/lease.py). graphrt's
+  SQLite and PostgreSQL stores have them all.
 
-A store may also be a `LeaseStore`: it keeps named leases, so that one server at a
-time owns the store (serve/lease.py); graphrt's SQL stores are.
-
-A run is claimed by the one process (and task) that runs it: a second resume of
-the same run is refused while the first goes on. The claim ends with the
-process, so a run killed with SIGKILL can be resumed at once.
-
-Values are JSON text. JavaScript's `undefined` survives the round trip: it is
-written as `{"$graphrt": "undefined"}` (an object that really has a `$graphrt`
-key is wrapped, so it cannot be mistaken for one).
+A store class (`StoreClass`) says which targets it opens, how a person may see one, and
+what it needs installed; `open_store` (the package's __init__) finds it by the target's
+URL scheme in the entry point group `graphrt.checkpoint_stores`.
 """
 
 from __future__ import annotations
 
-import json
-import math
-import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Protocol, Sequence, runtime_checkable
+from typing import Any, Awaitable, Protocol, Sequence, runtime_checkable
 
-from graphrt.base.errors import CheckpointError
-from graphrt.base.jsvalue import UNDEFINED, escape_lone_surrogates
-from graphrt.base.states import RunStatus
-from graphrt.checkpoint.snapshot import RunSnapshot
+from graphrt.checkpoint.records import Delivery, Lease, Row, RunRecord, RunSummary
 
 __all__ = [
-    "CheckpointError",
+    "Abilities",
     "CheckpointStore",
+    "EventBatches",
     "EventStore",
-    "WebhookStore",
-    "Delivery",
-    "Lease",
     "LeaseStore",
+    "QueuedRows",
+    "QueuedStart",
+    "RowBatches",
+    "RunPages",
+    "SelfCheck",
     "StoreClass",
-    "RunRecord",
-    "RunSummary",
-    "runs_page",
-    "Row",
-    "RunStatus",
-    "Unsavable",
-    "StoreFailed",
-    "LeaseLost",
-    "RunTaken",
-    "run_taken",
-    "check_store",
-    "encode_value",
-    "decode_value",
-    "damaged",
-    "GuardedStore",
-    "snapshot_from_rows",
+    "WebhookStore",
+    "conforms",
+    "lacking",
 ]
-
-
-@dataclass
-class RunRecord:
-    """One saved run: what is needed to rebuild its Graph, and how it ended so far."""
-
-    run_id: str
-    graph_file: str | None
-    graph_text: str | None
-    graph_hash: str
-    injected: dict[str, Any] = field(default_factory=dict)
-    config: dict[str, Any] = field(default_factory=dict)
-    all_results: bool = False
-    status: str = RunStatus.RUNNING
-    detail: dict[str, Any] = field(default_factory=dict)
-    results: Any = None
-    created_at: float = 0.0
-    updated_at: float = 0.0
-    parent: dict[str, Any] | None = None  # a fork's origin: {"run_id", "node_id", "set": [node ids given values]}
-
-    def __post_init__(self) -> None:
-        # A record an older graphrt saved spells two statuses its own way ("stopped", "completed"): read as today's.
-        if self.status in RunStatus.LEGACY:
-            self.status = RunStatus.read(self.status)
-
-    @property
-    def question(self) -> str | None:
-        """The pending question of an interrupted run."""
-        return self.detail.get("question") if self.status == RunStatus.INTERRUPTED else None
-
-
-@dataclass(frozen=True)
-class RunSummary:
-    """What a listing of runs shows of one: `runs_page` reads only this."""
-
-    run_id: str
-    graph_file: str | None
-    status: str
-    created_at: float
-    updated_at: float
-    parent: dict[str, Any] | None = None  # a fork's origin, as RunRecord.parent
-
-
-async def runs_page(store: "CheckpointStore", limit: int, offset: int = 0) -> list[RunSummary]:
-    """A page of the store's runs, most recently updated first: the store's own `runs_page` (an indexed query)
-    when it has one, else a slice of `runs()` (a store of a third party that has none)."""
-    page = getattr(store, "runs_page", None)
-    if page is not None:
-        return await page(limit, offset)
-    return [RunSummary(record.run_id, record.graph_file, record.status, record.created_at, record.updated_at,
-                       getattr(record, "parent", None))
-            for record in (await store.runs())[offset:offset + limit]]
-
-
-@dataclass(frozen=True)
-class Row:
-    """One write of a running run: an iteration's static values, a node's result, or an answer."""
-
-    run_id: str
-    iteration: int
-    kind: str  # "iteration" | "node" | "answer"
-    key: str  # node id, answer key, or "" for an iteration
-    value: str | None  # JSON text (encode_value); None for an iteration whose statics could not be saved
 
 
 @runtime_checkable
@@ -142,24 +61,6 @@ class CheckpointStore(Protocol):
 
     graphrt's stores: `SQLiteStore` (a file, the default) and `PostgresStore` (a server);
     `open_store` finds a target's class through the entry point group (see StoreClass).
-
-    A store may also have `async add_rows(rows)`, rows saved in one write as `add_row` of each
-    in turn would save them; where it does, an iteration's first row and its first node's are one
-    commit instead of two (graphrt's SQL stores have it). It is not part of the protocol: a store
-    without it gets one `add_row` call per row.
-
-    A store may also have `start_new_run(record) -> Awaitable | None`, a plain function that queues a
-    new run's claim and its record at once, in that order, and returns what to await for their
-    outcome: the run's first node runs while they are made, and the run awaits it before it writes
-    a row or its end (PostgresStore has it: two trips to the server off each run's way). A store
-    without it gets `claim_run` and `create_run`, each awaited.
-
-    And `queue_rows(rows) -> Awaitable`, a plain function that queues rows as `add_rows` saves them
-    and returns what to await for their commit, with `finish_run(run_id, rows, *, status, detail,
-    results)`, `update_run` made only if those rows are saved: the row of a node that no other node
-    waits for is committed with what the run writes next (its end: one commit, not two in turn), and
-    the store never says a run ended whose rows it did not take. Without them, every row is awaited
-    before the run goes on.
     """
 
     location: str  # what to show a person: its class's `shown(target)`
@@ -197,15 +98,67 @@ class CheckpointStore(Protocol):
         """Closes the connection; the store cannot be used after."""
 
 
+# ----- abilities a store may add -----
+
+
+@runtime_checkable
+class RowBatches(Protocol):
+    """Rows saved in one write. Without it: one `add_row` per row."""
+
+    async def add_rows(self, rows: Sequence[Row]) -> None:
+        """Saves rows in one write, as `add_row` of each in turn would: an iteration's first row and its first
+        node's are one commit instead of two."""
+
+
+@runtime_checkable
+class QueuedRows(Protocol):
+    """Rows queued now and committed with what the run writes next. Without it: every row is awaited before the
+    run goes on."""
+
+    def queue_rows(self, rows: Sequence[Row]) -> Awaitable[None]:
+        """Queues rows as `add_rows` saves them, at once (a plain function), and returns what to await for their
+        commit: the row of a node that no other node waits for is committed with the run's next write (its end:
+        one commit, not two in turn)."""
+
+    async def finish_run(self, run_id: str, rows: Sequence[Row], *, status: str, detail: dict[str, Any] | None = None,
+                         results: Any = None) -> None:
+        """`update_run`, made only if `rows` (queued before it) are saved: the store never says a run ended whose
+        rows it did not take."""
+
+
+@runtime_checkable
+class QueuedStart(Protocol):
+    """A new run's claim and record queued at once. Without it: `claim_run` and `create_run`, each awaited."""
+
+    def start_new_run(self, record: RunRecord) -> Awaitable[None] | None:
+        """Queues a new run's claim and its record, in that order (a plain function), and returns what to await
+        for their outcome: the run's first node runs while they are made, and the run awaits it before it writes
+        a row or its end (two trips to a server off each run's way). None: not now; claim and create it in turn."""
+
+
+@runtime_checkable
+class RunPages(Protocol):
+    """A page of the runs through an index. Without it: a slice of `runs()`."""
+
+    async def runs_page(self, limit: int, offset: int = 0) -> list[RunSummary]:
+        """At most `limit` runs, most recently updated first, after the first `offset`."""
+
+
+@runtime_checkable
+class SelfCheck(Protocol):
+    """Whether the store can be used now (start-up and /health ask). Without it: reading a run no one saves."""
+
+    async def check(self) -> None:
+        """Raises CheckpointError when the store cannot be used now."""
+
+
 @runtime_checkable
 class EventStore(Protocol):
     """A store that also keeps each run's event log and removes old runs: what `graphrt serve` needs to replay
-    a run's events after a restart and to keep its store from growing without bound. graphrt's SQL stores are
-    both; a store that is only a CheckpointStore still serves (its event logs then live in memory).
+    a run's events after a restart and to keep its store from growing without bound. A store without it still
+    serves (its event logs then live in memory, and nothing is deleted).
 
-    An event is `(id, text)`: ids grow from 1 within a run, the text is the event's JSON. A store may also
-    have `add_event_batches([(run_id, events), ...])`, the events of several runs in one write (the SQL stores
-    do): a server saves the events of all its runs at once with it.
+    An event is `(id, text)`: ids grow from 1 within a run, the text is the event's JSON.
     """
 
     async def add_events(self, run_id: str, events: Sequence[tuple[int, str]]) -> None:
@@ -223,27 +176,19 @@ class EventStore(Protocol):
         Runs still running or waiting for an answer stay. Returns the ids deleted."""
 
 
-@dataclass
-class Delivery:
-    """A webhook of a run: a URL to call when the run ends (`state="subscribed"`, no body), or one call of it
-    (`"pending"` until the receiver took it: `"delivered"`, or `"failed"` once the retries are spent)."""
+@runtime_checkable
+class EventBatches(Protocol):
+    """The events of several runs in one write (a server saves all its runs' events at once). Without it: one
+    `add_events` per run."""
 
-    delivery_id: str
-    run_id: str
-    url: str
-    event: str  # "subscribed", or what happened: "run.finished", "run.failed", "run.cancelled", "run.interrupted"
-    body: str | None = None  # the JSON the receiver gets (redacted as HTTP answers are)
-    state: str = "pending"  # a subscription's: "subscribed", then "ended" once its run ended and was delivered
-    attempts: int = 0
-    next_at: float = 0.0  # time.time() of the next attempt
-    error: str | None = None  # why the last attempt failed
-    created_at: float = 0.0
+    async def add_event_batches(self, batches: Sequence[tuple[str, Sequence[tuple[int, str]]]]) -> None:
+        """Appends events to several runs' logs in one write: `[(run_id, events), ...]`, as `add_events` of each."""
 
 
 @runtime_checkable
 class WebhookStore(Protocol):
     """A store that also keeps webhooks and their deliveries (graphrt serve's, see graphrt/serve/webhooks.py).
-    prune_runs deletes a run's webhooks with it."""
+    prune_runs deletes a run's webhooks with it. A server on a store without it calls no webhooks."""
 
     async def add_deliveries(self, deliveries: Sequence[Delivery]) -> None:
         """Saves new deliveries (or subscriptions), in one write."""
@@ -262,19 +207,10 @@ class WebhookStore(Protocol):
         """The ids of the runs that have a webhook of their own (a server reads them once, at start)."""
 
 
-@dataclass(frozen=True)
-class Lease:
-    """Who holds a named lease of a store, and until when (a time.time()) unless renewed."""
-
-    owner: str  # the holder's own token: only it renews or drops the lease
-    holder: str  # what the holder says of itself (JSON: its process, machine, address)
-    expires_at: float
-
-
 @runtime_checkable
 class LeaseStore(Protocol):
     """A store that keeps named leases: which one process owns it, for as long as it renews its lease in time.
-    graphrt's SQL stores are; a store that is not serves without one."""
+    A server on a store without it serves without one."""
 
     async def take_lease(self, name: str, owner: str, holder: str, *, until: float, now: float,
                          replacing: str | None = None) -> Lease:
@@ -289,6 +225,62 @@ class LeaseStore(Protocol):
         """From now on, makes each write (but a lease's own) only while `owner` holds the lease `name`, checked
         in the write's own transaction: a write refused raises LeaseLost. A process frozen after any check it
         made itself, for longer than its lease, so writes nothing once another took the store over."""
+
+
+def _members(protocol: type) -> tuple[tuple[str, bool], ...]:
+    """What a protocol declares, its attributes then its methods: (name, whether it is a method)."""
+    attributes = tuple((name, False) for name in vars(protocol).get("__annotations__", {}))
+    return attributes + tuple((name, True) for name, value in vars(protocol).items()
+                              if callable(value) and not name.startswith("_"))
+
+
+def lacking(found: object, protocol: type) -> list[str]:
+    """The members `protocol` declares that `found` lacks: an attribute it does not have, a method it has not as
+    something callable (None is not a method: a subclass blocks one so).
+
+    Read on the object as it is, whatever Python's version (a wrapper that forwards to another store has what
+    that store has), unlike `isinstance` of a runtime protocol, which Python 3.12 reads on the class alone.
+    """
+    members = _MEMBERS.get(protocol)
+    if members is None:
+        members = _MEMBERS[protocol] = _members(protocol)
+    missing = []
+    for name, method in members:
+        if not (callable(getattr(found, name, None)) if method else hasattr(found, name)):
+            missing.append(name)
+    return missing
+
+
+_MEMBERS: dict[type, tuple[tuple[str, bool], ...]] = {}
+
+
+def conforms(store: object, protocol: type) -> bool:
+    """Whether `store` has every member `protocol` declares (see `lacking`)."""
+    return not lacking(store, protocol)
+
+
+@dataclass(frozen=True)
+class Abilities:
+    """Which abilities one store adds to CheckpointStore: found once, when graphrt takes the store to use."""
+
+    row_batches: bool = False  # RowBatches
+    queued_rows: bool = False  # QueuedRows
+    queued_start: bool = False  # QueuedStart
+    run_pages: bool = False  # RunPages
+    self_check: bool = False  # SelfCheck
+    events: bool = False  # EventStore
+    event_batches: bool = False  # EventBatches
+    webhooks: bool = False  # WebhookStore
+    leases: bool = False  # LeaseStore
+
+    @classmethod
+    def of(cls, store: object) -> "Abilities":
+        """The abilities `store` has."""
+        return cls(row_batches=conforms(store, RowBatches), queued_rows=conforms(store, QueuedRows),
+                   queued_start=conforms(store, QueuedStart), run_pages=conforms(store, RunPages),
+                   self_check=conforms(store, SelfCheck), events=conforms(store, EventStore),
+                   event_batches=conforms(store, EventBatches), webhooks=conforms(store, WebhookStore),
+                   leases=conforms(store, LeaseStore))
 
 
 class StoreClass(Protocol):
@@ -312,257 +304,3 @@ class StoreClass(Protocol):
     def shown(self, target: str | Path) -> str:
         """The target as a person may see it: in a message, a log, a terminal."""
         ...
-
-
-# ----- values -----
-
-_TAG = "$graphrt"
-
-
-class GuardedStore:
-    """A store whose every failure is a CheckpointError that names the store and the call.
-
-    A driver raises its own errors (sqlite3.OperationalError, psycopg's, OSError);
-    the run reports them as the GraphError they are for its caller.
-    """
-
-    def __init__(self, store: CheckpointStore) -> None:
-        self.store = store
-        self.location = store.location
-        self.failed_write: tuple[str, float] | None = None  # the last write's failure and its time.monotonic()
-        # awaited before each write of a run (graphrt serve's lease check: a server that lost its store writes
-        # nothing); it raises to refuse the write
-        self.before_write: Callable[[], Awaitable[None]] | None = None
-        self.fenced = False  # the store itself refuses the writes of a process that lost its lease (fence_writes)
-
-    def __getattr__(self, name: str) -> Any:
-        method = getattr(self.store, name)
-        if not callable(method):
-            return method
-        guarded = self._guard(name, method)
-        self.__dict__[name] = guarded  # made once: a run calls the store a few times a node
-        return guarded
-
-    def fence_writes(self, name: str, owner: str) -> None:
-        """The store's `fence_writes` (LeaseStore): once the store checks each write itself, writes may be queued
-        again where `before_write` is set (see queue_rows)."""
-        self.store.fence_writes(name, owner)  # type: ignore[attr-defined] - a LeaseStore's
-        self.fenced = True
-
-    def _may_queue(self) -> bool:
-        """Whether a write may be queued (made later, without `before_write`): where nothing is checked before a
-        write, or where the store checks it itself in the write's transaction (fenced)."""
-        return self.before_write is None or self.fenced
-
-    def start_new_run(self, record: RunRecord) -> Awaitable[None] | None:
-        """The store's `start_new_run` (claim and record queued at once, awaited later), its outcome guarded as
-        `create_run`'s; None where the store has none (or not now): claim and create the run one after the other.
-        None too where writes are checked first (`before_write`) and the store does not check them itself: a
-        queued write is made before any check."""
-        start = getattr(self.store, "start_new_run", None) if self._may_queue() else None
-        pending = start(record) if start is not None else None
-        if pending is None:
-            return None
-        return self._guard("create_run", lambda: pending)()
-
-    def queue_rows(self, rows: Sequence[Row]) -> Awaitable[None] | None:
-        """The store's `queue_rows` (rows queued now, their commit awaited later), guarded as `add_rows`; None
-        where the store has none, or where writes are checked first (`before_write`, graphrt serve's lease: a
-        queued write is made before any check) and the store does not check them itself (`fenced`): save the
-        rows with `add_rows`."""
-        queue = getattr(self.store, "queue_rows", None) if self._may_queue() else None
-        if queue is None:
-            return None
-        pending = queue(rows)
-        return self._guard("add_rows", lambda: pending)()
-
-    def _guard(self, name: str, method: Any) -> Any:
-        writes = name in _RUN_WRITES
-
-        async def guarded(*args: Any, **kwargs: Any) -> Any:
-            if writes and self.before_write is not None:
-                await self.before_write()
-            try:
-                result = await method(*args, **kwargs)
-            except CheckpointError:
-                raise
-            except Exception as error:  # noqa: BLE001 - any driver's failure
-                failed = StoreFailed(f"checkpoint store {self.location}: {name} failed: "
-                                     f"{type(error).__name__}: {error}")
-                if writes:
-                    self.failed_write = (str(failed), time.monotonic())
-                raise failed from error
-            if writes and self.failed_write is not None:
-                self.failed_write = None
-            return result
-
-        return guarded
-
-
-_RUN_WRITES = frozenset({"create_run", "update_run", "finish_run", "add_row", "add_rows", "add_events",
-                         "add_event_batches"})
-"""The writes of runs: one that fails says the store takes no writes (a full disk), until one succeeds again.
-A small write may still succeed then (SQLite's WAL reuses its file's room), so /health remembers a run's failure."""
-
-
-async def check_store(store: CheckpointStore) -> None:
-    """Raises CheckpointError, naming the store, when it cannot be used now (start-up and /health ask).
-
-    A store may say so itself with an async `check()` (the SQL stores do); for one that does not,
-    reading a run no one saves is the test.
-    """
-    check = getattr(store, "check", None)
-    try:
-        if check is not None:
-            await check()
-        else:
-            await store.get_run("")
-    except CheckpointError:
-        raise
-    except Exception as error:  # noqa: BLE001 - any driver's failure
-        raise StoreFailed(f"checkpoint store {store.location}: {type(error).__name__}: {error}") from error
-
-
-class RunTaken(CheckpointError):
-    """Raised when a run cannot be claimed: another process or task is running it now."""
-
-
-def run_taken(run_id: str, location: str) -> RunTaken:
-    """The error for a run that another process or task is running."""
-    return RunTaken(f"run {run_id!r} in {location} is running elsewhere (another process or task resumed it); "
-                    "wait for it to finish or stop it, then resume")
-
-
-class Unsavable(CheckpointError):
-    """Raised by encode_value for a value JSON cannot hold (bytes, an object, a non-string key)."""
-
-
-class StoreFailed(CheckpointError):
-    """Raised when the store itself fails, not the request made of it: it cannot be reached or opened, or its
-    driver failed (a connection ended, a disk full). A server answers it with 503: try again later."""
-
-
-class LeaseLost(StoreFailed):
-    """Raised by a write that a store fenced with a lease (`LeaseStore.fence_writes`) refused: another
-    owner took the lease over, so this process writes nothing more into the store."""
-
-
-def _tagged(value: Any, depth: int = 0) -> Any:
-    if value is None or value is True or value is False or isinstance(value, str):
-        return value
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        return value if math.isfinite(value) else {_TAG: "number", "value": repr(value)}
-    if value is UNDEFINED:
-        return {_TAG: "undefined"}
-    if depth > 200:
-        raise Unsavable("nested more than 200 levels deep")
-    if isinstance(value, (list, tuple)):
-        return [_tagged(item, depth + 1) for item in value]
-    if isinstance(value, dict):
-        tagged = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise Unsavable(f"an object key is a {type(key).__name__}, not a string")
-            tagged[key] = _tagged(item, depth + 1)
-        return {_TAG: "object", "value": tagged} if _TAG in tagged else tagged
-    raise Unsavable(f"a {type(value).__name__} is not a JSON value")
-
-
-def _untagged(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_untagged(item) for item in value]
-    if isinstance(value, dict):
-        tag = value.get(_TAG)
-        if tag == "undefined":
-            return UNDEFINED
-        if tag == "number":
-            return float(value["value"])
-        if tag == "object":
-            return {key: _untagged(item) for key, item in value["value"].items()}
-        return {key: _untagged(item) for key, item in value.items()}
-    return value
-
-
-def encode_value(value: Any) -> str:
-    """A value as JSON text that decode_value turns back into an equal value (UNDEFINED included).
-
-    Raises:
-        Unsavable: the value holds something JSON cannot (bytes, objects, non-string keys).
-    """
-    try:
-        text = json.dumps(_tagged(value), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    except ValueError as error:  # an integer longer than Python writes (sys.get_int_max_str_digits)
-        raise Unsavable(str(error).split(";")[0]) from None
-    return escape_lone_surrogates(text)  # UTF-8 (a database's text) cannot hold them unescaped
-
-
-def decode_value(text: str, what: str = "a saved value") -> Any:
-    """The value encode_value wrote.
-
-    Raises:
-        CheckpointError: "checkpoint is damaged": the text is not what encode_value writes.
-    """
-    try:
-        return _untagged(json.loads(text))
-    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as error:
-        raise damaged(what, error) from None
-
-
-def damaged(what: str, error: BaseException | str) -> CheckpointError:
-    """The error for a checkpoint that a crash of the disk, or a hand, left unreadable."""
-    reason = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
-    return CheckpointError(f"checkpoint is damaged: {what} cannot be read ({reason[:200]})")
-
-
-# ----- state -----
-
-
-def answer_node(key: str) -> str:
-    """The top-level node an answer key belongs to (`outer/0/inner` -> `outer`)."""
-    return key.split("/", 1)[0]
-
-
-_ROW_KINDS = ("iteration", "node", "answer", "inner")
-
-
-def snapshot_from_rows(record: RunRecord, rows: Iterable[Row]) -> RunSnapshot | None:
-    """The RunSnapshot the rows of a run's latest iteration describe; None if nothing was saved.
-
-    Answers whose node has completed since are left out: they were used.
-    """
-    iteration: int | None = None
-    statics: dict[str, Any] | None = None
-    results: dict[str, Any] = {}
-    answers: dict[str, Any] = {}
-    inner: dict[str, dict[str, Any]] = {}
-    for row in rows:
-        what = f"run {record.run_id!r}, iteration {row.iteration!r}, {row.kind!r} row {row.key!r}"
-        if not isinstance(row.iteration, int) or not isinstance(row.key, str) or row.kind not in _ROW_KINDS:
-            raise damaged(what, "not a row graphrt writes")
-        if iteration is None or row.iteration > iteration:
-            iteration, statics, results, answers, inner = row.iteration, None, {}, {}, {}
-        if row.iteration < iteration:
-            continue
-        if row.kind == "iteration":
-            statics = decode_value(row.value, what) if row.value is not None else None
-            if statics is not None and not isinstance(statics, dict):
-                raise damaged(what, f"the static values are a {type(statics).__name__}, not an object")
-        elif row.kind == "node":
-            results.pop(row.key, None)
-            results[row.key] = decode_value(row.value, what) if row.value is not None else UNDEFINED
-        elif row.kind == "answer":
-            answers[row.key] = decode_value(row.value, what) if row.value is not None else None
-        elif row.kind == "inner":
-            kept = decode_value(row.value, what) if row.value is not None else {}
-            if not isinstance(kept, dict):
-                raise damaged(what, f"the kept results are a {type(kept).__name__}, not an object")
-            inner[row.key] = kept
-    if iteration is None or statics is None:
-        return None
-    completed = list(results)
-    values = dict(statics)
-    values.update((node_id, value) for node_id, value in results.items() if value is not UNDEFINED)
-    pending = {key: answer for key, answer in answers.items() if answer_node(key) not in results}
-    return RunSnapshot(record.run_id, iteration, values, completed, dict(record.injected), pending, inner)

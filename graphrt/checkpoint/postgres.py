@@ -22,8 +22,9 @@ from typing import Any, Awaitable, Sequence
 
 from graphrt.base.extras import install_line, needs_extra
 from graphrt.base.secrets import hide_credentials
-from graphrt.checkpoint.base import CheckpointError, RunRecord, StoreFailed, run_taken
+from graphrt.checkpoint.errors import CheckpointError, StoreFailed, run_taken
 from graphrt.checkpoint.group_commit import GroupCommit, Statement, query_runs
+from graphrt.checkpoint.records import RunRecord
 from graphrt.checkpoint.sql import SqlStore, insert_run, schema
 
 __all__ = ["PostgresStore"]

@@ -14,19 +14,10 @@ import json
 import time
 from typing import Any, Awaitable, Sequence
 
-from graphrt.checkpoint.base import (
-    CheckpointError,
-    Delivery,
-    Lease,
-    LeaseLost,
-    Row,
-    RunRecord,
-    RunStatus,
-    RunSummary,
-    damaged,
-    decode_value,
-    encode_value,
-)
+from graphrt.base.states import RunStatus
+from graphrt.checkpoint.errors import CheckpointError, LeaseLost, damaged
+from graphrt.checkpoint.records import Delivery, Lease, Row, RunRecord, RunSummary
+from graphrt.checkpoint.values import decode_value, encode_value
 from graphrt.checkpoint.group_commit import Fence, GroupCommit, Statement
 
 __all__ = ["ADDED_COLUMNS", "SqlStore", "Statement", "insert_run", "schema"]

@@ -18,7 +18,7 @@ import stat
 from pathlib import Path
 from typing import Any, Awaitable
 
-from graphrt.checkpoint.base import CheckpointError, StoreFailed, run_taken
+from graphrt.checkpoint.errors import CheckpointError, StoreFailed, run_taken
 from graphrt.checkpoint.group_commit import GroupCommit, Statement
 from graphrt.checkpoint.file_claims import FileClaims
 from graphrt.checkpoint.sql import ADDED_COLUMNS, SqlStore, schema

@@ -26,7 +26,8 @@ import anyio
 from graphrt.base.errors import GraphError, GraphInterrupted
 from graphrt.base.secrets import Redactor
 from graphrt.checkpoint import RunRecord, RunStatus, location_of, open_store
-from graphrt.checkpoint.base import GuardedStore, RunTaken
+from graphrt.checkpoint.errors import RunTaken
+from graphrt.checkpoint.guard import GuardedStore
 from graphrt.cli.agent_modules import registry_for
 from graphrt.cli.executor_option import executor_for
 from graphrt.cli.local_model_option import apply_local_model

@@ -107,10 +107,10 @@ def _take_lease(target: str, lease: "StoreLease") -> None:  # noqa: F821 - impor
     """Raises StoreLeased, in one line naming the holder, when another server owns the store."""
     import anyio
 
-    from graphrt.checkpoint import open_store
+    from graphrt.checkpoint import GuardedStore, open_store
 
     async def take() -> None:
-        store = open_store(target)
+        store = GuardedStore(open_store(target))
         try:
             await lease.take(store)
         finally:
@@ -125,13 +125,12 @@ def _check_store(target: str) -> None:
     not a database, read-only, PostgreSQL down, a bad URL)."""
     import anyio
 
-    from graphrt.checkpoint import open_store
-    from graphrt.checkpoint.base import check_store
+    from graphrt.checkpoint import GuardedStore, open_store
 
     async def check() -> None:
-        store = open_store(target)
+        store = GuardedStore(open_store(target))
         try:
-            await check_store(store)
+            await store.check()
         finally:
             with anyio.CancelScope(shield=True):
                 await store.close()

@@ -20,7 +20,8 @@ import re
 from typing import Any, Mapping
 
 from graphrt.base.secrets import MASK, SECRET_KEY, Redactor, config_credentials, graph_credentials, is_mask
-from graphrt.checkpoint.base import Unsavable, decode_value, encode_value
+from graphrt.checkpoint.errors import Unsavable
+from graphrt.checkpoint.values import decode_value, encode_value
 
 __all__ = ["hidden_data", "saved_config", "saved_data", "saved_source", "usable_config"]
 

@@ -40,16 +40,11 @@ from graphrt.base.errors import GraphError
 from graphrt.base.secrets import is_mask
 from graphrt.base.sync import blocking
 from graphrt.checkpoint import CheckpointTarget, open_store
-from graphrt.checkpoint.base import (
-    CheckpointError,
-    GuardedStore,
-    Row,
-    RunRecord,
-    RunStatus,
-    Unsavable,
-    decode_value,
-    encode_value,
-)
+from graphrt.base.states import RunStatus
+from graphrt.checkpoint.errors import CheckpointError, Unsavable
+from graphrt.checkpoint.guard import GuardedStore
+from graphrt.checkpoint.records import Row, RunRecord
+from graphrt.checkpoint.values import decode_value, encode_value
 from graphrt.durable.resume import afrom_checkpoint, find_run
 from graphrt.engine.graph import Graph
 from graphrt.graphdata.spec import ComputedNodeSpec, GraphSpec, compile_graph
@@ -200,13 +195,13 @@ def _nested_spec(spec: GraphSpec, node_id: str, key: str, run_id: str) -> GraphS
     return nested
 
 
-async def _inner_results(store: Any, run_id: str, key: str) -> dict[str, dict[str, Any]]:
+async def _inner_results(store: GuardedStore, run_id: str, key: str) -> dict[str, dict[str, Any]]:
     """What each nested graph's nodes returned in the run, by nested path ("outer", "outer/2"): from its event log.
 
     A checkpoint keeps only top-level results; the inner ones are in the event log a store of events
     (EventStore: graphrt serve's runs) holds. Results a log hid as credentials are left out: they run again.
     """
-    if not hasattr(store, "get_events"):
+    if not store.abilities.events:
         raise CheckpointError(f"cannot fork run {run_id!r} from {key!r}: its store keeps no event log, so what the "
                               "nodes inside nested graphs returned was not saved; fork from the top-level node")
     found: dict[str, dict[str, Any]] = {}
@@ -239,7 +234,7 @@ def _holds_mask(value: Any) -> bool:
     return is_mask(value)
 
 
-async def _fork_inside(store: Any, spec: GraphSpec, run_id: str, key: str, value: Any, has_value: bool
+async def _fork_inside(store: GuardedStore, spec: GraphSpec, run_id: str, key: str, value: Any, has_value: bool
                        ) -> tuple[str, dict[str, dict[str, Any]], list[str]]:
     """For a fork from `key` inside nested graphs ("outer/inner", "outer/2/inner"): the top-level node that holds
     it, the results each nested graph on the way keeps (by nested path), and the inner keys recomputed."""

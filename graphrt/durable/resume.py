@@ -13,7 +13,11 @@ from typing import Any, Callable, Iterable
 
 from graphrt.base.sync import blocking
 from graphrt.checkpoint import CheckpointTarget, open_store
-from graphrt.checkpoint.base import CheckpointError, CheckpointStore, GuardedStore, RunRecord, RunStatus
+from graphrt.base.states import RunStatus
+from graphrt.checkpoint.base import CheckpointStore
+from graphrt.checkpoint.errors import CheckpointError
+from graphrt.checkpoint.guard import GuardedStore
+from graphrt.checkpoint.records import RunRecord
 from graphrt.durable.credentials import usable_config
 from graphrt.durable.runs import arun_checkpointed, graph_hash
 from graphrt.engine.graph import Graph

@@ -35,19 +35,14 @@ import anyio
 from graphrt.base.errors import GraphAbortedError, GraphError, GraphInterrupted
 from graphrt.base.secrets import Redactor, known_credentials
 from graphrt.base.sync import blocking
+from graphrt.base.states import RunStatus
 from graphrt.checkpoint import CheckpointTarget, open_store
-from graphrt.checkpoint.base import (
-    CheckpointError,
-    CheckpointStore,
-    GuardedStore,
-    Row,
-    RunRecord,
-    RunStatus,
-    Unsavable,
-    encode_value,
-    snapshot_from_rows,
-)
+from graphrt.checkpoint.errors import CheckpointError, Unsavable
+from graphrt.checkpoint.guard import GuardedStore
+from graphrt.checkpoint.records import Row, RunRecord
+from graphrt.checkpoint.restore import snapshot_from_rows
 from graphrt.checkpoint.snapshot import RunSnapshot
+from graphrt.checkpoint.values import encode_value
 from graphrt.durable.credentials import hidden_data, saved_config, saved_source
 from graphrt.durable.writer import CheckpointWriter
 from graphrt.engine.graph import Graph
@@ -126,7 +121,7 @@ def _new_record(graph: Graph, run_id: str, injected: Mapping[str, Any], all_resu
     )
 
 
-async def save_new_run(graph: Graph, store: CheckpointStore, run_id: str, *, inject: Mapping[str, Any] | None = None,
+async def save_new_run(graph: Graph, store: GuardedStore, run_id: str, *, inject: Mapping[str, Any] | None = None,
                        all_results: bool = False) -> RunRecord:
     """Saves a run before it starts (a server's queued run): `arun_checkpointed` with this `run_id` starts it,
     and so does resuming it after a crash.
@@ -228,7 +223,7 @@ async def arun_checkpointed(graph: Graph, checkpoint: CheckpointTarget, *, answe
 run_checkpointed = blocking(arun_checkpointed)
 
 
-async def _restore_state(store: CheckpointStore, record: RunRecord, answer: Any) -> RunSnapshot | None:
+async def _restore_state(store: GuardedStore, record: RunRecord, answer: Any) -> RunSnapshot | None:
     snapshot = snapshot_from_rows(record, await store.get_rows(record.run_id))
     if record.status != RunStatus.INTERRUPTED:
         if answer is not None:
@@ -248,7 +243,7 @@ async def _restore_state(store: CheckpointStore, record: RunRecord, answer: Any)
     return dataclasses.replace(snapshot, answers={**snapshot.answers, key: answer})
 
 
-async def _run(graph: Graph, store: CheckpointStore, options: RunOptions, *, answer: Any, force: bool,
+async def _run(graph: Graph, store: GuardedStore, options: RunOptions, *, answer: Any, force: bool,
                observers: Sequence[RunObserver] = (), new_record: RunRecord | None = None) -> dict[str, Any]:
     fresh = not options.run_id  # an id made here names no saved run: no need to look for one
     started = None
@@ -258,9 +253,8 @@ async def _run(graph: Graph, store: CheckpointStore, options: RunOptions, *, ans
             raise CheckpointError("an answer is for a saved run that asked a question: give its run_id")
         options = options.replace(run_id=uuid.uuid4().hex[:12])
         new = _new_record(graph, options.run_id, options.inject, options.all_results)
-        start = getattr(store, "start_new_run", None)
         # Claim and record queued at once, awaited before the run's first row (and on its way out, by _finish).
-        started = start(new) if start is not None else None
+        started = store.start_new_run(new)
     if started is None:
         await store.claim_run(options.run_id)  # a second run or resume of it, elsewhere, is refused until this one ends
     try:
@@ -274,7 +268,7 @@ async def _run(graph: Graph, store: CheckpointStore, options: RunOptions, *, ans
             pass
 
 
-async def _run_claimed(graph: Graph, store: CheckpointStore, options: RunOptions, *, answer: Any,
+async def _run_claimed(graph: Graph, store: GuardedStore, options: RunOptions, *, answer: Any,
                        force: bool, new: RunRecord | None, started: Any = None,
                        observers: Sequence[RunObserver] = (), new_record: RunRecord | None = None) -> dict[str, Any]:
     """Runs a claimed run (`started`: its claim and record `new`, queued, to await before any row;
@@ -342,7 +336,7 @@ def _not_saved(failure: BaseException, run_id: str, location: str) -> Checkpoint
     return error
 
 
-async def _finish(store: CheckpointStore, writer: CheckpointWriter, run_id: str, status: str,
+async def _finish(store: GuardedStore, writer: CheckpointWriter, run_id: str, status: str,
                   detail: dict[str, Any], results: Any) -> None:
     """Saves how the run ended; never raises over the run's own outcome.
 
@@ -357,7 +351,7 @@ async def _finish(store: CheckpointStore, writer: CheckpointWriter, run_id: str,
         await writer.settled()  # every queued row awaited, also when the run's end is not saved
 
 
-async def _save_end(store: CheckpointStore, writer: CheckpointWriter, run_id: str, status: str,
+async def _save_end(store: GuardedStore, writer: CheckpointWriter, run_id: str, status: str,
                     detail: dict[str, Any], results: Any) -> None:
     try:
         if status != RunStatus.FINISHED and writer.started:
@@ -377,10 +371,10 @@ async def _save_end(store: CheckpointStore, writer: CheckpointWriter, run_id: st
         pass
 
 
-async def _end(store: CheckpointStore, run_id: str, rows: list[Row], **end: Any) -> None:
+async def _end(store: GuardedStore, run_id: str, rows: list[Row], **end: Any) -> None:
     """The run's end; with `rows` (queued before it, not awaited: the writer queues rows only for a store that
-    has `finish_run`), saved only if they are: a row that failed leaves the run as it was, not ended without it."""
+    can, QueuedRows), saved only if they are: a row that failed leaves the run as it was, not ended without it."""
     if rows:
-        await store.finish_run(run_id, rows, **end)  # type: ignore[attr-defined] - checked by the writer
+        await store.finish_run(run_id, rows, **end)
     else:
         await store.update_run(run_id, **end)

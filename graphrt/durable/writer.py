@@ -22,7 +22,9 @@ import anyio
 
 from graphrt.base.secrets import Redactor
 from graphrt.base.states import NodeState
-from graphrt.checkpoint.base import CheckpointStore, Row, Unsavable
+from graphrt.checkpoint.errors import Unsavable
+from graphrt.checkpoint.guard import GuardedStore
+from graphrt.checkpoint.records import Row
 from graphrt.durable.credentials import saved_data
 from graphrt.observe.observer import RunObserver
 
@@ -36,7 +38,7 @@ class CheckpointWriter(RunObserver):
     calls `on_failure` (which stops the run), and the caller raises CheckpointError.
     """
 
-    def __init__(self, store: CheckpointStore, run_id: str, saved_iteration: int | None = None,
+    def __init__(self, store: GuardedStore, run_id: str, saved_iteration: int | None = None,
                  started: Awaitable[None] | None = None,
                  waitlists: Mapping[str, Sequence[str]] | None = None, redactor: Redactor | None = None) -> None:
         self.store = store
@@ -163,20 +165,16 @@ class CheckpointWriter(RunObserver):
                 self.on_failure()
 
     def _queue(self, rows: list[Row]) -> Awaitable[None] | None:
-        """The rows queued at once where the store can (`queue_rows`); None: save them with `_add`."""
-        if not rows or getattr(self.store, "finish_run", None) is None:  # its end could not depend on them
-            return None
-        queue = getattr(self.store, "queue_rows", None)
-        return queue(rows) if queue is not None else None
+        """The rows queued at once where the store can (QueuedRows: its end then depends on them); None: save
+        them with `_add`."""
+        return self.store.queue_rows(rows) if rows else None
 
     async def _add(self, rows: list[Row]) -> None:
         """The rows in one write where the store can (an iteration's row with its first node's: one commit)."""
-        add_rows = getattr(self.store, "add_rows", None) if len(rows) > 1 else None
-        if add_rows is not None:
-            await add_rows(rows)
-            return
-        for row in rows:
-            await self.store.add_row(row)
+        if len(rows) > 1:
+            await self.store.add_rows(rows)
+        elif rows:
+            await self.store.add_row(rows[0])
 
     async def save_iteration(self) -> None:
         """Saves the static values the current iteration started with (unless already saved)."""

@@ -45,7 +45,7 @@ from graphrt.base.errors import GraphError, RequestError
 from graphrt.base.limits import MAX_BODY, MAX_STREAMS, parse_json
 from graphrt.base.states import vocabulary
 from graphrt.checkpoint import CheckpointTarget
-from graphrt.checkpoint.base import StoreFailed
+from graphrt.checkpoint.errors import StoreFailed
 from graphrt.serve.catalog import GraphCatalog
 from graphrt.serve.completions import COMPLETIONS_PREFIX, completion_routes, guard_error
 from graphrt.serve.cors import with_cors

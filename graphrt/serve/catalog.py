@@ -33,7 +33,7 @@ from graphrt.authoring.registry import Registry
 from graphrt.base.errors import GraphError
 from graphrt.base.secrets import Redactor
 from graphrt.check.viz import graph_model, to_mermaid
-from graphrt.checkpoint.base import RunRecord
+from graphrt.checkpoint.records import RunRecord
 from graphrt.engine.executor import Executor
 from graphrt.engine.graph import Graph
 from graphrt.graphdata.inputs import inputs_schema

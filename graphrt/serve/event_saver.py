@@ -1,11 +1,12 @@
 """Runs' event logs saved to the store as they grow, so that SSE replay has a run's whole log after a restart.
 
 One task writes for every run: it takes every log's unsaved records and writes them
-in one store call (`add_event_batches`, where the store has it: the records of
-every run waiting, up to _BATCH; else one call per log), then shows them to the
-logs' readers (events.py: a durable log shows only saved records, so ids never
-change across a restart). Under load, records that arrived while a write went on
-go together in the next, so a write per event is the light-load case only.
+in one store call (`add_event_batches`: the records of every run waiting, up to
+_BATCH; a store that cannot write several runs' events at once gets one call per
+log from its GuardedStore), then shows them to the logs' readers (events.py: a
+durable log shows only saved records, so ids never change across a restart).
+Under load, records that arrived while a write went on go together in the next,
+so a write per event is the light-load case only.
 
 A write that fails leaves its records unsaved, so unshown: they are written
 again after a pause that doubles from 0.1 s up to 5 s (the store is asked first
@@ -20,11 +21,11 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from typing import Any
+from typing import Protocol
 
 import anyio
 
-from graphrt.checkpoint.base import EventStore
+from graphrt.checkpoint.base import EventBatches, EventStore
 from graphrt.serve.events import DEFAULT_MAX_UNSAVED, EventLog, Record
 
 __all__ = ["EventSaver"]
@@ -35,10 +36,14 @@ _BATCH = 500  # records per write at most: one write stays short however fast a 
 _FIRST_PAUSE, _LONGEST_PAUSE = 0.1, 5.0  # seconds before a failed write is tried again
 
 
+class BatchedEventStore(EventStore, EventBatches, Protocol):
+    """An EventStore that writes several runs' events at once: a GuardedStore of any EventStore is one."""
+
+
 class EventSaver:
     """Saves the event logs of a server's runs to an EventStore (`serve()` runs it as a task)."""
 
-    def __init__(self, store: EventStore, *, max_unsaved: int = DEFAULT_MAX_UNSAVED) -> None:
+    def __init__(self, store: BatchedEventStore, *, max_unsaved: int = DEFAULT_MAX_UNSAVED) -> None:
         self.store = store
         self.max_unsaved = max_unsaved
         self.failure: str | None = None  # why the last write failed, while the store fails
@@ -104,15 +109,10 @@ class EventSaver:
 
     async def _write_all(self, waiting: dict[str, EventLog]) -> None:
         """The unsaved records of the logs, in writes of at most _BATCH records each, each of as many runs as
-        it can hold where the store writes several runs' events at once (`add_event_batches`)."""
+        it can hold."""
         for run_id in [run_id for run_id in waiting if run_id in self._retry]:  # what the store has is saved
             waiting[run_id].saved(await self.store.last_event_id(run_id))
             self._retry.discard(run_id)
-        add_batches = getattr(self.store, "add_event_batches", None)
-        if add_batches is None:
-            for run_id, event_log in waiting.items():
-                await self._write(run_id, event_log)
-            return
         batch: list[tuple[str, EventLog, list[Record]]] = []
         size = 0
         for run_id, event_log in waiting.items():
@@ -120,26 +120,18 @@ class EventSaver:
             for start in range(0, len(records), _BATCH):
                 part = records[start:start + _BATCH]
                 if size + len(part) > _BATCH and batch:
-                    await self._write_batch(add_batches, batch)
+                    await self._write_batch(batch)
                     batch, size = [], 0
                 batch.append((run_id, event_log, part))
                 size += len(part)
         if batch:
-            await self._write_batch(add_batches, batch)
+            await self._write_batch(batch)
 
-    @staticmethod
-    async def _write_batch(add_batches: Any, batch: list[tuple[str, EventLog, list[Record]]]) -> None:
-        await add_batches([(run_id, [(event_id, json.dumps(record)) for event_id, record in records])
-                           for run_id, _, records in batch])
+    async def _write_batch(self, batch: list[tuple[str, EventLog, list[Record]]]) -> None:
+        await self.store.add_event_batches([(run_id, [(event_id, json.dumps(record)) for event_id, record in records])
+                                            for run_id, _, records in batch])
         for _, event_log, records in batch:
             event_log.saved(records[-1][0])
-
-    async def _write(self, run_id: str, event_log: EventLog) -> None:
-        records = event_log.unsaved()
-        for start in range(0, len(records), _BATCH):
-            batch = records[start:start + _BATCH]
-            await self.store.add_events(run_id, [(event_id, json.dumps(record)) for event_id, record in batch])
-            event_log.saved(batch[-1][0])
 
 
 def _runs_named(waiting: dict[str, EventLog]) -> str:

@@ -40,7 +40,8 @@ import anyio
 
 from graphrt.base.defaults import LEASE_SECONDS
 from graphrt.base.errors import GraphError
-from graphrt.checkpoint.base import Lease, LeaseStore
+from graphrt.checkpoint.guard import GuardedStore
+from graphrt.checkpoint.records import Lease
 
 __all__ = ["StoreLeased", "StoreLease"]
 
@@ -100,14 +101,14 @@ class StoreLease:
         return json.dumps({"pid": os.getpid(), "started": _started(os.getpid()), "host": socket.gethostname(),
                            "url": self.url, "since": self.since})
 
-    async def take(self, store: Any) -> None:
+    async def take(self, store: GuardedStore) -> None:
         """Takes (or renews) the store's lease; nothing for a store that keeps no leases.
 
         Raises:
             StoreLeased: another server holds it and its lease has not expired.
             CheckpointError: the store failed.
         """
-        if not isinstance(store, LeaseStore):
+        if not store.abilities.leases:
             self._leased = False
             return
         asked = self._clock()
@@ -124,7 +125,7 @@ class StoreLease:
             store.fence_writes(_NAME, self.owner)
         self.renewed = asked
 
-    async def check(self, store: Any) -> None:
+    async def check(self, store: GuardedStore) -> None:
         """Before a run's write: the lease is renewed first if its last renewal is older than two thirds of its
         length (this server was frozen, or its heartbeat is late), so that a server woken after another took
         its store over writes nothing; nothing to do otherwise (the heartbeat keeps it fresh).
@@ -148,10 +149,10 @@ class StoreLease:
             return False
         return not _alive(pid, holder.get("started"))
 
-    async def keep(self, store: Any, on_lost: Callable[[str], None]) -> None:
+    async def keep(self, store: GuardedStore, on_lost: Callable[[str], None]) -> None:
         """Renews the lease every third of its length until cancelled; calls `on_lost(reason)` and returns if
         another server took it over meanwhile. A store that fails at a renewal is tried again at the next."""
-        if not isinstance(store, LeaseStore):
+        if not store.abilities.leases:
             return
         while True:
             await anyio.sleep(self.seconds / 3)
@@ -163,9 +164,9 @@ class StoreLease:
             except GraphError as error:  # the store is down: runs fail meanwhile; the lease is renewed when it is back
                 log.warning("the store lease could not be renewed (tried again in %.0f s): %s", self.seconds / 3, error)
 
-    async def drop(self, store: Any) -> None:
+    async def drop(self, store: GuardedStore) -> None:
         """Gives the lease up (at shutdown), so that the next server need not wait for it to expire."""
-        if isinstance(store, LeaseStore):
+        if store.abilities.leases:
             await store.drop_lease(_NAME, self.owner)
 
 

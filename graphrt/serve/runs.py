@@ -32,17 +32,11 @@ from graphrt.base.defaults import MAX_QUEUE, MAX_RUNS, RUNS_IN_MEMORY
 from graphrt.base.errors import GraphError, GraphInterrupted, RequestError
 from graphrt.base.secrets import Redactor
 from graphrt.base.states import NodeState, RunStatus
-from graphrt.checkpoint import (
-    CheckpointError,
-    CheckpointStore,
-    CheckpointTarget,
-    Delivery,
-    EventStore,
-    RunRecord,
-    WebhookStore,
-    open_store,
-)
-from graphrt.checkpoint.base import GuardedStore, LeaseLost, StoreFailed, check_store, decode_value, runs_page
+from graphrt.checkpoint import CheckpointTarget, open_store
+from graphrt.checkpoint.errors import CheckpointError, LeaseLost, StoreFailed
+from graphrt.checkpoint.guard import GuardedStore
+from graphrt.checkpoint.records import Delivery, RunRecord
+from graphrt.checkpoint.values import decode_value
 from graphrt.durable import afork, afrom_checkpoint, arun_checkpointed, save_new_run
 from graphrt.engine.graph import Graph
 from graphrt.observe.events import Event
@@ -272,7 +266,7 @@ class RunService:
         self.webhook_settings = webhooks or WebhookSettings()
         self._webhooks: Webhooks | None = None  # while serving, with a store that keeps webhooks
         self._runs: OrderedDict[str, ServedRun] = OrderedDict()
-        self._store: CheckpointStore | None = None
+        self._store: GuardedStore | None = None
         self._send: ObjectSendStream[_Job] | None = None
         self._run_times = RunTimes()  # recent run times per graph, for Retry-After
         self._in_slots: dict[str, tuple[str, float]] = {}  # run id -> (graph, time.monotonic() it took its slot)
@@ -290,7 +284,7 @@ class RunService:
         return self._saver is not None
 
     @property
-    def store(self) -> CheckpointStore:
+    def store(self) -> GuardedStore:
         if self.lease_lost is not None:
             raise StoreFailed(self.lease_lost)
         if self._store is None:
@@ -312,7 +306,7 @@ class RunService:
         self._store.before_write = self._fence
         send, receive = anyio.create_memory_object_stream[_Job](self.max_queue)
         self._send = send
-        durable = isinstance(self._store, EventStore)
+        durable = self._store.abilities.events
         if not durable:
             log.warning("%s keeps no event logs: replaying a run's events after a restart gives its state only",
                         self._store.location)
@@ -320,13 +314,12 @@ class RunService:
             async with anyio.create_task_group() as tg, send, receive:
                 tg.start_soon(self._keep_lease, tg.cancel_scope)
                 if durable:
-                    self._saver = EventSaver(self._store,  # type: ignore[arg-type] - an EventStore, checked above
-                                             max_unsaved=self._max_unsaved_events)
+                    self._saver = EventSaver(self._store, max_unsaved=self._max_unsaved_events)
                     tg.start_soon(self._saver.serve)
                     if self.retention.active:
                         tg.start_soon(self._sweep_forever)
-                if isinstance(self._store, WebhookStore):
-                    self._webhooks = Webhooks(self._store, self.webhook_settings)  # type: ignore[arg-type]
+                if self._store.abilities.webhooks:
+                    self._webhooks = Webhooks(self._store, self.webhook_settings)
                     await tg.start(self._webhooks.serve)
                 elif self.webhook_settings.url:
                     log.warning("%s keeps no webhooks: runs call none", self._store.location)
@@ -472,10 +465,10 @@ class RunService:
             return "the run service is not serving"
         with anyio.move_on_after(timeout):
             try:
-                await check_store(self._store)
+                await self._store.check()
             except CheckpointError as error:
                 return self.redactor.text(str(error))
-            failed = getattr(self._store, "failed_write", None)  # a run's write that failed, none succeeding since
+            failed = self._store.failed_write  # a run's write that failed, none succeeding since
             try:  # a write: a store that reads but takes no writes (a full disk) takes no runs
                 await self.lease.take(self._store)
             except StoreLeased as error:
@@ -608,7 +601,7 @@ class RunService:
         listed: list[dict[str, Any]] = []
         page = max(limit, 100)
         while len(listed) < limit:
-            summaries = await runs_page(self.store, page, offset)
+            summaries = await self.store.runs_page(page, offset)
             for summary in summaries:
                 name = self.catalog.name_of(summary.graph_file)  # a run of an earlier version of a file too
                 if name is None or len(listed) >= limit:
@@ -701,7 +694,7 @@ class RunService:
 
     async def sweep(self) -> list[str]:
         """Deletes the runs retention lets go of, from the store and from memory; returns their ids."""
-        if not isinstance(self._store, EventStore):
+        if self._store is None or not self._store.abilities.events:
             return []
         deleted = await self.retention.sweep(self._store)
         for run_id in deleted:

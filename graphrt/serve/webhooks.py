@@ -51,7 +51,8 @@ import httpx
 
 from graphrt.base.signatures import SIGNATURE_HEADER, sign_webhook
 from graphrt.base.states import NodeState, RunStatus
-from graphrt.checkpoint.base import Delivery, WebhookStore
+from graphrt.checkpoint.base import WebhookStore
+from graphrt.checkpoint.records import Delivery
 from graphrt.serve.webhook_targets import WebhookRefused, check_url, resolve_target, shown_url
 
 if TYPE_CHECKING:

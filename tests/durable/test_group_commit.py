@@ -180,7 +180,7 @@ async def test_rows_written_together_come_back_in_the_order_written(store: Check
 
 
 def graphrt_json(text: str) -> str:
-    from graphrt.checkpoint.base import encode_value
+    from graphrt.checkpoint.values import encode_value
 
     return encode_value({"text": text})
 

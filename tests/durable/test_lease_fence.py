@@ -14,7 +14,8 @@ import anyio
 import pytest
 
 from graphrt.checkpoint import CheckpointStore, Row, RunRecord, SQLiteStore
-from graphrt.checkpoint.base import GuardedStore, LeaseLost
+from graphrt.checkpoint.errors import LeaseLost
+from graphrt.checkpoint.guard import GuardedStore
 
 pytestmark = pytest.mark.anyio
 

@@ -1,4 +1,5 @@
-"""How checkpoints encode values, and how saved rows become a RunSnapshot (graphrt/checkpoint/base.py)."""
+"""How checkpoints encode values (graphrt/checkpoint/values.py), and how saved rows become a RunSnapshot
+(restore.py)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,10 @@ import math
 import pytest
 
 from graphrt.base.jsvalue import UNDEFINED
-from graphrt.checkpoint.base import (
-    Row,
-    RunRecord,
-    Unsavable,
-    decode_value,
-    encode_value,
-    snapshot_from_rows,
-)
+from graphrt.checkpoint.errors import Unsavable
+from graphrt.checkpoint.records import Row, RunRecord
+from graphrt.checkpoint.restore import snapshot_from_rows
+from graphrt.checkpoint.values import decode_value, encode_value
 
 
 @pytest.mark.parametrize(

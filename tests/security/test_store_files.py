@@ -10,7 +10,8 @@ import pytest
 
 import graphrt
 from graphrt.checkpoint import SQLiteStore
-from graphrt.checkpoint.base import CheckpointError, RunRecord
+from graphrt.checkpoint.errors import CheckpointError
+from graphrt.checkpoint.records import RunRecord
 from graphrt.durable import arun_checkpointed
 
 from ..serve.conftest import HELLO

@@ -20,8 +20,9 @@ import anyio
 import pytest
 
 import graphrt
-from graphrt.checkpoint.base import CheckpointError, RunRecord
-from graphrt.checkpoint import base as checkpoint_base
+from graphrt.checkpoint.errors import CheckpointError
+from graphrt.checkpoint.guard import GuardedStore
+from graphrt.checkpoint.records import RunRecord
 from graphrt.durable import arun_checkpointed
 
 from ..serve.conftest import HELLO, wait_for_status
@@ -76,8 +77,8 @@ async def test_a_broken_postgres_connection_is_replaced_and_keeps_its_claims(pos
         admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
         wait_until(lambda: pid not in _backends(admin), "the connection ending")
     with pytest.raises(CheckpointError):
-        await checkpoint_base.check_store(store)  # the call that finds it broken fails, as the statement did
-    await checkpoint_base.check_store(store)
+        await GuardedStore(store).check()  # the call that finds it broken fails, as the statement did
+    await GuardedStore(store).check()
     assert (await store.get_run("r")).run_id == "r"
     other = PostgresStore(postgres_url)
     with pytest.raises(CheckpointError, match="running elsewhere"):

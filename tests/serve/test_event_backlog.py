@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from graphrt.base.states import RunStatus
-from graphrt.checkpoint import SQLiteStore
+from graphrt.checkpoint import GuardedStore, SQLiteStore
 from graphrt.engine.graph import make_registry
 from graphrt.serve import GraphCatalog
 from graphrt.serve.event_saver import EventSaver
@@ -220,6 +220,8 @@ async def test_a_write_holds_at_most_a_batch_of_records_and_a_store_without_batc
 
         monkeypatch.setattr(CountingStore, "add_event_batches", property(lambda self: None))  # a store without
         store.writes.clear()
+        saver = EventSaver(GuardedStore(store))  # as a server gives it the store: one add_events a run in its place
+        logs = [saver.log_for(f"r{number}", limit=100, first_id=4) for number in range(3)]
         for event_log in logs:
             event_log.append({"type": "Tick", "n": 4})
         assert await saver.flush()

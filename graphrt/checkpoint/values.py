@@ -1,0 +1,82 @@
+"""How a checkpoint encodes values: JSON text that gives back an equal value, JavaScript's `undefined` included.
+
+`undefined` is written as `{"$graphrt": "undefined"}`, a number JSON cannot write (NaN, Infinity) as
+`{"$graphrt": "number", ...}`, and an object that really has a `$graphrt` key is wrapped, so it cannot be
+mistaken for one of these.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from graphrt.base.jsvalue import UNDEFINED, escape_lone_surrogates
+from graphrt.checkpoint.errors import Unsavable, damaged
+
+__all__ = ["decode_value", "encode_value"]
+
+_TAG = "$graphrt"
+
+
+def _tagged(value: Any, depth: int = 0) -> Any:
+    if value is None or value is True or value is False or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else {_TAG: "number", "value": repr(value)}
+    if value is UNDEFINED:
+        return {_TAG: "undefined"}
+    if depth > 200:
+        raise Unsavable("nested more than 200 levels deep")
+    if isinstance(value, (list, tuple)):
+        return [_tagged(item, depth + 1) for item in value]
+    if isinstance(value, dict):
+        tagged = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise Unsavable(f"an object key is a {type(key).__name__}, not a string")
+            tagged[key] = _tagged(item, depth + 1)
+        return {_TAG: "object", "value": tagged} if _TAG in tagged else tagged
+    raise Unsavable(f"a {type(value).__name__} is not a JSON value")
+
+
+def _untagged(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_untagged(item) for item in value]
+    if isinstance(value, dict):
+        tag = value.get(_TAG)
+        if tag == "undefined":
+            return UNDEFINED
+        if tag == "number":
+            return float(value["value"])
+        if tag == "object":
+            return {key: _untagged(item) for key, item in value["value"].items()}
+        return {key: _untagged(item) for key, item in value.items()}
+    return value
+
+
+def encode_value(value: Any) -> str:
+    """A value as JSON text that decode_value turns back into an equal value (UNDEFINED included).
+
+    Raises:
+        Unsavable: the value holds something JSON cannot (bytes, objects, non-string keys).
+    """
+    try:
+        text = json.dumps(_tagged(value), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError as error:  # an integer longer than Python writes (sys.get_int_max_str_digits)
+        raise Unsavable(str(error).split(";")[0]) from None
+    return escape_lone_surrogates(text)  # UTF-8 (a database's text) cannot hold them unescaped
+
+
+def decode_value(text: str, what: str = "a saved value") -> Any:
+    """The value encode_value wrote.
+
+    Raises:
+        CheckpointError: "checkpoint is damaged": the text is not what encode_value writes.
+    """
+    try:
+        return _untagged(json.loads(text))
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as error:
+        raise damaged(what, error) from None
