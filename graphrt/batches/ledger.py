@@ -9,6 +9,8 @@ executor's whole runs) are saved here by the driver: its record before the run,
 its status and results after it, so a row cut off there runs again from its start.
 What it saves hides the credentials the run knows, as a run saved as it goes does
 (graphrt.durable.credentials): its results as data, its error as errors are hidden.
+Each change of a row's saved run is its `SavedRun`'s (graphrt.durable.saved_run), as a
+run saved as it goes: what its end saves is said once, there.
 """
 
 from __future__ import annotations
@@ -20,11 +22,9 @@ import anyio
 from graphrt.base.errors import CheckpointError, GraphError
 from graphrt.base.secrets import Redactor
 from graphrt.base.states import RunStatus
-from graphrt.checkpoint.errors import Unsavable
 from graphrt.checkpoint.guard import GuardedStore
-from graphrt.checkpoint.values import encode_value
-from graphrt.durable.credentials import hidden_data
 from graphrt.durable.runs import save_new_run
+from graphrt.durable.saved_run import SavedRun
 from graphrt.engine.graph import Graph
 from graphrt.batches.outcome import FINISHED, RowOutcome
 from graphrt.batches.rows import InputRow
@@ -68,43 +68,33 @@ class Ledger:
             CheckpointError: another driver runs it now, or the store failed.
         """
         run_id = self.run_id(row)
-        await self.store.claim_run(run_id)
+        saved = SavedRun(self.store, run_id)
+        await saved.claim()
         try:
             if await self.store.get_run(run_id) is None:
                 await save_new_run(graph, self.store, run_id, inject=row.inject)
             else:
-                await self.store.update_run(run_id, status=RunStatus.RUNNING)
+                await saved.run_again()
         except BaseException:
-            await self._release(run_id)
+            await saved.release()
             raise
 
     async def finished(self, row: InputRow, results: dict[str, Any] | None, error: GraphError | None,
                        redactor: Redactor) -> None:
-        """Saves how the row's run ended and lets go of it; a cancelled row is saved as stopped. `redactor` knows
-        the run's credentials (the graph's, its config's, the environment's), hidden in what is saved."""
-        run_id = self.run_id(row)
+        """Saves how the row's run ended (a row cut off: cancelled) and lets go of it. `redactor` knows the run's
+        credentials (the graph's, its config's, the environment's), hidden in what is saved.
+
+        Raises:
+            CheckpointError: the store failed.
+        """
+        saved = SavedRun(self.store, self.run_id(row), redactor)
         try:
             with anyio.CancelScope(shield=True):
                 if error is not None:
-                    detail = {"node_id": error.node_id, "error": redactor.text(str(error))}
-                    await self.store.update_run(run_id, status=RunStatus.FAILED, detail=detail)
+                    await saved.fail(error)
                 elif results is None:
-                    await self.store.update_run(run_id, status=RunStatus.CANCELLED)
+                    await saved.cancel()
                 else:
-                    try:
-                        encode_value(results)
-                    except Unsavable as unsavable:
-                        await self.store.update_run(run_id, status=RunStatus.FINISHED,
-                                                    detail={"results": f"not saved: JSON cannot hold them ({unsavable})"})
-                    else:
-                        await self.store.update_run(run_id, status=RunStatus.FINISHED,
-                                                    results=hidden_data(results, redactor))
+                    await saved.finish(results)
         finally:
-            await self._release(run_id)
-
-    async def _release(self, run_id: str) -> None:
-        with anyio.CancelScope(shield=True):
-            try:
-                await self.store.release_run(run_id)
-            except Exception:  # noqa: BLE001 - the claim ends with the connection anyway
-                pass
+            await saved.release()

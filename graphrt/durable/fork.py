@@ -46,6 +46,7 @@ from graphrt.checkpoint.guard import GuardedStore
 from graphrt.checkpoint.records import Row, RunRecord
 from graphrt.checkpoint.values import decode_value, encode_value
 from graphrt.durable.resume import afrom_checkpoint, find_run
+from graphrt.durable.saved_run import SavedRun
 from graphrt.engine.graph import Graph
 from graphrt.graphdata.spec import ComputedNodeSpec, GraphSpec, compile_graph
 
@@ -166,7 +167,7 @@ async def afork(checkpoint: CheckpointTarget, run_id: str, *, node: str, values:
             created_at=0.0, updated_at=0.0,
             parent={"run_id": parent.run_id, "node_id": node, "set": given},
         )
-        await store.create_run(record)
+        await SavedRun(store, fork_id).create(record)
         await store.add_row(Row(fork_id, iteration, "iteration", "", statics_text))
         for row in kept:
             await store.add_row(dataclasses.replace(row, run_id=fork_id))

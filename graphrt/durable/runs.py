@@ -7,7 +7,8 @@ A run starts with its record (the graph's source, injected values, config with
 its credentials left out: credentials.py), is claimed by this process, runs
 with a `CheckpointWriter` observing it (writer.py), and ends with its status
 saved (base/states.py's RunStatus): finished with its results, failed,
-cancelled, or interrupted by a question. A saved run given again continues where its rows leave off:
+cancelled, or interrupted by a question; its `SavedRun` (saved_run.py) makes each
+of these changes. A saved run given again continues where its rows leave off:
 completed nodes are not run again, so its results are those of an
 uninterrupted run.
 
@@ -22,13 +23,14 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import hashlib
 import json
 import math
 import uuid
 import weakref
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 import anyio
 
@@ -43,7 +45,8 @@ from graphrt.checkpoint.records import Row, RunRecord
 from graphrt.checkpoint.restore import snapshot_from_rows
 from graphrt.checkpoint.snapshot import RunSnapshot
 from graphrt.checkpoint.values import encode_value
-from graphrt.durable.credentials import hidden_data, saved_config, saved_source
+from graphrt.durable.credentials import saved_config, saved_source
+from graphrt.durable.saved_run import SavedRun
 from graphrt.durable.writer import CheckpointWriter
 from graphrt.engine.graph import Graph
 from graphrt.engine.options import RunOptions, split_options
@@ -130,7 +133,7 @@ async def save_new_run(graph: Graph, store: GuardedStore, run_id: str, *, inject
         CheckpointError: the id is taken, or an injected value cannot be saved.
     """
     record = _new_record(graph, run_id, inject or {}, all_results)
-    await store.create_run(record)
+    await SavedRun(store, run_id).create(record)
     return record
 
 
@@ -253,26 +256,25 @@ async def _run(graph: Graph, store: GuardedStore, options: RunOptions, *, answer
             raise CheckpointError("an answer is for a saved run that asked a question: give its run_id")
         options = options.replace(run_id=uuid.uuid4().hex[:12])
         new = _new_record(graph, options.run_id, options.inject, options.all_results)
+    saved = SavedRun(store, options.run_id)
+    if new is not None:
         # Claim and record queued at once, awaited before the run's first row (and on its way out, by _finish).
-        started = store.start_new_run(new)
+        started = saved.start_new(new)
     if started is None:
-        await store.claim_run(options.run_id)  # a second run or resume of it, elsewhere, is refused until this one ends
+        await saved.claim()  # a second run or resume of it, elsewhere, is refused until this one ends
     try:
-        return await _run_claimed(graph, store, options, answer=answer, force=force, new=new, started=started,
+        return await _run_claimed(graph, saved, options, answer=answer, force=force, new=new, started=started,
                                   observers=observers, new_record=new_record)
     finally:
-        try:
-            with anyio.CancelScope(shield=True):
-                await store.release_run(options.run_id)
-        except Exception:  # noqa: BLE001 - the claim ends with the connection anyway; the run's outcome matters more
-            pass
+        await saved.release()
 
 
-async def _run_claimed(graph: Graph, store: GuardedStore, options: RunOptions, *, answer: Any,
+async def _run_claimed(graph: Graph, saved: SavedRun, options: RunOptions, *, answer: Any,
                        force: bool, new: RunRecord | None, started: Any = None,
                        observers: Sequence[RunObserver] = (), new_record: RunRecord | None = None) -> dict[str, Any]:
     """Runs a claimed run (`started`: its claim and record `new`, queued, to await before any row;
     `new_record`: a server's queued run, saved as running by save_new_run and never run)."""
+    store = saved.store
     record = new if new is not None else (new_record or await store.get_run(options.run_id))
     if new_record is not None:  # nothing to restore
         if not force:
@@ -287,7 +289,7 @@ async def _run_claimed(graph: Graph, store: GuardedStore, options: RunOptions, *
         if record is None:
             record = _new_record(graph, options.run_id, options.inject, options.all_results)
         if started is None:
-            await store.create_run(record)
+            await saved.create(record)
         restore = None
     else:
         if not force:
@@ -300,31 +302,32 @@ async def _run_claimed(graph: Graph, store: GuardedStore, options: RunOptions, *
                                       "run the graph again with a new run id")
             return record.results if isinstance(record.results, dict) else {}
         restore = await _restore_state(store, record, answer)
-        await store.update_run(record.run_id, status=RunStatus.RUNNING)
+        await saved.run_again()
+    saved.redactor = _saved_graph(graph).redactor()  # the run's credentials, hidden in its rows and its end
     writer = CheckpointWriter(store, record.run_id, restore.iteration if restore is not None else None, started,
-                              waitlists=graph.spec.waitlists, redactor=_saved_graph(graph).redactor())
-    status, detail, results = RunStatus.CANCELLED, {}, None
+                              waitlists=graph.spec.waitlists, redactor=saved.redactor)
+    end: Callable[..., Awaitable[None]] = saved.cancel  # a run cancelled (or cut off) is saved as cancelled
+    finished, results = False, None
     try:
         with anyio.CancelScope() as scope:
             writer.on_failure = scope.cancel
             results = await graph.start(options, restore=restore, observers=[writer, *observers]).wait()
             await writer.settled(rows=False)  # a run that saved no row still has its record
-            status = RunStatus.FINISHED
+            end, finished = functools.partial(saved.finish, results), True
         if writer.failure is not None:
             raise _not_saved(writer.failure, record.run_id, store.location)
     except GraphInterrupted as interrupted:
-        status, detail = RunStatus.INTERRUPTED, {"node_id": interrupted.node_id, "key": interrupted.key,
-                                                 "question": interrupted.question}
+        end = functools.partial(saved.interrupt, interrupted)
         raise
     except GraphAbortedError:
         raise
     except GraphError as error:
         if not isinstance(error, CheckpointError):
-            status, detail = RunStatus.FAILED, {"node_id": error.node_id, "error": writer.redactor.text(str(error))}
+            end = functools.partial(saved.fail, error)
         raise
     finally:
         with anyio.CancelScope(shield=True):  # a cancelled run is saved as cancelled
-            await _finish(store, writer, record.run_id, status, detail, results)
+            await _finish(writer, end, finished)
     if writer.failure is not None:  # the row of a node nobody waited for, committed with the run's end, failed
         raise _not_saved(writer.failure, record.run_id, store.location)
     return results
@@ -336,9 +339,9 @@ def _not_saved(failure: BaseException, run_id: str, location: str) -> Checkpoint
     return error
 
 
-async def _finish(store: GuardedStore, writer: CheckpointWriter, run_id: str, status: str,
-                  detail: dict[str, Any], results: Any) -> None:
-    """Saves how the run ended; never raises over the run's own outcome.
+async def _finish(writer: CheckpointWriter, end: Callable[..., Awaitable[None]], finished: bool) -> None:
+    """Saves how the run ended (`end`, a transition of its SavedRun); never raises a store's failure over the run's
+    own outcome (its results, or its error): the run stays saved as it was, to be resumed.
 
     The rows queued and not awaited (nodes nobody waited for) come before the run's end in the store's
     queue: the end is queued first and their outcome awaited after, one commit for both where they meet."""
@@ -346,35 +349,10 @@ async def _finish(store: GuardedStore, writer: CheckpointWriter, run_id: str, st
     try:
         if writer.failure is not None:
             return
-        await _save_end(store, writer, run_id, status, detail, results)
+        if not finished and writer.started:
+            await writer.save_iteration()  # a run stopped before any node completed still has its first iteration
+        await end(rows=writer.rows_in_doubt())
+    except CheckpointError:  # the store failed (a GuardedStore's every failure is one): the run's outcome matters more
+        pass
     finally:
         await writer.settled()  # every queued row awaited, also when the run's end is not saved
-
-
-async def _save_end(store: GuardedStore, writer: CheckpointWriter, run_id: str, status: str,
-                    detail: dict[str, Any], results: Any) -> None:
-    try:
-        if status != RunStatus.FINISHED and writer.started:
-            await writer.save_iteration()  # a run stopped before any node completed still has its first iteration
-        rows = writer.rows_in_doubt()
-        try:
-            await _end(store, run_id, rows, status=status, detail=detail, results=hidden_data(results, writer.redactor))
-        except CheckpointError:  # the results, encoded by the store (not twice), may be what JSON cannot hold
-            try:
-                encode_value(results)
-            except Unsavable as error:
-                await _end(store, run_id, rows, status=status, results=None,
-                           detail={"results": f"not saved: JSON cannot hold them ({error})"})
-            else:
-                raise
-    except Exception:  # noqa: BLE001 - the run's own error (or results) matters more than this write
-        pass
-
-
-async def _end(store: GuardedStore, run_id: str, rows: list[Row], **end: Any) -> None:
-    """The run's end; with `rows` (queued before it, not awaited: the writer queues rows only for a store that
-    can, QueuedRows), saved only if they are: a row that failed leaves the run as it was, not ended without it."""
-    if rows:
-        await store.finish_run(run_id, rows, **end)
-    else:
-        await store.update_run(run_id, **end)

@@ -1,11 +1,12 @@
 """The server's runs: a bounded queue, at most `max_runs` at once, every run saved to a checkpoint store.
 
 A run is saved when it is submitted (`save_new_run`), so a queued run survives
-the server too. Workers take runs from the queue and run them with
-`arun_checkpointed`, which saves every completed node. When the server starts,
-every saved run of a served graph that was queued or running when the last
-server stopped (or was killed) goes back in the queue and continues where its
-rows leave off: completed nodes are not run again.
+the server too; each change of its saved status is made by its `SavedRun`
+(graphrt.durable), here as in a run that saves itself as it goes. Workers take
+runs from the queue and run them with `arun_checkpointed`, which saves every
+completed node. When the server starts, every saved run of a served graph that
+was queued or running when the last server stopped (or was killed) goes back in
+the queue and continues where its rows leave off: completed nodes are not run again.
 
 Statuses and node states, as clients see them, are graphrt.base.states'
 RunStatus (queued, running, interrupted: a node asked a question and
@@ -37,7 +38,7 @@ from graphrt.checkpoint.errors import CheckpointError, LeaseLost, StoreFailed
 from graphrt.checkpoint.guard import GuardedStore
 from graphrt.checkpoint.records import Delivery, RunRecord
 from graphrt.checkpoint.values import decode_value
-from graphrt.durable import afork, afrom_checkpoint, arun_checkpointed, save_new_run
+from graphrt.durable import SavedRun, afork, afrom_checkpoint, arun_checkpointed, save_new_run
 from graphrt.engine.graph import Graph
 from graphrt.observe.events import Event
 from graphrt.observe.trace import event_record
@@ -519,7 +520,7 @@ class RunService:
         except RequestError:
             try:
                 with anyio.CancelScope(shield=True):
-                    await self.store.update_run(run.id, status=RunStatus.CANCELLED, detail={"cancelled": True})
+                    await self._saved(run).cancel()
             except Exception as error:  # noqa: BLE001 - the refusal is what the client must get
                 log.warning("run %s was refused, but could not be saved cancelled: %s", run.id, error)
             raise
@@ -672,7 +673,7 @@ class RunService:
             with anyio.move_on_after(10):
                 await run.settled()
             return run
-        await self.store.update_run(run.id, status=RunStatus.CANCELLED, detail={"cancelled": True})
+        await self._saved(run).cancel()
         run.set_status(RunStatus.CANCELLED)
         self._settled(run)
         return run
@@ -685,7 +686,7 @@ class RunService:
         log.warning("%s", error)
         try:
             with anyio.CancelScope(shield=True):
-                await self.store.update_run(run.id, status=RunStatus.FAILED, detail={"error": error})
+                await self._saved(run).fail(error)
         except Exception as failure:  # noqa: BLE001 - the store that failed the run may fail this too
             log.warning("could not save that run %s failed: %s", run.id, failure)
         run.set_status(RunStatus.FAILED, error=error)
@@ -784,7 +785,7 @@ class RunService:
             if self.lease_lost is None:
                 try:
                     with anyio.CancelScope(shield=True):
-                        await self.store.update_run(run.id, status=RunStatus.RUNNING)
+                        await self._saved(run).run_again()
                 except Exception:
                     log.exception("could not mark run %s to continue", run.id)
             raise
@@ -809,11 +810,15 @@ class RunService:
                     run.set_status(RunStatus.FAILED, error=self.shown(record.detail.get("error") or "") or None)
                     return
                 if saved != RunStatus.CANCELLED:
-                    await self.store.update_run(run.id, status=RunStatus.CANCELLED, detail={"cancelled": True})
+                    await self._saved(run).cancel()
         except CheckpointError as error:  # StoreFailed too
             log.warning("run %s was cancelled, but its store could not say how it ended or save it so: %s",
                         run.id, self.redactor.text(str(error)))
         run.set_status(RunStatus.CANCELLED)
+
+    def _saved(self, run: ServedRun) -> SavedRun:
+        """The run as its store keeps it: each change of its saved status is made there (graphrt.durable)."""
+        return SavedRun(self.store, run.id, self.redactor)
 
     def _settled(self, run: ServedRun) -> None:
         """A run settled (ended, or asks a person): its webhooks are called, by their own task."""

@@ -22,7 +22,7 @@ from graphrt.checkpoint.base import (
     SelfCheck,
     WebhookStore,
 )
-from graphrt.durable import arun_checkpointed
+from graphrt.durable import SavedRun, arun_checkpointed
 
 pytestmark = pytest.mark.anyio
 
@@ -168,5 +168,39 @@ async def test_a_failure_of_an_ability_names_the_call_of_the_contract(tmp_path: 
             await guarded.add_rows([Row("r1", 0, "node", "a", "1"), Row("r1", 0, "node", "b", "2")])
         with pytest.raises(CheckpointError, match=r"^checkpoint store .*: runs_page failed: OSError: disk full$"):
             await guarded.runs_page(10)
+    finally:
+        await store.close()
+
+
+async def test_a_failure_at_a_runs_end_that_is_not_the_stores_is_not_hidden(recorder, tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run's end is saved, or the store's failure (a CheckpointError) is let be for the run's own outcome;
+    anything else is a fault of graphrt's and goes up."""
+
+    async def faulty(self: SavedRun, results: Any, **rows: Any) -> None:
+        raise RuntimeError("a fault saving the end")
+
+    monkeypatch.setattr(SavedRun, "finish", faulty)
+    store = SQLiteStore(tmp_path / "runs.db")
+    try:
+        with pytest.raises(RuntimeError, match="a fault saving the end"):
+            await arun_checkpointed(recorder.graph(CHAIN), store, run_id="r1")
+    finally:
+        await store.close()
+
+
+async def test_a_store_that_fails_at_a_runs_end_leaves_the_run_its_results_and_resumable(
+        recorder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = SQLiteStore(tmp_path / "runs.db")
+
+    async def down(*args: Any, **kwargs: Any) -> None:
+        raise OSError("the server went away")
+
+    try:
+        monkeypatch.setattr(store, "finish_run", down)
+        monkeypatch.setattr(store, "update_run", down)
+        results = await arun_checkpointed(recorder.graph(CHAIN), store, run_id="r1")
+        assert results == {"second": {"node": "second", "before": "first"}}
+        assert (await store.get_run("r1")).status == "running"  # its end was not saved: a resume finishes it
     finally:
         await store.close()
