@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib.util
 from functools import cache
 
-__all__ = ["EXTRAS", "findable", "install_line", "missing", "needs_extra"]
+__all__ = ["EXTRAS", "findable", "install_line", "missing", "needs_extra", "not_installed"]
 
 EXTRAS: dict[str, tuple[str, ...]] = {
     "serve": ("starlette", "uvicorn", "httptools"),
@@ -73,8 +73,14 @@ def needs_extra(what: str, extra: str, modules: tuple[str, ...] | None = None) -
     e.g. `graphrt serve needs graphrt[serve], which is not installed (no module httptools): pip install 'graphrt[serve]'`.
     `modules` defaults to the extra's in `EXTRAS`.
     """
-    absent = missing(EXTRAS[extra] if modules is None else modules)
+    return not_installed(what, install_line(extra), EXTRAS[extra] if modules is None else modules)
+
+
+def not_installed(what: str, install: str | None, modules: tuple[str, ...]) -> str | None:
+    """The one line for `what` when one of `modules`, which `install` installs (as pip writes it:
+    `graphrt[postgres]`, another package's own), cannot be found; None when they all can."""
+    absent = missing(modules)
     if not absent:
         return None
-    line = install_line(extra)
+    line = install or " ".join(absent)
     return f"{what} needs {line}, which is not installed (no module {', '.join(absent)}): pip install '{line}'"

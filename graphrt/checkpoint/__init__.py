@@ -100,9 +100,14 @@ def _is_missing_file(target: str | Path) -> bool:
 def store_class(target: str | Path) -> StoreClass:
     """The class that opens a target: the entry point named by its URL scheme, or `file` for a plain path.
 
+    The modules its extra installs (`requires`) are looked for here, so that one missing is said before any
+    store is opened or any run announced.
+
     Raises:
-        CheckpointError: no store is installed for the scheme, or its entry point cannot be loaded.
+        CheckpointError: no store is installed for the scheme, its entry point cannot be loaded, or a module its
+            extra installs is missing (one line naming the extra: base/extras.py).
     """
+    from graphrt.base.extras import not_installed
     from graphrt.checkpoint.errors import CheckpointError
 
     match = _URL.match(target) if isinstance(target, str) else None
@@ -112,7 +117,12 @@ def store_class(target: str | Path) -> StoreClass:
         what = "a file path" if scheme == FILE else f"a {scheme}:// URL"
         raise CheckpointError(f"no checkpoint store opens {what}; the installed stores open {describe_targets()}"
                               f"{_unless_uninstalled()}")
-    return _loaded(point)
+    cls = _loaded(point)
+    what = "a checkpoint store of a file path" if scheme == FILE else f"a {scheme}:// checkpoint store"
+    absent = not_installed(what, cls.extra, cls.requires)
+    if absent:
+        raise CheckpointError(absent)
+    return cls
 
 
 def location_of(target: CheckpointTarget) -> str:

@@ -291,13 +291,16 @@ class StoreClass(Protocol):
 
     The class says which targets it opens (`schemes`; `file` is a plain path,
     a target without `scheme://`), how a person may see one (`shown`: a URL
-    without its password) and what to install for it (`extra`). `open_store`
-    makes a store with `cls(target)`; a class whose packages are missing raises
-    CheckpointError there, naming `extra` (base/extras.needs_extra).
+    without its password), what to install for it (`extra`) and the modules that
+    installs (`requires`). `store_class` looks for those modules (never imports them)
+    when it chooses the class, so that a missing one is one line (base/extras.py)
+    before any store is opened or any run announced; `open_store` then makes a
+    store with `cls(target)`.
     """
 
     schemes: tuple[str, ...]
     extra: str | None  # as pip writes it: "graphrt[postgres]"; None: nothing more to install
+    requires: tuple[str, ...]  # the modules `extra` installs, dotted or not: ("psycopg",); () for none
 
     def __call__(self, target: str | Path) -> CheckpointStore: ...
 

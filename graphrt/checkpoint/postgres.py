@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Awaitable, Sequence
 
-from graphrt.base.extras import install_line, needs_extra
+from graphrt.base.extras import EXTRAS, install_line, needs_extra
 from graphrt.base.secrets import hide_credentials
 from graphrt.checkpoint.errors import CheckpointError, StoreFailed, run_taken
 from graphrt.checkpoint.group_commit import GroupCommit, Statement, query_runs
@@ -42,6 +42,7 @@ class PostgresStore(SqlStore):
 
     schemes = ("postgresql", "postgres")
     extra = install_line("postgres")
+    requires = EXTRAS["postgres"]
     placeholder = "%s"
     _fence_lock = " FOR SHARE"
 

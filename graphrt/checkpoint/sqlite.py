@@ -68,6 +68,7 @@ class SQLiteStore(SqlStore):
 
     schemes = ("file",)  # a plain path; open_store gives it every target without `scheme://`
     extra = None
+    requires = ()  # sqlite3 comes with Python
     _duplicate = sqlite3.IntegrityError
     _runs_order = "updated_at DESC, rowid DESC"
 

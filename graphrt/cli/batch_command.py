@@ -40,6 +40,7 @@ from typing import Any, TextIO
 
 from graphrt.base.errors import GraphError, GraphValidationError
 from graphrt.base.secrets import Redactor
+from graphrt.checkpoint import store_class
 from graphrt.cli.agent_modules import registry_for
 from graphrt.cli.executor_option import executor_for
 from graphrt.cli.local_model_option import apply_local_model
@@ -152,6 +153,8 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
     if args.no_checkpoint and args.checkpoint:
         raise GraphError("--checkpoint and --no-checkpoint: give one")
     checkpoint = default_checkpoint(args)
+    if checkpoint is not None:
+        store_class(checkpoint)  # a store that cannot be opened here (its extra is missing) is said first
     if args.output:
         _refuse_overwriting(args, checkpoint)
     try:

@@ -22,6 +22,7 @@ from typing import Any, TextIO
 from graphrt.base.errors import GraphError, GraphInterrupted, GraphValidationError, ValidationIssue
 from graphrt.base.secrets import Redactor
 from graphrt.check.validate import collect_issues
+from graphrt.checkpoint import store_class
 from graphrt.cli.agent_modules import registry_for
 from graphrt.cli.arguments import node_value
 from graphrt.cli.executor_option import executor_for
@@ -88,6 +89,8 @@ def _run_asking(graph: Graph, args: argparse.Namespace, stderr: TextIO, options:
 def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
     apply_local_model(args)
     stderr = stderr or sys.stderr
+    if args.checkpoint:
+        store_class(args.checkpoint)  # a store that cannot be opened here (its extra is missing) is said first
     try:
         graph = Graph(args.file, agents=registry_for(args), config=run_config(args))
     except GraphValidationError:

@@ -75,6 +75,7 @@ def test_a_store_is_used_as_it_is() -> None:
     assert open_store(store) is store and location_of(store) == ":memory:"
 
 
+@pytest.mark.needs("postgres")  # store_class looks for the modules of the class's extra
 def test_every_scheme_of_graphrt_is_an_entry_point_of_the_class_that_opens_it() -> None:
     builtin = {name: point for name, point in by_name(STORE_GROUP).items() if point.builtin}
     classes = {store_class(f"{name}://x") for name in builtin}
@@ -133,7 +134,7 @@ def test_the_help_lists_the_installed_stores(memo_store: Path, capsys) -> None:
 @pytest.mark.parametrize(("name", "value", "why"), [
     ("gone", "demo_missing_store:Store", "cannot be loaded: ModuleNotFoundError: No module named 'demo_missing_store'"),
     ("other", "demo_memo_store:MemoStore", "opens memo, not other"),
-    ("plain", "os:sep", "is not a store class: it has no schemes, extra, shown"),
+    ("plain", "os:sep", "is not a store class: it has no schemes, extra, requires, shown"),
 ], ids=["unloadable", "misnamed", "not-a-store"])
 def test_a_bad_store_entry_point_is_named(memo_store: Path, installed_package, name: str, value: str, why: str) -> None:
     installed_package("demo-bad", entry_points={STORE_GROUP: {name: value}})
@@ -142,14 +143,36 @@ def test_a_bad_store_entry_point_is_named(memo_store: Path, installed_package, n
     assert str(caught.value) == f"checkpoint store '{name} = {value}' (entry point group graphrt.checkpoint_stores) {why}"
 
 
-def test_a_missing_extra_is_one_line_naming_it(tmp_path: Path) -> None:
-    """Without psycopg (hidden from this process), a postgresql:// checkpoint says what to install."""
-    graph = ROOT / "graphs" / "hello.yaml"
+MISSING_EXTRA = ("graphrt: a postgresql:// checkpoint store needs graphrt[postgres], which is not installed (no module "
+                 "psycopg): pip install 'graphrt[postgres]'\n")
+
+
+@pytest.mark.parametrize("command", [
+    ["run", str(ROOT / "graphs" / "hello.yaml"), "--checkpoint", "URL"],
+    ["run", str(ROOT / "graphs" / "hello.yaml"), "--checkpoint", "URL", "--run-id", "r1", "-q"],
+    ["resume", "--checkpoint", "URL", "--run-id", "r1"],
+    ["fork", "--checkpoint", "URL", "--run-id", "r1", "--from", "x"],
+    ["batch", str(ROOT / "graphs" / "hello.yaml"), "rows.jsonl", "--checkpoint", "URL"],
+], ids=["run", "run-quiet", "resume", "fork", "batch"])
+def test_a_missing_extra_is_the_one_line_said(tmp_path: Path, command: list[str]) -> None:
+    """Without psycopg (hidden from this process), a postgresql:// checkpoint says what to install, and nothing
+    else: not that the run saves there, nor that nothing of it was saved."""
+    (tmp_path / "rows.jsonl").write_text('{"id": 1}\n', encoding="utf-8")
     code = ("import sys; sys.modules['psycopg'] = None; from graphrt.cli import main; "
             "sys.exit(main(sys.argv[1:]))")
-    done = subprocess.run([sys.executable, "-c", code, "run", str(graph), "--checkpoint",
-                           "postgresql://me:hunter2@127.0.0.1/graphrt"], capture_output=True, text=True, cwd=tmp_path,
+    url = "postgresql://me:hunter2@127.0.0.1/graphrt"
+    done = subprocess.run([sys.executable, "-c", code, *(url if word == "URL" else word for word in command)],
+                          capture_output=True, text=True, cwd=tmp_path,
                           env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}, timeout=120)
-    assert done.returncode == 1 and "Traceback" not in done.stderr
-    assert ("graphrt: a PostgreSQL checkpoint store needs graphrt[postgres], which is not installed (no module "
-            "psycopg): pip install 'graphrt[postgres]'") in done.stderr.splitlines()
+    assert (done.returncode, done.stderr, done.stdout) == (1, MISSING_EXTRA, "")
+
+
+def test_the_store_class_of_a_target_says_when_its_extra_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphrt.base import extras
+
+    monkeypatch.setattr(extras, "missing", lambda modules: tuple(modules))  # nothing is installed
+    for chosen in (store_class, location_of, open_store):
+        with pytest.raises(CheckpointError) as caught:
+            chosen("postgresql://me:hunter2@127.0.0.1/graphrt")
+        assert f"graphrt: {caught.value}\n" == MISSING_EXTRA
+    assert store_class("runs.db") is SQLiteStore  # it needs nothing more
