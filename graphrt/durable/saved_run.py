@@ -123,9 +123,10 @@ class SavedRun:
         await self._end(RunStatus.CANCELLED, rows)
 
     async def interrupt(self, asked: GraphInterrupted, *, rows: Sequence[Row] = ()) -> None:
-        """Saves the run waiting for an answer: the question, and the node (and nested key) that asked it."""
-        await self._end(RunStatus.INTERRUPTED, rows,
-                        detail={"node_id": asked.node_id, "key": asked.key, "question": asked.question})
+        """Saves the run waiting for an answer: the question (without the credentials the run knows: an agent may
+        have put one in it), and the node (and nested key) that asked it."""
+        await self._end(RunStatus.INTERRUPTED, rows, detail={
+            "node_id": asked.node_id, "key": asked.key, "question": hidden_data(asked.question, self.redactor)})
 
     async def _end(self, status: RunStatus, rows: Sequence[Row], *, detail: dict[str, Any] | None = None,
                    results: Any = None) -> None:

@@ -64,6 +64,20 @@ async def test_an_interrupted_run_is_saved_with_its_question(recorder, store: Ch
     assert saved.detail == {"node_id": "name", "key": "name", "question": "Your name?"}
 
 
+async def test_a_question_is_saved_without_the_credentials_the_run_knows(recorder, store: CheckpointStore) -> None:
+    key = "cfg-key-7d1e9a0b55c2f3"
+    data = {"version": 0.5, "nodes": {"name": {"agent": "askAgent", "params": {
+        "apiKey": key, "question": f"Is {key} the key to use?"}}}}
+
+    with pytest.raises(graphrt.GraphInterrupted) as caught:
+        await arun_checkpointed(recorder.graph(data), store, run_id="r1")
+    saved = await store.get_run("r1")
+
+    assert key in caught.value.question  # the person at hand is asked what the agent asked
+    assert key not in saved.question and key not in str(saved.detail)
+    assert saved.question.startswith("Is ") and saved.question.endswith(" the key to use?")
+
+
 async def test_resuming_with_an_answer_runs_the_asking_node_again_with_it(recorder, store: CheckpointStore) -> None:
     with pytest.raises(graphrt.GraphInterrupted):
         await arun_checkpointed(recorder.graph(ASK), store, run_id="r1")
