@@ -290,6 +290,14 @@ class Redactor:
                 text = text.replace(secret, MASK)
         return text
 
+    def knowing(self, known: Iterable[str]) -> "Redactor":
+        """A redactor that also knows `known` (one run's credentials: `known_credentials`), without reading the
+        environment again: a server's redactor, made once, gives each run's its own."""
+        known = frozenset(known) - self._known
+        if not known:
+            return self
+        return Redactor(environ={}, known=self._known | known)
+
     def stream(self) -> "StreamRedactor":
         """What hides the credentials this redactor knows in one text that comes in pieces (an LLM's tokens)."""
         return StreamRedactor(self._env_secrets)

@@ -27,6 +27,7 @@ from graphrt.base.errors import GraphError, GraphLoadError
 from graphrt.base.jsvalue import to_json_compatible
 from graphrt.base.limits import MAX_SHOWN, cut
 from graphrt.base.schema import format_path, violations
+from graphrt.base.secrets import known_credentials
 from graphrt.engine.graph import Graph
 from graphrt.graphdata.loader import load_graph
 from graphrt.graphdata.inputs import inputs_schema
@@ -76,6 +77,9 @@ class GraphTool:
     path: Path
     description: str
     input_schema: dict[str, Any]
+    credentials: frozenset[str] = frozenset()
+    """The credentials the graph file writes in its params (graphrt.base.secrets.known_credentials): hidden in
+    what a call answers, as the environment's are."""
 
     def check(self, arguments: dict[str, Any]) -> None:
         """Raises GraphError naming every bad argument (checked before the graph runs)."""
@@ -132,7 +136,8 @@ def collect_graph_tools(paths: list[str | Path]) -> list[GraphTool]:
             continue  # a folder's other JSON/YAML files (e.g. an mcp.json beside the graphs)
         name = _tool_name(path, taken)
         taken.add(name)
-        tools.append(GraphTool(name, path, _description(data, path), input_schema(data, source)))
+        tools.append(GraphTool(name, path, _description(data, path), input_schema(data, source),
+                                known_credentials(None, data)))
     return tools
 
 
@@ -158,4 +163,4 @@ def graph_tool(path: str | Path, name: str) -> GraphTool:
     """
     path = Path(path)
     data, source = load_graph(path)
-    return GraphTool(name, path, _description(data, path), input_schema(data, source))
+    return GraphTool(name, path, _description(data, path), input_schema(data, source), known_credentials(None, data))

@@ -146,9 +146,10 @@ class GraphToolServer:
                     watch.cancel()
         if call.cancelled_caught:
             return _error(f"{tool.name}: cancelled, as its client left before the run ended")
+        redactor = self._redactor.knowing(tool.credentials)
         if failure is not None:
-            return _error(f"{tool.name}: {self._redactor.text(cut(_without_folder(str(failure), tool)))}")
-        results = self._redactor.value(to_json_compatible(results))
+            return _error(f"{tool.name}: {redactor.text(cut(_without_folder(str(failure), tool)))}")
+        results = redactor.value(to_json_compatible(results))
         return types.CallToolResult(content=[types.TextContent(text=result_text(results))],
                                     structured_content=results)
 

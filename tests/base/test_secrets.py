@@ -172,3 +172,11 @@ def test_a_stream_holds_back_only_what_may_begin_a_known_credential() -> None:
     assert [stream.feed(piece) for piece in pieces] == ["no key here", " but ", "", "cfg-key-7d1ess", " and REDACTED."]
     assert stream.feed("c") == "" and stream.end() == "c" and stream.end() == ""
     assert Redactor(environ={}).stream().feed("cfg-key-7d1e") == "cfg-key-7d1e"  # it knows none: nothing waits
+
+
+def test_a_redactor_knowing_a_runs_credentials_hides_them_and_the_environments() -> None:
+    server = Redactor(environ={"MY_SERVICE_TOKEN": "tok-3f9a8b7c6d"})
+    run = server.knowing(["cfg-key-7d1e9a0b"])
+    assert run.text("tok-3f9a8b7c6d and cfg-key-7d1e9a0b") == "REDACTED and REDACTED"
+    assert server.text("cfg-key-7d1e9a0b") == "cfg-key-7d1e9a0b"  # the server's own is left as it was
+    assert server.knowing([]) is server and server.knowing(["tok-3f9a8b7c6d"]) is server

@@ -106,6 +106,23 @@ async def test_bad_arguments_and_failed_runs_are_tool_errors_naming_the_problem(
     assert unknown.is_error and "unknown tool 'nope'" in unknown.content[0].text
 
 
+async def test_a_credential_the_graph_file_holds_is_not_in_an_answer(tmp_path):
+    key = "cfg-key-7d1e9a0b55c2f3"
+    (tmp_path / "leaky.yaml").write_text(f"""\
+version: 0.5
+nodes:
+  said:
+    agent: stringTemplateAgent
+    params: {{apiKey: {key}, template: "the key is {key}"}}
+    isResult: true
+""")
+    async with Client(stdio(str(tmp_path / "leaky.yaml"))) as client:
+        result = await client.call_tool("leaky", {})
+    assert result.is_error is False
+    assert result.structured_content == {"said": "the key is REDACTED"}
+    assert key not in result.content[0].text
+
+
 async def test_an_invalid_graph_is_not_offered_as_a_tool(graph_dir):
     (graph_dir / "invalid.yaml").write_text("version: 0.5\nnodes:\n  a:\n    agent: noSuchAgent\n")
     errors = graph_dir / "stderr.txt"
