@@ -136,3 +136,27 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
         assert (built / page).is_file(), f"{page} was not built"
     python_api = (built / "reference/python/index.html").read_text(encoding="utf-8")
     assert "A graph ready to run; it does not change once made." in python_api  # Graph's docstring, by mkdocstrings
+
+
+def _said(page: str) -> str:
+    """A page's words, across line ends."""
+    return " ".join((ROOT / "docs" / page).read_text(encoding="utf-8").split())
+
+
+def test_the_batch_page_names_every_file_a_batch_writes_beside_its_output(tmp_path: Path) -> None:
+    (tmp_path / "names.jsonl").write_text('{"name": "Ada"}\n{"name": "Alan"}\n')
+    done = subprocess.run([str(Path(sys.executable).parent / "graphrt"), "batch", str(ROOT / "graphs" / "hello.yaml"),
+                           "names.jsonl", "-o", "greetings.jsonl", "-q"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    written = {path.name for path in tmp_path.iterdir()} - {"names.jsonl", "greetings.jsonl"}
+    said = _said("how-to/batches.md")
+    assert written and all(f"`{name}`" in said for name in written), (written, said)
+    for name in ("-wal", "-shm", "`OUTPUT.runs.db`"):  # SQLite's files while it runs, and the default's rule
+        assert name in said
+
+
+def test_the_mcp_example_says_the_embedded_model_calls_no_tool_there() -> None:
+    assert ("On the embedded 135M model this example calls no tool: llama-cpp-python's server makes a tool call "
+            "only when `tool_choice` names the tool") in _said("how-to/mcp.md")
+    header = (ROOT / "graphs" / "mcp_files.yaml").read_text(encoding="utf-8")
+    assert "it calls\n# no tool there" in header
