@@ -7,7 +7,7 @@ The suite's own runner (run.py, read-only here) checks one case at a time. This 
 cases into N shards, runs run.py on each shard at once, and reads their JSON reports. Then:
 
 - a MISMATCH listed in DEVIATIONS passes if graphrt's result equals GraphAI's once the deviation's
-  normalizer has been applied to both (each deviation is also in the README's compatibility section);
+  normalizer has been applied to both (each deviation is also in docs/explanation/compatibility.md);
 - a case GraphAI never finished ("graphai-hang") must end cleanly on graphrt: a result or a
   GraphError. Runs here are bounded by GRAPHRT_RUN_TIMEOUT, so an endless loop ends with a
   RunTimeoutError instead of being killed by the runner.
