@@ -10,6 +10,7 @@
     .venv/bin/python -m bench ray_batch            # a batch on a real 1-, 2-, 4-node Ray cluster (bench/ray_batch.py)
     .venv/bin/python -m bench storage              # bytes a served run keeps in SQLite and PostgreSQL (bench/storage.py)
     .venv/bin/python -m bench ray_graphs           # small graphs on node-level Ray, runs_local or not (bench/ray_graphs.py)
+    .venv/bin/python -m bench report               # the JSON in bench/results/ as charts for the docs (bench/charts.py)
 
 Raw numbers go to bench/results/latest.json and the tables, as Markdown, to
 bench/results/latest.md (both git-ignored); BENCHMARKS.md keeps a reviewed copy.
@@ -58,6 +59,10 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["report"]:  # the JSON of the benchmarks as charts (bench/charts.py)
+        from .charts import main as report
+
+        return report(argv[1:])
     if argv[:1] == ["ray_batch"]:  # its own options (--rows, ...): bench/ray_batch.py
         from .ray_batch import main as ray_batch
 

@@ -14,7 +14,8 @@ GraphAI has no checkpoint store, so it has no row here. Each configuration runs 
 process of its own, configurations taking turns round after round; a round's figures
 are its runs' median latency (p50), p99, wall time for all the runs and the process's
 CPU time; the table gives each figure's median over the rounds, and the ratio to the
-same engine without a checkpoint.
+same engine without a checkpoint. The figures go to bench/results/durable_latest.json (git-ignored), which
+`python -m bench report` draws.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["main"]
+
+RESULTS = Path(__file__).resolve().parent / "results"
 
 GRAPH = """\
 version: 0.5
@@ -304,8 +307,16 @@ def main(argv: list[str] | None = None) -> int:
         engine, store, mode, folder, url, count, limit = args.runner
         _runner(engine, store, mode, Path(folder), url or None, int(count), int(limit))
         return 0
+    from .machine import describe
+
+    machine = describe()
     results, missing = measure(args.rounds, args.runs, args.limit, args.sequential,
                                args.baseline.resolve() if args.baseline else None, not args.no_langgraph)
+    RESULTS.mkdir(exist_ok=True)  # what `python -m bench report` draws
+    (RESULTS / "durable_latest.json").write_text(json.dumps({
+        "machine": machine, "settings": {"runs": args.runs, "limit": args.limit, "sequential": args.sequential},
+        "results": [{"engine": engine, "store": store, "mode": mode, "rounds": rounds}
+                    for (engine, store, mode), rounds in results.items()]}, indent=1) + "\n")
     print(table(results, args.runs, args.limit, args.sequential))
     if missing:
         print(f"\nleft out: {missing}")

@@ -6,6 +6,7 @@ import json
 import os
 import platform
 import subprocess
+import time
 from importlib.metadata import PackageNotFoundError, version
 
 from .graphai import NODE_DIR, PACKAGES
@@ -74,6 +75,7 @@ def describe() -> dict[str, str]:
         "machine": f"{os.cpu_count()} cores (nproc {len(os.sched_getaffinity(0))}), {_cpu_model()}, {_memory()}",
         "os": f"{platform.system()} {platform.release()}",
         "load average at start": " ".join(f"{value:.2f}" for value in load) or "unknown",
+        "measured at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "node": _node(),
         "graphrt": f"{_python_package('graphrt')} at {_git()}",

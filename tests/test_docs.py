@@ -160,3 +160,22 @@ def test_the_mcp_example_says_the_embedded_model_calls_no_tool_there() -> None:
             "only when `tool_choice` names the tool") in _said("how-to/mcp.md")
     header = (ROOT / "graphs" / "mcp_files.yaml").read_text(encoding="utf-8")
     assert "it calls\n# no tool there" in header
+
+
+def test_every_extra_is_on_the_packs_page() -> None:
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    said = _said("how-to/packs.md")
+    assert not [extra for extra in extras if f"`{extra}`" not in said], "extras the packs page does not name"
+
+
+def test_each_deviation_ci_allows_is_on_the_compatibility_page() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("graphai_own", ROOT / ".ci" / "graphai_own.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    said = _said("explanation/compatibility.md")
+    for reason, _ in module.DEVIATIONS.values():
+        assert reason.split(":")[0].split("'")[0] in said, reason
