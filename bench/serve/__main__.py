@@ -11,6 +11,11 @@
 - `--baseline REF` (once or more): the load alone, against the server of git commit REF (its tree from
   `git archive`, its `graphrt` first on the path) and this tree's, `--rounds` times each in turn (the order
   reversed every other round), with arun between: the side-by-side view of a change to the server.
+- `--concurrency 1,2,5,...`: the load alone at each number of clients, a closed loop (each client sends its next
+  run once its last is answered), against one server with `--max-runs` (50), and `graphrt.arun` with the same
+  store, as many clients and the same limit beside it: throughput, p50 and p99 latency and the server's CPU per
+  run by concurrency. Writes bench/results/serve_scaling_latest.json (git-ignored), which
+  `python -m bench report` draws.
 - faults: `--fault-runs` runs (100) of a chain of three 100 ms nodes; the server is killed with
   SIGKILL while they are in flight, then started again on the same checkpoint. Every run must finish
   once, with the results of an undisturbed run, and no node saved before the kill may run again.
@@ -39,11 +44,13 @@ import httpx
 
 import graphrt
 import graphrt.authoring.agent_like
+from bench.machine import describe
 from graphrt.base.states import RunStatus
 from graphrt.checkpoint import SQLiteStore
 from graphrt.durable import arun_checkpointed
 
 ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "bench" / "results"
 COUNT_AGENTS = ROOT / "tests" / "serve" / "count_agents.py"
 
 IO_GRAPH = """\
@@ -185,12 +192,13 @@ async def _direct(path: Path, runs: int, limit: int, checkpoint: Path | None = N
     return latencies, results
 
 
-def _served(url: str, runs: int) -> tuple[list[float], list[float], list[Any], int, float]:
+def _served(url: str, runs: int, clients: int | None = None) -> tuple[list[float], list[float], list[Any], int, float]:
     """Each run's latency through the server (POST ?wait=true), `runs` clients at once from the load generator's
-    own process (bench/serve/loadgen.py), as the client sees it and inside the server (queued to finished);
-    the 429s seen and the wall time of them all."""
+    own process (bench/serve/loadgen.py), or `clients` sending one run after another; as the client sees it and
+    inside the server (queued to finished); the 429s seen and the wall time of them all."""
     done = subprocess.run([sys.executable, "-m", "bench.serve.loadgen", url, "/graphs/io/runs?wait=true",
-                           "--runs", str(runs)], capture_output=True, text=True, cwd=ROOT, check=False)
+                           "--runs", str(runs), *(["--clients", str(clients)] if clients else [])],
+                          capture_output=True, text=True, cwd=ROOT, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"the load generator failed: {done.stderr[-2000:]}")
     measured = json.loads(done.stdout.strip().splitlines()[-1])
@@ -276,6 +284,97 @@ def load(folder: Path, runs: int, max_runs: int, sequential: int) -> tuple[list[
         f"{_ms(_percentile([s - d for s, d in zip(one_served, one_direct, strict=True)], .99))} | |"),
     ]
     return lines, ok
+
+
+# ----- scaling: the load at each concurrency -----
+
+
+async def _direct_clients(path: Path, runs: int, clients: int, limit: int,
+                          checkpoint: Path) -> tuple[list[float], list[Any], float]:
+    """`runs` runs through graphrt.arun with the server's store, by `clients` that each start their next run once
+    their last returns (the load generator's closed loop), at most `limit` at once as the server's --max-runs:
+    each run's latency (its wait for the limit included), results, and the wall time."""
+    limiter = anyio.CapacityLimiter(limit)
+    latencies: list[float] = [0.0] * runs
+    results: list[Any] = [None] * runs
+    store = SQLiteStore(checkpoint)
+    graph = graphrt.Graph(path)
+    numbers = iter(range(runs))
+
+    async def client() -> None:
+        for n in numbers:
+            started = time.perf_counter()
+            async with limiter:
+                results[n] = await arun_checkpointed(graph, store, inject={"n": n})
+            latencies[n] = time.perf_counter() - started
+
+    started = time.perf_counter()
+    try:
+        async with anyio.create_task_group() as tg:
+            for _ in range(min(clients, runs)):
+                tg.start_soon(client)
+    finally:
+        await store.close()
+    return latencies, results, time.perf_counter() - started
+
+
+def _figures(latencies: list[float], runs: int, wall: float) -> dict[str, float]:
+    return {"runs_per_s": runs / wall, "p50_ms": _percentile(latencies, .5) * 1000,
+            "p99_ms": _percentile(latencies, .99) * 1000}
+
+
+def scaling(folder: Path, levels: list[int], runs: int, max_runs: int) -> tuple[dict[str, Any], bool]:
+    """At each number of clients, `max(runs, 5 × clients)` runs through the server (`--max-runs max_runs`) and
+    through arun with the same store, as many clients and the same limit."""
+    path = folder / "io.yaml"
+    path.write_text(IO_GRAPH, encoding="utf-8")
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    machine = describe()
+    server = _start(folder, folder / "scaling.db", port, "--max-runs", str(max_runs))
+    measured, ok = [], True
+    try:
+        _served(url, 10)
+        anyio.run(_direct_clients, path, 10, 10, max_runs, folder / "direct.db")  # warm both up
+        for clients in levels:
+            count = max(runs, 5 * clients)
+            expected = [{"io": {"n": n}} for n in range(count)]
+            load_before = os.getloadavg()[0]
+            cpu_before = _cpu_seconds(server.pid)
+            latency, _, results, refused, wall = _served(url, count, clients)
+            cpu = (_cpu_seconds(server.pid) - cpu_before) / count
+            direct_latency, direct_results, direct_wall = anyio.run(_direct_clients, path, count, clients, max_runs,
+                                                                    folder / "direct.db")
+            ok = ok and results == expected and direct_results == expected and refused == 0
+            measured.append({"clients": clients, "runs": count, "load": [load_before, os.getloadavg()[0]],
+                             "server": {**_figures(latency, count, wall), "cpu_us_per_run": cpu * 1e6,
+                                        "refused": refused},
+                             "arun": _figures(direct_latency, count, direct_wall)})
+            print(f"{clients:>4} clients: server {count / wall:7.1f} runs/s p50 {_percentile(latency, .5) * 1000:6.1f} ms;"
+                  f" arun {count / direct_wall:7.1f} runs/s; load {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(30)
+    return {"machine": machine, "settings": {"io_ms": 50, "max_runs": max_runs, "runs": runs},
+            "levels": measured}, ok
+
+
+def scaling_table(data: dict[str, Any]) -> list[str]:
+    settings = data["settings"]
+    lines = [f"## scaling: clients in a closed loop, one 50 ms I/O node a run, --max-runs {settings['max_runs']}", "",
+             f"{data['machine']['machine']}; measured {data['machine']['measured at']}", "",
+             "| clients | runs | server runs/s | arun with checkpoint= runs/s | server ÷ arun | ideal runs/s | "
+             "server p50 / p99 ms | arun p50 / p99 ms | server CPU per run | load (1 min) |",
+             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for level in data["levels"]:
+        server, direct = level["server"], level["arun"]
+        lines.append(
+            f"| {level['clients']} | {level['runs']} | {server['runs_per_s']:.0f} | {direct['runs_per_s']:.0f} | "
+            f"{server['runs_per_s'] / direct['runs_per_s']:.2f}× | "
+            f"{min(level['clients'], settings['max_runs']) * 1000 / settings['io_ms']:.0f} | "
+            f"{server['p50_ms']:.1f} / {server['p99_ms']:.1f} | {direct['p50_ms']:.1f} / {direct['p99_ms']:.1f} | "
+            f"{server['cpu_us_per_run']:,.0f} µs | {level['load'][0]:.1f} → {level['load'][1]:.1f} |")
+    return lines
 
 
 # ----- baseline: another commit's server beside this tree's -----
@@ -402,6 +501,16 @@ def faults(folder: Path, runs: int, max_runs: int, kill_at: float) -> tuple[list
     return lines, ok
 
 
+def _levels(text: str) -> list[int]:
+    try:
+        levels = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not numbers of clients: {text!r}") from None
+    if not levels or min(levels) < 1:
+        raise argparse.ArgumentTypeError(f"numbers of clients are 1 or more: {text!r}")
+    return levels
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.serve", description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=200)
@@ -412,7 +521,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", metavar="REF", action="append",
                         help="only the load, against commit REF's server (more than one: each) and this tree's")
     parser.add_argument("--rounds", type=int, default=3, help="with --baseline: rounds against each server")
+    parser.add_argument("--concurrency", metavar="N,N,...", type=_levels,
+                        help="only the load, at each number of clients in turn (e.g. 1,2,5,10,20,50,100,200); "
+                             "each level runs --runs or 5 a client, whichever is more")
     args = parser.parse_args(argv)
+    if args.concurrency:
+        with tempfile.TemporaryDirectory() as temporary:
+            data, ok = scaling(Path(temporary), args.concurrency, args.runs, args.max_runs)
+        RESULTS.mkdir(exist_ok=True)  # what `python -m bench report` draws
+        (RESULTS / "serve_scaling_latest.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        print("\n".join(scaling_table(data)))
+        return 0 if ok else 1
     if args.baseline:
         with tempfile.TemporaryDirectory() as temporary:
             lines, ok = baseline(Path(temporary), args.baseline, args.runs, args.max_runs, args.rounds)

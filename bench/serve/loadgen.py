@@ -1,8 +1,11 @@
 """The load generator of `python -m bench.serve`, in a process of its own: N clients POST at once.
 
     python -m bench.serve.loadgen http://127.0.0.1:PORT /graphs/io/runs?wait=true --runs 200
+    python -m bench.serve.loadgen http://127.0.0.1:PORT /graphs/io/runs?wait=true --runs 500 --clients 10
 
-Each client opens its own connection and sends one request, written by hand as
+By default every run is a client of its own, all at once; with `--clients N`, N clients each send their
+next request as soon as their last is answered, until `--runs` are done (a closed loop: N runs in flight).
+Each request opens its own connection, written by hand as
 HTTP/1.1 over asyncio streams: an HTTP client library in the same process as
 200 waiting clients costs more CPU than the server it measures (httpx did, on the
 2-core machine of issue 26). A 429 is retried after its Retry-After. Prints one
@@ -46,7 +49,7 @@ async def post(host: str, port: int, path: str, body: dict[str, Any]) -> tuple[i
         writer.close()
 
 
-async def _load(url: str, path: str, runs: int) -> dict[str, Any]:
+async def _load(url: str, path: str, runs: int, clients: int | None = None) -> dict[str, Any]:
     parts = urlsplit(url)
     host, port = parts.hostname or "127.0.0.1", parts.port or 80
     latencies = [0.0] * runs
@@ -69,8 +72,14 @@ async def _load(url: str, path: str, runs: int) -> dict[str, Any]:
         if isinstance(answer, dict) and "created_at" in answer:
             inside[n] = answer["updated_at"] - answer["created_at"]
 
+    numbers = iter(range(runs))
+
+    async def client() -> None:
+        for n in numbers:  # one iterator shared by the clients: each takes the next run when its last is answered
+            await one(n)
+
     started = time.perf_counter()
-    await asyncio.gather(*(one(n) for n in range(runs)))
+    await asyncio.gather(*(client() for _ in range(min(clients or runs, runs))))
     return {"latencies": latencies, "results": results, "inside": inside, "refused": refused,
             "wall": time.perf_counter() - started}
 
@@ -80,8 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("url")
     parser.add_argument("path")
     parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--clients", type=int, help="clients sending one request after another (default: --runs)")
     args = parser.parse_args(argv)
-    print(json.dumps(asyncio.run(_load(args.url, args.path, args.runs))))
+    print(json.dumps(asyncio.run(_load(args.url, args.path, args.runs, args.clients))))
     return 0
 
 
