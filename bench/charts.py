@@ -8,7 +8,9 @@ Each chart is drawn from the JSON one benchmark writes, whichever of them are th
 - `latest.json` (`python -m bench`): graphrt's time over GraphAI's and over LangGraph's, per workload;
 - `durable_latest.json` (`python -m bench durable`): what a checkpoint costs, each store's latency over the
   same engine without one;
-- `ray_batch_latest.json` (`python -m bench ray_batch`): a batch's rows a second by worker nodes.
+- `ray_batch_latest.json` (`python -m bench ray_batch`): a batch's rows a second by worker nodes;
+- `serve_scaling_latest.json` (`python -m bench.serve --concurrency ...`): `graphrt serve`'s runs a second and
+  latency by concurrent clients, beside `graphrt.arun` with the same store.
 
 Every chart says under it the machine, its load and the date of its measurement, read from the same JSON,
 so a chart never shows a figure without where it came from. matplotlib (the `bench` extra) draws them,
@@ -24,7 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["main", "draw_ratios", "draw_durability", "draw_ray_scaling"]
+__all__ = ["main", "draw_ratios", "draw_durability", "draw_ray_scaling", "draw_serve_scaling"]
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -163,8 +165,44 @@ def draw_ray_scaling(data: dict[str, Any], out: Path) -> Path:
     return path
 
 
+def draw_serve_scaling(data: dict[str, Any], out: Path) -> Path:
+    """graphrt serve's runs a second and p50 latency by concurrent clients, beside arun with the same store."""
+    plt = _pyplot()
+    levels = data["levels"]
+    clients = [level["clients"] for level in levels]
+    io_ms = data["settings"]["io_ms"]
+    figure, (rate, latency) = plt.subplots(1, 2, figsize=(10, 4))
+    for key, label in (("server", "graphrt serve (HTTP, SQLite store)"), ("arun", "graphrt.arun, same store")):
+        rate.plot(clients, [level[key]["runs_per_s"] for level in levels], marker="o", label=label)
+        latency.plot(clients, [level[key]["p50_ms"] for level in levels], marker="o", label=f"{label}, p50")
+    limit = data["settings"]["max_runs"]
+    rate.plot(clients, [min(n, limit) * 1000 / io_ms for n in clients], linestyle=":", color="#888888",
+              label=f"ideal: min(clients, {limit}) ÷ {io_ms} ms")
+    latency.axhline(io_ms, linestyle=":", color="#888888", label=f"the run's own {io_ms} ms")
+    for axes in (rate, latency):
+        axes.set_xscale("log")
+        axes.set_xticks(clients)
+        axes.set_xticklabels([str(n) for n in clients], fontsize=8)
+        axes.set_xlabel("clients, each sending its next run once answered")
+        axes.legend(fontsize=7)
+    rate.set_yscale("log")
+    rate.set_ylabel("runs a second")
+    latency.set_ylabel("latency, ms")
+    figure.suptitle(f"graphrt serve by concurrency: a run of one {io_ms} ms I/O node, "
+                    f"--max-runs {data['settings']['max_runs']}", fontsize=9)
+    loads = [value for level in levels for value in level["load"]]
+    machine = data["machine"]
+    _footer(figure, machine.get("machine", "?"), f"{min(loads):.1f} to {max(loads):.1f}" if loads else "?",
+            machine.get("measured at", "?"))
+    figure.tight_layout(rect=(0, 0.03, 1, 1))
+    path = out / "serve-scaling.png"
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return path
+
+
 CHARTS = {"latest.json": draw_ratios, "durable_latest.json": draw_durability,
-          "ray_batch_latest.json": draw_ray_scaling}
+          "ray_batch_latest.json": draw_ray_scaling, "serve_scaling_latest.json": draw_serve_scaling}
 """Each benchmark's JSON, by its file name under bench/results/, and the chart drawn from it."""
 
 

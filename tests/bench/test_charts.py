@@ -35,16 +35,22 @@ def _write(folder: Path) -> None:
     (folder / "ray_batch_latest.json").write_text(json.dumps({
         "summary": {"rows": 400, "io_ms": 50, "machine": {"nproc": 2, "python": "3.11", "ray": "2.9"},
                     "when": "2026-12-05 00:00 UTC", "load_average_before_after": [0.5, 0.7]}, "runs": {"io": io}}))
+    levels = [{"clients": clients, "runs": 100, "load": [0.5, 0.6],
+               "server": {"runs_per_s": 18.0 * clients, "p50_ms": 55.0, "p99_ms": 60.0, "cpu_us_per_run": 900.0,
+                          "refused": 0},
+               "arun": {"runs_per_s": 19.0 * clients, "p50_ms": 52.0, "p99_ms": 55.0}} for clients in (1, 10, 100)]
+    (folder / "serve_scaling_latest.json").write_text(json.dumps({
+        "machine": MACHINE, "settings": {"io_ms": 50, "max_runs": 50, "runs": 100}, "levels": levels}))
 
 
 def test_each_benchmark_json_becomes_its_chart(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _write(tmp_path)
     out = tmp_path / "charts"
     assert main(["--results", str(tmp_path), "--out", str(out)]) == 0
-    for name in ("ratios.png", "durability.png", "ray-scaling.png"):
+    for name in ("ratios.png", "durability.png", "ray-scaling.png", "serve-scaling.png"):
         png = (out / name).read_bytes()
         assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 10_000, name
-    assert capsys.readouterr().out.count("bench report: ") == 3
+    assert capsys.readouterr().out.count("bench report: ") == 4
 
 
 def test_a_missing_json_is_skipped_and_none_at_all_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
