@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["main", "draw_ratios", "draw_durability", "draw_ray_scaling", "draw_serve_scaling"]
+__all__ = ["main", "workload_ratios", "draw_ratios", "draw_durability", "draw_ray_scaling", "draw_serve_scaling"]
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -60,25 +60,35 @@ def _ratio_axis(axes: Any) -> None:
     axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}×"))
 
 
-def draw_ratios(data: dict[str, Any], out: Path) -> Path:
-    """graphrt's time (build + run, median) over each other engine's, per workload, at each workload's largest size."""
-    plt = _pyplot()
+def workload_ratios(data: dict[str, Any]) -> dict[str, tuple[int, dict[str, float]]]:
+    """Per workload, its largest size graphrt ran and graphrt's time (build + run, median) over each other engine's
+    there. A workload that samples memory is left out: graphrt runs it under tracemalloc, so its time is no speed
+    figure (the tables give it no ratio either)."""
+    from .workloads import get
+
     by_key: dict[tuple[str, int], dict[str, float]] = {}
     for m in data["measurements"]:
-        if m.get("total_ms") and not m.get("error"):
+        if m.get("total_ms") and not m.get("error") and not get(m["workload"]).memory:
             by_key.setdefault((m["workload"], m["n"]), {})[m["engine"]] = m["total_ms"]
     largest: dict[str, int] = {}
     for workload, n in by_key:
         if "graphrt" in by_key[(workload, n)]:
             largest[workload] = max(n, largest.get(workload, 0))
-    workloads = sorted(largest)
-    others = [engine for engine in ("graphai", "langgraph")
-              if any(engine in by_key[(w, largest[w])] for w in workloads)]
+    return {workload: (n, {engine: by_key[(workload, n)]["graphrt"] / total
+                           for engine, total in by_key[(workload, n)].items() if engine in _NAMES})
+            for workload, n in sorted(largest.items())}
+
+
+def draw_ratios(data: dict[str, Any], out: Path) -> Path:
+    """graphrt's time (build + run, median) over each other engine's, per workload, at each workload's largest size."""
+    plt = _pyplot()
+    found = workload_ratios(data)
+    workloads = list(found)
+    others = [engine for engine in ("graphai", "langgraph") if any(engine in found[w][1] for w in workloads)]
     figure, axes = plt.subplots(figsize=(8, 0.45 * len(workloads) + 1.6))
     height = 0.8 / max(len(others), 1)
     for index, engine in enumerate(others):
-        ratios = [by_key[(w, largest[w])]["graphrt"] / by_key[(w, largest[w])][engine]
-                  if engine in by_key[(w, largest[w])] else float("nan") for w in workloads]
+        ratios = [found[w][1].get(engine, float("nan")) for w in workloads]
         positions = [row + index * height for row in range(len(workloads))]
         axes.barh(positions, ratios, height=height, label=f"graphrt ÷ {_NAMES[engine]}")
         for position, ratio in zip(positions, ratios):
@@ -87,7 +97,7 @@ def draw_ratios(data: dict[str, Any], out: Path) -> Path:
     axes.axvline(1, color="#333333", linewidth=0.8)
     _ratio_axis(axes)
     axes.set_yticks([row + height * (len(others) - 1) / 2 for row in range(len(workloads))])
-    axes.set_yticklabels([f"{w} (n={largest[w]:,})" for w in workloads], fontsize=8)
+    axes.set_yticklabels([f"{w} (n={found[w][0]:,})" for w in workloads], fontsize=8)
     axes.invert_yaxis()
     axes.set_xlabel("graphrt's time over the other engine's (below 1: graphrt is faster)")
     axes.set_title("Build and run time against GraphAI and LangGraph, per workload")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.charts import main
+from bench.charts import main, workload_ratios
 
 pytestmark = pytest.mark.needs("bench")
 
@@ -24,7 +24,8 @@ def _write(folder: Path) -> None:
     (folder / "latest.json").write_text(json.dumps({"machine": MACHINE, "measurements": [
         _m("graphrt", "chain", 10, 1.0), _m("graphai", "chain", 10, 2.0), _m("langgraph", "chain", 10, 8.0),
         _m("graphrt", "chain", 1000, 50.0), _m("graphai", "chain", 1000, 100.0), _m("langgraph", "chain", 1000, 400.0),
-        _m("graphrt", "fan_out", 100, 5.0), _m("graphai", "fan_out", 100, 4.0)]}))
+        _m("graphrt", "fan_out", 100, 5.0), _m("graphai", "fan_out", 100, 4.0),
+        _m("graphrt", "loop_memory", 100_000, 9000.0), _m("graphai", "loop_memory", 100_000, 1000.0)]}))
     rounds = [{"p50": 0.05, "p99": 0.06, "wall": 1.0, "cpu": 0.5, "load": 1.5}]
     (folder / "durable_latest.json").write_text(json.dumps({"machine": MACHINE, "settings": {"runs": 200, "limit": 50,
                                                                                             "sequential": 50},
@@ -60,3 +61,10 @@ def test_a_missing_json_is_skipped_and_none_at_all_fails(tmp_path: Path, capsys:
     (tmp_path / "ray_batch_latest.json").unlink()
     assert main(["--results", str(tmp_path), "--out", str(tmp_path / "charts")]) == 0
     assert not (tmp_path / "charts" / "ray-scaling.png").exists()
+
+
+def test_the_ratios_are_at_each_workloads_largest_size_and_leave_memory_sampling_out(tmp_path: Path) -> None:
+    _write(tmp_path)
+    ratios = workload_ratios(json.loads((tmp_path / "latest.json").read_text()))
+    # loop_memory runs graphrt under tracemalloc: its time is no speed figure, as the tables say
+    assert ratios == {"chain": (1000, {"graphai": 0.5, "langgraph": 0.125}), "fan_out": (100, {"graphai": 1.25})}
