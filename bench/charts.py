@@ -122,6 +122,7 @@ def draw_durability(data: dict[str, Any], out: Path) -> Path:
     ratios = [medians[key] / medians[(key[0], "none", key[2])] for key in rows]
     figure, axes = plt.subplots(figsize=(8, 0.45 * len(rows) + 1.6))
     axes.barh(range(len(rows)), ratios, color=["#4c72b0" if key[0] == "graphrt" else "#dd8452" for key in rows])
+    axes.set_xlim(0, max([*ratios, 1.0]) * 1.15)  # room for the largest bar's label
     for position, ratio in enumerate(ratios):
         axes.text(ratio, position, f" {ratio:.2f}×", va="center", fontsize=7)
     axes.axvline(1, color="#333333", linewidth=0.8)
