@@ -179,3 +179,18 @@ def test_each_deviation_ci_allows_is_on_the_compatibility_page() -> None:
     said = _said("explanation/compatibility.md")
     for reason, _ in module.DEVIATIONS.values():
         assert reason.split(":")[0].split("'")[0] in said, reason
+
+
+def test_the_benchmarks_page_shows_every_chart_and_benchmarks_md_figures() -> None:
+    from bench.charts import CHARTS
+
+    charts = sorted(path.name for path in (ROOT / "docs" / "images" / "bench").glob("*.png"))
+    assert len(charts) == len(CHARTS), f"one chart a benchmark's JSON ({sorted(CHARTS)}), found {charts}"
+    page = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    benchmarks = (ROOT / "BENCHMARKS.md").read_text(encoding="utf-8")
+    for chart in charts:
+        assert f"](images/bench/{chart})" in page and f"](docs/images/bench/{chart})" in benchmarks, chart
+    # the page's figures are BENCHMARKS.md's own, not a copy that could drift from it
+    assert '\n--8<-- "BENCHMARKS.md:figures"\n' in page
+    start, end = benchmarks.index("<!-- --8<-- [start:figures] -->"), benchmarks.index("<!-- --8<-- [end:figures] -->")
+    assert start < end and "](docs/" not in benchmarks[start:end], "a link in the figures would break on the site"
