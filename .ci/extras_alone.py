@@ -168,8 +168,9 @@ SURFACES: dict[str, list[str]] = {
 def run_tests(extra: str, venv: Path) -> str:
     """The surface's tests with the venv's pytest; its summary line. They run from the checkout's root, as the
     README's test command does, but with PYTHONSAFEPATH=1 (no folder of theirs put on sys.path, for the
-    commands they start too), so that the installed wheel is what they import, not the checkout's graphrt; the benchmark scripts and the docs' generators some tests use (`bench`,
-    `docsite`, not part of the wheel) are put on the path alone. GRAPHRT_REQUIRE_<EXTRA>=1: what the extra provides must not skip."""
+    commands they start too), so that the installed wheel is what they import, not the checkout's graphrt; the
+    benchmark scripts and the docs' generators some tests use (`bench`, `docsite`, not part of the wheel) are put
+    on the path alone. GRAPHRT_REQUIRE_<EXTRA>=1: what the extra provides must not skip."""
     tools = venv / "repo-tools"
     tools.mkdir(exist_ok=True)
     for tool in ("bench", "docsite"):  # docsite: the docs' generated pages, which tests/docs checks

@@ -58,7 +58,8 @@ def _schema(title: str, schema: Any) -> list[str]:
     required = set(schema.get("required") or ())
     rows = [f"**{title}**", "", "| name | type | required | description |", "| --- | --- | --- | --- |"]
     for name, value in properties.items():
-        default = f" (default: `{json.dumps(value['default'])}`)" if isinstance(value, dict) and "default" in value else ""
+        has_default = isinstance(value, dict) and "default" in value
+        default = f" (default: `{json.dumps(value['default'])}`)" if has_default else ""
         description = value.get("description", "") if isinstance(value, dict) else ""
         rows.append(f"| `{name}` | {_schema_type(value)} | {'yes' if name in required else ''} | "
                     f"{cell(description + default)} |")
@@ -71,7 +72,8 @@ def _facts(info: Any, pack: Any) -> list[str]:
              ("GraphAI package", f"`{info.package}`" if info.package else ""),
              ("category", ", ".join(info.category)), ("cache type", info.cache_type or ""),
              ("environment variables", ", ".join(f"`{name}`" for name in info.environment_variables)),
-             ("streams tokens", "yes" if info.stream else ""), ("runs graphs", "yes (its node's `graph`)" if info.has_graph_data else ""),
+             ("streams tokens", "yes" if info.stream else ""),
+             ("runs graphs", "yes (its node's `graph`)" if info.has_graph_data else ""),
              ("runs in the driver under an executor", "yes" if info.runs_local else ""),
              ("keeps state between calls", "yes" if info.stateful else ""), ("license", info.license)]
     return ["| | |", "| --- | --- |", *[f"| {key} | {cell(value)} |" for key, value in facts if value], ""]
@@ -103,7 +105,8 @@ def _samples(info: Any) -> list[str]:
         if sample.graph is not None:
             body.append(f"graph: {_value(sample.graph)}")
         body.append(f"result: {_value(sample.result)}")
-        parts += [f'??? example "{cell(title)}"', "", "    " + fenced("\n".join(body), "yaml").replace("\n", "\n    "), ""]
+        indented = "    " + fenced("\n".join(body), "yaml").replace("\n", "\n    ")
+        parts += [f'??? example "{cell(title)}"', "", indented, ""]
     return parts
 
 
@@ -117,7 +120,8 @@ def _agent(info: Any, pack: Any) -> list[str]:
         parts += _schema(title, schema)
     if info.tools:
         parts += ["**tools** (as an LLM sees them through toolsAgent)", "", "| tool | description |", "| --- | --- |"]
-        parts += [f"| `{tool.get('function', {}).get('name')}` | {cell(tool.get('function', {}).get('description', ''))} |"
+        parts += [f"| `{tool.get('function', {}).get('name')}` | "
+                  f"{cell(tool.get('function', {}).get('description', ''))} |"
                   for tool in info.tools]
         parts.append("")
     if info.samples:

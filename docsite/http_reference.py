@@ -78,7 +78,8 @@ def _operation(method: str, path: str, operation: dict[str, Any]) -> list[str]:
         shown = "; ".join(f"{media}: {type_of(content.get('itemSchema') or content.get('schema'))}"
                           for media, content in contents.items())
         headers = ", ".join(f"`{name}` header" for name in response.get("headers") or {})
-        parts.append(f"| {status} | {cell(response.get('description', ''))} | {cell('; '.join(filter(None, (shown, headers))))} |")
+        said = cell("; ".join(filter(None, (shown, headers))))
+        parts.append(f"| {status} | {cell(response.get('description', ''))} | {said} |")
     return parts + [""]
 
 
@@ -90,8 +91,8 @@ def _schema(name: str, schema: dict[str, Any]) -> list[str]:
     if rows:
         parts += rows
     elif "oneOf" in schema:
-        parts.append("One of: " + ", ".join(type_of(part) for part in schema["oneOf"]) +
-                     (f", told apart by `{schema['discriminator']['propertyName']}`." if "discriminator" in schema else "."))
+        told = f", told apart by `{schema['discriminator']['propertyName']}`." if "discriminator" in schema else "."
+        parts.append("One of: " + ", ".join(type_of(part) for part in schema["oneOf"]) + told)
     else:
         parts.append(json_block(schema))
     return parts + [""]

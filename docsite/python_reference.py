@@ -18,8 +18,9 @@ PAGES: dict[str, tuple[str, str, tuple[str, ...]]] = {
                                     ("graphrt.observe.events", "graphrt.observe.observer", "graphrt.observe.progress",
                                      "graphrt.observe.transaction_log", "graphrt.observe.otel", "graphrt.base.states")),
     "reference/python/extending.md": ("Extending graphrt", "Agent packs and indexes, executors.",
-                                      ("graphrt.authoring.packs", "graphrt.authoring.registry", "graphrt.engine.executor",
-                                       "graphrt.executors.ray", "graphrt.executors.local_cluster")),
+                                      ("graphrt.authoring.packs", "graphrt.authoring.registry",
+                                       "graphrt.engine.executor", "graphrt.executors.ray",
+                                       "graphrt.executors.local_cluster")),
     "reference/python/serving.md": ("Serving and batches", "The ASGI app of `graphrt serve`, webhooks' signatures, "
                                     "batches.", ("graphrt.serve", "graphrt.base.signatures", "graphrt.batches")),
     "reference/python/testing.md": ("Testing agents", "Running agents' samples in your own tests.",
@@ -71,7 +72,8 @@ def python_pages() -> dict[str, str]:
     for path, (title, what, modules) in PAGES.items():
         page = [f"# {title}", "", what, ""]
         for module in modules:
-            exported = list(getattr(importlib.import_module(module), "__all__", []) or []) if _importable(module) else None
+            exported = (list(getattr(importlib.import_module(module), "__all__", []) or [])
+                        if _importable(module) else None)
             page += [f"## `{module}`", ""]
             page += _directive(module, exported)
         pages[path] = "\n".join(page)

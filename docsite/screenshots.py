@@ -26,9 +26,11 @@ SHOTS: dict[str, tuple[str, str, str]] = {
     "tools": ("GRAPHRT_VIEWER_SCREENSHOT_TOOLS", "serve-viewer-tools.png",
               "tests/serve/test_viewer.py::test_tokens_stream_into_their_node_and_tool_calls_show"),
     "node": ("GRAPHRT_VIEWER_SCREENSHOT_DETAIL", "serve-viewer-node.png",
-             "tests/serve/test_viewer_detail.py::test_a_clicked_node_shows_its_inputs_result_error_attempts_and_timings"),
+             "tests/serve/test_viewer_detail.py::"
+             "test_a_clicked_node_shows_its_inputs_result_error_attempts_and_timings"),
     "map": ("GRAPHRT_VIEWER_SCREENSHOT_INSIDE", "serve-viewer-map.png",
-            "tests/serve/test_viewer_inside.py::test_a_map_node_opens_into_its_rows_and_an_inner_node_shows_its_detail"),
+            "tests/serve/test_viewer_inside.py::"
+            "test_a_map_node_opens_into_its_rows_and_an_inner_node_shows_its_detail"),
     "opened": ("GRAPHRT_VIEWER_SCREENSHOT_OPENED", "serve-viewer-opened.png",
                "tests/serve/test_viewer_inside.py::"
                "test_a_nested_graph_and_a_map_open_in_the_main_picture_with_their_states_and_rows"),

@@ -392,7 +392,7 @@ def named_files(file: Path, generated: frozenset[str] = frozenset()) -> list[str
         return target.is_relative_to(ROOT / "docs") and str(target.relative_to(ROOT / "docs")) in generated
 
     linked = [link for link in re.findall(r"\]\(((?!https?:|#|mailto:)[^)\s#]+)", text_) if not exists(link)]
-    named = re.findall(r"(?<![\w/.])((?:graphs|bench|graphrt|agents|tests|docsite|examples)/[\w./-]+\.(?:yaml|py|json|png|md))",
-                       text_)
+    named = re.findall(r"(?<![\w/.])((?:graphs|bench|graphrt|agents|tests|docsite|examples)/[\w./-]+"
+                       r"\.(?:yaml|py|json|png|md))", text_)
     return sorted(set(linked) |
                   {path for path in named if not (ROOT / path).exists()})

@@ -350,8 +350,9 @@ def scaling(folder: Path, levels: list[int], runs: int, max_runs: int) -> tuple[
                              "server": {**_figures(latency, count, wall), "cpu_us_per_run": cpu * 1e6,
                                         "refused": refused},
                              "arun": _figures(direct_latency, count, direct_wall)})
-            print(f"{clients:>4} clients: server {count / wall:7.1f} runs/s p50 {_percentile(latency, .5) * 1000:6.1f} ms;"
-                  f" arun {count / direct_wall:7.1f} runs/s; load {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
+            print(f"{clients:>4} clients: server {count / wall:7.1f} runs/s "
+                  f"p50 {_percentile(latency, .5) * 1000:6.1f} ms; arun {count / direct_wall:7.1f} runs/s; "
+                  f"load {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(30)
