@@ -163,10 +163,15 @@ def test_viz_refuses_an_invalid_graph(tmp_path: Path, capsys) -> None:
     assert capsys.readouterr().err == f"graphrt: {bad}:2:34: node 'a', field 'inputs.x': unknown node 'nope' (known: a)\n"
 
 
-def test_the_readme_shows_what_viz_draws(capsys) -> None:
-    readme = Path("README.md").read_text(encoding="utf-8")
-    pictures = re.findall(r"`graphrt viz (\S+)`[^\n]*:\n\n```mermaid\n(.*?)```", readme, re.DOTALL)
-    assert pictures, "the README has no Mermaid picture made by graphrt viz"
+def test_the_docs_show_what_viz_draws(capsys) -> None:
+    # the pictures of the repository's graph files, in the README and docs/ (a tutorial's own files are checked
+    # where it writes them, by tests/test_docs.py)
+    pages = [Path("README.md"), *sorted(Path("docs").rglob("*.md"))]
+    pictures = [(file, picture) for page in pages
+                for file, picture in re.findall(r"`graphrt viz (\S+)`[^`]*?:\n\n```mermaid\n(.*?)```",
+                                                page.read_text(encoding="utf-8"), re.DOTALL)
+                if Path(file).is_file()]
+    assert pictures, "the docs have no Mermaid picture made by graphrt viz"
     for file, picture in pictures:
         assert main(["viz", file]) == 0
         assert capsys.readouterr().out == picture
