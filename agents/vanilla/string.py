@@ -15,11 +15,13 @@ from typing import Any
 
 from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import (
+    JS_WHITESPACE,
     UNDEFINED,
     is_logically_true,
     is_null,
     is_truthy,
     js_string,
+    js_trim,
     json_stringify,
 )
 from graphrt.base.patterns import LazyPattern
@@ -45,12 +47,8 @@ _META: dict[str, Any] = {
 }
 _SOURCE = "https://github.com/receptron/graphai/blob/main/agents/vanilla_agents/src/string_agents/"
 
-# What JavaScript's String.prototype.trim() and the regex class \s treat as white space.
-_JS_WHITESPACE = "".join(
-    ["\t\n\v\f\r \u00a0\u1680", *map(chr, range(0x2000, 0x200B)), "\u2028\u2029\u202f\u205f\u3000\ufeff"]
-)
-_WORD_BREAKS = LazyPattern(f"[{re.escape(_JS_WHITESPACE)}_-]+")
-_SPACE_RUNS = LazyPattern(f"[{re.escape(_JS_WHITESPACE)}]+")
+_WORD_BREAKS = LazyPattern(f"[{re.escape(JS_WHITESPACE)}_-]+")
+_SPACE_RUNS = LazyPattern(f"[{re.escape(JS_WHITESPACE)}]+")
 
 
 def _read_text(inputs: dict[str, Any], agent: str, member: str) -> str:
@@ -208,7 +206,7 @@ async def string_case_variants_agent(ctx: AgentContext) -> dict[str, str]:
     optional `params.suffix` word is added unless the phrase already ends with it.
     """
     text = _read_text(ctx.inputs, "stringCaseVariantsAgent", "trim")
-    words = _WORD_BREAKS.sub(" ", text.strip(_JS_WHITESPACE)).lower().split(" ")
+    words = _WORD_BREAKS.sub(" ", js_trim(text)).lower().split(" ")
     suffix = ctx.params.get("suffix")
     if is_truthy(suffix) and words[-1] != suffix:
         if not isinstance(suffix, str):

@@ -28,7 +28,21 @@ __all__ = [
     "without_undefined",
     "defined",
     "escape_lone_surrogates",
+    "JS_WHITESPACE",
+    "js_trim",
 ]
+
+
+JS_WHITESPACE = "".join(
+    ["\t\n\v\f\r \u00a0\u1680", *map(chr, range(0x2000, 0x200B)), "\u2028\u2029\u202f\u205f\u3000\ufeff"]
+)
+"""What JavaScript's String.prototype.trim() and the regex class \\s treat as white space (Python's str.strip()
+also strips \\x1c-\\x1f and \\x85, and keeps the BOM, \\ufeff)."""
+
+
+def js_trim(text: str) -> str:
+    """`text.trim()` as JavaScript trims it."""
+    return text.strip(JS_WHITESPACE)
 
 
 class _Undefined:
