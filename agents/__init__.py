@@ -52,6 +52,8 @@ PACKS = {
     "graphrt_agents.net": Pack("net"),
     "graphrt_agents.net.slack": Pack("slack", extra="slack", requires=("slack_sdk",)),
     "graphrt_agents.net.exa": Pack("exa", extra="exa", requires=("exa_py",)),
+    # @graphai/puppeteer_agent: Playwright driving the machine's Chromium, readability-lxml for the article
+    "graphrt_agents.net.puppeteer": Pack("puppeteer", extra="browser", requires=("playwright", "readability")),
     "graphrt_agents.replicate": Pack("replicate", extra="replicate", requires=("replicate",)),  # @graphai/replicate_agent
     # @graphai/tts_openai_agent, @graphai/stt_openai_agent (on the openai SDK), @graphai/tts_nijivoice_agent (on httpx)
     "graphrt_agents.voice": Pack("voice"),
@@ -59,8 +61,6 @@ PACKS = {
 
 # GraphAI's agents (from its published packages) that graphrt does not provide, and why.
 UNAVAILABLE = {
-    "puppeteerAgent": Unavailable("@graphai/puppeteer_agent", "it drives a Chrome browser through Puppeteer (Node.js)",
-                                  instead="browserlessAgent renders a page in a browser that browserless runs"),
     "slashGPTAgent": Unavailable("@graphai/slashgpt_agent", "it runs SlashGPT, a Node.js library"),
     "webLlmAgent": Unavailable("web-llm, in receptron/graphai-agents", "it runs WebLLM, which needs a web browser with WebGPU"),
 }
@@ -122,6 +122,7 @@ INDEX = AgentIndex({
     "graphrt_agents.net.notion": ("notionAgent",),
     "graphrt_agents.net.slack": ("slackAgent",),
     "graphrt_agents.net.exa": ("exaAgent",),
+    "graphrt_agents.net.puppeteer.agent": ("puppeteerAgent",),
     "graphrt_agents.replicate.agent": ("replicateAgent",),
 }, packs=PACKS, unavailable=UNAVAILABLE)
 

