@@ -139,7 +139,7 @@ CHECKS: dict[str, Callable[[Path], None]] = {
     "local": check_local, "tokens": check_tokens, "anthropic": check_provider("anthropicAgent"),
     "gemini": check_provider("geminiAgent"), "pdf": check_provider("pdf2textAgent"),
     "slack": check_provider("slackAgent"), "exa": check_provider("exaAgent"),
-    "replicate": check_provider("replicateAgent"),
+    "replicate": check_provider("replicateAgent"), "browser": check_provider("puppeteerAgent"),
 }
 
 SURFACES: dict[str, list[str]] = {
@@ -161,6 +161,7 @@ SURFACES: dict[str, list[str]] = {
     "slack": ["tests/agents/net", "tests/conformance"],
     "exa": ["tests/agents/net", "tests/conformance"],
     "replicate": ["tests/agents/replicate", "tests/conformance"],
+    "browser": ["tests/agents/net", "tests/conformance"],
 }
 """The tests of each extra's surface, run in its venv (paths from the checkout's root)."""
 

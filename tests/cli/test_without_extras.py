@@ -71,6 +71,7 @@ def test_graphrt_agents_lists_the_agents_of_missing_extras_with_the_extra_each_n
     assert "pip install 'graphrt[gemini]'" in rows["geminiAgent"]
     assert "pip install 'graphrt[anthropic]'" in rows["anthropicAgent"]
     assert "pip install 'graphrt[tokens]'" in rows["tokenBoundStringsAgent"]
+    assert "pip install 'graphrt[browser]'" in rows["puppeteerAgent"]  # it was "not available"
     assert "copyAgent" in rows and "graphrt[" not in rows["copyAgent"]
 
 

@@ -43,14 +43,15 @@ _BLANK_LINES = LazyPattern(r"(\n[ \t]*){2,}")
 
 
 def page_content(title: str, text: str) -> str:
-    """GraphAI's `content`: `title + "\\n" + text.replace(/\\r\\n/g, "\\n").replace(/(\\n[ \\t]*){2,}/g, "\\n").trim()`."""
+    """GraphAI's `content`: the title, a newline, and the text as
+    `text.replace(/\\r\\n/g, "\\n").replace(/(\\n[ \\t]*){2,}/g, "\\n").trim()` (the title is not trimmed)."""
     text = _BLANK_LINES.sub("\n", text.replace("\r\n", "\n"))
     return f"{title}\n{js_trim(text)}"
 
 
 def _error_text(error: BaseException) -> str:
     """`${error}` of a JavaScript error: `Name: message`, on one line."""
-    name = "TimeoutError" if isinstance(error, TimeoutError) else "TypeError" if isinstance(error, TypeError) else "Error"
+    name = next((kind.__name__ for kind in (TimeoutError, TypeError) if isinstance(error, kind)), "Error")
     return f"{name}: {first_line(error)}"
 
 
@@ -104,8 +105,8 @@ AGENTS: list[AgentInfo] = [
             "url": {"type": "string", "description": "the web page to open (http or https)"},
         }, "required": ["url"]},
         params={"type": "object", "properties": {
-            "supressError": {"type": "boolean",
-                             "description": "return a failure as {onError: {message, error}} instead of failing the node"},
+            "supressError": {"type": "boolean", "description": "return a failure as {onError: {message, error}} "
+                                                              "instead of failing the node"},
         }},
         output={"type": "object", "properties": {
             "title": {"type": "string", "description": "the article's title"},

@@ -182,9 +182,14 @@ async def launched(executable: str) -> AsyncIterator["Browser"]:
     from playwright.async_api import async_playwright
 
     try:
-        playwright = await async_playwright().start()
+        # Shielded: cancelled while its driver starts (a node's timeout, the run's end), Playwright keeps no handle
+        # on the process it spawned, and nothing could stop it.
+        with anyio.CancelScope(shield=True, deadline=anyio.current_time() + LAUNCH_TIMEOUT) as starting:
+            playwright = await async_playwright().start()
     except Exception as error:  # noqa: BLE001 - any failure to start is the one line said
         raise BrowserUnavailable(f"Playwright's driver did not start: {first_line(error)}") from error
+    if starting.cancelled_caught:
+        raise BrowserUnavailable(f"Playwright's driver did not start within {LAUNCH_TIMEOUT:g} s")
     try:
         try:
             browser = await playwright.chromium.launch(executable_path=executable, args=list(ARGS),

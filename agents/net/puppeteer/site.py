@@ -58,7 +58,8 @@ fetch("/articles/scripted.json").then(answer => answer.json()).then(paragraphs =
 """
 
 _SCRIPTED_JSON = """[
-  "A page that a script writes has no article in the HTML its server sends: only a browser that runs the script sees it.",
+  "A page that a script writes has no article in the HTML its server sends: only a browser that runs the script \
+sees it.",
   "puppeteerAgent opens the page in Chromium and waits until its network is almost idle before it reads the page."
 ]"""
 
