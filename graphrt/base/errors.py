@@ -16,9 +16,9 @@
         NotAFile              a file agent's path is a FIFO, socket or device; also an OSError  agents/files/confined
         ShellNotAllowed       runShellAgent may not run the program; also a PermissionError  agents/shell/programs
         ShellOutputLimit      a program wrote more than runShellAgent keeps; it was stopped  agents/shell/process
-        BrowserUnavailable    no Chromium to drive, or it did not start                   agents/net/puppeteer/browser
-        PageRefused           a page not http(s), or past puppeteerAgent's limits         agents/net/puppeteer/browser
-          PageTimeout         a page did not settle in time; also a TimeoutError          agents/net/puppeteer/browser
+        BrowserUnavailable    no Chromium to drive, or it did not start                   agents/net/puppeteer/settings
+        PageRefused           a page not http(s), or past puppeteerAgent's limits         agents/net/puppeteer/settings
+          PageTimeout         a page did not settle in time; also a TimeoutError          agents/net/puppeteer/settings
       NodeTimeoutError        a node ran past its timeout (also a TimeoutError)
       GraphAbortedError       the run was aborted
         RunTimeoutError       the whole run took longer than its timeout

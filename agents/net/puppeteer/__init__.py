@@ -2,9 +2,10 @@
 
 Playwright drives a Chromium installed on the machine (never one of Playwright's
 downloads), and readability-lxml reads the article: both come with graphrt[browser].
-`agent` is the agent and what it returns, `browser` the browser and how a page is
-opened within the config's limits, `article` Readability's part, `site` the pages its
-samples open, served on 127.0.0.1.
+`agent` is the agent and what it returns, `settings` what a call asks for (its URL, its
+config's Chromium, proxy and limits), `browser` the browser a run shares, `page` how a
+page is opened and read within the limits, `article` Readability's part, `site` the
+pages its samples open, served on 127.0.0.1.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """GraphAI's puppeteerAgent (@graphai/puppeteer_agent): a web page opened in a headless browser, its article read.
 
 `inputs.url` opens in Chromium (browser.py: Playwright, a Chromium of the machine's,
-one per run), the agent waits until the page's network is almost idle (Puppeteer's
+one per run; page.py), the agent waits until the page's network is almost idle (Puppeteer's
 networkidle2), reads the page's HTML with Readability (article.py) and returns
 `{title, content}`: `content` is the title, a newline, and the article's text with
 CRLF as LF and each run of blank or white-space lines as one newline, trimmed (the
@@ -15,7 +15,7 @@ Where graphrt differs from GraphAI's:
   (GraphAI puts the Error object there, which JSON writes as {});
 - only http and https URLs are opened (Puppeteer also opens file: URLs, and so reads
   any file of the machine); no URL is an error before a browser is launched;
-- the config's `timeout`, `maxBytes` and `maxRedirects` bound a visit (browser.py);
+- the config's `timeout`, `maxBytes` and `maxRedirects` bound a visit (settings.py, page.py);
 - networkidle2 counts the requests of the page and its frames together (Puppeteer
   waits for each frame to be almost idle), and Readability is readability-lxml, the
   Python port of the Readability that Mozilla's grew from (article.py says how they differ);
@@ -34,7 +34,9 @@ from graphrt.base.jsvalue import UNDEFINED, is_truthy, js_trim
 from graphrt.base.patterns import LazyPattern
 
 from .article import read_article
-from .browser import CONFIG, Settings, browser_for, first_line, page_url, read_page
+from .browser import browser_for
+from .page import read_page
+from .settings import CONFIG, Settings, first_line, page_url
 from .site import HOST, sample_mock
 
 __all__ = ["AGENTS", "puppeteer_agent", "page_content"]

@@ -22,6 +22,7 @@ from graphrt.authoring.services import RunServices
 from graphrt.testing import SampleCase, parametrize_samples
 from graphrt_agents._loopback import Answer, Request, serving
 from graphrt_agents.net.puppeteer import browser as browser_module
+from graphrt_agents.net.puppeteer.settings import find_chromium
 from graphrt_agents.net.puppeteer.agent import AGENTS, page_content, puppeteer_agent
 
 from ...commands import GRAPHRT
@@ -195,7 +196,7 @@ def test_a_browser_that_was_closed_is_launched_again() -> None:
         async with RunServices() as services:
             ctx = AgentContext(inputs={"url": f"{base}/a"}, params={}, node_id="out", services=services)
             first = await puppeteer_agent(ctx)
-            executable = browser_module.find_chromium({})
+            executable = find_chromium({})
             browser = await services.open(("puppeteerAgent", executable), lambda: browser_module.launched(executable))
             await browser.close()
             return [first, await puppeteer_agent(ctx)]
@@ -219,6 +220,17 @@ def test_no_url_fails_before_a_browser_is_launched() -> None:
                                              ("/relative/path", "'/relative/path'")])
 def test_only_http_and_https_urls_are_opened(url: str, scheme: str) -> None:
     assert failure({"url": url}) == said(f"Error: only http and https URLs are opened, not {scheme}", "inputs.url")
+
+
+@pytest.mark.parametrize(("config", "message"), [
+    ({"timeout": 0}, "puppeteerAgent: config 'timeout' must be a positive number, got 0"),
+    ({"maxRedirects": "3"}, "puppeteerAgent: config 'maxRedirects' must be a positive number, got '3'"),
+    ({"proxy": "127.0.0.1:3128"}, "puppeteerAgent: config 'proxy' must be a proxy's URL (http://host:port), "
+                                  "got '127.0.0.1:3128'"),
+])
+def test_a_config_it_cannot_use_is_said_before_a_browser_is_launched(config: dict, message: str) -> None:
+    config = {**config, "executablePath": "/nonexistent/chromium"}
+    assert failure({"url": "http://127.0.0.1/"}, config=config) == said(f"Error: {message}")
 
 
 def test_a_missing_chromium_is_one_line_naming_what_to_install(monkeypatch, tmp_path: Path) -> None:
