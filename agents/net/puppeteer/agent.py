@@ -1,8 +1,8 @@
 """GraphAI's puppeteerAgent (@graphai/puppeteer_agent): a web page opened in a headless browser, its article read.
 
-`inputs.url` opens in Chromium (browser.py: Playwright, a Chromium of the machine's,
-one per run; page.py), the agent waits until the page's network is almost idle (Puppeteer's
-networkidle2), reads the page's HTML with Readability (article.py) and returns
+`inputs.url` opens in the machine's Chromium, driven by Playwright, one browser a run
+(browser.py); the agent waits until the page's network is almost idle (Puppeteer's
+networkidle2, page.py), reads the page's HTML with Readability (article.py) and returns
 `{title, content}`: `content` is the title, a newline, and the article's text with
 CRLF as LF and each run of blank or white-space lines as one newline, trimmed (the
 title itself is not). A page with no article gives `{content: "\\n"}`, as GraphAI's
@@ -58,6 +58,7 @@ def _error_text(error: BaseException) -> str:
 
 
 async def _open(ctx: AgentContext) -> dict[str, Any]:
+    """What GraphAI's agent does inside its `try`: open, wait, read, return `{title, content}`."""
     url = page_url(ctx.inputs.get("url", UNDEFINED))
     settings = Settings.from_config(ctx.config)
     async with browser_for(ctx.services, settings.executable) as browser:
