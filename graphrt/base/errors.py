@@ -41,9 +41,9 @@
       CatalogError            the folder given to `graphrt serve` holds no graph           serve/catalog
       StoreLeased             another `graphrt serve` owns the checkpoint store (a lease)   serve/lease
       RequestError            a request to a server cannot be served; .status (HTTP), .headers
-        RunNotFound           404: no such run or graph                                    serve/runs
-        RunConflict           409: the run's state does not allow the request              serve/runs
-        QueueFull             429: the queue is at its bound; .retry_after                 serve/runs
+        RunNotFound           404: no such run or graph                                    serve/refusals
+        RunConflict           409: the run's state does not allow the request              serve/refusals
+        QueueFull             429: the queue is at its bound; .retry_after                 serve/refusals
         BodyTooLarge          413: the request body is over the limit                      serve/security
         CompletionRefused     an OpenAI-compatible request refused, in OpenAI's error shape  serve/completions
         WebhookRefused        400: a webhook URL the server will not call (scheme, host)   serve/webhook_targets

@@ -75,7 +75,7 @@ class McpExtension:
             run = await self.service.submit(name, arguments)
         except RequestError as refused:  # a full queue (429), a graph gone since the listing (404)
             raise GraphError(f"the server refused the run: {refused}") from None
-        run.watchers.append(on_event)
+        run.watch(on_event)
         try:
             await run.settled()
         except anyio.get_cancelled_exc_class():

@@ -6,6 +6,8 @@ Layer: above graphrt.durable and graphrt.api, below graphrt.cli.
     catalog.py  the served graph files, by name, as the folder holds them now (the only way from a request to
                 a file), and the version each saved run started with
     runs.py     RunService: the bounded queue, workers, checkpointed runs, recovery at start
+    served_run.py  ServedRun: one run as clients see it (status, outcome, nodes, event log, watchers)
+    refusals.py    what a request is refused with: RunNotFound (404), RunConflict (409), QueueFull (429)
     events.py   EventLog: a run's numbered events for SSE replay (Last-Event-ID)
     node_ledger.py  NodeLedger: what each node of a run did (inputs, result, error, attempts, timings)
     node_routes.py  the viewer's look inside a run (GET /runs/{id}/nodes[/key]) and forks (POST /runs/{id}/fork)

@@ -54,9 +54,11 @@ from graphrt.serve.lease import StoreLease
 from graphrt.serve.node_routes import get_node, list_nodes, start_fork
 from graphrt.serve.openapi import openapi_document
 from graphrt.serve.origin import OriginGuard, OriginPolicy
+from graphrt.serve.refusals import RunNotFound
 from graphrt.serve.retention import Retention
-from graphrt.serve.runs import RunNotFound, RunService, ServedRun
+from graphrt.serve.runs import RunService
 from graphrt.serve.security import BodyTooLarge, Guard
+from graphrt.serve.served_run import ServedRun
 from graphrt.serve.webhook_routes import list_webhooks
 from graphrt.serve.webhooks import WebhookSettings
 

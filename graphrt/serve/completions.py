@@ -34,8 +34,9 @@ from graphrt.base.limits import parse_json
 from graphrt.base.states import RunStatus
 from graphrt.observe.events import Event, TokenDelta
 from graphrt.serve.json_answer import JSONAnswer
-from graphrt.serve.runs import RunService, ServedRun
+from graphrt.serve.runs import RunService
 from graphrt.serve.security import BodyTooLarge
+from graphrt.serve.served_run import ServedRun
 
 __all__ = ["COMPLETIONS_PREFIX", "MESSAGES_INPUT", "CompletionRefused", "completion_routes", "error_body",
            "guard_error", "reply_text"]

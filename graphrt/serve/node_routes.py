@@ -16,7 +16,8 @@ from starlette.responses import Response
 
 from graphrt.base.errors import RequestError
 from graphrt.serve.json_answer import JSONAnswer
-from graphrt.serve.runs import RunNotFound, RunService
+from graphrt.serve.refusals import RunNotFound
+from graphrt.serve.runs import RunService
 
 __all__ = ["DEFAULT_NODE_PAGE", "MAX_NODE_PAGE", "list_nodes", "get_node", "start_fork"]
 

@@ -44,7 +44,7 @@ import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 import httpx
@@ -53,10 +53,8 @@ from graphrt.base.signatures import SIGNATURE_HEADER, sign_webhook
 from graphrt.base.states import NodeState, RunStatus
 from graphrt.checkpoint.base import WebhookStore
 from graphrt.checkpoint.records import Delivery
+from graphrt.serve.served_run import ServedRun
 from graphrt.serve.webhook_targets import WebhookRefused, check_url, resolve_target, shown_url
-
-if TYPE_CHECKING:
-    from graphrt.serve.runs import ServedRun
 
 __all__ = ["EVENTS", "WebhookSettings", "Webhooks"]
 
@@ -108,7 +106,7 @@ class WebhookSettings:
         return min(self.longest_delay, self.first_delay * 2 ** min(attempts - 1, 60))
 
 
-def webhook_run(run: "ServedRun") -> dict[str, Any]:
+def webhook_run(run: ServedRun) -> dict[str, Any]:
     """The run as a webhook tells it: as GET /runs/{id} shows it (redacted alike), without nodes and inputs."""
     shown = run.to_json()
     outcome = {key: shown[key] for key in ("id", "graph", "status", "results", "error", "question", "parent",
@@ -145,7 +143,7 @@ class Webhooks:
         await self.store.add_deliveries([Delivery(uuid.uuid4().hex, run_id, url, SUBSCRIBED, state=SUBSCRIBED)])
         self._subscribed.add(run_id)
 
-    def settled(self, run: "ServedRun") -> None:
+    def settled(self, run: ServedRun) -> None:
         """The run settled (EVENTS): its deliveries are saved and made by the task, never by the caller."""
         event = EVENTS.get(run.status)
         if event is None or (self.settings.url is None and run.id not in self._subscribed):
@@ -209,7 +207,7 @@ class Webhooks:
                 await self.store.update_delivery(item.delivery_id, state=ENDED, attempts=0, next_at=0.0, error=None)
         self._subscribed.discard(run_id)
 
-    async def catch_up(self, find: Callable[[str], Awaitable["ServedRun | None"]]) -> int:
+    async def catch_up(self, find: Callable[[str], Awaitable[ServedRun | None]]) -> int:
         """Makes the deliveries a killed server did not save: those of runs with a URL of their own that ended
         in the moment before their delivery was written. Called once at start; returns how many."""
         caught = 0
