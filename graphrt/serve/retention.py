@@ -7,13 +7,20 @@ run that is queued, running or waiting for an answer (EventStore.prune_runs).
 
 from __future__ import annotations
 
+import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
+
+import anyio
 
 from graphrt.base.defaults import KEEP_RUNS
 from graphrt.checkpoint.base import EventStore
 
 __all__ = ["Retention"]
+
+log = logging.getLogger("graphrt.serve")
 
 
 @dataclass(frozen=True)
@@ -42,3 +49,12 @@ class Retention:
             return []
         before = time.time() - self.keep_days * 86_400 if self.keep_days is not None else None
         return await store.prune_runs(keep=self.keep_runs, before=before)
+
+    async def keep_sweeping(self, sweep: Callable[[], Awaitable[Any]]) -> None:
+        """Calls `sweep` now and every `every` seconds until cancelled; one that fails is tried again at the next."""
+        while True:
+            try:
+                await sweep()
+            except Exception as error:  # noqa: BLE001 - a failed sweep is tried again at the next one
+                log.warning("retention: the sweep failed: %s", error)
+            await anyio.sleep(self.every)

@@ -1,10 +1,17 @@
-"""`ServedRun`: one run as the server tracks it: its status, node states, outcome and event log.
+"""`ServedRun`: one run as the server shows it: how it stands, what its nodes did, its event log and watchers.
 
-Statuses and node states, as clients see them, are graphrt.base.states' RunStatus
-(queued, running, interrupted: a node asked a question and `resume` answers it,
-finished, failed, cancelled) and, for nodes, the engine's own NodeState. What the
-server knows of each node is in the run's NodeLedger (node_ledger.py); its events,
-numbered for the readers of its stream, in its EventLog (events.py).
+How a run stands (its status, results, error, question) is one record, the
+RunStatus record it last showed: its stream's readers get that record, and
+GET /runs/{id}, `?wait=true` and the webhooks read theirs from it, so they cannot
+disagree. It has no other copy. It changes through `show`, which only
+serve/transitions.py calls, once the store has taken the change (graphrt.durable's
+SavedRun saves every change of a saved run's status). A node's state is carried the
+same way, by the run's events (the `state` the run set), into its NodeLedger.
+
+Statuses and node states are graphrt.base.states' RunStatus (queued, running,
+interrupted: a node asked a question and `resume` answers it, finished, failed,
+cancelled) and the engine's own NodeState. Its events, numbered for the readers
+of its stream, are in its EventLog (events.py).
 """
 
 from __future__ import annotations
@@ -31,23 +38,21 @@ log = logging.getLogger("graphrt.serve")
 
 
 class ServedRun:
-    """One run as the server tracks it: its status, node states, outcome and event log."""
+    """One run as the server shows it: how it stands (`status`...), its nodes (`ledger`), its events (`events`).
 
-    def __init__(self, run_id: str, graph: ServedGraph, redactor: Redactor, *,
-                 status: RunStatus = RunStatus.QUEUED, all_results: bool = False,
+    `cancel_requested` and `scope` are this server's hold on it: a cancel asked for, and the cancel scope
+    of its run while a worker runs it (workers.py).
+    """
+
+    def __init__(self, run_id: str, graph: ServedGraph, redactor: Redactor, *, all_results: bool = False,
                  created_at: float | None = None, event_limit: int = DEFAULT_KEPT, events: EventLog | None = None,
                  shown: Callable[[str], str] | None = None) -> None:
         self.id = run_id
         self.graph = graph
-        self.status = status
         self.all_results = all_results
         self.created_at = created_at or time.time()
         self.updated_at = self.created_at
-        self.started_at: float | None = None
-        self.ended_at: float | None = None
-        self.results: Any = None
-        self.error: str | None = None
-        self.question: str | None = None
+        self._outcome: dict[str, Any] = {"status": RunStatus.QUEUED}  # of the RunStatus record it last showed
         self.inputs: dict[str, Any] = {}  # the values the run was started with (redacted), by static node
         self.parent: dict[str, Any] | None = None  # a fork's origin: {"run_id", "node_id", "set"}
         self.answers: list[dict[str, Any]] = []  # what people answered, in order: {"key", "answer", "time"}
@@ -55,14 +60,62 @@ class ServedRun:
                                   if node["kind"] == "computed"])
         self.events = events if events is not None else EventLog(event_limit)
         self.cancel_requested = False
-        self.watchers: list[Callable[[Event], Any]] = []  # given each event on the event loop (`watch`)
         self.scope: anyio.CancelScope | None = None
+        self._watchers: list[Callable[[Event], Any]] = []  # given each event on the event loop (`watch`)
         self._redactor = redactor
         self._shown = shown or redactor.text  # an error's text as clients see it (no credentials, no server paths)
         self._settled = anyio.Event()
         self._loop_thread = threading.get_ident()
 
-    # ----- what happens to it -----
+    # ----- how it stands: read from the RunStatus record it last showed -----
+
+    @property
+    def status(self) -> RunStatus:
+        return self._outcome["status"]
+
+    @property
+    def results(self) -> Any:
+        """What a finished run returned (redacted), else None."""
+        return self._outcome.get("results")
+
+    @property
+    def error(self) -> str | None:
+        """Why a failed run failed, as clients see it."""
+        return self._outcome.get("error")
+
+    @property
+    def question(self) -> str | None:
+        """What an interrupted run asks."""
+        return self._outcome.get("question")
+
+    def show(self, status: RunStatus, *, results: Any = None, error: str | None = None,
+             question: str | None = None, announce: bool = True, updated_at: float | None = None) -> None:
+        """How the run stands from now on (serve/transitions.py calls this, and nothing else does).
+
+        Its RunStatus record goes to its readers, unless not `announce` (a run read back from the store whose saved
+        log says it already); `updated_at`: when it changed, if not now (as the store saved it)."""
+        now = time.time()
+        self._outcome = {"status": status, **({"results": results} if results is not None else {}),
+                         **({"error": error} if error is not None else {}),
+                         **({"question": question} if question is not None else {})}
+        self.updated_at = updated_at if updated_at is not None else now
+        if status in RunStatus.SETTLED:
+            self._settled.set()
+        elif self._settled.is_set():
+            self._settled = anyio.Event()
+        if announce:
+            self.events.append({"type": "RunStatus", "run_id": self.id, "time": now, **self._shown_outcome(),
+                               "nodes": dict(self.nodes)})
+        if status in RunStatus.ENDED:
+            self.events.close()
+            self._watchers.clear()  # no event follows: a watcher whose reader never came is let go too
+
+    async def settled(self) -> None:
+        """Waits until the run ends or asks a question."""
+        while self.status not in RunStatus.SETTLED:
+            await self._settled.wait()
+
+    # ----- its events -----
 
     def on_event(self, event: Event) -> None:
         """The graph's subscriber; sync agents call it from worker threads."""
@@ -76,18 +129,18 @@ class ServedRun:
 
     @property
     def nodes(self) -> dict[str, NodeState]:
-        """The top-level nodes' states."""
+        """The top-level nodes' states, as the run's events left them."""
         return self.ledger.states()
 
     def watch(self, watcher: Callable[[Event], Any]) -> Callable[[], None]:
         """Gives `watcher` each event of the run from now on, on the event loop; returns what stops it.
 
         A watcher that raises is stopped (and said once in the log): it never costs the run an event."""
-        self.watchers.append(watcher)
+        self._watchers.append(watcher)
 
         def stop() -> None:
-            if watcher in self.watchers:
-                self.watchers.remove(watcher)
+            if watcher in self._watchers:
+                self._watchers.remove(watcher)
 
         return stop
 
@@ -100,62 +153,24 @@ class ServedRun:
         self.ledger.record(event, record)
         self.events.append(record, notify=notify)
         if notify:  # on the event loop (the other case is a thread anyio did not start): watchers use its streams
-            for watcher in tuple(self.watchers):  # a copy: a watcher may stop itself
+            for watcher in tuple(self._watchers):  # a copy: a watcher may stop itself
                 try:
                     watcher(event)
                 except Exception:  # noqa: BLE001 - a watcher's fault is its own: the run and its log go on
                     log.exception("run %s: an event watcher failed and no longer watches", self.id)
-                    if watcher in self.watchers:
-                        self.watchers.remove(watcher)
-
-    def set_status(self, status: RunStatus, *, results: Any = None, error: str | None = None,
-                   question: str | None = None, announce: bool = True) -> None:
-        """Sets how the run stands, and tells its readers with a RunStatus event (unless not `announce`: a run
-        read back from the store whose saved log says it already)."""
-        self.status = status
-        self.updated_at = time.time()
-        if status == RunStatus.RUNNING and self.started_at is None:
-            self.started_at = self.updated_at
-        if status in RunStatus.ENDED:
-            self.ended_at = self.updated_at
-        self.results = results
-        self.error = error
-        self.question = question
-        if status in RunStatus.SETTLED:
-            self._settled.set()
-        elif self._settled.is_set():
-            self._settled = anyio.Event()
-        if announce:
-            self.events.append({"type": "RunStatus", "run_id": self.id, "time": self.updated_at, **self._outcome(),
-                               "nodes": dict(self.nodes)})
-        if status in RunStatus.ENDED:
-            self.events.close()
-            self.watchers.clear()  # no event follows: a watcher whose reader never came is let go too
-
-    async def settled(self) -> None:
-        """Waits until the run ends or asks a question."""
-        while self.status not in RunStatus.SETTLED:
-            await self._settled.wait()
+                    if watcher in self._watchers:
+                        self._watchers.remove(watcher)
 
     # ----- what a client sees -----
 
-    def _outcome(self) -> dict[str, Any]:
-        outcome: dict[str, Any] = {"status": self.status}
-        if self.results is not None:
-            outcome["results"] = self.results
-        if self.error is not None:
-            outcome["error"] = self.error
-        if self.question is not None:
-            outcome["question"] = self.question
-        if self.answers:
-            outcome["answers"] = list(self.answers)
-        return outcome
+    def _shown_outcome(self) -> dict[str, Any]:
+        return {**self._outcome, **({"answers": list(self.answers)} if self.answers else {})}
 
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "graph": self.graph.name,
-            **self._outcome(),
+            **self._shown_outcome(),
             "nodes": dict(self.nodes),
             "inputs": self.inputs,
             **({"parent": self.parent} if self.parent is not None else {}),
@@ -163,4 +178,3 @@ class ServedRun:
             "updated_at": self.updated_at,
             "last_event_id": self.events.last_id,
         }
-

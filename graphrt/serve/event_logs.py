@@ -1,0 +1,60 @@
+"""The event logs of a server's runs: saved to the store as they grow when it keeps event logs, else in memory.
+
+With a store that keeps event logs (an EventStore), each run's log is durable: one
+EventSaver task writes every log's new records (event_saver.py) and a record is
+shown to readers once saved, so an event id means the same event after a restart,
+and a run read back continues its log after what the store holds. Without one, a
+log lives as long as the server, and a run read back starts a new one.
+
+Where readers get a run's events from is decided here: a log kept by another
+server's runs (several servers on one store) would be made here too.
+"""
+
+from __future__ import annotations
+
+import anyio
+
+from graphrt.checkpoint.guard import GuardedStore
+from graphrt.serve.event_saver import EventSaver
+from graphrt.serve.events import DEFAULT_KEPT, DEFAULT_MAX_UNSAVED, EventLog
+
+__all__ = ["EventLogs"]
+
+
+class EventLogs:
+    """Makes each run's EventLog, keeping its last `limit` records in memory; `max_unsaved`: the records of one
+    run that may wait for the store before the run is held (event_backpressure.py)."""
+
+    def __init__(self, limit: int = DEFAULT_KEPT, max_unsaved: int = DEFAULT_MAX_UNSAVED) -> None:
+        self.limit = limit
+        self.max_unsaved = max_unsaved
+        self._saver: EventSaver | None = None
+
+    @property
+    def durable(self) -> bool:
+        """Whether runs' event logs are saved to the store (it is an EventStore): their ids hold across restarts."""
+        return self._saver is not None
+
+    @property
+    def failure(self) -> str | None:
+        """Why the store's last write of events failed, while it fails."""
+        return self._saver.failure if self._saver is not None else None
+
+    def start(self, store: GuardedStore, tg: anyio.abc.TaskGroup) -> None:
+        """Saves logs to `store`, by a task of `tg`, if it keeps event logs (until `stop`)."""
+        if store.abilities.events:
+            self._saver = EventSaver(store, max_unsaved=self.max_unsaved)
+            tg.start_soon(self._saver.serve)
+
+    def stop(self) -> None:
+        self._saver = None
+
+    async def saved(self, run_id: str) -> int:
+        """How many of the run's events the store holds (0 when it keeps none)."""
+        return await self._saver.store.last_event_id(run_id) if self._saver is not None else 0
+
+    def log_for(self, run_id: str, *, saved: int = 0) -> EventLog:
+        """A run's event log: saved to the store as it grows (after the `saved` events it has there already)."""
+        if self._saver is None:
+            return EventLog(self.limit)
+        return self._saver.log_for(run_id, self.limit, saved + 1)

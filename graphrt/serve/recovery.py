@@ -1,0 +1,94 @@
+"""Saved runs read back as ServedRuns: one a request names that this server does not hold, and at start every
+unfinished run of a served graph.
+
+When the server starts, every saved run of a served graph that was running when
+the last server stopped (or was killed) is read back queued, to be continued where
+its rows leave off (completed nodes are not run again); a run waiting for an answer
+is read back waiting. A run read back shows what its checkpoint holds: its inputs,
+its nodes' results, the node that failed or asks, the answers people gave, and its
+event log when the store keeps one (it goes on after the saved records).
+
+Each run is read back with the version of its graph it started with (GraphCatalog.as_started),
+whatever its file holds now; a run of a graph this server does not serve is not read.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from graphrt.base.errors import GraphError
+from graphrt.base.secrets import Redactor
+from graphrt.base.states import RunStatus
+from graphrt.checkpoint.guard import GuardedStore
+from graphrt.checkpoint.records import RunRecord
+from graphrt.checkpoint.values import decode_value
+from graphrt.serve.catalog import GraphCatalog, ServedGraph
+from graphrt.serve.event_logs import EventLogs
+from graphrt.serve.served_run import ServedRun
+from graphrt.serve.transitions import Transitions
+
+__all__ = ["Recovery"]
+
+log = logging.getLogger("graphrt.serve")
+
+
+class Recovery:
+    """Reads saved runs of `catalog`'s graphs back, with their event logs from `logs`, shown by `transitions`."""
+
+    def __init__(self, catalog: GraphCatalog, logs: EventLogs, transitions: Transitions, redactor: Redactor,
+                 shown: Callable[[str], str]) -> None:
+        self.catalog = catalog
+        self.logs = logs
+        self.transitions = transitions
+        self.redactor = redactor
+        self.shown = shown
+
+    async def unfinished(self, store: GuardedStore) -> list[ServedRun]:
+        """The runs of served graphs that did not end, read back, oldest first: those saved running queued again
+        (their server was cut off), those waiting for an answer waiting still."""
+        runs = []
+        for record in sorted(await store.runs(), key=lambda saved: saved.created_at):
+            if record.status not in (RunStatus.RUNNING, RunStatus.INTERRUPTED):
+                continue
+            served = self.catalog.as_started(record)  # the version it started with, whatever the file is now
+            if served is None:
+                continue
+            runs.append(await self.read_back(store, record, served, requeued=record.status == RunStatus.RUNNING))
+        return runs
+
+    async def read_back(self, store: GuardedStore, record: RunRecord, served: ServedGraph, *,
+                        requeued: bool = False) -> ServedRun:
+        """The saved run `record` of graph version `served`, as its checkpoint holds it (queued, if `requeued`)."""
+        saved = await self.logs.saved(record.run_id)
+        run = ServedRun(record.run_id, served, self.redactor, shown=self.shown, all_results=record.all_results,
+                        created_at=record.created_at or None,
+                        events=self.logs.log_for(record.run_id, saved=saved))
+        run.inputs = self.redactor.value(record.injected)
+        run.parent = record.parent
+        await self.restore_nodes(store, run, record)
+        # A run that ended has its whole log saved, ending with its status; one saved by an older server has none.
+        ended = not requeued and RunStatus.read(record.status) in RunStatus.ENDED
+        self.transitions.read_back(run, record, requeued=requeued, announce=not (saved and ended))
+        return run
+
+    async def restore_nodes(self, store: GuardedStore, run: ServedRun, record: RunRecord) -> None:
+        """What the checkpoint holds of the run's nodes (results, the failed or asking node) and its answers."""
+        results = {}
+        for row in await store.get_rows(record.run_id):
+            if row.kind in ("node", "answer") and (row.kind == "answer" or row.key in run.nodes):
+                try:
+                    value = self.redactor.value(decode_value(row.value or "null"))
+                except GraphError:
+                    value = None
+                if row.kind == "node":
+                    results[row.key] = value
+                else:
+                    run.answers.append({"key": row.key, "answer": value})
+        failed = asked = None
+        if record.detail.get("node_id") in run.nodes:
+            if record.status == RunStatus.FAILED:
+                failed = (record.detail["node_id"], record.detail.get("error"))
+            elif record.status == RunStatus.INTERRUPTED:
+                asked = (record.detail["node_id"], record.question)
+        run.ledger.restore(results=results, failed=failed, asked=asked)

@@ -1,0 +1,146 @@
+"""The workers of a server: `max_runs` tasks, each running the queued runs it claims, one at a time.
+
+A worker runs a job with graphrt.durable's `arun_checkpointed`, which saves every
+completed node and how the run ends; a job without a Graph (a resumed, forked or
+recovered run) is rebuilt from its checkpoint first. The run's events go to its
+ServedRun (its log, its ledger, its watchers), and the run is held while its store
+has not saved them (event_backpressure.py). How it ends is shown through
+transitions.py, which saves what serve decides: a cancel that stopped it, a run
+failed because its store did not keep up with its events, a run left for the next
+server when this one stops (cancelled from outside: the run goes on there).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import anyio
+
+from graphrt.base.errors import GraphError, GraphInterrupted
+from graphrt.base.secrets import Redactor
+from graphrt.base.states import RunStatus
+from graphrt.checkpoint.errors import LeaseLost
+from graphrt.durable import afrom_checkpoint, arun_checkpointed
+from graphrt.engine.graph import Graph
+from graphrt.serve.catalog import GraphCatalog
+from graphrt.serve.event_backpressure import DEFAULT_HOLD_LIMIT, EventBackpressure
+from graphrt.serve.event_logs import EventLogs
+from graphrt.serve.held_store import HeldStore
+from graphrt.serve.run_queue import Job, RunQueue
+from graphrt.serve.served_run import ServedRun
+from graphrt.serve.transitions import Transitions
+
+__all__ = ["Workers"]
+
+log = logging.getLogger("graphrt.serve")
+
+
+class Workers:
+    """Runs the jobs of `queue` with the graphs of `catalog`, saved to `held`'s store.
+
+    Args:
+        hold_limit: seconds a run may wait for its events to be saved before it fails.
+    """
+
+    def __init__(self, queue: RunQueue, held: HeldStore, logs: EventLogs, transitions: Transitions,
+                 catalog: GraphCatalog, *, redactor: Redactor, shown: Callable[[str], str],
+                 hold_limit: float = DEFAULT_HOLD_LIMIT) -> None:
+        self.queue = queue
+        self.held = held
+        self.logs = logs
+        self.transitions = transitions
+        self.catalog = catalog
+        self.redactor = redactor
+        self.shown = shown
+        self.hold_limit = hold_limit
+        self.running = 0  # workers busy with a job
+
+    def start(self, tg: anyio.abc.TaskGroup) -> None:
+        """Starts one worker per slot in `tg`."""
+        for _ in range(self.queue.max_runs):
+            tg.start_soon(self._work)
+
+    async def _work(self) -> None:
+        async with self.queue.claims() as claims:
+            async for job in claims:
+                if job.run.cancel_requested:
+                    continue
+                self.running += 1
+                try:
+                    await self._execute(job)
+                finally:
+                    self.running -= 1
+
+    async def _execute(self, job: Job) -> None:
+        run = job.run
+        try:
+            graph = job.graph
+            if graph is None:
+                graph, _ = await afrom_checkpoint(self.held.store, run.id, as_started=True, agents=self.catalog.registry,
+                                                  executor=self.catalog.executor, services=self.catalog.services)
+        except GraphError as error:
+            if not run.cancel_requested:  # not saved: the next server tries it again
+                self.transitions.ran(run, RunStatus.FAILED, error=self.shown(str(error)))
+            return
+        if run.cancel_requested:  # cancelled, still queued, while its checkpoint was read: cancel() saved it so
+            return
+        with self.queue.in_slot(run):
+            self.transitions.running(run)
+            try:
+                await self._run(job, graph)
+            except anyio.get_cancelled_exc_class():
+                # The server is stopping, not the run: leave it saved as running, for the next server (or, when
+                # another took the store over, write nothing: the run is that server's now).
+                if self.held.lost is None:
+                    await self.transitions.leave(run)
+                raise
+            finally:
+                run.scope = None
+
+    async def _run(self, job: Job, graph: Graph) -> None:
+        """Runs one job in its slot, and shows how it ended."""
+        run = job.run
+        unsaved: list[str] = []  # why the run was stopped: its events could not be saved fast enough
+
+        def events_not_saved(why: str) -> None:
+            unsaved.append(why)
+            scope.cancel()
+
+        run.events.on_overflow = lambda count: events_not_saved(f"{count} of its events were not saved yet")
+        held = EventBackpressure(run.events, hold_limit=self.hold_limit,
+                                 on_stuck=lambda seconds: events_not_saved(
+                                     f"it waited {seconds:g} s for its events to be saved"))
+        with anyio.CancelScope() as scope:
+            run.scope = scope
+            try:
+                results = await arun_checkpointed(graph, self.held.store, all_results=run.all_results,
+                                                  run_id=run.id, answer=job.answer, subscribe=(run.on_event,),
+                                                  observers=[held], new_record=job.record)
+            except GraphInterrupted as asked:
+                self.transitions.ran(run, RunStatus.INTERRUPTED, question=asked.question)
+            except LeaseLost:  # the store refused its write (the check made in the write's own transaction)
+                store = self.held.store
+                self.held.lose(f"another graphrt serve took {store.location} over while this one did not renew "
+                               f"its lease (frozen, or cut off from the store); the store refused this server's "
+                               f"writes from then on")
+                self.transitions.ran(run, RunStatus.FAILED, error=self.held.lost)
+            except GraphError as error:
+                self.transitions.ran(run, RunStatus.FAILED, error=self.shown(str(error)))
+            except Exception as error:
+                log.exception("run %s failed", run.id)
+                self.transitions.ran(run, RunStatus.FAILED, error=self.shown(f"{type(error).__name__}: {error}"))
+            else:
+                self.transitions.ran(run, RunStatus.FINISHED, results=self.redactor.value(results))
+        if scope.cancelled_caught and unsaved:
+            await self._events_failed(run, unsaved[0])
+        elif scope.cancelled_caught:
+            await self.transitions.cancelled(run)
+
+    async def _events_failed(self, run: ServedRun, why: str) -> None:
+        """Fails a run stopped because the store could not keep its events: saved failed, never as cancelled."""
+        store_said = f" (the store said: {self.logs.failure})" if self.logs.failure else ""
+        error = self.shown(f"run {run.id!r} was stopped: {why}; checkpoint store {self.held.store.location} "
+                           f"did not keep up with its events{store_said}")
+        log.warning("%s", error)
+        await self.transitions.fail(run, error)
