@@ -8,9 +8,14 @@ person), streamed text and tool calls. A node is named by its key: its path of
 nested graphs and its id, joined by "/" (`react/0/think`), as a question's key is.
 
 Values come from the records, so they are redacted exactly as traces are
-(graphrt.base.secrets); the ledger copies nothing. A run restored from a
-checkpoint (another server's) gets what the checkpoint holds: each completed
-node's result, and the node that failed or asked, with its error or question.
+(graphrt.base.secrets); the ledger copies nothing. A node's state is the one its
+last event carries (the state the run set: NodeTransition.state); a run restored
+from a checkpoint (another server's) gets what its saved run says
+(graphrt.durable.saved_nodes): each completed node with its result, and the node
+that failed or asked, with its error or question. The ledger works out no state
+from what it is fed. It only starts a node as every run does, waiting, until an
+event says otherwise: a node it has not heard of, a node's next iteration in a
+loop, and the node whose question a person answered, which waits for its resumed run.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from typing import Any
 
 from graphrt.base.errors import GraphError
 from graphrt.base.states import NodeState
+from graphrt.durable.saved_nodes import SavedNode
 from graphrt.observe.events import (
     AgentProgress,
     Event,
@@ -187,18 +193,17 @@ class NodeLedger:
         if len(items) < _MAX_CALLS:
             items.append(item)
 
-    def restore(self, *, results: Mapping[str, Any], failed: tuple[str, str | None] | None = None,
-                asked: tuple[str, str | None] | None = None) -> None:
-        """What a checkpoint says of a run of an earlier server: completed nodes' results, the node that failed or asked."""
-        for node_id, result in results.items():
+    def restore(self, nodes: Mapping[str, SavedNode]) -> None:
+        """What a checkpoint says of a run of an earlier server (graphrt.durable.saved_nodes): each top-level node's
+        state as its saved run left it, and a completed node's result, a failed one's error, an asking one's question."""
+        for node_id, saved in nodes.items():
             entry = self._entry((), node_id)
-            entry.update(state=NodeState.COMPLETED, result=result, restored=True)
-        if failed is not None:
-            entry = self._entry((), failed[0])
-            entry.update(state=NodeState.FAILED, error={"text": failed[1]}, restored=True)
-        if asked is not None:
-            entry = self._entry((), asked[0])
-            entry.update(state=NodeState.INTERRUPTED, question=asked[1], restored=True)
+            if saved.state == NodeState.COMPLETED:
+                entry.update(state=saved.state, result=saved.result, restored=True)
+            elif saved.state == NodeState.FAILED:
+                entry.update(state=saved.state, error={"text": saved.error}, restored=True)
+            elif saved.state == NodeState.INTERRUPTED:
+                entry.update(state=saved.state, question=saved.question, restored=True)
 
     def answered(self, key: str, time: float) -> None:
         """A person answered the node that asked: the time it waited for them ends."""

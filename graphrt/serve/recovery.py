@@ -14,15 +14,15 @@ whatever its file holds now; a run of a graph this server does not serve is not 
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 
-from graphrt.base.errors import GraphError
 from graphrt.base.secrets import Redactor
 from graphrt.base.states import RunStatus
 from graphrt.checkpoint.guard import GuardedStore
 from graphrt.checkpoint.records import RunRecord
-from graphrt.checkpoint.values import decode_value
+from graphrt.durable.saved_nodes import saved_nodes
 from graphrt.serve.catalog import GraphCatalog, ServedGraph
 from graphrt.serve.event_logs import EventLogs
 from graphrt.serve.served_run import ServedRun
@@ -73,22 +73,9 @@ class Recovery:
         return run
 
     async def restore_nodes(self, store: GuardedStore, run: ServedRun, record: RunRecord) -> None:
-        """What the checkpoint holds of the run's nodes (results, the failed or asking node) and its answers."""
-        results = {}
-        for row in await store.get_rows(record.run_id):
-            if row.kind in ("node", "answer") and (row.kind == "answer" or row.key in run.nodes):
-                try:
-                    value = self.redactor.value(decode_value(row.value or "null"))
-                except GraphError:
-                    value = None
-                if row.kind == "node":
-                    results[row.key] = value
-                else:
-                    run.answers.append({"key": row.key, "answer": value})
-        failed = asked = None
-        if record.detail.get("node_id") in run.nodes:
-            if record.status == RunStatus.FAILED:
-                failed = (record.detail["node_id"], record.detail.get("error"))
-            elif record.status == RunStatus.INTERRUPTED:
-                asked = (record.detail["node_id"], record.question)
-        run.ledger.restore(results=results, failed=failed, asked=asked)
+        """What the saved run says of the run's nodes (graphrt.durable.saved_nodes: each completed node's result,
+        the node that failed or asks) into its ledger, and the answers people gave; values redacted."""
+        said = await saved_nodes(store, record)
+        run.answers.extend({"key": key, "answer": self.redactor.value(answer)} for key, answer in said.answers)
+        run.ledger.restore({node_id: dataclasses.replace(node, result=self.redactor.value(node.result))
+                            for node_id, node in said.nodes.items() if node_id in run.nodes})
