@@ -110,6 +110,7 @@ async def _measure(kind: str, target: str, name: str, text: str, runs: int) -> d
     from graphrt.serve import GraphCatalog
     from graphrt.serve.retention import Retention
     from graphrt.serve.runs import RunService
+    from graphrt.serve.settings import ServerSettings
 
     sizes_of = _sqlite_sizes if kind == "sqlite" else _postgres_sizes
     with tempfile.TemporaryDirectory() as temporary:
@@ -120,8 +121,8 @@ async def _measure(kind: str, target: str, name: str, text: str, runs: int) -> d
         try:
             await store.check()
             empty = await sizes_of(store)
-            service = RunService(GraphCatalog([folder], make_registry([_streamer()])), store, max_runs=8,
-                                 max_queue=runs, retention=Retention(keep_runs=None))
+            service = RunService(GraphCatalog([folder], make_registry([_streamer()])), store,
+                                 ServerSettings(max_runs=8, max_queue=runs, retention=Retention(keep_runs=None)))
             async with anyio.create_task_group() as tg:
                 await tg.start(service.serve)
                 started = [await service.submit(name) for _ in range(runs)]
@@ -134,8 +135,7 @@ async def _measure(kind: str, target: str, name: str, text: str, runs: int) -> d
                     raise SystemExit(f"bench storage: {name} failed: {failed[0]}")
                 full = await sizes_of(store)
                 payload = await _payload(store)
-                service.retention = Retention(keep_runs=runs // 4)
-                await service.sweep()
+                await Retention(keep_runs=runs // 4).sweep(service.store)
                 kept = await sizes_of(store)
                 tg.cancel_scope.cancel()
         finally:

@@ -8,8 +8,8 @@ outside (a request body, connections) are in `graphrt.base.limits`.
 
 from __future__ import annotations
 
-__all__ = ["HOST", "KEEP_RUNS", "LEASE_SECONDS", "MAX_QUEUE", "MAX_RUNS", "PORT", "RUNS_IN_MEMORY",
-           "RUNS_STORE"]
+__all__ = ["EVENTS_IN_MEMORY", "EVENT_HOLD_SECONDS", "HOST", "KEEP_RUNS", "LEASE_SECONDS", "MAX_QUEUE", "MAX_RUNS",
+           "MAX_UNSAVED_EVENTS", "PORT", "RUNS_IN_MEMORY", "RUNS_STORE"]
 
 HOST = "127.0.0.1"
 """The address a server listens on (graphrt serve, graphrt mcp --http): loopback only."""
@@ -33,6 +33,17 @@ KEEP_RUNS = 10_000
 
 RUNS_IN_MEMORY = 1000
 """Runs a server keeps in memory, ended ones let go first; the store keeps what retention leaves (`KEEP_RUNS`)."""
+
+EVENTS_IN_MEMORY = 10_000
+"""Events of one of a server's runs kept in memory for the readers of its stream, the newest; older ones are read
+from the store (when it keeps event logs), else a reader is told how many it missed."""
+
+MAX_UNSAVED_EVENTS = 10_000
+"""Events of one of a server's runs that may wait for the store before the run is held at its next step (and failed
+at twice as many): a store that cannot keep up fails the run that outpaces it, never an event that looks saved."""
+
+EVENT_HOLD_SECONDS = 120.0
+"""How long a server's run may be held waiting for its events to be saved before it fails."""
 
 LEASE_SECONDS = 30.0
 """How long a server's store stays its own after the last renewal: another server on it refuses to start."""

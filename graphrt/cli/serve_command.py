@@ -27,7 +27,7 @@ from graphrt.cli.executor_option import add_executor_option, executor_for
 from graphrt.cli.local_model_option import add_local_model_option, apply_local_model
 from graphrt.cli.run_options import add_checkpoint_option, add_mcp_config_option
 
-__all__ = ["API_KEY_ENV", "add_arguments", "handle"]
+__all__ = ["API_KEY_ENV", "add_arguments", "handle", "server_settings"]
 
 API_KEY_ENV = "GRAPHRT_API_KEY"
 
@@ -89,7 +89,7 @@ def handle(args: argparse.Namespace) -> int:
     absent = needs_extra("graphrt serve", "serve")
     if absent:
         raise GraphError(absent)
-    from graphrt.serve import GraphCatalog, create_app
+    from graphrt.serve import GraphCatalog
     from graphrt.serve.origin import is_loopback
     if args.max_runs < 1:
         raise GraphError("--max-runs must be at least 1")
@@ -138,7 +138,8 @@ def _check_store(target: str) -> None:
     anyio.run(check)
 
 
-def _extensions(args: argparse.Namespace, catalog: "GraphCatalog") -> list[Any]:  # noqa: F821
+def _extensions(settings: "ServerSettings", args: argparse.Namespace,  # noqa: F821
+                catalog: "GraphCatalog") -> list[Any]:  # noqa: F821
     """The MCP endpoint at /mcp (the graphs as MCP tools), when the mcp extra is installed."""
     absent = needs_extra("--mcp-config", "mcp", ("mcp",))
     if absent:
@@ -149,30 +150,40 @@ def _extensions(args: argparse.Namespace, catalog: "GraphCatalog") -> list[Any]:
     from graphrt.mcp.config import load_config_file
 
     mcp_config = load_config_file(args.mcp_config) if args.mcp_config else None
-    return [McpExtension(catalog, mcp_config=mcp_config, host=args.host)]
+    return [McpExtension(catalog, mcp_config=mcp_config, host=settings.host)]
 
 
-def _serve(args: argparse.Namespace, catalog: "GraphCatalog") -> int:  # noqa: F821 - imported in handle
-    from graphrt.cli.listen import bind, connections_allowed, serve_app, url_of
-    from graphrt.serve import create_app
-    from graphrt.serve.lease import StoreLease
+def server_settings(args: argparse.Namespace) -> "ServerSettings":  # noqa: F821 - imported here
+    """The server's settings, built once from the options: create_app and the RunService read them."""
+    from graphrt.cli.listen import connections_allowed
     from graphrt.serve.retention import Retention
+    from graphrt.serve.settings import ServerSettings
     from graphrt.serve.webhooks import WebhookSettings
 
-    retention = Retention(keep_runs=None if args.keep_runs == -1 else args.keep_runs, keep_days=args.keep_days)
-    webhooks = WebhookSettings(url=args.webhook_url, allow_private=args.webhook_allow_private)
-    if args.webhook_url and not args.api_key:
-        print(f"graphrt: warning: webhook calls go unsigned without an API key (set {API_KEY_ENV})", file=sys.stderr)
-    lease = StoreLease(args.lease_seconds)
     connections = connections_allowed(args.max_connections)  # fewer if the process may not open that many files
     # Event streams hold their connections for as long as their runs go: at most half of them, so that
     # readers past the limit (503) never leave a new run's POST without a connection.
     streams = min(MAX_STREAMS, max(1, connections // 2))
-    app = create_app(catalog, args.checkpoint, max_runs=args.max_runs, max_queue=args.max_queue,
-                     api_key=args.api_key, max_body=args.max_body, extensions=_extensions(args, catalog),
-                     retention=retention, host=args.host, allowed_hosts=args.allowed_host,
-                     cors_origins=args.cors_origin, webhooks=webhooks, lease=lease, max_streams=streams)
-    sock = bind(args.host, args.port)  # before anything prints: a taken port is one line, and nothing was served
+    return ServerSettings(
+        host=args.host, port=args.port, api_key=args.api_key, max_runs=args.max_runs, max_queue=args.max_queue,
+        max_body=args.max_body, max_connections=connections, max_streams=streams,
+        allowed_hosts=tuple(args.allowed_host), cors_origins=tuple(args.cors_origin),
+        retention=Retention(keep_runs=None if args.keep_runs == -1 else args.keep_runs, keep_days=args.keep_days),
+        webhooks=WebhookSettings(url=args.webhook_url, allow_private=args.webhook_allow_private),
+        lease_seconds=args.lease_seconds)
+
+
+def _serve(args: argparse.Namespace, catalog: "GraphCatalog") -> int:  # noqa: F821 - imported in handle
+    from graphrt.cli.listen import bind, serve_app, url_of
+    from graphrt.serve import create_app
+    from graphrt.serve.lease import StoreLease
+
+    settings = server_settings(args)
+    if settings.webhooks.url and not settings.api_key:
+        print(f"graphrt: warning: webhook calls go unsigned without an API key (set {API_KEY_ENV})", file=sys.stderr)
+    lease = StoreLease(settings.lease_seconds)
+    app = create_app(catalog, args.checkpoint, settings, extensions=_extensions(settings, args, catalog), lease=lease)
+    sock = bind(settings.host, settings.port)  # before anything prints: a taken port is one line, nothing served
     lease.url = url_of(sock)
     _take_lease(args.checkpoint, lease)  # one line naming the server that owns the store, if one does
     names = ", ".join(sorted(catalog.graphs))
@@ -186,7 +197,7 @@ def _serve(args: argparse.Namespace, catalog: "GraphCatalog") -> int:  # noqa: F
     gc.freeze()
     service = app.state.service
     code = serve_app(app, sock, on_listening=listening, should_stop=lambda: service.lease_lost is not None,
-                     max_connections=connections)
+                     max_connections=settings.max_connections)
     if service.lease_lost is not None:
         raise GraphError(service.lease_lost)
     return code

@@ -24,7 +24,8 @@ Layer: above graphrt.durable and graphrt.api, below graphrt.cli.
     node_routes.py  the viewer's look inside a run (GET /runs/{id}/nodes[/key]) and forks (POST /runs/{id}/fork)
     webhooks.py     Webhooks: the URLs called when runs settle, signed (base/signatures.py), retried, saved;
                     webhook_targets.py which URLs a run's own webhook may name (against request forgery)
-    app.py      the Starlette routes and the viewer page; security.py the API key and body limit
+    app.py      the Starlette routes and the viewer page (create_app); security.py the API key and body limit
+    settings.py ServerSettings: how the server runs (limits, key, host, retention, webhooks), built once by the command
     completions.py  the OpenAI-compatible endpoint: POST /v1/chat/completions runs a chat graph
     origin.py   the Host and Origin checks: DNS rebinding and cross-site requests refused before anything else
     cors.py     the CORS headers of the origins --cors-origin allows; json_answer.py JSON answers any value makes whole
@@ -37,5 +38,6 @@ the API; node states are the engine's NodeState.
 from graphrt.serve.app import create_app
 from graphrt.serve.catalog import GraphCatalog
 from graphrt.serve.runs import RunService
+from graphrt.serve.settings import ServerSettings
 
-__all__ = ["GraphCatalog", "RunService", "create_app"]
+__all__ = ["GraphCatalog", "RunService", "ServerSettings", "create_app"]

@@ -1,7 +1,8 @@
 """The HTTP API and the viewer page, as a Starlette app around a RunService.
 
-    app = create_app(GraphCatalog(["graphs"], registry), checkpoint="runs.db")
-    uvicorn.run(app, host="127.0.0.1", port=8000)
+    settings = ServerSettings(max_runs=4)  # graphrt.base's defaults for the rest (serve/settings.py)
+    app = create_app(GraphCatalog(["graphs"], registry), "runs.db", settings)
+    uvicorn.run(app, host=settings.host, port=settings.port)
 
 Routes (the OpenAPI document at /openapi.json describes them): GET /graphs,
 POST /graphs/{name}/runs, GET /runs, GET /runs/{id}, GET /runs/{id}/events
@@ -24,7 +25,6 @@ mounted beside the API, behind the same guard (API key, body size), and its
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import secrets
@@ -40,9 +40,8 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
-from graphrt.base.defaults import HOST, MAX_QUEUE, MAX_RUNS
 from graphrt.base.errors import GraphError, RequestError
-from graphrt.base.limits import MAX_BODY, MAX_STREAMS, parse_json
+from graphrt.base.limits import parse_json
 from graphrt.base.states import vocabulary
 from graphrt.checkpoint import CheckpointTarget
 from graphrt.checkpoint.errors import StoreFailed
@@ -55,12 +54,11 @@ from graphrt.serve.node_routes import get_node, list_nodes, start_fork
 from graphrt.serve.openapi import openapi_document
 from graphrt.serve.origin import OriginGuard, OriginPolicy
 from graphrt.serve.refusals import RunNotFound
-from graphrt.serve.retention import Retention
 from graphrt.serve.runs import RunService
 from graphrt.serve.security import BodyTooLarge, Guard
 from graphrt.serve.served_run import ServedRun
+from graphrt.serve.settings import ServerSettings
 from graphrt.serve.webhook_routes import list_webhooks
-from graphrt.serve.webhooks import WebhookSettings
 
 __all__ = ["create_app"]
 
@@ -305,7 +303,7 @@ async def health(request: Request) -> Response:
     problem = await service.store_problem()
     return JSONAnswer({"status": "ok" if problem is None else "unavailable", "store": problem or "ok",
                          "running": service.running, "queued": service.queued(),
-                         "max_runs": service.max_runs, "max_queue": service.max_queue},
+                         "max_runs": service.settings.max_runs, "max_queue": service.settings.max_queue},
                         status_code=200 if problem is None else 503)
 
 
@@ -340,46 +338,21 @@ async def static_file(request: Request) -> Response:
     return Response(_static_text(name), media_type=_STATIC[name], headers={"X-Content-Type-Options": "nosniff"})
 
 
-def create_app(
-    catalog: GraphCatalog,
-    checkpoint: CheckpointTarget,
-    *,
-    max_runs: int = MAX_RUNS,
-    max_queue: int = MAX_QUEUE,
-    api_key: str | None = None,
-    max_body: int = MAX_BODY,
-    extensions: Sequence[Extension] = (),
-    retention: Retention | None = None,
-    host: str = HOST,
-    allowed_hosts: Sequence[str] = (),
-    cors_origins: Sequence[str] = (),
-    webhooks: WebhookSettings | None = None,
-    max_streams: int = MAX_STREAMS,
-    lease: StoreLease | None = None,
-) -> Any:
+def create_app(catalog: GraphCatalog, checkpoint: CheckpointTarget, settings: ServerSettings | None = None, *,
+               extensions: Sequence[Extension] = (), lease: StoreLease | None = None) -> Any:
     """The ASGI app: the API and viewer, behind the guards. `app.state.service` is the RunService.
 
     Args:
         catalog: the served graphs.
         checkpoint: where runs are saved (a SQLite file, a postgresql:// URL, or a store).
-        max_runs: runs at once; the others wait in a queue of at most `max_queue` (then 429).
-        api_key: required on every API request when set (Bearer or X-API-Key).
-        max_body: the largest request body, in bytes (413 past it).
+        settings: how the server runs (ServerSettings: its limits, key, host, retention, webhooks...), as
+            `graphrt serve` builds them from its options; graphrt.base's defaults when not given.
         extensions: other features served beside the API, with their routes and lifespans.
-        retention: which ended runs the store keeps (default: the newest KEEP_RUNS, graphrt.base.defaults).
-        host: the address the server listens on (a request may name it as its Host).
-        allowed_hosts: other host names requests may name (DNS rebinding: only loopback names by default).
-        cors_origins: web origins whose pages may call the API (`*`: any); none by default.
-        webhooks: the server's webhook and how per-run ones are called (graphrt.serve.webhooks); their calls are
-            signed with `api_key` unless the settings name another key.
-        max_streams: event streams (SSE readers) open at once; past it a reader gets 503, not a hung server.
-        lease: how this server holds its store against a second one (default: a StoreLease of LEASE_SECONDS).
+        lease: how this server holds its store against a second one (default: a StoreLease of
+            `settings.lease_seconds`).
     """
-    webhooks = webhooks or WebhookSettings()
-    if webhooks.key is None and api_key:
-        webhooks = dataclasses.replace(webhooks, key=api_key)
-    service = RunService(catalog, checkpoint, max_runs=max_runs, max_queue=max_queue, retention=retention,
-                         webhooks=webhooks, lease=lease)
+    settings = settings or ServerSettings()
+    service = RunService(catalog, checkpoint, settings, lease=lease)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -415,12 +388,13 @@ def create_app(
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.service = service
     app.state.epoch = secrets.token_hex(4)
-    app.state.readers = _Readers(max_streams)
+    app.state.readers = _Readers(settings.max_streams)
     # Outermost the Host and Origin checks (they only refuse), then CORS headers for the origins allowed (a
     # preflight carries no key), then the key and the body limit.
     # The OpenAI-compatible endpoint's refusals in OpenAI's shape, which its clients read.
-    guard = Guard(app, api_key=api_key, max_body=max_body, error_shapes={COMPLETIONS_PREFIX: guard_error})
-    guarded = OriginGuard(with_cors(guard, cors_origins),
-                          OriginPolicy.of(host, allowed_hosts, cors_origins))
+    guard = Guard(app, api_key=settings.api_key, max_body=settings.max_body,
+                  error_shapes={COMPLETIONS_PREFIX: guard_error})
+    guarded = OriginGuard(with_cors(guard, settings.cors_origins),
+                          OriginPolicy.of(settings.host, settings.allowed_hosts, settings.cors_origins))
     guarded.state = app.state  # type: ignore[attr-defined] - so that callers reach the service from what they hold
     return guarded

@@ -17,20 +17,19 @@ from typing import Any
 
 import anyio
 
+from graphrt.base.defaults import EVENT_HOLD_SECONDS
 from graphrt.base.states import NodeState
 from graphrt.observe.observer import Path, RunObserver
 from graphrt.serve.events import EventLog
 
-__all__ = ["DEFAULT_HOLD_LIMIT", "EventBackpressure"]
-
-DEFAULT_HOLD_LIMIT = 120.0  # seconds a run may wait for its events to be saved before it fails
+__all__ = ["EventBackpressure"]
 
 
 class EventBackpressure(RunObserver):
     """The observer that holds one run while its event log is full; `on_stuck(seconds)` when held too long."""
 
     def __init__(self, events: EventLog, on_stuck: Callable[[float], None],
-                 hold_limit: float = DEFAULT_HOLD_LIMIT) -> None:
+                 hold_limit: float = EVENT_HOLD_SECONDS) -> None:
         self.events = events
         self.on_stuck = on_stuck
         self.hold_limit = hold_limit

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import anyio
 
+from graphrt.base.defaults import EVENTS_IN_MEMORY, MAX_UNSAVED_EVENTS
 from graphrt.checkpoint.guard import GuardedStore
 from graphrt.serve.event_saver import EventSaver
-from graphrt.serve.events import DEFAULT_KEPT, DEFAULT_MAX_UNSAVED, EventLog
+from graphrt.serve.events import EventLog
 
 __all__ = ["EventLogs"]
 
@@ -25,7 +26,7 @@ class EventLogs:
     """Makes each run's EventLog, keeping its last `limit` records in memory; `max_unsaved`: the records of one
     run that may wait for the store before the run is held (event_backpressure.py)."""
 
-    def __init__(self, limit: int = DEFAULT_KEPT, max_unsaved: int = DEFAULT_MAX_UNSAVED) -> None:
+    def __init__(self, limit: int = EVENTS_IN_MEMORY, max_unsaved: int = MAX_UNSAVED_EVENTS) -> None:
         self.limit = limit
         self.max_unsaved = max_unsaved
         self._saver: EventSaver | None = None

@@ -25,8 +25,9 @@ from typing import Protocol
 
 import anyio
 
+from graphrt.base.defaults import MAX_UNSAVED_EVENTS
 from graphrt.checkpoint.base import EventBatches, EventStore
-from graphrt.serve.events import DEFAULT_MAX_UNSAVED, EventLog, Record
+from graphrt.serve.events import EventLog, Record
 
 __all__ = ["EventSaver"]
 
@@ -43,7 +44,7 @@ class BatchedEventStore(EventStore, EventBatches, Protocol):
 class EventSaver:
     """Saves the event logs of a server's runs to an EventStore (`serve()` runs it as a task)."""
 
-    def __init__(self, store: BatchedEventStore, *, max_unsaved: int = DEFAULT_MAX_UNSAVED) -> None:
+    def __init__(self, store: BatchedEventStore, *, max_unsaved: int = MAX_UNSAVED_EVENTS) -> None:
         self.store = store
         self.max_unsaved = max_unsaved
         self.failure: str | None = None  # why the last write failed, while the store fails

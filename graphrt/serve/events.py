@@ -24,10 +24,9 @@ from typing import Any
 
 import anyio
 
-__all__ = ["DEFAULT_KEPT", "DEFAULT_MAX_UNSAVED", "EventLog", "History"]
+from graphrt.base.defaults import EVENTS_IN_MEMORY, MAX_UNSAVED_EVENTS
 
-DEFAULT_KEPT = 10_000  # records of one run kept in memory for its readers: the newest
-DEFAULT_MAX_UNSAVED = 10_000  # records of one run waiting for the store before the run is held
+__all__ = ["EventLog", "History"]
 
 Record = tuple[int, dict[str, Any]]
 History = Callable[[int, int], Awaitable[list[Record]]]
@@ -37,9 +36,9 @@ History = Callable[[int, int], Awaitable[list[Record]]]
 class EventLog:
     """The records of one run, in order; appended from the event loop, read by any number of SSE readers."""
 
-    def __init__(self, limit: int = DEFAULT_KEPT, *, first_id: int = 1, durable: bool = False,
+    def __init__(self, limit: int = EVENTS_IN_MEMORY, *, first_id: int = 1, durable: bool = False,
                  on_append: Callable[["EventLog"], None] | None = None, history: History | None = None,
-                 max_unsaved: int = DEFAULT_MAX_UNSAVED) -> None:
+                 max_unsaved: int = MAX_UNSAVED_EVENTS) -> None:
         if max_unsaved < 1:
             raise ValueError("max_unsaved must be at least 1")
         self._records: deque[Record] = deque(maxlen=limit)

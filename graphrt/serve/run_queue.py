@@ -45,8 +45,6 @@ class RunQueue:
     """The queue and its slots: `open()` while serving; `put` a job, workers take theirs from `claims()`."""
 
     def __init__(self, max_runs: int, max_queue: int) -> None:
-        if max_runs < 1 or max_queue < 0:
-            raise ValueError("max_runs must be at least 1 and max_queue at least 0")
         self.max_runs = max_runs
         self.max_queue = max_queue
         self._send: ObjectSendStream[Job] | None = None

@@ -28,7 +28,6 @@ from typing import Any
 
 import anyio
 
-from graphrt.base.defaults import MAX_QUEUE, MAX_RUNS, RUNS_IN_MEMORY
 from graphrt.base.errors import GraphError, RequestError
 from graphrt.base.secrets import Redactor
 from graphrt.base.states import NodeState, RunStatus
@@ -37,20 +36,18 @@ from graphrt.checkpoint.guard import GuardedStore
 from graphrt.checkpoint.records import Delivery
 from graphrt.durable import afork, save_new_run
 from graphrt.serve.catalog import GraphCatalog
-from graphrt.serve.event_backpressure import DEFAULT_HOLD_LIMIT
 from graphrt.serve.event_logs import EventLogs
-from graphrt.serve.events import DEFAULT_KEPT, DEFAULT_MAX_UNSAVED
 from graphrt.serve.health import store_problem
 from graphrt.serve.held_store import HeldStore
 from graphrt.serve.lease import StoreLease
 from graphrt.serve.recovery import Recovery
 from graphrt.serve.refusals import RunConflict, RunNotFound
-from graphrt.serve.retention import Retention
 from graphrt.serve.run_queue import Job, RunQueue
 from graphrt.serve.served_run import ServedRun
+from graphrt.serve.settings import ServerSettings
 from graphrt.serve.transitions import Transitions
 from graphrt.serve.webhook_targets import WebhookRefused
-from graphrt.serve.webhooks import WebhookSettings, Webhooks
+from graphrt.serve.webhooks import Webhooks
 from graphrt.serve.workers import Workers
 
 __all__ = ["RunService"]
@@ -69,28 +66,28 @@ class RunService:
     refuses to start on a store another server holds, and a service whose lease was taken
     over (it was frozen past its expiry) stops: its workers are cancelled without a write,
     and every request that needs the store is a 503 saying why (`lease_lost`).
+
+    Args:
+        settings: its limits and how it keeps runs (ServerSettings; graphrt.base's defaults when not given).
+        lease: how it holds its store (default: a StoreLease of `settings.lease_seconds`; graphrt serve gives the
+            one it took before listening, so that a second server on the store is refused in one line).
     """
 
-    def __init__(self, catalog: GraphCatalog, checkpoint: CheckpointTarget, *, max_runs: int = MAX_RUNS,
-                 max_queue: int = MAX_QUEUE, redactor: Redactor | None = None, runs_in_memory: int = RUNS_IN_MEMORY,
-                 event_limit: int = DEFAULT_KEPT, retention: Retention | None = None,
-                 max_unsaved_events: int = DEFAULT_MAX_UNSAVED, event_hold_limit: float = DEFAULT_HOLD_LIMIT,
-                 webhooks: WebhookSettings | None = None,
-                 lease: StoreLease | None = None) -> None:
+    def __init__(self, catalog: GraphCatalog, checkpoint: CheckpointTarget, settings: ServerSettings | None = None,
+                 *, redactor: Redactor | None = None, lease: StoreLease | None = None) -> None:
         self.catalog = catalog
+        self.settings = settings = settings or ServerSettings()
         self.redactor = redactor or Redactor()
-        self.retention = retention or Retention()
-        self.webhook_settings = webhooks or WebhookSettings()
         self.stopping = anyio.Event()
-        self.queue = RunQueue(max_runs, max_queue)
-        self.held = HeldStore(checkpoint, lease or StoreLease(), shown=self.shown, on_lost=self.stopping.set)
-        self.logs = EventLogs(event_limit, max_unsaved_events)
+        self.queue = RunQueue(settings.max_runs, settings.max_queue)
+        self.held = HeldStore(checkpoint, lease or StoreLease(settings.lease_seconds), shown=self.shown,
+                              on_lost=self.stopping.set)
+        self.logs = EventLogs(settings.events_in_memory, settings.max_unsaved_events)
         self.transitions = Transitions(lambda: self.store, self.redactor, self.shown, self._settled)
         self.recovery = Recovery(catalog, self.logs, self.transitions, self.redactor, self.shown)
         self.workers = Workers(self.queue, self.held, self.logs, self.transitions, catalog, redactor=self.redactor,
-                               shown=self.shown, hold_limit=event_hold_limit)
+                               shown=self.shown, hold_limit=settings.event_hold_seconds)
         self._runs: OrderedDict[str, ServedRun] = OrderedDict()  # the runs it shows without reading the store
-        self._runs_in_memory = runs_in_memory  # the store keeps what `retention` leaves
         self._webhooks: Webhooks | None = None  # while serving, with a store that keeps webhooks
 
     def shown(self, text: str) -> str:
@@ -119,14 +116,6 @@ class RunService:
         return self.logs.durable
 
     @property
-    def max_runs(self) -> int:
-        return self.queue.max_runs
-
-    @property
-    def max_queue(self) -> int:
-        return self.queue.max_queue
-
-    @property
     def running(self) -> int:
         """Runs a worker has taken and not finished."""
         return self.workers.running
@@ -150,12 +139,12 @@ class RunService:
                 async with anyio.create_task_group() as tg, self.queue.open():
                     tg.start_soon(self.held.keep, tg.cancel_scope)
                     self.logs.start(store, tg)
-                    if self.logs.durable and self.retention.active:
-                        tg.start_soon(self.retention.keep_sweeping, self.sweep)
+                    if self.logs.durable and self.settings.retention.active:
+                        tg.start_soon(self.settings.retention.keep_sweeping, self.sweep)
                     if store.abilities.webhooks:
-                        self._webhooks = Webhooks(store, self.webhook_settings)
+                        self._webhooks = Webhooks(store, self.settings.signed_webhooks)
                         await tg.start(self._webhooks.serve)
-                    elif self.webhook_settings.url:
+                    elif self.settings.webhooks.url:
                         log.warning("%s keeps no webhooks: runs call none", store.location)
                     self.workers.start(tg)
                     continued = await self._recover(store)
@@ -188,7 +177,7 @@ class RunService:
         store = self.held.held
         if store is None or not store.abilities.events:
             return []
-        deleted = await self.retention.sweep(store)
+        deleted = await self.settings.retention.sweep(store)
         for run_id in deleted:
             kept = self._runs.get(run_id)
             if kept is not None and kept.status in RunStatus.ENDED:
@@ -206,7 +195,7 @@ class RunService:
 
     def _remember(self, run: ServedRun) -> None:
         self._runs[run.id] = run
-        while len(self._runs) > self._runs_in_memory:
+        while len(self._runs) > self.settings.runs_in_memory:  # the store keeps what retention leaves
             oldest = next((run_id for run_id, kept in self._runs.items() if kept.status in RunStatus.ENDED), None)
             if oldest is None:
                 break

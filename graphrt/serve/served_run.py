@@ -29,7 +29,7 @@ from graphrt.base.states import NodeState, RunStatus
 from graphrt.observe.events import Event
 from graphrt.observe.trace import event_record
 from graphrt.serve.catalog import ServedGraph
-from graphrt.serve.events import DEFAULT_KEPT, EventLog
+from graphrt.serve.events import EventLog
 from graphrt.serve.node_ledger import NodeLedger
 
 __all__ = ["ServedRun"]
@@ -44,8 +44,8 @@ class ServedRun:
     of its run while a worker runs it (workers.py).
     """
 
-    def __init__(self, run_id: str, graph: ServedGraph, redactor: Redactor, *, all_results: bool = False,
-                 created_at: float | None = None, event_limit: int = DEFAULT_KEPT, events: EventLog | None = None,
+    def __init__(self, run_id: str, graph: ServedGraph, redactor: Redactor, *, events: EventLog,
+                 all_results: bool = False, created_at: float | None = None,
                  shown: Callable[[str], str] | None = None) -> None:
         self.id = run_id
         self.graph = graph
@@ -58,7 +58,7 @@ class ServedRun:
         self.answers: list[dict[str, Any]] = []  # what people answered, in order: {"key", "answer", "time"}
         self.ledger = NodeLedger([node["id"] for node in graph.description.get("drawing", {}).get("nodes", [])
                                   if node["kind"] == "computed"])
-        self.events = events if events is not None else EventLog(event_limit)
+        self.events = events
         self.cancel_requested = False
         self.scope: anyio.CancelScope | None = None
         self._watchers: list[Callable[[Event], Any]] = []  # given each event on the event loop (`watch`)

@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import anyio
 
+from graphrt.base.defaults import EVENT_HOLD_SECONDS
 from graphrt.base.errors import GraphError, GraphInterrupted
 from graphrt.base.secrets import Redactor
 from graphrt.base.states import RunStatus
@@ -24,7 +25,7 @@ from graphrt.checkpoint.errors import LeaseLost
 from graphrt.durable import afrom_checkpoint, arun_checkpointed
 from graphrt.engine.graph import Graph
 from graphrt.serve.catalog import GraphCatalog
-from graphrt.serve.event_backpressure import DEFAULT_HOLD_LIMIT, EventBackpressure
+from graphrt.serve.event_backpressure import EventBackpressure
 from graphrt.serve.event_logs import EventLogs
 from graphrt.serve.held_store import HeldStore
 from graphrt.serve.run_queue import Job, RunQueue
@@ -45,7 +46,7 @@ class Workers:
 
     def __init__(self, queue: RunQueue, held: HeldStore, logs: EventLogs, transitions: Transitions,
                  catalog: GraphCatalog, *, redactor: Redactor, shown: Callable[[str], str],
-                 hold_limit: float = DEFAULT_HOLD_LIMIT) -> None:
+                 hold_limit: float = EVENT_HOLD_SECONDS) -> None:
         self.queue = queue
         self.held = held
         self.logs = logs

@@ -22,6 +22,7 @@ from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.engine.graph import make_registry
 from graphrt.mcp.serve_extension import McpExtension
 from graphrt.serve import GraphCatalog, create_app
+from graphrt.serve.settings import ServerSettings
 
 from ..waiting import wait_until
 
@@ -53,7 +54,8 @@ async def test_mcp_calls_are_runs_of_the_service_under_its_limits(tmp_path: Path
     (folder / "hold.yaml").write_text(HOLD)
     (folder / "broken.yaml").write_text(BROKEN)
     catalog = GraphCatalog([folder], make_registry([AgentInfo(name="holdAgent", func=hold)]))
-    app = create_app(catalog, str(tmp_path / "runs.db"), max_runs=1, max_queue=0, extensions=[McpExtension(catalog)])
+    app = create_app(catalog, str(tmp_path / "runs.db"), ServerSettings(max_runs=1, max_queue=0),
+                     extensions=[McpExtension(catalog)])
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=_free_port(), log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -118,22 +118,25 @@ def free_port() -> int:
 
 @pytest.fixture
 def serve(tmp_path: Path) -> Iterator[Callable[..., Served]]:
-    """`serve({"name.yaml": text}, agents=[...], **create_app options)`: a server in a thread, stopped after the test."""
+    """`serve({"name.yaml": text}, agents=[...], extensions=..., lease=..., **ServerSettings fields)`: a server in a
+    thread, stopped after the test."""
     need("serve")
     import uvicorn
 
     from graphrt.serve import GraphCatalog, create_app
+    from graphrt.serve.settings import ServerSettings
 
     started: list[Served] = []
 
-    def start(graphs: dict[str, str], *, agents: Any = None, checkpoint: Any = None, **options: Any) -> Served:
+    def start(graphs: dict[str, str], *, agents: Any = None, checkpoint: Any = None, extensions: Any = (),
+              lease: Any = None, **settings: Any) -> Served:
         folder = tmp_path / "graphs"
         for name, text in graphs.items():
             (folder / name).parent.mkdir(parents=True, exist_ok=True)
             (folder / name).write_text(text, encoding="utf-8")
         catalog = GraphCatalog([folder], make_registry(agents))
         checkpoint = checkpoint or str(tmp_path / "runs.db")
-        app = create_app(catalog, checkpoint, **options)
+        app = create_app(catalog, checkpoint, ServerSettings(**settings), extensions=extensions, lease=lease)
         server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning",
                                                timeout_graceful_shutdown=2))
         thread = threading.Thread(target=server.run, daemon=True)

@@ -274,7 +274,7 @@ class _Echo:
 
     @asynccontextmanager
     async def lifespan(self, service):
-        self.events.append(f"started with {service.max_runs} slots")
+        self.events.append(f"started with {service.settings.max_runs} slots")
         yield
         self.events.append("stopped")
 

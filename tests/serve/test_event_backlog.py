@@ -17,6 +17,7 @@ from graphrt.engine.graph import make_registry
 from graphrt.serve import GraphCatalog
 from graphrt.serve.event_saver import EventSaver
 from graphrt.serve.runs import RunService
+from graphrt.serve.settings import ServerSettings
 
 pytestmark = [pytest.mark.anyio, pytest.mark.needs("serve")]
 
@@ -114,7 +115,7 @@ def service_for(tmp_path: Path, store: GatedStore, **options: Any) -> RunService
     folder = tmp_path / "graphs"
     folder.mkdir()
     (folder / "chain.json").write_text(chain(30), encoding="utf-8")
-    return RunService(GraphCatalog([folder], make_registry(None)), store, **options)
+    return RunService(GraphCatalog([folder], make_registry(None)), store, ServerSettings(**options))
 
 
 async def test_a_run_whose_store_is_slow_waits_for_it_and_loses_no_event(tmp_path: Path) -> None:
@@ -150,7 +151,7 @@ async def test_a_store_that_cannot_keep_up_fails_the_run_saying_so(tmp_path: Pat
     store = GatedStore(tmp_path / "runs.db")
     store.gate.set()
     store.failing = 1_000_000  # every event write fails
-    service = service_for(tmp_path, store, max_unsaved_events=8, event_hold_limit=0.2)
+    service = service_for(tmp_path, store, max_unsaved_events=8, event_hold_seconds=0.2)
     try:
         async def body() -> None:
             run = await service.submit("chain")
