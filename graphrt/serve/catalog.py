@@ -67,33 +67,11 @@ class ServedGraph:
     digest: str = ""  # sha256 of the file's text, as a saved run's graph_hash says it
     stamp: Stamp | None = field(default=None, compare=False)  # the file's, for the version read from it
     saved_copy: bool = False  # an earlier version, from a run's saved copy (credentials left out; no graphLoader)
-    _built: dict[tuple[Any, ...], Graph] = field(default_factory=dict, init=False, repr=False, compare=False)
 
-    def build(self, registry: Registry, executor: Executor | None = None, services: Any = None) -> Graph:
-        """This version's Graph, with the server's agents, executor and shared `services` (MCP servers).
-
-        The current version is read from its file (so that its errors name it and graphLoader finds files
-        beside it); a saved run records what was read, so a run is pinned to that. A Graph does not change
-        once made, so it is built again only when the file has changed (its size, modification time or
-        inode) or the server's parts differ: parsing, validating and compiling the file for every request
-        was a sixth of the server's CPU time under load (issue 26).
-        """
-        if self.saved_copy and self.text is not None:
-            source: str | GraphFile = self.text
-            key: tuple[Any, ...] = (id(registry), id(executor), id(services))
-        else:
-            source = GraphFile(self.path, self.root)  # checked again as it is opened
-            try:
-                stat = self.path.stat()
-                key = (stat.st_mtime_ns, stat.st_size, stat.st_ino, id(registry), id(executor), id(services))
-            except OSError:  # gone: Graph's read says so
-                key = (None, id(registry), id(executor), id(services))
-        built = self._built.get(key)
-        if built is None:
-            built = Graph(source, agents=registry, executor=executor, services=services)
-            self._built.clear()
-            self._built[key] = built
-        return built
+    @property
+    def built_from(self) -> tuple[str, str]:
+        """What its Graph is built from: its file (read as it is then), or, for an earlier version, its saved copy."""
+        return ("copy", self.digest) if self.saved_copy and self.text is not None else ("file", str(self.path))
 
 
 _SETTLED_NS = 2_000_000_000  # a file's times tick coarsely (a kernel tick): a younger file is compared by its text
@@ -167,9 +145,10 @@ class GraphCatalog:
 
     def __init__(self, targets: Iterable[str | Path], registry: Registry, redactor: Redactor | None = None,
                  executor: Executor | None = None) -> None:
-        self.registry = registry
-        self.executor = executor  # where every run's agent calls run (graphrt.executors); None: in this process
-        self.services: Any = None  # run services every run shares (the MCP servers of --mcp-config), while served
+        self._registry = registry
+        self._executor = executor
+        self._services: Any = None
+        self._built: dict[tuple[str, str], tuple[Stamp | None, Graph]] = {}  # built_from -> (file's stamp, Graph)
         self._redactor = redactor or Redactor()
         self._targets = [Path(target) for target in targets]
         for target in self._targets:
@@ -182,6 +161,63 @@ class GraphCatalog:
         if not self.graphs:
             shown = ", ".join(str(target) for target in self._targets)
             raise CatalogError(f"no graph files (*.yaml, *.yml, *.json with 'nodes') in {shown}")
+
+    # ----- the server's parts, and the Graphs built with them -----
+
+    @property
+    def registry(self) -> Registry:
+        """The agents every graph runs with."""
+        return self._registry
+
+    @property
+    def executor(self) -> Executor | None:
+        """Where every run's agent calls run (graphrt.executors); None: in this process."""
+        return self._executor
+
+    @property
+    def services(self) -> Any:
+        """Run services every run shares (the MCP servers of --mcp-config), while served; None otherwise."""
+        return self._services
+
+    @services.setter
+    def services(self, services: Any) -> None:
+        if services is not self._services:
+            self._built.clear()  # built with the services let go
+        self._services = services
+
+    def build(self, served: ServedGraph) -> Graph:
+        """The Graph of version `served`, with the catalog's agents, executor and services.
+
+        The current version is read from its file (so that its errors name it and graphLoader finds files
+        beside it); a saved run records what was read, so a run is pinned to that. A Graph does not change
+        once made, so it is built again only when the file has changed (its size, modification time or
+        inode) or the services did: parsing, validating and compiling the file for every request was a sixth
+        of the server's CPU time under load (issue 26). One Graph is kept per served file and per earlier
+        version kept (`as_started`).
+        """
+        source: str | GraphFile
+        stamp: Stamp | None = None
+        if served.built_from[0] == "copy":
+            source = served.text  # type: ignore[assignment] - a saved copy has its text
+        else:
+            source = GraphFile(served.path, served.root)  # checked again as it is opened
+            try:
+                info = served.path.stat()
+                stamp = (info.st_ino, info.st_size, info.st_mtime_ns)
+            except OSError:  # gone: Graph's read says so
+                pass
+        kept = self._built.get(served.built_from)
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+        graph = Graph(source, agents=self._registry, executor=self._executor, services=self._services)
+        self._built[served.built_from] = (stamp, graph)
+        return graph
+
+    def _keep_built(self) -> None:
+        """Lets go of the Graphs of files no longer served and of versions no longer kept."""
+        live = {served.built_from for served in (*self.graphs.values(), *self._versions.values())}
+        for key in self._built.keys() - live:
+            del self._built[key]
 
     # ----- following the folder -----
 
@@ -233,6 +269,7 @@ class GraphCatalog:
         for name in self.graphs.keys() - graphs.keys():
             log.info("graph %r is gone from the served folder", name)
         self.graphs = graphs
+        self._keep_built()
 
     @staticmethod
     def _unchanged(held: ServedGraph) -> ServedGraph | None:
@@ -270,7 +307,7 @@ class GraphCatalog:
         version = ServedGraph(name, path, root, text=text, digest=digest or _text_digest(text), stamp=stamp,
                               saved_copy=digest is not None)
         try:
-            description = describe(version.build(self.registry), self._redactor)
+            description = describe(self.build(version), self._redactor)
         except GraphError as error:
             return dataclasses.replace(version, error=self.shown(error))
         return dataclasses.replace(version, description=description)
@@ -345,6 +382,7 @@ class GraphCatalog:
             self._versions[record.graph_hash] = kept
             while len(self._versions) > _KEPT_VERSIONS:
                 self._versions.popitem(last=False)
+            self._keep_built()
         return kept
 
     def listing(self) -> list[dict[str, Any]]:

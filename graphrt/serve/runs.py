@@ -234,7 +234,7 @@ class RunService:
                 if self._webhooks is None:
                     raise WebhookRefused(f"checkpoint store {self.store.location} keeps no webhooks")
                 webhook = await self._webhooks.check(webhook)
-            graph = served.build(self.catalog.registry, self.catalog.executor, self.catalog.services)
+            graph = self.catalog.build(served)
             run_id = uuid.uuid4().hex[:16]
             record = await save_new_run(graph, self.store, run_id, inject=dict(inputs or {}), all_results=all_results)
             if webhook is not None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import os
+import weakref
 from pathlib import Path
 
 from graphrt.engine.graph import make_registry
@@ -21,23 +23,42 @@ def test_an_unchanged_file_is_built_once_and_an_edited_one_again(tmp_path: Path)
     catalog = _catalog(tmp_path)
     served = catalog.graphs["g"]
 
-    first = served.build(catalog.registry, catalog.executor, catalog.services)
-    assert served.build(catalog.registry, catalog.executor, catalog.services) is first
+    first = catalog.build(served)
+    assert catalog.build(served) is first
 
     before = path.stat().st_mtime_ns
     path.write_text(GRAPH.format(v=22))  # another size
     os.utime(path, ns=(before + 1_000_000, before + 1_000_000))
-    edited = served.build(catalog.registry, catalog.executor, catalog.services)
+    edited = catalog.build(served)
     assert edited is not first
     assert edited.run() == {"b": {"v": 22}}
 
 
-def test_other_server_parts_get_a_graph_of_their_own(tmp_path: Path) -> None:
+def test_runs_get_a_graph_with_the_services_the_catalog_has_now(tmp_path: Path) -> None:
     (tmp_path / "g.yaml").write_text(GRAPH.format(v=1))
     catalog = _catalog(tmp_path)
     served = catalog.graphs["g"]
 
-    plain = served.build(catalog.registry, None, None)
-    with_services = served.build(catalog.registry, None, object())
+    plain = catalog.build(served)
+    services = object()
+    catalog.services = services  # the MCP servers, once the server has started them
+    with_services = catalog.build(served)
+    catalog.services = None  # and let go when it stops
 
-    assert with_services is not plain
+    assert plain.services is None and with_services.services is services
+    assert catalog.build(served) is not with_services and catalog.build(served).services is None
+
+
+def test_the_catalog_keeps_one_graph_per_served_file_and_none_of_a_file_gone(tmp_path: Path) -> None:
+    (tmp_path / "g.yaml").write_text(GRAPH.format(v=1))
+    (tmp_path / "h.yaml").write_text(GRAPH.format(v=2))
+    catalog = _catalog(tmp_path)
+    kept = catalog.build(catalog.graphs["h"])
+    gone = weakref.ref(catalog.build(catalog.graphs["g"]))
+
+    (tmp_path / "g.yaml").unlink()
+    catalog.refresh()
+    gc.collect()
+
+    assert sorted(catalog.graphs) == ["h"] and catalog.build(catalog.graphs["h"]) is kept
+    assert gone() is None  # g's Graph was let go with its file
