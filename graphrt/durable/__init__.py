@@ -6,7 +6,8 @@
 
 One module per job: `runs` (a run from its record to how it ended), `saved_run`
 (`SavedRun`: every change of a saved run's status, for durable runs, graphrt serve and
-batches alike), `saved_nodes` (what a saved run says of its nodes, for whoever shows it), `writer` (the run observer that saves it as it goes), `resume` (finding
+batches alike), `saved_nodes` (what a saved run says of its nodes, for whoever shows it), `writer` (the run
+observer that saves it as it goes), `resume` (finding
 a saved run and continuing it), `fork` (a new run from a saved run's node, keeping what
 does not depend on the change), `credentials` (what a checkpoint leaves out). Imports the engine
 and graphrt.checkpoint; the engine never imports it (it runs a graph with

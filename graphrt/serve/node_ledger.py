@@ -195,7 +195,8 @@ class NodeLedger:
 
     def restore(self, nodes: Mapping[str, SavedNode]) -> None:
         """What a checkpoint says of a run of an earlier server (graphrt.durable.saved_nodes): each top-level node's
-        state as its saved run left it, and a completed node's result, a failed one's error, an asking one's question."""
+        state as its saved run left it, and a completed node's result, a failed one's error, an asking one's
+        question."""
         for node_id, saved in nodes.items():
             entry = self._entry((), node_id)
             if saved.state == NodeState.COMPLETED:

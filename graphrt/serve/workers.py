@@ -78,8 +78,9 @@ class Workers:
         try:
             graph = job.graph
             if graph is None:
-                graph, _ = await afrom_checkpoint(self.held.store, run.id, as_started=True, agents=self.catalog.registry,
-                                                  executor=self.catalog.executor, services=self.catalog.services)
+                graph, _ = await afrom_checkpoint(self.held.store, run.id, as_started=True,
+                                                  agents=self.catalog.registry, executor=self.catalog.executor,
+                                                  services=self.catalog.services)
         except GraphError as error:
             if not run.cancel_requested:  # not saved: the next server tries it again
                 self.transitions.ran(run, RunStatus.FAILED, error=self.shown(str(error)))

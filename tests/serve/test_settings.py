@@ -33,9 +33,9 @@ def test_graphrt_serve_without_options_serves_with_the_settings_create_app_takes
 
 def test_each_option_of_graphrt_serve_is_a_setting() -> None:
     given = _options("--host", "127.0.0.2", "--port", "0", "--api-key", "k3y", "--max-runs", "3", "--max-queue", "4",
-                     "--max-body", "5000", "--keep-runs", "-1", "--keep-days", "2", "--cors-origin", "https://a.example",
-                     "--allowed-host", "box.local", "--webhook-url", "https://hooks.example/x",
-                     "--webhook-allow-private", "--lease-seconds", "9")
+                     "--max-body", "5000", "--keep-runs", "-1", "--keep-days", "2",
+                     "--cors-origin", "https://a.example", "--allowed-host", "box.local",
+                     "--webhook-url", "https://hooks.example/x", "--webhook-allow-private", "--lease-seconds", "9")
 
     assert (given.host, given.port, given.api_key, given.max_runs, given.max_queue, given.max_body) == (
         "127.0.0.2", 0, "k3y", 3, 4, 5000)
