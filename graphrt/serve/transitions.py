@@ -12,12 +12,13 @@ calls made here, and nowhere else in serve:
 
 What clients see of a run follows (ServedRun.show, called only here): a change is shown
 once the store took it, and a run that settles (ends, or asks a person) is handed to
-the webhooks from here, once per settling. Two statuses are the server's own, which no
-store keeps: queued (a queued run is saved as created) and running (the durable run's
-claim says it); a run read back from the store is shown as its record says
-(`read_back`). A run can also end without a write: its graph could not be built from
-its checkpoint, or another server took the store over (the store refused the write);
-`ran` shows those as failed, and the saved run stays as it was.
+the webhooks from here, once per settling. Two are shown without a write here: queued,
+which no store keeps (a queued run is saved running, as it was created), and running,
+which the durable run saves itself as it starts (a new run's record, or `run_again`). A
+run read back from the store is shown as its record says (`read_back`). A run can also
+end without a write: its graph could not be built from its checkpoint, or another
+server took the store over (the store refused the write); `ran` shows those as failed,
+and the saved run stays as it was.
 """
 
 from __future__ import annotations
