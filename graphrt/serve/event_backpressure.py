@@ -6,7 +6,7 @@ for it would grow without bound; instead, once `max_unsaved` of them wait, the
 run is held at its next step (a node starts an attempt or completes, an
 iteration starts) until the store has caught up. What a node does between two
 steps (an LLM's streamed tokens) cannot be held; a run that makes twice the
-bound unsaved is failed by its log's `on_overflow` (RunService says which store
+bound unsaved is failed by its log's `on_overflow` (workers.py says which store
 could not keep up), and so is a run held longer than `hold_limit` seconds.
 """
 

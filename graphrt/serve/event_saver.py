@@ -13,7 +13,7 @@ again after a pause that doubles from 0.1 s up to 5 s (the store is asked first
 how far it got, so a write that did land is not made twice). A lost event never
 looks like a saved one. While the store cannot keep up, a run's unsaved records
 reach their bound (events.py) and the run waits, or fails saying why
-(RunService). A failure streak is logged once, and its end once.
+(workers.py). A failure streak is logged once, and its end once.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class EventSaver:
         self._waiting: dict[str, EventLog] = {}  # run id -> its log, while it has unsaved records
         self._retry: set[str] = set()  # runs whose last write failed: the store may hold part of it
         self._wake = anyio.Event()
-        self._loop_thread = threading.get_ident()  # made on the event loop (RunService.serve)
+        self._loop_thread = threading.get_ident()  # made on the event loop (EventLogs.start)
 
     def log_for(self, run_id: str, limit: int, first_id: int) -> EventLog:
         """A durable log for run `run_id` whose ids start at `first_id`, saved by this saver."""

@@ -11,7 +11,7 @@ no reader ever saw an event that a restarted server does not have, so ids stay
 the same across restarts. Its unsaved records are bounded: at `max_unsaved` the
 run is held at its next step until the store catches up (`room`, which
 serve/event_backpressure.py awaits), and a run that makes twice as many within
-one step is failed by `on_overflow` (RunService does it): a store that cannot keep
+one step is failed by `on_overflow` (workers.py sets it): a store that cannot keep
 up fails the run that outpaces it, and never costs an event that looks saved.
 """
 
