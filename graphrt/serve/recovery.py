@@ -15,7 +15,6 @@ whatever its file holds now; a run of a graph this server does not serve is not 
 from __future__ import annotations
 
 import dataclasses
-import logging
 from collections.abc import Callable
 
 from graphrt.base.secrets import Redactor
@@ -29,8 +28,6 @@ from graphrt.serve.served_run import ServedRun
 from graphrt.serve.transitions import Transitions
 
 __all__ = ["Recovery"]
-
-log = logging.getLogger("graphrt.serve")
 
 
 class Recovery:
