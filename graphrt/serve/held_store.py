@@ -55,7 +55,8 @@ class HeldStore:
         """The store, while it is held.
 
         Raises:
-            StoreFailed: it was lost (another server took it over). RuntimeError: it is not held.
+            StoreFailed: it was lost (another server took it over).
+            RuntimeError: it is not held.
         """
         if self.lost is not None:
             raise StoreFailed(self.lost)

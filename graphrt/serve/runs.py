@@ -220,7 +220,8 @@ class RunService:
         """Saves and queues a run of graph `name`; `webhook`: a URL of its own to call when it settles (webhooks.py).
 
         Raises:
-            RunNotFound: no such graph. QueueFull: the queue is at its bound.
+            RunNotFound: no such graph.
+            QueueFull: the queue is at its bound.
             GraphError: the graph cannot run, or an input names no static node.
             WebhookRefused: a webhook the server will not call (webhook_targets.py), or none it can keep.
         """
