@@ -31,7 +31,7 @@ from typing import Any
 
 from graphrt.authoring.registry import Registry
 from graphrt.base.errors import GraphError
-from graphrt.base.secrets import Redactor
+from graphrt.base.secrets import Redactor, known_credentials
 from graphrt.check.viz import graph_model, to_mermaid
 from graphrt.checkpoint.records import RunRecord
 from graphrt.engine.executor import Executor
@@ -67,6 +67,7 @@ class ServedGraph:
     digest: str = ""  # sha256 of the file's text, as a saved run's graph_hash says it
     stamp: Stamp | None = field(default=None, compare=False)  # the file's, for the version read from it
     saved_copy: bool = False  # an earlier version, from a run's saved copy (credentials left out; no graphLoader)
+    credentials: frozenset[str] = frozenset()  # what its config and params hold (known_credentials): never shown
 
     @property
     def built_from(self) -> tuple[str, str]:
@@ -307,10 +308,12 @@ class GraphCatalog:
         version = ServedGraph(name, path, root, text=text, digest=digest or _text_digest(text), stamp=stamp,
                               saved_copy=digest is not None)
         try:
-            description = describe(self.build(version), self._redactor)
+            graph = self.build(version)
+            credentials = known_credentials(graph.config, graph.data)
+            description = describe(graph, self._redactor.knowing(credentials))
         except GraphError as error:
             return dataclasses.replace(version, error=self.shown(error))
-        return dataclasses.replace(version, description=description)
+        return dataclasses.replace(version, description=description, credentials=credentials)
 
     def shown(self, error: BaseException | str) -> str:
         """An error as clients see it: without credentials, and naming files as served (`team/ask.yaml`), not by

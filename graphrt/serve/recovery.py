@@ -61,7 +61,7 @@ class Recovery:
         run = ServedRun(record.run_id, served, self.redactor, shown=self.shown, all_results=record.all_results,
                         created_at=record.created_at or None,
                         events=self.logs.log_for(record.run_id, saved=saved))
-        run.inputs = self.redactor.value(record.injected)
+        run.inputs = run.redactor.value(record.injected)
         run.parent = record.parent
         await self.restore_nodes(store, run, record)
         # A run that ended has its whole log saved, ending with its status; one saved by an older server has none.
@@ -73,6 +73,6 @@ class Recovery:
         """What the saved run says of the run's nodes (graphrt.durable.saved_nodes: each completed node's result,
         the node that failed or asks) into its ledger, and the answers people gave; values redacted."""
         said = await saved_nodes(store, record)
-        run.answers.extend({"key": key, "answer": self.redactor.value(answer)} for key, answer in said.answers)
-        run.ledger.restore({node_id: dataclasses.replace(node, result=self.redactor.value(node.result))
+        run.answers.extend({"key": key, "answer": run.redactor.value(answer)} for key, answer in said.answers)
+        run.ledger.restore({node_id: dataclasses.replace(node, result=run.redactor.value(node.result))
                             for node_id, node in said.nodes.items() if node_id in run.nodes})

@@ -242,7 +242,7 @@ class RunService:
                 await self._webhooks.subscribe(run_id, webhook)  # type: ignore[union-attr] - checked above
             run = ServedRun(run_id, served, self.redactor, shown=self.shown, all_results=all_results,
                             events=self.logs.log_for(run_id))
-            run.inputs = self.redactor.value(dict(inputs or {}))
+            run.inputs = run.redactor.value(dict(inputs or {}))
         await self._queue_saved(run, Job(run, graph, record=record))
         return run
 
@@ -317,7 +317,7 @@ class RunService:
         for node_id, state in run.nodes.items():
             if state == NodeState.INTERRUPTED:
                 run.ledger.answered(node_id, time.time())
-                run.answers.append({"key": node_id, "answer": self.redactor.value(answer), "time": time.time()})
+                run.answers.append({"key": node_id, "answer": run.redactor.value(answer), "time": time.time()})
         self.transitions.queued(run)
         self.queue.put(Job(run, None, answer))
         return run
@@ -339,7 +339,7 @@ class RunService:
                                  agents=self.catalog.registry, executor=self.catalog.executor)
             run = ServedRun(forked.run_id, parent.graph, self.redactor, shown=self.shown,
                             all_results=parent.all_results, events=self.logs.log_for(forked.run_id))
-            run.inputs = self.redactor.value(forked.record.injected)
+            run.inputs = run.redactor.value(forked.record.injected)
             run.parent = forked.record.parent
             await self.recovery.restore_nodes(store, run, forked.record)  # the results it keeps
         await self._queue_saved(run, Job(run, None))  # rebuilt from its checkpoint, as a resume

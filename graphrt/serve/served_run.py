@@ -62,8 +62,10 @@ class ServedRun:
         self.cancel_requested = False
         self.scope: anyio.CancelScope | None = None
         self._watchers: list[Callable[[Event], Any]] = []  # given each event on the event loop (`watch`)
-        self._redactor = redactor
-        self._shown = shown or redactor.text  # an error's text as clients see it (no credentials, no server paths)
+        # What hides a credential in what clients see of this run: the environment's, and those its graph file
+        # writes in params (one of its agents may echo one into a result, an error or a token).
+        self.redactor = redactor.knowing(graph.credentials)
+        self._shown_by_server = shown
         self._settled = anyio.Event()
         self._loop_thread = threading.get_ident()
 
@@ -147,9 +149,9 @@ class ServedRun:
     def _record_event(self, event: Event, *, notify: bool = True) -> None:
         """Logs the event as readers get it (a node's event names the `state` it leaves the node in), then
         gives it to the watchers."""
-        record = event_record(event, self._redactor)
+        record = event_record(event, self.redactor)
         if isinstance(record.get("error"), str):
-            record["error"] = self._shown(record["error"])
+            record["error"] = self.shown(record["error"])
         self.ledger.record(event, record)
         self.events.append(record, notify=notify)
         if notify:  # on the event loop (the other case is a thread anyio did not start): watchers use its streams
@@ -162,6 +164,10 @@ class ServedRun:
                         self._watchers.remove(watcher)
 
     # ----- what a client sees -----
+
+    def shown(self, text: str) -> str:
+        """An error's text as clients see it: no credential the run knows, no server path."""
+        return self.redactor.text(self._shown_by_server(text) if self._shown_by_server is not None else text)
 
     def _shown_outcome(self) -> dict[str, Any]:
         return {**self._outcome, **({"answers": list(self.answers)} if self.answers else {})}

@@ -55,7 +55,7 @@ class Transitions:
 
     def _saved(self, run: ServedRun) -> SavedRun:
         """The run as its store keeps it: each change of its saved status is made there (graphrt.durable)."""
-        return SavedRun(self._store(), run.id, self.redactor)
+        return SavedRun(self._store(), run.id, run.redactor)
 
     def _show(self, run: ServedRun, status: RunStatus, **outcome: Any) -> None:
         run.show(status, **outcome)
@@ -99,16 +99,16 @@ class Transitions:
                 record = await self._store().get_run(run.id)
                 saved = RunStatus.read(record.status) if record is not None else None
                 if saved == RunStatus.FINISHED:
-                    self._show(run, RunStatus.FINISHED, results=self.redactor.value(record.results))
+                    self._show(run, RunStatus.FINISHED, results=run.redactor.value(record.results))
                     return
                 if saved == RunStatus.FAILED:
-                    self._show(run, RunStatus.FAILED, error=self.shown(record.detail.get("error") or "") or None)
+                    self._show(run, RunStatus.FAILED, error=run.shown(record.detail.get("error") or "") or None)
                     return
                 if saved != RunStatus.CANCELLED:
                     await self._saved(run).cancel()
         except CheckpointError as error:  # StoreFailed too
             log.warning("run %s was cancelled, but its store could not say how it ended or save it so: %s",
-                        run.id, self.redactor.text(str(error)))
+                        run.id, run.redactor.text(str(error)))
         self._show(run, RunStatus.CANCELLED)
 
     async def fail(self, run: ServedRun, error: str) -> None:
@@ -147,7 +147,7 @@ class Transitions:
         running, its server stopped under it, it is continued here). `announce`: its saved log does not end with
         that status already. Its webhooks were called when it settled (or are made up for: Webhooks.catch_up)."""
         status = RunStatus.QUEUED if requeued else RunStatus.read(record.status)
-        run.show(status, results=self.redactor.value(record.results) if status == RunStatus.FINISHED else None,
-                 error=self.shown(record.detail.get("error") or "") or None if status == RunStatus.FAILED else None,
+        run.show(status, results=run.redactor.value(record.results) if status == RunStatus.FINISHED else None,
+                 error=run.shown(record.detail.get("error") or "") or None if status == RunStatus.FAILED else None,
                  question=record.question, announce=announce,
                  updated_at=record.updated_at or run.created_at)  # as saved, not the time it was read back

@@ -83,7 +83,7 @@ class Workers:
                                                   services=self.catalog.services)
         except GraphError as error:
             if not run.cancel_requested:  # not saved: the next server tries it again
-                self.transitions.ran(run, RunStatus.FAILED, error=self.shown(str(error)))
+                self.transitions.ran(run, RunStatus.FAILED, error=run.shown(str(error)))
             return
         if run.cancel_requested:  # cancelled, still queued, while its checkpoint was read: cancel() saved it so
             return
@@ -128,12 +128,12 @@ class Workers:
                                f"writes from then on")
                 self.transitions.ran(run, RunStatus.FAILED, error=self.held.lost)
             except GraphError as error:
-                self.transitions.ran(run, RunStatus.FAILED, error=self.shown(str(error)))
+                self.transitions.ran(run, RunStatus.FAILED, error=run.shown(str(error)))
             except Exception as error:
                 log.exception("run %s failed", run.id)
-                self.transitions.ran(run, RunStatus.FAILED, error=self.shown(f"{type(error).__name__}: {error}"))
+                self.transitions.ran(run, RunStatus.FAILED, error=run.shown(f"{type(error).__name__}: {error}"))
             else:
-                self.transitions.ran(run, RunStatus.FINISHED, results=self.redactor.value(results))
+                self.transitions.ran(run, RunStatus.FINISHED, results=run.redactor.value(results))
         if scope.cancelled_caught and unsaved:
             await self._events_failed(run, unsaved[0])
         elif scope.cancelled_caught:
@@ -142,7 +142,7 @@ class Workers:
     async def _events_failed(self, run: ServedRun, why: str) -> None:
         """Fails a run stopped because the store could not keep its events: saved failed, never as cancelled."""
         store_said = f" (the store said: {self.logs.failure})" if self.logs.failure else ""
-        error = self.shown(f"run {run.id!r} was stopped: {why}; checkpoint store {self.held.store.location} "
+        error = run.shown(f"run {run.id!r} was stopped: {why}; checkpoint store {self.held.store.location} "
                            f"did not keep up with its events{store_said}")
         log.warning("%s", error)
         await self.transitions.fail(run, error)

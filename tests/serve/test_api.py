@@ -257,6 +257,39 @@ def test_secrets_are_redacted_in_events_results_and_errors(serve, monkeypatch):
         assert secret not in client.get(f"/runs/{failed['id']}").text
 
 
+LEAKY = """\
+version: 0.5
+nodes:
+  said:
+    agent: stringTemplateAgent
+    params: {apiKey: cfg-key-7d1e9a0b55c2f3, template: "the key is cfg-key-7d1e9a0b55c2f3"}
+    isResult: true
+  parsed:
+    agent: jsonParserAgent
+    params: {apiKey: cfg-key-7d1e9a0b55c2f3}
+    inputs: {text: ":said"}
+    isResult: true
+"""
+
+
+def test_a_credential_the_graph_file_holds_is_hidden_in_what_the_server_answers(serve):
+    """The graph's params give an agent its key; an agent that echoes it (into a result, an error, an event)
+    must not hand it to the server's clients, as graphrt run's output does not."""
+    key = "cfg-key-7d1e9a0b55c2f3"
+    served = serve({"leaky.yaml": LEAKY})
+    with served.client() as client:
+        assert key not in client.get("/graphs").text
+        run = client.post("/graphs/leaky/runs?wait=true", json={}).json()
+        with client.stream("GET", f"/runs/{run['id']}/events") as response:
+            events = "".join(response.iter_text())
+        again = client.get(f"/runs/{run['id']}").text
+        nodes = client.get(f"/runs/{run['id']}/nodes").text
+    assert run["status"] == "failed" and "node 'parsed'" in run["error"]
+    assert "REDACTED" in events
+    for answer in (str(run), events, again, nodes):
+        assert key not in answer
+
+
 class _Echo:
     """An extension as graphrt.mcp mounts one: routes that use the service, and a lifespan."""
 
