@@ -230,7 +230,8 @@ def installed_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
 
 
 LOGGED_EXECUTOR = '''
-    from graphrt.engine.executor import Executor, call_in_process
+    from graphrt.engine.executor import Executor
+    from graphrt.engine.node import call_in_process
 
     LOG = []
 

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from graphrt.authoring.registry import Registry
+from graphrt.authoring.agent_info import AgentLookup
 from graphrt.authoring.tool_calls import (
     MAX_LLM_TOOLS,
     llm_offer,
@@ -61,7 +61,7 @@ class Toolbox:
         self.tools = tools
 
     @classmethod
-    def from_spec(cls, spec: Iterable[Any], registry: Registry) -> "Toolbox":
+    def from_spec(cls, spec: Iterable[Any], registry: AgentLookup) -> "Toolbox":
         """Builds the toolbox from a node's `tools` input.
 
         Raises:
@@ -76,7 +76,7 @@ class Toolbox:
         return cls(tools)
 
     @staticmethod
-    def _schemas(entry: Any, registry: Registry) -> list[dict[str, Any]]:
+    def _schemas(entry: Any, registry: AgentLookup) -> list[dict[str, Any]]:
         if isinstance(entry, str):
             agent, func = split_tool_name(entry)
             info = registry.get(agent)

@@ -10,21 +10,35 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Hashable, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Hashable, Iterator, Mapping, Protocol
 
 from graphrt.base.errors import Interrupt, RegistrationError
 
 if TYPE_CHECKING:
-    from graphrt.authoring.registry import Registry
     from graphrt.authoring.services import RunServices
     from graphrt.graphdata.spec import GraphSpec
     from graphrt.observe.emitter import Emitter
     from graphrt.observe.events import Event
 
 __all__ = [
-    "AgentContext", "AgentFunction", "AgentInfo", "AgentLike", "NestedGraph", "NestedGraphRule", "NestingHandle",
-    "Sample", "is_async_callable",
+    "AgentContext", "AgentFunction", "AgentInfo", "AgentLike", "AgentLookup", "NestedGraph", "NestedGraphRule",
+    "NestingHandle", "Sample", "is_async_callable",
 ]
+
+
+class AgentLookup(Protocol):
+    """The agents of a run as an agent that calls others sees them (toolsAgent's tools): a `Registry`
+    (registry.py, which imports this module) is one."""
+
+    def get(self, name: str) -> "AgentInfo | None":
+        """The agent of that name, or None."""
+        ...
+
+    def __contains__(self, name: object) -> bool: ...
+
+    def __iter__(self) -> Iterator["AgentInfo"]:
+        """Every agent that can load."""
+        ...
 
 
 class NestingHandle(Protocol):
@@ -35,7 +49,7 @@ class NestingHandle(Protocol):
     """
 
     @property
-    def registry(self) -> "Registry":
+    def registry(self) -> AgentLookup:
         """The agents of the run, which every graph nested in it can use."""
         ...
 

@@ -24,14 +24,20 @@ from __future__ import annotations
 
 from contextlib import aclosing, closing
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
+from typing import Any, AsyncIterator, Iterator, Protocol
 
-if TYPE_CHECKING:
-    from graphrt.authoring.agent_info import AgentContext
-
-__all__ = ["Progress", "PARTIAL_RESULT", "drain", "drain_sync"]
+__all__ = ["Progress", "PARTIAL_RESULT", "Reporter", "drain", "drain_sync"]
 
 PARTIAL_RESULT = "partial result"
+
+
+class Reporter(Protocol):
+    """Where a generator agent's items are reported: its call's AgentContext (graphrt.authoring.agent_info), which
+    imports this module, so this one names only the method it calls."""
+
+    def progress(self, message: str, data: Any = None) -> None:
+        """Reports progress as an AgentProgress event."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -42,7 +48,7 @@ class Progress:
     data: Any = None
 
 
-def _report(ctx: AgentContext, item: Any) -> bool:
+def _report(ctx: Reporter, item: Any) -> bool:
     """Reports one yielded item; True when it is a (partial) result."""
     if isinstance(item, Progress):
         ctx.progress(item.message, item.data)
@@ -51,7 +57,7 @@ def _report(ctx: AgentContext, item: Any) -> bool:
     return True
 
 
-async def drain(items: AsyncIterator[Any], ctx: AgentContext) -> Any:
+async def drain(items: AsyncIterator[Any], ctx: Reporter) -> Any:
     """Runs an async generator agent to its end; returns the last result it yielded."""
     result = None
     async with aclosing(items):  # type: ignore[type-var]
@@ -61,7 +67,7 @@ async def drain(items: AsyncIterator[Any], ctx: AgentContext) -> Any:
     return result
 
 
-def drain_sync(items: Iterator[Any], ctx: AgentContext) -> Any:
+def drain_sync(items: Iterator[Any], ctx: Reporter) -> Any:
     """`drain` for a plain generator (it runs in a worker thread)."""
     result = None
     with closing(items):  # type: ignore[type-var]

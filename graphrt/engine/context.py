@@ -16,7 +16,7 @@ its execution and shared by its graph runs.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Protocol
 
 from graphrt.authoring.registry import Registry
 from graphrt.engine.scheduler import Scheduler
@@ -25,12 +25,26 @@ from graphrt.observe.emitter import Emitter
 from graphrt.observe.observer import Observers
 
 if TYPE_CHECKING:
+    from graphrt.authoring.agent_info import AgentContext
     from graphrt.authoring.filters import AgentFilter
     from graphrt.authoring.services import RunServices
-    from graphrt.engine.executor import Executor
     from graphrt.graphdata.loader import GraphLoader
 
-__all__ = ["RunContext", "Carryover"]
+__all__ = ["AgentCalls", "RunContext", "Carryover"]
+
+
+class AgentCalls(Protocol):
+    """What a run does with the executor it borrows (graphrt.engine.executor's `Executor` is one): hands it agent
+    calls, and says when the run has ended. The Executor class runs whole Graphs too, so it is above the run; the
+    run names it by this port."""
+
+    async def call(self, call: Any, ctx: AgentContext) -> Any:
+        """Runs one agent call (after the node's filters); its result, or the agent's exception."""
+        ...
+
+    def run_ended(self, run_id: str) -> None:
+        """A run that borrowed the executor has ended, however it ended."""
+        ...
 
 
 class RunContext:
@@ -58,7 +72,7 @@ class RunContext:
     def __init__(self, registry: Registry, scheduler: Scheduler, run_id: str, *,
                  config: Mapping[str, Any] | None = None, emitter: Emitter | None = None,
                  observers: Observers | None = None, filters: tuple[AgentFilter, ...] = (),
-                 executor: Executor | None = None, services: RunServices | None = None,
+                 executor: AgentCalls | None = None, services: RunServices | None = None,
                  graph_loader: GraphLoader | None = None, nested_specs: NestedSpecs | None = None) -> None:
         set_ = object.__setattr__
         set_(self, "registry", registry)

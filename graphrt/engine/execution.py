@@ -30,7 +30,7 @@ import anyio
 from graphrt.base.errors import GraphError, GraphInterrupted, GraphValidationError, ResolveError, ValidationIssue
 from graphrt.base.jsvalue import UNDEFINED, is_logically_true
 from graphrt.engine.context import Carryover, RunContext
-from graphrt.engine.node import NodeInvoker, NodeState, Outcome, answer_key, failed, print_after
+from graphrt.engine.node import NodeInvoker, NodeRun, NodeState, Outcome, answer_key, failed, print_after
 from graphrt.engine.scheduler import NO_GRANTS, Ticket
 from graphrt.graphdata.refs import LOOP_COUNTER, DictOf, ListOf
 from graphrt.graphdata.spec import ComputedNodeSpec, GraphSpec, LoopSpec, StaticNodeSpec, check_injectable
@@ -46,21 +46,6 @@ _YIELD_EVERY = 64  # nodes (or iterations) a worker runs before it lets other ta
 # times a plain class attribute (EnumType's __getattr__ keeps the interpreter from caching the lookup).
 _WAITING, _QUEUED = NodeState.WAITING, NodeState.QUEUED
 _EXECUTING, _COMPLETED = NodeState.EXECUTING, NodeState.COMPLETED
-
-
-class NodeRun:
-    """A computed node during one iteration: what it still waits for, and how it ended (state, error, the
-    attempts its agent took); the graph run sets each of them."""
-
-    __slots__ = ("spec", "state", "pendings", "skip", "error", "attempts")
-
-    def __init__(self, spec: ComputedNodeSpec) -> None:
-        self.spec = spec
-        self.state = _WAITING
-        self.pendings = set(spec.dependencies)
-        self.skip = False
-        self.error: GraphError | None = None
-        self.attempts = 0
 
 
 def _has_any_input(spec: ComputedNodeSpec, results: Mapping[str, Any]) -> bool:

@@ -3,17 +3,20 @@
 The engine decides *when* a node runs (readiness, the scheduler's limits,
 retries, timeouts); an executor decides *where* its agent call runs. The
 default is this process: a run without an executor calls `call_in_process`
-directly and pays nothing for the seam. An executor (graphrt.executors, e.g.
-Ray) receives each agent call after the node's filters, and may run it
-elsewhere; it keeps graph agents (nestedAgent, mapAgent: the orchestration)
-and agents whose function info says `runs_local` in this process.
+(graphrt.engine.node) directly and pays nothing for the seam. An executor
+(graphrt.executors, e.g. Ray) receives each agent call after the node's filters,
+and may run it elsewhere; the node keeps graph agents (nestedAgent, mapAgent: the
+orchestration) and agents whose function info says `runs_local` in this process
+(`must_stay_local`).
 
 Because every call still goes through the one scheduler in this process, the
 graph's `concurrency` limits (global and per label) bound the calls in flight
 on the whole cluster, and timeouts, retries and checkpoints work unchanged.
 
 A run borrows its graph's executor: the executor's maker opens and closes it,
-once each, and a run only calls it and says when it has ended (`Executor`).
+once each, and a run only calls it and says when it has ended (`Executor`). The
+run names it by the port `AgentCalls` (graphrt.engine.context), as an Executor
+also runs whole Graphs and so sits above them.
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from graphrt.authoring.agent_info import AgentContext, AgentInfo
+from graphrt.authoring.agent_info import AgentContext
 from graphrt.base.errors import GraphError
+from graphrt.engine.node import call_in_process
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -32,32 +36,11 @@ if TYPE_CHECKING:
     from graphrt.engine.graph import Graph
     from graphrt.engine.options import RunOptions
 
-__all__ = ["Executor", "ExecutorError", "call_in_process", "must_stay_local"]
+__all__ = ["Executor", "ExecutorError"]
 
 
 class ExecutorError(GraphError):
     """An executor cannot be made: an unknown name, a bad address, or its packages are not installed."""
-
-
-async def call_in_process(call: Any, ctx: AgentContext) -> Any:
-    """Calls an agent here: an AgentInfo, or an anonymous callable taking the context."""
-    if isinstance(call, AgentInfo):
-        if call.is_async:
-            return await call.func(ctx)
-        # A thread cannot be killed: on timeout or abort the run stops waiting for it.
-        return await anyio.to_thread.run_sync(call.func, ctx, abandon_on_cancel=True)
-    return await call(ctx)
-
-
-def must_stay_local(call: Any) -> bool:
-    """Whether an agent call has to run in the driver's process whatever the executor.
-
-    Graph agents orchestrate nested runs on this process's scheduler (their rows'
-    agent calls go to the executor), and an agent's function info can ask for it
-    (`runs_local`: it asks a person, holds a live connection, or is cheaper here than the trip to a
-    worker, as copyAgent, stringTemplateAgent and the vanilla pack's other pure data-shaping agents are).
-    """
-    return isinstance(call, AgentInfo) and (call.has_graph_data or call.runs_local)
 
 
 class Executor:

@@ -10,7 +10,7 @@ and changes nothing of any run itself.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Hashable, Mapping
+from typing import TYPE_CHECKING, Any, Hashable, Mapping, Protocol
 
 from graphrt.check.validate import validate_graph
 from graphrt.graphdata.loader import GraphSource
@@ -18,10 +18,37 @@ from graphrt.graphdata.spec import GraphSpec, compile_graph
 
 if TYPE_CHECKING:
     from graphrt.authoring.registry import Registry
-    from graphrt.engine.execution import GraphRun
+    from graphrt.engine.context import Carryover, RunContext
     from graphrt.engine.scheduler import Ticket
 
-__all__ = ["NestingPort"]
+__all__ = ["NestingPort", "RunHandle"]
+
+
+class RunHandle(Protocol):
+    """The graph run a node is in, as the node's invoker (node.py) and its nesting handle need it:
+    graphrt.engine.execution's `GraphRun` is one, and imports them, so they name it by this port."""
+
+    spec: GraphSpec
+    context: RunContext
+    carryover: Carryover
+    path: tuple[str | int, ...]
+
+    def child(self, spec: GraphSpec, *, injected: Mapping[str, Any] | None, loop_count: int | None,
+              path: tuple[str | int, ...]) -> "RunHandle":
+        """A run of a graph nested in this one (see GraphRun.child)."""
+        ...
+
+    async def run(self, all_results: bool = False) -> dict[str, Any]:
+        """Runs the graph to its end; its results, or its first error raised."""
+        ...
+
+    def lend(self, ticket: Ticket) -> None:
+        """The node of `ticket` waits for a nested graph: its slot goes to the next in line."""
+        ...
+
+    def reclaim(self, ticket: Ticket) -> None:
+        """The nested graph is done: the node takes its slot back."""
+        ...
 
 
 class NestingPort:
@@ -34,7 +61,7 @@ class NestingPort:
 
     __slots__ = ("_parent", "_ticket", "_lent", "node_id", "_source")
 
-    def __init__(self, parent: "GraphRun", ticket: "Ticket", node_id: str, source: GraphSource | None = None) -> None:
+    def __init__(self, parent: RunHandle, ticket: Ticket, node_id: str, source: GraphSource | None = None) -> None:
         self._parent = parent
         self._ticket = ticket
         self._lent = 0
@@ -49,7 +76,7 @@ class NestingPort:
     @property
     def concurrency(self) -> int:
         """The run's global concurrency limit: more nested runs than this cannot all make progress."""
-        return self._parent.scheduler.limit
+        return self._parent.context.scheduler.limit
 
     def compile(self, graph_data: Mapping[str, Any], key: Hashable = None) -> GraphSpec:
         """Validates and compiles a nested graph, once for any number of runs of it.

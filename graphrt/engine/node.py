@@ -28,16 +28,32 @@ from graphrt.base.errors import (
 )
 from graphrt.base.jsvalue import is_named_inputs, is_null, is_truthy, json_stringify
 from graphrt.base.states import NodeState  # re-exported: its home is graphrt.base.states
-from graphrt.engine.executor import call_in_process, must_stay_local
-from graphrt.engine.nesting import NestingPort
+from graphrt.engine.nesting import NestingPort, RunHandle
 from graphrt.graphdata.loader import GraphSource, load_graph_beside, load_with
 from graphrt.graphdata.spec import ComputedNodeSpec, StaticNodeSpec
 
 if TYPE_CHECKING:
-    from graphrt.engine.execution import GraphRun, NodeRun
     from graphrt.engine.scheduler import Ticket
 
-__all__ = ["NodeState", "NodeInvoker", "Outcome", "failed", "answer_key", "clean_result", "print_after"]
+__all__ = ["NodeState", "NodeRun", "NodeInvoker", "Outcome", "failed", "answer_key", "call_in_process", "clean_result",
+           "must_stay_local", "print_after"]
+
+_WAITING = NodeState.WAITING  # read once: a member read through its enum class costs three times a plain attribute
+
+
+class NodeRun:
+    """A computed node during one iteration: what it still waits for, and how it ended (state, error, the
+    attempts its agent took); the graph run sets each of them (graphrt.engine.execution), the invoker reads them."""
+
+    __slots__ = ("spec", "state", "pendings", "skip", "error", "attempts")
+
+    def __init__(self, spec: ComputedNodeSpec) -> None:
+        self.spec = spec
+        self.state = _WAITING
+        self.pendings = set(spec.dependencies)
+        self.skip = False
+        self.error: GraphError | None = None
+        self.attempts = 0
 
 
 Outcome = tuple[Any, "GraphError | None", bool, float, int]
@@ -68,6 +84,31 @@ def clean_result(value: Any) -> Any:
     return value
 
 
+async def call_in_process(call: Any, ctx: AgentContext) -> Any:
+    """Calls an agent here: an AgentInfo, or an anonymous callable taking the context.
+
+    A run without an executor calls it directly, and pays nothing for the seam (graphrt.engine.executor);
+    an executor's `call` behaves as it does.
+    """
+    if isinstance(call, AgentInfo):
+        if call.is_async:
+            return await call.func(ctx)
+        # A thread cannot be killed: on timeout or abort the run stops waiting for it.
+        return await anyio.to_thread.run_sync(call.func, ctx, abandon_on_cancel=True)
+    return await call(ctx)
+
+
+def must_stay_local(call: Any) -> bool:
+    """Whether an agent call has to run in the driver's process whatever the executor.
+
+    Graph agents orchestrate nested runs on this process's scheduler (their rows'
+    agent calls go to the executor), and an agent's function info can ask for it
+    (`runs_local`: it asks a person, holds a live connection, or is cheaper here than the trip to a
+    worker, as copyAgent, stringTemplateAgent and the vanilla pack's other pure data-shaping agents are).
+    """
+    return isinstance(call, AgentInfo) and (call.has_graph_data or call.runs_local)
+
+
 class _Anonymous:
     """A Python callable used directly as a node's agent: called as `f(inputs, params)`."""
 
@@ -90,7 +131,7 @@ class NodeInvoker:
     its nodes: how many attempts a node took travels in its Outcome.
     """
 
-    def __init__(self, run: "GraphRun") -> None:
+    def __init__(self, run: RunHandle) -> None:
         self.run = run  # for the nesting handles of its nodes
         self.graph = run.spec
         self.context = run.context
@@ -98,7 +139,7 @@ class NodeInvoker:
         self.observers = run.context.observers
         self.path = run.path
 
-    async def execute(self, node: "NodeRun", ticket: "Ticket", results: dict[str, Any]) -> Outcome:
+    async def execute(self, node: NodeRun, ticket: Ticket, results: dict[str, Any]) -> Outcome:
         """The node's outcome, after its retries; raises nothing but cancellation."""
         spec = node.spec
         try:
@@ -134,7 +175,7 @@ class NodeInvoker:
             # without this, a retry storm ignores Ctrl-C, abort() and cancel scopes.
             await anyio.lowlevel.checkpoint()
 
-    async def _attempt(self, node: "NodeRun", ticket: "Ticket", agent_id: str | None, call: Any, inputs: dict,
+    async def _attempt(self, node: NodeRun, ticket: Ticket, agent_id: str | None, call: Any, inputs: dict,
                        params: dict, results: dict[str, Any], attempt: int) -> Outcome:
         """Call `attempt` (1 the first) of the agent, and the value it gives once `passThrough`, `repeatUntil` and
         `output` apply."""

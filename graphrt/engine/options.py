@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from graphrt.authoring.filters import AgentFilter, FilterFunction
     from graphrt.authoring.plugins import AgentsArg
     from graphrt.authoring.services import RunServices
-    from graphrt.engine.executor import Executor
+    from graphrt.engine.context import AgentCalls
     from graphrt.graphdata.loader import GraphLoader
     from graphrt.observe.events import Event
     from graphrt.observe.progress import RunProgress
@@ -50,7 +50,7 @@ class GraphOptions:
     filters: Iterable[AgentFilter | FilterFunction] | None = None
     bypass_agent_ids: Iterable[str] = ()
     graph_loader: GraphLoader | None = None
-    executor: Executor | str | None = None
+    executor: AgentCalls | str | None = None
     services: RunServices | None = None
 
 

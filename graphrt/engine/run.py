@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import os
 from contextlib import AsyncExitStack
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generator, Iterable, TypeVar
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generator, Iterable, Mapping, Protocol, TypeVar
 
 import anyio
 
@@ -26,7 +26,7 @@ from graphrt.base.errors import GraphAbortedError, GraphError, Location, RunTime
 from graphrt.base.states import NodeState
 from graphrt.base.jsvalue import without_undefined
 from graphrt.base.sync import blocking
-from graphrt.engine.context import Carryover, RunContext
+from graphrt.engine.context import AgentCalls, Carryover, RunContext
 from graphrt.engine.execution import GraphRun
 from graphrt.engine.options import RunOptions
 from graphrt.engine.scheduler import Scheduler
@@ -35,12 +35,15 @@ from graphrt.observe.emitter import Emitter
 from graphrt.observe.observer import Observers, RunObserver
 
 if TYPE_CHECKING:
+    from graphrt.authoring.filters import AgentFilter
+    from graphrt.authoring.registry import Registry
     from graphrt.base.errors import GraphError as _GraphError
     from graphrt.checkpoint.snapshot import RunSnapshot
-    from graphrt.engine.graph import Graph
+    from graphrt.graphdata.loader import GraphLoader
+    from graphrt.graphdata.spec import GraphSpec, NestedSpecs
     from graphrt.observe.events import EventStream
 
-__all__ = ["Run", "run_timeout", "within_timeout", "RUN_TIMEOUT_VARIABLE"]
+__all__ = ["Prepared", "Run", "run_timeout", "within_timeout", "RUN_TIMEOUT_VARIABLE"]
 
 RUN_TIMEOUT_VARIABLE = "GRAPHRT_RUN_TIMEOUT"  # seconds every run may take unless it is given a timeout
 
@@ -89,6 +92,25 @@ async def within_timeout(run: Callable[[], Awaitable[_T]], timeout: float | None
     raise RunTimeoutError(message, location=Location(file=file) if file else None)
 
 
+class Prepared(Protocol):
+    """What a run reads of the graph it runs: graphrt.engine.graph's `Graph` is one, and makes its runs (it
+    imports this module, so a run names it by this port)."""
+
+    @property
+    def spec(self) -> GraphSpec: ...
+
+    @property
+    def file(self) -> str | None: ...
+
+    registry: Registry
+    config: Mapping[str, Any]
+    filters: tuple[AgentFilter, ...]
+    executor: AgentCalls | None
+    services: RunServices | None
+    graph_loader: GraphLoader | None
+    nested_specs: NestedSpecs
+
+
 class Run:
     """One run of a prepared Graph (see `Graph.start`).
 
@@ -103,7 +125,7 @@ class Run:
         GraphError: an injected value names no static node.
     """
 
-    def __init__(self, graph: "Graph", options: RunOptions, *, restore: RunSnapshot | None = None,
+    def __init__(self, graph: Prepared, options: RunOptions, *, restore: RunSnapshot | None = None,
                  observers: Iterable[RunObserver] = ()) -> None:
         for node_id in options.inject:
             check_injectable(graph.spec, node_id)

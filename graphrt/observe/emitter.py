@@ -2,20 +2,26 @@
 
 It lives apart from the event classes (graphrt.observe.events) so that a run
 nobody watches imports none of them: the engine holds an Emitter in every run,
-and builds (and imports) events only when it is not empty.
+and builds (and imports) events only when it is not empty. The event classes
+import it (EventStream subscribes to one), so it names an event by the port
+below, `Reported`, and never imports them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable, Protocol
 
-if TYPE_CHECKING:
-    from graphrt.observe.events import Event
-
-__all__ = ["Emitter", "Subscriber"]
+__all__ = ["Emitter", "Reported", "Subscriber"]
 
 
-Subscriber = Callable[["Event"], Any]  # a string: Event is imported for type checkers only
+class Reported(Protocol):
+    """An event as the emitter sees it: something that happened in a run, handed on unread
+    (graphrt.observe.events.Event is one)."""
+
+    run_id: str
+
+
+Subscriber = Callable[[Reported], Any]
 
 
 class Emitter:
@@ -27,7 +33,7 @@ class Emitter:
     def __bool__(self) -> bool:
         return bool(self.subscribers)
 
-    def wants(self, event_type: type[Event]) -> bool:
+    def wants(self, event_type: type[Reported]) -> bool:
         """True if some subscriber takes events of this type, so the engine need not build the others.
 
         A subscriber that handles only some types (the live display) lists them in
@@ -36,7 +42,7 @@ class Emitter:
         return any(not hasattr(subscriber, "event_types") or issubclass(event_type, tuple(subscriber.event_types))
                    for subscriber in self.subscribers)
 
-    def emit(self, event: Event) -> None:
+    def emit(self, event: Reported) -> None:
         for subscriber in self.subscribers:
             try:
                 subscriber(event)

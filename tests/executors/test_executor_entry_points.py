@@ -17,7 +17,8 @@ from graphrt.executors.ray import RayExecutor
 ROOT = Path(__file__).resolve().parents[2]
 
 RECORDING_EXECUTOR = '''
-    from graphrt.engine.executor import Executor, call_in_process
+    from graphrt.engine.executor import Executor
+    from graphrt.engine.node import call_in_process
 
     CALLS = []
 

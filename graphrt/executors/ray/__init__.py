@@ -17,7 +17,7 @@ What runs where:
   function info says `runs_local` (one that asks a person, holds a live
   connection, or costs less than a task: the vanilla pack's pure data-shaping
   agents, copyAgent, stringTemplateAgent, propertyFilterAgent...) run in the
-  driver (graphrt.engine.executor.must_stay_local).
+  driver (graphrt.engine.node.must_stay_local).
 - A `stateful` agent (a toolset) lives in one Ray actor: every call, from any
   node or run, sees the same state. The actor starts from a copy of the
   registered instance; the driver's instance does not see its changes.

@@ -1,6 +1,6 @@
 """What a Ray worker runs for one agent call: `invoke` as a task, or an `AgentActor` that holds a stateful agent.
 
-It calls the agent as graphrt.engine.executor.call_in_process does in the driver,
+It calls the agent as graphrt.engine.node.call_in_process does in the driver,
 with its context rebuilt from the `Call` (large inputs fetched from the object store,
 its events relayed to the driver), and sends back an `Outcome`.
 """
@@ -21,7 +21,7 @@ __all__ = ["AgentActor", "invoke"]
 
 
 def invoke(call: Any, request: Call, large_value_bytes: int) -> Outcome:
-    """Runs an agent on a worker, as graphrt.engine.executor.call_in_process does in the driver.
+    """Runs an agent on a worker, as graphrt.engine.node.call_in_process does in the driver.
 
     A sync agent runs on the worker's main thread, so that `ray.cancel` interrupts it.
     """
