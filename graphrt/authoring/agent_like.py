@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import importlib.machinery
 import importlib.util
 import inspect
 import os
@@ -30,10 +31,27 @@ from graphrt.authoring.functions import agent_info_of, function_agent
 from graphrt.authoring.toolsets import build_toolset, is_toolset, tool_options
 from graphrt.base.errors import RegistrationError
 
-__all__ = ["AGENT_FILE_FOLDERS", "as_agent", "agents_of", "module_agents"]
+__all__ = ["AgentFileLoader", "agent_file_folders", "as_agent", "agents_of", "module_agents"]
 
-AGENT_FILE_FOLDERS: set[str] = set()
-"""Folders that `_import_agent_module` put on sys.path for an agent file: a Ray worker's path lacks them."""
+
+class AgentFileLoader(importlib.machinery.SourceFileLoader):
+    """The loader of an agent module imported from a file (`--agents path/to/file.py`), which says where it came from.
+
+    The file's folder goes on sys.path, so that it can import the modules beside it; `added_folder` is that
+    folder when graphrt put it there (None when it was there already). A worker of another process (Ray's) has
+    no such folder on its path: `agent_file_folders` tells which modules must travel to it by value.
+    """
+
+    def __init__(self, name: str, path: str, added_folder: str | None) -> None:
+        super().__init__(name, path)
+        self.added_folder = added_folder
+
+
+def agent_file_folders() -> set[str]:
+    """The folders graphrt put on sys.path for the agent files imported so far, read off their modules' loaders."""
+    return {loader.added_folder for module in list(sys.modules.values())
+            if isinstance(loader := getattr(getattr(module, "__spec__", None), "loader", None), AgentFileLoader)
+            and loader.added_folder is not None}
 
 
 def as_agent(obj: Any, **overrides: Any) -> AgentInfo:
@@ -92,14 +110,18 @@ def _import_agent_module(name: str) -> ModuleType:
     try:
         if name.endswith(".py") or os.sep in name:
             path = Path(name)
-            spec = importlib.util.spec_from_file_location(path.stem, path)
-            if spec is None or spec.loader is None or not path.is_file():
+            if not path.is_file():
                 raise ImportError(f"no such file: {name}")
             # The file's folder goes on the path, so that it can import the modules beside it.
             folder = str(path.resolve().parent)
+            added = None
             if folder not in sys.path:
                 sys.path.insert(0, folder)
-                AGENT_FILE_FOLDERS.add(folder)
+                added = folder
+            loader = AgentFileLoader(path.stem, str(path), added)
+            spec = importlib.util.spec_from_file_location(path.stem, path, loader=loader)
+            if spec is None:
+                raise ImportError(f"no such file: {name}")
             module = importlib.util.module_from_spec(spec)
             sys.modules[path.stem] = module
             spec.loader.exec_module(module)

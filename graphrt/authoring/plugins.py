@@ -11,10 +11,12 @@ agent_like.as_agent), a module whose `AGENTS` lists them, or an `AgentIndex`
 `default_registry()` holds graphrt's own agent library (`graphrt_agents`, an
 index) and then every pack; a pack's agent replaces a built-in one of the
 same name. An index says which pack each of its agents is in (packs.py); the
-agents of a plain list are in the pack named by their entry point.
-`graphrt run FILE --agents my.module` adds a module's agents on top
-(agent_like.module_agents); agents it registers in `default_registry()` while
-it is imported are there too.
+agents of a plain list are in the pack named by their entry point. It is made
+from the entry points once per reading of them, kept with that reading
+(base/entry_points.py: `derived`), and it is read-only: every graph that brings
+no agents of its own shares it, so nothing, an imported module least of all,
+writes into it. `graphrt run FILE --agents my.module` adds a module's agents on
+top, in a copy (agent_like.module_agents, `make_registry`).
 """
 
 from __future__ import annotations
@@ -22,9 +24,9 @@ from __future__ import annotations
 from typing import Iterable
 
 from graphrt.authoring.agent_info import AgentInfo, AgentLike
-from graphrt.base.entry_points import EntryPoint, entry_points
 from graphrt.authoring.packs import Pack
 from graphrt.authoring.registry import AgentIndex, Registry
+from graphrt.base.entry_points import EntryPoint, derived, entry_points
 from graphrt.base.errors import RegistrationError
 
 __all__ = ["AgentsArg", "ENTRY_POINT_GROUP", "default_registry", "entry_point_agents", "make_registry"]
@@ -65,26 +67,29 @@ def _entry_points(group: str) -> Iterable[EntryPoint]:
     return sorted(entry_points(group), key=lambda point: (not point.builtin, point.name))
 
 
-_default: Registry | None = None
+def _installed_agents() -> Registry:
+    """The agents the entry point group `graphrt.agents` declares, graphrt's own first, in a read-only registry."""
+    registry = Registry()
+    for point in _entry_points(ENTRY_POINT_GROUP):
+        loaded = _load(point)
+        if isinstance(loaded, AgentIndex):
+            registry.add_index(loaded, replace=not point.builtin)
+        else:  # a plain list of agents: the entry point's name is their pack
+            registry.add(*loaded, replace=not point.builtin, pack=Pack(point.name, distribution=point.dist_name or ""))
+    return registry.read_only(
+        "the registry of the installed agents is every graph's: add agents to a copy (default_registry().copy(), "
+        "or graphrt.Graph(..., agents=[...])), list a module's agents in its AGENTS (graphrt run --agents MODULE), "
+        "or declare a pack's (entry point group graphrt.agents)")
 
 
 def default_registry() -> Registry:
-    """The registry of every installed agent: graphrt's agent library (`graphrt_agents`), then agent packs.
+    """The registry of every installed agent: graphrt's agent library (`graphrt_agents`), then agent packs;
+    read-only (`copy()` it to add agents).
 
     Both come through the entry point group `graphrt.agents`; a pack's agent replaces a
-    built-in one of the same name.
+    built-in one of the same name. It is made once per reading of the installed packages.
     """
-    global _default
-    if _default is None:
-        registry = Registry()
-        for point in _entry_points(ENTRY_POINT_GROUP):
-            loaded = _load(point)
-            if isinstance(loaded, AgentIndex):
-                registry.add_index(loaded, replace=not point.builtin)
-            else:  # a plain list of agents: the entry point's name is their pack
-                registry.add(*loaded, replace=not point.builtin, pack=Pack(point.name, distribution=point.dist_name or ""))
-        _default = registry
-    return _default
+    return derived(ENTRY_POINT_GROUP, _installed_agents)
 
 
 AgentsArg = Registry | Iterable[AgentLike] | None

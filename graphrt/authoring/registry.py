@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Mapping
+from typing import Iterable, Iterator, Mapping, TypeVar
 
 from graphrt.authoring.agent_info import AgentInfo, AgentLike
 from graphrt.authoring.packs import Pack, Unavailable
 from graphrt.base.errors import RegistrationError
 
-__all__ = ["AgentIndex", "Registry"]
+__all__ = ["AgentIndex", "ReadOnlyRegistry", "Registry"]
+
+_R = TypeVar("_R", bound="Registry")
 
 
 @dataclass(frozen=True, eq=False)
@@ -253,8 +255,29 @@ class Registry:
 
     def copy(self) -> "Registry":
         """A new registry with the same agents, to extend without touching this one."""
-        clone = Registry()
+        return self._copied(Registry())
+
+    def read_only(self, why: str) -> "ReadOnlyRegistry":
+        """A copy that refuses to change, for a registry that many share; `why` is what its refusal says."""
+        return self._copied(ReadOnlyRegistry(why))
+
+    def _copied(self, clone: _R) -> _R:
         clone._agents = dict(self._agents)
         clone._packs = dict(self._packs)
         clone._unavailable = dict(self._unavailable)
         return clone
+
+
+class ReadOnlyRegistry(Registry):
+    """A registry that many share (the installed agents: plugins.default_registry), which refuses to change:
+    `register`, `add` and `add_index` raise RegistrationError; `copy()` gives a Registry to add agents to."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__()
+        self.why = why
+
+    def register(self, agent: AgentLike, *, replace: bool = False, pack: Pack | None = None) -> AgentInfo:
+        raise RegistrationError(f"this registry cannot change: {self.why}")
+
+    def add_index(self, index: AgentIndex, *, replace: bool = False) -> None:
+        raise RegistrationError(f"this registry cannot change: {self.why}")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from types import MappingProxyType, TracebackType
-from typing import Any, AsyncContextManager, Awaitable, Callable, Hashable, Mapping
+from typing import Any, AsyncContextManager, Awaitable, Callable, Hashable, Mapping, TypeVar
 
 import anyio
 
@@ -30,6 +30,8 @@ from graphrt.base.errors import ServiceError
 __all__ = ["RunServices", "ServiceFailed"]
 
 CLOSE_GRACE_SECONDS = 5.0  # how long a service may take to close before it is cancelled
+
+_T = TypeVar("_T")
 
 
 class ServiceFailed(ServiceError):
@@ -61,6 +63,7 @@ class RunServices:
         self.config: Mapping[str, Any] = MappingProxyType(dict(config or {}))
         self._slots: dict[Hashable, _Slot] = {}
         self._held: list[_Slot] = []  # every service started, forgotten ones included: all are closed at the end
+        self._records: dict[Hashable, Any] = {}
         self._entered = False
 
     async def __aenter__(self) -> "RunServices":
@@ -102,6 +105,14 @@ class RunServices:
         if slot.error is not None:
             raise ServiceFailed(str(slot.error), service=str(key)) from slot.error
         return slot.value
+
+    def record(self, key: Hashable, make: Callable[[], _T]) -> _T:
+        """What these services keep about the service under `key` across its restarts, for as long as they last
+        (how many times an MCP server failed in a row: graphrt.mcp.supervision), made by `make()` on first use."""
+        kept = self._records.get(key)
+        if kept is None:
+            kept = self._records[key] = make()
+        return kept
 
     def forget(self, key: Hashable) -> None:
         """Drops a service that ended, so that the next `open` starts it again."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Container
 
-from graphrt.base.collector import collector_paused
+from graphrt.base.collector import collector_paused, is_large
 from graphrt.base.errors import GraphValidationError, ValidationIssue
 from graphrt.check.lint import lint_issues
 from graphrt.check.rules import COMPUTED_NODE_KEYS, GRAPH_KEYS, MAX_SUGGESTED, STATIC_NODE_KEYS, rule_issues
@@ -33,7 +33,7 @@ def collect_issues(
     same graph, when the caller has it already (a Graph keeps its validation's for
     its warnings): the rules, a third of a large graph's checks, are not run again.
     """
-    with collector_paused():  # walking a large graph makes many objects; the collector would walk the graph each time
+    with collector_paused(is_large(data)):  # walking a large graph makes many objects; the collector would walk it each time
         issues = rule_issues(data, agents, source) if rule_found is None else list(rule_found)
         return issues + lint_issues(data, agents, source, issues, warnings=warnings)
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Container, Hashable
 if TYPE_CHECKING:
     import networkx as nx
 
-from graphrt.base.collector import collector_paused
+from graphrt.base.collector import collector_paused, is_large
 from graphrt.check.lint import agent_info, nested_graph
 from graphrt.graphdata.refs import graph_references
 
@@ -45,7 +45,7 @@ def graph_model(data: dict[str, Any], agents: Container[str] | None = None) -> n
 
         agents = default_registry()
     model = nx.MultiDiGraph()
-    with collector_paused():
+    with collector_paused(is_large(data)):
         _add_graph(model, data, agents, (), None, frozenset())
     return model
 

@@ -28,7 +28,6 @@ import hashlib
 import json
 import math
 import uuid
-import weakref
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Mapping, Sequence
 
@@ -76,7 +75,8 @@ def _source_of(graph: Graph) -> tuple[str | None, str | None, str]:
 
 @dataclasses.dataclass(frozen=True)
 class _SavedGraph:
-    """What every record of a Graph's runs holds of the graph: worked out once per Graph, which does not change."""
+    """What every record of a Graph's runs holds of the graph: worked out once per Graph, which does not change,
+    and kept with it (`Graph.derived`)."""
 
     file: str | None
     text: str | None
@@ -89,19 +89,16 @@ class _SavedGraph:
         return Redactor(known=self.credentials)
 
 
-_SAVED_GRAPHS: weakref.WeakKeyDictionary[Graph, _SavedGraph] = weakref.WeakKeyDictionary()
+def _graph_as_saved(graph: Graph) -> _SavedGraph:
+    file, text, digest = _source_of(graph)
+    return _SavedGraph(file=str(Path(file).resolve()) if file else None,
+                       text=saved_source(text, graph.data) if text is not None else None,
+                       digest=digest, config=saved_config(graph.config),
+                       credentials=known_credentials(graph.config, graph.data))
 
 
 def _saved_graph(graph: Graph) -> _SavedGraph:
-    saved = _SAVED_GRAPHS.get(graph)
-    if saved is None:
-        file, text, digest = _source_of(graph)
-        saved = _SavedGraph(file=str(Path(file).resolve()) if file else None,
-                            text=saved_source(text, graph.data) if text is not None else None,
-                            digest=digest, config=saved_config(graph.config),
-                            credentials=known_credentials(graph.config, graph.data))
-        _SAVED_GRAPHS[graph] = saved
-    return saved
+    return graph.derived(_graph_as_saved)
 
 
 def _new_record(graph: Graph, run_id: str, injected: Mapping[str, Any], all_results: bool) -> RunRecord:

@@ -10,12 +10,12 @@ from __future__ import annotations
 import copy
 import dataclasses
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, TypeVar
 
 from graphrt.authoring.plugins import AgentsArg, make_registry
 from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.authoring.registry import Registry
-from graphrt.base.collector import collector_paused
+from graphrt.base.collector import collector_paused, is_large
 from graphrt.base.errors import GraphError, ValidationIssue
 from graphrt.base.sync import blocking
 from graphrt.check.validate import collect_issues, rule_issues, validate_graph
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from graphrt.checkpoint.snapshot import RunSnapshot
 
 __all__ = ["Graph", "AgentsArg", "make_registry", "with_bypassed_agents"]
+
+_T = TypeVar("_T")
 
 
 async def _bypassed(ctx: AgentContext) -> None:
@@ -82,14 +84,14 @@ class Graph:
                              "graphrt.run(..., executor=NAME) starts one by its name")
         data, source = load_graph(graph)
         registry = with_bypassed_agents(make_registry(options.agents), options.bypass_agent_ids)
-        with collector_paused():
+        with collector_paused(is_large(data)):
             rule_found = rule_issues(data, registry, source)  # once: the warnings, if asked for, reuse them
             validate_graph(data, registry, source, rule_found=rule_found)
             spec = compile_graph(data, source)
         self._set(options=options, registry=registry, spec=spec, config=dict(options.config or {}),
                   filters=_filters_of(options), graph_loader=options.graph_loader,
                   executor=options.executor, services=options.services, _loaded=(data, source), _rule_found=rule_found,
-                  _warnings=None, nested_specs=NestedSpecs())
+                  _warnings=None, nested_specs=NestedSpecs(), _derived={})
 
     def _set(self, **attributes: Any) -> None:
         for name, value in attributes.items():
@@ -107,8 +109,18 @@ class Graph:
         options = dataclasses.replace(self.options, **changes)
         changed = copy.copy(self)
         changed._set(options=options, config=dict(options.config or {}), filters=_filters_of(options),
-                     graph_loader=options.graph_loader, executor=options.executor, services=options.services)
+                     graph_loader=options.graph_loader, executor=options.executor, services=options.services,
+                     _derived={})
         return changed
+
+    def derived(self, make: Callable[["Graph"], _T]) -> _T:
+        """What `make(graph)` works out from this graph, worked out once and kept with it, as a Graph does not change:
+        a layer above keeps here what it derives from a Graph (graphrt.durable: what the record of each of its saved
+        runs holds of it). A copy by `replace()`, whose config may differ, starts with nothing kept."""
+        kept = self._derived
+        if make not in kept:
+            kept[make] = make(self)
+        return kept[make]
 
     @property
     def warnings(self) -> list[ValidationIssue]:

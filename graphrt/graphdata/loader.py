@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Mapping, Union
 
-from graphrt.base.collector import collector_paused
+from graphrt.base.collector import LARGE_TEXT, collector_paused
 from graphrt.base.errors import GraphLoadError, InputLimitError, Location
 from graphrt.base.jsvalue import js_string
 from graphrt.base.limits import MAX_DEPTH, read_file
@@ -102,7 +102,7 @@ def parse_graph_text(text: str, file: str | None = None) -> tuple[dict[str, Any]
     Raises:
         GraphLoadError: the text is not valid YAML/JSON or not a mapping.
     """
-    with collector_paused():
+    with collector_paused(len(text) >= LARGE_TEXT):
         return _parse(text, file)
 
 

@@ -19,7 +19,7 @@ import bisect
 import re
 from typing import Any, Iterator
 
-from graphrt.base.collector import collector_paused
+from graphrt.base.collector import LARGE_TEXT, collector_paused
 from graphrt.base.patterns import LazyPattern
 
 __all__ = ["Positions", "Mark"]
@@ -28,7 +28,7 @@ def _compose(text: str) -> Any:
     import yaml  # on the first error only: a valid file is read without PyYAML (graphdata/quick_yaml.py)
 
     try:
-        with collector_paused():  # else the collector walks the parsed graph again and again: most of the time
+        with collector_paused(len(text) >= LARGE_TEXT):  # else the collector walks the parsed graph again and again
             return yaml.compose(text, Loader=_position_loader())
     except yaml.YAMLError:
         return None

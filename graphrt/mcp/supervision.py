@@ -9,15 +9,17 @@ URL and why (http_watch.py), and "tried again" where a stdio server is "started 
 in a row doubles the wait (0.5 s, 1 s, 2 s, ... bounded at 60 s); a call during the
 wait fails at once, saying when the next start is, rather than waiting. A call that
 gets an answer resets the count. The count is kept per set of run services (a
-server's shared services, or one run's) and per MCP server.
+server's shared services, or one run's) and per MCP server, by the run services
+themselves (`RunServices.record`).
 """
 
 from __future__ import annotations
 
 import time
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
+
+from graphrt.authoring.services import RunServices
 
 __all__ = ["MAX_BACKOFF_SECONDS", "Restarts", "restarts_of"]
 
@@ -56,9 +58,6 @@ class Restarts:
         return max(0.0, self.retry_at - time.monotonic())
 
 
-_BY_SERVICES: "weakref.WeakKeyDictionary[object, dict[str, Restarts]]" = weakref.WeakKeyDictionary()
-
-
-def restarts_of(services: object, server: str) -> Restarts:
+def restarts_of(services: RunServices, server: str) -> Restarts:
     """The restart record of MCP server `server` in a set of run services (made on first use)."""
-    return _BY_SERVICES.setdefault(services, {}).setdefault(server, Restarts())
+    return services.record(("mcp restarts", server), Restarts)

@@ -30,6 +30,9 @@ __all__ = ["RunObserver", "Observers", "HOOKS"]
 Path = tuple[str | int, ...]
 Pending = Awaitable[None] | None
 
+HOOKS = ("iteration_started", "node_queued", "node_running", "attempt_started", "attempt_failed", "node_completed",
+         "node_failed", "node_skipped", "node_aborted", "nodes_dropped")
+
 
 class RunObserver:
     """The hooks of a run, each a no-op here; subclass and override those you need.
@@ -37,6 +40,14 @@ class RunObserver:
     `path` is where the node is: () at the top, node ids (and map row indexes)
     of the graph nodes it is nested in below.
     """
+
+    # The hooks a class does something on (its method is not RunObserver's), worked out once, when it is made:
+    # each run asks its observers for every hook.
+    _overridden: frozenset[str] = frozenset()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._overridden = frozenset(name for name in HOOKS if getattr(cls, name) is not getattr(RunObserver, name))
 
     def iteration_started(self, *, run_id: str, path: Path, iteration: int, statics: Mapping[str, Any],
                           **future: Any) -> Pending:
@@ -81,19 +92,7 @@ class RunObserver:
 
     def hook(self, name: str) -> Callable[..., Pending] | None:
         """The bound hook `name` if this observer does something on it, else None."""
-        kind = type(self)
-        overridden = _OVERRIDDEN.get((kind, name))
-        if overridden is None:  # once per class and hook: each run asks its observers for every hook
-            overridden = _OVERRIDDEN[(kind, name)] = getattr(kind, name) is not getattr(RunObserver, name)
-        return getattr(self, name) if overridden else None
-
-
-_OVERRIDDEN: dict[tuple[type, str], bool] = {}
-"""Whether an observer class does something on a hook (its method is not RunObserver's)."""
-
-
-HOOKS = ("iteration_started", "node_queued", "node_running", "attempt_started", "attempt_failed", "node_completed",
-         "node_failed", "node_skipped", "node_aborted", "nodes_dropped")
+        return getattr(self, name) if name in self._overridden else None
 
 
 class Observers:

@@ -97,28 +97,21 @@ def test_every_module_of_graphrt_agents_is_in_a_pack() -> None:
 
 
 def test_graphrt_agents_lists_each_agents_pack_and_what_to_install_for_a_missing_one(
-        pack_module: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    module = tmp_path / "with_missing_pack.py"
-    module.write_text(textwrap.dedent(f"""
+        pack_module: str, installed_package, capsys: pytest.CaptureFixture[str]) -> None:
+    installed_package("pdf-index-pack", entry_points={"graphrt.agents": {"pdf": "pdf_index_pack:INDEX"}},
+                      pdf_index_pack=f"""
         from graphrt.authoring.packs import Pack
-        from graphrt.authoring.plugins import default_registry
         from graphrt.authoring.registry import AgentIndex
 
-        default_registry().add_index(AgentIndex({{{pack_module!r}: ("pdfAgent",)}},
-                                                packs={{{pack_module!r}: Pack("pdf", extra="pdf", requires=({MISSING.requires[0]!r},))}}), replace=True)
-        AGENTS = []
-    """))
-    try:
-        assert main(["agents", "--agents", str(module)]) == 0
-        lines = capsys.readouterr().out.splitlines()
-        assert [line.split(None, 2) for line in lines if line.startswith(("pdfAgent ", "copyAgent "))] == [
-            ["copyAgent", "vanilla", "Returns namedInputs"], ["pdfAgent", "pdf", NOT_INSTALLED]]
-        assert main(["agents", "pdfAgent", "--agents", str(module)]) == 1
-        assert capsys.readouterr().err == f"graphrt: {NOT_INSTALLED}\n"
-    finally:
-        from graphrt.authoring import plugins
-
-        plugins._default = None  # the module added to the shared default registry: start afresh
+        INDEX = AgentIndex({{{pack_module!r}: ("pdfAgent",)}},
+                           packs={{{pack_module!r}: Pack("pdf", extra="pdf", requires=({MISSING.requires[0]!r},))}})
+    """)
+    assert main(["agents"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(None, 2) for line in lines if line.startswith(("pdfAgent ", "copyAgent "))] == [
+        ["copyAgent", "vanilla", "Returns namedInputs"], ["pdfAgent", "pdf", NOT_INSTALLED]]
+    assert main(["agents", "pdfAgent"]) == 1
+    assert capsys.readouterr().err == f"graphrt: {NOT_INSTALLED}\n"
 
 
 def test_iterating_a_registry_leaves_out_the_agents_whose_pack_is_missing(pack_module: str) -> None:

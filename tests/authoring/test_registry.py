@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 import graphrt
-import graphrt.authoring.plugins
 from graphrt import AgentContext, AgentInfo, RegistrationError, Registry
-from graphrt.authoring.agent_like import module_agents
+from graphrt.authoring.agent_like import AgentFileLoader, agent_file_folders, module_agents
 from graphrt.authoring.plugins import entry_point_agents
+from graphrt.authoring.registry import AgentIndex
+from graphrt.cli.main import main
 
 
 @graphrt.agent
@@ -148,6 +149,30 @@ def test_a_module_that_fails_to_import_is_named(module_dir: Path) -> None:
     assert str(caught.value) == "cannot import agent module 'authoring_demo_broken': ValueError: no config"
 
 
+def test_an_agent_file_s_module_says_the_folder_graphrt_put_on_sys_path_for_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the folder the import adds leaves with the test
+    folder = tmp_path / "files"
+    folder.mkdir()
+    write(folder / "authoring_demo_beside.py", "WORD = 'beside'\n")
+    write(folder / "authoring_demo_file.py", """
+        import graphrt
+        from authoring_demo_beside import WORD  # a module beside the file: its folder is on sys.path
+
+        @graphrt.agent
+        def say() -> str:
+            return WORD
+    """)
+    try:
+        assert [info.name for info in module_agents(str(folder / "authoring_demo_file.py"))] == ["say"]
+        assert sys.path[0] == str(folder) and str(folder) in agent_file_folders()
+        assert isinstance(sys.modules["authoring_demo_file"].__spec__.loader, AgentFileLoader)
+    finally:
+        for name in ("authoring_demo_file", "authoring_demo_beside"):
+            sys.modules.pop(name, None)
+    assert str(folder) not in agent_file_folders()  # what says so is the module, gone with it
+
+
 # ----- agent packs -----
 
 
@@ -176,10 +201,49 @@ def test_an_installed_agent_pack_is_found_by_its_entry_point_after_the_built_in_
     assert names[-1] == "weather" and "copyAgent" in names[:-1]
 
 
-def test_the_default_registry_holds_the_built_in_agents_and_the_packs(agent_pack: Path, monkeypatch) -> None:
-    monkeypatch.setattr(graphrt.authoring.plugins, "_default", None)
+def test_the_default_registry_holds_the_built_in_agents_and_a_pack_installed_since(
+        request: pytest.FixtureRequest) -> None:
+    before = graphrt.default_registry()
+    assert "weather" not in before and before is graphrt.default_registry()  # made once for what is installed
+    installed_package = request.getfixturevalue("installed_package")  # a folder comes onto sys.path
+    installed_package("authoring-demo-pack", entry_points={"graphrt.agents": {"weather": "authoring_demo_pack:AGENTS"}},
+                      authoring_demo_pack="""
+        import graphrt
+
+        @graphrt.agent
+        def weather(city: str) -> str:
+            return city + ": sunny"
+
+        AGENTS = [weather]
+    """)
     registry = graphrt.default_registry()
-    assert "weather" in registry and "copyAgent" in registry
+    assert "weather" in registry and "copyAgent" in registry and "weather" not in before
+
+
+def test_nothing_writes_into_the_default_registry_that_every_graph_shares() -> None:
+    shared = graphrt.default_registry()
+    with pytest.raises(RegistrationError) as caught:
+        shared.register(double)
+    assert caught.value.message.startswith("this registry cannot change: the registry of the installed agents is "
+                                           "every graph's: add agents to a copy (default_registry().copy(), ")
+    with pytest.raises(RegistrationError):
+        shared.add_index(AgentIndex({"graphrt_agents.vanilla.data": ("copyAgent",)}))
+    assert "double" not in graphrt.default_registry()
+    copied = shared.copy()
+    copied.register(double)
+    assert "double" in copied and "double" not in shared
+
+
+def test_a_module_that_writes_into_the_default_registry_when_imported_is_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    module = tmp_path / "writes_in.py"
+    module.write_text("import graphrt\n\ngraphrt.default_registry().register(lambda ctx: 1)\n")
+    graph = tmp_path / "g.yaml"
+    graph.write_text("version: 0.5\nnodes:\n  a:\n    value: 1\n    isResult: true\n")
+
+    assert main(["run", str(graph), "--agents", str(module), "-q"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("graphrt: ") and "this registry cannot change" in err and len(err.splitlines()) == 1
 
 
 def test_a_broken_agent_pack_is_named(installed_package) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from importlib import metadata
 
-from graphrt.base.entry_points import by_name, entry_points, normalized
+from graphrt.base.entry_points import by_name, derived, entry_points, normalized
 
 
 def test_every_group_has_the_entry_points_importlib_metadata_finds() -> None:
@@ -32,3 +32,16 @@ def test_a_package_installed_after_a_reading_is_seen(installed_package) -> None:
 def test_by_name_lets_a_third_party_entry_point_replace_graphrt_s_own(installed_package) -> None:
     installed_package("demo-replacing", entry_points={"graphrt.agents": {"graphrt": "demo_replacing:INDEX"}})
     assert by_name("graphrt.agents")["graphrt"].value == "demo_replacing:INDEX"
+
+
+def test_what_is_made_from_the_entry_points_is_made_once_and_again_when_a_folder_comes_onto_sys_path(
+        tmp_path, monkeypatch) -> None:
+    made: list[int] = []
+
+    def make() -> int:
+        made.append(len(made) + 1)
+        return made[-1]
+
+    assert derived("tests: made", make) == derived("tests: made", make) == 1
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert derived("tests: made", make) == 2

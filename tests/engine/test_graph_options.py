@@ -164,3 +164,18 @@ def test_an_option_without_a_loader_is_an_error_not_ignored(tmp_path: Path) -> N
     (tmp_path / "parent.yaml").write_text(PARENT)
     with pytest.raises(graphrt.GraphLoadError, match="'option' needs a graph_loader"):
         graphrt.run(tmp_path / "parent.yaml")
+
+
+def test_what_a_layer_derives_from_a_graph_is_kept_with_it_and_a_replaced_copy_starts_afresh() -> None:
+    graph = graphrt.Graph({"version": 0.5, "nodes": {"a": {"agent": "copyAgent", "isResult": True}}},
+                          config={"k": {"x": 1}})
+    made: list[dict[str, Any]] = []
+
+    def config_of(of: graphrt.Graph) -> dict[str, Any]:
+        made.append(dict(of.config))
+        return made[-1]
+
+    assert graph.derived(config_of) is graph.derived(config_of) and made == [{"k": {"x": 1}}]
+    changed = graph.replace(config={"k": {"x": 2}})
+    assert changed.derived(config_of) == {"k": {"x": 2}} and graph.derived(config_of) == {"k": {"x": 1}}
+    assert len(made) == 2

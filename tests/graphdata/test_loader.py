@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import graphrt
+from graphrt.base.collector import LARGE_TEXT
 from graphrt.base.errors import GraphLoadError, Location
 from graphrt.graphdata.loader import load_graph, parse_graph_text
 
@@ -360,17 +361,34 @@ def test_issues_of_nested_graphs_are_located_in_their_node_s_lines(compositions)
     assert sum(compositions) <= len(text)
 
 
-def test_the_garbage_collector_is_on_again_after_a_parse_good_or_bad_and_stays_off_if_it_was() -> None:
+LARGE = "nodes:\n" + "".join(f"  n{i}: {{value: {i}}}\n" for i in range(LARGE_TEXT // 16))  # past LARGE_TEXT
+
+
+def test_the_garbage_collector_is_on_again_after_a_large_parse_good_or_bad_and_stays_off_if_it_was() -> None:
     import gc
 
-    parse_graph_text("nodes:\n  a: {value: 1}\n")
+    assert len(LARGE) >= LARGE_TEXT
+    parse_graph_text(LARGE)
     assert gc.isenabled()
     with pytest.raises(GraphLoadError):
-        parse_graph_text("nodes: [")
+        parse_graph_text(LARGE + "nodes: [")
     assert gc.isenabled()
     gc.disable()
     try:
-        parse_graph_text("nodes:\n  a: {value: 1}\n")
+        parse_graph_text(LARGE)
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_only_a_large_graph_turns_the_process_s_garbage_collector_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    switched: list[str] = []
+    monkeypatch.setattr(gc, "disable", lambda: switched.append("off"))
+    monkeypatch.setattr(gc, "enable", lambda: switched.append("on"))
+    graphrt.Graph({"version": 0.5, "nodes": {"a": {"value": 1}, "b": {"agent": "copyAgent", "inputs": {"a": ":a"}}}})
+    parse_graph_text("nodes:\n  a: {value: 1}\n")
+    assert switched == []  # a small graph, as a server builds one for a run: every thread's collector left alone
+    parse_graph_text(LARGE)
+    assert switched == ["off", "on"]

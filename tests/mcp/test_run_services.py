@@ -155,3 +155,14 @@ async def test_every_run_has_its_config_in_its_services():
     await graphrt.arun(graph, agents=[agent])
     await graphrt.arun(graph, agents=[agent], config={"mcp": {"mcpServers": {}}})
     assert seen == [(True, {}), (True, {"mcp": {"mcpServers": {}}})]
+
+
+async def test_a_record_of_a_service_outlives_its_restarts_and_is_kept_by_its_services_alone():
+    recorder = Recorder()
+    async with RunServices() as services:
+        record = services.record("a", list)
+        record.append("failed once")
+        await services.open("a", recorder.service)
+        services.forget("a")  # the service ended: the next open starts it again, its record stays
+        assert services.record("a", list) is record == ["failed once"]
+    assert RunServices().record("a", list) == []  # other services, other records

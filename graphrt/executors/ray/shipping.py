@@ -25,9 +25,10 @@ def ship_unimportable_modules() -> None:
     """
     from ray import cloudpickle
 
-    from graphrt.authoring.agent_like import AGENT_FILE_FOLDERS
+    from graphrt.authoring.agent_like import agent_file_folders
 
-    worker_path = [folder for folder in sys.path if folder not in AGENT_FILE_FOLDERS]
+    added = agent_file_folders()
+    worker_path = [folder for folder in sys.path if folder not in added]
     for name, module in list(sys.modules.items()):
         if name in _CHECKED_MODULES or module is None:
             continue
