@@ -1,9 +1,9 @@
 """Checks GraphData before anything runs and reports every problem at once.
 
-GraphAI's rules are in rules.py, graphrt's own checks (the GraphData schema,
-agents' schemas, nested graphs, unused results) in lint.py; this module runs
-both. Each issue names the node and field, and the file position when the
-graph came from a file.
+GraphAI's rules are in rules.py, graphrt's own checks (nested graphs, unused
+results, and through graphdata_schema.py and agent_schemas.py the GraphData schema
+and agents' schemas) in lint.py; this module runs both. Each issue names the node
+and field, and the file position when the graph came from a file.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ def collect_issues(
     same graph, when the caller has it already (a Graph keeps its validation's for
     its warnings): the rules, a third of a large graph's checks, are not run again.
     """
-    with collector_paused(is_large(data)):  # walking a large graph makes many objects; the collector would walk it each time
+    # Walking a large graph makes many objects; the collector would walk the graph each time.
+    with collector_paused(is_large(data)):
         issues = rule_issues(data, agents, source) if rule_found is None else list(rule_found)
         return issues + lint_issues(data, agents, source, issues, warnings=warnings)
 

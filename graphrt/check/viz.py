@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     import networkx as nx
 
 from graphrt.base.collector import collector_paused, is_large
-from graphrt.check.lint import agent_info, nested_graph
+from graphrt.check.agent_schemas import agent_info
+from graphrt.check.lint import nested_graph
 from graphrt.graphdata.refs import graph_references
 
 __all__ = ["LOOP", "graph_model", "to_mermaid", "to_dot"]

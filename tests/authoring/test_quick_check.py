@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphrt.base.quick_check import compile_check
-from graphrt.check.lint import graphdata_schema
+from graphrt.check.graphdata_schema import graphdata_schema
 from graphrt.base.schema import violations
 
 GRAPHS = Path(__file__).resolve().parents[2] / "graphs"

@@ -106,9 +106,9 @@ def test_each_unknown_key_of_a_wide_field_is_said_once_and_nothing_it_is_under_a
 
 
 def test_what_is_under_or_above_a_place_said_counts_as_said() -> None:
-    from graphrt.check.lint import _Reported
+    from graphrt.check.graphdata_schema import Reported
 
-    reported = _Reported()
+    reported = Reported()
     reported.add("a", "console.k1")
     reported.add("b", None)
     reported.add(None, "loop.count")
