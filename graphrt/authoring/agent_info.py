@@ -17,7 +17,7 @@ from graphrt.base.errors import Interrupt, RegistrationError
 if TYPE_CHECKING:
     from graphrt.authoring.services import RunServices
     from graphrt.graphdata.spec import GraphSpec
-    from graphrt.observe.emitter import Emitter
+    from graphrt.observe.observer import Emitter
     from graphrt.observe.events import Event
 
 __all__ = [

@@ -14,7 +14,7 @@ from typing import Any, TextIO
 from graphrt.authoring.agent_info import AgentInfo
 from graphrt.authoring.packs import Pack
 from graphrt.base.jsvalue import to_json_compatible
-from graphrt.cli.agent_modules import add_agents_option, named_agents, not_installed
+from graphrt.cli.run_options import add_agents_option, named_agents, not_installed
 
 __all__ = ["add_arguments", "handle", "describe"]
 

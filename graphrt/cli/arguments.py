@@ -5,6 +5,8 @@
     parser.add_argument("--checkpoint", type=non_empty, ...)
     parser.add_argument("--lease-seconds", type=positive_seconds, ...)
     parser.add_argument("-i", "--inject", type=node_value, ...)   # NODE=VALUE: JSON, else text
+
+and help text worked out only when it is shown (`shown_later`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["at_least", "node_value", "non_empty", "port", "positive_seconds"]
+__all__ = ["at_least", "node_value", "non_empty", "port", "positive_seconds", "shown_later"]
 
 
 def _integer(text: str) -> int:
@@ -94,3 +96,24 @@ def node_value(text: str) -> tuple[str, Any]:
         raise argparse.ArgumentTypeError(f"the value of {node_id} holds {unheld[0][:40]}, a number JSON cannot "
                                          "hold (give a finite number, or quote it as text)")
     return node_id, value
+
+
+class _Later:
+    """A part of an option's help, worked out when argparse writes it (`%(name)s` formats it with str())."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], str]) -> None:
+        self.make = make
+
+    def __str__(self) -> str:
+        return self.make()
+
+
+def shown_later(action: argparse.Action, **parts: Callable[[], str]) -> argparse.Action:
+    """Gives an option's help the parts its `%(name)s` specifiers name, each worked out only when the help is
+    shown (argparse fills them in from the option's attributes, as it does `%(default)s`): what is read off the
+    installed packages (the stores a `--checkpoint` may name) costs a command that shows no help nothing."""
+    for name, make in parts.items():
+        setattr(action, name, _Later(make))
+    return action

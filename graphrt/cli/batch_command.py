@@ -41,12 +41,16 @@ from typing import Any, TextIO
 from graphrt.base.errors import GraphError, GraphValidationError
 from graphrt.base.secrets import Redactor
 from graphrt.checkpoint import store_class
-from graphrt.cli.agent_modules import registry_for
-from graphrt.cli.executor_option import executor_for
-from graphrt.cli.local_model_option import apply_local_model
 from graphrt.cli.output import run_redactor, write_message
 from graphrt.cli.run_command import _print_warnings, format_warning
-from graphrt.cli.run_options import add_checkpoint_option, add_run_options, run_config
+from graphrt.cli.run_options import (
+    add_checkpoint_option,
+    add_run_options,
+    apply_local_model,
+    executor_for,
+    registry_for,
+    run_config,
+)
 from graphrt.engine.graph import Graph
 from graphrt.graphdata.spec import DEFAULT_CONCURRENCY
 

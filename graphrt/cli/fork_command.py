@@ -15,12 +15,10 @@ from typing import TextIO
 
 from graphrt.base.errors import GraphError
 from graphrt.base.secrets import Redactor
-from graphrt.cli.agent_modules import registry_for
 from graphrt.cli.arguments import node_value
-from graphrt.cli.local_model_option import apply_local_model
 from graphrt.cli.output import write_message
 from graphrt.cli.resume_command import continue_saved
-from graphrt.cli.run_options import add_run_options, add_trace_option, run_config
+from graphrt.cli.run_options import add_run_options, add_trace_option, apply_local_model, registry_for, run_config
 from graphrt.cli.saved_run import add_saved_run_options, saved_run
 from graphrt.durable import fork
 

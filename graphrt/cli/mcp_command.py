@@ -18,9 +18,8 @@ import anyio
 from graphrt.base.defaults import HOST
 from graphrt.base.extras import needs_extra
 from graphrt.base.limits import MAX_CONNECTIONS
-from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.arguments import at_least, port
-from graphrt.cli.run_options import add_mcp_config_option
+from graphrt.cli.run_options import add_agents_option, add_mcp_config_option, registry_for
 
 __all__ = ["KEY_ENV", "add_arguments"]
 

@@ -28,11 +28,15 @@ from graphrt.base.secrets import Redactor
 from graphrt.checkpoint import RunRecord, RunStatus, location_of, open_store
 from graphrt.checkpoint.errors import RunTaken
 from graphrt.checkpoint.guard import GuardedStore
-from graphrt.cli.agent_modules import registry_for
-from graphrt.cli.executor_option import executor_for
-from graphrt.cli.local_model_option import apply_local_model
 from graphrt.cli.output import run_redactor, write_message, write_results
-from graphrt.cli.run_options import add_run_options, add_trace_option, run_config
+from graphrt.cli.run_options import (
+    add_run_options,
+    add_trace_option,
+    apply_local_model,
+    executor_for,
+    registry_for,
+    run_config,
+)
 from graphrt.cli.saved_run import add_saved_run_options, saved_run
 from graphrt.durable import find_run, from_checkpoint, run_checkpointed
 from graphrt.engine.graph import Graph

@@ -22,17 +22,16 @@ from typing import Any, TextIO
 from graphrt.base.errors import GraphError, GraphInterrupted, GraphValidationError, ValidationIssue
 from graphrt.base.secrets import Redactor
 from graphrt.check.validate import collect_issues
-from graphrt.checkpoint import store_class
-from graphrt.cli.agent_modules import registry_for
 from graphrt.cli.arguments import node_value
-from graphrt.cli.executor_option import executor_for
-from graphrt.cli.local_model_option import apply_local_model
 from graphrt.cli.output import run_redactor, write_message, write_results
 from graphrt.cli.run_options import (
     add_checkpoint_option,
     add_run_id_option,
     add_run_options,
     add_trace_option,
+    apply_local_model,
+    executor_for,
+    registry_for,
     run_config,
 )
 from graphrt.engine.graph import Graph
@@ -90,6 +89,8 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
     apply_local_model(args)
     stderr = stderr or sys.stderr
     if args.checkpoint:
+        from graphrt.checkpoint import store_class
+
         store_class(args.checkpoint)  # a store that cannot be opened here (its extra is missing) is said first
     try:
         graph = Graph(args.file, agents=registry_for(args), config=run_config(args))

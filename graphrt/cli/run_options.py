@@ -1,26 +1,42 @@
-"""The options of the commands that run graphs (run, resume, fork, batch), each defined once.
+"""The options several commands share, each defined once: above all those of the commands that run graphs
+(run, resume, fork, batch).
 
 `add_run_options` gives a command every option they all take, with one meaning and one help: the
 agents' config and MCP servers (`--config`, `--mcp-config`), the time limit (`--timeout`), `-q`,
 `--all`, and the agents, the executor and the embedded model (`--agents`, `--executor`,
 `--local-model`). `--trace` and `--checkpoint` are defined here too, for the commands that take
-them; graphrt serve and graphrt mcp take `--mcp-config` with their servers' lifetime.
+them; graphrt serve and graphrt mcp take `--mcp-config` with their servers' lifetime, and the commands
+that only look at agents or graphs (agents, test-agents, validate, viz, mcp, serve) take `--agents`. What
+each option gives the command is read here too: the registry (`registry_for`), the executor, open while
+the command runs (`executor_for`), the embedded model's file (`apply_local_model`), the run config
+(`run_config`).
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import os
+import sys
+from contextlib import contextmanager, redirect_stdout
+from typing import TYPE_CHECKING, Any, Iterator
 
-from graphrt.checkpoint import describe_targets
-from graphrt.cli.agent_modules import add_agents_option
-from graphrt.cli.arguments import non_empty
-from graphrt.cli.executor_option import add_executor_option
-from graphrt.cli.local_model_option import add_local_model_option
-from graphrt.engine.run import RUN_TIMEOUT_VARIABLE
+from graphrt.authoring.plugins import make_registry
+from graphrt.authoring.registry import Registry
+from graphrt.base.errors import GraphError, RegistrationError
+from graphrt.cli.arguments import non_empty, shown_later
+from graphrt.executors import EXECUTOR_VARIABLE, executor_names
 
-__all__ = ["add_checkpoint_option", "add_mcp_config_option", "add_run_id_option", "add_run_options", "add_trace_option",
+if TYPE_CHECKING:
+    from graphrt.authoring.agent_info import AgentInfo
+    from graphrt.engine.executor import Executor
+
+__all__ = ["LOCAL_MODEL_ENV", "add_agents_option", "add_checkpoint_option", "add_executor_option",
+           "add_local_model_option", "add_mcp_config_option", "add_run_id_option", "add_run_options",
+           "add_trace_option", "apply_local_model", "executor_for", "named_agents", "not_installed", "registry_for",
            "run_config"]
+
+LOCAL_MODEL_ENV = "GRAPHRT_LOCAL_MODEL"
+"""The GGUF file the embedded model serves (graphrt_agents.llm.local_model reads it): `--local-model` sets it."""
 
 RUNS_MCP_SERVERS = "each run starts those its agents use, and stops them when it ends"
 """When the MCP servers of `--mcp-config` run, for the commands that run graphs."""
@@ -33,9 +49,9 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
                         "e.g. {fileReadAgent: {baseDir: data}, runShellAgent: {allow: [yarn]}}; a checkpoint keeps it "
                         "without its credentials: give it again to resume or fork a run, over what was kept")
     add_mcp_config_option(parser, RUNS_MCP_SERVERS)
-    parser.add_argument("--timeout", type=float, metavar="SECONDS",
-                        help="stop a run after SECONDS, and fail it (in a batch: each row's run); default: "
-                        f"${RUN_TIMEOUT_VARIABLE}, else no limit")
+    shown_later(parser.add_argument("--timeout", type=float, metavar="SECONDS",
+                                    help="stop a run after SECONDS, and fail it (in a batch: each row's run); "
+                                    "default: $%(variable)s, else no limit"), variable=_timeout_variable)
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="print only the results: no warnings, no progress (what agents print goes to stderr)")
     parser.add_argument("--all", action="store_true",
@@ -62,8 +78,23 @@ def add_checkpoint_option(parser: argparse._ActionsContainer, what: str, default
                           value: str | None = None) -> None:
     """`--checkpoint PATH`: the checkpoint store; `what` the command does with it, `default` what it does without
     (in words), `value` the store it then uses when the option itself has one (else None: the command decides)."""
-    parser.add_argument("--checkpoint", type=non_empty, default=value, metavar="PATH",
-                        help=f"{what}: {describe_targets()} (default: {default})")
+    shown_later(parser.add_argument("--checkpoint", type=non_empty, default=value, metavar="PATH",
+                                    help=f"{what}: %(targets)s (default: {default})"), targets=_targets)
+
+
+def _timeout_variable() -> str:
+    """The variable every run's time limit is read from unless given: a command that runs no graph (validate,
+    agents) imports no engine for its `--help`."""
+    from graphrt.engine.run import RUN_TIMEOUT_VARIABLE
+
+    return RUN_TIMEOUT_VARIABLE
+
+
+def _targets() -> str:
+    """What a checkpoint target may be, from the installed stores: only `--help` imports graphrt.checkpoint."""
+    from graphrt.checkpoint import describe_targets
+
+    return describe_targets()
 
 
 def add_run_id_option(parser: argparse._ActionsContainer, doing: str, default: str | None) -> None:
@@ -104,3 +135,137 @@ def _agents_config(path: str) -> dict[str, Any]:
         raise GraphLoadError(f"{path}: the config must map agent names (or 'global') to mappings, "
                              "e.g. {fileReadAgent: {baseDir: data}}")
     return data
+
+
+# ----- --agents: which registry a command runs with -----
+
+
+def add_agents_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--agents", action="append", default=[], metavar="MODULE",
+                        help="import MODULE (dotted name or .py file) and add the agents it defines; repeatable")
+
+
+def registry_for(args: argparse.Namespace) -> Registry:
+    """The built-in agents (and agent packs) plus those of every `--agents` module; the default registry if none."""
+    if not args.agents:
+        return make_registry(None)
+    from graphrt.authoring.agent_like import module_agents  # only with --agents: it imports the authoring tools
+
+    return make_registry([info for module in args.agents for info in module_agents(module)] or None)
+
+
+def named_agents(args: argparse.Namespace) -> tuple[Registry, list[AgentInfo]]:
+    """The registry of `registry_for`, and the agents `args.names` names (all of them if none), in name order.
+
+    Listing all, an agent whose pack is not installed is left out (`not_installed` names them).
+
+    Raises:
+        RegistrationError: naming the agents that are not registered, or the first named one that cannot
+            load (its pack's extra is not installed, or graphrt does not provide it).
+    """
+    from graphrt.testing.samples import select_agents
+
+    registry = registry_for(args)
+    for name in args.names:
+        reason = registry.why_unavailable(name)
+        if reason:
+            raise RegistrationError(reason)
+    try:
+        names = args.names or [name for name in registry.names() if not registry.why_unavailable(name)]
+        return registry, select_agents(registry, names)
+    except KeyError as error:
+        raise RegistrationError(f"no agent named {error.args[0]} (see: graphrt agents)") from None
+
+
+def not_installed(registry: Registry) -> list[str]:
+    """The registered agents whose pack's extra is not installed, in name order."""
+    return [name for name in registry.names() if registry.why_unavailable(name)]
+
+
+# ----- --executor and --address: where agent calls run -----
+
+
+def add_executor_option(parser: argparse.ArgumentParser) -> None:
+    names = executor_names()
+    installed = (f"an installed executor ({', '.join(names)}) by NAME, or NAME://ADDRESS" if names
+                 else "no other is installed")
+    parser.add_argument("--executor", metavar="NAME",
+                        help=f"where agent calls run: 'inprocess' (the default), or {installed}; "
+                        f"default: ${EXECUTOR_VARIABLE}")
+    parser.add_argument("--address", metavar="ADDR",
+                        help="the address of the cluster the executor uses (e.g. Ray's 'auto': the one Ray cluster "
+                        "running on this machine, an error if several run); without --executor, the one installed "
+                        "executor's")
+
+
+@contextmanager
+def executor_for(args: argparse.Namespace) -> Iterator[Executor | None]:
+    """The executor the options name (None: in this process), open while the command runs.
+
+    The command made it, so the command opens it, once, before its runs (a cluster that does not
+    answer is one line here) and closes it, once, when it is done; its runs, batch or server borrow it.
+    """
+    spec = getattr(args, "executor", None)
+    address = getattr(args, "address", None)
+    if spec is None and address is None and not os.environ.get(EXECUTOR_VARIABLE):
+        yield None  # in this process: the executor's seam (graphrt.engine.executor) is not even imported
+        return
+    from graphrt.executors import executor_from_spec
+
+    if spec is None and address is not None:
+        names = executor_names()
+        if len(names) != 1:
+            from graphrt.engine.executor import ExecutorError
+
+            raise ExecutorError(f"--address {address} needs --executor NAME (installed: {', '.join(names) or 'none'})")
+        spec = names[0]
+    with _refusal_said(spec):
+        executor = executor_from_spec(spec, address=address)
+    if executor is None:
+        yield None
+        return
+    import anyio
+
+    # What the cluster library prints as it connects goes to stderr: stdout holds the command's results alone.
+    with _refusal_said(spec), redirect_stdout(sys.stderr):
+        anyio.run(executor.open)
+    try:
+        yield executor
+    finally:
+        anyio.run(executor.close)
+
+
+@contextmanager
+def _refusal_said(spec: str | None) -> Iterator[None]:
+    """The cluster library's own refusal (a missing ray[client], no cluster) as one ExecutorError line."""
+    try:
+        yield
+    except GraphError:
+        raise
+    except Exception as error:  # noqa: BLE001 - said in one line, naming the option
+        from graphrt.engine.executor import ExecutorError
+
+        first = str(error).splitlines()[0] if str(error) else ""
+        raise ExecutorError(f"--executor {spec}: {type(error).__name__}: {first}") from error
+
+
+# ----- --local-model: the GGUF the embedded model serves -----
+
+
+def add_local_model_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--local-model", metavar="FILE.gguf",
+                        help="the GGUF model the embedded llama.cpp server runs when no LLM server is configured, "
+                        "with the chat template stored in it "
+                        f"(default: ${LOCAL_MODEL_ENV}, else SmolLM2-135M-Instruct)")
+
+
+def apply_local_model(args: argparse.Namespace) -> None:
+    """Makes `--local-model` the embedded model's file, as GRAPHRT_LOCAL_MODEL would.
+
+    LLM agents start the embedded model when no server is configured; it serves the file that
+    GRAPHRT_LOCAL_MODEL names (graphrt_agents.llm.local_model reads it), so the option sets that variable
+    for this process and its children rather than reaching into the agent library, which graphrt never imports.
+    """
+    chosen = getattr(args, "local_model", None)
+    if chosen:
+        os.environ[LOCAL_MODEL_ENV] = os.path.abspath(os.path.expanduser(chosen))

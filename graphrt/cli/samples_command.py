@@ -20,7 +20,7 @@ from typing import TextIO
 import anyio
 
 from graphrt.base.secrets import Redactor
-from graphrt.cli.agent_modules import add_agents_option, named_agents, not_installed
+from graphrt.cli.run_options import add_agents_option, named_agents, not_installed
 from graphrt.testing.samples import SampleOutcome, run_sample
 
 __all__ = ["add_arguments", "handle"]

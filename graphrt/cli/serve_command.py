@@ -21,11 +21,17 @@ from graphrt.base.defaults import HOST, KEEP_RUNS, LEASE_SECONDS, MAX_QUEUE, MAX
 from graphrt.base.errors import GraphError
 from graphrt.base.extras import needs_extra
 from graphrt.base.limits import MAX_BODY, MAX_CONNECTIONS, MAX_STREAMS
-from graphrt.cli.agent_modules import add_agents_option, registry_for
 from graphrt.cli.arguments import at_least, port, positive_seconds
-from graphrt.cli.executor_option import add_executor_option, executor_for
-from graphrt.cli.local_model_option import add_local_model_option, apply_local_model
-from graphrt.cli.run_options import add_checkpoint_option, add_mcp_config_option
+from graphrt.cli.run_options import (
+    add_agents_option,
+    add_checkpoint_option,
+    add_executor_option,
+    add_local_model_option,
+    add_mcp_config_option,
+    apply_local_model,
+    executor_for,
+    registry_for,
+)
 
 __all__ = ["API_KEY_ENV", "add_arguments", "handle", "server_settings"]
 

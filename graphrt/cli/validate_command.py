@@ -14,7 +14,7 @@ import sys
 from graphrt.authoring.registry import Registry
 from graphrt.base.errors import GraphLoadError, ValidationIssue
 from graphrt.check.validate import collect_issues
-from graphrt.cli.agent_modules import add_agents_option, registry_for
+from graphrt.cli.run_options import add_agents_option, registry_for
 from graphrt.graphdata.loader import load_graph
 
 __all__ = ["add_arguments", "format_issue", "handle"]

@@ -12,7 +12,7 @@ import sys
 
 from graphrt.check.validate import validate_graph
 from graphrt.check.viz import graph_model, to_dot, to_mermaid
-from graphrt.cli.agent_modules import add_agents_option, registry_for
+from graphrt.cli.run_options import add_agents_option, registry_for
 from graphrt.graphdata.loader import load_graph
 
 __all__ = ["add_arguments", "handle"]

@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Protocol
 from graphrt.authoring.registry import Registry
 from graphrt.engine.scheduler import Scheduler
 from graphrt.graphdata.spec import NestedSpecs
-from graphrt.observe.emitter import Emitter
-from graphrt.observe.observer import Observers
+from graphrt.observe.observer import Emitter, Observers
 
 if TYPE_CHECKING:
     from graphrt.authoring.agent_info import AgentContext

@@ -5,8 +5,13 @@ This is the per-node hot path. It resolves the node's inputs, picks its agent
 with its retries, applies `repeatUntil`, `passThrough` and `output`, and
 returns the node's `Outcome`: its value, or its error (a GraphInterrupted when
 it asks a person). It changes no state: the graph run applies the outcome
-(graphrt.engine.execution). Errors leave here as GraphErrors that carry the
-node id and the file position.
+(graphrt.engine.execution), and keeps what a node is during an iteration in its
+`NodeRun`, which is here as the invoker reads it. Errors leave here as
+GraphErrors that carry the node id and the file position.
+
+The agent is called here (`call_in_process`), or on the run's executor when it
+has one and the agent need not stay in this process (`must_stay_local`): the
+last stop of `graphrt.run()` before the agent (ARCHITECTURE.md, How a run flows).
 """
 
 from __future__ import annotations

@@ -31,8 +31,7 @@ from graphrt.engine.execution import GraphRun
 from graphrt.engine.options import RunOptions
 from graphrt.engine.scheduler import Scheduler
 from graphrt.graphdata.spec import check_injectable
-from graphrt.observe.emitter import Emitter
-from graphrt.observe.observer import Observers, RunObserver
+from graphrt.observe.observer import Emitter, Observers, RunObserver
 
 if TYPE_CHECKING:
     from graphrt.authoring.filters import AgentFilter

@@ -18,14 +18,14 @@ closes it once (`async with executor:`); the runs it is given to only borrow it.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphrt.base.entry_points import EntryPoint, by_name
-from graphrt.engine.executor import Executor, ExecutorError
 
-__all__ = [
-    "EXECUTOR_GROUP", "EXECUTOR_VARIABLE", "ExecutorError", "executor_class", "executor_from_spec", "executor_names",
-]
+if TYPE_CHECKING:
+    from graphrt.engine.executor import Executor
+
+__all__ = ["EXECUTOR_GROUP", "EXECUTOR_VARIABLE", "executor_class", "executor_from_spec", "executor_names"]
 
 EXECUTOR_GROUP = "graphrt.executors"
 EXECUTOR_VARIABLE = "GRAPHRT_EXECUTOR"
@@ -42,6 +42,8 @@ def executor_from_spec(spec: str | Executor | None, *, address: str | None = Non
     Raises:
         ExecutorError: an unknown executor, or its packages are not installed.
     """
+    from graphrt.engine.executor import Executor, ExecutorError  # the seam, imported when an executor is named
+
     if isinstance(spec, Executor):
         return spec
     if spec is None:
@@ -60,6 +62,8 @@ def executor_class(spec: str) -> type[Executor]:
     Raises:
         ExecutorError: no executor of that name is installed, or its entry point cannot be loaded.
     """
+    from graphrt.engine.executor import ExecutorError
+
     name = spec.partition("://")[0]
     point = by_name(EXECUTOR_GROUP).get(name)
     if point is None:
@@ -79,6 +83,8 @@ def _known() -> str:
 
 def _loaded(point: EntryPoint) -> type[Executor]:
     """The class an entry point names, checked to be an Executor that is found by that name."""
+    from graphrt.engine.executor import Executor, ExecutorError
+
     where = f"executor '{point.name} = {point.value}' (entry point group {EXECUTOR_GROUP})"
     try:
         cls = point.load()

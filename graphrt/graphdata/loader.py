@@ -11,14 +11,16 @@ import inspect
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Mapping, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, Union
 
 from graphrt.base.collector import LARGE_TEXT, collector_paused
 from graphrt.base.errors import GraphLoadError, InputLimitError, Location
 from graphrt.base.jsvalue import js_string
 from graphrt.base.limits import MAX_DEPTH, read_file
-from graphrt.graphdata.positions import Positions
 from graphrt.graphdata.quick_yaml import quick_load
+
+if TYPE_CHECKING:
+    from graphrt.graphdata.positions import Positions
 
 __all__ = ["MAX_GRAPH_FILE", "GraphFile", "GraphSource", "GraphLoader", "GraphText", "load_graph", "load_graph_beside",
            "load_with", "parse_graph_text", "read_graph_file"]
@@ -54,12 +56,10 @@ class GraphSource:
     file: str | None = None
     text: str | None = None
     prefix: tuple[str | int, ...] = ()
-    _positions: Positions | None = field(default=None, repr=False)
+    # Where the text's keys are (positions.py), made when an error first needs one: a valid file never does. One
+    # list, shared with the sources of the graphs written inside this one, which holds it once made.
+    _positions: list[Positions] = field(default_factory=list, repr=False)
     root: Path | None = None  # for a graph loaded by graphLoader: the folder its files must stay in (the first graph's)
-
-    def __post_init__(self) -> None:
-        if self._positions is None and self.text is not None:
-            self._positions = Positions(self.text)
 
     def nested(self, *path: str | int) -> "GraphSource":
         """The source of a graph written inside this one, at `path` (e.g. a node's `graph`); it shares the positions."""
@@ -71,10 +71,13 @@ class GraphSource:
 
     def locate(self, *path: str | int) -> Location | None:
         """The file position of `nodes.<id>.<field>...`: the deepest key of the path found."""
-        positions = self._positions
-        if positions is None:
+        if self.text is None:
             return Location(self.file) if self.file else None
-        mark = positions.locate((*self.prefix, *path))
+        if not self._positions:
+            from graphrt.graphdata.positions import Positions  # on the first error only
+
+            self._positions.append(Positions(self.text))
+        mark = self._positions[0].locate((*self.prefix, *path))
         if mark is None:
             return Location(self.file)
         return Location(self.file, mark[0] + 1, mark[1] + 1)

@@ -7,7 +7,7 @@ graphs it happened in (node ids, with map row indexes) and the node id, so a
 subscriber can follow a whole run, nested graphs included; an event of a node's
 state (a `NodeTransition`) carries the `state` the run set, which is what traces,
 the transaction log and `graphrt serve` show. Subscribers are
-plain callables, handed the events by the run's `Emitter` (graphrt.observe.emitter);
+plain callables, handed the events by the run's `Emitter` (graphrt.observe.observer);
 `EventObserver` builds them from the run's transitions, and the engine builds none,
 nor imports this module, when nobody listens. `EventStream` turns them into an async
 iterator through a bounded buffer.
@@ -24,8 +24,7 @@ import anyio
 
 from graphrt.base.errors import GraphInterrupted
 from graphrt.base.states import NodeState
-from graphrt.observe.emitter import Emitter
-from graphrt.observe.observer import Path, Pending, RunObserver
+from graphrt.observe.observer import Emitter, Path, Pending, RunObserver
 
 __all__ = [
     "Event",

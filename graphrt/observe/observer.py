@@ -17,15 +17,19 @@ it before it goes on (a node's waiters start only after its result is saved);
 the other hooks are called where the run cannot wait, and return None. An observer overrides only the hooks it needs; `Observers` keeps, per
 hook, the bound methods that do something, so a run nobody watches pays for
 none of it.
+
+A run's events go to its subscribers through its `Emitter`, here too: the run holds one always and builds
+an event (graphrt.observe.events, which imports this module and is imported only for a run somebody
+watches) only when a subscriber wants it. The emitter names an event by a port, `Reported`.
 """
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable, Iterable, Mapping
+from typing import Any, Awaitable, Callable, Iterable, Mapping, Protocol
 
 from graphrt.base.states import NodeState
 
-__all__ = ["RunObserver", "Observers", "HOOKS"]
+__all__ = ["Emitter", "HOOKS", "Observers", "Reported", "RunObserver", "Subscriber"]
 
 Path = tuple[str | int, ...]
 Pending = Awaitable[None] | None
@@ -104,3 +108,44 @@ class Observers:
         observers = tuple(observers)
         for name in HOOKS:
             setattr(self, name, tuple(hook for observer in observers if (hook := observer.hook(name)) is not None))
+
+
+# ----- events, to a run's subscribers -----
+
+
+class Reported(Protocol):
+    """An event as the emitter sees it: something that happened in a run, handed on unread
+    (graphrt.observe.events.Event is one)."""
+
+    run_id: str
+
+
+Subscriber = Callable[[Reported], Any]
+
+
+class Emitter:
+    """Hands events to subscribers; a failing subscriber does not break the run."""
+
+    def __init__(self, subscribers: list[Subscriber] | None = None) -> None:
+        self.subscribers: list[Subscriber] = list(subscribers or [])
+
+    def __bool__(self) -> bool:
+        return bool(self.subscribers)
+
+    def wants(self, event_type: type[Reported]) -> bool:
+        """True if some subscriber takes events of this type, so the engine need not build the others.
+
+        A subscriber that handles only some types (the live display) lists them in
+        an `event_types` attribute; one without it takes every event.
+        """
+        return any(not hasattr(subscriber, "event_types") or issubclass(event_type, tuple(subscriber.event_types))
+                   for subscriber in self.subscribers)
+
+    def emit(self, event: Reported) -> None:
+        for subscriber in self.subscribers:
+            try:
+                subscriber(event)
+            except Exception:  # noqa: BLE001 - observers must not change the run
+                import logging
+
+                logging.getLogger("graphrt").exception("event subscriber %r failed", subscriber)

@@ -11,7 +11,8 @@ import pytest
 
 from graphrt.base.entry_points import by_name
 from graphrt.cli import main
-from graphrt.executors import EXECUTOR_GROUP, ExecutorError, executor_class, executor_from_spec
+from graphrt.engine.executor import ExecutorError
+from graphrt.executors import EXECUTOR_GROUP, executor_class, executor_from_spec
 from graphrt.executors.ray import RayExecutor
 
 ROOT = Path(__file__).resolve().parents[2]

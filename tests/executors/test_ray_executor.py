@@ -290,7 +290,8 @@ def test_trio_runs_too(ray_executor):
 
 
 def test_executor_names():
-    from graphrt.executors import ExecutorError, executor_from_spec
+    from graphrt.engine.executor import ExecutorError
+    from graphrt.executors import executor_from_spec
     from graphrt.executors.ray import RayExecutor
 
     assert executor_from_spec("inprocess") is None
