@@ -64,6 +64,8 @@ class ToolSession:
         """Checks and runs one tool call; every failure becomes content for the LLM."""
         ctx = self.ctx
         name = str(call.get("name") or "")
+        if ctx.meter is not None:  # counted in the run's usage (and checked against its budget) before it runs
+            ctx.meter.tool_call(ctx.path, ctx.node_id)
         ctx.emit(ToolCalled, tool_call_id=call["id"], name=name, arguments=raw_arguments)
         try:
             tool, arguments = self.toolbox.check(name, raw_arguments)

@@ -17,6 +17,7 @@ from graphrt.base.errors import Interrupt, RegistrationError
 if TYPE_CHECKING:
     from graphrt.authoring.registry import Registry
     from graphrt.authoring.services import RunServices
+    from graphrt.base.usage import Meter
     from graphrt.graphdata.spec import GraphSpec
     from graphrt.observe.emitter import Emitter
     from graphrt.observe.events import Event
@@ -73,6 +74,8 @@ class AgentContext:
     `ask`), when the run was resumed with one; None otherwise.
     `services` is what the whole run shares: the run-wide config
     (`services.config`) and long-lived services such as MCP connections.
+    `meter` is the run's accounting (graphrt.base.usage's `Meter`): LLM agents report each request
+    through it; None for a call that is not a run's (a test calling an agent directly).
     """
 
     inputs: dict[str, Any]
@@ -91,6 +94,7 @@ class AgentContext:
     agent_info: "AgentInfo | None" = None
     answer: Any = None
     services: "RunServices | None" = None
+    meter: "Meter | None" = None
 
     def ask(self, question: str) -> Any:
         """The answer to `question` if the run was resumed with one; else stops the run to ask it.

@@ -32,6 +32,7 @@
         UnsupportedType       a type hint has no JSON Schema                               base/schema
       ToolCallError           bad tool arguments; the text goes back to the LLM
       InputLimitError         a value from outside is past a limit of base/limits (depth, Unicode)
+      UsageConfigError        a budget, price table or rate limit that cannot be used (zero, unknown unit, ...)
       ServiceError            an outside service of the run failed to start, died or hung; .service
         ServiceFailed         a run service could not be opened, or ended while needed     authoring/services
         McpServerError        an MCP server failed to start, ended, or did not answer      mcp/client
@@ -90,6 +91,7 @@ __all__ = [
     "RegistrationError",
     "ToolCallError",
     "InputLimitError",
+    "UsageConfigError",
     "ServiceError",
     "RequestError",
     "Locator",
@@ -314,6 +316,12 @@ class ToolCallError(GraphError):
 
 class InputLimitError(GraphError):
     """Raised for a value from outside (a request body, tool arguments) past a limit of graphrt.base.limits."""
+
+
+class UsageConfigError(GraphError):
+    """Raised for a budget, a price table or a rate limit that cannot be used: a limit that is not a number
+    above 0, an unknown unit, a price that is not a number, a budget below what a resumed run already spent.
+    Its message is one line that names where the setting came from (`--budget`, `config.yaml: prices...`)."""
 
 
 class ServiceError(GraphError):

@@ -118,13 +118,18 @@ class NodeInvoker:
         extra = inputs.get("params")
         params = {**spec.params, **extra} if is_named_inputs(extra) else dict(spec.params)
         limit = spec.retry if spec.retry is not None else (self.graph.retry or 0)
+        meter = self.context.meter if limit else None  # what a failed attempt spent is retried, not used
         attempt = 0
         while True:
             attempt += 1
+            if meter is not None:
+                meter.attempt_started(self.path, spec.node_id)
             outcome = await self._attempt(node, ticket, agent_id, call, inputs, params, results, attempt)
             error = outcome[1]
             if error is None or attempt > limit or isinstance(error, GraphInterrupted):
                 return outcome
+            if meter is not None:
+                meter.void(self.path, spec.node_id)
             for hook in self.observers.attempt_failed:
                 pending = hook(run_id=self.context.run_id, path=self.path, node_id=spec.node_id, error=error,
                                timed_out=outcome[2], state=node.state)  # the run's: still EXECUTING
@@ -163,6 +168,7 @@ class NodeInvoker:
             path=path,
             answer=self.carryover.answer(answer_key(path, spec.node_id)) if self.carryover.answers else None,
             services=context.services,
+            meter=context.meter,
         )
         for hook in self.observers.attempt_started:
             pending = hook(run_id=context.run_id, path=path, node_id=spec.node_id, agent_id=agent_id,

@@ -32,10 +32,12 @@ from graphrt.engine.options import RunOptions
 from graphrt.engine.scheduler import Scheduler
 from graphrt.graphdata.spec import check_injectable
 from graphrt.observe.emitter import Emitter
+from graphrt.observe.meter import RunMeter
 from graphrt.observe.observer import Observers, RunObserver
 
 if TYPE_CHECKING:
     from graphrt.base.errors import GraphError as _GraphError
+    from graphrt.base.usage import Usage
     from graphrt.checkpoint.snapshot import RunSnapshot
     from graphrt.engine.graph import Graph
     from graphrt.observe.events import EventStream
@@ -114,6 +116,7 @@ class Run:
         self._observers = tuple(observers)
         self._emitter = Emitter(list(options.subscribe))
         self._root: GraphRun | None = None
+        self._meter: RunMeter | None = None
         self._scope: anyio.CancelScope | None = None
         self._abort_requested = False
         self._finished: anyio.Event | None = None
@@ -181,6 +184,7 @@ class Run:
                 observers.insert(0, EventObserver(self._emitter))
             if self.options.progress is not None:
                 observers.append(self.options.progress)
+            self._meter = meter = RunMeter(graph.usage_settings)
             context = RunContext(
                 registry=graph.registry,
                 scheduler=Scheduler(graph.spec.concurrency, graph.spec.label_limits),
@@ -193,6 +197,7 @@ class Run:
                 services=services,
                 graph_loader=graph.graph_loader,
                 nested_specs=graph.nested_specs,
+                meter=meter,
             )
             restore = self._restore
             carryover = Carryover(restore.answers, restore.inner) if restore is not None else None
@@ -221,6 +226,8 @@ class Run:
             raise
         finally:
             self._scope = None
+            if self._meter is not None:
+                self._meter.ended()
             if self.graph.executor is not None:  # borrowed, not opened: the run only says it has ended
                 self.graph.executor.run_ended(self.run_id)
             if emitter:  # a subscriber may have come during the run
@@ -260,6 +267,23 @@ class Run:
     def errors(self) -> dict[str, "_GraphError"]:
         """Every node that failed, by node id."""
         return self._root.errors() if self._root else {}
+
+    @property
+    def usage(self) -> "Usage":
+        """What the run spent so far (also after a failure): its LLM calls' tokens and cost, kept and retried,
+        tool calls, time; `usage.to_dict()` is its JSON. `usage_by_node()` says where."""
+        from graphrt.base.usage import Usage
+
+        return self._meter.usage() if self._meter is not None else Usage()
+
+    def usage_by_node(self) -> dict[str, dict[str, Any]]:
+        """What each node spent that spent anything, with what was nested in it, by node key (`react/llm`, `map/3/ask`
+        for a node of map row 3), as `Usage.to_dict()` spells it."""
+        return self._meter.ledger.by_node() if self._meter is not None else {}
+
+    def usage_by_graph(self) -> dict[str, dict[str, Any]]:
+        """What each nested graph and map row spent (`react`, `map/3`), as `Usage.to_dict()` spells it."""
+        return self._meter.ledger.by_graph() if self._meter is not None else {}
 
     def states(self) -> dict[str, str]:
         """Each computed node's state (`waiting`, `completed`, `failed`, ...)."""

@@ -226,7 +226,14 @@ class LlmCallStarted(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class LlmCallFinished(Event):
-    """An LLM request ended: the reply's model, token usage and finish reason, or `error` as text."""
+    """An LLM request ended: the reply's model, token usage, cost and finish reason, or `error` as text.
+
+    `provider` names who answered as prices and rate limits do (`openai`, `azure`, `local`, ...). Token
+    counts are the reply's (graphrt.base.usage's CallUsage: `input_tokens` the whole prompt, cached ones
+    included; `output_tokens` the whole reply, reasoning included); None is unknown, never 0. `cost_usd`
+    is from the config's prices (None: no price, or no counts). A failed attempt (`error`) was spent and
+    not used.
+    """
 
     node_id: str
     call_id: str
@@ -235,6 +242,10 @@ class LlmCallFinished(Event):
     output_tokens: int | None = None
     finish_reason: str | None = None
     error: str | None = None
+    provider: str | None = None
+    cached_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    cost_usd: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
