@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol
 
 from graphrt.base.errors import UsageConfigError
@@ -32,8 +31,18 @@ def label_of(provider: str, model: str | None) -> str:
     return f"{provider}:{model}" if model else provider
 
 
-@dataclass(frozen=True, slots=True)
-class CallUsage:
+class _Shown:
+    """One `__repr__` for the classes of this module (plain classes, not dataclasses: a dataclass's generated
+    methods are compiled at every start, and every run imports this module)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({shown})"
+
+
+class CallUsage(_Shown):
     """What one request's reply said it used (None: the reply did not say).
 
     Attributes:
@@ -48,13 +57,18 @@ class CallUsage:
             `gpt-4o-mini-2024-07-18`): prices are looked up under either.
     """
 
-    provider: str
-    model: str | None = None
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    cached_tokens: int | None = None
-    reasoning_tokens: int | None = None
-    asked: str | None = None
+    __slots__ = ("provider", "model", "input_tokens", "output_tokens", "cached_tokens", "reasoning_tokens", "asked")
+
+    def __init__(self, provider: str, model: str | None = None, input_tokens: int | None = None,
+                 output_tokens: int | None = None, cached_tokens: int | None = None,
+                 reasoning_tokens: int | None = None, asked: str | None = None) -> None:
+        self.provider = provider
+        self.model = model
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
+        self.cached_tokens = cached_tokens
+        self.reasoning_tokens = reasoning_tokens
+        self.asked = asked
 
     @property
     def label(self) -> str:
@@ -83,22 +97,24 @@ _TALLY_FIELDS = ("calls", "input_tokens", "output_tokens", "cached_tokens", "rea
                  "calls_without_tokens", "calls_without_cost")
 
 
-@dataclass(slots=True)
-class Tally:
+class Tally(_Shown):
     """The sum of some LLM calls: how many, their tokens and their cost in USD.
 
     A sum is of the calls that said it; it is None when calls were made and none said it, 0 when no call
     was made. `calls_without_tokens` and `calls_without_cost` count the calls a sum lacks.
     """
 
-    calls: int = 0
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    cached_tokens: int | None = None
-    reasoning_tokens: int | None = None
-    cost_usd: float | None = None
-    calls_without_tokens: int = 0
-    calls_without_cost: int = 0
+    __slots__ = _TALLY_FIELDS
+
+    def __init__(self, calls: int = 0) -> None:
+        self.calls = calls
+        self.input_tokens: int | None = None
+        self.output_tokens: int | None = None
+        self.cached_tokens: int | None = None
+        self.reasoning_tokens: int | None = None
+        self.cost_usd: float | None = None
+        self.calls_without_tokens = 0
+        self.calls_without_cost = 0
 
     def add(self, usage: CallUsage | None, cost: float | None) -> None:
         """Counts one call: its usage (None: the attempt failed before its reply said anything) and its cost."""
@@ -159,8 +175,7 @@ class Tally:
         return tally
 
 
-@dataclass(slots=True)
-class Usage:
+class Usage(_Shown):
     """What a run (or a node, or a nested graph) spent: its LLM calls, tool calls, and waits for rate limits.
 
     `used` sums the attempts whose reply an agent kept; `retried` those that failed (asked again, or the
@@ -169,12 +184,15 @@ class Usage:
     `seconds` is wall-clock time, counted by the run (0 for a node), across its resumptions.
     """
 
-    used: Tally = field(default_factory=Tally)
-    retried: Tally = field(default_factory=Tally)
-    tool_calls: int = 0
-    waited: float = 0.0
-    seconds: float = 0.0
-    by_model: dict[str, Tally] = field(default_factory=dict)
+    __slots__ = ("used", "retried", "tool_calls", "waited", "seconds", "by_model")
+
+    def __init__(self, *, tool_calls: int = 0, waited: float = 0.0, seconds: float = 0.0) -> None:
+        self.used = Tally()
+        self.retried = Tally()
+        self.tool_calls = tool_calls
+        self.waited = waited
+        self.seconds = seconds
+        self.by_model: dict[str, Tally] = {}
 
     def add_call(self, usage: CallUsage | None, cost: float | None, *, kept: bool, label: str | None = None) -> None:
         """Counts one attempt of an LLM request, kept or not; `label` names its model when `usage` is None."""
@@ -304,13 +322,15 @@ _PRICE_KEYS = {"input": "USD per million input tokens",
                "cached_input": "USD per million input tokens read from the cache (default: input's)"}
 
 
-@dataclass(frozen=True, slots=True)
-class Price:
+class Price(_Shown):
     """A model's prices in USD per million tokens."""
 
-    input: float
-    output: float
-    cached_input: float | None = None
+    __slots__ = ("input", "output", "cached_input")
+
+    def __init__(self, input: float, output: float, cached_input: float | None = None) -> None:  # noqa: A002
+        self.input = input
+        self.output = output
+        self.cached_input = cached_input
 
     def cost(self, usage: CallUsage) -> float | None:
         """The call's cost in USD; None when the reply did not say its input and output tokens."""

@@ -34,6 +34,7 @@ from graphrt.cli.local_model_option import apply_local_model
 from graphrt.cli.output import run_redactor, write_message, write_results
 from graphrt.cli.run_options import add_run_options, add_trace_option, run_config
 from graphrt.cli.saved_run import add_saved_run_options, saved_run
+from graphrt.cli.usage_note import UsageNote
 from graphrt.durable import find_run, from_checkpoint, run_checkpointed
 from graphrt.engine.graph import Graph
 from graphrt.observe.trace import TraceWriter
@@ -208,6 +209,7 @@ def continue_saved(graph: Graph, args: argparse.Namespace, record: RunRecord, *,
     """
     stderr = stderr or sys.stderr
     redactor = run_redactor(graph)  # its graph's credentials (its file's, or its saved copy's) and the environment's
+    note = None if args.quiet else UsageNote()
     try:
         trace = TraceWriter(args.trace, redactor=redactor) if args.trace else None
         try:
@@ -216,7 +218,8 @@ def continue_saved(graph: Graph, args: argparse.Namespace, record: RunRecord, *,
                                           all_results=args.all or record.all_results, answer=answer, force=args.force,
                                           timeout=args.timeout, stdin=stdin, stderr=stderr, quiet=True,
                                           hint_flags=resume_flags(args),
-                                          redactor=redactor, subscribe=(trace,) if trace is not None else ())
+                                          redactor=redactor, subscribe=(trace,) if trace is not None else (),
+                                          on_usage=note)
         finally:
             if trace is not None:
                 trace.close()
@@ -226,3 +229,6 @@ def continue_saved(graph: Graph, args: argparse.Namespace, record: RunRecord, *,
     except GraphError as error:
         write_message(error, redactor, stderr)
         return 1
+    finally:
+        if note is not None:  # what the run spent, its earlier runs included
+            note.write(stderr)

@@ -101,14 +101,22 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
         for issue in graph.warnings:
             print(format_warning(issue), file=stderr)
     redactor = run_redactor(graph)  # from here on, what is printed or written hides the run's credentials
+    note = None
+    if not args.quiet:
+        from graphrt.cli.usage_note import UsageNote
+
+        note = UsageNote()
     try:
-        return _run(graph, args, stderr, redactor)
+        return _run(graph, args, stderr, redactor, note)
     except GraphError as error:  # an agent's error may quote a credential of the config
         write_message(error, redactor, stderr)
         return 1
+    finally:
+        if note is not None:  # what the run spent, however it ended
+            note.write(stderr)
 
 
-def _run(graph: Graph, args: argparse.Namespace, stderr: TextIO, redactor: Redactor) -> int:
+def _run(graph: Graph, args: argparse.Namespace, stderr: TextIO, redactor: Redactor, note: Any = None) -> int:
     """Runs the graph as the options say, and prints its results."""
     subscribe: list[Any] = []
     trace = display = None
@@ -123,7 +131,7 @@ def _run(graph: Graph, args: argparse.Namespace, stderr: TextIO, redactor: Redac
         display = ProgressDisplay(stderr, redactor=redactor)
         subscribe.append(display)
     options = dict(inject=dict(args.inject), all_results=args.all, timeout=args.timeout, subscribe=tuple(subscribe),
-                   progress=display.progress if display is not None else None)
+                   progress=display.progress if display is not None else None, on_usage=note)
     try:
         # With -q, stdout holds the results alone: what agents and `console` print goes to stderr.
         with executor_for(args) as executor, redirect_stdout(stderr) if args.quiet else nullcontext():

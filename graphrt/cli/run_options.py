@@ -19,8 +19,8 @@ from graphrt.cli.executor_option import add_executor_option
 from graphrt.cli.local_model_option import add_local_model_option
 from graphrt.engine.run import RUN_TIMEOUT_VARIABLE
 
-__all__ = ["add_checkpoint_option", "add_mcp_config_option", "add_run_id_option", "add_run_options", "add_trace_option",
-           "run_config"]
+__all__ = ["add_checkpoint_option", "add_config_option", "add_mcp_config_option", "add_run_id_option",
+           "add_run_options", "add_trace_option", "config_file", "run_config"]
 
 RUNS_MCP_SERVERS = "each run starts those its agents use, and stops them when it ends"
 """When the MCP servers of `--mcp-config` run, for the commands that run graphs."""
@@ -28,10 +28,7 @@ RUNS_MCP_SERVERS = "each run starts those its agents use, and stops them when it
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
     """The options every command that runs graphs takes: run, resume, fork and batch."""
-    parser.add_argument("--config", metavar="FILE",
-                        help="the agents' config (JSON or YAML), as GraphAI's: {AGENT: {...}, global: {...}}, "
-                        "e.g. {fileReadAgent: {baseDir: data}, runShellAgent: {allow: [yarn]}}; a checkpoint keeps it "
-                        "without its credentials: give it again to resume or fork a run, over what was kept")
+    add_config_option(parser)
     add_mcp_config_option(parser, RUNS_MCP_SERVERS)
     parser.add_argument("--timeout", type=float, metavar="SECONDS",
                         help="stop a run after SECONDS, and fail it (in a batch: each row's run); default: "
@@ -43,6 +40,16 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     add_agents_option(parser)
     add_executor_option(parser)
     add_local_model_option(parser)
+
+
+def add_config_option(parser: argparse.ArgumentParser) -> None:
+    """`--config FILE`: the agents' config and what LLM calls cost (run, resume, fork, batch and serve take it)."""
+    parser.add_argument("--config", metavar="FILE",
+                        help="the agents' config (JSON or YAML), as GraphAI's: {AGENT: {...}, global: {...}}, "
+                        "e.g. {fileReadAgent: {baseDir: data}, runShellAgent: {allow: [yarn]}}, and what LLM calls "
+                        "cost: {prices: {openai: {gpt-4o-mini: {input: 0.15, output: 0.6}}}} (USD per million "
+                        "tokens); a checkpoint keeps it without its credentials: give it again to resume or fork a "
+                        "run, over what was kept")
 
 
 def add_mcp_config_option(parser: argparse.ArgumentParser, lifetime: str) -> None:
@@ -75,7 +82,7 @@ def add_run_id_option(parser: argparse._ActionsContainer, doing: str, default: s
 
 def run_config(args: argparse.Namespace) -> dict[str, Any]:
     """The run config the options give: the agents' config of `--config`, with `{"mcp": ...}` from `--mcp-config`."""
-    config = _agents_config(args.config) if args.config else {}
+    config = config_file(args.config) if args.config else {}
     if not args.mcp_config:
         return config
     from graphrt.mcp.config import load_config_file
@@ -83,7 +90,7 @@ def run_config(args: argparse.Namespace) -> dict[str, Any]:
     return {**config, "mcp": load_config_file(args.mcp_config)}
 
 
-def _agents_config(path: str) -> dict[str, Any]:
+def config_file(path: str) -> dict[str, Any]:
     """`--config FILE`: a mapping of agent names (and `global`) to mappings.
 
     Raises:
@@ -103,4 +110,7 @@ def _agents_config(path: str) -> dict[str, Any]:
     if not isinstance(data, dict) or not all(isinstance(value, dict) for value in data.values()):
         raise GraphLoadError(f"{path}: the config must map agent names (or 'global') to mappings, "
                              "e.g. {fileReadAgent: {baseDir: data}}")
+    from graphrt.observe.meter import UsageSettings
+
+    UsageSettings(data, where=path)  # its prices (and budget, rate limits): a mistake is said naming the file
     return data

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from graphrt.authoring.filters import AgentFilter, FilterFunction
     from graphrt.authoring.plugins import AgentsArg
     from graphrt.authoring.services import RunServices
+    from graphrt.base.usage import Usage
     from graphrt.engine.executor import Executor
     from graphrt.graphdata.loader import GraphLoader
     from graphrt.observe.events import Event
@@ -66,6 +67,9 @@ class RunOptions:
             variable, else no limit); then running agents are cancelled and RunTimeoutError raised.
         subscribe: callables given every event of the run (graphrt.observe.events).
         progress: counters the run keeps for a live display to sample (graphrt.observe.progress).
+        on_usage: called with what the run spent (a graphrt.base.usage.Usage, its resumptions included) when
+            it ends, however it ends: for a caller that does not hold the Run (a command, a batch's rows, a
+            run graphrt.durable saves), which reads `Run.usage` otherwise.
     """
 
     inject: Mapping[str, Any] = field(default_factory=dict)
@@ -74,6 +78,7 @@ class RunOptions:
     timeout: float | None = None
     subscribe: tuple[Callable[[Event], Any], ...] = ()
     progress: RunProgress | None = None
+    on_usage: Callable[[Usage], Any] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "inject", dict(self.inject or {}))

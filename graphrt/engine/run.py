@@ -228,12 +228,19 @@ class Run:
             self._scope = None
             if self._meter is not None:
                 self._meter.ended()
+                if self.options.on_usage is not None:
+                    try:
+                        self.options.on_usage(self._meter.usage())
+                    except Exception:  # noqa: BLE001 - as a subscriber's failure: it does not change how the run ended
+                        import logging
+
+                        logging.getLogger("graphrt").exception("on_usage %r failed", self.options.on_usage)
             if self.graph.executor is not None:  # borrowed, not opened: the run only says it has ended
                 self.graph.executor.run_ended(self.run_id)
             if emitter:  # a subscriber may have come during the run
                 from graphrt.observe.events import RunFinished
 
-                emitter.emit(RunFinished(run_id=self.run_id, error=error))
+                emitter.emit(RunFinished(run_id=self.run_id, error=error, usage=self.usage.to_dict()))
 
     def abort(self) -> None:
         """Cancels the run: running agents are cancelled and `wait()` raises GraphAbortedError."""

@@ -75,9 +75,11 @@ class RunStarted(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class RunFinished(Event):
-    """A graph finished; `error` is set when it failed."""
+    """A graph finished; `error` is set when it failed. The run's (not a nested graph's) carries its `usage`, as
+    `Usage.to_dict()` spells it (graphrt.base.usage): what it spent, across its resumptions."""
 
     error: BaseException | None = None
+    usage: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)

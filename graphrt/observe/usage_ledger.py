@@ -68,7 +68,7 @@ class UsageLedger:
         before: what the run spent before (a resumed run's, from its checkpoint): the run's total goes on from it.
     """
 
-    __slots__ = ("run", "nodes", "graphs", "_before", "_entries", "_marks")
+    __slots__ = ("run", "nodes", "graphs", "_keyed", "_before", "_entries", "_marks")
 
     def __init__(self, before: Usage | None = None) -> None:
         self._before = before
@@ -77,6 +77,7 @@ class UsageLedger:
         self.run = Usage()
         self.nodes: dict[tuple[Path, str], Usage] = {}
         self.graphs: dict[Path, Usage] = {}
+        self._keyed: dict[str, Usage] = {}  # the nodes by key
         self._rebuild()
 
     def _targets(self, path: Path, node_id: str) -> list[Usage]:
@@ -95,7 +96,7 @@ class UsageLedger:
     def _node(self, path: Path, node_id: str) -> Usage:
         usage = self.nodes.get((path, node_id))
         if usage is None:
-            usage = self.nodes[(path, node_id)] = Usage()
+            usage = self.nodes[(path, node_id)] = self._keyed[usage_key(path, node_id)] = Usage()
         return usage
 
     def _graph(self, path: Path) -> Usage:
@@ -119,6 +120,7 @@ class UsageLedger:
             self.run.merge(self._before)
         self.nodes = {}
         self.graphs = {}
+        self._keyed = {}
         for entry in self._entries:
             self._count(entry)
 
@@ -192,9 +194,15 @@ class UsageLedger:
         """What the node and everything nested in it spent; None: nothing."""
         return self.nodes.get((path, node_id))
 
+    def keyed(self, key: str) -> dict[str, Any] | None:
+        """What the node of `key` (`react/llm`) and everything nested in it spent, as `Usage.to_dict()` spells it;
+        None: nothing."""
+        usage = self._keyed.get(key)
+        return usage.to_dict() if usage is not None else None
+
     def by_node(self) -> dict[str, dict[str, Any]]:
         """Every node that spent anything, by key, as `Usage.to_dict()` spells it."""
-        return {usage_key(path, node_id): usage.to_dict() for (path, node_id), usage in self.nodes.items()}
+        return {key: usage.to_dict() for key, usage in self._keyed.items()}
 
     def by_graph(self) -> dict[str, dict[str, Any]]:
         """Every nested graph and map row that spent anything, by its path (`react`, `map/3`)."""

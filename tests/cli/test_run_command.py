@@ -268,3 +268,39 @@ def test_a_config_that_is_not_a_mapping_of_mappings_fails_with_one_line(write, t
     code, _, err = run(capsys, write(READ_NOTE), "--config", str(config))
     assert (code, err) == (1, f"graphrt: {config}: the config must map agent names (or 'global') to mappings, "
                               "e.g. {fileReadAgent: {baseDir: data}}\n")
+
+
+# ----- usage -----
+
+ASK = """\
+version: 0.5
+nodes:
+  llm:
+    agent: openAIAgent
+    inputs: {prompt: Capital of France?}
+    isResult: true
+"""
+
+
+def test_a_run_that_called_an_llm_says_what_it_spent_on_stderr(write, tmp_path: Path, capsys, openai_server, reply) -> None:
+    openai_server.script(reply.text("Paris."))
+    config = tmp_path / "config.yaml"
+    config.write_text("prices: {openai: {scripted-model: {input: 100, output: 1000}}}\n", encoding="utf-8")
+    code, out, err = run(capsys, write(ASK), "--config", str(config))
+    assert code == 0 and json.loads(out)["llm"]["text"] == "Paris."
+    assert err.splitlines()[-1] == "graphrt: usage: 1 LLM call, 18 tokens (11 in, 7 out), $0.0081"
+
+
+def test_quiet_and_a_run_without_llm_calls_say_nothing_of_usage(write, capsys, openai_server, reply) -> None:
+    openai_server.script(reply.text("Paris."))
+    assert "usage" not in run(capsys, write(ASK), "-q")[2]
+    assert "usage" not in run(capsys, write(HELLO))[2]
+
+
+def test_a_price_table_that_cannot_be_used_is_one_line_naming_the_config_file(write, tmp_path: Path, capsys) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("prices: {openai: {gpt-4o: {input: cheap, output: 1}}}\n", encoding="utf-8")
+    code, out, err = run(capsys, write(HELLO), "--config", str(config))
+    assert code != 0 and out == ""
+    assert err.strip() == (f"graphrt: {config}: prices.openai.gpt-4o.input: must be a number from 0 "
+                           "(USD per million input tokens), got 'cheap'")
