@@ -13,12 +13,12 @@ import logging
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from graphrt.base.limits import cut, shown
 from graphrt.authoring.agent_info import AgentContext
 from graphrt.authoring.tool_calls import split_tool_name, tool_call_inputs
-from graphrt.base.errors import AgentError, GraphError, ServiceError, ToolCallError
+from graphrt.base.errors import AgentError, BudgetExceeded, GraphError, ServiceError, ToolCallError
 from graphrt.base.jsvalue import UNDEFINED, is_null, is_truthy, to_json_compatible
 from graphrt.observe.events import ToolCalled, ToolReturned
 
@@ -27,6 +27,8 @@ from .toolbox import Tool, Toolbox
 __all__ = ["ToolOutcome", "ToolSession", "granted_toolbox", "run_one_node"]
 
 log = logging.getLogger("graphrt.tools")
+
+E = TypeVar("E", bound=BaseException)
 
 
 @dataclass
@@ -75,6 +77,9 @@ class ToolSession:
             service = _service_failure(error)
             if service is not None:  # not the tool's failure: its server is gone
                 raise ServiceError(service.message, service=service.service) from error
+            stopped = _cause(error, BudgetExceeded)
+            if stopped is not None:  # a budget stopped the tool's own calls: the node stops, it reads nothing
+                raise stopped from None
             message = _failure(error, name)
             outcome = ToolOutcome(f"Error: {message}", error=message)
         ctx.emit(ToolReturned, tool_call_id=call["id"], name=name, content=outcome.content, error=outcome.error)
@@ -141,9 +146,14 @@ def _mcp_result(result: Any) -> dict[str, Any]:
 
 def _service_failure(error: BaseException) -> ServiceError | None:
     """The ServiceError behind a failed tool call, if that is why it failed."""
+    return _cause(error, ServiceError)
+
+
+def _cause(error: BaseException, kind: type[E]) -> E | None:
+    """The exception of `kind` behind a failed tool call (`error` or its causes), if that is why it failed."""
     seen: BaseException | None = error
     while seen is not None:
-        if isinstance(seen, ServiceError):
+        if isinstance(seen, kind):
             return seen
         seen = seen.__cause__
     return None

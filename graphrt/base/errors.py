@@ -22,6 +22,7 @@
       NodeTimeoutError        a node ran past its timeout (also a TimeoutError)
       GraphAbortedError       the run was aborted
         RunTimeoutError       the whole run took longer than its timeout
+        BudgetExceeded        the next call would pass a budget: .limit .allowed .spent .budget_node .at
       GraphInterrupted        an agent asked a person (.question); resume with the answer
       CheckpointError         a run cannot be saved to or resumed from a checkpoint store
         Unsavable             a value JSON cannot hold, so it is not saved                 checkpoint/errors
@@ -72,7 +73,7 @@ node and the field, e.g.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 __all__ = [
     "Location",
@@ -85,6 +86,7 @@ __all__ = [
     "NodeTimeoutError",
     "GraphAbortedError",
     "RunTimeoutError",
+    "BudgetExceeded",
     "GraphInterrupted",
     "CheckpointError",
     "Interrupt",
@@ -267,6 +269,64 @@ class GraphAbortedError(GraphError):
 
 class RunTimeoutError(GraphAbortedError):
     """Raised by a run stopped because it took longer than its `timeout` (a node's own limit is NodeTimeoutError)."""
+
+
+class BudgetExceeded(GraphAbortedError):
+    """Raised by a run stopped before a call that would pass one of its budgets (graphrt.base.budget).
+
+    The check is made before each LLM request and tool call, so no call is made past the limit; the
+    run keeps the results it computed so far (`Run.results()`) and its usage (`Run.usage`). A
+    checkpointed run resumes with a larger budget without running again what it completed.
+
+    Attributes:
+        limit: the unit that would be passed: `tokens`, `cost`, `llm_calls`, `tool_calls` or `seconds`.
+        allowed: the limit.
+        spent: what was spent when the check was made (the run's, or the node's for a node's budget), calls in
+            flight included.
+        budget_node: the node whose budget it is (its key: `react`, `map/3/react`); None for the run's.
+        at: the node about to make the call, with its path of nested graphs (`react/llm`).
+        need: about what the call would have added (its prompt's tokens, their cost), when the limit is of those.
+        unpriced: the model (`openai:o3`) whose cost a cost limit could not count: it has no price.
+    """
+
+    def __init__(self, *, limit: str, allowed: float, spent: float, budget_node: str | None = None,
+                 at: str | None = None, need: float | None = None, unpriced: str | None = None,
+                 **context: Any) -> None:
+        self.limit = limit
+        self.allowed = allowed
+        self.spent = spent
+        self.budget_node = budget_node
+        self.at = at
+        self.need = need
+        self.unpriced = unpriced
+        whose = f"node '{budget_node}'" if budget_node is not None else "the run"
+        unit = _UNIT_TEXT.get(limit, limit)
+        if unpriced is not None:
+            why = f"; the cost of {unpriced} is unknown (no price for it in the config's prices)"
+        else:
+            why = f"; the call needs about {_amount(limit, need)} more" if need else ""
+        where = f"; stopped before a call of node '{at}'" if at else ""
+        super().__init__(f"budget exceeded: {whose} may spend {_amount(limit, allowed)} {unit} and has spent "
+                         f"{_amount(limit, spent)}{why}{where}", **context)
+
+    def to_dict(self) -> dict[str, Any]:
+        """What a saved run's record and graphrt serve's answer say of it."""
+        return {"limit": self.limit, "allowed": self.allowed, "spent": self.spent, "node": self.budget_node,
+                "at": self.at}
+
+
+_UNIT_TEXT = {"tokens": "tokens", "cost": "USD", "llm_calls": "LLM calls", "tool_calls": "tool calls",
+              "seconds": "seconds"}
+
+
+def _amount(limit: str, value: float | None) -> str:
+    if value is None:
+        return "?"
+    if limit == "cost":
+        return f"${value:,.4f}".rstrip("0").rstrip(".") if value else "$0"
+    if limit == "seconds":
+        return f"{value:,.1f}"
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:,}"
 
 
 class GraphInterrupted(GraphError):

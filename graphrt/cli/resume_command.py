@@ -29,6 +29,7 @@ from graphrt.checkpoint import RunRecord, RunStatus, location_of, open_store
 from graphrt.checkpoint.errors import RunTaken
 from graphrt.checkpoint.guard import GuardedStore
 from graphrt.cli.agent_modules import registry_for
+from graphrt.cli.arguments import budgets
 from graphrt.cli.executor_option import executor_for
 from graphrt.cli.local_model_option import apply_local_model
 from graphrt.cli.output import run_redactor, write_message, write_results
@@ -219,7 +220,7 @@ def continue_saved(graph: Graph, args: argparse.Namespace, record: RunRecord, *,
                                           timeout=args.timeout, stdin=stdin, stderr=stderr, quiet=True,
                                           hint_flags=resume_flags(args),
                                           redactor=redactor, subscribe=(trace,) if trace is not None else (),
-                                          on_usage=note)
+                                          on_usage=note, budget=budgets(args.budget))
         finally:
             if trace is not None:
                 trace.close()

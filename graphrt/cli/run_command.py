@@ -24,7 +24,7 @@ from graphrt.base.secrets import Redactor
 from graphrt.check.validate import collect_issues
 from graphrt.checkpoint import store_class
 from graphrt.cli.agent_modules import registry_for
-from graphrt.cli.arguments import node_value
+from graphrt.cli.arguments import budgets, node_value
 from graphrt.cli.executor_option import executor_for
 from graphrt.cli.local_model_option import apply_local_model
 from graphrt.cli.output import run_redactor, write_message, write_results
@@ -131,7 +131,8 @@ def _run(graph: Graph, args: argparse.Namespace, stderr: TextIO, redactor: Redac
         display = ProgressDisplay(stderr, redactor=redactor)
         subscribe.append(display)
     options = dict(inject=dict(args.inject), all_results=args.all, timeout=args.timeout, subscribe=tuple(subscribe),
-                   progress=display.progress if display is not None else None, on_usage=note)
+                   progress=display.progress if display is not None else None, on_usage=note,
+                   budget=budgets(args.budget))
     try:
         # With -q, stdout holds the results alone: what agents and `console` print goes to stderr.
         with executor_for(args) as executor, redirect_stdout(stderr) if args.quiet else nullcontext():

@@ -14,12 +14,12 @@ from typing import Any
 
 from graphrt.checkpoint import describe_targets
 from graphrt.cli.agent_modules import add_agents_option
-from graphrt.cli.arguments import non_empty
+from graphrt.cli.arguments import budget, non_empty
 from graphrt.cli.executor_option import add_executor_option
 from graphrt.cli.local_model_option import add_local_model_option
 from graphrt.engine.run import RUN_TIMEOUT_VARIABLE
 
-__all__ = ["add_checkpoint_option", "add_config_option", "add_mcp_config_option", "add_run_id_option",
+__all__ = ["add_budget_option", "add_checkpoint_option", "add_config_option", "add_mcp_config_option", "add_run_id_option",
            "add_run_options", "add_trace_option", "config_file", "run_config"]
 
 RUNS_MCP_SERVERS = "each run starts those its agents use, and stops them when it ends"
@@ -30,6 +30,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     """The options every command that runs graphs takes: run, resume, fork and batch."""
     add_config_option(parser)
     add_mcp_config_option(parser, RUNS_MCP_SERVERS)
+    add_budget_option(parser, "a run (in a batch: each row's run)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS",
                         help="stop a run after SECONDS, and fail it (in a batch: each row's run); default: "
                         f"${RUN_TIMEOUT_VARIABLE}, else no limit")
@@ -50,6 +51,15 @@ def add_config_option(parser: argparse.ArgumentParser) -> None:
                         "cost: {prices: {openai: {gpt-4o-mini: {input: 0.15, output: 0.6}}}} (USD per million "
                         "tokens); a checkpoint keeps it without its credentials: give it again to resume or fork a "
                         "run, over what was kept")
+
+
+def add_budget_option(parser: argparse.ArgumentParser, whose: str) -> None:
+    """`--budget UNIT=LIMIT,...`: what `whose` may spend; repeatable."""
+    parser.add_argument("--budget", type=budget, action="append", metavar="UNIT=LIMIT,...",
+                        help=f"what {whose} may spend, over the config's budget: tokens, cost (USD, from the config's "
+                        "prices), llm_calls, tool_calls, seconds; NODE.UNIT=LIMIT for each node of that id (with what "
+                        "is nested in it), e.g. tokens=20000,cost=0.5,react.tokens=2000. The run stops before a call "
+                        "that would pass it (BudgetExceeded), keeping what it has; repeatable")
 
 
 def add_mcp_config_option(parser: argparse.ArgumentParser, lifetime: str) -> None:

@@ -129,6 +129,8 @@ class NodeInvoker:
             if error is None or attempt > limit or isinstance(error, GraphInterrupted):
                 return outcome
             if meter is not None:
+                if meter.refuses(self.path, spec.node_id):
+                    return outcome  # a budget stopped it: running it again would be refused too
                 meter.void(self.path, spec.node_id)
             for hook in self.observers.attempt_failed:
                 pending = hook(run_id=self.context.run_id, path=self.path, node_id=spec.node_id, error=error,

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from graphrt.authoring.filters import AgentFilter, FilterFunction
     from graphrt.authoring.plugins import AgentsArg
     from graphrt.authoring.services import RunServices
+    from graphrt.base.budget import Budget
     from graphrt.base.usage import Usage
     from graphrt.engine.executor import Executor
     from graphrt.graphdata.loader import GraphLoader
@@ -67,6 +68,10 @@ class RunOptions:
             variable, else no limit); then running agents are cancelled and RunTimeoutError raised.
         subscribe: callables given every event of the run (graphrt.observe.events).
         progress: counters the run keeps for a live display to sample (graphrt.observe.progress).
+        budget: what the run may spend: a graphrt.base.budget.Budget, a mapping (`{tokens: 20000, cost: 0.5,
+            nodes: {react: {tokens: 2000}}}`) or `--budget` text (`tokens=20000,react.tokens=2000`), over the
+            config's `budget`; the run stops with BudgetExceeded before a call that would pass it. Never a key of
+            the graph (GraphAI refuses keys it does not know).
         on_usage: called with what the run spent (a graphrt.base.usage.Usage, its resumptions included) when
             it ends, however it ends: for a caller that does not hold the Run (a command, a batch's rows, a
             run graphrt.durable saves), which reads `Run.usage` otherwise.
@@ -79,6 +84,7 @@ class RunOptions:
     subscribe: tuple[Callable[[Event], Any], ...] = ()
     progress: RunProgress | None = None
     on_usage: Callable[[Usage], Any] | None = None
+    budget: Budget | Mapping[str, Any] | str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "inject", dict(self.inject or {}))

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generator, Iterable,
 import anyio
 
 from graphrt.authoring.services import RunServices
-from graphrt.base.errors import GraphAbortedError, GraphError, Location, RunTimeoutError
+from graphrt.base.budget import Budget
+from graphrt.base.errors import BudgetExceeded, GraphAbortedError, GraphError, Location, RunTimeoutError
 from graphrt.base.states import NodeState
 from graphrt.base.jsvalue import without_undefined
 from graphrt.base.sync import blocking
@@ -69,6 +70,15 @@ def run_timeout(timeout: float | None) -> float | None:
 
 
 _T = TypeVar("_T")
+
+
+def _budget_cause(error: BaseException | None) -> BudgetExceeded | None:
+    """The BudgetExceeded a node's error is (or was caused by), if a budget is why it failed."""
+    while error is not None:
+        if isinstance(error, BudgetExceeded):
+            return error
+        error = error.__cause__
+    return None
 _CUT_OFF = (NodeState.EXECUTING, NodeState.QUEUED, NodeState.ABORT)  # a node the time limit stopped
 
 
@@ -112,6 +122,7 @@ class Run:
         self.graph = graph
         self.options = options
         self.run_id = options.run_id or os.urandom(6).hex()  # 12 random hex digits (uuid4's first 12 are random too)
+        self._budget = Budget.of(options.budget, "budget")  # a mistake is said now, not when the run starts
         self._restore = restore
         self._observers = tuple(observers)
         self._emitter = Emitter(list(options.subscribe))
@@ -184,7 +195,7 @@ class Run:
                 observers.insert(0, EventObserver(self._emitter))
             if self.options.progress is not None:
                 observers.append(self.options.progress)
-            self._meter = meter = RunMeter(graph.usage_settings)
+            self._meter = meter = RunMeter(graph.usage_settings, budget=self._budget)
             context = RunContext(
                 registry=graph.registry,
                 scheduler=Scheduler(graph.spec.concurrency, graph.spec.label_limits),
@@ -217,9 +228,15 @@ class Run:
                 raise GraphAbortedError("the run was aborted before it started")
             with anyio.CancelScope() as scope:
                 self._scope = scope
-                results = await root.run(self.options.all_results)
+                try:
+                    results = await root.run(self.options.all_results)
+                except GraphError as failed:
+                    raise self._budget_spent(root, failed) or failed
             if scope.cancelled_caught:
                 raise GraphAbortedError("the run was aborted")
+            stopped = self._budget_spent(root)  # a refused call an agent made into a value still stops the run
+            if stopped is not None:
+                raise stopped
             return without_undefined(results)
         except BaseException as caught:
             error = caught
@@ -241,6 +258,28 @@ class Run:
                 from graphrt.observe.events import RunFinished
 
                 emitter.emit(RunFinished(run_id=self.run_id, error=error, usage=self.usage.to_dict()))
+
+    def _budget_spent(self, root: GraphRun, failed: GraphError | None = None) -> BudgetExceeded | None:
+        """The run's error when a budget stopped it: its own budget (whatever the nodes it stopped failed with), or
+        a node's that failed the run (`failed`, the run's first error); a BudgetExceeded said of the top-level node
+        that met it, located in the file. None when no budget stopped it."""
+        stopped = self._meter.stopped if self._meter is not None else None
+        if stopped is not None:
+            top = (stopped.at or "").split("/", 1)[0] or None
+            failed = root.errors().get(top) if top is not None else None
+        else:
+            stopped = _budget_cause(failed)
+            if stopped is None:
+                return None
+            top = failed.node_id if failed is not None else None
+        error = BudgetExceeded(limit=stopped.limit, allowed=stopped.allowed, spent=stopped.spent,
+                               budget_node=stopped.budget_node, at=stopped.at, need=stopped.need,
+                               unpriced=stopped.unpriced, node_id=top,
+                               location=failed.location if failed is not None else None)
+        if failed is not None:
+            error.nested = failed.nested
+        error.__cause__ = failed
+        return error
 
     def abort(self) -> None:
         """Cancels the run: running agents are cancelled and `wait()` raises GraphAbortedError."""

@@ -304,3 +304,35 @@ def test_a_price_table_that_cannot_be_used_is_one_line_naming_the_config_file(wr
     assert code != 0 and out == ""
     assert err.strip() == (f"graphrt: {config}: prices.openai.gpt-4o.input: must be a number from 0 "
                            "(USD per million input tokens), got 'cheap'")
+
+
+THREE_ASKS = """\
+version: 0.5
+nodes:
+  a: {agent: openAIAgent, inputs: {prompt: one}, isResult: true}
+  b: {agent: openAIAgent, inputs: {prompt: ":a.text"}, isResult: true}
+  c: {agent: openAIAgent, inputs: {prompt: ":b.text"}, isResult: true}
+"""
+
+
+def test_a_budget_stops_the_run_before_the_call_past_it_and_says_which(write, capsys, openai_server, reply) -> None:
+    openai_server.script(reply.text("one"), reply.text("two"), reply.text("three"))
+    path = write(THREE_ASKS)
+    code, out, err = run(capsys, path, "--budget", "tokens=100", "--budget", "llm_calls=2")
+    assert code == 1 and out == "" and len(openai_server.requests) == 2
+    lines = err.splitlines()
+    assert lines[-2] == (f"graphrt: {path}:5:3: node 'c': budget exceeded: the run may spend 2 LLM calls and has "
+                         "spent 2; stopped before a call of node 'c'")
+    assert lines[-1] == ("graphrt: usage: 2 LLM calls, 36 tokens (22 in, 14 out), cost unknown (no price for "
+                         "openai:scripted-model)")
+
+
+@pytest.mark.parametrize("given, said", [
+    ("tokens=0", "argument --budget: 'tokens=0'.tokens: must be a number above 0, got '0'"),
+    ("pounds=3", "argument --budget: 'pounds=3': unknown unit 'pounds' (units: tokens, cost, llm_calls, tool_calls, "
+                 "seconds)"),
+])
+def test_a_budget_that_cannot_be_used_is_one_usage_line(write, capsys, given: str, said: str) -> None:
+    with pytest.raises(SystemExit):
+        main(["run", write(HELLO), "--budget", given])
+    assert capsys.readouterr().err.splitlines()[-1].endswith(said)
