@@ -61,6 +61,11 @@ class Limits:
         """These limits, and `other`'s where these have none."""
         return replace(other, **{unit: value for unit, value in self.items()})
 
+    def within(self, cap: "Limits") -> "Limits":
+        """These limits, none above `cap`'s: each unit the smaller of the two, and `cap`'s where these have none."""
+        return replace(cap, **{unit: value if getattr(cap, unit) is None else min(value, getattr(cap, unit))
+                               for unit, value in self.items()})
+
     def to_dict(self) -> dict[str, float]:
         return dict(self.items())
 
@@ -119,6 +124,14 @@ class Budget:
             return self
         nodes = {node: limits.over(other.nodes.get(node, Limits())) for node, limits in self.nodes.items()}
         return Budget(self.run.over(other.run), {**other.nodes, **nodes})
+
+    def within(self, cap: "Budget | None") -> "Budget":
+        """This budget, no limit above `cap`'s (a server's budget for each run, which a run's request may lower
+        and not raise)."""
+        if cap is None:
+            return self
+        nodes = {node: limits.within(cap.nodes.get(node, Limits())) for node, limits in self.nodes.items()}
+        return Budget(self.run.within(cap.run), {**cap.nodes, **nodes})
 
     def to_dict(self) -> dict[str, Any]:
         shown: dict[str, Any] = self.run.to_dict()

@@ -7,7 +7,8 @@ A store keeps two things per run:
 - `Row`s, written one at a time while the run goes: the static values at the start
   of an iteration (`kind="iteration"`), one row per completed node (`"node"`),
   and answers to questions (`"answer"`); a fork from inside a nested graph adds the
-  results that graph keeps (`"inner"`, one row per nested path). Writing an iteration row drops the rows
+  results that graph keeps (`"inner"`, one row per nested path); what the run spent so far
+  (`"usage"`, written with the others when it changed: the latest counts). Writing an iteration row drops the rows
   of earlier iterations, so a store holds one iteration per run, never the
   whole history, and a write costs the same at node 10 as at node 10,000.
 
@@ -71,8 +72,8 @@ class Row:
 
     run_id: str
     iteration: int
-    kind: str  # "iteration" | "node" | "answer" | "inner"
-    key: str  # node id, answer key, nested path, or "" for an iteration
+    kind: str  # "iteration" | "node" | "answer" | "inner" | "usage"
+    key: str  # node id, answer key, nested path, or "" for an iteration and a usage
     value: str | None  # JSON text (encode_value); None for an iteration whose statics could not be saved
 
 

@@ -34,7 +34,8 @@ from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 import anyio
 
-from graphrt.base.errors import GraphAbortedError, GraphError, GraphInterrupted
+from graphrt.base.budget import Budget
+from graphrt.base.errors import BudgetExceeded, GraphAbortedError, GraphError, GraphInterrupted
 from graphrt.base.secrets import Redactor, known_credentials
 from graphrt.base.sync import blocking
 from graphrt.base.states import RunStatus
@@ -104,8 +105,12 @@ def _saved_graph(graph: Graph) -> _SavedGraph:
     return saved
 
 
-def _new_record(graph: Graph, run_id: str, injected: Mapping[str, Any], all_results: bool) -> RunRecord:
+def _new_record(graph: Graph, run_id: str, injected: Mapping[str, Any], all_results: bool,
+                budget: Any = None) -> RunRecord:
     saved = _saved_graph(graph)
+    config = copy.deepcopy(saved.config)  # the record is the caller's to change
+    if budget is not None:  # the run's budget is saved with it, in its config: resuming it goes on under it
+        config["budget"] = Budget.of(budget).over(graph.usage_settings.budget).to_dict()
     for node_id, value in injected.items():
         check_injectable(graph.spec, node_id)
         try:
@@ -119,20 +124,20 @@ def _new_record(graph: Graph, run_id: str, injected: Mapping[str, Any], all_resu
         graph_text=saved.text,
         graph_hash=saved.digest,
         injected=dict(injected),
-        config=copy.deepcopy(saved.config),  # the record is the caller's to change
+        config=config,
         all_results=all_results,
     )
 
 
 async def save_new_run(graph: Graph, store: GuardedStore, run_id: str, *, inject: Mapping[str, Any] | None = None,
-                       all_results: bool = False) -> RunRecord:
+                       all_results: bool = False, budget: Any = None) -> RunRecord:
     """Saves a run before it starts (a server's queued run): `arun_checkpointed` with this `run_id` starts it,
     and so does resuming it after a crash.
 
     Raises:
         CheckpointError: the id is taken, or an injected value cannot be saved.
     """
-    record = _new_record(graph, run_id, inject or {}, all_results)
+    record = _new_record(graph, run_id, inject or {}, all_results, budget)
     await SavedRun(store, run_id).create(record)
     return record
 
@@ -255,7 +260,7 @@ async def _run(graph: Graph, store: GuardedStore, options: RunOptions, *, answer
         if answer is not None:
             raise CheckpointError("an answer is for a saved run that asked a question: give its run_id")
         options = options.replace(run_id=uuid.uuid4().hex[:12])
-        new = _new_record(graph, options.run_id, options.inject, options.all_results)
+        new = _new_record(graph, options.run_id, options.inject, options.all_results, options.budget)
     saved = SavedRun(store, options.run_id)
     if new is not None:
         # Claim and record queued at once, awaited before the run's first row (and on its way out, by _finish).
@@ -287,7 +292,7 @@ async def _run_claimed(graph: Graph, saved: SavedRun, options: RunOptions, *, an
             raise CheckpointError(f"run {options.run_id!r} is not saved in {store.location}, "
                                   "so it has no question to answer")
         if record is None:
-            record = _new_record(graph, options.run_id, options.inject, options.all_results)
+            record = _new_record(graph, options.run_id, options.inject, options.all_results, options.budget)
         if started is None:
             await saved.create(record)
         restore = None
@@ -311,13 +316,21 @@ async def _run_claimed(graph: Graph, saved: SavedRun, options: RunOptions, *, an
     try:
         with anyio.CancelScope() as scope:
             writer.on_failure = scope.cancel
-            results = await graph.start(options, restore=restore, observers=[writer, *observers]).wait()
+            run = graph.start(options, restore=restore, observers=[writer, *observers])
+            writer.spent = lambda: run.usage  # saved as the run goes, and with its end: a resumed run goes on counting
+            try:
+                results = await run.wait()
+            finally:
+                saved.spent = run.usage
             await writer.settled(rows=False)  # a run that saved no row still has its record
             end, finished = functools.partial(saved.finish, results), True
         if writer.failure is not None:
             raise _not_saved(writer.failure, record.run_id, store.location)
     except GraphInterrupted as interrupted:
         end = functools.partial(saved.interrupt, interrupted)
+        raise
+    except BudgetExceeded as stopped:  # failed, saying which limit; resumed with a larger budget, it goes on
+        end = functools.partial(saved.fail, stopped)
         raise
     except GraphAbortedError:
         raise
@@ -351,6 +364,7 @@ async def _finish(writer: CheckpointWriter, end: Callable[..., Awaitable[None]],
             return
         if not finished and writer.started:
             await writer.save_iteration()  # a run stopped before any node completed still has its first iteration
+        await writer.save_usage()  # the calls of nodes that did not complete were spent too
         await end(rows=writer.rows_in_doubt())
     except CheckpointError:  # the store failed (a GuardedStore's every failure is one): the run's outcome matters more
         pass

@@ -27,6 +27,7 @@ from graphrt.base.errors import BudgetExceeded, GraphAbortedError, GraphError, L
 from graphrt.base.states import NodeState
 from graphrt.base.jsvalue import without_undefined
 from graphrt.base.sync import blocking
+from graphrt.base.usage import Usage
 from graphrt.engine.context import Carryover, RunContext
 from graphrt.engine.execution import GraphRun
 from graphrt.engine.options import RunOptions
@@ -38,7 +39,6 @@ from graphrt.observe.observer import Observers, RunObserver
 
 if TYPE_CHECKING:
     from graphrt.base.errors import GraphError as _GraphError
-    from graphrt.base.usage import Usage
     from graphrt.checkpoint.snapshot import RunSnapshot
     from graphrt.engine.graph import Graph
     from graphrt.observe.events import EventStream
@@ -195,7 +195,9 @@ class Run:
                 observers.insert(0, EventObserver(self._emitter))
             if self.options.progress is not None:
                 observers.append(self.options.progress)
-            self._meter = meter = RunMeter(graph.usage_settings, budget=self._budget)
+            restore = self._restore
+            before = Usage.from_dict(restore.usage) if restore is not None and restore.usage else None
+            self._meter = meter = RunMeter(graph.usage_settings, budget=self._budget, before=before)
             context = RunContext(
                 registry=graph.registry,
                 scheduler=Scheduler(graph.spec.concurrency, graph.spec.label_limits),
@@ -210,7 +212,6 @@ class Run:
                 nested_specs=graph.nested_specs,
                 meter=meter,
             )
-            restore = self._restore
             carryover = Carryover(restore.answers, restore.inner) if restore is not None else None
             root = GraphRun(graph.spec, context, injected=self.options.inject, restore=restore, carryover=carryover)
             self._root = root
@@ -318,8 +319,6 @@ class Run:
     def usage(self) -> "Usage":
         """What the run spent so far (also after a failure): its LLM calls' tokens and cost, kept and retried,
         tool calls, time; `usage.to_dict()` is its JSON. `usage_by_node()` says where."""
-        from graphrt.base.usage import Usage
-
         return self._meter.usage() if self._meter is not None else Usage()
 
     def usage_by_node(self) -> dict[str, dict[str, Any]]:
