@@ -41,6 +41,7 @@ from typing import Any, TextIO
 from graphrt.base.errors import GraphError, GraphValidationError
 from graphrt.base.secrets import Redactor
 from graphrt.checkpoint import store_class
+from graphrt.cli.arguments import budgets
 from graphrt.cli.agent_modules import registry_for
 from graphrt.cli.executor_option import executor_for
 from graphrt.cli.local_model_option import apply_local_model
@@ -219,7 +220,7 @@ def _run_rows(graph: Graph, args: argparse.Namespace, checkpoint: str | None, st
             batch(graph, rows, concurrency=args.concurrency, checkpoint=checkpoint,
                   batch_id=args.batch_id or f"{default_batch_id(graph, None)}:{_rows_name(args)}", id_field=args.id_field,
                   ordered=not args.unordered, on_row=write, progress=progress, executor=executor,
-                  timeout=args.timeout, all_results=args.all, keep=False)
+                  timeout=args.timeout, all_results=args.all, keep=False, budget=budgets(args.budget))
     finally:
         if display is not None:
             display.close()
@@ -231,4 +232,6 @@ def _run_rows(graph: Graph, args: argparse.Namespace, checkpoint: str | None, st
     if failed and not args.quiet:
         saved = f"; run the command again to retry them (saved in {checkpoint})" if checkpoint else ""
         print(f"graphrt: {failed:,} of {progress.finished:,} rows failed{saved}", file=stderr)
+    if progress.usage and not args.quiet:  # what the rows run now spent, together
+        print(f"graphrt: usage: {progress.usage.summary()}", file=stderr)
     return 1 if failed else 0
