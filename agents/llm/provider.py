@@ -36,7 +36,7 @@ from typing import Any, AsyncIterator, Mapping
 from graphrt.authoring.agent_info import AgentContext
 from graphrt.base.jsvalue import defined
 from graphrt.base.usage import CallUsage, estimate_tokens
-from graphrt.observe.events import LlmCallFinished, LlmCallStarted
+from graphrt.observe.events import LlmCallFinished, LlmCallStarted, LlmCallWaiting
 
 from .errors import LLMRequestError, MalformedReplyError
 from .settings import DEFAULT_RETRIES, DEFAULT_RETRY_DELAY, DEFAULT_TIMEOUT, ServerSettings, resolve_server
@@ -238,6 +238,9 @@ async def llm_call(ctx: AgentContext, provider: Provider, model: str | None,
             the reply counts them.
         max_tokens: the most the reply may write, when the request says.
 
+    Before it is sent, the call waits for its turn under the rate limits of its label (`provider:model`), as
+    LlmCallWaiting says, and LlmCallStarted says how long it waited (`waited`).
+
     Raises:
         BudgetExceeded: the call would pass a budget of the run (graphrt.observe.meter): it is not made.
     """
@@ -248,8 +251,10 @@ async def llm_call(ctx: AgentContext, provider: Provider, model: str | None,
         limit = max_tokens if isinstance(max_tokens, int) and not isinstance(max_tokens, bool) else None
         metered = meter.start_call(ctx.path, ctx.node_id, system, model, prompt_tokens=estimate_tokens(prompt),
                                    max_tokens=limit)
+        await meter.wait_turn(metered, lambda seconds, label: _waiting(ctx, seconds, label))
     call_id = uuid.uuid4().hex[:16]
-    ctx.emit(LlmCallStarted, call_id=call_id, model=model, system=system)
+    ctx.emit(LlmCallStarted, call_id=call_id, model=model, system=system,
+             waited=metered.waited if metered is not None and metered.waited else None)
     call = LlmCall(ctx)
     try:
         yield call
@@ -261,6 +266,13 @@ async def llm_call(ctx: AgentContext, provider: Provider, model: str | None,
         _finished(ctx, call_id, call, system, model, metered, error=text)
         raise
     _finished(ctx, call_id, call, system, model, metered)
+
+
+def _waiting(ctx: AgentContext, seconds: float, label: str) -> None:
+    """The call waits for its turn under the rate limits of `label`: said as an event (the node waits, it does not
+    run) and as the node's progress."""
+    ctx.emit(LlmCallWaiting, label=label, seconds=round(seconds, 3))
+    ctx.progress(f"waiting {seconds:.1f}s for the rate limit of {label}", {"rateLimit": label, "seconds": seconds})
 
 
 def _finished(ctx: AgentContext, call_id: str, call: LlmCall, system: str, model: str | None, metered: Any,

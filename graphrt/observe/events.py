@@ -47,6 +47,7 @@ __all__ = [
     "ToolCalled",
     "ToolReturned",
     "LlmCallStarted",
+    "LlmCallWaiting",
     "LlmCallFinished",
     "EventsDropped",
     "EventObserver",
@@ -224,6 +225,17 @@ class LlmCallStarted(Event):
     call_id: str
     model: str | None = None
     system: str | None = None
+    waited: float | None = None  # seconds it waited for its turn under a rate limit (LlmCallWaiting)
+
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class LlmCallWaiting(Event):
+    """An agent's LLM call waits for its turn under the rate limits of `label` (`openai:gpt-4o-mini`), about
+    `seconds` from now: its node waits, it is not running; its LlmCallStarted follows with the time it waited."""
+
+    node_id: str
+    label: str
+    seconds: float
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)

@@ -34,24 +34,30 @@ from graphrt.observe.usage_ledger import Path, UsageLedger, usage_key
 
 __all__ = ["RunMeter", "UsageSettings", "USAGE_KEYS"]
 
-USAGE_KEYS = ("prices", "budget")
+USAGE_KEYS = ("prices", "budget", "rate_limits")
 """The config file's keys that are usage settings, not an agent's config."""
 
 
 class UsageSettings:
-    """What the config file says of usage (`prices`, `budget`), read once per prepared graph.
+    """What the config file says of usage (`prices`, `budget`, `rate_limits`), read once per prepared graph.
 
     Raises:
         UsageConfigError: one of them cannot be used; its one line names `where` and the key.
     """
 
-    __slots__ = ("prices", "budget")
+    __slots__ = ("prices", "budget", "rate_limits")
 
     def __init__(self, config: Mapping[str, Any] | None = None, where: str = "config") -> None:
         config = config or {}
         self.prices = PriceTable(config.get("prices"), where=f"{where}: prices")
         given = config.get("budget")
         self.budget = Budget.of(given, f"{where}: budget") if given is not None else None
+        limits = config.get("rate_limits")
+        self.rate_limits: Any = None  # the process's RateLimits for them (graphrt.observe.rate_limits)
+        if limits is not None:
+            from graphrt.observe.rate_limits import RateLimits  # a config without limits never imports the pacing
+
+            self.rate_limits = RateLimits.shared(limits, where=f"{where}: rate_limits")
 
 
 _NO_SETTINGS = UsageSettings()
@@ -83,8 +89,8 @@ class RunMeter:
         UsageConfigError: a limit of the run's budget is not above what it spent before it was resumed.
     """
 
-    __slots__ = ("prices", "budget", "ledger", "stopped", "_started", "_ended", "_before_seconds", "_held",
-                 "_node_started", "_refused")
+    __slots__ = ("prices", "budget", "rate_limits", "ledger", "stopped", "_started", "_ended", "_before_seconds",
+                 "_held", "_node_started", "_refused")
 
     def __init__(self, settings: UsageSettings | None = None, *, budget: Budget | None = None,
                  before: Usage | None = None) -> None:
@@ -92,6 +98,7 @@ class RunMeter:
         self.prices = settings.prices
         merged = budget.over(settings.budget) if budget is not None else settings.budget
         self.budget: Budget | None = merged if merged else None
+        self.rate_limits = settings.rate_limits  # None: only a provider's Retry-After paces the calls
         self.ledger = UsageLedger(before)
         self.stopped: BudgetExceeded | None = None  # the run's budget was spent: every call is refused
         self._started = time.monotonic()
@@ -173,7 +180,19 @@ class RunMeter:
         return call
 
     async def wait_turn(self, call: MeteredCall, on_wait: Callable[[float, str], None] | None = None) -> None:
-        return None
+        limits = self.rate_limits
+        if limits is None:
+            from graphrt.observe.rate_limits import PROCESS_WINDOW  # a provider's Retry-After holds every call
+
+            if PROCESS_WINDOW.held(call.label) <= 0 and PROCESS_WINDOW.held(call.provider) <= 0:
+                return
+            limits = _holds()
+        grant = await limits.acquire(call.label, call.tokens, on_wait)
+        if grant is not None:
+            call.grant = (limits, grant)
+            if grant.waited:
+                call.waited = grant.waited
+                self.ledger.add_wait(call.path, call.node_id, grant.waited)
 
     def end_call(self, call: MeteredCall, usage: CallUsage | None, *, kept: bool) -> float | None:
         if call.held is not None:
@@ -186,6 +205,11 @@ class RunMeter:
                 hold.cost -= cost
         cost = self.prices.cost(usage)
         self.ledger.add_call(call.path, call.node_id, usage, cost, kept=kept, label=call.label)
+        if call.grant is not None:  # the window counts what the reply said it used, not what was reserved
+            limits, grant = call.grant
+            call.grant = None
+            said = usage is not None and usage.has_tokens
+            limits.settle(grant, (usage.input_tokens or 0) + (usage.output_tokens or 0) if said else None)
         return cost
 
     def tool_call(self, path: Path, node_id: str) -> None:
@@ -197,7 +221,9 @@ class RunMeter:
         self.ledger.add_tool_call(path, node_id)
 
     def throttled(self, provider: str, model: str | None, seconds: float) -> None:
-        return None
+        from graphrt.observe.rate_limits import PROCESS_WINDOW
+
+        PROCESS_WINDOW.hold(f"{provider}:{model}" if model else provider, seconds)
 
     # ----- budgets -----
 
@@ -265,6 +291,13 @@ class RunMeter:
         stopped = self.stopped
         return BudgetExceeded(limit=stopped.limit, allowed=stopped.allowed, spent=stopped.spent,  # type: ignore[union-attr]
                               budget_node=None, at=usage_key(path, node_id))
+
+
+def _holds() -> Any:
+    """The RateLimits of no limits: a call of a label a provider asked to wait for waits, and nothing more."""
+    from graphrt.observe.rate_limits import RateLimits
+
+    return RateLimits.shared({})
 
 
 def _spent(usage: Usage, unit: str) -> float:
