@@ -118,20 +118,29 @@ class NodeInvoker:
         extra = inputs.get("params")
         params = {**spec.params, **extra} if is_named_inputs(extra) else dict(spec.params)
         limit = spec.retry if spec.retry is not None else (self.graph.retry or 0)
-        meter = self.context.meter if limit else None  # what a failed attempt spent is retried, not used
+        if not limit:  # the usual node: one attempt, nothing to count apart
+            return await self._attempt(node, ticket, agent_id, call, inputs, params, results, 1)
+        return await self._retrying(node, ticket, agent_id, call, inputs, params, results, limit)
+
+    async def _retrying(self, node: "NodeRun", ticket: "Ticket", agent_id: str | None, call: Any, inputs: dict,
+                        params: dict, results: dict[str, Any], limit: int) -> Outcome:
+        """The outcome of a node with `retry`: its agent called again after a failure, `limit` times at most.
+
+        What a failed attempt spent counts as retried, not used (the run's meter); a node a budget stopped is
+        not called again (it would be refused again)."""
+        spec = node.spec
+        meter = self.context.meter
         attempt = 0
         while True:
             attempt += 1
-            if meter is not None:
-                meter.attempt_started(self.path, spec.node_id)
+            meter.attempt_started(self.path, spec.node_id)
             outcome = await self._attempt(node, ticket, agent_id, call, inputs, params, results, attempt)
             error = outcome[1]
             if error is None or attempt > limit or isinstance(error, GraphInterrupted):
                 return outcome
-            if meter is not None:
-                if meter.refuses(self.path, spec.node_id):
-                    return outcome  # a budget stopped it: running it again would be refused too
-                meter.void(self.path, spec.node_id)
+            if meter.refuses(self.path, spec.node_id):
+                return outcome
+            meter.void(self.path, spec.node_id)
             for hook in self.observers.attempt_failed:
                 pending = hook(run_id=self.context.run_id, path=self.path, node_id=spec.node_id, error=error,
                                timed_out=outcome[2], state=node.state)  # the run's: still EXECUTING

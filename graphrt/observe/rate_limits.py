@@ -44,6 +44,11 @@ __all__ = ["Grant", "MemoryWindow", "PROCESS_WINDOW", "Rate", "RateLimits", "Rat
 WINDOW_SECONDS = 60.0
 """The window a per-minute limit holds in."""
 
+HELD_SECONDS = WINDOW_SECONDS + 1.0
+"""How long a grant counts in the window: a second more than the minute, as the provider counts a request from
+when it arrives, a moment after its grant (with the minute alone, a grant made as the oldest left met it inside
+the provider's minute: 2 limits' worth in one, measured at the server)."""
+
 _RECHECK = 1.0
 """At most this many seconds between two looks at the window by a call that waits: grants settled lower, or
 taken by other processes, show within it."""
@@ -126,7 +131,7 @@ def fit_wait(entries: "deque[list[Any]] | list[tuple[float, int]]", now: float, 
     wait = 0.0
     if rate.requests_per_minute is not None and len(entries) + 1 > rate.requests_per_minute:
         out = len(entries) + 1 - rate.requests_per_minute  # grants that must leave the window first
-        wait = max(wait, entries[out - 1][0] + WINDOW_SECONDS - now)
+        wait = max(wait, entries[out - 1][0] + HELD_SECONDS - now)
     if rate.tokens_per_minute is not None:
         room = rate.tokens_per_minute - min(tokens, rate.tokens_per_minute)
         held = sum(entry[1] for entry in entries)
@@ -134,7 +139,7 @@ def fit_wait(entries: "deque[list[Any]] | list[tuple[float, int]]", now: float, 
             if held <= room:
                 break
             held -= entry[1]
-            wait = max(wait, entry[0] + WINDOW_SECONDS - now)
+            wait = max(wait, entry[0] + HELD_SECONDS - now)
     return max(wait, 0.0)
 
 
@@ -149,7 +154,7 @@ class MemoryWindow:
 
     def _window(self, label: str, now: float) -> deque[list[Any]]:
         entries = self._grants.setdefault(label, deque())
-        while entries and entries[0][0] <= now - WINDOW_SECONDS:
+        while entries and entries[0][0] <= now - HELD_SECONDS:
             entries.popleft()
         return entries
 

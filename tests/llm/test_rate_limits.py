@@ -44,7 +44,7 @@ async def test_two_runs_share_a_labels_limit_and_the_one_that_waits_says_so(open
     def watch(event: Any) -> None:
         events.append(event)
         if isinstance(event, LlmCallWaiting):
-            clock.now += 60  # a minute on: the first run's grant leaves the window
+            clock.now += 61  # a minute on (and a second): the first run's grant leaves the window
 
     first = graphrt.Graph(ASK, config=config)
     second = graphrt.Graph(ASK, config=dict(config))  # another Graph, the same limits: one process, one window
@@ -53,7 +53,7 @@ async def test_two_runs_share_a_labels_limit_and_the_one_that_waits_says_so(open
         for run in runs:
             group.start_soon(run.wait)
     waits = [event for event in events if isinstance(event, LlmCallWaiting)]
-    assert [(event.label, event.seconds) for event in waits] == [("openai", pytest.approx(60.0))]
+    assert [(event.label, event.seconds) for event in waits] == [("openai", pytest.approx(61.0))]
     started = [event for event in events if isinstance(event, LlmCallStarted)]
     assert sorted(event.waited is not None for event in started) == [False, True]
     assert sorted(run.usage.waited > 0 for run in runs) == [False, True]

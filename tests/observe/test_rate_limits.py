@@ -22,9 +22,10 @@ class Clock:
 def test_a_request_fits_when_the_minute_has_room_else_says_when_it_will():
     rate = Rate(requests_per_minute=2, tokens_per_minute=100)
     assert fit_wait([], 0.0, rate, 60) == 0
-    assert fit_wait([[0.0, 60]], 10.0, rate, 60) == pytest.approx(50.0)  # 120 tokens: the first must leave
-    assert fit_wait([[0.0, 10], [5.0, 10]], 10.0, rate, 10) == pytest.approx(50.0)  # a third request
-    assert fit_wait([[0.0, 10]], 10.0, rate, 500) == pytest.approx(50.0)  # larger than a minute: alone
+    # A grant counts 61 seconds: a minute, and a second for the provider's clock, which counts from arrival.
+    assert fit_wait([[0.0, 60]], 10.0, rate, 60) == pytest.approx(51.0)  # 120 tokens: the first must leave
+    assert fit_wait([[0.0, 10], [5.0, 10]], 10.0, rate, 10) == pytest.approx(51.0)  # a third request
+    assert fit_wait([[0.0, 10]], 10.0, rate, 500) == pytest.approx(51.0)  # larger than a minute: alone
 
 
 async def test_a_call_past_the_limit_waits_for_the_minute_to_move_on_and_says_so():
@@ -46,8 +47,8 @@ async def test_a_call_past_the_limit_waits_for_the_minute_to_move_on_and_says_so
     async with anyio.create_task_group() as group:
         group.start_soon(second)
         await waiting.wait()
-        assert told == [(pytest.approx(60.0), "openai:m")] and got == []
-        clock.now += 60  # a minute on: the first grant leaves the window
+        assert told == [(pytest.approx(61.0), "openai:m")] and got == []
+        clock.now += 61  # a minute (and the provider's second) on: the first grant leaves the window
         limits.settle(first, 12)  # and its call ended: the next in line looks again now
     assert got[0] is not None and got[0].labels == ("openai:m",)
 
