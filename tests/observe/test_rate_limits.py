@@ -6,6 +6,7 @@ import anyio
 import pytest
 
 from graphrt.base.errors import UsageConfigError
+from graphrt.observe import rate_limits
 from graphrt.observe.rate_limits import MemoryWindow, Rate, RateLimits, fit_wait
 
 pytestmark = pytest.mark.anyio
@@ -28,11 +29,13 @@ def test_a_request_fits_when_the_minute_has_room_else_says_when_it_will():
     assert fit_wait([[0.0, 10]], 10.0, rate, 500) == pytest.approx(51.0)  # larger than a minute: alone
 
 
-async def test_a_call_past_the_limit_waits_for_the_minute_to_move_on_and_says_so():
+async def test_a_call_past_the_limit_waits_for_the_minute_to_move_on_and_says_so(monkeypatch):
+    monkeypatch.setattr(rate_limits, "_RECHECK", 0.01)  # a waiting call looks again soon after the clock moves
     clock = Clock()
     limits = RateLimits({"openai:m": {"requests_per_minute": 1}}, window=MemoryWindow(clock))
     first = await limits.acquire("openai:m", 10)
     assert first is not None and first.waited == 0
+    limits.settle(first, 12)  # its reply came: it counts from now
     waiting = anyio.Event()
     told: list[tuple[float, str]] = []
     got = []
@@ -48,8 +51,7 @@ async def test_a_call_past_the_limit_waits_for_the_minute_to_move_on_and_says_so
         group.start_soon(second)
         await waiting.wait()
         assert told == [(pytest.approx(61.0), "openai:m")] and got == []
-        clock.now += 61  # a minute (and the provider's second) on: the first grant leaves the window
-        limits.settle(first, 12)  # and its call ended: the next in line looks again now
+        clock.now += 61  # a minute (and the provider's second) after its reply: the first call leaves the window
     assert got[0] is not None and got[0].labels == ("openai:m",)
 
 
@@ -59,6 +61,17 @@ async def test_a_provider_label_limits_each_of_its_models_and_other_labels_go_on
     assert (await limits.acquire("openai:a", 80)).labels == ("openai",)
     assert limits.limiting("openai:b") == {"openai": Rate(tokens_per_minute=100)}
     assert await limits.acquire("anthropic:c", 1000) is None  # not limited
+
+
+async def test_a_call_counts_from_its_reply_as_the_provider_may_have_counted_it_then():
+    clock = Clock()
+    window = MemoryWindow(clock)
+    limits = RateLimits({"openai": {"requests_per_minute": 1}}, window=window)
+    grant = await limits.acquire("openai:a", 10)
+    clock.now += 50
+    limits.settle(grant, 10)  # its reply, 50 s after its grant
+    assert fit_wait(list(window._window("openai", clock.now)), clock.now, Rate(requests_per_minute=1), 1) == \
+        pytest.approx(61.0)
 
 
 async def test_what_a_call_used_replaces_what_it_reserved():
