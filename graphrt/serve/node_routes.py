@@ -38,7 +38,7 @@ def _number(request: Request, name: str, default: int, low: int, high: int, want
 
 async def list_nodes(request: Request) -> Response:
     """The nodes the run has seen, a page at a time (`offset`, `limit`; `next` links the next page): state,
-    agent, timings, attempts, error or question; no values. `total` is how many nodes the server keeps for the
+    agent, timings, attempts, error or question, what it spent (`usage`); no values. `total` is how many nodes the server keeps for the
     run, and `left_out` says (when not null) that nodes past the most it keeps were left out."""
     offset = _number(request, "offset", 0, 0, 10**9 - 1, "a whole number of nodes to skip")
     limit = _number(request, "limit", DEFAULT_NODE_PAGE, 1, MAX_NODE_PAGE, f"a number from 1 to {MAX_NODE_PAGE}")
@@ -52,19 +52,23 @@ async def list_nodes(request: Request) -> Response:
                     "message": f"this run has more nodes than the {ledger.max_nodes:,} the server keeps for a run "
                                f"(nested graphs' and map rows'): {ledger.untracked:,} events of the others were not "
                                "kept, and those nodes are not listed"}
-    return JSONAnswer({"run": run.id, "nodes": ledger.summary(offset, limit), "offset": offset, "limit": limit,
+    nodes = ledger.summary(offset, limit)
+    for key, node in nodes.items():
+        node["usage"] = run.spent.keyed(key)  # what it spent, with what was nested in it; null: nothing
+    return JSONAnswer({"run": run.id, "nodes": nodes, "offset": offset, "limit": limit,
                        "total": total, "left_out": left_out,
                        "next": f"/runs/{quote(run.id, safe='')}/nodes?offset={following}&limit={limit}"
                                if following < total else None})
 
 
 async def get_node(request: Request) -> Response:
-    """One node: its resolved inputs, result, error with location, attempts, timings, tokens and tool calls."""
+    """One node: its resolved inputs, result, error with location, attempts, timings, tokens, tool calls, LLM calls
+    and what it spent (`usage`, with what was nested in it)."""
     run = await _service(request).get(request.path_params["run_id"])
     node = run.ledger.node(request.path_params["key"])
     if node is None:
         raise RunNotFound(f"run {run.id!r} has no node {request.path_params['key']!r}")
-    return JSONAnswer({"run": run.id, **node})
+    return JSONAnswer({"run": run.id, **node, "usage": run.spent.keyed(request.path_params["key"])})
 
 
 async def start_fork(request: Request, body: dict[str, Any]) -> Response:
