@@ -325,7 +325,7 @@ def _amount(limit: str, value: float | None) -> str:
     if limit == "cost":
         return f"${value:,.4f}".rstrip("0").rstrip(".") if value else "$0"
     if limit == "seconds":
-        return f"{value:,.1f}"
+        return f"{value:,.1f}" if value >= 1 else f"{value:.3g}"
     return f"{int(value):,}" if float(value).is_integer() else f"{value:,}"
 
 
