@@ -151,11 +151,13 @@ def _service_failure(error: BaseException) -> ServiceError | None:
 
 def _cause(error: BaseException, kind: type[E]) -> E | None:
     """The exception of `kind` behind a failed tool call (`error` or its causes), if that is why it failed."""
-    seen: BaseException | None = error
-    while seen is not None:
-        if isinstance(seen, kind):
-            return seen
-        seen = seen.__cause__
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:  # a chain of causes may come round to itself
+        if isinstance(cause, kind):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__
     return None
 
 

@@ -185,11 +185,13 @@ async def map_agent(ctx: AgentContext) -> Any:
 
 def _budget_stop(error: BaseException) -> BudgetExceeded | None:
     """The BudgetExceeded behind a row's failure (the error or its causes), if a budget is why it failed."""
-    seen: BaseException | None = error
-    while seen is not None:
-        if isinstance(seen, BudgetExceeded):
-            return seen
-        seen = seen.__cause__
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:  # a chain of causes may come round to itself
+        if isinstance(cause, BudgetExceeded):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__
     return None
 
 

@@ -74,9 +74,11 @@ _T = TypeVar("_T")
 
 def _budget_cause(error: BaseException | None) -> BudgetExceeded | None:
     """The BudgetExceeded a node's error is (or was caused by), if a budget is why it failed."""
-    while error is not None:
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:  # a chain of causes may come round to itself
         if isinstance(error, BudgetExceeded):
             return error
+        seen.add(id(error))
         error = error.__cause__
     return None
 _CUT_OFF = (NodeState.EXECUTING, NodeState.QUEUED, NodeState.ABORT)  # a node the time limit stopped

@@ -153,3 +153,14 @@ def test_a_budget_that_cannot_be_used_is_one_line(given, said):
     with pytest.raises(UsageConfigError) as caught:
         graphrt.Graph(CHAIN).start(budget=given)
     assert str(caught.value) == said
+
+
+async def test_a_failure_whose_causes_come_round_to_themselves_fails_the_run_as_it_is():
+    def looping(ctx: AgentContext) -> None:
+        first, second = ValueError("first"), ValueError("second")
+        first.__cause__, second.__cause__ = second, first
+        raise first
+
+    run, error = await _run({"version": 0.5, "nodes": {"a": {"agent": "loopingAgent", "isResult": True}}},
+                            agents=[AgentInfo(name="loopingAgent", func=looping)])
+    assert not isinstance(error, BudgetExceeded) and "first" in str(error)
