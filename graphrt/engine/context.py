@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from graphrt.authoring.filters import AgentFilter
     from graphrt.authoring.services import RunServices
     from graphrt.engine.executor import Executor
+    from graphrt.engine.journal import RunJournal
     from graphrt.graphdata.loader import GraphLoader
 
 __all__ = ["RunContext", "Carryover"]
@@ -48,10 +49,11 @@ class RunContext:
         services: what the whole run shares, e.g. MCP connections (agents see `ctx.services`).
         graph_loader: loads `graphLoader` graphs; None reads files beside the graph file.
         nested_specs: the graphs graph agents compiled, kept for every run of the prepared Graph.
+        journal: the journal of the execution's outside calls (graphrt.engine.journal); None: none is kept.
     """
 
     __slots__ = ("registry", "scheduler", "run_id", "config", "emitter", "observers", "filters", "executor",
-                 "services", "graph_loader", "nested_specs")
+                 "services", "graph_loader", "nested_specs", "journal")
 
     # A plain class, not a dataclass: it is built once per execution, never compared or copied, and a
     # frozen dataclass's generated methods cost every command's start ~0.8 ms (`python -m bench startup`).
@@ -59,7 +61,8 @@ class RunContext:
                  config: Mapping[str, Any] | None = None, emitter: Emitter | None = None,
                  observers: Observers | None = None, filters: tuple[AgentFilter, ...] = (),
                  executor: Executor | None = None, services: RunServices | None = None,
-                 graph_loader: GraphLoader | None = None, nested_specs: NestedSpecs | None = None) -> None:
+                 graph_loader: GraphLoader | None = None, nested_specs: NestedSpecs | None = None,
+                 journal: RunJournal | None = None) -> None:
         set_ = object.__setattr__
         set_(self, "registry", registry)
         set_(self, "scheduler", scheduler)
@@ -72,6 +75,7 @@ class RunContext:
         set_(self, "services", services)
         set_(self, "graph_loader", graph_loader)
         set_(self, "nested_specs", NestedSpecs() if nested_specs is None else nested_specs)
+        set_(self, "journal", journal)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"a RunContext does not change once made (setting {name!r})")

@@ -23,12 +23,14 @@ from graphrt.base.errors import (
     GraphLoadError,
     GraphInterrupted,
     Interrupt,
+    JournalError,
     NodeTimeoutError,
     ResolveError,
 )
 from graphrt.base.jsvalue import is_named_inputs, is_null, is_truthy, json_stringify
 from graphrt.base.states import NodeState  # re-exported: its home is graphrt.base.states
 from graphrt.engine.executor import call_in_process, must_stay_local
+from graphrt.engine.journal import call_path_part
 from graphrt.engine.nesting import NestingPort
 from graphrt.graphdata.loader import GraphSource, load_graph_beside, load_with
 from graphrt.graphdata.spec import ComputedNodeSpec, StaticNodeSpec
@@ -118,9 +120,13 @@ class NodeInvoker:
         extra = inputs.get("params")
         params = {**spec.params, **extra} if is_named_inputs(extra) else dict(spec.params)
         limit = spec.retry if spec.retry is not None else (self.graph.retry or 0)
+        journal = self.context.journal
+        mark = journal.mark(self._call_path(spec)) if journal is not None and limit else None
         attempt = 0
         while True:
             attempt += 1
+            if mark is not None and attempt > 1:  # a retry takes the entries of the calls the failed attempt made
+                journal.rewind(self._call_path(spec), mark)  # type: ignore[union-attr]
             outcome = await self._attempt(node, ticket, agent_id, call, inputs, params, results, attempt)
             error = outcome[1]
             if error is None or attempt > limit or isinstance(error, GraphInterrupted):
@@ -171,23 +177,34 @@ class NodeInvoker:
                 await pending
         if spec.console:
             _print_before(spec.console, inputs)
+        journal = context.journal
+        kind = self._journal_kind(info) if journal is not None else None
         started = time.perf_counter()
         try:
             if spec.timeout is None:
-                result = await self._call(call, ctx)
+                result = await (self._call(call, ctx) if kind is None else self._journaled(spec, call, ctx, kind))
             else:
                 with anyio.move_on_after(spec.timeout) as scope:
-                    result = await self._call(call, ctx)
+                    result = await (self._call(call, ctx) if kind is None else self._journaled(spec, call, ctx, kind))
                 if scope.cancelled_caught:
                     message = f"timed out after {spec.timeout * 1000:g} ms"
                     return failed(self._located(NodeTimeoutError(message, node_id=spec.node_id, field="timeout")),
                                   True, attempt)
         except Interrupt as signal:  # a question for a person: the node waits for the answer, it did not fail
-            key = answer_key(path, spec.node_id)
+            key = signal.key or answer_key(path, spec.node_id)
             return failed(self._located(GraphInterrupted(signal.question, key=key, node_id=spec.node_id)),
                           attempts=attempt)
         except Exception as error:  # noqa: BLE001 - any agent failure becomes the node's error
             return failed(self._agent_error(spec, agent_id, error), attempts=attempt)
+        outcome = self._settled(spec, agent_id, result, results, started, attempt)
+        if kind is not None and outcome[1] is not None:  # failed after its call returned: a retry asks again
+            await journal.void(self._call_path(spec))  # type: ignore[union-attr]
+        return outcome
+
+    def _settled(self, spec: ComputedNodeSpec, agent_id: str | None, result: Any, results: dict[str, Any],
+                 started: float, attempt: int) -> Outcome:
+        """The outcome of an agent call that returned `result`, once `console.after`, `passThrough`, `repeatUntil`
+        and `output` apply."""
         if spec.console:
             try:
                 print_after(spec, result)
@@ -207,6 +224,28 @@ class NodeInvoker:
         except Exception as error:  # noqa: BLE001 - e.g. a passThrough reference that cannot be resolved
             return failed(ResolveError.from_exception(error, node_id=spec.node_id, source=self.graph.source),
                           attempts=attempt)
+
+    def _call_path(self, spec: ComputedNodeSpec) -> str:
+        """The node's path in the run's journal: the nodes and iterations above it, its id, its iteration."""
+        return self.run.call_prefix + call_path_part(spec.node_id, self.run.iteration)
+
+    def _journal_kind(self, info: AgentInfo | None) -> str | None:
+        """The kind of entry the run journals this call as (graphrt.engine.journal); None: it is not journaled."""
+        if info is None:
+            return None
+        kind = self.run.journal_kind
+        if kind is not None:
+            return kind
+        if not info.journaled:
+            return None
+        return "llm" if "llm" in info.category else "call"
+
+    async def _journaled(self, spec: ComputedNodeSpec, call: AgentInfo, ctx: AgentContext, kind: str) -> Any:
+        """The agent call through the run's journal: its result taken from it when it holds one, else made and
+        kept."""
+        journal = self.context.journal
+        assert journal is not None
+        return await journal.call(ctx, call, self._call_path(spec), kind, lambda: self._call(call, ctx))
 
     async def _call(self, call: Any, ctx: AgentContext) -> Any:
         """Calls the agent inside the node's filters, here or on the run's executor (the seam)."""
@@ -298,6 +337,10 @@ class NodeInvoker:
 
     def _agent_error(self, spec: ComputedNodeSpec, agent_id: str | None, error: Exception) -> GraphError:
         if isinstance(error, GraphInterrupted):  # a node of a nested graph asks: still a question, not a failure
+            return error.within(spec.node_id)
+        if isinstance(error, JournalError):  # the journal's error is the run's: it keeps its kind on its way up
+            if error.node_id == spec.node_id and not error.nested:
+                return self._located(error)
             return error.within(spec.node_id)
         if isinstance(error, GraphError) and error.node_id is not None:
             # A node of a nested graph failed: keep its message, field and position, and its path.

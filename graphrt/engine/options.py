@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from graphrt.authoring.plugins import AgentsArg
     from graphrt.authoring.services import RunServices
     from graphrt.engine.executor import Executor
+    from graphrt.engine.journal import CallLog, Journal
     from graphrt.graphdata.loader import GraphLoader
     from graphrt.observe.events import Event
     from graphrt.observe.progress import RunProgress
@@ -66,6 +67,10 @@ class RunOptions:
             variable, else no limit); then running agents are cancelled and RunTimeoutError raised.
         subscribe: callables given every event of the run (graphrt.observe.events).
         progress: counters the run keeps for a live display to sample (graphrt.observe.progress).
+        journal: where the run journals its outside calls (LLM requests, tool calls, services': graphrt.engine.journal),
+            to take their results from instead of making them again: a Journal, or a log such as a cassette
+            (graphrt.testing.Cassette) that records the run or replays it. A checkpointed run journals them in
+            its store too.
     """
 
     inject: Mapping[str, Any] = field(default_factory=dict)
@@ -74,6 +79,7 @@ class RunOptions:
     timeout: float | None = None
     subscribe: tuple[Callable[[Event], Any], ...] = ()
     progress: RunProgress | None = None
+    journal: Journal | CallLog | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "inject", dict(self.inject or {}))

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from graphrt.base.errors import GraphError as _GraphError
     from graphrt.checkpoint.snapshot import RunSnapshot
     from graphrt.engine.graph import Graph
+    from graphrt.engine.journal import RunJournal
     from graphrt.observe.events import EventStream
 
 __all__ = ["Run", "run_timeout", "within_timeout", "RUN_TIMEOUT_VARIABLE"]
@@ -181,6 +182,9 @@ class Run:
                 observers.insert(0, EventObserver(self._emitter))
             if self.options.progress is not None:
                 observers.append(self.options.progress)
+            restore = self._restore
+            carryover = Carryover(restore.answers, restore.inner) if restore is not None else Carryover()
+            journal = await self._journal(carryover) if self.options.journal is not None else None
             context = RunContext(
                 registry=graph.registry,
                 scheduler=Scheduler(graph.spec.concurrency, graph.spec.label_limits),
@@ -193,12 +197,22 @@ class Run:
                 services=services,
                 graph_loader=graph.graph_loader,
                 nested_specs=graph.nested_specs,
+                journal=journal,
             )
-            restore = self._restore
-            carryover = Carryover(restore.answers, restore.inner) if restore is not None else None
             root = GraphRun(graph.spec, context, injected=self.options.inject, restore=restore, carryover=carryover)
             self._root = root
             return await self._run_root(root)
+
+    async def _journal(self, carryover: Carryover) -> "RunJournal":
+        """The execution's journal of outside calls, its logs read; what it keeps hides the credentials of the
+        graph, its config and the environment, unless its Journal says which to hide."""
+        from graphrt.base.secrets import Redactor, known_credentials
+        from graphrt.engine.journal import Journal
+
+        journal = Journal.of(self.options.journal)  # type: ignore[arg-type]
+        graph = self.graph
+        redactor = journal.redactor or Redactor(known=known_credentials(graph.config, graph.data))
+        return await journal.open(self.run_id, carryover, redactor)
 
     async def _run_root(self, root: GraphRun) -> dict[str, Any]:
         emitter = self._emitter
