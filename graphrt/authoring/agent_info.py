@@ -236,22 +236,27 @@ class AgentInfo:
     # call of either is journaled, so that a resumed, retried or replayed run takes its result instead of making
     # it again. A call with side effects is also marked as started before it is made: one that started and left
     # no result is made again only if the agent is `idempotent` (making it twice does what making it once does),
-    # else the run asks a person whether it happened, or fails, as it is told. `idempotent` may be a rule of the
-    # call (fetchAgent's: its HTTP method). A call without side effects is made again whenever in doubt.
+    # else the run asks a person whether it happened, or fails, as it is told. Either may be a rule of the call
+    # (fetchAgent's: its HTTP method). A call without side effects is made again whenever in doubt.
     outside: bool = False
-    side_effects: bool = False
+    side_effects: bool | Callable[[AgentContext], bool] = False
     idempotent: bool | Callable[[AgentContext], bool] = False
     is_async: bool = field(init=False, default=False)
 
     @property
     def journaled(self) -> bool:
-        """Whether the run journals each call of it: it reaches outside the run, or changes the world."""
-        return self.outside or self.side_effects
+        """Whether the run journals each call of it: it reaches outside the run, or may change the world."""
+        return self.outside or self.side_effects is not False
+
+    def has_side_effects(self, ctx: AgentContext) -> bool:
+        """Whether this call changes the world (`side_effects`, or its rule for this call)."""
+        side_effects = self.side_effects
+        return bool(side_effects(ctx)) if callable(side_effects) else bool(side_effects)
 
     def is_idempotent(self, ctx: AgentContext) -> bool:
         """Whether making this call again is harmless: it has no side effects, or making it twice does what making
         it once does (`idempotent`, or its rule for this call)."""
-        if not self.side_effects:
+        if not self.has_side_effects(ctx):
             return True
         idempotent = self.idempotent
         return bool(idempotent(ctx)) if callable(idempotent) else bool(idempotent)
@@ -303,7 +308,7 @@ class AgentInfo:
             info["stateful"] = True
         if self.outside:
             info["outside"] = True
-        if self.side_effects:
+        if self.side_effects is True:
             info["sideEffects"] = True
         if self.idempotent is True:
             info["idempotent"] = True

@@ -102,7 +102,7 @@ def agent(
     stream: bool = False,
     has_graph_data: bool = False,
     outside: bool = False,
-    side_effects: bool = False,
+    side_effects: bool | Callable[[AgentContext], bool] = False,
     idempotent: bool | Callable[[AgentContext], bool] = False,
 ) -> Callable[[F], F]: ...
 

@@ -33,6 +33,7 @@ from graphrt.cli.run_options import (
     add_run_id_option,
     add_run_options,
     add_trace_option,
+    add_uncertain_option,
     run_config,
 )
 from graphrt.engine.graph import Graph
@@ -49,6 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_checkpoint_option(parser, "save the run as it goes, to continue it with 'graphrt resume --checkpoint PATH'",
                           default="not saved")
     add_run_id_option(parser, "save", "a new one")
+    add_uncertain_option(parser)
     add_run_options(parser)
     parser.set_defaults(handler=handle)
 
@@ -132,7 +134,8 @@ def _run(graph: Graph, args: argparse.Namespace, stderr: TextIO, redactor: Redac
                 from graphrt.cli.resume_command import resume_flags, run_saved
 
                 code, results = run_saved(graph, args.checkpoint, run_id=args.run_id, quiet=args.quiet, stderr=stderr,
-                                          hint_flags=resume_flags(args), redactor=redactor, **options)
+                                          hint_flags=resume_flags(args), redactor=redactor,
+                                          uncertain=args.uncertain, **options)
                 if results is None:
                     return code
             elif sys.stdin.isatty() and stderr.isatty():

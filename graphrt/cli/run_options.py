@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from graphrt.base.defaults import UNCERTAIN_CALLS
 from graphrt.checkpoint import describe_targets
 from graphrt.cli.agent_modules import add_agents_option
 from graphrt.cli.arguments import non_empty
@@ -20,7 +21,7 @@ from graphrt.cli.local_model_option import add_local_model_option
 from graphrt.engine.run import RUN_TIMEOUT_VARIABLE
 
 __all__ = ["add_checkpoint_option", "add_mcp_config_option", "add_run_id_option", "add_run_options", "add_trace_option",
-           "run_config"]
+           "add_uncertain_option", "run_config"]
 
 RUNS_MCP_SERVERS = "each run starts those its agents use, and stops them when it ends"
 """When the MCP servers of `--mcp-config` run, for the commands that run graphs."""
@@ -51,6 +52,15 @@ def add_mcp_config_option(parser: argparse.ArgumentParser, lifetime: str) -> Non
     parser.add_argument("--mcp-config", metavar="FILE.json",
                         help="MCP servers for the graphs' agents, as MCP clients configure them: "
                         '{"mcpServers": {"name": {"command", "args", "env"} or {"url", "headers"}}}; ' + lifetime)
+
+
+def add_uncertain_option(parser: argparse.ArgumentParser) -> None:
+    """`--uncertain ask|fail`: what a saved run does with a call that started and left no result (graphrt run
+    --checkpoint, graphrt resume)."""
+    parser.add_argument("--uncertain", choices=UNCERTAIN_CALLS, default=UNCERTAIN_CALLS[0],
+                        help="a call with side effects that started before the run stopped and left no result in its "
+                        "journal, of an agent that is not idempotent: ask whether it happened (the run waits for "
+                        "the answer: no, yes, or {\"result\": ...}), or fail the run (default: ask)")
 
 
 def add_trace_option(parser: argparse.ArgumentParser) -> None:

@@ -38,6 +38,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Sequence
 
+from graphrt.base.defaults import UNCERTAIN_CALLS
 from graphrt.base.errors import Interrupt, JournalError
 from graphrt.base.secrets import Redactor
 from graphrt.base.states import CallState
@@ -52,8 +53,8 @@ if TYPE_CHECKING:
 __all__ = ["CallLog", "Journal", "JournalMismatch", "RunJournal", "UncertainCall", "UNCERTAIN", "call_path_part",
            "encoded_request"]
 
-UNCERTAIN = ("ask", "fail")
-"""What a run does with an uncertain call of an agent that is not idempotent: ask a person, or fail."""
+UNCERTAIN = UNCERTAIN_CALLS
+"""What a run does with an uncertain call of an agent that is not idempotent: ask a person (the default), or fail."""
 
 _NO = frozenset({"no", "n", "false", "again"})
 _YES = frozenset({"yes", "y", "true", "done"})
@@ -211,7 +212,7 @@ class RunJournal:
         ctx.idempotency_key = self._key(path, index)
         call = _Call(path, index, self.entries.get((path, index)))
         request = self._request(ctx)
-        side_effects = info.side_effects
+        side_effects = info.has_side_effects(ctx)
         entry = call.entry
         if entry is not None and entry.request != request:
             if self._replays or (side_effects and not self.journal.force):
@@ -226,13 +227,12 @@ class RunJournal:
                 return decided
         if self._replays:
             raise self._unrecorded(ctx, call, request)
-        return await self._make(ctx, info, call, kind, request, make)
+        return await self._make(ctx, info, call, kind, request, side_effects, make)
 
     async def _make(self, ctx: "AgentContext", info: "AgentInfo", call: _Call, kind: str, request: str | None,
-                    make: Callable[[], Awaitable[Any]]) -> Any:
+                    side_effects: bool, make: Callable[[], Awaitable[Any]]) -> Any:
         started = JournalEntry(self.run_id, call.path, call.index, kind, str(info.name), request,
                                CallState.STARTED, None, time.time())
-        side_effects = info.side_effects
         marked = side_effects and not info.is_idempotent(ctx)
         if marked:  # a crash (or a timeout) from now on leaves it uncertain
             await self._save(started)

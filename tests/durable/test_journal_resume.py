@@ -78,3 +78,60 @@ def test_a_tools_agent_killed_during_its_third_llm_call_resumes_without_repeatin
     assert chat["text"] == "all done" and chat["finished"] is True
     assert [message["content"] for message in chat["messages"] if message["role"] == "tool"] == [
         "effect 1 done", "effect 2 done", "effect 3 done", "effect 4 done"]
+
+
+@pytest.fixture
+def killed_in_effect_3(tmp_path: Path, openai_server: Any, reply: Any) -> dict[str, Any]:
+    """A run killed with SIGKILL in the middle of its third tool call, whose effect was done and whose result was
+    not returned."""
+    graph = tmp_path / "effects.yaml"
+    graph.write_text(GRAPH)
+    effects = tmp_path / "effects.log"
+    env = {**os.environ, "GRAPHRT_EFFECTS": str(effects), "GRAPHRT_EFFECT_HANG": "3"}
+    openai_server.respond(_acting_llm(reply, {"on": False}))
+    db = str(tmp_path / "runs.db")
+    run = _graphrt("run", str(graph), "--agents", AGENTS, "--checkpoint", db, "--run-id", "effects", env=env)
+    try:
+        assert run.stdout.readline() == "acting 3\n"  # what agents print goes to stdout without -q
+    finally:
+        run.kill()
+        run.communicate()
+    assert effects.read_text().split() == ["1", "2", "3"]
+    return {"db": db, "effects": effects, "env": {**env, "GRAPHRT_EFFECT_HANG": ""}}
+
+
+def _resume(killed: dict[str, Any], *more: str) -> tuple[int, str, str]:
+    resumed = _graphrt("resume", "--checkpoint", killed["db"], "--run-id", "effects", "--agents", AGENTS, "-q", *more,
+                       env=killed["env"])
+    out, err = resumed.communicate(timeout=120)
+    return resumed.returncode, out, err
+
+
+def test_a_tool_call_killed_in_the_middle_is_asked_about_and_not_made_again_when_it_happened(
+        killed_in_effect_3: dict[str, Any]) -> None:
+    code, out, err = _resume(killed_in_effect_3)
+    assert code == 3, err  # waiting for an answer
+    assert "waiting for an answer: Did call 2 of agent/0/tool (effectAgent), asked " in err
+    assert '"arg":{"n":3}' in err
+    assert killed_in_effect_3["effects"].read_text().split() == ["1", "2", "3"]
+
+    code, out, err = _resume(killed_in_effect_3, "--answer", "yes")
+    assert code == 0, err
+    assert killed_in_effect_3["effects"].read_text().split() == ["1", "2", "3", "4"]
+    assert json.loads(out)["agent"]["text"] == "all done"
+
+
+def test_a_tool_call_killed_in_the_middle_is_made_again_when_it_did_not_happen(
+        killed_in_effect_3: dict[str, Any]) -> None:
+    assert _resume(killed_in_effect_3)[0] == 3
+    code, out, err = _resume(killed_in_effect_3, "--answer", "no")
+    assert code == 0, err
+    assert killed_in_effect_3["effects"].read_text().split() == ["1", "2", "3", "3", "4"]
+
+
+def test_a_tool_call_killed_in_the_middle_fails_the_resume_when_told_to(killed_in_effect_3: dict[str, Any]) -> None:
+    code, out, err = _resume(killed_in_effect_3, "--uncertain", "fail")
+    assert code == 1 and out == ""
+    assert err.startswith("graphrt: node 'agent' > 'tool': call 2 of agent/0/tool (effectAgent) started before the "
+                          "run stopped, and no result of it was kept"), err
+    assert killed_in_effect_3["effects"].read_text().split() == ["1", "2", "3"]
