@@ -14,6 +14,7 @@ from typing import Sequence
 from graphrt.checkpoint.guard import GuardedStore
 from graphrt.checkpoint.records import JournalEntry
 from graphrt.engine.journal import CallLog
+from graphrt.graphdata.spec import GraphSpec
 
 __all__ = ["StoreLog"]
 
@@ -31,7 +32,7 @@ class StoreLog(CallLog):
         self.location = store.location
         self._fresh = fresh
 
-    async def load(self, run_id: str) -> Sequence[JournalEntry]:
+    async def load(self, run_id: str, graph: GraphSpec) -> Sequence[JournalEntry]:
         if self._fresh:
             return ()
         return await self.store.get_calls(self.run_id)

@@ -31,7 +31,6 @@ how to read them; each execution opens its own `RunJournal`, in its RunContext.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import time
@@ -49,9 +48,10 @@ from graphrt.checkpoint.values import decode_value, encode_hidden
 if TYPE_CHECKING:
     from graphrt.authoring.agent_info import AgentContext, AgentInfo
     from graphrt.engine.context import Carryover
+    from graphrt.graphdata.spec import GraphSpec
 
 __all__ = ["CallLog", "Journal", "JournalMismatch", "RunJournal", "UncertainCall", "UNCERTAIN", "call_path_part",
-           "encoded_request"]
+           "encoded_request", "top_node"]
 
 UNCERTAIN = UNCERTAIN_CALLS
 """What a run does with an uncertain call of an agent that is not idempotent: ask a person (the default), or fail."""
@@ -87,8 +87,8 @@ class CallLog:
     location = "journal"
     """What to call it in a message: the store, or the cassette's file."""
 
-    async def load(self, run_id: str) -> Sequence[JournalEntry]:
-        """The entries kept for the run `run_id` (a cassette's, whatever run recorded them)."""
+    async def load(self, run_id: str, graph: "GraphSpec") -> Sequence[JournalEntry]:
+        """The entries kept for the run `run_id` of `graph` (a cassette's, whatever run recorded them)."""
         return ()
 
     async def save(self, entry: JournalEntry) -> None:
@@ -131,11 +131,11 @@ class Journal:
         """This journal with `logs` before its own (a checkpointed run's store, before a cassette it records)."""
         return replace(self, logs=(*logs, *self.logs))
 
-    async def open(self, run_id: str, carryover: "Carryover", redactor: Redactor) -> "RunJournal":
-        """The journal of one execution, its logs' entries read."""
+    async def open(self, run_id: str, graph: "GraphSpec", carryover: "Carryover", redactor: Redactor) -> "RunJournal":
+        """The journal of one execution of `graph`, its logs' entries read."""
         entries: dict[tuple[str, int], JournalEntry] = {}
         for log in reversed(self.logs):  # the first log that holds a key answers for it
-            for entry in await log.load(run_id):
+            for entry in await log.load(run_id, graph):
                 entries[entry.path, entry.index] = entry
         return RunJournal(self, run_id, entries, carryover, self.redactor or redactor)
 
@@ -146,6 +146,14 @@ def call_path_part(node_id: str, iteration: int) -> str:
     if "/" in node_id or "@" in node_id or "%" in node_id or "#" in node_id:
         node_id = node_id.replace("%", "%25").replace("/", "%2F").replace("@", "%40").replace("#", "%23")
     return f"{node_id}@{iteration}" if iteration else node_id
+
+
+def top_node(path: str) -> str:
+    """The node of the top graph that a call path starts with: `agent@2/0/tool` -> `agent`."""
+    part = path.split("/", 1)[0].rsplit("@", 1)[0]
+    if "%" in part:
+        part = part.replace("%2F", "/").replace("%40", "@").replace("%23", "#").replace("%25", "%")
+    return part
 
 
 @dataclass
@@ -354,6 +362,7 @@ def _shown(request: str | None, limit: int = 300) -> str:
 
 def _diff(journaled: str | None, asked: str | None) -> str:
     """The journaled request against this one, as a unified diff of their JSON, one key a line."""
+    import difflib  # only for an error
 
     def lines(text: str | None) -> list[str]:
         if text is None:

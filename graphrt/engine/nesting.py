@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Hashable, Mapping
 
 from graphrt.check.validate import validate_graph
-from graphrt.engine.journal import call_path_part
 from graphrt.graphdata.loader import GraphSource
 from graphrt.graphdata.spec import GraphSpec, compile_graph
 
@@ -92,9 +91,13 @@ class NestingPort:
         parent = self._parent
         spec = graph if isinstance(graph, GraphSpec) else self.compile(graph)
         path = (*parent.path, self.node_id) if map_index is None else (*parent.path, self.node_id, map_index)
-        call_prefix = f"{parent.call_prefix}{call_path_part(self.node_id, parent.iteration)}/"
-        if map_index is not None:
-            call_prefix = f"{call_prefix}{map_index}/"
+        call_prefix = ""
+        if parent.context.journal is not None:  # where its nodes' calls are in the run's journal
+            from graphrt.engine.journal import call_path_part
+
+            call_prefix = f"{parent.call_prefix}{call_path_part(self.node_id, parent.iteration)}/"
+            if map_index is not None:
+                call_prefix = f"{call_prefix}{map_index}/"
         child = parent.child(spec, injected=inject, loop_count=loop_count, path=path, call_prefix=call_prefix,
                              journal_kind=journal)
         self._lend()

@@ -30,7 +30,6 @@ from graphrt.base.errors import (
 from graphrt.base.jsvalue import is_named_inputs, is_null, is_truthy, json_stringify
 from graphrt.base.states import NodeState  # re-exported: its home is graphrt.base.states
 from graphrt.engine.executor import call_in_process, must_stay_local
-from graphrt.engine.journal import call_path_part
 from graphrt.engine.nesting import NestingPort
 from graphrt.graphdata.loader import GraphSource, load_graph_beside, load_with
 from graphrt.graphdata.spec import ComputedNodeSpec, StaticNodeSpec
@@ -227,6 +226,8 @@ class NodeInvoker:
 
     def _call_path(self, spec: ComputedNodeSpec) -> str:
         """The node's path in the run's journal: the nodes and iterations above it, its id, its iteration."""
+        from graphrt.engine.journal import call_path_part  # a run with a journal imports it
+
         return self.run.call_prefix + call_path_part(spec.node_id, self.run.iteration)
 
     def _journal_kind(self, info: AgentInfo | None) -> str | None:
@@ -339,9 +340,8 @@ class NodeInvoker:
         if isinstance(error, GraphInterrupted):  # a node of a nested graph asks: still a question, not a failure
             return error.within(spec.node_id)
         if isinstance(error, JournalError):  # the journal's error is the run's: it keeps its kind on its way up
-            if error.node_id == spec.node_id and not error.nested:
-                return self._located(error)
-            return error.within(spec.node_id)
+            return self._located(error if error.node_id == spec.node_id and not error.nested
+                                 else error.within(spec.node_id))
         if isinstance(error, GraphError) and error.node_id is not None:
             # A node of a nested graph failed: keep its message, field and position, and its path.
             inner_agent = getattr(error, "agent_id", None)

@@ -212,7 +212,7 @@ class Run:
         journal = Journal.of(self.options.journal)  # type: ignore[arg-type]
         graph = self.graph
         redactor = journal.redactor or Redactor(known=known_credentials(graph.config, graph.data))
-        return await journal.open(self.run_id, carryover, redactor)
+        return await journal.open(self.run_id, graph.spec, carryover, redactor)
 
     async def _run_root(self, root: GraphRun) -> dict[str, Any]:
         emitter = self._emitter
