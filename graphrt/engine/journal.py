@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from graphrt.graphdata.spec import GraphSpec
 
 __all__ = ["CallLog", "Journal", "JournalMismatch", "RunJournal", "UncertainCall", "UNCERTAIN", "call_path_part",
-           "encoded_request", "top_node"]
+           "encoded_request", "node_key", "top_node"]
 
 UNCERTAIN = UNCERTAIN_CALLS
 """What a run does with an uncertain call of an agent that is not idempotent: ask a person (the default), or fail."""
@@ -148,12 +148,21 @@ def call_path_part(node_id: str, iteration: int) -> str:
     return f"{node_id}@{iteration}" if iteration else node_id
 
 
-def top_node(path: str) -> str:
-    """The node of the top graph that a call path starts with: `agent@2/0/tool` -> `agent`."""
-    part = path.split("/", 1)[0].rsplit("@", 1)[0]
+def node_key(path: str) -> str:
+    """A call path as a node's key (graphrt serve's, an answer's): its nodes and map rows, without loop iterations:
+    `agent@2/0/tool` -> `agent/0/tool`."""
+    return "/".join(_unescaped(part.rsplit("@", 1)[0]) for part in path.split("/"))
+
+
+def _unescaped(part: str) -> str:
     if "%" in part:
         part = part.replace("%2F", "/").replace("%40", "@").replace("%23", "#").replace("%25", "%")
     return part
+
+
+def top_node(path: str) -> str:
+    """The node of the top graph that a call path starts with: `agent@2/0/tool` -> `agent`."""
+    return _unescaped(path.split("/", 1)[0].rsplit("@", 1)[0])
 
 
 @dataclass
