@@ -22,8 +22,9 @@ store without one gets what `GuardedStore` does in its place, said with each pro
   delivery still pending when the server died is made by the next one); `LeaseStore`
   (named leases, so that one server at a time owns the store: serve/lease.py);
 - `JournalStore` (each run's journal of outside calls: a resumed run takes a call's result
-  from it instead of making the call again: graphrt/engine/journal.py). graphrt's SQLite and
-  PostgreSQL stores have them all.
+  from it instead of making the call again: graphrt/engine/journal.py), with `QueuedCalls`
+  (an entry queued and committed with the run's next write). graphrt's SQLite and PostgreSQL
+  stores have them all.
 
 A store class (`StoreClass`) says which targets it opens, how a person may see one, and
 what it needs installed; `open_store` (the package's __init__) finds it by the target's
@@ -45,6 +46,7 @@ __all__ = [
     "EventStore",
     "JournalStore",
     "LeaseStore",
+    "QueuedCalls",
     "QueuedRows",
     "QueuedStart",
     "RowBatches",
@@ -247,6 +249,16 @@ class JournalStore(Protocol):
         """The run's entries, by path and index."""
 
 
+@runtime_checkable
+class QueuedCalls(Protocol):
+    """Journal entries queued now and committed with what the run writes next. Without it: each is awaited."""
+
+    def queue_call(self, entry: JournalEntry) -> Awaitable[None]:
+        """Queues `entry` as `add_call` saves it, at once (a plain function), and returns what to await for its
+        commit: an entry no later write may be committed without (the store's writes are made in order), for a
+        call that is harmless to make again if the process dies before it is committed."""
+
+
 def _members(protocol: type) -> tuple[tuple[str, bool], ...]:
     """What a protocol declares, its attributes then its methods: (name, whether it is a method)."""
     attributes = tuple((name, False) for name in vars(protocol).get("__annotations__", {}))
@@ -293,6 +305,7 @@ class Abilities:
     webhooks: bool = False  # WebhookStore
     leases: bool = False  # LeaseStore
     journal: bool = False  # JournalStore
+    queued_calls: bool = False  # QueuedCalls
 
     @classmethod
     def of(cls, store: object) -> "Abilities":
@@ -301,7 +314,8 @@ class Abilities:
                    queued_start=conforms(store, QueuedStart), run_pages=conforms(store, RunPages),
                    self_check=conforms(store, SelfCheck), events=conforms(store, EventStore),
                    event_batches=conforms(store, EventBatches), webhooks=conforms(store, WebhookStore),
-                   leases=conforms(store, LeaseStore), journal=conforms(store, JournalStore))
+                   leases=conforms(store, LeaseStore), journal=conforms(store, JournalStore),
+                   queued_calls=conforms(store, QueuedCalls))
 
 
 class StoreClass(Protocol):

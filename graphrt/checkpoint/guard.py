@@ -31,6 +31,7 @@ from graphrt.checkpoint.base import (
     EventStore,
     JournalStore,
     LeaseStore,
+    QueuedCalls,
     QueuedRows,
     QueuedStart,
     RowBatches,
@@ -338,6 +339,15 @@ class GuardedStore:
     @_run_write
     def drop_call(self, run_id: str, path: str, index: int) -> Awaitable[None]:
         return self._journal_store().drop_call(run_id, path, index)
+
+    def queue_call(self, entry: JournalEntry) -> Awaitable[None] | None:
+        """The entry queued now, its commit awaited later and guarded as `add_call` (QueuedCalls); None where the
+        store cannot queue it, or where writes are checked first and the store does not check them itself (as
+        `queue_rows`): save it with `add_call`."""
+        if not self.abilities.queued_calls or not self._may_queue():
+            return None
+        self._journal_store()
+        return self._queued("add_call", cast(QueuedCalls, self.store).queue_call(entry))
 
     @_call
     def get_calls(self, run_id: str) -> Awaitable[list[JournalEntry]]:

@@ -181,6 +181,12 @@ def _update_run(run_id: str, status: str, detail: dict[str, Any] | None, results
              run_id))
 
 
+def _call_statement(entry: JournalEntry) -> Statement:
+    """What saving a journal entry takes: one insert, or the replacement of the entry with its key."""
+    return (_SAVE_CALL, (entry.run_id, entry.path, entry.index, entry.kind, entry.agent, entry.request,
+                         str(entry.state), entry.result, entry.started_at or time.time(), entry.ended_at))
+
+
 def insert_run(record: RunRecord) -> Statement:
     """The statement that saves a new run's record (its `graphrt_runs` row)."""
     return _INSERT_RUN, _record_values(record)
@@ -376,9 +382,11 @@ class SqlStore:
     # ----- JournalStore: each run's outside calls -----
 
     async def add_call(self, entry: JournalEntry) -> None:
-        await self._write((_SAVE_CALL, (entry.run_id, entry.path, entry.index, entry.kind, entry.agent, entry.request,
-                                        str(entry.state), entry.result, entry.started_at or time.time(),
-                                        entry.ended_at)))
+        await self._write(_call_statement(entry))
+
+    def queue_call(self, entry: JournalEntry) -> Awaitable[None]:
+        """Queues the entry as `add_call` saves it, at once; returns what to await for its commit."""
+        return self._queue(_call_statement(entry))
 
     async def drop_call(self, run_id: str, path: str, index: int) -> None:
         await self._write(("DELETE FROM graphrt_journal WHERE run_id = ? AND path = ? AND idx = ?",

@@ -4,12 +4,14 @@ A run saved as it goes (runs.py) journals its outside calls in its store when th
 (checkpoint/base.py's JournalStore): a resumed run then takes the result of every call the run made
 before it stopped instead of making the call again (graphrt/engine/journal.py says which calls, and how
 an uncertain one is decided). Entries are written through the run's GuardedStore, as its rows are: a
-store that fails fails the call's node with the store's CheckpointError.
+store that fails fails the call's node with the store's CheckpointError. The entry of a call harmless to make
+again is queued where the store can (QueuedCalls) and committed with the run's next write, which the store
+makes after it: an entry lost to a crash is lost with everything that depended on it.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Awaitable, Sequence
 
 from graphrt.checkpoint.guard import GuardedStore
 from graphrt.checkpoint.records import JournalEntry
@@ -39,6 +41,9 @@ class StoreLog(CallLog):
 
     async def save(self, entry: JournalEntry) -> None:
         await self.store.add_call(entry)
+
+    def queue(self, entry: JournalEntry) -> Awaitable[None] | None:
+        return self.store.queue_call(entry)
 
     async def drop(self, entry: JournalEntry) -> None:
         await self.store.drop_call(entry.run_id, entry.path, entry.index)

@@ -7,7 +7,10 @@ so (`ctx.run_graph(..., journal="tool")`: toolsAgent's and ReAct's LLM and tool 
 the run, the path of the node that made it (`call_path`: nested graphs, map rows, loop iterations) and its
 index among that path's calls (toolsAgent's one-node LLM graph makes one per round: `agent/llm` 0, 1, 2...).
 Its entry (checkpoint/records.py's JournalEntry) is written when it returns, before the agent that made it
-gets its result; a call with side effects is also marked as started before it is made.
+gets its result: queued where the log can (a store commits it at once, without the run waiting for the commit),
+and committed before anything the log writes after it. A call with side effects that is not idempotent is also
+marked as started before it is made, and that mark is awaited: so before any effect happens, every result it
+may depend on is kept, and a crash at any moment leaves such a call either returned or started (uncertain).
 
 Given the same key again (the node runs again after a crash, or a retry):
 
@@ -93,6 +96,11 @@ class CallLog:
 
     async def save(self, entry: JournalEntry) -> None:
         """Keeps `entry` (durable when it returns), in place of the one with its key."""
+
+    def queue(self, entry: JournalEntry) -> Awaitable[None] | None:
+        """Queues `entry` to be kept with what is written next (the log keeps its writes in order), and returns what
+        to await for it; None: the log cannot queue it (the journal awaits `save`)."""
+        return None
 
     async def drop(self, entry: JournalEntry) -> None:
         """Forgets `entry`: void, its call is to be made again."""
@@ -185,6 +193,7 @@ class RunJournal:
     redactor: Redactor
     counters: dict[str, int] = field(default_factory=dict)
     last: dict[str, tuple[JournalEntry, bool]] = field(default_factory=dict)  # each path's last call, side effects
+    pending: list[Awaitable[None]] = field(default_factory=list)  # entries queued, their commit not awaited yet
 
     # ----- the calls of a node's attempts -----
 
@@ -264,7 +273,10 @@ class RunJournal:
         except (Unsavable, RecursionError):
             return result  # JSON cannot hold it: not kept, made again on resume (or asked, as a started one)
         entry = replace(started, state=CallState.RETURNED, result=kept, ended_at=time.time())
-        await self._save(entry)
+        # Queued, and committed before anything the log writes after it: before the next call with side effects
+        # is marked as started, so no effect that depends on this result happens before it is kept. A crash in
+        # between (a commit's time) leaves a call with side effects started, and so asked about, never made twice.
+        await self._keep(entry)
         self.entries[call.path, call.index] = entry
         self.last[call.path] = (entry, side_effects)
         return result
@@ -272,6 +284,35 @@ class RunJournal:
     async def _save(self, entry: JournalEntry) -> None:
         for log in self.journal.logs:
             await log.save(entry)
+        if self.pending:  # queued before it: committed by now
+            await self.settle()
+
+    async def _keep(self, entry: JournalEntry) -> None:
+        """Keeps an entry of a call harmless to make again: queued where a log can, else saved."""
+        for log in self.journal.logs:
+            queued = log.queue(entry)
+            if queued is None:
+                await log.save(entry)
+            else:
+                self.pending.append(queued)
+        if len(self.pending) >= 64:
+            await self.settle()
+
+    async def settle(self, quiet: bool = False) -> None:
+        """Awaits the entries queued so far (the run does before it ends); `quiet`: raises nothing.
+
+        Raises:
+            CheckpointError: a log failed to keep one.
+        """
+        pending, self.pending = self.pending, []
+        failure: BaseException | None = None
+        for queued in pending:
+            try:
+                await queued
+            except Exception as error:  # noqa: BLE001 - every one awaited, the first failure raised
+                failure = failure or error
+        if failure is not None and not quiet:
+            raise failure
 
     async def _drop(self, entry: JournalEntry) -> None:
         for log in self.journal.logs:

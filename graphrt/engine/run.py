@@ -201,7 +201,17 @@ class Run:
             )
             root = GraphRun(graph.spec, context, injected=self.options.inject, restore=restore, carryover=carryover)
             self._root = root
-            return await self._run_root(root)
+            if journal is None:
+                return await self._run_root(root)
+            try:
+                results = await self._run_root(root)
+            except BaseException:
+                with anyio.CancelScope(shield=True):  # its entries queued and not committed yet
+                    await journal.settle(quiet=True)  # the run's own error matters more than the journal's
+                raise
+            with anyio.CancelScope(shield=True):
+                await journal.settle()
+            return results
 
     async def _journal(self, carryover: Carryover) -> "RunJournal":
         """The execution's journal of outside calls, its logs read; what it keeps hides the credentials of the

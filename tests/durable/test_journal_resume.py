@@ -97,7 +97,7 @@ def killed_in_effect_3(tmp_path: Path, openai_server: Any, reply: Any) -> dict[s
         run.kill()
         run.communicate()
     assert effects.read_text().split() == ["1", "2", "3"]
-    return {"db": db, "effects": effects, "env": {**env, "GRAPHRT_EFFECT_HANG": ""}}
+    return {"db": db, "effects": effects, "env": {**env, "GRAPHRT_EFFECT_HANG": ""}, "graph": graph}
 
 
 def _resume(killed: dict[str, Any], *more: str) -> tuple[int, str, str]:
@@ -132,6 +132,6 @@ def test_a_tool_call_killed_in_the_middle_is_made_again_when_it_did_not_happen(
 def test_a_tool_call_killed_in_the_middle_fails_the_resume_when_told_to(killed_in_effect_3: dict[str, Any]) -> None:
     code, out, err = _resume(killed_in_effect_3, "--uncertain", "fail")
     assert code == 1 and out == ""
-    assert err.startswith("graphrt: node 'agent' > 'tool': call 2 of agent/0/tool (effectAgent) started before the "
-                          "run stopped, and no result of it was kept"), err
+    assert err.startswith(f"graphrt: {killed_in_effect_3['graph']}:3:3: node 'agent' > 'tool': call 2 of agent/0/tool "
+                          "(effectAgent) started before the run stopped, and no result of it was kept"), err
     assert killed_in_effect_3["effects"].read_text().split() == ["1", "2", "3"]

@@ -16,6 +16,7 @@ from graphrt.checkpoint.base import (
     EventStore,
     JournalStore,
     LeaseStore,
+    QueuedCalls,
     QueuedRows,
     QueuedStart,
     RowBatches,
@@ -28,7 +29,7 @@ from graphrt.durable import SavedRun, arun_checkpointed
 pytestmark = pytest.mark.anyio
 
 PROTOCOLS = (CheckpointStore, RowBatches, QueuedRows, QueuedStart, RunPages, SelfCheck, EventStore, EventBatches,
-             WebhookStore, LeaseStore, JournalStore)
+             WebhookStore, LeaseStore, JournalStore, QueuedCalls)
 
 CHAIN = {
     "version": 0.5,
@@ -92,7 +93,7 @@ async def test_graphrts_stores_have_the_abilities_they_say(store: CheckpointStor
     postgres = type(store).__name__ == "PostgresStore"
     assert Abilities.of(store) == Abilities(row_batches=True, queued_rows=True, queued_start=postgres, run_pages=True,
                                             self_check=True, events=True, event_batches=True, webhooks=True,
-                                            leases=True, journal=True)
+                                            leases=True, journal=True, queued_calls=True)
     assert GuardedStore(store).abilities == Abilities.of(store)
 
 

@@ -207,3 +207,30 @@ def test_the_cassette_fixture_records_a_run_once_and_replays_it_after(cassette, 
     assert effects.done == [1] and len(openai_server.requests) == 2
     monkeypatch.setenv("GRAPHRT_RECORD", "1")
     assert not cassette(path).replays  # told to record it again
+
+
+def test_graphs_react_yaml_replays_offline_to_its_recorded_answer(tmp_path, openai_server, reply,
+                                                                  monkeypatch) -> None:
+    react = Path(__file__).parents[2] / "graphs" / "react.yaml"
+    corpus = str(Path(__file__).parents[1] / "llm" / "data" / "wiki_corpus.json")
+    openai_server.script(
+        reply.text("Thought: I should read about the tower.\nAction: search[Eiffel Tower]"),
+        reply.text("Thought: Who was the engineer?\nAction: lookup[engineer]"),
+        reply.text("Thought: The page says so.\nAction: finish[Gustave Eiffel's company]"))
+    question = {"question": "Who designed the Eiffel Tower?"}
+    path = tmp_path / "react.jsonl"
+    with Cassette.record(path) as tape:
+        recorded = graphrt.run(react, config={"wikiAgent": {"corpus": corpus}}, inject=question,
+                               journal=tape)
+    assert recorded["answer"] == "Gustave Eiffel's company"
+    assert tape.tool_calls() == [("wikiAgent--search", {"entity": "Eiffel Tower"}),
+                                 ("wikiAgent--lookup", {"term": "engineer"})]
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{probe.getsockname()[1]}/v1")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    replay = Cassette.replay(path)
+    replayed = graphrt.run(react, config={"wikiAgent": {"corpus": "/nonexistent/corpus.json"}},
+                           inject=question, journal=replay)
+    assert replayed == recorded and len(openai_server.requests) == 3
