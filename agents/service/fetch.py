@@ -24,10 +24,14 @@ from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import UNDEFINED, is_null, is_truthy, js_string, json_stringify
 
 from .._http import (
+    IDEMPOTENCY_HEADER,
     LIMITS_CONFIG,
     Limits,
     Response,
+    changes_something,
     error_body,
+    harmless_again,
+    has_key_header,
     request_method,
     request_url,
     response_json,
@@ -40,9 +44,6 @@ __all__ = ["AGENTS", "fetch_agent"]
 
 # Methods fetch refuses to send (the Fetch standard's forbidden methods); any other token is sent as is.
 _FORBIDDEN_METHODS = ("CONNECT", "TRACE", "TRACK")
-_SAFE_METHODS = ("GET", "HEAD", "OPTIONS")  # RFC 9110: they change nothing on the server
-_IDEMPOTENT_METHODS = ("PUT", "DELETE")  # RFC 9110: sent twice, they do what they do once
-IDEMPOTENCY_HEADER = "Idempotency-Key"
 
 
 def _check_method(method: str) -> None:
@@ -78,7 +79,7 @@ async def fetch_agent(ctx: AgentContext) -> Any:
     headers = dict(inputs["headers"]) if isinstance(inputs.get("headers"), dict) else {}
     if is_truthy(body):
         headers["Content-Type"] = "application/json"
-    if is_truthy(params.get("idempotencyKey")) and ctx.idempotency_key and not _has_key_header(headers):
+    if is_truthy(params.get("idempotencyKey")) and ctx.idempotency_key and not has_key_header(headers):
         headers[IDEMPOTENCY_HEADER] = ctx.idempotency_key
     method = request_method(inputs.get("method"), body)
     content = json_stringify(body) if is_truthy(body) else None
@@ -98,10 +99,6 @@ async def fetch_agent(ctx: AgentContext) -> Any:
     return _response_body(response, response_type)
 
 
-def _has_key_header(headers: dict[str, Any]) -> bool:
-    return any(name.lower() == IDEMPOTENCY_HEADER.lower() for name in headers)
-
-
 def _method_of(ctx: AgentContext) -> str | None:
     """The request's method, or None when nothing is sent (`debug`) or the method is not one."""
     if is_truthy(ctx.params.get("debug")):
@@ -113,16 +110,13 @@ def _method_of(ctx: AgentContext) -> str | None:
 
 
 def _changes_something(ctx: AgentContext) -> bool:
-    """Whether the request may change something on the server: any method but GET, HEAD and OPTIONS."""
-    method = _method_of(ctx)
-    return method is not None and method not in _SAFE_METHODS
+    """Whether the request may change something on the server (its method)."""
+    return changes_something(_method_of(ctx))
 
 
 def _harmless_again(ctx: AgentContext) -> bool:
-    """Whether sending the request again does what sending it once does: PUT, DELETE, or a key the server reads."""
-    headers = ctx.inputs.get("headers")
-    keyed = is_truthy(ctx.params.get("idempotencyKey")) or isinstance(headers, dict) and _has_key_header(headers)
-    return keyed or _method_of(ctx) in _IDEMPOTENT_METHODS
+    """Whether sending the request again does what sending it once does: its method, or its key."""
+    return is_truthy(ctx.params.get("idempotencyKey")) or harmless_again(_method_of(ctx), ctx.inputs.get("headers"))
 
 
 def _debug(method: str, url: str, headers: dict[str, str], body: Any = UNDEFINED) -> dict[str, Any]:
