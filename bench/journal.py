@@ -39,6 +39,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 AGENTS = '''
 import os
+
+import anyio
 from graphrt.authoring.agent_info import AgentInfo
 
 ACT = {"type": "function", "function": {"name": "act", "parameters": {
@@ -49,6 +51,7 @@ async def act(ctx):
     n = ctx.inputs["arg"]["n"]
     with open(os.environ["BENCH_EFFECTS"], "a", encoding="utf-8") as log:
         log.write(f"{os.environ.get('BENCH_RUN', '-')} {n}\\n")
+    await anyio.sleep(float(os.environ.get("BENCH_REPLY_MS", "0")) / 1000)  # done, and its answer on its way
     return {"content": f"effect {n} done"}
 
 
@@ -71,6 +74,14 @@ nodes:
 # ----- the scripted LLM -----
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A server that says nothing of a client gone in the middle of a request (a process killed with SIGKILL)."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], (ConnectionError, BrokenPipeError)):
+            super().handle_error(request, client_address)
+
+
 class ScriptedLLM:
     """An OpenAI-compatible server on 127.0.0.1 answering from the conversation: `act` asks for effect n+1 while
     fewer than `calls` tool results are in it, then answers; `react` searches, looks up, then finishes."""
@@ -80,7 +91,7 @@ class ScriptedLLM:
         self.delay = delay  # seconds each answer takes (a real LLM takes hundreds of ms)
         self.requests = 0
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd = _QuietServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
         threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
 
@@ -259,18 +270,19 @@ def cost(rounds: int, runs: int, calls: int, postgres_url: str | None, delay: fl
 # ----- kill: exactly once under SIGKILL -----
 
 
-def kill(runs: int, calls: int, seed: int) -> dict[str, Any]:
+def kill(runs: int, calls: int, seed: int, reply_ms: float = 30.0) -> dict[str, Any]:
     """`runs` checkpointed toolsAgent runs, each killed with SIGKILL at a random moment and resumed (again and
     again if a resume is killed too, up to three kills a run), then every effect counted: each happens once, but
     those whose call was uncertain (killed in the middle: its effect done, its result not kept), which resume asks
-    about; the bench answers as a person who checked would: yes if the effect's line is in the file, else no."""
+    about; the bench answers as a person who checked would: yes if the effect's line is in the file, else no.
+    Each tool call does its effect at once and answers `reply_ms` later, as a service that acted and replies."""
     randomness = random.Random(seed)
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
         (folder / "effects_agents.py").write_text(AGENTS)
         (folder / "tools.yaml").write_text(TOOLS)
         llm = ScriptedLLM(calls)
-        env = _environment(llm, folder)
+        env = {**_environment(llm, folder), "BENCH_REPLY_MS": str(reply_ms)}
         db = str(folder / "runs.db")
         base = [sys.executable, "-m", "graphrt"]
         agents = str(folder / "effects_agents.py")
@@ -286,27 +298,29 @@ def kill(runs: int, calls: int, seed: int) -> dict[str, Any]:
             run_env = {**env, "BENCH_RUN": run_id}
             command = [*base, "run", str(folder / "tools.yaml"), "--agents", agents, "--checkpoint", db,
                        "--run-id", run_id, "-q"]
-            for attempt in range(4):
+            killed_here = 0
+            for _ in range(20):  # processes a run takes at most: kills, questions, and the one that finishes
                 process = subprocess.Popen(command, env=run_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                            text=True)
-                if attempt < 3:
+                killed = False
+                if killed_here < 3:
                     try:
                         process.wait(timeout=randomness.uniform(0.05, 1.0) * whole)
                     except subprocess.TimeoutExpired:
                         process.send_signal(signal.SIGKILL)
-                        kills += 1
+                        killed, killed_here, kills = True, killed_here + 1, kills + 1
                 out, err = process.communicate()
                 if process.returncode == 0:
                     break
                 if process.returncode == 3:  # an uncertain call: the run asks whether it happened
-                    question = err
-                    done = _effects(folder, run_id)
-                    asked = _asked_effect(question)
-                    answer = "yes" if asked in done else "no"
+                    asked = _asked_effect(err)
+                    answer = "yes" if asked in _effects(folder, run_id) else "no"
                     decided.append({"run": run_id, "effect": asked, "answer": answer})
                     command = [*base, "resume", "--checkpoint", db, "--run-id", run_id, "--agents", agents, "-q",
                                "--answer", answer]
                     continue
+                if not killed:
+                    raise SystemExit(f"bench journal kill: run {run_id} failed: {err[-1000:]}")
                 # Killed: run it again by its id, which continues it where it is saved (or starts it, if its record
                 # was not saved yet).
                 command = [*base, "run", str(folder / "tools.yaml"), "--agents", agents, "--checkpoint", db,
@@ -319,7 +333,8 @@ def kill(runs: int, calls: int, seed: int) -> dict[str, Any]:
     twice = {line: count for line, count in counted.items() if count > 1}
     missing = [f"r{number} {n}" for number in range(runs) for n in range(1, calls + 1)
                if counted[f"r{number} {n}"] == 0]
-    return {"runs": runs, "calls_per_run": calls, "kills": kills, "effects": sum(counted.values()),
+    return {"runs": runs, "calls_per_run": calls, "reply_ms": reply_ms, "kills": kills,
+            "effects": sum(counted.values()),
             "expected": runs * calls, "twice": twice, "missing": missing, "uncertain": decided}
 
 
@@ -405,6 +420,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=5, help="tool calls per toolsAgent run")
     parser.add_argument("--llm-ms", type=float, default=0.0, help="cost: milliseconds each LLM answer takes")
     parser.add_argument("--pure-tools", action="store_true", help="cost: the tool has no side effects")
+    parser.add_argument("--reply-ms", type=float, default=30.0,
+                        help="kill: milliseconds a tool call answers after its effect (default 30)")
     parser.add_argument("--seed", type=int, default=40)
     args = parser.parse_args(argv)
     from .machine import describe
@@ -426,12 +443,14 @@ def main(argv: list[str] | None = None) -> int:
                   f"without: {row['ratio']:.3f}×; {row['per_call_us']:.0f} µs per journaled call "
                   f"({row['journaled_calls']} a run)")
     if args.what in ("kill", "all"):
-        report["kill"] = kill(args.runs or 200, args.calls, args.seed)
+        report["kill"] = kill(args.runs or 200, args.calls, args.seed, args.reply_ms)
         row = report["kill"]
         answers = Counter(item["answer"] for item in row["uncertain"])
         print(f"kill: {row['runs']} runs, {row['kills']} SIGKILLs, {row['effects']} effects of {row['expected']}; "
               f"twice: {len(row['twice'])}, missing: {len(row['missing'])}; uncertain calls asked about: "
               f"{len(row['uncertain'])} (answered yes {answers['yes']}, no {answers['no']})")
+        for item in row["uncertain"]:
+            print(f"  uncertain: run {item['run']}, effect {item['effect']}: answered {item['answer']}")
     if args.what in ("replay", "all"):
         report["replay"] = replay(args.runs or 50, args.calls)
         for name, row in report["replay"].items():
