@@ -249,7 +249,8 @@ class RunJournal:
             return decode_value(entry.result, f"journal entry {path}#{index}") if entry.result is not None else None
         if entry is not None:  # started, and no result kept: did it happen?
             decided = self._uncertain(ctx, info, call)
-            if decided is not _MAKE:
+            if decided is not _MAKE:  # a person said it happened: kept as its result, so it is not asked again
+                await self._answered(entry, decided)
                 return decided
         if self._replays:
             raise self._unrecorded(ctx, call, request)
@@ -280,6 +281,16 @@ class RunJournal:
         self.entries[call.path, call.index] = entry
         self.last[call.path] = (entry, side_effects)
         return result
+
+    async def _answered(self, entry: JournalEntry, result: Any) -> None:
+        """An uncertain call a person said happened, kept as returned with the result they gave (None: unknown)."""
+        try:
+            kept = encode_hidden(result, self.redactor)
+        except (Unsavable, RecursionError):
+            return  # JSON cannot hold it: asked again if the run stops before it ends
+        answered = replace(entry, state=CallState.RETURNED, result=kept, ended_at=time.time())
+        self.entries[answered.path, answered.index] = answered
+        await self._save(answered)
 
     async def _save(self, entry: JournalEntry) -> None:
         for log in self.journal.logs:

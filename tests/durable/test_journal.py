@@ -215,6 +215,14 @@ async def test_the_answer_says_what_an_uncertain_call_gives(tmp_path, world, ans
 
     assert results == {"pay": result}
     assert len(world.effects) == paid
+    from graphrt.checkpoint import open_store
+
+    store = GuardedStore(open_store(db))
+    try:
+        (entry,) = await store.get_calls("pay")
+    finally:
+        await store.close()
+    assert (entry.state, json.loads(entry.result)) == (CallState.RETURNED, result)  # kept: not asked again
 
 
 async def test_an_uncertain_call_fails_the_run_when_told_to(tmp_path, world) -> None:
