@@ -243,10 +243,12 @@ def cost(rounds: int, runs: int, calls: int, postgres_url: str | None, delay: fl
                         for journaled in ((True, False) if round_ % 2 == 0 else (False, True)):
                             times = figures.setdefault(f"{name} {'with' if journaled else 'without'}", {})
                             latencies = times.setdefault("latencies", [])
+                            cpu = times.setdefault("cpu", [])
                             for _ in range(runs):
-                                started = time.perf_counter()
+                                started, used = time.perf_counter(), time.process_time()
                                 result = await arun_checkpointed(graph, store, journaled=journaled)
                                 latencies.append(time.perf_counter() - started)
+                                cpu.append(time.process_time() - used)  # this process's: the load of others aside
                                 if result["agent"]["text"] != f"{calls} effects done":
                                     raise SystemExit(f"bench journal: a run gave {result!r}")
                         print(f"{name} round {round_ + 1}/{rounds}", file=sys.stderr, flush=True)
@@ -259,7 +261,12 @@ def cost(rounds: int, runs: int, calls: int, postgres_url: str | None, delay: fl
     for name in stores:
         with_, without = figures[f"{name} with"]["latencies"], figures[f"{name} without"]["latencies"]
         p50_with, p50_without = statistics.median(with_), statistics.median(without)
+        cpu_with = statistics.median(figures[f"{name} with"]["cpu"])
+        cpu_without = statistics.median(figures[f"{name} without"]["cpu"])
         table[name] = {"p50_with_ms": p50_with * 1000, "p50_without_ms": p50_without * 1000,
+                       "cpu_with_ms": cpu_with * 1000, "cpu_without_ms": cpu_without * 1000,
+                       "cpu_ratio": cpu_with / cpu_without,
+                       "cpu_per_call_us": (cpu_with - cpu_without) / (2 * calls + 1) * 1e6,
                        "p99_with_ms": _percentile(with_, 0.99) * 1000,
                        "p99_without_ms": _percentile(without, 0.99) * 1000,
                        "ratio": p50_with / p50_without, "journaled_calls": 2 * calls + 1,
@@ -414,7 +421,7 @@ def _postgres() -> Any:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench journal", description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=("cost", "kill", "replay", "all"), nargs="?", default="all")
-    parser.add_argument("--rounds", type=int, default=6, help="cost: rounds, with and without taking turns")
+    parser.add_argument("--rounds", type=int, default=10, help="cost: rounds, with and without taking turns")
     parser.add_argument("--runs", type=int, help="cost: runs per round and configuration (default 20); kill: runs "
                         "(default 200); replay: recordings per graph (default 50)")
     parser.add_argument("--calls", type=int, default=5, help="tool calls per toolsAgent run")
@@ -440,8 +447,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cost: {args.calls} tool calls a run, {tools}, the LLM answering in {args.llm_ms:g} ms")
         for name, row in report["cost"].items():
             print(f"cost {name}: p50 {row['p50_with_ms']:.1f} ms with the journal, {row['p50_without_ms']:.1f} ms "
-                  f"without: {row['ratio']:.3f}×; {row['per_call_us']:.0f} µs per journaled call "
-                  f"({row['journaled_calls']} a run)")
+                  f"without: {row['ratio']:.3f}×, {row['per_call_us']:.0f} µs per journaled call "
+                  f"({row['journaled_calls']} a run); CPU {row['cpu_with_ms']:.1f} ms ÷ {row['cpu_without_ms']:.1f} "
+                  f"ms: {row['cpu_ratio']:.3f}×, {row['cpu_per_call_us']:.0f} µs per call")
     if args.what in ("kill", "all"):
         report["kill"] = kill(args.runs or 200, args.calls, args.seed, args.reply_ms)
         row = report["kill"]
