@@ -18,10 +18,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from graphrt.base.errors import RequestError
+from graphrt.checkpoint.guard import GuardedStore
 from graphrt.engine.journal import node_key
 from graphrt.serve.json_answer import JSONAnswer
 from graphrt.serve.refusals import RunNotFound
 from graphrt.serve.runs import RunService
+from graphrt.serve.served_run import ServedRun
 
 __all__ = ["DEFAULT_NODE_PAGE", "MAX_NODE_PAGE", "list_nodes", "get_node", "start_fork"]
 
@@ -71,22 +73,21 @@ async def get_node(request: Request) -> Response:
     node = run.ledger.node(key)
     if node is None:
         raise RunNotFound(f"run {run.id!r} has no node {key!r}")
-    return JSONAnswer({"run": run.id, **node, "calls": await _calls(service, run.id, key)})
+    return JSONAnswer({"run": run.id, **node, "calls": await _calls(service.store, run, key)})
 
 
-async def _calls(service: RunService, run_id: str, key: str) -> list[dict[str, Any]] | None:
+async def _calls(store: GuardedStore, run: ServedRun, key: str) -> list[dict[str, Any]] | None:
     """The journaled calls of the node `key` and of the graphs it ran, in the order they were made, redacted as
-    the server's answers are; None where the store keeps no journal."""
-    store = service.store
+    the run's other answers are (its redactor knows its graph's credentials); None where the store keeps none."""
     if not store.abilities.journal:
         return None
     below = key + "/"
     calls = []
-    for entry in await store.get_calls(run_id):
+    for entry in await store.get_calls(run.id):
         node = node_key(entry.path)
         if node != key and not node.startswith(below):
             continue
-        calls.append(service.redactor.value({
+        calls.append(run.redactor.value({
             "path": entry.path, "index": entry.index, "kind": entry.kind, "agent": entry.agent, "state": entry.state,
             "request": _parsed(entry.request), "result": _parsed(entry.result), "started_at": entry.started_at,
             "ended_at": entry.ended_at}))
