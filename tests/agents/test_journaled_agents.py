@@ -12,7 +12,7 @@ from graphrt.testing import agent_context
 OUTSIDE = ("openAIAgent", "openAIFetchAgent", "openAIImageAgent", "anthropicAgent", "geminiAgent", "groqAgent",
            "stringEmbeddingsAgent", "fetchAgent", "vanillaFetchAgent", "wikipediaAgent", "wikiAgent",
            "braveSearchAgent", "googleSearchAgent", "serperAgent", "browserlessAgent", "arxivAgent", "exaAgent",
-           "slackAgent", "replicateAgent", "ttsOpenaiAgent", "sttOpenaiAgent", "ttsNijivoiceAgent",
+           "slackAgent", "replicateAgent", "ttsOpenaiAgent", "sttOpenaiAgent", "ttsNijivoiceAgent", "puppeteerAgent",
            "mcpToolsListAgent", "mcpToolsCallAgent")
 
 
