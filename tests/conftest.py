@@ -374,6 +374,7 @@ class ScriptedOpenAIServer:
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self._replies: deque[Reply] = deque()
+        self._responder: Callable[[dict[str, Any]], Reply] | None = None
         self._lock = threading.Lock()
         self._released = threading.Event()  # lets the held replies of the current test go
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -406,18 +407,28 @@ class ScriptedOpenAIServer:
             self.requests.clear()
             self.headers.clear()
             self._replies.clear()
+            self._responder = None
 
     def script(self, *replies: Reply) -> None:
         """Queues replies, answered in order."""
         with self._lock:
             self._replies.extend(replies)
 
+    def respond(self, responder: Callable[[dict[str, Any]], Reply]) -> None:
+        """Answers each request with `responder(body)` once the script's queued replies are used up: an LLM whose
+        answer follows from the conversation it is sent, whichever process asks and however often."""
+        with self._lock:
+            self._responder = responder
+
     def _next(self, body: dict[str, Any], headers: dict[str, str]) -> tuple[Reply, threading.Event, int]:
         with self._lock:
             self.requests.append(body)
             self.headers.append(headers)
             number = len(self.requests)
-            reply = self._replies.popleft() if self._replies else error(500, "the test script has no reply left")
+            responder = self._responder
+            reply = self._replies.popleft() if self._replies else None
+        if reply is None:
+            reply = responder(body) if responder is not None else error(500, "the test script has no reply left")
         return reply, self._released, number
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:

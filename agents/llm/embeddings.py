@@ -140,6 +140,7 @@ string_embeddings_agent_info = AgentInfo(
     name="stringEmbeddingsAgent",
     func=string_embeddings_agent,
     runs_local=True,  # the embedded model is loaded once in this process
+    outside=True,  # asks a server (or the embedded model): journaled, so a replay needs neither
     description="Embeddings Agent: embedding vectors of strings from OpenAI, any OpenAI-compatible server, "
                 "Ollama, or the embedded model",
     inputs={

@@ -331,6 +331,7 @@ _TEXT_OR_LIST = {"anyOf": [{"type": "string"}, {"type": "array"}]}
 
 GRAPHAI_LLM_INFO: dict[str, Any] = {
     "runs_local": True,  # holds an HTTP client to the API and streams tokens to the driver
+    "outside": True,  # asks a server: each call journaled, its reply taken from the journal on resume and replay
     "category": ("llm",),
     "author": "Receptron team (GraphAI), graphrt",
     "repository": "https://github.com/receptron/graphai",

@@ -24,6 +24,10 @@
         RunTimeoutError       the whole run took longer than its timeout
         BudgetExceeded        the next call would pass a budget: .limit .allowed .spent .budget_node .at
       GraphInterrupted        an agent asked a person (.question); resume with the answer
+      JournalError            the journal cannot answer an outside call as the run asks it; .path .index
+        JournalMismatch       the call asks what its journaled one did not (.diff)        engine/journal
+        UncertainCall         it started before a crash and its result was not kept       engine/journal
+        CassetteError         a cassette cannot be read, or is another graph's            testing/cassette
       CheckpointError         a run cannot be saved to or resumed from a checkpoint store
         Unsavable             a value JSON cannot hold, so it is not saved                 checkpoint/errors
         StoreFailed           the store itself failed: no connection, a driver's error     checkpoint/errors
@@ -72,6 +76,7 @@ node and the field, e.g.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -88,6 +93,7 @@ __all__ = [
     "RunTimeoutError",
     "BudgetExceeded",
     "GraphInterrupted",
+    "JournalError",
     "CheckpointError",
     "Interrupt",
     "RegistrationError",
@@ -349,6 +355,28 @@ class GraphInterrupted(GraphError):
         return outer
 
 
+class JournalError(GraphError):
+    """Raised when a run's journal of outside calls (graphrt/engine/journal.py) cannot answer a call as the run
+    makes it; `.path` is the node path that made it (`agent/0/tool`), `.index` its index among that path's calls.
+
+    It is the run's error, not a tool's: it goes up through the graph agents that ran the call as it is (a
+    toolsAgent does not hand it to its LLM), each adding its node (`within`).
+    """
+
+    def __init__(self, message: str, *, path: str = "", index: int = 0, **context) -> None:
+        self.path = path
+        self.index = index
+        super().__init__(message, **context)
+
+    def within(self, node_id: str) -> "JournalError":
+        """The same error, seen from the node of a parent graph that ran this one."""
+        outer = copy.copy(self)
+        outer.nested = (self.node_id, *self.nested) if self.node_id is not None else self.nested
+        outer.node_id = node_id
+        outer.__cause__ = self.__cause__
+        return outer
+
+
 class CheckpointError(GraphError):
     """Raised when a run cannot be saved to, found in, or resumed from a checkpoint store."""
 
@@ -359,10 +387,13 @@ class Interrupt(Exception):
     The node does not fail and is not retried: the run saves its state and
     raises GraphInterrupted. Resumed with an answer, the node runs again and
     finds the answer in `ctx.answer` (`ctx.ask(question)` does both steps).
+    `key` names the question when it is not the node's own (the journal asks
+    of one call of a node that makes many: `agent/0/tool#2`).
     """
 
-    def __init__(self, question: str) -> None:
+    def __init__(self, question: str, key: str | None = None) -> None:
         self.question = str(question)
+        self.key = key
         super().__init__(self.question)
 
 

@@ -23,6 +23,7 @@ from typing import Any, Sequence, TextIO
 
 import anyio
 
+from graphrt.base.defaults import UNCERTAIN_CALLS
 from graphrt.base.errors import GraphError, GraphInterrupted
 from graphrt.base.secrets import Redactor
 from graphrt.checkpoint import RunRecord, RunStatus, location_of, open_store
@@ -33,7 +34,7 @@ from graphrt.cli.arguments import budgets
 from graphrt.cli.executor_option import executor_for
 from graphrt.cli.local_model_option import apply_local_model
 from graphrt.cli.output import run_redactor, write_message, write_results
-from graphrt.cli.run_options import add_run_options, add_trace_option, run_config
+from graphrt.cli.run_options import add_run_options, add_trace_option, add_uncertain_option, run_config
 from graphrt.cli.saved_run import add_saved_run_options, saved_run
 from graphrt.cli.usage_note import UsageNote
 from graphrt.durable import find_run, from_checkpoint, run_checkpointed
@@ -52,6 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_saved_run_options(parser, doing="continue", run_default="the latest unfinished one", old="checkpoint")
     parser.add_argument("--answer", metavar="TEXT", help="the answer to the question the run stopped on")
     add_trace_option(parser)
+    add_uncertain_option(parser)
     add_run_options(parser)
     parser.set_defaults(handler=handle)
 
@@ -218,6 +220,7 @@ def continue_saved(graph: Graph, args: argparse.Namespace, record: RunRecord, *,
                 code, results = run_saved(graph.replace(executor=executor), args.checkpoint, run_id=record.run_id,
                                           all_results=args.all or record.all_results, answer=answer, force=args.force,
                                           timeout=args.timeout, stdin=stdin, stderr=stderr, quiet=True,
+                                          uncertain=getattr(args, "uncertain", UNCERTAIN_CALLS[0]),
                                           hint_flags=resume_flags(args),
                                           redactor=redactor, subscribe=(trace,) if trace is not None else (),
                                           on_usage=note, budget=budgets(args.budget))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from graphrt.base.defaults import UNCERTAIN_CALLS
 from graphrt.checkpoint import describe_targets
 from graphrt.cli.agent_modules import add_agents_option
 from graphrt.cli.arguments import budget, non_empty
@@ -19,8 +20,9 @@ from graphrt.cli.executor_option import add_executor_option
 from graphrt.cli.local_model_option import add_local_model_option
 from graphrt.engine.run import RUN_TIMEOUT_VARIABLE
 
-__all__ = ["add_budget_option", "add_checkpoint_option", "add_config_option", "add_mcp_config_option", "add_run_id_option",
-           "add_run_options", "add_trace_option", "config_file", "run_config"]
+__all__ = ["add_budget_option", "add_cassette_options", "add_checkpoint_option", "add_config_option",
+           "add_mcp_config_option", "add_run_id_option", "add_run_options", "add_trace_option", "add_uncertain_option",
+           "cassette_of", "config_file", "run_config"]
 
 RUNS_MCP_SERVERS = "each run starts those its agents use, and stops them when it ends"
 """When the MCP servers of `--mcp-config` run, for the commands that run graphs."""
@@ -68,6 +70,36 @@ def add_mcp_config_option(parser: argparse.ArgumentParser, lifetime: str) -> Non
     parser.add_argument("--mcp-config", metavar="FILE.json",
                         help="MCP servers for the graphs' agents, as MCP clients configure them: "
                         '{"mcpServers": {"name": {"command", "args", "env"} or {"url", "headers"}}}; ' + lifetime)
+
+
+def add_uncertain_option(parser: argparse.ArgumentParser) -> None:
+    """`--uncertain ask|fail`: what a saved run does with a call that started and left no result (graphrt run
+    --checkpoint, graphrt resume)."""
+    parser.add_argument("--uncertain", choices=UNCERTAIN_CALLS, default=UNCERTAIN_CALLS[0],
+                        help="a call with side effects that started before the run stopped and left no result in its "
+                        "journal, of an agent that is not idempotent: ask whether it happened (the run waits for "
+                        "the answer: no, yes, or {\"result\": ...}), or fail the run (default: ask)")
+
+
+def add_cassette_options(parser: argparse.ArgumentParser) -> None:
+    """`--record FILE` and `--replay FILE`, one or the other: a cassette of the run's outside calls (graphrt run,
+    graphrt batch: graphrt/testing/cassette.py)."""
+    taped = parser.add_mutually_exclusive_group()
+    taped.add_argument("--record", metavar="FILE.jsonl",
+                       help="write the outside calls (LLM requests and replies, tool calls, services') to a "
+                       "cassette, JSON Lines without credentials, to replay them with --replay")
+    taped.add_argument("--replay", metavar="FILE.jsonl",
+                       help="answer the outside calls from a cassette that --record wrote, making none: no "
+                       "network, no key; a call the recording does not hold as asked stops the run, with a diff")
+
+
+def cassette_of(args: argparse.Namespace) -> Any:
+    """The Cassette that `--record` or `--replay` names (graphrt.testing.cassette), or None."""
+    if not (args.record or args.replay):
+        return None
+    from graphrt.testing.cassette import Cassette
+
+    return Cassette.record(args.record) if args.record else Cassette.replay(args.replay)
 
 
 def add_trace_option(parser: argparse.ArgumentParser) -> None:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from graphrt.base.budget import Budget
     from graphrt.base.usage import Usage
     from graphrt.engine.executor import Executor
+    from graphrt.engine.journal import CallLog, Journal
     from graphrt.graphdata.loader import GraphLoader
     from graphrt.observe.events import Event
     from graphrt.observe.progress import RunProgress
@@ -75,6 +76,10 @@ class RunOptions:
         on_usage: called with what the run spent (a graphrt.base.usage.Usage, its resumptions included) when
             it ends, however it ends: for a caller that does not hold the Run (a command, a batch's rows, a
             run graphrt.durable saves), which reads `Run.usage` otherwise.
+        journal: where the run journals its outside calls (LLM requests, tool calls, services': graphrt.engine.journal),
+            to take their results from instead of making them again: a Journal, or a log such as a cassette
+            (graphrt.testing.Cassette) that records the run or replays it. A checkpointed run journals them in
+            its store too.
     """
 
     inject: Mapping[str, Any] = field(default_factory=dict)
@@ -85,6 +90,7 @@ class RunOptions:
     progress: RunProgress | None = None
     on_usage: Callable[[Usage], Any] | None = None
     budget: Budget | Mapping[str, Any] | str | None = None
+    journal: Journal | CallLog | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "inject", dict(self.inject or {}))

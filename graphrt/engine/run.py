@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from graphrt.base.errors import GraphError as _GraphError
     from graphrt.checkpoint.snapshot import RunSnapshot
     from graphrt.engine.graph import Graph
+    from graphrt.engine.journal import RunJournal
     from graphrt.observe.events import EventStream
 
 __all__ = ["Run", "run_timeout", "within_timeout", "RUN_TIMEOUT_VARIABLE"]
@@ -200,6 +201,8 @@ class Run:
             restore = self._restore
             before = Usage.from_dict(restore.usage) if restore is not None and restore.usage else None
             self._meter = meter = RunMeter(graph.usage_settings, budget=self._budget, before=before)
+            carryover = Carryover(restore.answers, restore.inner) if restore is not None else Carryover()
+            journal = await self._journal(carryover) if self.options.journal is not None else None
             context = RunContext(
                 registry=graph.registry,
                 scheduler=Scheduler(graph.spec.concurrency, graph.spec.label_limits),
@@ -213,11 +216,32 @@ class Run:
                 graph_loader=graph.graph_loader,
                 nested_specs=graph.nested_specs,
                 meter=meter,
+                journal=journal,
             )
-            carryover = Carryover(restore.answers, restore.inner) if restore is not None else None
             root = GraphRun(graph.spec, context, injected=self.options.inject, restore=restore, carryover=carryover)
             self._root = root
-            return await self._run_root(root)
+            if journal is None:
+                return await self._run_root(root)
+            try:
+                results = await self._run_root(root)
+            except BaseException:
+                with anyio.CancelScope(shield=True):  # its entries queued and not committed yet
+                    await journal.settle(quiet=True)  # the run's own error matters more than the journal's
+                raise
+            with anyio.CancelScope(shield=True):
+                await journal.settle()
+            return results
+
+    async def _journal(self, carryover: Carryover) -> "RunJournal":
+        """The execution's journal of outside calls, its logs read; what it keeps hides the credentials of the
+        graph, its config and the environment, unless its Journal says which to hide."""
+        from graphrt.base.secrets import Redactor, known_credentials
+        from graphrt.engine.journal import Journal
+
+        journal = Journal.of(self.options.journal)  # type: ignore[arg-type]
+        graph = self.graph
+        redactor = journal.redactor or Redactor(known=known_credentials(graph.config, graph.data))
+        return await journal.open(self.run_id, graph.spec, carryover, redactor)
 
     async def _run_root(self, root: GraphRun) -> dict[str, Any]:
         emitter = self._emitter

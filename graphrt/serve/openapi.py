@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from graphrt.base.states import NodeState, RunStatus
+from graphrt.base.states import CallState, NodeState, RunStatus
 from graphrt.serve.event_schemas import event_schemas
 from graphrt.serve.node_routes import DEFAULT_NODE_PAGE, MAX_NODE_PAGE
 
@@ -165,7 +165,19 @@ _SCHEMAS: dict[str, Any] = {
         "progress": {"type": "array", "items": {"type": "object"}},
         "history": {"type": "array", "description": "its runs in earlier iterations of a loop"},
         "children": {"type": "array", "items": {"type": "string"}, "description": "keys of its nested graphs' nodes"},
+        "calls": {"type": ["array", "null"], "items": _ref("Call"), "description": "the outside calls it made, and "
+                  "the graphs it ran made, as the run's journal keeps them; null: the store keeps no journal"},
     }}]},
+    "Call": {"type": "object", "description": "one outside call in the run's journal (an LLM request, a tool call)",
+             "properties": {
+                 "path": {"type": "string", "description": "the node that made it, with map rows and loop "
+                          "iterations: agent@2/0/tool"},
+                 "index": {"type": "integer", "description": "its index among that path's calls"},
+                 "kind": {"type": "string", "enum": ["llm", "tool", "call"]}, "agent": {"type": "string"},
+                 "state": {"type": "string", "enum": [state.value for state in CallState]},
+                 "request": {"description": "the agent's inputs and params (redacted)"},
+                 "result": {"description": "what it returned (redacted); null until it has"},
+                 "started_at": {"type": "number"}, "ended_at": {"type": ["number", "null"]}}},
     "Lineage": {"type": "object", "description": "a fork's origin: the run and node it was forked from",
                 "properties": {"run_id": {"type": "string"}, "node_id": {"type": "string"},
                                "set": {"type": "array", "items": {"type": "string"},

@@ -12,6 +12,10 @@
 
 The agents are added to the built-in ones (so a graph sample can use them),
 and every sample runs through a real one-node graph (see graphrt.testing.samples).
+
+Test a whole graph that calls LLMs and services offline with a cassette: its outside calls recorded
+once, then replayed with no network and no key (graphrt.testing.cassette; the `cassette` fixture of
+graphrt's pytest plugin, graphrt.testing.pytest_plugin).
 """
 
 from __future__ import annotations
@@ -25,9 +29,11 @@ from graphrt.authoring.agent_info import AgentContext, AgentInfo, AgentLike, Sam
 from graphrt.authoring.agent_like import as_agent
 from graphrt.authoring.plugins import make_registry
 from graphrt.authoring.registry import Registry
+from graphrt.testing.cassette import Cassette, CassetteError
 from graphrt.testing.samples import SampleOutcome, run_sample
 
-__all__ = ["SampleCase", "sample_cases", "parametrize_samples", "assert_samples_pass", "agent_context"]
+__all__ = ["Cassette", "CassetteError", "SampleCase", "sample_cases", "parametrize_samples", "assert_samples_pass",
+           "agent_context"]
 
 
 @dataclass(frozen=True)

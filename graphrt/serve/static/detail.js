@@ -1,6 +1,7 @@
 // One node of a run, everything the server knows of it (GET /runs/{id}/nodes/{key}): state, timings, attempts,
 // error with its place in the file, the question it asked, its resolved inputs and result as collapsible
-// JSON, streamed text and tool calls. Values arrive redacted as traces are (graphrt/base/secrets.py).
+// JSON, streamed text, tool calls and the outside calls of its journal. Values arrive redacted as traces
+// are (graphrt/base/secrets.py).
 "use strict";
 
 const NodeDetail = (() => {
@@ -178,6 +179,25 @@ const NodeDetail = (() => {
         list.appendChild(row);
       }
       section(container, "Tool calls", list);
+    }
+    if (node.calls && node.calls.length) {
+      // The run's journal: what a resume, a retry or a replay takes instead of calling again.
+      const list = make("ol", "detail-calls");
+      for (const call of node.calls) {
+        const row = make("li", `detail-call call-${call.state}`);
+        const took = call.ended_at !== null && call.ended_at !== undefined ? seconds(call.ended_at - call.started_at) : "no result kept";
+        row.append(make("code", "", `${call.path} #${call.index}`), " ", make("span", "muted", `${call.kind} ${call.agent}, ${took}`));
+        const asked = make("div", "", "asked ");
+        asked.appendChild(tree(call.request, 1));
+        row.appendChild(asked);
+        if (call.result !== null && call.result !== undefined) {
+          const gave = make("div", "", "returned ");
+          gave.appendChild(tree(call.result, 1));
+          row.appendChild(gave);
+        }
+        list.appendChild(row);
+      }
+      section(container, "Journal", list);
     }
     if (node.progress && node.progress.length) {
       const list = make("ul", "plain");
