@@ -13,6 +13,11 @@ size; 32 MiB) and `maxRedirects` (fetch's 20).
 A non-2xx answer's body is read as the agent's type says (`error_body`), and as
 text when it is not what the type says (a 404 page in HTML under the default
 JSON): the status is what the agent reports, never the body's parse error.
+
+What a request does to the server, as the run's journal of outside calls reads it
+(graphrt/engine/journal.py), is RFC 9110's: GET, HEAD and OPTIONS change nothing
+(`changes_something`), and PUT and DELETE, or a request carrying an
+`Idempotency-Key`, may be sent twice (`harmless_again`).
 """
 
 from __future__ import annotations
@@ -32,9 +37,30 @@ if TYPE_CHECKING:
     import httpx  # imported when a request is sent: importing httpx costs ~0.1 s at startup
 
 __all__ = [
-    "LIMITS_CONFIG", "Limits", "Response", "FetchFailed", "request_url", "request_method", "wire_headers", "send",
-    "response_text", "response_json", "error_body", "shown_url",
+    "IDEMPOTENCY_HEADER", "LIMITS_CONFIG", "Limits", "Response", "FetchFailed", "request_url", "request_method",
+    "wire_headers", "send", "response_text", "response_json", "error_body", "shown_url", "changes_something",
+    "harmless_again", "has_key_header",
 ]
+
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+_SAFE_METHODS = ("GET", "HEAD", "OPTIONS")  # RFC 9110: they change nothing on the server
+_IDEMPOTENT_METHODS = ("PUT", "DELETE")  # RFC 9110: sent twice, they do what they do once
+
+
+def changes_something(method: str | None) -> bool:
+    """Whether a request may change something on the server: any method but GET, HEAD and OPTIONS (None: nothing is
+    sent)."""
+    return method is not None and method not in _SAFE_METHODS
+
+
+def harmless_again(method: str | None, headers: Any) -> bool:
+    """Whether sending a request again does what sending it once does: PUT, DELETE, or a key the server reads."""
+    return method in _IDEMPOTENT_METHODS or (isinstance(headers, Mapping) and has_key_header(headers))
+
+
+def has_key_header(headers: Mapping[str, Any]) -> bool:
+    """Whether the headers carry an Idempotency-Key (in any case)."""
+    return any(isinstance(name, str) and name.lower() == IDEMPOTENCY_HEADER.lower() for name in headers)
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21}
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*")

@@ -7,6 +7,7 @@
     .venv/bin/python -m bench --write-workloads    # regenerate bench/workloads/*.yaml
     .venv/bin/python -m bench startup              # whole-command start times (bench/startup.py)
     .venv/bin/python -m bench durable              # checkpointed runs against plain ones (bench/durable.py)
+    .venv/bin/python -m bench journal              # the journal's cost, kill -9 exactly-once, replay (bench/journal.py)
     .venv/bin/python -m bench ray_batch            # a batch on a real 1-, 2-, 4-node Ray cluster (bench/ray_batch.py)
     .venv/bin/python -m bench storage              # bytes a served run keeps in SQLite and PostgreSQL (bench/storage.py)
     .venv/bin/python -m bench ray_graphs           # small graphs on node-level Ray, runs_local or not (bench/ray_graphs.py)
@@ -75,6 +76,10 @@ def main(argv: list[str] | None = None) -> int:
         from .ray_graphs import main as ray_graphs
 
         return ray_graphs(argv[1:])
+    if argv[:1] == ["journal"]:  # its own options (bench/journal.py)
+        from .journal import main as journal
+
+        return journal(argv[1:])
     if argv[:1] == ["durable"]:  # its own options (bench/durable.py)
         from .durable import main as durable
 

@@ -15,6 +15,7 @@ from graphrt.engine.options import split_options
 
 if TYPE_CHECKING:
     from graphrt.batches import BatchProgress, RowOutcome
+    from graphrt.engine.journal import CallLog
 
 __all__ = ["run", "arun", "resume", "aresume", "batch", "abatch"]
 
@@ -98,6 +99,8 @@ async def abatch(
     timeout: float | None = None,
     all_results: bool = False,
     keep: bool = True,
+    budget: Any = None,
+    journal_of: Callable[[str], "CallLog"] | None = None,
     **options: Any,
 ) -> list["RowOutcome"]:
     """Runs `graph` once per row of `rows`; returns each row's outcome, in input order (graphrt.batches).
@@ -124,6 +127,10 @@ async def abatch(
         timeout: seconds each row's run may take.
         all_results: every node's result in a row's results, not only the `isResult` nodes'.
         keep: return the outcomes; False returns none (a batch of millions of rows read through `on_row`).
+        budget: what each row's run may spend (graphrt.base.budget), over the config's; a row it stops fails alone.
+            Each outcome's `usage` says what its row spent, and `progress.usage` what the rows run now did.
+        journal_of: each row's journal of outside calls by the row's id, to record them or replay them from:
+            a cassette's `part` (graphrt.testing.Cassette); the rows then run in this process.
         options: a Graph's options (`agents`, `config`, `filters`, ...) when `graph` is not a Graph.
 
     Raises:
@@ -150,7 +157,8 @@ async def abatch(
         ledger = Ledger(GuardedStore(opened), batch_id or default_batch_id(prepared, rows)) if opened else None
         async with holder as lent:
             runner = Batch(prepared, concurrency=concurrency, ledger=ledger, executor=lent, timeout=timeout,
-                           all_results=all_results, ordered=ordered, progress=progress)
+                           all_results=all_results, ordered=ordered, progress=progress, budget=budget,
+                           journal_of=journal_of)
             await runner.run(rows_of(rows, id_field=id_field), take)
     finally:
         if opened is not None and opened is not checkpoint:

@@ -281,11 +281,14 @@ class Reply:
     held: bool = False  # not sent until the test ends (the client's timeout fires first)
     model: str = "scripted-model"
     cut: bool = False  # streamed without its last chunk: no finish_reason, no usage
+    usage: dict[str, Any] | None = None  # the reply's usage in its protocol's shape (None: the server's usual)
+    no_usage: bool = False  # sent without any usage, as some servers answer
 
 
-def text(content: str, *, model: str = "scripted-model") -> Reply:
-    """A plain text answer."""
-    return Reply(content=content, model=model)
+def text(content: str, *, model: str = "scripted-model", usage: dict[str, Any] | None = None,
+         no_usage: bool = False) -> Reply:
+    """A plain text answer; `usage` replaces the usual counts (in the protocol's own shape), `no_usage` sends none."""
+    return Reply(content=content, model=model, usage=usage, no_usage=no_usage)
 
 
 def tool_calls(*calls: tuple[str, Any], content: str | None = None) -> Reply:
@@ -324,15 +327,21 @@ def _tool_calls(reply: Reply, number: int) -> list[dict[str, Any]]:
 _USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
 
 
+def usage_of(reply: Reply, usual: dict[str, Any]) -> dict[str, Any] | None:
+    """The usage a reply is sent with: its own, none, or the server's usual."""
+    return None if reply.no_usage else reply.usage if reply.usage is not None else usual
+
+
 def _completion(reply: Reply, number: int) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.content}
     if reply.calls:
         message["tool_calls"] = _tool_calls(reply, number)
-    return {
+    completion = {
         "id": f"chatcmpl-{number}", "object": "chat.completion", "created": 1700000000, "model": reply.model,
         "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if reply.calls else "stop"}],
-        "usage": _USAGE,
     }
+    usage = usage_of(reply, _USAGE)
+    return completion if usage is None else {**completion, "usage": usage}
 
 
 def _chunks(reply: Reply, number: int) -> list[dict[str, Any]]:
@@ -353,7 +362,9 @@ def _chunks(reply: Reply, number: int) -> list[dict[str, Any]]:
     if reply.cut:
         return chunks
     chunks.append(chunk({}, "tool_calls" if reply.calls else "stop"))
-    chunks.append({**base, "choices": [], "usage": _USAGE})
+    usage = usage_of(reply, _USAGE)
+    if usage is not None:
+        chunks.append({**base, "choices": [], "usage": usage})
     return chunks
 
 
@@ -364,6 +375,7 @@ class ScriptedOpenAIServer:
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self._replies: deque[Reply] = deque()
+        self._responder: Callable[[dict[str, Any]], Reply] | None = None
         self._lock = threading.Lock()
         self._released = threading.Event()  # lets the held replies of the current test go
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -396,18 +408,28 @@ class ScriptedOpenAIServer:
             self.requests.clear()
             self.headers.clear()
             self._replies.clear()
+            self._responder = None
 
     def script(self, *replies: Reply) -> None:
         """Queues replies, answered in order."""
         with self._lock:
             self._replies.extend(replies)
 
+    def respond(self, responder: Callable[[dict[str, Any]], Reply]) -> None:
+        """Answers each request with `responder(body)` once the script's queued replies are used up: an LLM whose
+        answer follows from the conversation it is sent, whichever process asks and however often."""
+        with self._lock:
+            self._responder = responder
+
     def _next(self, body: dict[str, Any], headers: dict[str, str]) -> tuple[Reply, threading.Event, int]:
         with self._lock:
             self.requests.append(body)
             self.headers.append(headers)
             number = len(self.requests)
-            reply = self._replies.popleft() if self._replies else error(500, "the test script has no reply left")
+            responder = self._responder
+            reply = self._replies.popleft() if self._replies else None
+        if reply is None:
+            reply = responder(body) if responder is not None else error(500, "the test script has no reply left")
         return reply, self._released, number
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:

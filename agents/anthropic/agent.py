@@ -299,14 +299,31 @@ async def anthropic_agent(ctx: AgentContext) -> dict[str, Any]:
 
     async def attempt(call: LlmCall) -> dict[str, Any]:
         response = await (_stream(client, body, call) if stream else _create(client, body))
-        usage = response.get("usage") or {}
-        call.finished(model=response.get("model"), input_tokens=usage.get("input_tokens"),
-                      output_tokens=usage.get("output_tokens"), finish_reason=response.get("stop_reason"))
+        call.finished(model=response.get("model"), finish_reason=response.get("stop_reason"),
+                      **reply_usage(response.get("usage")))
         return response
 
     async with client:
-        response = await ask(ctx, ANTHROPIC, server, body["model"], policy, attempt)
+        response = await ask(ctx, ANTHROPIC, server, body["model"], policy, attempt,
+                             prompt={key: body.get(key) for key in ("system", "messages", "tools")},
+                             max_tokens=body.get("max_tokens"))
     return _result(response, messages, wants_json=is_truthy(options.get("response_format")))
+
+
+def reply_usage(usage: Any) -> dict[str, Any]:
+    """A Message's `usage` as `LlmCall.finished` takes it. Anthropic's `input_tokens` leaves out the prompt's
+    cached part (read from the cache, and written to it): added back, so that the input is the whole prompt as
+    other providers count it, and `cached_tokens` the part read from the cache. Its `output_tokens` already
+    counts thinking."""
+    usage = usage if isinstance(usage, dict) else {}
+    fresh = usage.get("input_tokens")
+    read = usage.get("cache_read_input_tokens")
+    written = usage.get("cache_creation_input_tokens")
+    whole = None
+    if isinstance(fresh, int):
+        whole = fresh + sum(part for part in (read, written) if isinstance(part, int))
+    return {"input_tokens": whole, "output_tokens": usage.get("output_tokens"),
+            "cached_tokens": read if isinstance(read, int) else None}
 
 
 anthropic_agent_info = AgentInfo(

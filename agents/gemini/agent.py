@@ -305,17 +305,33 @@ async def gemini_agent(ctx: AgentContext) -> Any:
 
     async def attempt(call: LlmCall) -> tuple[dict[str, Any], str | None, list[Any]]:
         fields, text, calls = await (_stream(client, request, call) if stream else _generate(client, request))
-        usage = fields.get("usageMetadata") or {}
-        call.finished(model=fields.get("modelVersion"), input_tokens=usage.get("promptTokenCount"),
-                      output_tokens=usage.get("candidatesTokenCount"),
-                      finish_reason=fields["candidates"][0].get("finishReason"))
+        call.finished(model=fields.get("modelVersion"), finish_reason=fields["candidates"][0].get("finishReason"),
+                      **reply_usage(fields.get("usageMetadata")))
         return fields, text, calls
 
     try:
-        fields, text, calls = await ask(ctx, GEMINI, server, server.model, policy, attempt)
+        fields, text, calls = await ask(ctx, GEMINI, server, server.model, policy, attempt, prompt=messages,
+                                        max_tokens=options.get("max_tokens"))
     finally:
         await client.aio.aclose()
     return _result(fields, text, calls, messages, server.model or "")
+
+
+def reply_usage(usage: Any) -> dict[str, Any]:
+    """A reply's `usageMetadata` as `LlmCall.finished` takes it: the prompt (`promptTokenCount`, cached content
+    included, `cachedContentTokenCount` that part), and the reply with its thoughts (`candidatesTokenCount`
+    leaves out `thoughtsTokenCount`: added back, so that the output is all the reply's tokens as other providers
+    count them, and `reasoning_tokens` the thoughts)."""
+    usage = usage if isinstance(usage, dict) else {}
+    written = usage.get("candidatesTokenCount")
+    thoughts = usage.get("thoughtsTokenCount")
+    output = None
+    if isinstance(written, int) or isinstance(thoughts, int):
+        output = (written if isinstance(written, int) else 0) + (thoughts if isinstance(thoughts, int) else 0)
+    cached = usage.get("cachedContentTokenCount")
+    return {"input_tokens": usage.get("promptTokenCount"), "output_tokens": output,
+            "cached_tokens": cached if isinstance(cached, int) else None,
+            "reasoning_tokens": thoughts if isinstance(thoughts, int) else None}
 
 
 gemini_agent_info = AgentInfo(

@@ -20,7 +20,7 @@ from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.base.jsvalue import is_null
 
 from graphrt_agents.llm.mock import openai_mock_agent
-from graphrt_agents.llm.openai_agent import openai_agent, openai_agent_info
+from graphrt_agents.llm.openai_agent import chat_completion, openai_agent_info
 from graphrt_agents.llm.provider import GRAPHAI_LLM_INFO, Provider, chat_params, llm_options
 
 __all__ = ["AGENTS", "GROQ", "groq_agent"]
@@ -53,7 +53,7 @@ async def groq_agent(ctx: AgentContext) -> dict[str, Any]:
         params["temperature"] = _DEFAULT_TEMPERATURE
     if options.get("tools") and is_null(options.get("tool_choice")):
         params["tool_choice"] = "auto"
-    return await openai_agent(replace(ctx, params=params))
+    return await chat_completion(replace(ctx, params=params), GROQ.system)
 
 
 groq_agent_info = AgentInfo(

@@ -30,7 +30,7 @@ from graphrt.base.jsvalue import is_null
 
 from .local_embeddings import LOCAL_EMBEDDING_MODEL, local_embeddings
 from .openai_provider import OpenAIProvider
-from .provider import LlmCall, MalformedReplyError, llm_call
+from .provider import LOCAL_PROVIDER, LlmCall, MalformedReplyError, llm_call
 from .retries import ask
 from .settings import RetryPolicy, ServerSettings, resolve_server
 
@@ -115,9 +115,9 @@ async def string_embeddings_agent(ctx: AgentContext) -> list[list[float]]:
     texts = _texts(ctx)
     server = _server(options)
     if server is None:
-        async with llm_call(ctx, _EMBEDDINGS, LOCAL_EMBEDDING_MODEL) as call:
+        async with llm_call(ctx, _EMBEDDINGS, LOCAL_EMBEDDING_MODEL, system=LOCAL_PROVIDER, prompt=texts) as call:
             vectors, tokens = await local_embeddings(texts)
-            call.finished(model=LOCAL_EMBEDDING_MODEL, input_tokens=tokens)
+            call.finished(model=LOCAL_EMBEDDING_MODEL, input_tokens=tokens, output_tokens=0)
         return vectors
     base_url, path = _endpoint(server.base_url or "")
     policy = RetryPolicy.of(options)
@@ -127,17 +127,20 @@ async def string_embeddings_agent(ctx: AgentContext) -> list[list[float]]:
             answer = await _request(client, path, server.model or DEFAULT_EMBEDDING_MODEL, texts)
             vectors = _vectors(answer, len(texts))
             usage = answer.get("usage") if isinstance(answer, dict) else None
-            call.finished(model=answer.get("model") or server.model,
-                          input_tokens=(usage or {}).get("prompt_tokens") if isinstance(usage, dict) else None)
+            prompt_tokens = usage.get("prompt_tokens") if isinstance(usage, dict) else None
+            # An embedding writes no tokens: a reply that counts its input is whole (0 out, not unknown).
+            call.finished(model=answer.get("model") or server.model, input_tokens=prompt_tokens,
+                          output_tokens=0 if isinstance(prompt_tokens, int) else None)
             return vectors
 
-        return await ask(ctx, _EMBEDDINGS, server, server.model, policy, attempt)
+        return await ask(ctx, _EMBEDDINGS, server, server.model, policy, attempt, prompt=texts)
 
 
 string_embeddings_agent_info = AgentInfo(
     name="stringEmbeddingsAgent",
     func=string_embeddings_agent,
     runs_local=True,  # the embedded model is loaded once in this process
+    outside=True,  # asks a server (or the embedded model): journaled, so a replay needs neither
     description="Embeddings Agent: embedding vectors of strings from OpenAI, any OpenAI-compatible server, "
                 "Ollama, or the embedded model",
     inputs={

@@ -49,8 +49,8 @@ def opening(options: dict[str, Any]) -> tuple[list[Any], list[Any]]:
 
 async def ask_llm(ctx: AgentContext, llm_agent: str, conversation: list[Any], tools: list[Any] | None,
                   options: dict[str, Any], tool_choice: Any = None) -> dict[str, Any]:
-    """One LLM call, as a one-node nested graph: `llmParams` are its params, with `llmModel` as the model and
-    `stream`; without `tools` (None) the LLM is offered none.
+    """One LLM call, as a one-node nested graph, journaled as an LLM call whatever the agent: `llmParams` are its
+    params, with `llmModel` as the model and `stream`; without `tools` (None) the LLM is offered none.
 
     Raises:
         TypeError: the LLM agent returned something other than a chat result.
@@ -65,7 +65,7 @@ async def ask_llm(ctx: AgentContext, llm_agent: str, conversation: list[Any], to
         values["tools"] = tools
     if not is_null(tool_choice):
         values["tool_choice"] = tool_choice
-    results = await run_one_node(ctx, "llm", llm_agent, values, params=params)
+    results = await run_one_node(ctx, "llm", llm_agent, values, journal="llm", params=params)
     reply = results.get("llm")
     if not isinstance(reply, dict):
         raise TypeError(f"{ctx.agent_id}: {llm_agent} returned {type(reply).__name__}, not a chat result")

@@ -27,26 +27,32 @@ from .errors import LLMRequestError
 from .local_model import ensure_server as _ensure_local_server
 from .mock import openai_mock_agent
 from .openai_provider import OPENAI
-from .openai_reply import complete, complete_streaming
+from .openai_reply import complete, complete_streaming, reply_usage
 from .azure import AZURE_ENVIRONMENT
 from .openai_request import GRAMMAR_ENV, chat_body, without_grammar
-from .provider import GRAPHAI_LLM_INFO, LlmCall, chat_params, llm_options
+from .provider import GRAPHAI_LLM_INFO, LOCAL_PROVIDER, LlmCall, chat_params, llm_options
 from .retries import ask
 from .settings import DEFAULT_OPENAI_MODEL, RetryPolicy, ServerSettings
 
-__all__ = ["AGENTS", "openai_agent", "LLMRequestError"]
+__all__ = ["AGENTS", "chat_completion", "openai_agent", "LLMRequestError"]
 
 
-async def _server_for(options: dict[str, Any], ctx: AgentContext) -> ServerSettings:
-    """The server the node chose (with GraphAI's default model), else the embedded model."""
+async def _server_for(options: dict[str, Any], ctx: AgentContext) -> tuple[ServerSettings, str]:
+    """The server the node chose (with GraphAI's default model), else the embedded model; and the provider as
+    prices and rate limits name it (`openai`, `azure`, `local`)."""
     server = OPENAI.settings(options)
     if server.is_configured:
-        return server.with_model(server.model or DEFAULT_OPENAI_MODEL)
+        return server.with_model(server.model or DEFAULT_OPENAI_MODEL), "azure" if server.azure else OPENAI.system
     embedded = await _ensure_local_server(ctx)
-    return embedded.with_model(server.model)
+    return embedded.with_model(server.model), LOCAL_PROVIDER
 
 
 async def openai_agent(ctx: AgentContext) -> dict[str, Any]:
+    """Asks an OpenAI-compatible server for one chat completion (`chat_completion`, GraphAI's openAIAgent)."""
+    return await chat_completion(ctx)
+
+
+async def chat_completion(ctx: AgentContext, system: str | None = None) -> dict[str, Any]:
     """Asks an OpenAI-compatible server for one chat completion.
 
     Args:
@@ -63,9 +69,14 @@ async def openai_agent(ctx: AgentContext) -> dict[str, Any]:
 
     Raises:
         LLMRequestError: the server refused the request, or failed on every attempt.
+        BudgetExceeded: the request would pass a budget of the run; it is not made.
+
+    `chat_completion(ctx, system)` is the same request for an agent whose provider has another name in the
+    run's usage (groqAgent's `groq`).
     """
     options = llm_options(ctx)
-    server = await _server_for(options, ctx)
+    server, found = await _server_for(options, ctx)
+    system = system or found
     messages = conversation(options, ctx)
     model = server.model or DEFAULT_OPENAI_MODEL
     body = chat_body(options, server, model, messages, OPENAI.grammars.to_send(options, server))
@@ -85,13 +96,14 @@ async def openai_agent(ctx: AgentContext) -> dict[str, Any]:
 
         async def attempt(call: LlmCall) -> tuple[dict[str, Any], dict[str, Any] | None]:
             response, message = await (complete_streaming(client, body, call) if stream else complete(client, body))
-            usage = response.get("usage") or {}
             choices = response.get("choices") or [{}]
-            call.finished(model=response.get("model"), input_tokens=usage.get("prompt_tokens"),
-                          output_tokens=usage.get("completion_tokens"), finish_reason=choices[0].get("finish_reason"))
+            call.finished(model=response.get("model"), finish_reason=choices[0].get("finish_reason"),
+                          **reply_usage(response.get("usage")))
             return response, message
 
-        response, message = await ask(ctx, OPENAI, server, model, policy, attempt, recover=recover)
+        response, message = await ask(ctx, OPENAI, server, model, policy, attempt, recover=recover, system=system,
+                                      prompt=body.get("messages"),
+                                      max_tokens=body.get("max_completion_tokens", body.get("max_tokens")))
     return ChatResult(message, messages, response, wants_json=not is_null(options.get("response_format"))).to_result()
 
 

@@ -21,7 +21,7 @@ from graphrt.base.jsvalue import defined, is_null, is_truthy
 from .chat import ChatResult, conversation
 from .errors import LLMRequestError
 from .openai_provider import OpenAIProvider
-from .openai_reply import complete, complete_streaming
+from .openai_reply import complete, complete_streaming, reply_usage
 from .provider import GRAPHAI_LLM_INFO, LlmCall
 from .retries import ask
 from .settings import DEFAULT_OPENAI_MODEL, RetryPolicy, ServerSettings, first_text
@@ -102,13 +102,13 @@ async def openai_fetch_agent(ctx: AgentContext) -> dict[str, Any]:
 
         async def attempt(call: LlmCall) -> tuple[dict[str, Any], dict[str, Any] | None]:
             response, message = await (complete_streaming(client, body, call) if stream else complete(client, body))
-            usage = response.get("usage") or {}
             choices = response.get("choices") or [{}]
-            call.finished(model=response.get("model"), input_tokens=usage.get("prompt_tokens"),
-                          output_tokens=usage.get("completion_tokens"), finish_reason=choices[0].get("finish_reason"))
+            call.finished(model=response.get("model"), finish_reason=choices[0].get("finish_reason"),
+                          **reply_usage(response.get("usage")))
             return response, message
 
-        response, message = await ask(ctx, FETCH, server, model, policy, attempt)
+        response, message = await ask(ctx, FETCH, server, model, policy, attempt, prompt=messages,
+                                      max_tokens=body.get("max_tokens", body.get("max_completion_tokens")))
     return fetch_result(message, messages, response)
 
 

@@ -115,6 +115,7 @@ _PROMPTS = {
 
 openai_image_agent_info = AgentInfo(
     name="openAIImageAgent",
+    outside=True,
     func=openai_image_agent,
     mock=openai_image_mock_agent,
     description="OpenAI Image Agent: one image of the prompt from OpenAI's images API (DALL·E), as a URL",

@@ -17,7 +17,7 @@ from .provider import LlmCall
 if TYPE_CHECKING:
     import openai
 
-__all__ = ["complete", "complete_streaming"]
+__all__ = ["complete", "complete_streaming", "reply_usage"]
 
 
 def _message_of(completion: Any) -> dict[str, Any] | None:
@@ -98,3 +98,14 @@ async def complete_streaming(client: "openai.AsyncOpenAI", body: dict[str, Any],
     _check_reply(message, finish_reason)
     response["choices"] = [{"index": 0, "message": message, "finish_reason": finish_reason}]
     return response, message
+
+
+def reply_usage(usage: Any) -> dict[str, Any]:
+    """An OpenAI-compatible reply's `usage` as `LlmCall.finished` takes it: the prompt (cached tokens included,
+    as OpenAI counts them), the completion (reasoning included), and the cached and reasoning parts when given."""
+    usage = usage if isinstance(usage, dict) else {}
+    prompt = usage.get("prompt_tokens_details")
+    completion = usage.get("completion_tokens_details")
+    return {"input_tokens": usage.get("prompt_tokens"), "output_tokens": usage.get("completion_tokens"),
+            "cached_tokens": prompt.get("cached_tokens") if isinstance(prompt, dict) else None,
+            "reasoning_tokens": completion.get("reasoning_tokens") if isinstance(completion, dict) else None}

@@ -35,16 +35,20 @@ from typing import Any, AsyncIterator, Mapping
 
 from graphrt.authoring.agent_info import AgentContext
 from graphrt.base.jsvalue import defined
-from graphrt.observe.events import LlmCallFinished, LlmCallStarted
+from graphrt.base.usage import CallUsage, estimate_tokens
+from graphrt.observe.events import LlmCallFinished, LlmCallStarted, LlmCallWaiting
 
 from .errors import LLMRequestError, MalformedReplyError
 from .settings import DEFAULT_RETRIES, DEFAULT_RETRY_DELAY, DEFAULT_TIMEOUT, ServerSettings, resolve_server
 
 __all__ = [
-    "GRAPHAI_LLM_INFO", "Failure", "LLMRequestError", "MalformedReplyError", "LlmCall", "Provider", "chat_inputs",
+    "GRAPHAI_LLM_INFO", "LOCAL_PROVIDER", "Failure", "LLMRequestError", "MalformedReplyError", "LlmCall", "Provider", "chat_inputs",
     "chat_params", "describe_transport", "llm_call", "llm_options", "openai_usage", "parse_json_reply", "retry_after",
     "server_message", "tool_call_arguments", "worth_retrying",
 ]
+
+LOCAL_PROVIDER = "local"
+"""The embedded models' provider, as prices, rate limits and usage name it (`local:<model>`)."""
 
 _FENCE = re.compile(r"```(?:\w+)?\s*([\s\S]*?)\s*```")
 
@@ -189,7 +193,7 @@ def describe_transport(error: BaseException) -> str:
 
 class LlmCall:
     """One request in flight: `token` streams a piece of its reply, `finished` records what its reply said for the
-    LlmCallFinished event."""
+    LlmCallFinished event and the run's usage."""
 
     def __init__(self, ctx: AgentContext) -> None:
         self.report: dict[str, Any] = {}
@@ -202,16 +206,55 @@ class LlmCall:
         self._ctx.stream_token(text)
 
     def finished(self, **report: Any) -> None:
+        """What the reply said: `model`, `input_tokens` (the whole prompt, cached tokens included),
+        `output_tokens` (the whole reply, reasoning included), `cached_tokens`, `reasoning_tokens`,
+        `finish_reason`; a count the reply did not give is left out or None (unknown, never 0)."""
         self.report = report
+
+    def usage(self, system: str, asked: str | None) -> CallUsage | None:
+        """The reply's usage as the run counts it; None when it said no token count."""
+        report = self.report
+        usage = CallUsage(system, report.get("model") or asked, _count(report.get("input_tokens")),
+                          _count(report.get("output_tokens")), _count(report.get("cached_tokens")),
+                          _count(report.get("reasoning_tokens")), asked=asked)
+        return usage if usage.has_tokens else None
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 @asynccontextmanager
 async def llm_call(ctx: AgentContext, provider: Provider, model: str | None,
-                   server: ServerSettings | None = None) -> AsyncIterator[LlmCall]:
-    """Reports one request as LlmCallStarted and LlmCallFinished (with usage, or the error as text: the
-    provider's reading of it for a request to `server`)."""
+                   server: ServerSettings | None = None, *, system: str | None = None, prompt: Any = None,
+                   max_tokens: Any = None) -> AsyncIterator[LlmCall]:
+    """Reports one request as LlmCallStarted and LlmCallFinished (with usage and cost, or the error as text: the
+    provider's reading of it for a request to `server`), and counts it in the run's usage (`ctx.meter`).
+
+    Args:
+        system: the provider as prices and rate limits name it, when not `provider.system` (`azure`, `local`,
+            `groq` through openAIAgent's request).
+        prompt: what is sent (the request's body or messages), whose size estimates the prompt's tokens before
+            the reply counts them.
+        max_tokens: the most the reply may write, when the request says.
+
+    Before it is sent, the call waits for its turn under the rate limits of its label (`provider:model`), as
+    LlmCallWaiting says, and LlmCallStarted says how long it waited (`waited`).
+
+    Raises:
+        BudgetExceeded: the call would pass a budget of the run (graphrt.observe.meter): it is not made.
+    """
+    system = system or provider.system
+    meter = ctx.meter
+    metered = None
+    if meter is not None:
+        limit = max_tokens if isinstance(max_tokens, int) and not isinstance(max_tokens, bool) else None
+        metered = meter.start_call(ctx.path, ctx.node_id, system, model, prompt_tokens=estimate_tokens(prompt),
+                                   max_tokens=limit)
+        await meter.wait_turn(metered, lambda seconds, label: _waiting(ctx, seconds, label))
     call_id = uuid.uuid4().hex[:16]
-    ctx.emit(LlmCallStarted, call_id=call_id, model=model, system=provider.system)
+    ctx.emit(LlmCallStarted, call_id=call_id, model=model, system=system,
+             waited=metered.waited if metered is not None and metered.waited else None)
     call = LlmCall(ctx)
     try:
         yield call
@@ -220,9 +263,32 @@ async def llm_call(ctx: AgentContext, provider: Provider, model: str | None,
             text = provider.said(error, server)
         else:
             text = str(error) if isinstance(error, LLMRequestError) else type(error).__name__
-        ctx.emit(LlmCallFinished, call_id=call_id, model=model, error=text)
+        _finished(ctx, call_id, call, system, model, metered, error=text)
         raise
-    ctx.emit(LlmCallFinished, call_id=call_id, **{"model": model, **call.report})
+    _finished(ctx, call_id, call, system, model, metered)
+
+
+def _waiting(ctx: AgentContext, seconds: float, label: str) -> None:
+    """The call waits for its turn under the rate limits of `label`: said as an event (the node waits, it does not
+    run) and as the node's progress."""
+    ctx.emit(LlmCallWaiting, label=label, seconds=round(seconds, 3))
+    ctx.progress(f"waiting {seconds:.1f}s for the rate limit of {label}", {"rateLimit": label, "seconds": seconds})
+
+
+def _finished(ctx: AgentContext, call_id: str, call: LlmCall, system: str, model: str | None, metered: Any,
+              error: str | None = None) -> None:
+    """Counts the attempt (kept when it did not fail) and reports it as LlmCallFinished."""
+    usage = call.usage(system, model)
+    cost = ctx.meter.end_call(metered, usage, kept=error is None) if metered is not None else None
+    report = {key: value for key, value in call.report.items() if key in _REPORTED}
+    if usage is not None:
+        report.update(model=usage.model, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
+                      cached_tokens=usage.cached_tokens, reasoning_tokens=usage.reasoning_tokens)
+    report["model"] = report.get("model") or model
+    ctx.emit(LlmCallFinished, call_id=call_id, provider=system, cost_usd=cost, error=error, **report)
+
+
+_REPORTED = frozenset({"model", "finish_reason"})
 
 
 def openai_usage(prompt_tokens: Any, completion_tokens: Any) -> dict[str, Any]:
@@ -265,6 +331,7 @@ _TEXT_OR_LIST = {"anyOf": [{"type": "string"}, {"type": "array"}]}
 
 GRAPHAI_LLM_INFO: dict[str, Any] = {
     "runs_local": True,  # holds an HTTP client to the API and streams tokens to the driver
+    "outside": True,  # asks a server: each call journaled, its reply taken from the journal on resume and replay
     "category": ("llm",),
     "author": "Receptron team (GraphAI), graphrt",
     "repository": "https://github.com/receptron/graphai",

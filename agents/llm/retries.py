@@ -13,7 +13,7 @@ retries are off, so no request is retried twice over, and every provider retries
 from __future__ import annotations
 
 import random
-from typing import Awaitable, Callable, TypeVar
+from typing import Any, Awaitable, Callable, TypeVar
 
 import anyio
 
@@ -40,7 +40,8 @@ def backoff(failure: Failure, attempt: int, base: float) -> float:
 
 async def ask(ctx: AgentContext, provider: Provider, server: ServerSettings, model: str | None, policy: RetryPolicy,
               attempt: Callable[[LlmCall], Awaitable[T]], *,
-              recover: Callable[[Exception, str], bool] | None = None) -> T:
+              recover: Callable[[Exception, str], bool] | None = None, system: str | None = None,
+              prompt: Any = None, max_tokens: Any = None) -> T:
     """Makes a request, and makes it again while it fails in a way worth another attempt.
 
     Args:
@@ -53,23 +54,29 @@ async def ask(ctx: AgentContext, provider: Provider, server: ServerSettings, mod
             with `call.token(text)`.
         recover: a refusal the request can do without: given the error and its text, it changes the
             request and says True to ask again at once, uncounted (openAIAgent's grammar).
+        system, prompt, max_tokens: what the run's usage names the provider (default `provider.system`), what is
+            sent, and the most the reply may write: see `llm_call`.
 
     Returns:
         What the attempt that succeeded returned.
 
     Raises:
         LLMRequestError: the request failed in a way not worth retrying, or on every attempt.
+        BudgetExceeded: the next attempt would pass a budget of the run: it is not made.
     """
     attempts = 0
     while True:
         call: LlmCall | None = None
         try:
-            async with llm_call(ctx, provider, model, server) as call:
+            async with llm_call(ctx, provider, model, server, system=system, prompt=prompt,
+                                max_tokens=max_tokens) as call:
                 return await attempt(call)
         except Exception as error:
             failure = provider.read(error)
             if failure is None:
                 raise
+            if failure.retry_after is not None and ctx.meter is not None:  # every call of the label waits, not this one
+                ctx.meter.throttled(system or provider.system, model, failure.retry_after)
             said = provider.said(error, server)
             if recover is not None and recover(error, said):
                 continue

@@ -13,12 +13,13 @@ import logging
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from graphrt.base.limits import cut, shown
 from graphrt.authoring.agent_info import AgentContext
 from graphrt.authoring.tool_calls import split_tool_name, tool_call_inputs
-from graphrt.base.errors import AgentError, GraphError, ServiceError, ToolCallError
+from graphrt.base.errors import (AgentError, BudgetExceeded, GraphError, GraphInterrupted, JournalError, ServiceError,
+                                 ToolCallError)
 from graphrt.base.jsvalue import UNDEFINED, is_null, is_truthy, to_json_compatible
 from graphrt.observe.events import ToolCalled, ToolReturned
 
@@ -27,6 +28,8 @@ from .toolbox import Tool, Toolbox
 __all__ = ["ToolOutcome", "ToolSession", "granted_toolbox", "run_one_node"]
 
 log = logging.getLogger("graphrt.tools")
+
+E = TypeVar("E", bound=BaseException)
 
 
 @dataclass
@@ -60,33 +63,45 @@ class ToolSession:
         value = self.passthrough.get(agent)
         return value if not is_null(value) else {}
 
-    async def call(self, call: dict[str, Any], raw_arguments: Any) -> ToolOutcome:
-        """Checks and runs one tool call; every failure becomes content for the LLM."""
+    async def call(self, call: dict[str, Any], raw_arguments: Any, order: int | None = None) -> ToolOutcome:
+        """Checks and runs one tool call; every failure becomes content for the LLM, but the run's own: a service
+        that is gone, a question for a person, the journal's (JournalError). `order`: the call's place among calls
+        made at once (a toolsAgent turn's), which tells them apart in the run's journal."""
         ctx = self.ctx
         name = str(call.get("name") or "")
+        if ctx.meter is not None:  # counted in the run's usage (and checked against its budget) before it runs
+            ctx.meter.tool_call(ctx.path, ctx.node_id)
         ctx.emit(ToolCalled, tool_call_id=call["id"], name=name, arguments=raw_arguments)
         try:
             tool, arguments = self.toolbox.check(name, raw_arguments)
-            result = await self._run(tool, arguments, call)
+            result = await self._run(tool, arguments, call, order)
             outcome = self._record(tool, result)
         except Exception as error:  # noqa: BLE001 - the LLM reads the failure and may retry
             service = _service_failure(error)
             if service is not None:  # not the tool's failure: its server is gone
                 raise ServiceError(service.message, service=service.service) from error
+            stopped = _cause(error, BudgetExceeded)
+            if stopped is not None:  # a budget stopped the tool's own calls: the node stops, it reads nothing
+                raise stopped from None
+            stop = _run_stop(error)
+            if stop is not None:  # not the tool's failure: the run stops (asks, or its journal cannot go on)
+                raise stop from None
             message = _failure(error, name)
             outcome = ToolOutcome(f"Error: {message}", error=message)
         ctx.emit(ToolReturned, tool_call_id=call["id"], name=name, content=outcome.content, error=outcome.error)
         return outcome
 
-    async def _run(self, tool: Tool, arguments: dict[str, Any], call: dict[str, Any]) -> Any:
-        """Runs the tool's agent as a one-node graph with GraphAI's `{arg, func, tool_call, data}`."""
+    async def _run(self, tool: Tool, arguments: dict[str, Any], call: dict[str, Any], order: int | None) -> Any:
+        """Runs the tool's agent as a one-node graph with GraphAI's `{arg, func, tool_call, data}`, journaled as a
+        tool call."""
         if tool.mcp:
             results = await run_one_node(self.ctx, "tool", "mcpToolsCallAgent",
-                                          {"tools": {"name": tool.name, "arguments": arguments}})
+                                          {"tools": {"name": tool.name, "arguments": arguments}}, journal="tool",
+                                          order=order)
             return _mcp_result(results.get("tool"))
         tool_call = {"id": call["id"], "name": tool.name, "arguments": arguments}
         inputs = tool_call_inputs(tool_call, self.data_for(tool.agent))
-        results = await run_one_node(self.ctx, "tool", tool.agent, inputs)
+        results = await run_one_node(self.ctx, "tool", tool.agent, inputs, journal="tool", order=order)
         return results.get("tool", UNDEFINED)
 
     def _record(self, tool: Tool, result: Any) -> ToolOutcome:
@@ -100,17 +115,20 @@ class ToolSession:
         return ToolOutcome(_content(result), result)
 
 
-async def run_one_node(ctx: AgentContext, node_id: str, agent: str, inputs: dict[str, Any], **node: Any) -> dict[str, Any]:
+async def run_one_node(ctx: AgentContext, node_id: str, agent: str, inputs: dict[str, Any], *,
+                       journal: str | None = None, order: int | None = None, **node: Any) -> dict[str, Any]:
     """Runs `agent` as the one computed node of a nested graph, its inputs as static nodes.
 
-    Running it as a node, not as a call, lets filters, timeouts and events apply to it.
+    Running it as a node, not as a call, lets filters, timeouts and events apply to it. With `journal` (a kind:
+    "llm", "tool"), the call is journaled as one of that kind, whatever its agent (graphrt/engine/journal.py);
+    `order` tells apart calls made at once by the same node (a turn's tool calls), whichever starts first.
 
     Returns:
         The nested graph's results: `node_id`'s result, when it has one.
     """
     nodes: dict[str, Any] = {key: {"value": value} for key, value in inputs.items()}
     nodes[node_id] = {"agent": agent, "inputs": {key: f":{key}" for key in inputs}, **node, "isResult": True}
-    return await ctx.run_graph({"version": 0.5, "nodes": nodes})
+    return await ctx.run_graph({"version": 0.5, "nodes": nodes}, journal=journal, map_index=order)
 
 
 def _mcp_result(result: Any) -> dict[str, Any]:
@@ -137,13 +155,26 @@ def _mcp_result(result: Any) -> dict[str, Any]:
     return outcome
 
 
+def _run_stop(error: BaseException) -> GraphError | None:
+    """What stops the run behind a failed tool call, if that is why it failed: a question for a person
+    (GraphInterrupted), or the journal's error (JournalError)."""
+    return _cause(error, (GraphInterrupted, JournalError))
+
+
 def _service_failure(error: BaseException) -> ServiceError | None:
     """The ServiceError behind a failed tool call, if that is why it failed."""
-    seen: BaseException | None = error
-    while seen is not None:
-        if isinstance(seen, ServiceError):
-            return seen
-        seen = seen.__cause__
+    return _cause(error, ServiceError)
+
+
+def _cause(error: BaseException, kind: type[E] | tuple[type[E], ...]) -> E | None:
+    """The exception of `kind` behind a failed tool call (`error` or its causes), if that is why it failed."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:  # a chain of causes may come round to itself
+        if isinstance(cause, kind):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__
     return None
 
 

@@ -27,7 +27,7 @@ import anyio
 from graphrt.authoring.plugins import default_registry
 from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.authoring.tool_calls import split_tool_name
-from graphrt.base.errors import ServiceError
+from graphrt.base.errors import GraphError, GraphInterrupted, JournalError, ServiceError
 from graphrt.base.jsvalue import UNDEFINED
 
 from .llm_turn import ask_llm, checked_options, opening, reply_tool_calls
@@ -128,12 +128,13 @@ async def tools_agent(ctx: AgentContext) -> dict[str, Any]:
             text, finished = reply.get("text"), True
             break
         outcomes: list[ToolOutcome | None] = [None] * len(calls)
-        broken: list[ServiceError] = []
+
+        broken: list[GraphError] = []  # a service gone, a question, the journal's error: the node's, not the LLM's
 
         async def run(index: int, call: dict[str, Any], raw: Any) -> None:
             try:
-                outcomes[index] = await session.call(call, raw)
-            except ServiceError as error:
+                outcomes[index] = await session.call(call, raw, order=index)
+            except (ServiceError, GraphInterrupted, JournalError) as error:
                 broken.append(error)
 
         async with anyio.create_task_group() as group:

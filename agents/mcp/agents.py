@@ -99,6 +99,7 @@ AGENTS: list[AgentInfo] = [
             "llmTools": {"type": "array", "items": {"type": "object"}},
         }},
         source="https://github.com/receptron/graphai-agents/blob/main/protocol/mcp-agent/src/mcp_tools_list_agent.ts",
+        outside=True,  # asks the servers: journaled, so a replay needs none
         **_ABOUT,
     ),
     AgentInfo(
@@ -113,6 +114,11 @@ AGENTS: list[AgentInfo] = [
             "content": {"type": "array"}, "structuredContent": {}, "isError": {"type": "boolean"},
         }}}},
         source="https://github.com/receptron/graphai-agents/blob/main/protocol/mcp-agent/src/mcp_tools_call_agent.ts",
+        # MCP's defaults for a tool that says nothing of itself (its annotations, which are hints graphrt does not
+        # trust): it may change the world, and calling it twice may do so twice. Each call is journaled and carries
+        # its idempotency key in `_meta`.
+        outside=True,
+        side_effects=True,
         **_ABOUT,
     ),
 ]

@@ -154,6 +154,7 @@ _LLM_PAPER = SAMPLE_PAPERS[0]
 AGENTS: list[AgentInfo] = [
     AgentInfo(
         name="arxivAgent",
+        outside=True,
         func=arxiv_agent,
         mock=stand_in_mock(arxiv_agent, ArxivStandIn, SAMPLE_KEY),
         description="Arxiv Agent",

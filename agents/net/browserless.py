@@ -87,6 +87,7 @@ _PAGE = SAMPLE_DOCUMENTS[2]
 AGENTS: list[AgentInfo] = [
     AgentInfo(
         name="browserlessAgent",
+        outside=True,
         func=browserless_agent,
         mock=stand_in_mock(browserless_agent, BrowserlessStandIn, SAMPLE_KEY),
         description="An agent that uses Browserless.io to fetch web page content with JavaScript execution support "

@@ -85,6 +85,7 @@ async def exa_agent(ctx: AgentContext) -> Any:
 AGENTS: list[AgentInfo] = [
     AgentInfo(
         name="exaAgent",
+        outside=True,
         func=exa_agent,
         mock=stand_in_mock(exa_agent, ExaStandIn, SAMPLE_KEY),
         description="Exa Agent",

@@ -168,6 +168,7 @@ _SEARCH_ARGS = {"type": "object", "description": "more query parameters of the B
 AGENTS: list[AgentInfo] = [
     AgentInfo(
         name="braveSearchAgent",
+        outside=True,
         func=brave_search_agent,
         mock=stand_in_mock(brave_search_agent, BraveStandIn, SAMPLE_KEY),
         description="An agent that uses the Brave Search API. "
@@ -201,6 +202,7 @@ AGENTS: list[AgentInfo] = [
     ),
     AgentInfo(
         name="googleSearchAgent",
+        outside=True,
         func=google_search_agent,
         mock=stand_in_mock(google_search_agent, GoogleSearchStandIn, SAMPLE_KEY),
         description="Google Custom Search Agent",
@@ -231,6 +233,7 @@ AGENTS: list[AgentInfo] = [
     ),
     AgentInfo(
         name="serperAgent",
+        outside=True,
         func=serper_agent,
         mock=stand_in_mock(serper_agent, SerperStandIn, SAMPLE_KEY),
         description="serper agent",

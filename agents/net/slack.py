@@ -78,6 +78,7 @@ def slack_agent(ctx: AgentContext) -> dict[str, Any]:
 AGENTS: list[AgentInfo] = [
     AgentInfo(
         name="slackAgent",
+        outside=True, side_effects=True,  # posts a message: twice is two
         func=slack_agent,
         mock=stand_in_mock(slack_agent, lambda: SlackStandIn(token=None), SAMPLE_KEY),
         description="Slack Agent",

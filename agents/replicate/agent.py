@@ -103,6 +103,7 @@ _TEXT = "You said: hello"
 AGENTS: list[AgentInfo] = [
     AgentInfo(
         name="replicateAgent",
+        outside=True,
         func=replicate_agent,
         mock=stand_in_mock(replicate_agent, ReplicateStandIn, SAMPLE_TOKEN),
         description="Replicate Agent",

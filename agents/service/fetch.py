@@ -8,6 +8,12 @@ being the body (parsed as JSON for `type: json`, as text otherwise, and as text
 when it is not JSON: a 404 page in HTML still says 404). The request is bounded
 by the agent's config (`timeout` for the whole request, `maxBytes`,
 `maxRedirects`: see graphrt_agents._http).
+
+A run journals each request (graphrt/engine/journal.py): its reply is taken from the journal on
+resume and in a replay. GET, HEAD and OPTIONS change nothing; any other method may, so a request
+that started and left no reply is sent again only when that is harmless: PUT and DELETE, or a
+request that carries an `Idempotency-Key` (`params.idempotencyKey: true` sends the call's own key,
+the same whenever the run makes that call again; or give the header yourself).
 """
 
 from __future__ import annotations
@@ -18,10 +24,14 @@ from graphrt.authoring.agent_info import AgentContext, AgentInfo, Sample
 from graphrt.base.jsvalue import UNDEFINED, is_null, is_truthy, js_string, json_stringify
 
 from .._http import (
+    IDEMPOTENCY_HEADER,
     LIMITS_CONFIG,
     Limits,
     Response,
+    changes_something,
     error_body,
+    harmless_again,
+    has_key_header,
     request_method,
     request_url,
     response_json,
@@ -69,6 +79,8 @@ async def fetch_agent(ctx: AgentContext) -> Any:
     headers = dict(inputs["headers"]) if isinstance(inputs.get("headers"), dict) else {}
     if is_truthy(body):
         headers["Content-Type"] = "application/json"
+    if is_truthy(params.get("idempotencyKey")) and ctx.idempotency_key and not has_key_header(headers):
+        headers[IDEMPOTENCY_HEADER] = ctx.idempotency_key
     method = request_method(inputs.get("method"), body)
     content = json_stringify(body) if is_truthy(body) else None
 
@@ -85,6 +97,26 @@ async def fetch_agent(ctx: AgentContext) -> Any:
             return {"onError": {"message": message, "status": response.status, "error": error}}
         raise RuntimeError(message)
     return _response_body(response, response_type)
+
+
+def _method_of(ctx: AgentContext) -> str | None:
+    """The request's method, or None when nothing is sent (`debug`) or the method is not one."""
+    if is_truthy(ctx.params.get("debug")):
+        return None
+    try:
+        return request_method(ctx.inputs.get("method"), ctx.inputs.get("body", UNDEFINED))
+    except TypeError:
+        return None
+
+
+def _changes_something(ctx: AgentContext) -> bool:
+    """Whether the request may change something on the server (its method)."""
+    return changes_something(_method_of(ctx))
+
+
+def _harmless_again(ctx: AgentContext) -> bool:
+    """Whether sending the request again does what sending it once does: its method, or its key."""
+    return is_truthy(ctx.params.get("idempotencyKey")) or harmless_again(_method_of(ctx), ctx.inputs.get("headers"))
 
 
 def _debug(method: str, url: str, headers: dict[str, str], body: Any = UNDEFINED) -> dict[str, Any]:
@@ -133,6 +165,8 @@ fetch_agent_info = AgentInfo(
             "supressError": {"type": "boolean",
                              "description": "Return a non-2xx answer as {onError: {message, status, error}} instead of failing"},
             "debug": {"type": "boolean", "description": "Return the request instead of sending it"},
+            "idempotencyKey": {"type": "boolean", "description": "Send the call's idempotency key as the "
+                               "Idempotency-Key header (the same whenever the run makes this call again)"},
         },
     },
     # GraphAI says {type: array}; the result is whatever the body holds, or onError, or the request (debug)
@@ -146,6 +180,9 @@ fetch_agent_info = AgentInfo(
     source="https://github.com/receptron/graphai/blob/main/agents/service_agents/src/fetch_agent.ts",
     package="@graphai/service_agents",
     license="MIT",
+    outside=True,
+    side_effects=_changes_something,
+    idempotent=_harmless_again,
 )
 
 AGENTS: list[AgentInfo] = [fetch_agent_info]

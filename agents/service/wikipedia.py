@@ -190,6 +190,7 @@ _SAMPLES = (
 
 wikipedia_agent_info = AgentInfo(
     name="wikipediaAgent",
+    outside=True,
     func=wikipedia_agent,
     mock=_wikipedia_mock,
     description="Retrieves data from wikipedia",

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 import anyio
 
 from graphrt.authoring.agent_info import AgentContext, AgentInfo, NestedGraph, Sample
-from graphrt.base.errors import GraphError
+from graphrt.base.errors import BudgetExceeded, GraphError
 from graphrt.base.jsvalue import UNDEFINED, is_truthy, js_number
 from graphrt.check.rules import MAX_LOOP_COUNT
 
@@ -142,21 +142,33 @@ async def map_agent(ctx: AgentContext) -> Any:
             for key in expand_keys:
                 column = ctx.inputs.get(key)
                 inject[key] = column[index] if isinstance(column, list) and index < len(column) else UNDEFINED
-            results[index] = await ctx.run_graph(spec, inject=inject, all_results=result_all, map_index=index)
+            try:
+                results[index] = await ctx.run_graph(spec, inject=inject, all_results=result_all, map_index=index)
+            except GraphError as error:
+                if _budget_stop(error) is None:
+                    raise
+                # A budget stopped the row: no row starts after it, and the rows in flight are not cancelled
+                # (their calls were paid for); the node fails with it once they end.
+                stopped.append(error)
 
         # As many row workers as the run can run nodes at once, each taking the next row: the rows
         # run as concurrently as with a task each (their nodes wait for slots anyway), without
         # a task per row.
         pending = iter(range(len(rows)))
+        stopped: list[GraphError] = []
 
         async def row_worker() -> None:
             for index in pending:
+                if stopped:
+                    return
                 await run_row(index)
 
         workers = min(len(rows), ctx.nesting.concurrency if ctx.nesting else len(rows))
         async with anyio.create_task_group() as rows_group:
             for _ in range(workers):
                 rows_group.start_soon(row_worker)
+        if stopped:
+            raise stopped[0]
     except Exception as error:
         error = _first_of_group(error)
         if params.get("supressError"):
@@ -169,6 +181,18 @@ async def map_agent(ctx: AgentContext) -> Any:
         composite = {node_id: [result.get(node_id) for result in results] for node_id in results[0]}
         return composite.get(composite_key, UNDEFINED) if composite_key else composite
     return results
+
+
+def _budget_stop(error: BaseException) -> BudgetExceeded | None:
+    """The BudgetExceeded behind a row's failure (the error or its causes), if a budget is why it failed."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:  # a chain of causes may come round to itself
+        if isinstance(cause, BudgetExceeded):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__
+    return None
 
 
 def _nested_graph(inputs: frozenset[str], params: Mapping[str, Any]) -> NestedGraph:

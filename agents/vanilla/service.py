@@ -16,7 +16,9 @@ from .._http import (
     LIMITS_CONFIG,
     Limits,
     Response,
+    changes_something,
     error_body,
+    harmless_again,
     request_method,
     request_url,
     response_json,
@@ -88,6 +90,28 @@ async def vanilla_fetch_agent(ctx: AgentContext) -> Any:
         return _http_error(response, response_type, params.get("supressError"))
     data = _response_body(response, response_type)
     return {"data": data} if params.get("flatResponse") is False else data
+
+
+def _method_of(ctx: AgentContext) -> str | None:
+    """The request's method, or None when nothing is sent (`debug`) or the method is not one."""
+    if is_truthy(ctx.params.get("debug")):
+        return None
+    request = {**ctx.params, **ctx.inputs}
+    try:
+        return request_method(request.get("method"), request.get("body", UNDEFINED))
+    except TypeError:
+        return None
+
+
+def _changes_something(ctx: AgentContext) -> bool:
+    """Whether the request may change something on the server (its method), for the run's journal."""
+    return changes_something(_method_of(ctx))
+
+
+def _harmless_again(ctx: AgentContext) -> bool:
+    """Whether sending the request again does what sending it once does (its method, or its key)."""
+    headers = {**_header_object(ctx.params.get("headers")), **_header_object(ctx.inputs.get("headers"))}
+    return harmless_again(_method_of(ctx), headers)
 
 
 def _http_error(response: Response, response_type: Any, supress_error: Any) -> dict[str, Any]:
@@ -229,6 +253,7 @@ _SAMPLES = (
 
 vanilla_fetch_agent_info = AgentInfo(
     name="vanillaFetchAgent",
+    outside=True, side_effects=_changes_something, idempotent=_harmless_again,
     func=vanilla_fetch_agent,
     description="Retrieves JSON data from the specified URL",
     inputs={"type": "object", "properties": _REQUEST_FIELDS, "required": [], "additionalProperties": False},

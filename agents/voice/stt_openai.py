@@ -104,6 +104,7 @@ async def stt_openai_mock_agent(ctx: AgentContext) -> dict[str, Any]:
 
 stt_openai_agent_info = AgentInfo(
     name="sttOpenaiAgent",
+    outside=True,
     func=stt_openai_agent,
     mock=stt_openai_mock_agent,
     description="OpenAI speech to text agent: the text of audio (an open binary file or its bytes) through OpenAI's "

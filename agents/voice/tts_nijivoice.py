@@ -120,6 +120,7 @@ async def tts_nijivoice_agent(ctx: AgentContext) -> dict[str, Any]:
 AGENTS: list[AgentInfo] = [
     AgentInfo(
         name="ttsNijivoiceAgent",
+        outside=True,
         func=tts_nijivoice_agent,
         mock=stand_in_mock(tts_nijivoice_agent, NijivoiceStandIn, SAMPLE_KEY),
         description="TTS nijivoice agent: speech from text (mp3 bytes) through Nijivoice's API",

@@ -106,6 +106,7 @@ async def tts_openai_mock_agent(ctx: AgentContext) -> dict[str, Any]:
 
 tts_openai_agent_info = AgentInfo(
     name="ttsOpenaiAgent",
+    outside=True,
     func=tts_openai_agent,
     mock=tts_openai_mock_agent,
     description="OpenAI TTS agent: speech from text (mp3 bytes) through OpenAI's audio API",

@@ -159,6 +159,7 @@ _FIXTURE = {"title": "Ada Lovelace", "text": "Ada Lovelace was a mathematician. 
 
 wiki_agent_info = AgentInfo(
     name="wikiAgent",
+    outside=True,
     func=wiki_agent,
     description="A wiki as a tool: search a page by title (its first sentences, or similar titles), lookup the "
     "next sentence with a term in it (offline Wikipedia lead extracts by default; text from Wikipedia, CC BY-SA 4.0)",

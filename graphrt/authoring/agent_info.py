@@ -16,6 +16,7 @@ from graphrt.base.errors import Interrupt, RegistrationError
 
 if TYPE_CHECKING:
     from graphrt.authoring.services import RunServices
+    from graphrt.base.usage import Meter
     from graphrt.graphdata.spec import GraphSpec
     from graphrt.observe.observer import Emitter
     from graphrt.observe.events import Event
@@ -70,8 +71,10 @@ class NestingHandle(Protocol):
         all_results: bool = False,
         loop_count: int | None = None,
         map_index: int | None = None,
+        journal: str | None = None,
     ) -> dict[str, Any]:
-        """Runs a nested graph to its end and returns its results."""
+        """Runs a nested graph to its end and returns its results; with `journal` (a kind: "llm", "tool"), every
+        agent call of its own nodes is journaled as a call of that kind (graphrt/engine/journal.py)."""
         ...
 
 
@@ -87,6 +90,12 @@ class AgentContext:
     `ask`), when the run was resumed with one; None otherwise.
     `services` is what the whole run shares: the run-wide config
     (`services.config`) and long-lived services such as MCP connections.
+    `meter` is the run's accounting (graphrt.base.usage's `Meter`): LLM agents report each request
+    through it; None for a call that is not a run's (a test calling an agent directly).
+    `idempotency_key` is set for a call the run journals (graphrt/engine/journal.py):
+    the same for this call whenever it is made again (a resume, a retry), and
+    another for every other call, for an agent to pass to a service that takes
+    one (fetchAgent's `Idempotency-Key`, an MCP call's `_meta`); None otherwise.
     """
 
     inputs: dict[str, Any]
@@ -105,6 +114,8 @@ class AgentContext:
     agent_info: "AgentInfo | None" = None
     answer: Any = None
     services: "RunServices | None" = None
+    meter: "Meter | None" = None
+    idempotency_key: str | None = None
 
     def ask(self, question: str) -> Any:
         """The answer to `question` if the run was resumed with one; else stops the run to ask it.
@@ -141,8 +152,10 @@ class AgentContext:
         all_results: bool = False,
         loop_count: int | None = None,
         map_index: int | None = None,
+        journal: str | None = None,
     ) -> dict[str, Any]:
-        """Runs a nested graph under this run's scheduler, filters and config.
+        """Runs a nested graph under this run's scheduler, filters and config; with `journal` (a kind: "llm",
+        "tool"), the agent calls of its nodes are journaled as calls of that kind, whatever their agents.
 
         Raises:
             RuntimeError: a programming error, not the graph's: the context was not made by a run
@@ -153,7 +166,8 @@ class AgentContext:
             raise RuntimeError(f"agent {self.agent_id!r} runs a nested graph, but its context is not a run's "
                                "(an agent that runs graphs declares has_graph_data, so that it runs in the driver)")
         return await self.nesting.run_graph(
-            graph_data, inject=inject, all_results=all_results, loop_count=loop_count, map_index=map_index
+            graph_data, inject=inject, all_results=all_results, loop_count=loop_count, map_index=map_index,
+            journal=journal,
         )
 
 
@@ -235,7 +249,35 @@ class AgentInfo:
     # graph gets the node's inputs, and a problem in it is only a warning.
     nested_graph: NestedGraphRule | None = None
     mock: AgentFunction | None = None  # GraphAI's `mock`: a stand-in that needs no outside service; samples run it
+    # What a call does outside the run, which its journal reads (graphrt/engine/journal.py): `outside` agents ask
+    # something of the world (an LLM, a web service) and `side_effects` agents change it (send, pay, write); each
+    # call of either is journaled, so that a resumed, retried or replayed run takes its result instead of making
+    # it again. A call with side effects is also marked as started before it is made: one that started and left
+    # no result is made again only if the agent is `idempotent` (making it twice does what making it once does),
+    # else the run asks a person whether it happened, or fails, as it is told. Either may be a rule of the call
+    # (fetchAgent's: its HTTP method). A call without side effects is made again whenever in doubt.
+    outside: bool = False
+    side_effects: bool | Callable[[AgentContext], bool] = False
+    idempotent: bool | Callable[[AgentContext], bool] = False
     is_async: bool = field(init=False, default=False)
+
+    @property
+    def journaled(self) -> bool:
+        """Whether the run journals each call of it: it reaches outside the run, or may change the world."""
+        return self.outside or self.side_effects is not False
+
+    def has_side_effects(self, ctx: AgentContext) -> bool:
+        """Whether this call changes the world (`side_effects`, or its rule for this call)."""
+        side_effects = self.side_effects
+        return bool(side_effects(ctx)) if callable(side_effects) else bool(side_effects)
+
+    def is_idempotent(self, ctx: AgentContext) -> bool:
+        """Whether making this call again is harmless: it has no side effects, or making it twice does what making
+        it once does (`idempotent`, or its rule for this call)."""
+        if not self.has_side_effects(ctx):
+            return True
+        idempotent = self.idempotent
+        return bool(idempotent(ctx)) if callable(idempotent) else bool(idempotent)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -282,6 +324,12 @@ class AgentInfo:
             info["runsLocal"] = True
         if self.stateful:
             info["stateful"] = True
+        if self.outside:
+            info["outside"] = True
+        if self.side_effects is True:
+            info["sideEffects"] = True
+        if self.idempotent is True:
+            info["idempotent"] = True
         return {key: value for key, value in info.items() if value is not None}
 
 

@@ -101,6 +101,9 @@ def agent(
     environment_variables: Iterable[str] = (),
     stream: bool = False,
     has_graph_data: bool = False,
+    outside: bool = False,
+    side_effects: bool | Callable[[AgentContext], bool] = False,
+    idempotent: bool | Callable[[AgentContext], bool] = False,
 ) -> Callable[[F], F]: ...
 
 

@@ -9,7 +9,7 @@ outside (a request body, connections) are in `graphrt.base.limits`.
 from __future__ import annotations
 
 __all__ = ["EVENTS_IN_MEMORY", "EVENT_HOLD_SECONDS", "HOST", "KEEP_RUNS", "LEASE_SECONDS", "MAX_QUEUE", "MAX_RUNS",
-           "MAX_UNSAVED_EVENTS", "PORT", "RUNS_IN_MEMORY", "RUNS_STORE"]
+           "MAX_UNSAVED_EVENTS", "PORT", "RUNS_IN_MEMORY", "RUNS_STORE", "UNCERTAIN_CALLS"]
 
 HOST = "127.0.0.1"
 """The address a server listens on (graphrt serve, graphrt mcp --http): loopback only."""
@@ -47,3 +47,8 @@ EVENT_HOLD_SECONDS = 120.0
 
 LEASE_SECONDS = 30.0
 """How long a server's store stays its own after the last renewal: another server on it refuses to start."""
+
+UNCERTAIN_CALLS = ("ask", "fail")
+"""What a run does with a call with side effects that started and left no result in its journal, of an agent that is
+not idempotent (graphrt/engine/journal.py): ask a person whether it happened (the default, first), or fail
+(`arun_checkpointed(uncertain=)`, `--uncertain`)."""

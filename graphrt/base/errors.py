@@ -22,7 +22,12 @@
       NodeTimeoutError        a node ran past its timeout (also a TimeoutError)
       GraphAbortedError       the run was aborted
         RunTimeoutError       the whole run took longer than its timeout
+        BudgetExceeded        the next call would pass a budget: .limit .allowed .spent .budget_node .at
       GraphInterrupted        an agent asked a person (.question); resume with the answer
+      JournalError            the journal cannot answer an outside call as the run asks it; .path .index
+        JournalMismatch       the call asks what its journaled one did not (.diff)        engine/journal
+        UncertainCall         it started before a crash and its result was not kept       engine/journal
+        CassetteError         a cassette cannot be read, or is another graph's            testing/cassette
       CheckpointError         a run cannot be saved to or resumed from a checkpoint store
         Unsavable             a value JSON cannot hold, so it is not saved                 checkpoint/errors
         StoreFailed           the store itself failed: no connection, a driver's error     checkpoint/errors
@@ -32,6 +37,7 @@
         UnsupportedType       a type hint has no JSON Schema                               base/schema
       ToolCallError           bad tool arguments; the text goes back to the LLM
       InputLimitError         a value from outside is past a limit of base/limits (depth, Unicode)
+      UsageConfigError        a budget, price table or rate limit that cannot be used (zero, unknown unit, ...)
       ServiceError            an outside service of the run failed to start, died or hung; .service
         ServiceFailed         a run service could not be opened, or ended while needed     authoring/services
         McpServerError        an MCP server failed to start, ended, or did not answer      mcp/client
@@ -70,8 +76,9 @@ node and the field, e.g.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 __all__ = [
     "Location",
@@ -84,12 +91,15 @@ __all__ = [
     "NodeTimeoutError",
     "GraphAbortedError",
     "RunTimeoutError",
+    "BudgetExceeded",
     "GraphInterrupted",
+    "JournalError",
     "CheckpointError",
     "Interrupt",
     "RegistrationError",
     "ToolCallError",
     "InputLimitError",
+    "UsageConfigError",
     "ServiceError",
     "RequestError",
     "Locator",
@@ -267,6 +277,64 @@ class RunTimeoutError(GraphAbortedError):
     """Raised by a run stopped because it took longer than its `timeout` (a node's own limit is NodeTimeoutError)."""
 
 
+class BudgetExceeded(GraphAbortedError):
+    """Raised by a run stopped before a call that would pass one of its budgets (graphrt.base.budget).
+
+    The check is made before each LLM request and tool call, so no call is made past the limit; the
+    run keeps the results it computed so far (`Run.results()`) and its usage (`Run.usage`). A
+    checkpointed run resumes with a larger budget without running again what it completed.
+
+    Attributes:
+        limit: the unit that would be passed: `tokens`, `cost`, `llm_calls`, `tool_calls` or `seconds`.
+        allowed: the limit.
+        spent: what was spent when the check was made (the run's, or the node's for a node's budget), calls in
+            flight included.
+        budget_node: the node whose budget it is (its key: `react`, `map/3/react`); None for the run's.
+        at: the node about to make the call, with its path of nested graphs (`react/llm`).
+        need: about what the call would have added (its prompt's tokens, their cost), when the limit is of those.
+        unpriced: the model (`openai:o3`) whose cost a cost limit could not count: it has no price.
+    """
+
+    def __init__(self, *, limit: str, allowed: float, spent: float, budget_node: str | None = None,
+                 at: str | None = None, need: float | None = None, unpriced: str | None = None,
+                 **context: Any) -> None:
+        self.limit = limit
+        self.allowed = allowed
+        self.spent = spent
+        self.budget_node = budget_node
+        self.at = at
+        self.need = need
+        self.unpriced = unpriced
+        whose = f"node '{budget_node}'" if budget_node is not None else "the run"
+        unit = _UNIT_TEXT.get(limit, limit)
+        if unpriced is not None:
+            why = f"; the cost of {unpriced} is unknown (no price for it in the config's prices)"
+        else:
+            why = f"; the call needs about {_amount(limit, need)} more" if need else ""
+        where = f"; stopped before a call of node '{at}'" if at else ""
+        super().__init__(f"budget exceeded: {whose} may spend {_amount(limit, allowed)} {unit} and has spent "
+                         f"{_amount(limit, spent)}{why}{where}", **context)
+
+    def to_dict(self) -> dict[str, Any]:
+        """What a saved run's record and graphrt serve's answer say of it."""
+        return {"limit": self.limit, "allowed": self.allowed, "spent": self.spent, "node": self.budget_node,
+                "at": self.at}
+
+
+_UNIT_TEXT = {"tokens": "tokens", "cost": "USD", "llm_calls": "LLM calls", "tool_calls": "tool calls",
+              "seconds": "seconds"}
+
+
+def _amount(limit: str, value: float | None) -> str:
+    if value is None:
+        return "?"
+    if limit == "cost":
+        return f"${value:,.4f}".rstrip("0").rstrip(".") if value else "$0"
+    if limit == "seconds":
+        return f"{value:,.1f}" if value >= 1 else f"{value:.3g}"
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:,}"
+
+
 class GraphInterrupted(GraphError):
     """Raised by a run that stopped because an agent asked a question (see Interrupt).
 
@@ -287,6 +355,28 @@ class GraphInterrupted(GraphError):
         return outer
 
 
+class JournalError(GraphError):
+    """Raised when a run's journal of outside calls (graphrt/engine/journal.py) cannot answer a call as the run
+    makes it; `.path` is the node path that made it (`agent/0/tool`), `.index` its index among that path's calls.
+
+    It is the run's error, not a tool's: it goes up through the graph agents that ran the call as it is (a
+    toolsAgent does not hand it to its LLM), each adding its node (`within`).
+    """
+
+    def __init__(self, message: str, *, path: str = "", index: int = 0, **context) -> None:
+        self.path = path
+        self.index = index
+        super().__init__(message, **context)
+
+    def within(self, node_id: str) -> "JournalError":
+        """The same error, seen from the node of a parent graph that ran this one."""
+        outer = copy.copy(self)
+        outer.nested = (self.node_id, *self.nested) if self.node_id is not None else self.nested
+        outer.node_id = node_id
+        outer.__cause__ = self.__cause__
+        return outer
+
+
 class CheckpointError(GraphError):
     """Raised when a run cannot be saved to, found in, or resumed from a checkpoint store."""
 
@@ -297,10 +387,13 @@ class Interrupt(Exception):
     The node does not fail and is not retried: the run saves its state and
     raises GraphInterrupted. Resumed with an answer, the node runs again and
     finds the answer in `ctx.answer` (`ctx.ask(question)` does both steps).
+    `key` names the question when it is not the node's own (the journal asks
+    of one call of a node that makes many: `agent/0/tool#2`).
     """
 
-    def __init__(self, question: str) -> None:
+    def __init__(self, question: str, key: str | None = None) -> None:
         self.question = str(question)
+        self.key = key
         super().__init__(self.question)
 
 
@@ -314,6 +407,12 @@ class ToolCallError(GraphError):
 
 class InputLimitError(GraphError):
     """Raised for a value from outside (a request body, tool arguments) past a limit of graphrt.base.limits."""
+
+
+class UsageConfigError(GraphError):
+    """Raised for a budget, a price table or a rate limit that cannot be used: a limit that is not a number
+    above 0, an unknown unit, a price that is not a number, a budget below what a resumed run already spent.
+    Its message is one line that names where the setting came from (`--budget`, `config.yaml: prices...`)."""
 
 
 class ServiceError(GraphError):

@@ -6,7 +6,8 @@ GraphAI's, and one of graphrt's own, `interrupted` (its agent asked a person), s
 no client reads a question from an error's text. A run has one too, `RunStatus`:
 the durable engine saves it, every checkpoint store writes it, and `graphrt serve`'s
 API, its events and its viewer page show it, all with the API's names (queued,
-running, interrupted, finished, failed, cancelled).
+running, interrupted, finished, failed, cancelled). An outside call in a run's journal has one,
+`CallState` (started, returned), which the stores write and the API shows.
 
 The viewer page reads these values from the server (`vocabulary()`, embedded in
 the page), never restating them.
@@ -17,7 +18,7 @@ from __future__ import annotations
 from enum import StrEnum, nonmember
 from typing import Any
 
-__all__ = ["NodeState", "RunStatus", "vocabulary"]
+__all__ = ["CallState", "NodeState", "RunStatus", "vocabulary"]
 
 
 class NodeState(StrEnum):
@@ -80,6 +81,13 @@ class RunStatus(StrEnum):
         return tuple(sorted({*statuses, *(old for old, status in cls.LEGACY.items() if status in statuses)}))
 
 
+class CallState(StrEnum):
+    """Where an outside call of a run stands in its journal (graphrt/engine/journal.py), in the stores and the API."""
+
+    STARTED = "started"  # made, and no result kept yet: after a crash, whether it happened is uncertain
+    RETURNED = "returned"  # its result is kept: a resumed or replayed run takes it instead of calling again
+
+
 def vocabulary() -> dict[str, Any]:
     """The API's states as JSON, for clients that must not restate them (the viewer page)."""
     return {
@@ -88,4 +96,5 @@ def vocabulary() -> dict[str, Any]:
         "runSettled": sorted(RunStatus.SETTLED),
         "nodeState": {member.name: member.value for member in NodeState},
         "nodeEnded": sorted(NodeState.ENDED),
+        "callState": {member.name: member.value for member in CallState},
     }

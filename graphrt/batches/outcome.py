@@ -3,6 +3,7 @@
     {"row": 1, "status": "finished", "results": {"answer": "Gustave Eiffel"}}
     {"row": 2, "status": "failed", "error": {"message": "graph.yaml:14:5: node 'ask', ...", "type": "AgentError",
      "node": "ask", "file": "graph.yaml", "line": 14, "column": 5}}
+    {"row": 3, "status": "finished", "results": {...}, "usage": {"llm_calls": 2, "total_tokens": 812, ...}}
 
 A row's status is a run's (base/states.RunStatus: `finished` or `failed`). A row that
 finished in an earlier run of the batch is written the same way
@@ -25,6 +26,7 @@ from graphrt.base.errors import GraphError, GraphInterrupted
 from graphrt.base.jsvalue import escape_lone_surrogates, to_json_compatible
 from graphrt.base.secrets import Redactor
 from graphrt.base.states import RunStatus
+from graphrt.base.usage import Usage
 
 __all__ = ["FINISHED", "FAILED", "RowOutcome", "error_record"]
 
@@ -46,6 +48,7 @@ class RowOutcome:
     error: GraphError | None = None
     before: bool = False
     seconds: float = 0.0  # how long the row ran now (0 for a row done before)
+    usage: Usage | None = None  # what the row's run spent (None: it did not run here, or its executor does not say)
 
     @property
     def ok(self) -> bool:
@@ -59,6 +62,8 @@ class RowOutcome:
             line["results"] = self.results
         elif self.error is not None:
             line["error"] = error_record(self.error, redactor)
+        if self.usage is not None and self.usage:
+            line["usage"] = self.usage.to_dict()
         return line
 
     def json_line(self, redactor: Redactor | None = None) -> str:

@@ -12,6 +12,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from graphrt.base.usage import Usage
+
 __all__ = ["BatchProgress"]
 
 
@@ -26,6 +28,7 @@ class BatchProgress:
     running: int = 0
     clock: Callable[[], float] = time.monotonic
     started: float = field(default=0.0)
+    usage: Usage = field(default_factory=Usage)  # what the rows run now spent, summed
 
     def __post_init__(self) -> None:
         self.started = self.clock()

@@ -25,11 +25,14 @@ from typing import Any, Callable, Iterable, Iterator
 
 import anyio
 
+from graphrt.base.budget import Budget
 from graphrt.base.errors import GraphError, GraphValidationError
+from graphrt.base.usage import Usage
 from graphrt.base.secrets import Redactor, known_credentials
 from graphrt.durable.runs import arun_checkpointed
 from graphrt.engine.executor import Executor
 from graphrt.engine.graph import Graph
+from graphrt.engine.journal import CallLog
 from graphrt.engine.options import RunOptions
 from graphrt.graphdata.spec import DEFAULT_CONCURRENCY, check_injectable  # GraphAI's concurrency: rows are runs
 from graphrt.batches.ledger import Ledger
@@ -53,16 +56,23 @@ class Batch:
         executor: runs each row as a whole run elsewhere (`Executor.run_whole`); None: in this process.
             The batch borrows it: its maker opens it before and closes it after.
         timeout: seconds each row's run may take.
+        journal_of: the journal of each row's run by its id, for it to record its outside calls to or replay them
+            from (a cassette's part: graphrt.testing.Cassette.part); rows then run in this process.
         all_results: every node's result in a row's results, not only the `isResult` nodes'.
         ordered: outcomes to the sink in input order (else as they finish).
-        progress: the counters to keep (a display reads them).
+        progress: the counters to keep (a display reads them); `progress.usage` sums what the rows run now spent.
+        budget: what each row's run may spend (graphrt.base.budget); a row it stops fails alone.
     """
 
     def __init__(self, graph: Graph, *, concurrency: int | None = None, ledger: Ledger | None = None,
                  executor: Executor | None = None, timeout: float | None = None, all_results: bool = False,
-                 ordered: bool = True, progress: BatchProgress | None = None) -> None:
+                 ordered: bool = True, progress: BatchProgress | None = None, budget: Any = None,
+                 journal_of: Callable[[str], CallLog] | None = None) -> None:
         if concurrency is not None and concurrency < 1:
             raise ValueError(f"a batch runs at least one row at a time, not {concurrency}")
+        if journal_of is not None and executor is not None:
+            raise ValueError("a batch's rows journal their calls in this process (journal_of): run them here, "
+                             "not on an executor")
         self.graph = graph
         self.concurrency = concurrency
         self.ledger = ledger
@@ -70,8 +80,10 @@ class Batch:
         self.timeout = timeout
         self.all_results = all_results
         self.ordered = ordered
+        self.budget = Budget.of(budget, "budget")  # a mistake is said before any row runs
         self.progress = progress if progress is not None else BatchProgress()
         self.redactor = Redactor(known=known_credentials(graph.config, graph.data))  # hides them in what is saved
+        self.journal_of = journal_of
         self._ids: dict[str, InputRow] = {}  # every row's id as its saved run names it: the first row of each
         self._workers = 1  # workers at most: the rows at once
         self._started = 0  # workers started so far
@@ -170,27 +182,36 @@ class Batch:
     async def _outcome(self, row: InputRow) -> RowOutcome:
         self.progress.running += 1
         started = time.perf_counter()
+        spent: list[Usage] = []  # what the row's run spent, however it ended (a run in this process says)
         try:
-            results = await self._run(row)
+            results = await self._run(row, spent.append)
         except GraphError as error:
-            return _failed(row, error, time.perf_counter() - started)
+            outcome = _failed(row, error, time.perf_counter() - started)
         except Exception as error:  # noqa: BLE001 - a row's failure of any kind is that row's alone
-            return _failed(row, GraphError.from_exception(error, doing="the row's run failed"),
-                           time.perf_counter() - started)
+            outcome = _failed(row, GraphError.from_exception(error, doing="the row's run failed"),
+                              time.perf_counter() - started)
+        else:
+            outcome = RowOutcome(row.id, row.index, FINISHED, results=results, seconds=time.perf_counter() - started)
         finally:
             self.progress.running -= 1
-        return RowOutcome(row.id, row.index, FINISHED, results=results, seconds=time.perf_counter() - started)
+        if spent:
+            outcome.usage = spent[-1]
+            self.progress.usage.merge(spent[-1])
+        return outcome
 
-    def _options(self, row: InputRow) -> RunOptions:
+    def _options(self, row: InputRow, on_usage: Callable[[Usage], Any] | None = None) -> RunOptions:
         run_id = self.ledger.run_id(row) if self.ledger is not None else None
-        return RunOptions(inject=row.inject, all_results=self.all_results, timeout=self.timeout, run_id=run_id)
+        return RunOptions(inject=row.inject, all_results=self.all_results, timeout=self.timeout, run_id=run_id,
+                          budget=self.budget, on_usage=on_usage)
 
-    async def _run(self, row: InputRow) -> dict[str, Any]:
+    async def _run(self, row: InputRow, on_usage: Callable[[Usage], Any] | None = None) -> dict[str, Any]:
         if self.executor is None:
+            journal = self.journal_of(row.id) if self.journal_of is not None else None
             if self.ledger is None:
-                return await self.graph.arun(self._options(row))
+                return await self.graph.arun(self._options(row, on_usage).replace(journal=journal))
             return await arun_checkpointed(self.graph, self.ledger.store, run_id=self.ledger.run_id(row),
-                                           inject=row.inject, all_results=self.all_results, timeout=self.timeout)
+                                           inject=row.inject, all_results=self.all_results, timeout=self.timeout,
+                                           budget=self.budget, on_usage=on_usage, journal=journal)
         if self.ledger is None:
             return await self.executor.run_whole(self.graph, self._options(row))
         await self.ledger.started(self.graph, row)

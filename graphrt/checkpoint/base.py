@@ -20,8 +20,11 @@ store without one gets what `GuardedStore` does in its place, said with each pro
   deletion of ended runs, a server's retention), with `EventBatches` (several runs' events
   in one write); `WebhookStore` (the webhooks a server calls when a run ends, so that a
   delivery still pending when the server died is made by the next one); `LeaseStore`
-  (named leases, so that one server at a time owns the store: serve/lease.py). graphrt's
-  SQLite and PostgreSQL stores have them all.
+  (named leases, so that one server at a time owns the store: serve/lease.py);
+- `JournalStore` (each run's journal of outside calls: a resumed run takes a call's result
+  from it instead of making the call again: graphrt/engine/journal.py), with `QueuedCalls`
+  (an entry queued and committed with the run's next write). graphrt's SQLite and PostgreSQL
+  stores have them all.
 
 A store class (`StoreClass`) says which targets it opens, how a person may see one, and
 what it needs installed; `open_store` (the package's __init__) finds it by the target's
@@ -34,14 +37,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Protocol, Sequence, runtime_checkable
 
-from graphrt.checkpoint.records import Delivery, Lease, Row, RunRecord, RunSummary
+from graphrt.checkpoint.records import Delivery, JournalEntry, Lease, Row, RunRecord, RunSummary
 
 __all__ = [
     "Abilities",
     "CheckpointStore",
     "EventBatches",
     "EventStore",
+    "JournalStore",
     "LeaseStore",
+    "QueuedCalls",
     "QueuedRows",
     "QueuedStart",
     "RowBatches",
@@ -171,7 +176,7 @@ class EventStore(Protocol):
         """The id of the run's last saved event; 0 if none is."""
 
     async def prune_runs(self, *, keep: int | None = None, before: float | None = None) -> list[str]:
-        """Deletes ended runs (RunStatus.ENDED: finished, failed, cancelled), with their rows and events: those
+        """Deletes ended runs (RunStatus.ENDED: finished, failed, cancelled), with their rows, events and journal: those
         past the `keep` most recently updated ended runs, and those last updated before `before` (a time.time()).
         Runs still running or waiting for an answer stay. Returns the ids deleted."""
 
@@ -227,6 +232,33 @@ class LeaseStore(Protocol):
         made itself, for longer than its lease, so writes nothing once another took the store over."""
 
 
+@runtime_checkable
+class JournalStore(Protocol):
+    """A store that also keeps each run's journal of outside calls, one entry per call (graphrt/engine/journal.py):
+    a resumed run takes a call's result from it instead of making the call again, and a call that started and
+    left no result is known to be uncertain. prune_runs deletes a run's journal with it. Without it a checkpointed
+    run journals nothing: a node that was running when its process died makes all its calls again."""
+
+    async def add_call(self, entry: JournalEntry) -> None:
+        """Saves an entry (durable when it returns), in place of the one with its key (run, path, index) if any."""
+
+    async def drop_call(self, run_id: str, path: str, index: int) -> None:
+        """Deletes the entry with this key, if there is one."""
+
+    async def get_calls(self, run_id: str) -> list[JournalEntry]:
+        """The run's entries, by path and index."""
+
+
+@runtime_checkable
+class QueuedCalls(Protocol):
+    """Journal entries queued now and committed with what the run writes next. Without it: each is awaited."""
+
+    def queue_call(self, entry: JournalEntry) -> Awaitable[None]:
+        """Queues `entry` as `add_call` saves it, at once (a plain function), and returns what to await for its
+        commit: an entry no later write may be committed without (the store's writes are made in order), for a
+        call that is harmless to make again if the process dies before it is committed."""
+
+
 def _members(protocol: type) -> tuple[tuple[str, bool], ...]:
     """What a protocol declares, its attributes then its methods: (name, whether it is a method)."""
     attributes = tuple((name, False) for name in vars(protocol).get("__annotations__", {}))
@@ -272,6 +304,8 @@ class Abilities:
     event_batches: bool = False  # EventBatches
     webhooks: bool = False  # WebhookStore
     leases: bool = False  # LeaseStore
+    journal: bool = False  # JournalStore
+    queued_calls: bool = False  # QueuedCalls
 
     @classmethod
     def of(cls, store: object) -> "Abilities":
@@ -280,7 +314,8 @@ class Abilities:
                    queued_start=conforms(store, QueuedStart), run_pages=conforms(store, RunPages),
                    self_check=conforms(store, SelfCheck), events=conforms(store, EventStore),
                    event_batches=conforms(store, EventBatches), webhooks=conforms(store, WebhookStore),
-                   leases=conforms(store, LeaseStore))
+                   leases=conforms(store, LeaseStore), journal=conforms(store, JournalStore),
+                   queued_calls=conforms(store, QueuedCalls))
 
 
 class StoreClass(Protocol):

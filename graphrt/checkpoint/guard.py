@@ -9,8 +9,8 @@ method of the contract, each written out below:
   row, `queue_rows` and `start_new_run` say None (save the rows, claim and create the run, in turn), `finish_run`
   is `update_run` (rows never queued were saved already), `runs_page` a slice of `runs()`, `check` a read of a
   run no one saves, `add_event_batches` one `add_events` per run;
-- the abilities a caller asks of `abilities` first (an event log, webhooks, a lease): a store without them has
-  nothing to do in their place, and such a call is refused.
+- the abilities a caller asks of `abilities` first (an event log, webhooks, a lease, a journal of outside calls):
+  a store without them has nothing to do in their place, and such a call is refused.
 
 A driver raises its own errors (sqlite3.OperationalError, psycopg's, OSError); here each becomes a StoreFailed
 naming the store and the call, which the run reports as the GraphError it is for its caller. The writes of runs
@@ -29,7 +29,9 @@ from graphrt.checkpoint.base import (
     CheckpointStore,
     EventBatches,
     EventStore,
+    JournalStore,
     LeaseStore,
+    QueuedCalls,
     QueuedRows,
     QueuedStart,
     RowBatches,
@@ -38,7 +40,7 @@ from graphrt.checkpoint.base import (
     WebhookStore,
 )
 from graphrt.checkpoint.errors import CheckpointError, StoreFailed
-from graphrt.checkpoint.records import Delivery, Lease, Row, RunRecord, RunSummary
+from graphrt.checkpoint.records import Delivery, JournalEntry, Lease, Row, RunRecord, RunSummary
 
 __all__ = ["GuardedStore"]
 
@@ -327,3 +329,31 @@ class GuardedStore:
         if not self.abilities.leases:
             raise self._lacks("leases")
         return cast(LeaseStore, self.store)
+
+    # ----- JournalStore: asked of `abilities.journal` first -----
+
+    @_run_write
+    def add_call(self, entry: JournalEntry) -> Awaitable[None]:
+        return self._journal_store().add_call(entry)
+
+    @_run_write
+    def drop_call(self, run_id: str, path: str, index: int) -> Awaitable[None]:
+        return self._journal_store().drop_call(run_id, path, index)
+
+    def queue_call(self, entry: JournalEntry) -> Awaitable[None] | None:
+        """The entry queued now, its commit awaited later and guarded as `add_call` (QueuedCalls); None where the
+        store cannot queue it, or where writes are checked first and the store does not check them itself (as
+        `queue_rows`): save it with `add_call`."""
+        if not self.abilities.queued_calls or not self._may_queue():
+            return None
+        self._journal_store()
+        return self._queued("add_call", cast(QueuedCalls, self.store).queue_call(entry))
+
+    @_call
+    def get_calls(self, run_id: str) -> Awaitable[list[JournalEntry]]:
+        return self._journal_store().get_calls(run_id)
+
+    def _journal_store(self) -> JournalStore:
+        if not self.abilities.journal:
+            raise self._lacks("journal of outside calls")
+        return cast(JournalStore, self.store)

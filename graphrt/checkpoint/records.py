@@ -7,11 +7,14 @@ A store keeps two things per run:
 - `Row`s, written one at a time while the run goes: the static values at the start
   of an iteration (`kind="iteration"`), one row per completed node (`"node"`),
   and answers to questions (`"answer"`); a fork from inside a nested graph adds the
-  results that graph keeps (`"inner"`, one row per nested path). Writing an iteration row drops the rows
+  results that graph keeps (`"inner"`, one row per nested path); what the run spent so far
+  (`"usage"`, written with the others when it changed: the latest counts). Writing an iteration row drops the rows
   of earlier iterations, so a store holds one iteration per run, never the
   whole history, and a write costs the same at node 10 as at node 10,000.
 
-A server's store also keeps webhooks (`Delivery`) and the lease by which one server owns it (`Lease`).
+A store may also keep a run's journal of outside calls (`JournalEntry`: graphrt/engine/journal.py), one entry per
+call, kept for every iteration; and a server's store keeps webhooks (`Delivery`) and the lease by which one
+server owns it (`Lease`).
 """
 
 from __future__ import annotations
@@ -19,9 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphrt.base.states import RunStatus
+from graphrt.base.states import CallState, RunStatus
 
-__all__ = ["Delivery", "Lease", "Row", "RunRecord", "RunSummary"]
+__all__ = ["Delivery", "JournalEntry", "Lease", "Row", "RunRecord", "RunSummary"]
 
 
 @dataclass
@@ -71,9 +74,29 @@ class Row:
 
     run_id: str
     iteration: int
-    kind: str  # "iteration" | "node" | "answer" | "inner"
-    key: str  # node id, answer key, nested path, or "" for an iteration
+    kind: str  # "iteration" | "node" | "answer" | "inner" | "usage"
+    key: str  # node id, answer key, nested path, or "" for an iteration and a usage
     value: str | None  # JSON text (encode_value); None for an iteration whose statics could not be saved
+
+
+@dataclass(frozen=True)
+class JournalEntry:
+    """One outside call of a run (an LLM request, a tool call, a service's): what was asked and, once it returned,
+    what came back, keyed by the run, the node path that made it and its index among that path's calls.
+
+    `request` and `result` are JSON text (encode_value), the credentials the run knows hidden.
+    """
+
+    run_id: str
+    path: str  # the node that made it, through nested graphs, map rows and loop iterations: "agent@2/0/tool"
+    index: int  # its index among the calls that `path` made, from 0
+    kind: str  # "llm", "tool", or "call" (an agent whose function info says it reaches outside the run)
+    agent: str  # the agent called
+    request: str | None  # what it was asked: the agent's inputs and params; None where JSON cannot hold them
+    state: str = CallState.STARTED
+    result: str | None = None  # what it returned, once it did
+    started_at: float = 0.0  # time.time() when it was made
+    ended_at: float | None = None  # time.time() when it returned
 
 
 @dataclass

@@ -17,7 +17,7 @@ from graphrt.checkpoint.values import decode_value
 
 __all__ = ["answer_node", "snapshot_from_rows"]
 
-_ROW_KINDS = ("iteration", "node", "answer", "inner")
+_ROW_KINDS = ("iteration", "node", "answer", "inner", "usage")
 
 
 def answer_node(key: str) -> str:
@@ -35,12 +35,13 @@ def snapshot_from_rows(record: RunRecord, rows: Iterable[Row]) -> RunSnapshot | 
     results: dict[str, Any] = {}
     answers: dict[str, Any] = {}
     inner: dict[str, dict[str, Any]] = {}
+    usage: dict[str, Any] | None = None
     for row in rows:
         what = f"run {record.run_id!r}, iteration {row.iteration!r}, {row.kind!r} row {row.key!r}"
         if not isinstance(row.iteration, int) or not isinstance(row.key, str) or row.kind not in _ROW_KINDS:
             raise damaged(what, "not a row graphrt writes")
         if iteration is None or row.iteration > iteration:
-            iteration, statics, results, answers, inner = row.iteration, None, {}, {}, {}
+            iteration, statics, results, answers, inner, usage = row.iteration, None, {}, {}, {}, None
         if row.iteration < iteration:
             continue
         if row.kind == "iteration":
@@ -57,10 +58,13 @@ def snapshot_from_rows(record: RunRecord, rows: Iterable[Row]) -> RunSnapshot | 
             if not isinstance(kept, dict):
                 raise damaged(what, f"the kept results are a {type(kept).__name__}, not an object")
             inner[row.key] = kept
+        elif row.kind == "usage":  # the latest says what the run spent (an earlier one, less)
+            spent = decode_value(row.value, what) if row.value is not None else None
+            usage = spent if isinstance(spent, dict) else None
     if iteration is None or statics is None:
         return None
     completed = list(results)
     values = dict(statics)
     values.update((node_id, value) for node_id, value in results.items() if value is not UNDEFINED)
     pending = {key: answer for key, answer in answers.items() if answer_node(key) not in results}
-    return RunSnapshot(record.run_id, iteration, values, completed, dict(record.injected), pending, inner)
+    return RunSnapshot(record.run_id, iteration, values, completed, dict(record.injected), pending, inner, usage)

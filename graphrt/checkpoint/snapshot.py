@@ -19,7 +19,8 @@ class RunSnapshot:
     `results` are the values of the current iteration (static nodes and the
     computed nodes that completed); `answers` are human answers to interrupts;
     `inner`, of a fork from a node inside a nested graph, the inner results kept
-    when that graph runs again (its `inner` rows).
+    when that graph runs again (its `inner` rows); `usage`, what the run spent so far (its
+    latest `usage` row).
     """
 
     run_id: str
@@ -30,3 +31,5 @@ class RunSnapshot:
     answers: dict[str, Any] = field(default_factory=dict)
     # A fork from inside a nested graph: the results its nested graphs keep, by nested path ("outer", "outer/2").
     inner: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # What the run spent before (graphrt.base.usage's Usage.to_dict()): a resumed run goes on counting from it.
+    usage: dict[str, Any] | None = None

@@ -14,9 +14,9 @@ import json
 import time
 from typing import Any, Awaitable, Sequence
 
-from graphrt.base.states import RunStatus
+from graphrt.base.states import CallState, RunStatus
 from graphrt.checkpoint.errors import CheckpointError, LeaseLost, damaged
-from graphrt.checkpoint.records import Delivery, Lease, Row, RunRecord, RunSummary
+from graphrt.checkpoint.records import Delivery, JournalEntry, Lease, Row, RunRecord, RunSummary
 from graphrt.checkpoint.values import decode_value, encode_value
 from graphrt.checkpoint.group_commit import Fence, GroupCommit, Statement
 
@@ -26,6 +26,14 @@ _RUN_COLUMNS = ("run_id, graph_file, graph_text, graph_hash, injected, config, a
                "created_at, updated_at, parent")
 
 _DELIVERY_COLUMNS = "delivery_id, run_id, url, event, body, state, attempts, next_at, error, created_at"
+
+_JOURNAL_COLUMNS = "run_id, path, idx, kind, agent, request, state, result, started_at, ended_at"
+
+# One statement for a new entry and for one that replaces it (a call that returned after it started, or made anew).
+_SAVE_CALL = (f"INSERT INTO graphrt_journal ({_JOURNAL_COLUMNS}) VALUES ({', '.join('?' * 10)}) "
+              "ON CONFLICT (run_id, path, idx) DO UPDATE SET kind = excluded.kind, agent = excluded.agent, "
+              "request = excluded.request, state = excluded.state, result = excluded.result, "
+              "started_at = excluded.started_at, ended_at = excluded.ended_at")
 
 ADDED_COLUMNS = {"parent": "TEXT"}
 """Columns of `graphrt_runs` added after its first release: a store adds those a table made earlier lacks."""
@@ -99,6 +107,19 @@ CREATE TABLE IF NOT EXISTS graphrt_webhooks (
 CREATE INDEX IF NOT EXISTS graphrt_webhooks_due ON graphrt_webhooks (state, next_at);
 CREATE INDEX IF NOT EXISTS graphrt_webhooks_run ON graphrt_webhooks (run_id);
 CREATE INDEX IF NOT EXISTS graphrt_runs_recent ON graphrt_runs (updated_at);
+CREATE TABLE IF NOT EXISTS graphrt_journal (
+    run_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    request TEXT,
+    state TEXT NOT NULL,
+    result TEXT,
+    started_at {real} NOT NULL,
+    ended_at {real},
+    PRIMARY KEY (run_id, path, idx)
+);
 {added}"""
 
 
@@ -158,6 +179,12 @@ def _update_run(run_id: str, status: str, detail: dict[str, Any] | None, results
     return ("UPDATE graphrt_runs SET status = ?, detail = ?, results = ?, updated_at = ? WHERE run_id = ?",
             (status, json.dumps(detail or {}), encode_value(results) if results is not None else None, time.time(),
              run_id))
+
+
+def _call_statement(entry: JournalEntry) -> Statement:
+    """What saving a journal entry takes: one insert, or the replacement of the entry with its key."""
+    return (_SAVE_CALL, (entry.run_id, entry.path, entry.index, entry.kind, entry.agent, entry.request,
+                         str(entry.state), entry.result, entry.started_at or time.time(), entry.ended_at))
 
 
 def insert_run(record: RunRecord) -> Statement:
@@ -316,6 +343,8 @@ class SqlStore:
                  (*batch, *ended)),
                 (f"DELETE FROM graphrt_webhooks WHERE run_id IN (SELECT run_id FROM graphrt_runs WHERE {where})",
                  (*batch, *ended)),
+                (f"DELETE FROM graphrt_journal WHERE run_id IN (SELECT run_id FROM graphrt_runs WHERE {where})",
+                 (*batch, *ended)),
                 (f"DELETE FROM graphrt_runs WHERE {where}", (*batch, *ended)),
             )
         return doomed
@@ -349,6 +378,32 @@ class SqlStore:
     async def subscribed_runs(self) -> list[str]:
         found = await self._read("SELECT DISTINCT run_id FROM graphrt_webhooks WHERE state = 'subscribed'")
         return [row[0] for row in found]
+
+    # ----- JournalStore: each run's outside calls -----
+
+    async def add_call(self, entry: JournalEntry) -> None:
+        await self._write(_call_statement(entry))
+
+    def queue_call(self, entry: JournalEntry) -> Awaitable[None]:
+        """Queues the entry as `add_call` saves it, at once; returns what to await for its commit."""
+        return self._queue(_call_statement(entry))
+
+    async def drop_call(self, run_id: str, path: str, index: int) -> None:
+        await self._write(("DELETE FROM graphrt_journal WHERE run_id = ? AND path = ? AND idx = ?",
+                           (run_id, path, index)))
+
+    async def get_calls(self, run_id: str) -> list[JournalEntry]:
+        found = await self._read(f"SELECT {_JOURNAL_COLUMNS} FROM graphrt_journal WHERE run_id = ? "
+                                 "ORDER BY path, idx", (run_id,))
+        entries = []
+        for run, path, index, kind, agent, request, state, result, started_at, ended_at in found:
+            try:
+                state = CallState(state)
+            except ValueError:
+                raise damaged(f"run {run!r}, journal entry {path}#{index}", f"no call state graphrt writes: {state!r}")
+            entries.append(JournalEntry(run, path, int(index), kind, agent, request, state, result,
+                                        float(started_at), None if ended_at is None else float(ended_at)))
+        return entries
 
     # ----- LeaseStore: which server owns the store -----
 

@@ -2,7 +2,8 @@
 
 `undefined` is written as `{"$graphrt": "undefined"}`, a number JSON cannot write (NaN, Infinity) as
 `{"$graphrt": "number", ...}`, and an object that really has a `$graphrt` key is wrapped, so it cannot be
-mistaken for one of these.
+mistaken for one of these. What a store keeps of a run's data hides the credentials the run knows
+(`encode_hidden`: rows, results, the journal of its outside calls).
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ import math
 from typing import Any
 
 from graphrt.base.jsvalue import UNDEFINED, escape_lone_surrogates
+from graphrt.base.secrets import Redactor
 from graphrt.checkpoint.errors import Unsavable, damaged
 
-__all__ = ["decode_value", "encode_value"]
+__all__ = ["decode_value", "encode_hidden", "encode_value"]
 
 _TAG = "$graphrt"
 
@@ -68,6 +70,18 @@ def encode_value(value: Any) -> str:
     except ValueError as error:  # an integer longer than Python writes (sys.get_int_max_str_digits)
         raise Unsavable(str(error).split(";")[0]) from None
     return escape_lone_surrogates(text)  # UTF-8 (a database's text) cannot hold them unescaped
+
+
+def encode_hidden(value: Any, redactor: Redactor) -> str:
+    """`value` as encode_value writes it, the credentials `redactor` knows hidden (`Redactor.data`).
+
+    Raises:
+        Unsavable: JSON cannot hold the value.
+    """
+    text = encode_value(value)
+    if not redactor.mentions(text):  # the usual case: one search of the text for each known credential
+        return text
+    return encode_value(redactor.data(value))
 
 
 def decode_value(text: str, what: str = "a saved value") -> Any:

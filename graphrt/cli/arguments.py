@@ -5,6 +5,7 @@
     parser.add_argument("--checkpoint", type=non_empty, ...)
     parser.add_argument("--lease-seconds", type=positive_seconds, ...)
     parser.add_argument("-i", "--inject", type=node_value, ...)   # NODE=VALUE: JSON, else text
+    parser.add_argument("--budget", type=budget, action="append")   # tokens=2000,cost=0.5,react.tokens=500
 
 and help text worked out only when it is shown (`shown_later`).
 """
@@ -17,7 +18,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["at_least", "node_value", "non_empty", "port", "positive_seconds", "shown_later"]
+__all__ = ["at_least", "budget", "budgets", "node_value", "non_empty", "port", "positive_seconds", "shown_later"]
 
 
 def _integer(text: str) -> int:
@@ -117,3 +118,25 @@ def shown_later(action: argparse.Action, **parts: Callable[[], str]) -> argparse
     for name, make in parts.items():
         setattr(action, name, _Later(make))
     return action
+
+
+def budget(text: str) -> Any:
+    """A budget: `UNIT=LIMIT,...` (tokens, cost, llm_calls, tool_calls, seconds), `NODE.UNIT=LIMIT` for a node's
+    (graphrt.base.budget)."""
+    from graphrt.base.budget import Budget
+    from graphrt.base.errors import UsageConfigError
+
+    try:
+        return Budget.parse(text, where=repr(text))
+    except UsageConfigError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def budgets(given: list[Any] | None) -> Any:
+    """The budget of every `--budget` given, the later ones over the earlier (None: none given)."""
+    if not given:
+        return None
+    merged = given[0]
+    for more in given[1:]:
+        merged = more.over(merged)
+    return merged

@@ -41,12 +41,15 @@ from typing import Any, TextIO
 from graphrt.base.errors import GraphError, GraphValidationError
 from graphrt.base.secrets import Redactor
 from graphrt.checkpoint import store_class
+from graphrt.cli.arguments import budgets
 from graphrt.cli.output import run_redactor, write_message
 from graphrt.cli.run_command import _print_warnings, format_warning
 from graphrt.cli.run_options import (
+    add_cassette_options,
     add_checkpoint_option,
     add_run_options,
     apply_local_model,
+    cassette_of,
     executor_for,
     registry_for,
     run_config,
@@ -76,6 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="names the batch's runs in the store, ID/ROW (default: GRAPH:ROWS, the files' names)")
     parser.add_argument("--id-field", metavar="KEY", help="the rows' field that is their id (default: the line number)")
     parser.add_argument("--unordered", action="store_true", help="write each row as it finishes, not in input order")
+    add_cassette_options(parser)
     add_run_options(parser)
     parser.set_defaults(handler=handle)
 
@@ -156,6 +160,9 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
     stderr = stderr or sys.stderr
     if args.no_checkpoint and args.checkpoint:
         raise GraphError("--checkpoint and --no-checkpoint: give one")
+    if (args.record or args.replay) and args.executor:
+        raise GraphError(f"--{'record' if args.record else 'replay'} runs the rows in this process, where their "
+                         "calls are journaled: leave out --executor")
     checkpoint = default_checkpoint(args)
     if checkpoint is not None:
         store_class(checkpoint)  # a store that cannot be opened here (its extra is missing) is said first
@@ -217,14 +224,18 @@ def _run_rows(graph: Graph, args: argparse.Namespace, checkpoint: str | None, st
         if display is not None:
             display.row_finished()
 
+    cassette = cassette_of(args)
     try:
         # What agents and `console` print goes to stderr: the output holds the rows' lines alone.
         with executor_for(args) as executor, redirect_stdout(stderr) if output is sys.stdout else nullcontext():
             batch(graph, rows, concurrency=args.concurrency, checkpoint=checkpoint,
                   batch_id=args.batch_id or f"{default_batch_id(graph, None)}:{_rows_name(args)}", id_field=args.id_field,
                   ordered=not args.unordered, on_row=write, progress=progress, executor=executor,
-                  timeout=args.timeout, all_results=args.all, keep=False)
+                  timeout=args.timeout, all_results=args.all, keep=False, budget=budgets(args.budget),
+                  journal_of=cassette.part if cassette is not None else None)
     finally:
+        if cassette is not None:
+            cassette.close()
         if display is not None:
             display.close()
         if output is not sys.stdout:
@@ -235,4 +246,6 @@ def _run_rows(graph: Graph, args: argparse.Namespace, checkpoint: str | None, st
     if failed and not args.quiet:
         saved = f"; run the command again to retry them (saved in {checkpoint})" if checkpoint else ""
         print(f"graphrt: {failed:,} of {progress.finished:,} rows failed{saved}", file=stderr)
+    if progress.usage and not args.quiet:  # what the rows run now spent, together
+        print(f"graphrt: usage: {progress.usage.summary()}", file=stderr)
     return 1 if failed else 0

@@ -23,21 +23,25 @@ from typing import Any, Sequence, TextIO
 
 import anyio
 
+from graphrt.base.defaults import UNCERTAIN_CALLS
 from graphrt.base.errors import GraphError, GraphInterrupted
 from graphrt.base.secrets import Redactor
 from graphrt.checkpoint import RunRecord, RunStatus, location_of, open_store
 from graphrt.checkpoint.errors import RunTaken
 from graphrt.checkpoint.guard import GuardedStore
+from graphrt.cli.arguments import budgets
 from graphrt.cli.output import run_redactor, write_message, write_results
 from graphrt.cli.run_options import (
     add_run_options,
     add_trace_option,
+    add_uncertain_option,
     apply_local_model,
     executor_for,
     registry_for,
     run_config,
 )
 from graphrt.cli.saved_run import add_saved_run_options, saved_run
+from graphrt.cli.usage_note import UsageNote
 from graphrt.durable import find_run, from_checkpoint, run_checkpointed
 from graphrt.engine.graph import Graph
 from graphrt.observe.trace import TraceWriter
@@ -54,6 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_saved_run_options(parser, doing="continue", run_default="the latest unfinished one", old="checkpoint")
     parser.add_argument("--answer", metavar="TEXT", help="the answer to the question the run stopped on")
     add_trace_option(parser)
+    add_uncertain_option(parser)
     add_run_options(parser)
     parser.set_defaults(handler=handle)
 
@@ -212,6 +217,7 @@ def continue_saved(graph: Graph, args: argparse.Namespace, record: RunRecord, *,
     """
     stderr = stderr or sys.stderr
     redactor = run_redactor(graph)  # its graph's credentials (its file's, or its saved copy's) and the environment's
+    note = None if args.quiet else UsageNote()
     try:
         trace = TraceWriter(args.trace, redactor=redactor) if args.trace else None
         try:
@@ -219,8 +225,10 @@ def continue_saved(graph: Graph, args: argparse.Namespace, record: RunRecord, *,
                 code, results = run_saved(graph.replace(executor=executor), args.checkpoint, run_id=record.run_id,
                                           all_results=args.all or record.all_results, answer=answer, force=args.force,
                                           timeout=args.timeout, stdin=stdin, stderr=stderr, quiet=True,
+                                          uncertain=getattr(args, "uncertain", UNCERTAIN_CALLS[0]),
                                           hint_flags=resume_flags(args),
-                                          redactor=redactor, subscribe=(trace,) if trace is not None else ())
+                                          redactor=redactor, subscribe=(trace,) if trace is not None else (),
+                                          on_usage=note, budget=budgets(args.budget))
         finally:
             if trace is not None:
                 trace.close()
@@ -230,3 +238,6 @@ def continue_saved(graph: Graph, args: argparse.Namespace, record: RunRecord, *,
     except GraphError as error:
         write_message(error, redactor, stderr)
         return 1
+    finally:
+        if note is not None:  # what the run spent, its earlier runs included
+            note.write(stderr)

@@ -5,6 +5,8 @@ are shown on stderr. On a terminal, stderr also shows the run's progress (node
 states, loop count, streamed tokens); piped or with `--quiet`, only the results
 are printed. `--trace FILE.jsonl` writes every event of the run, secrets redacted.
 `--checkpoint PATH` saves the run as it goes, for `graphrt resume --checkpoint PATH` (graphrt/cli/resume_command.py).
+`--record FILE` writes the run's outside calls (LLM requests, tool calls, services') to a cassette, and
+`--replay FILE` answers them from one, with no network and no key (graphrt/testing/cassette.py).
 `--executor ray` runs the agent calls on Ray (graphrt/executors/ray/).
 `--config FILE` gives the agents their config (GraphAI's `{agentName: {...}}`: a file agent's base
 folder, the programs runShellAgent may run, an LLM's key). `--mcp-config mcp.json` gives the run MCP servers (the `mcpServers` shape, see graphrt.mcp.config),
@@ -22,14 +24,17 @@ from typing import Any, TextIO
 from graphrt.base.errors import GraphError, GraphInterrupted, GraphValidationError, ValidationIssue
 from graphrt.base.secrets import Redactor
 from graphrt.check.validate import collect_issues
-from graphrt.cli.arguments import node_value
+from graphrt.cli.arguments import budgets, node_value
 from graphrt.cli.output import run_redactor, write_message, write_results
 from graphrt.cli.run_options import (
+    add_cassette_options,
     add_checkpoint_option,
     add_run_id_option,
     add_run_options,
     add_trace_option,
+    add_uncertain_option,
     apply_local_model,
+    cassette_of,
     executor_for,
     registry_for,
     run_config,
@@ -48,6 +53,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_checkpoint_option(parser, "save the run as it goes, to continue it with 'graphrt resume --checkpoint PATH'",
                           default="not saved")
     add_run_id_option(parser, "save", "a new one")
+    add_uncertain_option(parser)
+    add_cassette_options(parser)
     add_run_options(parser)
     parser.set_defaults(handler=handle)
 
@@ -102,14 +109,22 @@ def handle(args: argparse.Namespace, stderr: TextIO | None = None) -> int:
         for issue in graph.warnings:
             print(format_warning(issue), file=stderr)
     redactor = run_redactor(graph)  # from here on, what is printed or written hides the run's credentials
+    note = None
+    if not args.quiet:
+        from graphrt.cli.usage_note import UsageNote
+
+        note = UsageNote()
     try:
-        return _run(graph, args, stderr, redactor)
+        return _run(graph, args, stderr, redactor, note)
     except GraphError as error:  # an agent's error may quote a credential of the config
         write_message(error, redactor, stderr)
         return 1
+    finally:
+        if note is not None:  # what the run spent, however it ended
+            note.write(stderr)
 
 
-def _run(graph: Graph, args: argparse.Namespace, stderr: TextIO, redactor: Redactor) -> int:
+def _run(graph: Graph, args: argparse.Namespace, stderr: TextIO, redactor: Redactor, note: Any = None) -> int:
     """Runs the graph as the options say, and prints its results."""
     subscribe: list[Any] = []
     trace = display = None
@@ -124,7 +139,11 @@ def _run(graph: Graph, args: argparse.Namespace, stderr: TextIO, redactor: Redac
         display = ProgressDisplay(stderr, redactor=redactor)
         subscribe.append(display)
     options = dict(inject=dict(args.inject), all_results=args.all, timeout=args.timeout, subscribe=tuple(subscribe),
-                   progress=display.progress if display is not None else None)
+                   progress=display.progress if display is not None else None, on_usage=note,
+                   budget=budgets(args.budget))
+    cassette = cassette_of(args)
+    if cassette is not None:
+        options["journal"] = cassette
     try:
         # With -q, stdout holds the results alone: what agents and `console` print goes to stderr.
         with executor_for(args) as executor, redirect_stdout(stderr) if args.quiet else nullcontext():
@@ -133,7 +152,8 @@ def _run(graph: Graph, args: argparse.Namespace, stderr: TextIO, redactor: Redac
                 from graphrt.cli.resume_command import resume_flags, run_saved
 
                 code, results = run_saved(graph, args.checkpoint, run_id=args.run_id, quiet=args.quiet, stderr=stderr,
-                                          hint_flags=resume_flags(args), redactor=redactor, **options)
+                                          hint_flags=resume_flags(args), redactor=redactor,
+                                          uncertain=args.uncertain, **options)
                 if results is None:
                     return code
             elif sys.stdin.isatty() and stderr.isatty():
@@ -154,5 +174,8 @@ def _run(graph: Graph, args: argparse.Namespace, stderr: TextIO, redactor: Redac
             display.close()
         if trace is not None:
             trace.close()
+        if cassette is not None:
+            cassette.close()
     write_results(results, redactor=redactor)
     return 0
+

@@ -22,18 +22,19 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from graphrt.authoring.plugins import make_registry
 from graphrt.authoring.registry import Registry
+from graphrt.base.defaults import UNCERTAIN_CALLS
 from graphrt.base.errors import GraphError, RegistrationError
-from graphrt.cli.arguments import non_empty, shown_later
+from graphrt.cli.arguments import budget, non_empty, shown_later
 from graphrt.executors import EXECUTOR_VARIABLE, executor_names
 
 if TYPE_CHECKING:
     from graphrt.authoring.agent_info import AgentInfo
     from graphrt.engine.executor import Executor
 
-__all__ = ["LOCAL_MODEL_ENV", "add_agents_option", "add_checkpoint_option", "add_executor_option",
-           "add_local_model_option", "add_mcp_config_option", "add_run_id_option", "add_run_options",
-           "add_trace_option", "apply_local_model", "executor_for", "named_agents", "not_installed", "registry_for",
-           "run_config"]
+__all__ = ["LOCAL_MODEL_ENV", "add_agents_option", "add_budget_option", "add_cassette_options", "add_checkpoint_option",
+           "add_config_option", "add_executor_option", "add_local_model_option", "add_mcp_config_option",
+           "add_run_id_option", "add_run_options", "add_trace_option", "add_uncertain_option", "apply_local_model",
+           "cassette_of", "config_file", "executor_for", "named_agents", "not_installed", "registry_for", "run_config"]
 
 LOCAL_MODEL_ENV = "GRAPHRT_LOCAL_MODEL"
 """The GGUF file the embedded model serves (graphrt_agents.llm.local_model reads it): `--local-model` sets it."""
@@ -44,11 +45,9 @@ RUNS_MCP_SERVERS = "each run starts those its agents use, and stops them when it
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
     """The options every command that runs graphs takes: run, resume, fork and batch."""
-    parser.add_argument("--config", metavar="FILE",
-                        help="the agents' config (JSON or YAML), as GraphAI's: {AGENT: {...}, global: {...}}, "
-                        "e.g. {fileReadAgent: {baseDir: data}, runShellAgent: {allow: [yarn]}}; a checkpoint keeps it "
-                        "without its credentials: give it again to resume or fork a run, over what was kept")
+    add_config_option(parser)
     add_mcp_config_option(parser, RUNS_MCP_SERVERS)
+    add_budget_option(parser, "a run (in a batch: each row's run)")
     shown_later(parser.add_argument("--timeout", type=float, metavar="SECONDS",
                                     help="stop a run after SECONDS, and fail it (in a batch: each row's run); "
                                     "default: $%(variable)s, else no limit"), variable=_timeout_variable)
@@ -61,12 +60,61 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     add_local_model_option(parser)
 
 
+def add_config_option(parser: argparse.ArgumentParser) -> None:
+    """`--config FILE`: the agents' config and what LLM calls cost (run, resume, fork, batch and serve take it)."""
+    parser.add_argument("--config", metavar="FILE",
+                        help="the agents' config (JSON or YAML), as GraphAI's: {AGENT: {...}, global: {...}}, "
+                        "e.g. {fileReadAgent: {baseDir: data}, runShellAgent: {allow: [yarn]}}, and what LLM calls "
+                        "cost: {prices: {openai: {gpt-4o-mini: {input: 0.15, output: 0.6}}}} (USD per million "
+                        "tokens); a checkpoint keeps it without its credentials: give it again to resume or fork a "
+                        "run, over what was kept")
+
+
+def add_budget_option(parser: argparse.ArgumentParser, whose: str) -> None:
+    """`--budget UNIT=LIMIT,...`: what `whose` may spend; repeatable."""
+    parser.add_argument("--budget", type=budget, action="append", metavar="UNIT=LIMIT,...",
+                        help=f"what {whose} may spend, over the config's budget: tokens, cost (USD, from the config's "
+                        "prices), llm_calls, tool_calls, seconds; NODE.UNIT=LIMIT for each node of that id (with what "
+                        "is nested in it), e.g. tokens=20000,cost=0.5,react.tokens=2000. The run stops before a call "
+                        "that would pass it (BudgetExceeded), keeping what it has; repeatable")
+
+
 def add_mcp_config_option(parser: argparse.ArgumentParser, lifetime: str) -> None:
     """`--mcp-config FILE.json`: the MCP servers that agents (mcpToolsListAgent, mcpToolsCallAgent, toolsAgent) use;
     `lifetime` says when they run."""
     parser.add_argument("--mcp-config", metavar="FILE.json",
                         help="MCP servers for the graphs' agents, as MCP clients configure them: "
                         '{"mcpServers": {"name": {"command", "args", "env"} or {"url", "headers"}}}; ' + lifetime)
+
+
+def add_uncertain_option(parser: argparse.ArgumentParser) -> None:
+    """`--uncertain ask|fail`: what a saved run does with a call that started and left no result (graphrt run
+    --checkpoint, graphrt resume)."""
+    parser.add_argument("--uncertain", choices=UNCERTAIN_CALLS, default=UNCERTAIN_CALLS[0],
+                        help="a call with side effects that started before the run stopped and left no result in its "
+                        "journal, of an agent that is not idempotent: ask whether it happened (the run waits for "
+                        "the answer: no, yes, or {\"result\": ...}), or fail the run (default: ask)")
+
+
+def add_cassette_options(parser: argparse.ArgumentParser) -> None:
+    """`--record FILE` and `--replay FILE`, one or the other: a cassette of the run's outside calls (graphrt run,
+    graphrt batch: graphrt/testing/cassette.py)."""
+    taped = parser.add_mutually_exclusive_group()
+    taped.add_argument("--record", metavar="FILE.jsonl",
+                       help="write the outside calls (LLM requests and replies, tool calls, services') to a "
+                       "cassette, JSON Lines without credentials, to replay them with --replay")
+    taped.add_argument("--replay", metavar="FILE.jsonl",
+                       help="answer the outside calls from a cassette that --record wrote, making none: no "
+                       "network, no key; a call the recording does not hold as asked stops the run, with a diff")
+
+
+def cassette_of(args: argparse.Namespace) -> Any:
+    """The Cassette that `--record` or `--replay` names (graphrt.testing.cassette), or None."""
+    if not (args.record or args.replay):
+        return None
+    from graphrt.testing.cassette import Cassette
+
+    return Cassette.record(args.record) if args.record else Cassette.replay(args.replay)
 
 
 def add_trace_option(parser: argparse.ArgumentParser) -> None:
@@ -106,7 +154,7 @@ def add_run_id_option(parser: argparse._ActionsContainer, doing: str, default: s
 
 def run_config(args: argparse.Namespace) -> dict[str, Any]:
     """The run config the options give: the agents' config of `--config`, with `{"mcp": ...}` from `--mcp-config`."""
-    config = _agents_config(args.config) if args.config else {}
+    config = config_file(args.config) if args.config else {}
     if not args.mcp_config:
         return config
     from graphrt.mcp.config import load_config_file
@@ -114,7 +162,7 @@ def run_config(args: argparse.Namespace) -> dict[str, Any]:
     return {**config, "mcp": load_config_file(args.mcp_config)}
 
 
-def _agents_config(path: str) -> dict[str, Any]:
+def config_file(path: str) -> dict[str, Any]:
     """`--config FILE`: a mapping of agent names (and `global`) to mappings.
 
     Raises:
@@ -134,6 +182,9 @@ def _agents_config(path: str) -> dict[str, Any]:
     if not isinstance(data, dict) or not all(isinstance(value, dict) for value in data.values()):
         raise GraphLoadError(f"{path}: the config must map agent names (or 'global') to mappings, "
                              "e.g. {fileReadAgent: {baseDir: data}}")
+    from graphrt.observe.meter import UsageSettings
+
+    UsageSettings(data, where=path)  # its prices (and budget, rate limits): a mistake is said naming the file
     return data
 
 

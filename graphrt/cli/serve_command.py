@@ -21,14 +21,17 @@ from graphrt.base.defaults import HOST, KEEP_RUNS, LEASE_SECONDS, MAX_QUEUE, MAX
 from graphrt.base.errors import GraphError
 from graphrt.base.extras import needs_extra
 from graphrt.base.limits import MAX_BODY, MAX_CONNECTIONS, MAX_STREAMS
-from graphrt.cli.arguments import at_least, port, positive_seconds
+from graphrt.cli.arguments import at_least, budgets, port, positive_seconds
 from graphrt.cli.run_options import (
     add_agents_option,
+    add_budget_option,
     add_checkpoint_option,
+    add_config_option,
     add_executor_option,
     add_local_model_option,
     add_mcp_config_option,
     apply_local_model,
+    config_file,
     executor_for,
     registry_for,
 )
@@ -70,6 +73,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="let a run's own webhook (\"webhook\" in its POST) name loopback, private and "
                              "link-local hosts (default: public addresses only, against request forgery)")
     add_mcp_config_option(parser, "started once, for the server's life")
+    add_config_option(parser)
+    add_budget_option(parser, "each run (a run's request may lower it, never raise it)")
     parser.add_argument("--lease-seconds", type=positive_seconds, default=LEASE_SECONDS, metavar="S",
                         help="how long the store stays this server's after its last heartbeat (one every S/3 s): "
                              f"another server on the store refuses to start until then (default: {LEASE_SECONDS:g})")
@@ -106,7 +111,19 @@ def handle(args: argparse.Namespace) -> int:
                          f"(set {API_KEY_ENV}, or --api-key)")
     _check_store(args.checkpoint)  # one line now, not a traceback from the server's start-up
     with executor_for(args) as executor:
-        return _serve(args, GraphCatalog(args.targets, registry_for(args), executor=executor))
+        return _serve(args, GraphCatalog(args.targets, registry_for(args), executor=executor,
+                                         config=_config(args)))
+
+
+def _config(args: argparse.Namespace) -> dict[str, Any]:
+    """The served graphs' config: `--config`'s, with `--budget` over its budget."""
+    config = config_file(args.config) if args.config else {}
+    given = budgets(args.budget)
+    if given is not None:
+        from graphrt.observe.meter import UsageSettings
+
+        config["budget"] = given.over(UsageSettings(config).budget).to_dict()
+    return config
 
 
 def _take_lease(target: str, lease: "StoreLease") -> None:  # noqa: F821 - imported in _serve

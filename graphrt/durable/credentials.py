@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 from graphrt.base.secrets import MASK, SECRET_KEY, Redactor, config_credentials, graph_credentials, is_mask
 from graphrt.checkpoint.errors import Unsavable
-from graphrt.checkpoint.values import decode_value, encode_value
+from graphrt.checkpoint.values import decode_value, encode_hidden, encode_value
 
 __all__ = ["hidden_data", "saved_config", "saved_data", "saved_source", "usable_config"]
 
@@ -32,10 +32,7 @@ def saved_data(value: Any, redactor: Redactor) -> str:
     Raises:
         Unsavable: JSON cannot hold the value.
     """
-    text = encode_value(value)
-    if not redactor.mentions(text):  # the usual case: one search of the text for each known credential
-        return text
-    return encode_value(hidden_data(value, redactor))
+    return encode_hidden(value, redactor)
 
 
 def hidden_data(value: Any, redactor: Redactor) -> Any:

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -21,7 +22,7 @@ from graphrt.checkpoint.records import RunRecord
 from graphrt.durable.credentials import usable_config
 from graphrt.durable.runs import arun_checkpointed, graph_hash
 from graphrt.engine.graph import Graph
-from graphrt.engine.options import split_options
+from graphrt.engine.options import RunOptions, split_options
 
 __all__ = ["find_run", "afrom_checkpoint", "from_checkpoint", "aresume", "resume", "graph_as_started"]
 
@@ -158,16 +159,24 @@ async def aresume(
         force: run the graph file even if it changed since the run was saved.
         all_results: every node's result (default: as the run was started).
         subscribe: callables given every event of the resumed run.
-        options: a Graph's options, as for `afrom_checkpoint` (`agents`, `config`, `filters`, ...).
+        options: a Graph's options, as for `afrom_checkpoint` (`agents`, `config`, `filters`, ...), and the
+            resumed run's own (`timeout`, `budget`, `on_usage`, `progress`: graphrt.engine.options.RunOptions).
 
     Raises:
         GraphInterrupted: the run asks a question (again, or a new one).
         CheckpointError: no such run, or its graph file changed (see `force`).
     """
-    graph, record = await afrom_checkpoint(checkpoint, run_id, force=force, **options)
+    given = {name: options[name] for name in options if name in _RUN_FIELDS}  # the rest are from_checkpoint's
+    for name in ("inject", "run_id", "all_results"):
+        if name in given:
+            raise TypeError(f"resume: {name!r} is the saved run's: it cannot be given again")
+    graph, record = await afrom_checkpoint(checkpoint, run_id, force=force,
+                                           **{name: options[name] for name in options if name not in given})
     wanted = record.all_results if all_results is None else all_results
     return await arun_checkpointed(graph, checkpoint, run_id=record.run_id, answer=answer, force=force,
-                                   all_results=wanted, subscribe=tuple(subscribe))
+                                   all_results=wanted, subscribe=tuple(subscribe), **given)
 
 
 resume = blocking(aresume)
+
+_RUN_FIELDS = frozenset(field.name for field in dataclasses.fields(RunOptions))

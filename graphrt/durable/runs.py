@@ -12,11 +12,13 @@ of these changes. A saved run given again continues where its rows leave off:
 completed nodes are not run again, so its results are those of an
 uninterrupted run.
 
-What is not saved: the inside of a node. A node that was running when the
-process died (a nestedAgent or mapAgent node with all its nested nodes, too)
-runs again from its start. A node whose result JSON cannot hold (bytes, an
-object) is not saved either and runs again on resume. A SQLite file is created
-readable by its owner only.
+Inside a node, only its outside calls are saved: each LLM request, tool call
+and service call is journaled as it returns (journal.py; graphrt/engine/journal.py),
+so a node that was running when the process died (a toolsAgent in its loop, a
+nestedAgent or mapAgent node with all its nested nodes) runs again from its start
+but takes the results of the calls it made from the journal instead of making
+them again. A node whose result JSON cannot hold (bytes, an object) is not saved
+and runs again on resume. A SQLite file is created readable by its owner only.
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 import anyio
 
-from graphrt.base.errors import GraphAbortedError, GraphError, GraphInterrupted
+from graphrt.base.budget import Budget
+from graphrt.base.errors import BudgetExceeded, GraphAbortedError, GraphError, GraphInterrupted
 from graphrt.base.secrets import Redactor, known_credentials
 from graphrt.base.sync import blocking
 from graphrt.base.states import RunStatus
@@ -45,9 +48,11 @@ from graphrt.checkpoint.restore import snapshot_from_rows
 from graphrt.checkpoint.snapshot import RunSnapshot
 from graphrt.checkpoint.values import encode_value
 from graphrt.durable.credentials import saved_config, saved_source
+from graphrt.durable.journal import StoreLog
 from graphrt.durable.saved_run import SavedRun
 from graphrt.durable.writer import CheckpointWriter
 from graphrt.engine.graph import Graph
+from graphrt.engine.journal import UNCERTAIN, Journal
 from graphrt.engine.options import RunOptions, split_options
 from graphrt.engine.run import run_timeout, within_timeout
 from graphrt.graphdata.spec import check_injectable
@@ -101,8 +106,12 @@ def _saved_graph(graph: Graph) -> _SavedGraph:
     return graph.derived(_graph_as_saved)
 
 
-def _new_record(graph: Graph, run_id: str, injected: Mapping[str, Any], all_results: bool) -> RunRecord:
+def _new_record(graph: Graph, run_id: str, injected: Mapping[str, Any], all_results: bool,
+                budget: Any = None) -> RunRecord:
     saved = _saved_graph(graph)
+    config = copy.deepcopy(saved.config)  # the record is the caller's to change
+    if budget is not None:  # the run's budget is saved with it, in its config: resuming it goes on under it
+        config["budget"] = Budget.of(budget).over(graph.usage_settings.budget).to_dict()
     for node_id, value in injected.items():
         check_injectable(graph.spec, node_id)
         try:
@@ -116,20 +125,20 @@ def _new_record(graph: Graph, run_id: str, injected: Mapping[str, Any], all_resu
         graph_text=saved.text,
         graph_hash=saved.digest,
         injected=dict(injected),
-        config=copy.deepcopy(saved.config),  # the record is the caller's to change
+        config=config,
         all_results=all_results,
     )
 
 
 async def save_new_run(graph: Graph, store: GuardedStore, run_id: str, *, inject: Mapping[str, Any] | None = None,
-                       all_results: bool = False) -> RunRecord:
+                       all_results: bool = False, budget: Any = None) -> RunRecord:
     """Saves a run before it starts (a server's queued run): `arun_checkpointed` with this `run_id` starts it,
     and so does resuming it after a crash.
 
     Raises:
         CheckpointError: the id is taken, or an injected value cannot be saved.
     """
-    record = _new_record(graph, run_id, inject or {}, all_results)
+    record = _new_record(graph, run_id, inject or {}, all_results, budget)
     await SavedRun(store, run_id).create(record)
     return record
 
@@ -178,24 +187,32 @@ def _identical(saved: Any, given: Any) -> bool:
 
 async def arun_checkpointed(graph: Graph, checkpoint: CheckpointTarget, *, answer: Any = None, force: bool = False,
                             observers: Sequence[RunObserver] = (), new_record: RunRecord | None = None,
-                            **options: Any) -> dict[str, Any]:
+                            uncertain: str = "ask", journaled: bool = True, **options: Any) -> dict[str, Any]:
     """Runs `graph`, saving its state to `checkpoint`; continues the run if `run_id` is saved there already.
+
+    Its outside calls (LLM requests, tool calls, services': graphrt.engine.journal) are journaled in the store
+    as they return, when it keeps journals: continued, the run takes their results instead of making them again.
 
     Args:
         checkpoint: a checkpoint store, a SQLite file or a postgresql:// URL.
         answer: the answer to the question the saved run stopped on.
-        force: continue a saved run although its graph changed since.
+        force: continue a saved run although its graph changed since, making anew a journaled call with side
+            effects that asks otherwise now.
+        uncertain: what a call with side effects that started and left no result does when its agent is not
+            idempotent: "ask" a person whether it happened (the run stops as interrupted), or "fail".
+        journaled: journal the run's outside calls in the store (False: a resumed node makes them again).
         observers: told of the run's transitions after the checkpoint writer (graphrt serve holds a run
             whose events its store has not saved yet: serve/event_backpressure.py).
         new_record: the record `save_new_run` returned for `run_id`, which nothing has run since (a server's
             queued run): the run starts from it without reading it and its rows back (it has none) or saving
             it as running again (it is saved so).
         options: a run's options (graphrt.engine.options.RunOptions: `run_id`, `inject`,
-            `all_results`, `timeout`, `subscribe`, `progress`).
+            `all_results`, `timeout`, `subscribe`, `progress`, `journal`: a cassette the run also records to).
 
     Raises:
         GraphInterrupted: an agent asked a question; resume with `answer`.
         CheckpointError: the store failed, or the saved run belongs to a changed graph.
+        JournalError: a journaled call asks otherwise now, or is uncertain and the run fails on that.
         GraphError: as `Graph.arun`; the state is saved, so the run can be resumed.
     """
     _, run_options = split_options(options, graph=False, where="arun_checkpointed")
@@ -209,7 +226,7 @@ async def arun_checkpointed(graph: Graph, checkpoint: CheckpointTarget, *, answe
         inner = run_options.replace(timeout=None) if run_options.timeout is not None else run_options
         try:
             return await _run(graph, store, inner, answer=answer, force=force, observers=observers,
-                              new_record=new_record)
+                              new_record=new_record, calls=_Calls(uncertain, journaled))
         finally:
             if opened is not checkpoint:
                 with anyio.CancelScope(shield=True):
@@ -243,8 +260,21 @@ async def _restore_state(store: GuardedStore, record: RunRecord, answer: Any) ->
     return dataclasses.replace(snapshot, answers={**snapshot.answers, key: answer})
 
 
+@dataclasses.dataclass(frozen=True)
+class _Calls:
+    """How a checkpointed run journals its outside calls (arun_checkpointed's `uncertain` and `journaled`)."""
+
+    uncertain: str = "ask"
+    journaled: bool = True
+
+    def __post_init__(self) -> None:
+        if self.uncertain not in UNCERTAIN:
+            raise ValueError(f"uncertain must be one of {', '.join(UNCERTAIN)}, got {self.uncertain!r}")
+
+
 async def _run(graph: Graph, store: GuardedStore, options: RunOptions, *, answer: Any, force: bool,
-               observers: Sequence[RunObserver] = (), new_record: RunRecord | None = None) -> dict[str, Any]:
+               observers: Sequence[RunObserver] = (), new_record: RunRecord | None = None,
+               calls: _Calls = _Calls()) -> dict[str, Any]:
     fresh = not options.run_id  # an id made here names no saved run: no need to look for one
     started = None
     new = None
@@ -252,7 +282,7 @@ async def _run(graph: Graph, store: GuardedStore, options: RunOptions, *, answer
         if answer is not None:
             raise CheckpointError("an answer is for a saved run that asked a question: give its run_id")
         options = options.replace(run_id=uuid.uuid4().hex[:12])
-        new = _new_record(graph, options.run_id, options.inject, options.all_results)
+        new = _new_record(graph, options.run_id, options.inject, options.all_results, options.budget)
     saved = SavedRun(store, options.run_id)
     if new is not None:
         # Claim and record queued at once, awaited before the run's first row (and on its way out, by _finish).
@@ -261,18 +291,20 @@ async def _run(graph: Graph, store: GuardedStore, options: RunOptions, *, answer
         await saved.claim()  # a second run or resume of it, elsewhere, is refused until this one ends
     try:
         return await _run_claimed(graph, saved, options, answer=answer, force=force, new=new, started=started,
-                                  observers=observers, new_record=new_record)
+                                  observers=observers, new_record=new_record, calls=calls)
     finally:
         await saved.release()
 
 
 async def _run_claimed(graph: Graph, saved: SavedRun, options: RunOptions, *, answer: Any,
                        force: bool, new: RunRecord | None, started: Any = None,
-                       observers: Sequence[RunObserver] = (), new_record: RunRecord | None = None) -> dict[str, Any]:
+                       observers: Sequence[RunObserver] = (), new_record: RunRecord | None = None,
+                       calls: _Calls = _Calls()) -> dict[str, Any]:
     """Runs a claimed run (`started`: its claim and record `new`, queued, to await before any row;
     `new_record`: a server's queued run, saved as running by save_new_run and never run)."""
     store = saved.store
     record = new if new is not None else (new_record or await store.get_run(options.run_id))
+    fresh = True  # a new run: its journal is empty
     if new_record is not None:  # nothing to restore
         if not force:
             _check_same_graph(graph, new_record, store.location)
@@ -284,7 +316,7 @@ async def _run_claimed(graph: Graph, saved: SavedRun, options: RunOptions, *, an
             raise CheckpointError(f"run {options.run_id!r} is not saved in {store.location}, "
                                   "so it has no question to answer")
         if record is None:
-            record = _new_record(graph, options.run_id, options.inject, options.all_results)
+            record = _new_record(graph, options.run_id, options.inject, options.all_results, options.budget)
         if started is None:
             await saved.create(record)
         restore = None
@@ -293,6 +325,7 @@ async def _run_claimed(graph: Graph, saved: SavedRun, options: RunOptions, *, an
             _check_same_graph(graph, record, store.location)
         _check_same_inputs(options.inject, record, store.location)
         options = options.replace(inject={**record.injected, **options.inject})  # that run's values, continued
+        fresh = False
         if record.status == RunStatus.FINISHED:
             if record.results is None and "results" in record.detail:
                 raise CheckpointError(f"run {record.run_id!r} completed, but its results were {record.detail['results']}; "
@@ -301,6 +334,7 @@ async def _run_claimed(graph: Graph, saved: SavedRun, options: RunOptions, *, an
         restore = await _restore_state(store, record, answer)
         await saved.run_again()
     saved.redactor = _saved_graph(graph).redactor()  # the run's credentials, hidden in its rows and its end
+    options = _journaled(options, store, record.run_id, calls, force=force, redactor=saved.redactor, fresh=fresh)
     writer = CheckpointWriter(store, record.run_id, restore.iteration if restore is not None else None, started,
                               waitlists=graph.spec.waitlists, redactor=saved.redactor)
     end: Callable[..., Awaitable[None]] = saved.cancel  # a run cancelled (or cut off) is saved as cancelled
@@ -308,13 +342,21 @@ async def _run_claimed(graph: Graph, saved: SavedRun, options: RunOptions, *, an
     try:
         with anyio.CancelScope() as scope:
             writer.on_failure = scope.cancel
-            results = await graph.start(options, restore=restore, observers=[writer, *observers]).wait()
+            run = graph.start(options, restore=restore, observers=[writer, *observers])
+            writer.spent = lambda: run.usage  # saved as the run goes, and with its end: a resumed run goes on counting
+            try:
+                results = await run.wait()
+            finally:
+                saved.spent = run.usage
             await writer.settled(rows=False)  # a run that saved no row still has its record
             end, finished = functools.partial(saved.finish, results), True
         if writer.failure is not None:
             raise _not_saved(writer.failure, record.run_id, store.location)
     except GraphInterrupted as interrupted:
         end = functools.partial(saved.interrupt, interrupted)
+        raise
+    except BudgetExceeded as stopped:  # failed, saying which limit; resumed with a larger budget, it goes on
+        end = functools.partial(saved.fail, stopped)
         raise
     except GraphAbortedError:
         raise
@@ -328,6 +370,19 @@ async def _run_claimed(graph: Graph, saved: SavedRun, options: RunOptions, *, an
     if writer.failure is not None:  # the row of a node nobody waited for, committed with the run's end, failed
         raise _not_saved(writer.failure, record.run_id, store.location)
     return results
+
+
+def _journaled(options: RunOptions, store: GuardedStore, run_id: str, calls: _Calls, *, force: bool,
+               redactor: Redactor, fresh: bool) -> RunOptions:
+    """The run's options with its journal: the store's (when it keeps journals), before any the caller gave (a
+    cassette it records to); what is kept hides the run's credentials (`redactor`). `fresh`: a new run, whose
+    journal is empty."""
+    logs = (StoreLog(store, run_id, fresh=fresh),) if calls.journaled and store.abilities.journal else ()
+    if not logs and options.journal is None:
+        return options
+    given = Journal.of(options.journal) if options.journal is not None else Journal(())
+    journal = dataclasses.replace(given.with_logs(*logs), force=force, uncertain=calls.uncertain, redactor=redactor)
+    return options.replace(journal=journal)
 
 
 def _not_saved(failure: BaseException, run_id: str, location: str) -> CheckpointError:
@@ -348,6 +403,7 @@ async def _finish(writer: CheckpointWriter, end: Callable[..., Awaitable[None]],
             return
         if not finished and writer.started:
             await writer.save_iteration()  # a run stopped before any node completed still has its first iteration
+        await writer.save_usage()  # the calls of nodes that did not complete were spent too
         await end(rows=writer.rows_in_doubt())
     except CheckpointError:  # the store failed (a GuardedStore's every failure is one): the run's outcome matters more
         pass

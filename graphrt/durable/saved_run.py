@@ -23,9 +23,10 @@ from typing import Any, Awaitable, Sequence
 
 import anyio
 
-from graphrt.base.errors import CheckpointError, GraphError, GraphInterrupted
+from graphrt.base.errors import BudgetExceeded, CheckpointError, GraphError, GraphInterrupted
 from graphrt.base.secrets import Redactor
 from graphrt.base.states import RunStatus
+from graphrt.base.usage import Usage
 from graphrt.checkpoint.errors import Unsavable
 from graphrt.checkpoint.guard import GuardedStore
 from graphrt.checkpoint.records import Row, RunRecord
@@ -47,6 +48,7 @@ class SavedRun:
         self.store = store
         self.run_id = run_id
         self._redactor = redactor
+        self.spent: Usage | None = None  # what the run spent, said with its end (`detail.usage`) when it spent any
 
     @property
     def redactor(self) -> Redactor:
@@ -114,9 +116,12 @@ class SavedRun:
 
     async def fail(self, error: GraphError | str, *, rows: Sequence[Row] = ()) -> None:
         """Saves the run failed: the node that failed (of a GraphError) and the error's text, without the
-        credentials the run knows."""
+        credentials the run knows; a run its budget stopped, which limit (`budget`: BudgetExceeded.to_dict())."""
         node_id = error.node_id if isinstance(error, GraphError) else None
-        await self._end(RunStatus.FAILED, rows, detail={"node_id": node_id, "error": self.redactor.text(str(error))})
+        detail: dict[str, Any] = {"node_id": node_id, "error": self.redactor.text(str(error))}
+        if isinstance(error, BudgetExceeded):
+            detail["budget"] = error.to_dict()
+        await self._end(RunStatus.FAILED, rows, detail=detail)
 
     async def cancel(self, *, rows: Sequence[Row] = ()) -> None:
         """Saves the run cancelled: stopped on purpose (Ctrl-C, an abort, a server's cancel), or cut off."""
@@ -133,6 +138,8 @@ class SavedRun:
         """With `rows` (queued before it, not awaited: the writer queues rows only for a store that can), the end
         is saved only if they are: a row that failed leaves the run as it was, not ended without it."""
         detail = detail if detail is not None else {}
+        if self.spent is not None and self.spent:  # what it spent, for whoever reads the run (its rows have it too)
+            detail = {**detail, "usage": self.spent.to_dict()}
         if rows:
             await self.store.finish_run(self.run_id, rows, status=status, detail=detail, results=results)
         else:

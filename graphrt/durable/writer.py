@@ -22,9 +22,11 @@ import anyio
 
 from graphrt.base.secrets import Redactor
 from graphrt.base.states import NodeState
+from graphrt.base.usage import Usage
 from graphrt.checkpoint.errors import Unsavable
 from graphrt.checkpoint.guard import GuardedStore
 from graphrt.checkpoint.records import Row
+from graphrt.checkpoint.values import encode_value
 from graphrt.durable.credentials import saved_data
 from graphrt.observe.observer import RunObserver
 
@@ -55,6 +57,10 @@ class CheckpointWriter(RunObserver):
         self._iteration = saved_iteration  # the iteration whose static values are saved
         self._unsavable: int | None = None  # an iteration whose static values JSON cannot hold
         self._lock = anyio.Lock()  # nodes completing together are saved one after the other
+        # What the run spent (the Run's usage; durable sets it): saved as a `usage` row with the rows it writes when
+        # it changed, so that a resumed run goes on counting (RunSnapshot.usage).
+        self.spent: Callable[[], Usage] | None = None
+        self._spent_saved: tuple[Any, ...] | None = None
 
     def hook(self, name: str) -> Callable[..., Any] | None:
         """The two hooks it has, without looking up the ten a run asks every observer for (a run makes one writer)."""
@@ -115,6 +121,10 @@ class CheckpointWriter(RunObserver):
                     rows.append(Row(self.run_id, iteration, "node", node_id, saved_data(value, self.redactor)))
                 except Unsavable:
                     pass  # not saved: the node runs again on resume
+            if rows:
+                spent = self._usage_row(rows[-1].iteration, again=started is not None)
+                if spent is not None:
+                    rows.append(spent)
             queued = self._queue(rows) if not wait else None
             if queued is not None:
                 self._unsaved.append((queued, rows))
@@ -175,6 +185,29 @@ class CheckpointWriter(RunObserver):
             await self.store.add_rows(rows)
         elif rows:
             await self.store.add_row(rows[0])
+
+    def _usage_row(self, iteration: int, again: bool = False) -> Row | None:
+        """The row of what the run spent, if it changed since the last one saved (`again`: it spent anything, for an
+        iteration row drops the earlier iterations' rows, its usage row with them); None: nothing to save."""
+        if self.spent is None:
+            return None
+        usage = self.spent()
+        if not usage:
+            return None
+        mark = (usage.used.calls, usage.retried.calls, usage.tool_calls, usage.waited)
+        if mark == self._spent_saved and not again:
+            return None
+        self._spent_saved = mark
+        return Row(self.run_id, iteration, "usage", "", encode_value(usage.to_dict()))
+
+    async def save_usage(self) -> None:
+        """Saves what the run spent, if it changed since its last usage row (the run ends: the calls of nodes that
+        did not complete were spent too)."""
+        if self._iteration is None:
+            return
+        row = self._usage_row(self._iteration)
+        if row is not None:
+            await self.store.add_row(row)
 
     async def save_iteration(self) -> None:
         """Saves the static values the current iteration started with (unless already saved)."""

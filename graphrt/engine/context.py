@@ -21,12 +21,14 @@ from typing import TYPE_CHECKING, Any, Mapping, Protocol
 from graphrt.authoring.registry import Registry
 from graphrt.engine.scheduler import Scheduler
 from graphrt.graphdata.spec import NestedSpecs
+from graphrt.observe.meter import RunMeter
 from graphrt.observe.observer import Emitter, Observers
 
 if TYPE_CHECKING:
     from graphrt.authoring.agent_info import AgentContext
     from graphrt.authoring.filters import AgentFilter
     from graphrt.authoring.services import RunServices
+    from graphrt.engine.journal import RunJournal
     from graphrt.graphdata.loader import GraphLoader
 
 __all__ = ["AgentCalls", "RunContext", "Carryover"]
@@ -61,10 +63,12 @@ class RunContext:
         services: what the whole run shares, e.g. MCP connections (agents see `ctx.services`).
         graph_loader: loads `graphLoader` graphs; None reads files beside the graph file.
         nested_specs: the graphs graph agents compiled, kept for every run of the prepared Graph.
+        meter: what the run spends, counted as its agents call LLMs and tools (agents see `ctx.meter`).
+        journal: the journal of the execution's outside calls (graphrt.engine.journal); None: none is kept.
     """
 
     __slots__ = ("registry", "scheduler", "run_id", "config", "emitter", "observers", "filters", "executor",
-                 "services", "graph_loader", "nested_specs")
+                 "services", "graph_loader", "nested_specs", "meter", "journal")
 
     # A plain class, not a dataclass: it is built once per execution, never compared or copied, and a
     # frozen dataclass's generated methods cost every command's start ~0.8 ms (`python -m bench startup`).
@@ -72,7 +76,8 @@ class RunContext:
                  config: Mapping[str, Any] | None = None, emitter: Emitter | None = None,
                  observers: Observers | None = None, filters: tuple[AgentFilter, ...] = (),
                  executor: AgentCalls | None = None, services: RunServices | None = None,
-                 graph_loader: GraphLoader | None = None, nested_specs: NestedSpecs | None = None) -> None:
+                 graph_loader: GraphLoader | None = None, nested_specs: NestedSpecs | None = None,
+                 meter: RunMeter | None = None, journal: RunJournal | None = None) -> None:
         set_ = object.__setattr__
         set_(self, "registry", registry)
         set_(self, "scheduler", scheduler)
@@ -85,6 +90,8 @@ class RunContext:
         set_(self, "services", services)
         set_(self, "graph_loader", graph_loader)
         set_(self, "nested_specs", NestedSpecs() if nested_specs is None else nested_specs)
+        set_(self, "meter", RunMeter() if meter is None else meter)
+        set_(self, "journal", journal)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"a RunContext does not change once made (setting {name!r})")

@@ -90,6 +90,8 @@ class GraphRun:
         restore: RunSnapshot | None = None,
         kept: Mapping[str, Any] | None = None,
         carryover: Carryover | None = None,
+        call_prefix: str = "",
+        journal_kind: str | None = None,
     ) -> None:
         self.spec = spec
         self.context = context
@@ -97,6 +99,10 @@ class GraphRun:
         self.injected = dict(injected or {})
         self.loop = spec.loop if loop_count is None else LoopSpec(count=loop_count)
         self.path = path
+        # Its nodes' calls in the journal: their paths start with this (the nodes and iterations above), and with a
+        # kind, every agent call of its own nodes is journaled (a toolsAgent's LLM and tool calls).
+        self.call_prefix = call_prefix
+        self.journal_kind = journal_kind
         self.run_id = context.run_id
         self.scheduler = context.scheduler
         self.observers = context.observers
@@ -112,7 +118,7 @@ class GraphRun:
         self._kept = dict(kept) if kept else None  # a forked nested graph's results that do not run again
 
     def child(self, spec: GraphSpec, *, injected: Mapping[str, Any] | None, loop_count: int | None,
-              path: tuple[str | int, ...]) -> "GraphRun":
+              path: tuple[str | int, ...], call_prefix: str = "", journal_kind: str | None = None) -> "GraphRun":
         """A run of a nested graph, with this run's context and carryover (a nested node's answer is keyed by
         its path).
 
@@ -126,7 +132,7 @@ class GraphRun:
         carryover = self.carryover
         kept = carryover.take_inner_results("/".join(map(str, path))) if carryover.inner_results else None
         return GraphRun(spec, self.context, injected=injected, loop_count=loop_count, path=path, kept=kept,
-                        carryover=carryover)
+                        carryover=carryover, call_prefix=call_prefix, journal_kind=journal_kind)
 
     def states(self) -> dict[str, NodeState]:
         """Each computed node's state in the current iteration, in file order."""

@@ -23,6 +23,7 @@ from graphrt.engine.options import GraphOptions, RunOptions
 from graphrt.engine.run import Run
 from graphrt.graphdata.loader import GraphFile, load_graph
 from graphrt.graphdata.spec import NestedSpecs, compile_graph
+from graphrt.observe.meter import UsageSettings
 from graphrt.observe.observer import RunObserver
 
 if TYPE_CHECKING:
@@ -74,6 +75,7 @@ class Graph:
     Raises:
         GraphLoadError: the file cannot be read or parsed.
         GraphValidationError: the graph is invalid; `.issues` lists every problem.
+        UsageConfigError: the config's `prices` cannot be used.
     """
 
     def __init__(self, graph: Mapping[str, Any] | str | Path | GraphFile, options: GraphOptions | None = None,
@@ -82,6 +84,7 @@ class Graph:
         if isinstance(options.executor, str):
             raise GraphError(f"executor {options.executor!r}: a Graph takes an Executor object; "
                              "graphrt.run(..., executor=NAME) starts one by its name")
+        usage = UsageSettings(options.config)  # the config's mistakes are said before the graph's
         data, source = load_graph(graph)
         registry = with_bypassed_agents(make_registry(options.agents), options.bypass_agent_ids)
         with collector_paused(is_large(data)):
@@ -91,7 +94,7 @@ class Graph:
         self._set(options=options, registry=registry, spec=spec, config=dict(options.config or {}),
                   filters=_filters_of(options), graph_loader=options.graph_loader,
                   executor=options.executor, services=options.services, _loaded=(data, source), _rule_found=rule_found,
-                  _warnings=None, nested_specs=NestedSpecs(), _derived={})
+                  _warnings=None, nested_specs=NestedSpecs(), usage_settings=usage, _derived={})
 
     def _set(self, **attributes: Any) -> None:
         for name, value in attributes.items():
@@ -109,6 +112,7 @@ class Graph:
         options = dataclasses.replace(self.options, **changes)
         changed = copy.copy(self)
         changed._set(options=options, config=dict(options.config or {}), filters=_filters_of(options),
+                     usage_settings=UsageSettings(options.config) if "config" in changes else self.usage_settings,
                      graph_loader=options.graph_loader, executor=options.executor, services=options.services,
                      _derived={})
         return changed

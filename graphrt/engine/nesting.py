@@ -111,12 +111,22 @@ class NestingPort:
         all_results: bool = False,
         loop_count: int | None = None,
         map_index: int | None = None,
+        journal: str | None = None,
     ) -> dict[str, Any]:
-        """Runs a nested graph to the end and returns its results (raises its first error)."""
+        """Runs a nested graph to the end and returns its results (raises its first error); with `journal`, its
+        nodes' agent calls are journaled as calls of that kind ("llm", "tool": graphrt.engine.journal)."""
         parent = self._parent
         spec = graph if isinstance(graph, GraphSpec) else self.compile(graph)
         path = (*parent.path, self.node_id) if map_index is None else (*parent.path, self.node_id, map_index)
-        child = parent.child(spec, injected=inject, loop_count=loop_count, path=path)
+        call_prefix = ""
+        if parent.context.journal is not None:  # where its nodes' calls are in the run's journal
+            from graphrt.engine.journal import call_path_part
+
+            call_prefix = f"{parent.call_prefix}{call_path_part(self.node_id, parent.iteration)}/"
+            if map_index is not None:
+                call_prefix = f"{call_prefix}{map_index}/"
+        child = parent.child(spec, injected=inject, loop_count=loop_count, path=path, call_prefix=call_prefix,
+                             journal_kind=journal)
         self._lend()
         try:
             return await child.run(all_results)

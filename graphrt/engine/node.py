@@ -28,6 +28,7 @@ from graphrt.base.errors import (
     GraphLoadError,
     GraphInterrupted,
     Interrupt,
+    JournalError,
     NodeTimeoutError,
     ResolveError,
 )
@@ -164,13 +165,34 @@ class NodeInvoker:
         extra = inputs.get("params")
         params = {**spec.params, **extra} if is_named_inputs(extra) else dict(spec.params)
         limit = spec.retry if spec.retry is not None else (self.graph.retry or 0)
+        if not limit:  # the usual node: one attempt, nothing to count apart
+            return await self._attempt(node, ticket, agent_id, call, inputs, params, results, 1)
+        return await self._retrying(node, ticket, agent_id, call, inputs, params, results, limit)
+
+    async def _retrying(self, node: "NodeRun", ticket: "Ticket", agent_id: str | None, call: Any, inputs: dict,
+                        params: dict, results: dict[str, Any], limit: int) -> Outcome:
+        """The outcome of a node with `retry`: its agent called again after a failure, `limit` times at most.
+
+        What a failed attempt spent counts as retried, not used (the run's meter); a node a budget stopped is
+        not called again (it would be refused again). A retry takes the journal entries of the calls the failed
+        attempt made, as a resumed run does."""
+        spec = node.spec
+        meter = self.context.meter
+        journal = self.context.journal
+        mark = journal.mark(self._call_path(spec)) if journal is not None else None
         attempt = 0
         while True:
             attempt += 1
+            meter.attempt_started(self.path, spec.node_id)
+            if journal is not None and mark is not None and attempt > 1:
+                journal.rewind(self._call_path(spec), mark)
             outcome = await self._attempt(node, ticket, agent_id, call, inputs, params, results, attempt)
             error = outcome[1]
             if error is None or attempt > limit or isinstance(error, GraphInterrupted):
                 return outcome
+            if meter.refuses(self.path, spec.node_id):
+                return outcome
+            meter.void(self.path, spec.node_id)
             for hook in self.observers.attempt_failed:
                 pending = hook(run_id=self.context.run_id, path=self.path, node_id=spec.node_id, error=error,
                                timed_out=outcome[2], state=node.state)  # the run's: still EXECUTING
@@ -209,6 +231,7 @@ class NodeInvoker:
             path=path,
             answer=self.carryover.answer(answer_key(path, spec.node_id)) if self.carryover.answers else None,
             services=context.services,
+            meter=context.meter,
         )
         for hook in self.observers.attempt_started:
             pending = hook(run_id=context.run_id, path=path, node_id=spec.node_id, agent_id=agent_id,
@@ -217,23 +240,34 @@ class NodeInvoker:
                 await pending
         if spec.console:
             _print_before(spec.console, inputs)
+        journal = context.journal
+        kind = self._journal_kind(info) if journal is not None else None
         started = time.perf_counter()
         try:
             if spec.timeout is None:
-                result = await self._call(call, ctx)
+                result = await (self._call(call, ctx) if kind is None else self._journaled(spec, call, ctx, kind))
             else:
                 with anyio.move_on_after(spec.timeout) as scope:
-                    result = await self._call(call, ctx)
+                    result = await (self._call(call, ctx) if kind is None else self._journaled(spec, call, ctx, kind))
                 if scope.cancelled_caught:
                     message = f"timed out after {spec.timeout * 1000:g} ms"
                     return failed(self._located(NodeTimeoutError(message, node_id=spec.node_id, field="timeout")),
                                   True, attempt)
         except Interrupt as signal:  # a question for a person: the node waits for the answer, it did not fail
-            key = answer_key(path, spec.node_id)
+            key = signal.key or answer_key(path, spec.node_id)
             return failed(self._located(GraphInterrupted(signal.question, key=key, node_id=spec.node_id)),
                           attempts=attempt)
         except Exception as error:  # noqa: BLE001 - any agent failure becomes the node's error
             return failed(self._agent_error(spec, agent_id, error), attempts=attempt)
+        outcome = self._settled(spec, agent_id, result, results, started, attempt)
+        if kind is not None and outcome[1] is not None:  # failed after its call returned: a retry asks again
+            await journal.void(self._call_path(spec))  # type: ignore[union-attr]
+        return outcome
+
+    def _settled(self, spec: ComputedNodeSpec, agent_id: str | None, result: Any, results: dict[str, Any],
+                 started: float, attempt: int) -> Outcome:
+        """The outcome of an agent call that returned `result`, once `console.after`, `passThrough`, `repeatUntil`
+        and `output` apply."""
         if spec.console:
             try:
                 print_after(spec, result)
@@ -253,6 +287,30 @@ class NodeInvoker:
         except Exception as error:  # noqa: BLE001 - e.g. a passThrough reference that cannot be resolved
             return failed(ResolveError.from_exception(error, node_id=spec.node_id, source=self.graph.source),
                           attempts=attempt)
+
+    def _call_path(self, spec: ComputedNodeSpec) -> str:
+        """The node's path in the run's journal: the nodes and iterations above it, its id, its iteration."""
+        from graphrt.engine.journal import call_path_part  # a run with a journal imports it
+
+        return self.run.call_prefix + call_path_part(spec.node_id, self.run.iteration)
+
+    def _journal_kind(self, info: AgentInfo | None) -> str | None:
+        """The kind of entry the run journals this call as (graphrt.engine.journal); None: it is not journaled."""
+        if info is None:
+            return None
+        kind = self.run.journal_kind
+        if kind is not None:
+            return kind
+        if not info.journaled:
+            return None
+        return "llm" if "llm" in info.category else "call"
+
+    async def _journaled(self, spec: ComputedNodeSpec, call: AgentInfo, ctx: AgentContext, kind: str) -> Any:
+        """The agent call through the run's journal: its result taken from it when it holds one, else made and
+        kept."""
+        journal = self.context.journal
+        assert journal is not None
+        return await journal.call(ctx, call, self._call_path(spec), kind, lambda: self._call(call, ctx))
 
     async def _call(self, call: Any, ctx: AgentContext) -> Any:
         """Calls the agent inside the node's filters, here or on the run's executor (the seam)."""
@@ -345,6 +403,9 @@ class NodeInvoker:
     def _agent_error(self, spec: ComputedNodeSpec, agent_id: str | None, error: Exception) -> GraphError:
         if isinstance(error, GraphInterrupted):  # a node of a nested graph asks: still a question, not a failure
             return error.within(spec.node_id)
+        if isinstance(error, JournalError):  # the journal's error is the run's: it keeps its kind on its way up
+            return self._located(error if error.node_id == spec.node_id and not error.nested
+                                 else error.within(spec.node_id))
         if isinstance(error, GraphError) and error.node_id is not None:
             # A node of a nested graph failed: keep its message, field and position, and its path.
             inner_agent = getattr(error, "agent_id", None)

@@ -15,7 +15,10 @@ if TYPE_CHECKING:
     from graphrt.authoring.filters import AgentFilter, FilterFunction
     from graphrt.authoring.plugins import AgentsArg
     from graphrt.authoring.services import RunServices
+    from graphrt.base.budget import Budget
+    from graphrt.base.usage import Usage
     from graphrt.engine.context import AgentCalls
+    from graphrt.engine.journal import CallLog, Journal
     from graphrt.graphdata.loader import GraphLoader
     from graphrt.observe.events import Event
     from graphrt.observe.progress import RunProgress
@@ -66,6 +69,17 @@ class RunOptions:
             variable, else no limit); then running agents are cancelled and RunTimeoutError raised.
         subscribe: callables given every event of the run (graphrt.observe.events).
         progress: counters the run keeps for a live display to sample (graphrt.observe.progress).
+        budget: what the run may spend: a graphrt.base.budget.Budget, a mapping (`{tokens: 20000, cost: 0.5,
+            nodes: {react: {tokens: 2000}}}`) or `--budget` text (`tokens=20000,react.tokens=2000`), over the
+            config's `budget`; the run stops with BudgetExceeded before a call that would pass it. Never a key of
+            the graph (GraphAI refuses keys it does not know).
+        on_usage: called with what the run spent (a graphrt.base.usage.Usage, its resumptions included) when
+            it ends, however it ends: for a caller that does not hold the Run (a command, a batch's rows, a
+            run graphrt.durable saves), which reads `Run.usage` otherwise.
+        journal: where the run journals its outside calls (LLM requests, tool calls, services': graphrt.engine.journal),
+            to take their results from instead of making them again: a Journal, or a log such as a cassette
+            (graphrt.testing.Cassette) that records the run or replays it. A checkpointed run journals them in
+            its store too.
     """
 
     inject: Mapping[str, Any] = field(default_factory=dict)
@@ -74,6 +88,9 @@ class RunOptions:
     timeout: float | None = None
     subscribe: tuple[Callable[[Event], Any], ...] = ()
     progress: RunProgress | None = None
+    on_usage: Callable[[Usage], Any] | None = None
+    budget: Budget | Mapping[str, Any] | str | None = None
+    journal: Journal | CallLog | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "inject", dict(self.inject or {}))

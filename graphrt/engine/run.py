@@ -22,15 +22,18 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generator, Iterable,
 import anyio
 
 from graphrt.authoring.services import RunServices
-from graphrt.base.errors import GraphAbortedError, GraphError, Location, RunTimeoutError
+from graphrt.base.budget import Budget
+from graphrt.base.errors import BudgetExceeded, GraphAbortedError, GraphError, Location, RunTimeoutError
 from graphrt.base.states import NodeState
 from graphrt.base.jsvalue import without_undefined
 from graphrt.base.sync import blocking
+from graphrt.base.usage import Usage
 from graphrt.engine.context import AgentCalls, Carryover, RunContext
 from graphrt.engine.execution import GraphRun
 from graphrt.engine.options import RunOptions
 from graphrt.engine.scheduler import Scheduler
 from graphrt.graphdata.spec import check_injectable
+from graphrt.observe.meter import RunMeter, UsageSettings
 from graphrt.observe.observer import Emitter, Observers, RunObserver
 
 if TYPE_CHECKING:
@@ -38,6 +41,7 @@ if TYPE_CHECKING:
     from graphrt.authoring.registry import Registry
     from graphrt.base.errors import GraphError as _GraphError
     from graphrt.checkpoint.snapshot import RunSnapshot
+    from graphrt.engine.journal import RunJournal
     from graphrt.graphdata.loader import GraphLoader
     from graphrt.graphdata.spec import GraphSpec, NestedSpecs
     from graphrt.observe.events import EventStream
@@ -69,6 +73,17 @@ def run_timeout(timeout: float | None) -> float | None:
 
 
 _T = TypeVar("_T")
+
+
+def _budget_cause(error: BaseException | None) -> BudgetExceeded | None:
+    """The BudgetExceeded a node's error is (or was caused by), if a budget is why it failed."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:  # a chain of causes may come round to itself
+        if isinstance(error, BudgetExceeded):
+            return error
+        seen.add(id(error))
+        error = error.__cause__
+    return None
 _CUT_OFF = (NodeState.EXECUTING, NodeState.QUEUED, NodeState.ABORT)  # a node the time limit stopped
 
 
@@ -101,6 +116,9 @@ class Prepared(Protocol):
     @property
     def file(self) -> str | None: ...
 
+    @property
+    def data(self) -> Mapping[str, Any]: ...
+
     registry: Registry
     config: Mapping[str, Any]
     filters: tuple[AgentFilter, ...]
@@ -108,6 +126,7 @@ class Prepared(Protocol):
     services: RunServices | None
     graph_loader: GraphLoader | None
     nested_specs: NestedSpecs
+    usage_settings: UsageSettings
 
 
 class Run:
@@ -131,10 +150,12 @@ class Run:
         self.graph = graph
         self.options = options
         self.run_id = options.run_id or os.urandom(6).hex()  # 12 random hex digits (uuid4's first 12 are random too)
+        self._budget = Budget.of(options.budget, "budget")  # a mistake is said now, not when the run starts
         self._restore = restore
         self._observers = tuple(observers)
         self._emitter = Emitter(list(options.subscribe))
         self._root: GraphRun | None = None
+        self._meter: RunMeter | None = None
         self._scope: anyio.CancelScope | None = None
         self._abort_requested = False
         self._finished: anyio.Event | None = None
@@ -202,6 +223,11 @@ class Run:
                 observers.insert(0, EventObserver(self._emitter))
             if self.options.progress is not None:
                 observers.append(self.options.progress)
+            restore = self._restore
+            before = Usage.from_dict(restore.usage) if restore is not None and restore.usage else None
+            self._meter = meter = RunMeter(graph.usage_settings, budget=self._budget, before=before)
+            carryover = Carryover(restore.answers, restore.inner) if restore is not None else Carryover()
+            journal = await self._journal(carryover) if self.options.journal is not None else None
             context = RunContext(
                 registry=graph.registry,
                 scheduler=Scheduler(graph.spec.concurrency, graph.spec.label_limits),
@@ -214,12 +240,33 @@ class Run:
                 services=services,
                 graph_loader=graph.graph_loader,
                 nested_specs=graph.nested_specs,
+                meter=meter,
+                journal=journal,
             )
-            restore = self._restore
-            carryover = Carryover(restore.answers, restore.inner) if restore is not None else None
             root = GraphRun(graph.spec, context, injected=self.options.inject, restore=restore, carryover=carryover)
             self._root = root
-            return await self._run_root(root)
+            if journal is None:
+                return await self._run_root(root)
+            try:
+                results = await self._run_root(root)
+            except BaseException:
+                with anyio.CancelScope(shield=True):  # its entries queued and not committed yet
+                    await journal.settle(quiet=True)  # the run's own error matters more than the journal's
+                raise
+            with anyio.CancelScope(shield=True):
+                await journal.settle()
+            return results
+
+    async def _journal(self, carryover: Carryover) -> "RunJournal":
+        """The execution's journal of outside calls, its logs read; what it keeps hides the credentials of the
+        graph, its config and the environment, unless its Journal says which to hide."""
+        from graphrt.base.secrets import Redactor, known_credentials
+        from graphrt.engine.journal import Journal
+
+        journal = Journal.of(self.options.journal)  # type: ignore[arg-type]
+        graph = self.graph
+        redactor = journal.redactor or Redactor(known=known_credentials(graph.config, graph.data))
+        return await journal.open(self.run_id, graph.spec, carryover, redactor)
 
     async def _run_root(self, root: GraphRun) -> dict[str, Any]:
         emitter = self._emitter
@@ -233,21 +280,58 @@ class Run:
                 raise GraphAbortedError("the run was aborted before it started")
             with anyio.CancelScope() as scope:
                 self._scope = scope
-                results = await root.run(self.options.all_results)
+                try:
+                    results = await root.run(self.options.all_results)
+                except GraphError as failed:
+                    raise self._budget_spent(root, failed) or failed
             if scope.cancelled_caught:
                 raise GraphAbortedError("the run was aborted")
+            stopped = self._budget_spent(root)  # a refused call an agent made into a value still stops the run
+            if stopped is not None:
+                raise stopped
             return without_undefined(results)
         except BaseException as caught:
             error = caught
             raise
         finally:
             self._scope = None
+            if self._meter is not None:
+                self._meter.ended()
+                if self.options.on_usage is not None:
+                    try:
+                        self.options.on_usage(self._meter.usage())
+                    except Exception:  # noqa: BLE001 - as a subscriber's failure: it does not change how the run ended
+                        import logging
+
+                        logging.getLogger("graphrt").exception("on_usage %r failed", self.options.on_usage)
             if self.graph.executor is not None:  # borrowed, not opened: the run only says it has ended
                 self.graph.executor.run_ended(self.run_id)
             if emitter:  # a subscriber may have come during the run
                 from graphrt.observe.events import RunFinished
 
-                emitter.emit(RunFinished(run_id=self.run_id, error=error))
+                emitter.emit(RunFinished(run_id=self.run_id, error=error, usage=self.usage.to_dict()))
+
+    def _budget_spent(self, root: GraphRun, failed: GraphError | None = None) -> BudgetExceeded | None:
+        """The run's error when a budget stopped it: its own budget (whatever the nodes it stopped failed with), or
+        a node's that failed the run (`failed`, the run's first error); a BudgetExceeded said of the top-level node
+        that met it, located in the file. None when no budget stopped it."""
+        stopped = self._meter.stopped if self._meter is not None else None
+        if stopped is not None:
+            top = (stopped.at or "").split("/", 1)[0] or None
+            failed = root.errors().get(top) if top is not None else None
+        else:
+            stopped = _budget_cause(failed)
+            if stopped is None:
+                return None
+            top = failed.node_id if failed is not None else None
+        error = BudgetExceeded(limit=stopped.limit, allowed=stopped.allowed, spent=stopped.spent,
+                               budget_node=stopped.budget_node, at=stopped.at, need=stopped.need,
+                               unpriced=stopped.unpriced, node_id=top,
+                               location=failed.location if failed is not None else None)
+        if failed is not None:
+            error.nested = failed.nested
+        error.__cause__ = failed
+        return error
 
     def abort(self) -> None:
         """Cancels the run: running agents are cancelled and `wait()` raises GraphAbortedError."""
@@ -281,6 +365,21 @@ class Run:
     def errors(self) -> dict[str, "_GraphError"]:
         """Every node that failed, by node id."""
         return self._root.errors() if self._root else {}
+
+    @property
+    def usage(self) -> "Usage":
+        """What the run spent so far (also after a failure): its LLM calls' tokens and cost, kept and retried,
+        tool calls, time; `usage.to_dict()` is its JSON. `usage_by_node()` says where."""
+        return self._meter.usage() if self._meter is not None else Usage()
+
+    def usage_by_node(self) -> dict[str, dict[str, Any]]:
+        """What each node spent that spent anything, with what was nested in it, by node key (`react/llm`, `map/3/ask`
+        for a node of map row 3), as `Usage.to_dict()` spells it."""
+        return self._meter.ledger.by_node() if self._meter is not None else {}
+
+    def usage_by_graph(self) -> dict[str, dict[str, Any]]:
+        """What each nested graph and map row spent (`react`, `map/3`), as `Usage.to_dict()` spells it."""
+        return self._meter.ledger.by_graph() if self._meter is not None else {}
 
     def states(self) -> dict[str, str]:
         """Each computed node's state (`waiting`, `completed`, `failed`, ...)."""

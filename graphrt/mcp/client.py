@@ -248,10 +248,12 @@ class ServerConnection:
         return _mcp_json(result)
 
     async def call(self, tool: str, arguments: dict[str, Any],
-                   on_progress: Callable[[float, float | None, str | None], Awaitable[None]] | None = None) -> dict[str, Any]:
-        """Calls a tool; returns its CallToolResult as MCP spells it (`content`, `structuredContent`, `isError`)."""
+                   on_progress: Callable[[float, float | None, str | None], Awaitable[None]] | None = None,
+                   meta: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Calls a tool; returns its CallToolResult as MCP spells it (`content`, `structuredContent`, `isError`).
+        `meta` goes with the request as its `_meta`."""
         result = await self._request(f"tools/call '{tool}'", partial(
-            self.client.call_tool, tool, arguments, progress_callback=on_progress))
+            self.client.call_tool, tool, arguments, progress_callback=on_progress, meta=meta))
         data = _mcp_json(result)
         if not data.get("isError"):
             data.pop("isError", None)
@@ -408,8 +410,14 @@ async def list_tools(ctx: AgentContext, servers: list[str] | None = None) -> lis
     return tools
 
 
+IDEMPOTENCY_META = "io.graphrt/idempotency-key"
+"""The `_meta` key of a tool call that carries its idempotency key (`ctx.idempotency_key`), when the run journals it:
+the same whenever the run makes that call again, so a server may answer a repeated call without acting twice."""
+
+
 async def call_tool(ctx: AgentContext, full_name: str, arguments: Any) -> dict[str, Any]:
-    """Calls `server--tool` with `arguments`; MCP's progress notifications become the node's progress events.
+    """Calls `server--tool` with `arguments`; MCP's progress notifications become the node's progress events, and a
+    journaled call's idempotency key goes in its `_meta` (IDEMPOTENCY_META).
 
     Raises:
         McpServerError: the server is not usable (see server_connection), or died or hung during the call.
@@ -422,7 +430,8 @@ async def call_tool(ctx: AgentContext, full_name: str, arguments: Any) -> dict[s
         ctx.progress(message or f"{full_name}: {progress:g}" + (f"/{total:g}" if total else ""),
                      {"tool": full_name, "progress": progress, "total": total})
 
-    return await connection.call(tool, dict(arguments or {}), on_progress)
+    meta = {IDEMPOTENCY_META: ctx.idempotency_key} if ctx.idempotency_key else None
+    return await connection.call(tool, dict(arguments or {}), on_progress, meta)
 
 
 async def list_resources(ctx: AgentContext, servers: list[str] | None = None) -> dict[str, list[dict[str, Any]]]:

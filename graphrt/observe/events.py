@@ -46,6 +46,7 @@ __all__ = [
     "ToolCalled",
     "ToolReturned",
     "LlmCallStarted",
+    "LlmCallWaiting",
     "LlmCallFinished",
     "EventsDropped",
     "EventObserver",
@@ -74,9 +75,11 @@ class RunStarted(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class RunFinished(Event):
-    """A graph finished; `error` is set when it failed."""
+    """A graph finished; `error` is set when it failed. The run's (not a nested graph's) carries its `usage`, as
+    `Usage.to_dict()` spells it (graphrt.base.usage): what it spent, across its resumptions."""
 
     error: BaseException | None = None
+    usage: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
@@ -221,11 +224,29 @@ class LlmCallStarted(Event):
     call_id: str
     model: str | None = None
     system: str | None = None
+    waited: float | None = None  # seconds it waited for its turn under a rate limit (LlmCallWaiting)
+
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class LlmCallWaiting(Event):
+    """An agent's LLM call waits for its turn under the rate limits of `label` (`openai:gpt-4o-mini`), about
+    `seconds` from now: its node waits, it is not running; its LlmCallStarted follows with the time it waited."""
+
+    node_id: str
+    label: str
+    seconds: float
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class LlmCallFinished(Event):
-    """An LLM request ended: the reply's model, token usage and finish reason, or `error` as text."""
+    """An LLM request ended: the reply's model, token usage, cost and finish reason, or `error` as text.
+
+    `provider` names who answered as prices and rate limits do (`openai`, `azure`, `local`, ...). Token
+    counts are the reply's (graphrt.base.usage's CallUsage: `input_tokens` the whole prompt, cached ones
+    included; `output_tokens` the whole reply, reasoning included); None is unknown, never 0. `cost_usd`
+    is from the config's prices (None: no price, or no counts). A failed attempt (`error`) was spent and
+    not used.
+    """
 
     node_id: str
     call_id: str
@@ -234,6 +255,10 @@ class LlmCallFinished(Event):
     output_tokens: int | None = None
     finish_reason: str | None = None
     error: str | None = None
+    provider: str | None = None
+    cached_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    cost_usd: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)

@@ -159,8 +159,12 @@ class OpenTelemetrySpans:
             if span is not None:
                 for name, value in (
                     ("gen_ai.response.model", event.model),
+                    ("gen_ai.provider.name", event.provider),
                     ("gen_ai.usage.input_tokens", event.input_tokens),
                     ("gen_ai.usage.output_tokens", event.output_tokens),
+                    ("gen_ai.usage.cache_read.input_tokens", event.cached_tokens),
+                    ("gen_ai.usage.reasoning.output_tokens", event.reasoning_tokens),
+                    ("graphrt.usage.cost_usd", event.cost_usd),
                     ("gen_ai.response.finish_reasons", [event.finish_reason] if event.finish_reason else None),
                 ):
                     if value is not None:
@@ -192,8 +196,28 @@ class OpenTelemetrySpans:
         span = self._runs.pop(event.run_id, None)
         if span is None:
             return
+        for name, value in _run_usage(event.usage):
+            span.set_attribute(name, value)
         if event.error is not None:
             _fail(span, event.error, getattr(event.error, "message", None))
         else:
             span.set_status(Status(StatusCode.OK))
         span.end(end_time=end)
+
+
+def _run_usage(usage: Any) -> list[tuple[str, Any]]:
+    """A run's usage as its span's attributes: the GenAI conventions' token counts (what is unknown left out,
+    never 0) and graphrt's own (calls, cost, time waited)."""
+    if not isinstance(usage, dict) or not usage.get("llm_calls") and not usage.get("tool_calls"):
+        return []
+    shown = (("gen_ai.usage.input_tokens", "input_tokens"), ("gen_ai.usage.output_tokens", "output_tokens"),
+             ("gen_ai.usage.cache_read.input_tokens", "cached_tokens"),
+             ("gen_ai.usage.reasoning.output_tokens", "reasoning_tokens"), ("graphrt.usage.llm_calls", "llm_calls"),
+             ("graphrt.usage.retried_calls", None), ("graphrt.usage.tool_calls", "tool_calls"),
+             ("graphrt.usage.cost_usd", "cost_usd"), ("graphrt.usage.waited_seconds", "waited_seconds"))
+    attributes = []
+    for name, key in shown:
+        value = usage.get(key) if key is not None else (usage.get("retried") or {}).get("calls")
+        if value is not None:
+            attributes.append((name, value))
+    return attributes

@@ -161,7 +161,7 @@ async def start_run(request: Request) -> Response:
     if not isinstance(inputs, dict):
         raise RequestError("'inputs' must be an object of static node ids to values")
     run = await service.submit(request.path_params["name"], inputs, all_results=bool(body.get("all_results", False)),
-                               webhook=body.get("webhook"))
+                               webhook=body.get("webhook"), budget=body.get("budget"))
     if request.query_params.get("wait", "").lower() in ("1", "true", "yes"):
         await run.settled()
         return JSONAnswer(_run_json(run))

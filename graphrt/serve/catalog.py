@@ -24,7 +24,7 @@ import hashlib
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -145,9 +145,10 @@ class GraphCatalog:
     """Every graph file under the served folder(s), by name, as the files are now."""
 
     def __init__(self, targets: Iterable[str | Path], registry: Registry, redactor: Redactor | None = None,
-                 executor: Executor | None = None) -> None:
+                 executor: Executor | None = None, config: Mapping[str, Any] | None = None) -> None:
         self._registry = registry
         self._executor = executor
+        self._config = dict(config or {})
         self._services: Any = None
         self._built: dict[tuple[str, str], tuple[Stamp | None, Graph]] = {}  # built_from -> (file's stamp, Graph)
         self._redactor = redactor or Redactor()
@@ -176,6 +177,17 @@ class GraphCatalog:
         return self._executor
 
     @property
+    def config(self) -> dict[str, Any]:
+        """Every graph's config (`--config`: the agents' settings, prices, each run's budget, rate limits)."""
+        return self._config
+
+    @property
+    def continued_config(self) -> dict[str, Any]:
+        """The config a saved run continues with (resumed, forked, recovered): the server's over the one it saved,
+        but for the budget, which it saved as its own (the server's, or lower)."""
+        return {key: value for key, value in self._config.items() if key != "budget"}
+
+    @property
     def services(self) -> Any:
         """Run services every run shares (the MCP servers of --mcp-config), while served; None otherwise."""
         return self._services
@@ -187,7 +199,7 @@ class GraphCatalog:
         self._services = services
 
     def build(self, served: ServedGraph) -> Graph:
-        """The Graph of version `served`, with the catalog's agents, executor and services.
+        """The Graph of version `served`, with the catalog's agents, executor, services and config.
 
         The current version is read from its file (so that its errors name it and graphLoader finds files
         beside it); a saved run records what was read, so a run is pinned to that. A Graph does not change
@@ -210,7 +222,8 @@ class GraphCatalog:
         kept = self._built.get(served.built_from)
         if kept is not None and kept[0] == stamp:
             return kept[1]
-        graph = Graph(source, agents=self._registry, executor=self._executor, services=self._services)
+        graph = Graph(source, agents=self._registry, executor=self._executor, services=self._services,
+                      config=self._config)
         self._built[served.built_from] = (stamp, graph)
         return graph
 

@@ -119,8 +119,24 @@ def _count(value: Any) -> int:
     return 0
 
 
-def _usage(results: dict[str, Any] | None) -> dict[str, int]:
-    """The reply's `usage` (an LLM agent's result has one), in OpenAI's shape; 0s when it gives none."""
+def _usage(run: ServedRun) -> dict[str, Any]:
+    """What the run spent in OpenAI's shape: every LLM call of the graph, nested ones included (graphrt's own
+    `cost_usd` and `llm_calls` beside); a count no reply said is null, never 0. A run that made no LLM call
+    through graphrt's agents answers with its reply's own `usage`, when its agent gives one."""
+    spent = run.usage
+    if spent.get("llm_calls"):
+        shown: dict[str, Any] = {"prompt_tokens": spent["input_tokens"], "completion_tokens": spent["output_tokens"],
+                                 "total_tokens": spent["total_tokens"]}
+        if spent.get("cached_tokens") is not None:
+            shown["prompt_tokens_details"] = {"cached_tokens": spent["cached_tokens"]}
+        if spent.get("reasoning_tokens") is not None:
+            shown["completion_tokens_details"] = {"reasoning_tokens": spent["reasoning_tokens"]}
+        return {**shown, "cost_usd": spent["cost_usd"], "llm_calls": spent["llm_calls"]}
+    return _reply_usage(run.results)
+
+
+def _reply_usage(results: dict[str, Any] | None) -> dict[str, int]:
+    """The reply's `usage` (an agent's result may have one), in OpenAI's shape; 0s when it gives none."""
     usage = next(iter(results.values()), None) if results else None
     usage = usage.get("usage") if isinstance(usage, dict) else None
     if not isinstance(usage, dict):
@@ -208,7 +224,7 @@ async def chat_completions(request: Request) -> Response:
     return JSONAnswer({
         "id": _completion_id(run), "object": "chat.completion", "created": int(run.created_at), "model": body["model"],
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-        "usage": _usage(run.results),
+        "usage": _usage(run),
     }, headers=headers)
 
 
@@ -280,7 +296,7 @@ async def _chunks(run: ServedRun, model: str, include_usage: bool, send: Any, re
     if include_usage:
         yield "data: " + json.dumps({"id": _completion_id(run), "object": "chat.completion.chunk",
                                      "created": int(run.created_at), "model": model, "choices": [],
-                                     "usage": _usage(run.results)}) + "\n\n"
+                                     "usage": _usage(run)}) + "\n\n"
     yield "data: [DONE]\n\n"
 
 

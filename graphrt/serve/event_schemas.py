@@ -27,6 +27,7 @@ _TYPES: dict[str, dict[str, Any]] = {
     "str | None": {"type": ["string", "null"]},
     "int | None": {"type": ["integer", "null"]},
     "float | None": {"type": ["number", "null"]},
+    "dict[str, Any] | None": {"type": ["object", "null"]},
     "tuple[str | int, ...]": {"type": "array", "items": {"type": ["string", "integer"]},
                               "description": "the nested graphs it happened in: node ids, with map row indexes"},
     "NodeState": {"type": "string", "enum": [state.value for state in NodeState],
@@ -71,6 +72,8 @@ def event_schemas() -> dict[str, dict[str, Any]]:
                        "status": {"type": "string", "enum": [status.value for status in RunStatus]},
                        "results": {}, "error": {"type": "string"}, "question": {"type": "string"},
                        "answers": {"type": "array"},
+                       "usage": {"type": "object", "description": "what the run spent so far (the Usage schema)"},
+                       "budget": {"type": "object", "description": "the budget that stopped it, if one did"},
                        "nodes": {"type": "object", "additionalProperties": {
                            "type": "string", "enum": [state.value for state in NodeState]}}}}
     schemas["EventsMissed"] = {

@@ -16,6 +16,9 @@ that failed or asked, with its error or question. The ledger works out no state
 from what it is fed. It only starts a node as every run does, waiting, until an
 event says otherwise: a node it has not heard of, a node's next iteration in a
 loop, and the node whose question a person answered, which waits for its resumed run.
+A node whose agent waits for its turn under a rate limit says so while it waits
+(`waiting`: the label, since when) and how long it waited in all (`rate_waited`):
+its state stays the one its last event carried, as its agent was called.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from graphrt.observe.events import (
     AgentProgress,
     Event,
     LlmCallFinished,
+    LlmCallStarted,
+    LlmCallWaiting,
     LoopIteration,
     NodeAborted,
     NodeCompleted,
@@ -143,6 +148,7 @@ class NodeLedger:
                 entry["ended_at"] = event.time
                 entry["timed_out"] = isinstance(event, NodeTimedOut) or event.timed_out
         elif isinstance(event, (NodeSkipped, NodeAborted)):
+            entry.pop("waiting", None)
             entry["ended_at"] = event.time
             self._end_attempt(entry, event.time, aborted=isinstance(event, NodeAborted))
         elif isinstance(event, TokenDelta):
@@ -162,9 +168,17 @@ class NodeLedger:
         elif isinstance(event, AgentProgress):
             self._append(entry, "progress", {"message": record.get("message"), "data": record.get("data"),
                                              "time": event.time})
+        elif isinstance(event, LlmCallWaiting):  # its agent runs, and waits for its turn: the node waits
+            entry["waiting"] = {"for": "rate limit", "label": event.label, "since": event.time,
+                                "expected": event.seconds}
+        elif isinstance(event, LlmCallStarted):
+            entry.pop("waiting", None)
+            if event.waited:
+                entry["rate_waited"] = entry.get("rate_waited", 0.0) + event.waited
         elif isinstance(event, LlmCallFinished):
             self._append(entry, "llm_calls", {key: record.get(key) for key in (
-                "model", "input_tokens", "output_tokens", "finish_reason", "error")})
+                "provider", "model", "input_tokens", "output_tokens", "cached_tokens", "reasoning_tokens", "cost_usd",
+                "finish_reason", "error")})
         if state is not None:
             entry["state"] = state
 

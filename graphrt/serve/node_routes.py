@@ -3,11 +3,14 @@ GET /runs/{id}/nodes/{key} (one node, everything), POST /runs/{id}/fork (a new r
 
 A node's key is its path of nested graphs and its id (`react/0/think`, see
 graphrt.serve.node_ledger); what the routes answer is what the run's
-NodeLedger holds, redacted as traces are.
+NodeLedger holds, redacted as traces are, and one node's answer adds the
+outside calls it made, from the run's journal in the store (`calls`:
+graphrt/engine/journal.py), the calls of the graphs it ran included.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import quote
 
@@ -15,9 +18,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from graphrt.base.errors import RequestError
+from graphrt.checkpoint.guard import GuardedStore
+from graphrt.engine.journal import node_key
 from graphrt.serve.json_answer import JSONAnswer
 from graphrt.serve.refusals import RunNotFound
 from graphrt.serve.runs import RunService
+from graphrt.serve.served_run import ServedRun
 
 __all__ = ["DEFAULT_NODE_PAGE", "MAX_NODE_PAGE", "list_nodes", "get_node", "start_fork"]
 
@@ -38,7 +44,7 @@ def _number(request: Request, name: str, default: int, low: int, high: int, want
 
 async def list_nodes(request: Request) -> Response:
     """The nodes the run has seen, a page at a time (`offset`, `limit`; `next` links the next page): state,
-    agent, timings, attempts, error or question; no values. `total` is how many nodes the server keeps for the
+    agent, timings, attempts, error or question, what it spent (`usage`); no values. `total` is how many nodes the server keeps for the
     run, and `left_out` says (when not null) that nodes past the most it keeps were left out."""
     offset = _number(request, "offset", 0, 0, 10**9 - 1, "a whole number of nodes to skip")
     limit = _number(request, "limit", DEFAULT_NODE_PAGE, 1, MAX_NODE_PAGE, f"a number from 1 to {MAX_NODE_PAGE}")
@@ -52,19 +58,49 @@ async def list_nodes(request: Request) -> Response:
                     "message": f"this run has more nodes than the {ledger.max_nodes:,} the server keeps for a run "
                                f"(nested graphs' and map rows'): {ledger.untracked:,} events of the others were not "
                                "kept, and those nodes are not listed"}
-    return JSONAnswer({"run": run.id, "nodes": ledger.summary(offset, limit), "offset": offset, "limit": limit,
+    nodes = ledger.summary(offset, limit)
+    for key, node in nodes.items():
+        node["usage"] = run.spent.keyed(key)  # what it spent, with what was nested in it; null: nothing
+    return JSONAnswer({"run": run.id, "nodes": nodes, "offset": offset, "limit": limit,
                        "total": total, "left_out": left_out,
                        "next": f"/runs/{quote(run.id, safe='')}/nodes?offset={following}&limit={limit}"
                                if following < total else None})
 
 
 async def get_node(request: Request) -> Response:
-    """One node: its resolved inputs, result, error with location, attempts, timings, tokens and tool calls."""
-    run = await _service(request).get(request.path_params["run_id"])
-    node = run.ledger.node(request.path_params["key"])
+    """One node: its resolved inputs, result, error with location, attempts, timings, tokens, tool calls, LLM calls,
+    what it spent (`usage`, with what was nested in it) and the outside calls of its journal (`calls`; null where
+    the store keeps no journal)."""
+    service = _service(request)
+    run = await service.get(request.path_params["run_id"])
+    key = request.path_params["key"]
+    node = run.ledger.node(key)
     if node is None:
-        raise RunNotFound(f"run {run.id!r} has no node {request.path_params['key']!r}")
-    return JSONAnswer({"run": run.id, **node})
+        raise RunNotFound(f"run {run.id!r} has no node {key!r}")
+    return JSONAnswer({"run": run.id, **node, "usage": run.spent.keyed(key),
+                       "calls": await _calls(service.store, run, key)})
+
+
+async def _calls(store: GuardedStore, run: ServedRun, key: str) -> list[dict[str, Any]] | None:
+    """The journaled calls of the node `key` and of the graphs it ran, in the order they were made, redacted as
+    the run's other answers are (its redactor knows its graph's credentials); None where the store keeps none."""
+    if not store.abilities.journal:
+        return None
+    below = key + "/"
+    calls = []
+    for entry in await store.get_calls(run.id):
+        node = node_key(entry.path)
+        if node != key and not node.startswith(below):
+            continue
+        calls.append(run.redactor.value({
+            "path": entry.path, "index": entry.index, "kind": entry.kind, "agent": entry.agent, "state": entry.state,
+            "request": _parsed(entry.request), "result": _parsed(entry.result), "started_at": entry.started_at,
+            "ended_at": entry.ended_at}))
+    return sorted(calls, key=lambda call: call["started_at"])
+
+
+def _parsed(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
 
 
 async def start_fork(request: Request, body: dict[str, Any]) -> Response:

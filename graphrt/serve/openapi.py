@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from graphrt.base.states import NodeState, RunStatus
+from graphrt.base.states import CallState, NodeState, RunStatus
 from graphrt.serve.event_schemas import event_schemas
 from graphrt.serve.node_routes import DEFAULT_NODE_PAGE, MAX_NODE_PAGE
 
@@ -67,9 +67,39 @@ _SCHEMAS: dict[str, Any] = {
             "inputs": {"type": "object", "description": "values for static nodes, by node id"},
             "all_results": {"type": "boolean", "description": "every node's result, not only isResult nodes'"},
             "webhook": _WEBHOOK,
+            "budget": {"type": "object", "description": "what the run may spend, each limit within the server's: "
+                       "tokens, cost (USD), llm_calls, tool_calls, seconds, and nodes: {NODE: {...}}; the run stops "
+                       "before a call that would pass it",
+                       "properties": {"tokens": {"type": "integer", "minimum": 1}, "cost": {"type": "number"},
+                                      "llm_calls": {"type": "integer", "minimum": 1},
+                                      "tool_calls": {"type": "integer", "minimum": 1}, "seconds": {"type": "number"},
+                                      "nodes": {"type": "object"}}},
         },
     },
     "Answer": {"type": "object", "required": ["answer"], "properties": {"answer": {}}},
+    "Tally": {
+        "type": "object",
+        "description": "some LLM calls' sums; a count no reply gave is null (unknown), never 0",
+        "properties": {
+            "calls": {"type": "integer"},
+            **{name: {"type": ["integer", "null"]} for name in ("input_tokens", "output_tokens", "cached_tokens",
+                                                                 "reasoning_tokens", "total_tokens")},
+            "cost_usd": {"type": ["number", "null"], "description": "from the config's prices; null: unknown"},
+            "calls_without_tokens": {"type": "integer"}, "calls_without_cost": {"type": "integer"},
+        },
+    },
+    "Usage": {"allOf": [_ref("Tally"), {
+        "type": "object",
+        "description": "what a run (or a node, with what is nested in it) spent: every attempt of its LLM calls, "
+                       "those kept (`used`) and those asked again or made by a node attempt run again (`retried`)",
+        "properties": {
+            "llm_calls": {"type": "integer"}, "used": _ref("Tally"), "retried": _ref("Tally"),
+            "tool_calls": {"type": "integer"},
+            "waited_seconds": {"type": "number", "description": "seconds its calls waited for rate limits"},
+            "seconds": {"type": "number", "description": "a run's wall-clock time, across its resumptions"},
+            "by_model": {"type": "object", "additionalProperties": _ref("Tally"),
+                         "description": "by provider:model (openai:gpt-4o-mini)"},
+        }}]},
     "Run": {
         "type": "object",
         "required": ["id", "graph", "status", "nodes"],
@@ -83,6 +113,12 @@ _SCHEMAS: dict[str, Any] = {
             "question": {"type": "string", "description": "while interrupted: what the run asks"},
             "inputs": {"type": "object", "description": "the values the run was started with, by static node"},
             "parent": _ref("Lineage"),
+            "usage": _ref("Usage"),
+            "budget": {"type": "object", "description": "once a budget stopped it: which limit, what was spent, the "
+                       "node whose budget it is (null: the run's) and the node about to call (`at`)",
+                       "properties": {"limit": {"type": "string"}, "allowed": {"type": "number"},
+                                      "spent": {"type": "number"}, "node": {"type": ["string", "null"]},
+                                      "at": {"type": "string"}}},
             "answers": {"type": "array", "description": "what people answered, in order",
                         "items": {"type": "object", "properties": {"key": {"type": "string"}, "answer": {},
                                                                    "time": {"type": "number"}}}},
@@ -108,19 +144,40 @@ _SCHEMAS: dict[str, Any] = {
             "asked_at": {"type": "number"}, "answered_at": {"type": "number"},
             "duration": {"type": "number", "description": "seconds its agent ran"},
             "waited": {"type": "number", "description": "seconds it waited for a person's answer"},
+            "waiting": {"type": "object", "description": "while its agent waits for its turn under a rate limit "
+                        "(its state stays executing): {for: 'rate limit', label, since, expected}",
+                        "properties": {"for": {"type": "string"}, "label": {"type": "string"},
+                                       "since": {"type": "number"}, "expected": {"type": "number"}}},
+            "rate_waited": {"type": "number", "description": "seconds its LLM calls waited for rate limits"},
             "error": {"type": "object", "properties": {"text": {"type": "string"}, "type": {"type": "string"},
                                                        "field": {"type": "string"}, "location": {"type": "object"}}},
             "question": {"type": "string"},
+            "usage": {"oneOf": [_ref("Usage"), {"type": "null"}],
+                      "description": "what it spent, with what was nested in it; null: nothing"},
         },
     },
     "Node": {"allOf": [_ref("NodeSummary"), {"type": "object", "properties": {
         "inputs": {"description": "its inputs as resolved (redacted as traces are)"}, "result": {},
         "tokens": {"type": "string", "description": "the text it streamed"},
         "tool_calls": {"type": "array", "items": {"type": "object"}},
+        "llm_calls": {"type": "array", "items": {"type": "object"},
+                      "description": "each LLM request's attempt: provider, model, tokens, cost, error"},
         "progress": {"type": "array", "items": {"type": "object"}},
         "history": {"type": "array", "description": "its runs in earlier iterations of a loop"},
         "children": {"type": "array", "items": {"type": "string"}, "description": "keys of its nested graphs' nodes"},
+        "calls": {"type": ["array", "null"], "items": _ref("Call"), "description": "the outside calls it made, and "
+                  "the graphs it ran made, as the run's journal keeps them; null: the store keeps no journal"},
     }}]},
+    "Call": {"type": "object", "description": "one outside call in the run's journal (an LLM request, a tool call)",
+             "properties": {
+                 "path": {"type": "string", "description": "the node that made it, with map rows and loop "
+                          "iterations: agent@2/0/tool"},
+                 "index": {"type": "integer", "description": "its index among that path's calls"},
+                 "kind": {"type": "string", "enum": ["llm", "tool", "call"]}, "agent": {"type": "string"},
+                 "state": {"type": "string", "enum": [state.value for state in CallState]},
+                 "request": {"description": "the agent's inputs and params (redacted)"},
+                 "result": {"description": "what it returned (redacted); null until it has"},
+                 "started_at": {"type": "number"}, "ended_at": {"type": ["number", "null"]}}},
     "Lineage": {"type": "object", "description": "a fork's origin: the run and node it was forked from",
                 "properties": {"run_id": {"type": "string"}, "node_id": {"type": "string"},
                                "set": {"type": "array", "items": {"type": "string"},

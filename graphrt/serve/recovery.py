@@ -63,6 +63,8 @@ class Recovery:
                         events=self.logs.log_for(record.run_id, saved=saved))
         run.inputs = run.redactor.value(record.injected)
         run.parent = record.parent
+        if isinstance(record.detail.get("usage"), dict):  # what it spent, as its saved end said
+            run.final_usage = record.detail["usage"]
         await self.restore_nodes(store, run, record)
         # A run that ended has its whole log saved, ending with its status; one saved by an older server has none.
         ended = not requeued and RunStatus.read(record.status) in RunStatus.ENDED

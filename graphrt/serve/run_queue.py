@@ -39,6 +39,7 @@ class Job:
     graph: Graph | None  # None: rebuilt from the checkpoint (a resumed, forked or recovered run)
     answer: Any = None  # a resumed run's answer to its question
     record: RunRecord | None = None  # a new run's record as submit saved it: the run starts from it, unread
+    budget: Any = None  # a new run's own budget (graphrt.base.budget); a saved run's is in its saved config
 
 
 class RunQueue:

@@ -34,7 +34,9 @@ from graphrt.base.states import NodeState, RunStatus
 from graphrt.checkpoint import CheckpointTarget
 from graphrt.checkpoint.guard import GuardedStore
 from graphrt.checkpoint.records import Delivery
+from graphrt.base.budget import Budget
 from graphrt.durable import afork, save_new_run
+from graphrt.observe.meter import UsageSettings
 from graphrt.serve.catalog import GraphCatalog
 from graphrt.serve.event_logs import EventLogs
 from graphrt.serve.health import store_problem
@@ -216,8 +218,9 @@ class RunService:
     # ----- requests -----
 
     async def submit(self, name: str, inputs: Mapping[str, Any] | None = None, *, all_results: bool = False,
-                     webhook: str | None = None) -> ServedRun:
-        """Saves and queues a run of graph `name`; `webhook`: a URL of its own to call when it settles (webhooks.py).
+                     webhook: str | None = None, budget: Any = None) -> ServedRun:
+        """Saves and queues a run of graph `name`; `webhook`: a URL of its own to call when it settles (webhooks.py);
+        `budget`: what it may spend (graphrt.base.budget), within the server's for each run (the config's).
 
         Raises:
             RunNotFound: no such graph.
@@ -230,6 +233,8 @@ class RunService:
             raise RunNotFound(f"no graph named {name!r}")
         if served.error is not None:
             raise GraphError(f"graph {name!r} cannot run: {served.error}")
+        if budget is not None:  # its own, no limit above the server's; saved with it, for its resumes too
+            budget = Budget.of(budget, "budget").within(UsageSettings(self.catalog.config).budget)
         with self.queue.holding_place():
             if webhook is not None:
                 if self._webhooks is None:
@@ -237,13 +242,14 @@ class RunService:
                 webhook = await self._webhooks.check(webhook)
             graph = self.catalog.build(served)
             run_id = uuid.uuid4().hex[:16]
-            record = await save_new_run(graph, self.store, run_id, inject=dict(inputs or {}), all_results=all_results)
+            record = await save_new_run(graph, self.store, run_id, inject=dict(inputs or {}), all_results=all_results,
+                                        budget=budget)
             if webhook is not None:
                 await self._webhooks.subscribe(run_id, webhook)  # type: ignore[union-attr] - checked above
             run = ServedRun(run_id, served, self.redactor, shown=self.shown, all_results=all_results,
                             events=self.logs.log_for(run_id))
             run.inputs = run.redactor.value(dict(inputs or {}))
-        await self._queue_saved(run, Job(run, graph, record=record))
+        await self._queue_saved(run, Job(run, graph, record=record, budget=budget))
         return run
 
     async def get(self, run_id: str) -> ServedRun:
@@ -336,7 +342,8 @@ class RunService:
             store = self.store
             forked = await afork(store, run_id, node=node, values=values, iteration=iteration,
                                  as_started=True,  # the parent's version
-                                 agents=self.catalog.registry, executor=self.catalog.executor)
+                                 agents=self.catalog.registry, executor=self.catalog.executor,
+                                 config=self.catalog.continued_config)
             run = ServedRun(forked.run_id, parent.graph, self.redactor, shown=self.shown,
                             all_results=parent.all_results, events=self.logs.log_for(forked.run_id))
             run.inputs = run.redactor.value(forked.record.injected)

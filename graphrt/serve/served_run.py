@@ -28,11 +28,15 @@ from graphrt.base.secrets import Redactor
 from graphrt.base.states import NodeState, RunStatus
 from graphrt.observe.events import Event
 from graphrt.observe.trace import event_record
+from graphrt.observe.usage_ledger import UsageLedger
 from graphrt.serve.catalog import ServedGraph
 from graphrt.serve.events import EventLog
 from graphrt.serve.node_ledger import NodeLedger
 
 __all__ = ["ServedRun"]
+
+_SPENDING = frozenset({"LlmCallStarted", "LlmCallFinished", "ToolCalled", "NodeStarted", "NodeRetried"})
+"""The events whose records say what a run spent (UsageLedger.take)."""
 
 log = logging.getLogger("graphrt.serve")
 
@@ -59,6 +63,8 @@ class ServedRun:
         self.ledger = NodeLedger([node["id"] for node in graph.description.get("drawing", {}).get("nodes", [])
                                   if node["kind"] == "computed"])
         self.events = events
+        self.spent = UsageLedger()  # what the run spent, per node too, as its events say
+        self.final_usage: dict[str, Any] | None = None  # what its end said (its RunFinished, its saved record)
         self.cancel_requested = False
         self.scope: anyio.CancelScope | None = None
         self._watchers: list[Callable[[Event], Any]] = []  # given each event on the event loop (`watch`)
@@ -91,15 +97,18 @@ class ServedRun:
         return self._outcome.get("question")
 
     def show(self, status: RunStatus, *, results: Any = None, error: str | None = None,
-             question: str | None = None, announce: bool = True, updated_at: float | None = None) -> None:
+             question: str | None = None, announce: bool = True, updated_at: float | None = None,
+             budget: dict[str, Any] | None = None) -> None:
         """How the run stands from now on (serve/transitions.py calls this, and nothing else does).
 
         Its RunStatus record goes to its readers, unless not `announce` (a run read back from the store whose saved
-        log says it already); `updated_at`: when it changed, if not now (as the store saved it)."""
+        log says it already); `updated_at`: when it changed, if not now (as the store saved it); `budget`: the
+        budget that stopped a failed run (BudgetExceeded.to_dict())."""
         now = time.time()
         self._outcome = {"status": status, **({"results": results} if results is not None else {}),
                          **({"error": error} if error is not None else {}),
-                         **({"question": question} if question is not None else {})}
+                         **({"question": question} if question is not None else {}),
+                         **({"budget": budget} if budget is not None else {})}
         self.updated_at = updated_at if updated_at is not None else now
         if status in RunStatus.SETTLED:
             self._settled.set()
@@ -153,6 +162,11 @@ class ServedRun:
         if isinstance(record.get("error"), str):
             record["error"] = self.shown(record["error"])
         self.ledger.record(event, record)
+        kind = record["type"]
+        if kind in _SPENDING:
+            self.spent.take(record)
+        elif kind == "RunFinished" and not record.get("path") and isinstance(record.get("usage"), dict):
+            self.final_usage = record["usage"]
         self.events.append(record, notify=notify)
         if notify:  # on the event loop (the other case is a thread anyio did not start): watchers use its streams
             for watcher in tuple(self._watchers):  # a copy: a watcher may stop itself
@@ -169,8 +183,16 @@ class ServedRun:
         """An error's text as clients see it: no credential the run knows, no server path."""
         return self.redactor.text(self._shown_by_server(text) if self._shown_by_server is not None else text)
 
+    @property
+    def usage(self) -> dict[str, Any]:
+        """What the run spent (graphrt.base.usage's `Usage.to_dict()`): as its end said it, else as its events say
+        so far."""
+        if self.final_usage is not None:
+            return self.final_usage
+        return self.spent.run.to_dict()
+
     def _shown_outcome(self) -> dict[str, Any]:
-        return {**self._outcome, **({"answers": list(self.answers)} if self.answers else {})}
+        return {**self._outcome, **({"answers": list(self.answers)} if self.answers else {}), "usage": self.usage}
 
     def to_json(self) -> dict[str, Any]:
         return {

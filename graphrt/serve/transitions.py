@@ -75,9 +75,10 @@ class Transitions:
     # ----- what the durable run saved -----
 
     def ran(self, run: ServedRun, status: RunStatus, *, results: Any = None, error: str | None = None,
-            question: str | None = None) -> None:
-        """How its run ended, as the durable run saved it; or failed without a write (see the module's doc)."""
-        self._show(run, status, results=results, error=error, question=question)
+            question: str | None = None, budget: dict[str, Any] | None = None) -> None:
+        """How its run ended, as the durable run saved it (`budget`: the one that stopped it, as its record's
+        detail says); or failed without a write (see the module's doc)."""
+        self._show(run, status, results=results, error=error, question=question, budget=budget)
 
     # ----- what serve decides: saved here, then shown -----
 
@@ -102,7 +103,8 @@ class Transitions:
                     self._show(run, RunStatus.FINISHED, results=run.redactor.value(record.results))
                     return
                 if saved == RunStatus.FAILED:
-                    self._show(run, RunStatus.FAILED, error=run.shown(record.detail.get("error") or "") or None)
+                    self._show(run, RunStatus.FAILED, error=run.shown(record.detail.get("error") or "") or None,
+                               budget=record.detail.get("budget"))
                     return
                 if saved != RunStatus.CANCELLED:
                     await self._saved(run).cancel()
@@ -150,4 +152,5 @@ class Transitions:
         run.show(status, results=run.redactor.value(record.results) if status == RunStatus.FINISHED else None,
                  error=run.shown(record.detail.get("error") or "") or None if status == RunStatus.FAILED else None,
                  question=record.question, announce=announce,
+                 budget=record.detail.get("budget") if status == RunStatus.FAILED else None,
                  updated_at=record.updated_at or run.created_at)  # as saved, not the time it was read back

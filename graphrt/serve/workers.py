@@ -18,7 +18,7 @@ from collections.abc import Callable
 import anyio
 
 from graphrt.base.defaults import EVENT_HOLD_SECONDS
-from graphrt.base.errors import GraphError, GraphInterrupted
+from graphrt.base.errors import BudgetExceeded, GraphError, GraphInterrupted
 from graphrt.base.secrets import Redactor
 from graphrt.base.states import RunStatus
 from graphrt.checkpoint.errors import LeaseLost
@@ -80,7 +80,8 @@ class Workers:
             if graph is None:
                 graph, _ = await afrom_checkpoint(self.held.store, run.id, as_started=True,
                                                   agents=self.catalog.registry, executor=self.catalog.executor,
-                                                  services=self.catalog.services)
+                                                  services=self.catalog.services,
+                                                  config=self.catalog.continued_config)
         except GraphError as error:
             if not run.cancel_requested:  # not saved: the next server tries it again
                 self.transitions.ran(run, RunStatus.FAILED, error=run.shown(str(error)))
@@ -118,7 +119,7 @@ class Workers:
             try:
                 results = await arun_checkpointed(graph, self.held.store, all_results=run.all_results,
                                                   run_id=run.id, answer=job.answer, subscribe=(run.on_event,),
-                                                  observers=[held], new_record=job.record)
+                                                  observers=[held], new_record=job.record, budget=job.budget)
             except GraphInterrupted as asked:
                 self.transitions.ran(run, RunStatus.INTERRUPTED, question=asked.question)
             except LeaseLost:  # the store refused its write (the check made in the write's own transaction)
@@ -127,6 +128,8 @@ class Workers:
                                f"its lease (frozen, or cut off from the store); the store refused this server's "
                                f"writes from then on")
                 self.transitions.ran(run, RunStatus.FAILED, error=self.held.lost)
+            except BudgetExceeded as stopped:  # which budget stopped it, beside the error's text
+                self.transitions.ran(run, RunStatus.FAILED, error=run.shown(str(stopped)), budget=stopped.to_dict())
             except GraphError as error:
                 self.transitions.ran(run, RunStatus.FAILED, error=run.shown(str(error)))
             except Exception as error:

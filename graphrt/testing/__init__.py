@@ -12,12 +12,16 @@
 
 The agents are added to the built-in ones (so a graph sample can use them),
 and every sample runs through a real one-node graph (see graphrt.testing.samples).
+
+Test a whole graph that calls LLMs and services offline with a cassette: its outside calls recorded
+once, then replayed with no network and no key (graphrt.testing.cassette; the `cassette` fixture of
+graphrt's pytest plugin, graphrt.testing.pytest_plugin).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import anyio
 
@@ -27,7 +31,20 @@ from graphrt.authoring.plugins import make_registry
 from graphrt.authoring.registry import Registry
 from graphrt.testing.samples import SampleOutcome, run_sample
 
-__all__ = ["SampleCase", "sample_cases", "parametrize_samples", "assert_samples_pass", "agent_context"]
+if TYPE_CHECKING:
+    from graphrt.testing.cassette import Cassette, CassetteError
+
+__all__ = ["Cassette", "CassetteError", "SampleCase", "sample_cases", "parametrize_samples", "assert_samples_pass",
+           "agent_context"]
+
+
+def __getattr__(name: str) -> Any:
+    """`Cassette` and `CassetteError`, imported on first use: a command that runs samples never needs the journal."""
+    if name in ("Cassette", "CassetteError"):
+        from graphrt.testing import cassette
+
+        return getattr(cassette, name)
+    raise AttributeError(f"module 'graphrt.testing' has no attribute {name!r}")
 
 
 @dataclass(frozen=True)

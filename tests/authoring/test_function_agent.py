@@ -186,8 +186,9 @@ def test_an_unknown_option_is_named_with_the_known_ones() -> None:
         graphrt.agent(descripton="typo")(lambda_free_copy())
     assert str(caught.value) == (
         "agent 'search_books': unknown option 'descripton' (options: author, cache_type, category, checks_inputs, "
-        "config, description, environment_variables, has_graph_data, inputs, license, mock, name, nested_graph, "
-        "output, package, params, repository, runs_local, samples, source, stateful, stream, tools)"
+        "config, description, environment_variables, has_graph_data, idempotent, inputs, license, mock, name, "
+        "nested_graph, output, outside, package, params, repository, runs_local, samples, side_effects, source, "
+        "stateful, stream, tools)"
     )
 
 

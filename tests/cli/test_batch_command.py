@@ -260,3 +260,18 @@ def test_ids_1_and_the_text_1_are_one_id_and_the_second_fails_at_its_line(tmp_pa
         "message": f"{rows}:2: field 'id': row id '1' is also the id of an earlier row ({rows}:1): 1 and '1' are "
                    "one id, as the saved run's name; each row needs its own id",
         "type": "GraphError", "field": "id", "file": str(rows), "line": 2}
+
+
+def test_a_batch_says_what_its_rows_spent_together(tmp_path, capsys, openai_server, reply):
+    openai_server.script(reply.text("one"), reply.text("two"), reply.text("three"))
+    graph = tmp_path / "ask.yaml"
+    graph.write_text("version: 0.5\nnodes:\n  q: {value: ''}\n"
+                     "  ask: {agent: openAIAgent, inputs: {prompt: ':q'}, isResult: true}\n", encoding="utf-8")
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(json.dumps({"q": q}) + "\n" for q in ("a", "b", "c")), encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    code = main(["batch", str(graph), str(rows), "-o", str(out), "--no-checkpoint", "--budget", "tokens=1000"])
+    assert code == 0
+    assert [json.loads(line)["usage"]["total_tokens"] for line in out.read_text().splitlines()] == [18, 18, 18]
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "graphrt: usage: 3 LLM calls, 54 tokens (33 in, 21 out), cost unknown (no price for openai:scripted-model)")

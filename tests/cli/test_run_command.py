@@ -268,3 +268,71 @@ def test_a_config_that_is_not_a_mapping_of_mappings_fails_with_one_line(write, t
     code, _, err = run(capsys, write(READ_NOTE), "--config", str(config))
     assert (code, err) == (1, f"graphrt: {config}: the config must map agent names (or 'global') to mappings, "
                               "e.g. {fileReadAgent: {baseDir: data}}\n")
+
+
+# ----- usage -----
+
+ASK = """\
+version: 0.5
+nodes:
+  llm:
+    agent: openAIAgent
+    inputs: {prompt: Capital of France?}
+    isResult: true
+"""
+
+
+def test_a_run_that_called_an_llm_says_what_it_spent_on_stderr(write, tmp_path: Path, capsys, openai_server, reply) -> None:
+    openai_server.script(reply.text("Paris."))
+    config = tmp_path / "config.yaml"
+    config.write_text("prices: {openai: {scripted-model: {input: 100, output: 1000}}}\n", encoding="utf-8")
+    code, out, err = run(capsys, write(ASK), "--config", str(config))
+    assert code == 0 and json.loads(out)["llm"]["text"] == "Paris."
+    assert err.splitlines()[-1] == "graphrt: usage: 1 LLM call, 18 tokens (11 in, 7 out), $0.0081"
+
+
+def test_quiet_and_a_run_without_llm_calls_say_nothing_of_usage(write, capsys, openai_server, reply) -> None:
+    openai_server.script(reply.text("Paris."))
+    assert "usage" not in run(capsys, write(ASK), "-q")[2]
+    assert "usage" not in run(capsys, write(HELLO))[2]
+
+
+def test_a_price_table_that_cannot_be_used_is_one_line_naming_the_config_file(write, tmp_path: Path, capsys) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("prices: {openai: {gpt-4o: {input: cheap, output: 1}}}\n", encoding="utf-8")
+    code, out, err = run(capsys, write(HELLO), "--config", str(config))
+    assert code != 0 and out == ""
+    assert err.strip() == (f"graphrt: {config}: prices.openai.gpt-4o.input: must be a number from 0 "
+                           "(USD per million input tokens), got 'cheap'")
+
+
+THREE_ASKS = """\
+version: 0.5
+nodes:
+  a: {agent: openAIAgent, inputs: {prompt: one}, isResult: true}
+  b: {agent: openAIAgent, inputs: {prompt: ":a.text"}, isResult: true}
+  c: {agent: openAIAgent, inputs: {prompt: ":b.text"}, isResult: true}
+"""
+
+
+def test_a_budget_stops_the_run_before_the_call_past_it_and_says_which(write, capsys, openai_server, reply) -> None:
+    openai_server.script(reply.text("one"), reply.text("two"), reply.text("three"))
+    path = write(THREE_ASKS)
+    code, out, err = run(capsys, path, "--budget", "tokens=100", "--budget", "llm_calls=2")
+    assert code == 1 and out == "" and len(openai_server.requests) == 2
+    lines = err.splitlines()
+    assert lines[-2] == (f"graphrt: {path}:5:3: node 'c': budget exceeded: the run may spend 2 LLM calls and has "
+                         "spent 2; stopped before a call of node 'c'")
+    assert lines[-1] == ("graphrt: usage: 2 LLM calls, 36 tokens (22 in, 14 out), cost unknown (no price for "
+                         "openai:scripted-model)")
+
+
+@pytest.mark.parametrize("given, said", [
+    ("tokens=0", "argument --budget: 'tokens=0'.tokens: must be a number above 0, got '0'"),
+    ("pounds=3", "argument --budget: 'pounds=3': unknown unit 'pounds' (units: tokens, cost, llm_calls, tool_calls, "
+                 "seconds)"),
+])
+def test_a_budget_that_cannot_be_used_is_one_usage_line(write, capsys, given: str, said: str) -> None:
+    with pytest.raises(SystemExit):
+        main(["run", write(HELLO), "--budget", given])
+    assert capsys.readouterr().err.splitlines()[-1].endswith(said)

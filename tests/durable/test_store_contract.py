@@ -14,7 +14,9 @@ from graphrt.checkpoint.base import (
     Abilities,
     EventBatches,
     EventStore,
+    JournalStore,
     LeaseStore,
+    QueuedCalls,
     QueuedRows,
     QueuedStart,
     RowBatches,
@@ -27,7 +29,7 @@ from graphrt.durable import SavedRun, arun_checkpointed
 pytestmark = pytest.mark.anyio
 
 PROTOCOLS = (CheckpointStore, RowBatches, QueuedRows, QueuedStart, RunPages, SelfCheck, EventStore, EventBatches,
-             WebhookStore, LeaseStore)
+             WebhookStore, LeaseStore, JournalStore, QueuedCalls)
 
 CHAIN = {
     "version": 0.5,
@@ -91,7 +93,7 @@ async def test_graphrts_stores_have_the_abilities_they_say(store: CheckpointStor
     postgres = type(store).__name__ == "PostgresStore"
     assert Abilities.of(store) == Abilities(row_batches=True, queued_rows=True, queued_start=postgres, run_pages=True,
                                             self_check=True, events=True, event_batches=True, webhooks=True,
-                                            leases=True)
+                                            leases=True, journal=True, queued_calls=True)
     assert GuardedStore(store).abilities == Abilities.of(store)
 
 
@@ -134,6 +136,8 @@ async def test_a_guarded_store_refuses_what_its_store_cannot_do(tmp_path: Path) 
             await guarded.subscribed_runs()
         with pytest.raises(CheckpointError, match="^checkpoint store core-only keeps no leases$"):
             guarded.fence_writes("serve", "me")
+        with pytest.raises(CheckpointError, match="^checkpoint store core-only keeps no journal of outside calls$"):
+            await guarded.get_calls("r1")
     finally:
         await store.close()
 

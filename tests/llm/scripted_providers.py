@@ -28,7 +28,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
-from ..conftest import Reply, _chunks, _completion, error
+from ..conftest import Reply, _chunks, _completion, error, usage_of
 
 
 @dataclass
@@ -238,12 +238,13 @@ def render_anthropic(request: Request, reply: Reply, number: int, streaming: boo
         return _json(reply.status, body, _error_headers(reply))
     blocks = _anthropic_blocks(reply, number)
     stop = "tool_use" if reply.calls else "end_turn"
+    usage = usage_of(reply, {"input_tokens": 11, "output_tokens": 7}) or {}
     message = {"id": f"msg_{number}", "type": "message", "role": "assistant", "model": reply.model,
-               "content": blocks, "stop_reason": stop, "stop_sequence": None,
-               "usage": {"input_tokens": 11, "output_tokens": 7}}
+               "content": blocks, "stop_reason": stop, "stop_sequence": None, "usage": usage}
     if not streaming:
         return _json(200, message)
-    start = {**message, "content": [], "stop_reason": None, "usage": {"input_tokens": 11, "output_tokens": 1}}
+    start = {**message, "content": [], "stop_reason": None,
+             "usage": {**{key: value for key, value in usage.items() if key != "output_tokens"}, "output_tokens": 1}}
     events = [_sse("message_start", {"message": start}), _sse("ping", {})]
     for index, block in enumerate(blocks):
         if block["type"] == "text":
@@ -257,7 +258,8 @@ def render_anthropic(request: Request, reply: Reply, number: int, streaming: boo
             events += [_sse("content_block_delta", {"index": index, "delta": {"type": "input_json_delta", "partial_json": arguments[i:i + 5]}})
                        for i in range(0, len(arguments), 5)]
         events.append(_sse("content_block_stop", {"index": index}))
-    events.append(_sse("message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 7}}))
+    events.append(_sse("message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None},
+                                         "usage": {"output_tokens": usage.get("output_tokens", 7)}}))
     events.append(_sse("message_stop", {}))
     return _Answer(200, events=events)
 
@@ -269,12 +271,14 @@ def anthropic_server() -> ScriptedServer:
 # --- Gemini's generateContent ----------------------------------------------------------------
 
 
-def _gemini_chunk(parts: list[dict[str, Any]], number: int, model: str, finish: bool) -> dict[str, Any]:
+def _gemini_chunk(parts: list[dict[str, Any]], number: int, reply: Reply, finish: bool) -> dict[str, Any]:
     candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
-    chunk: dict[str, Any] = {"candidates": [candidate], "modelVersion": model, "responseId": f"resp-{number}"}
+    chunk: dict[str, Any] = {"candidates": [candidate], "modelVersion": reply.model, "responseId": f"resp-{number}"}
     if finish:
         candidate["finishReason"] = "STOP"
-        chunk["usageMetadata"] = {"promptTokenCount": 11, "candidatesTokenCount": 7, "totalTokenCount": 18}
+        usage = usage_of(reply, {"promptTokenCount": 11, "candidatesTokenCount": 7, "totalTokenCount": 18})
+        if usage is not None:
+            chunk["usageMetadata"] = usage
     return chunk
 
 
@@ -288,11 +292,11 @@ def render_gemini(request: Request, reply: Reply, number: int, streaming: bool) 
              for name, args in reply.calls]
     if not streaming:
         parts = ([{"text": reply.content}] if reply.content else []) + calls
-        return _json(200, _gemini_chunk(parts, number, reply.model, True))
+        return _json(200, _gemini_chunk(parts, number, reply, True))
     text = reply.content or ""
     pieces = [[{"text": text[i:i + 3]}] for i in range(0, len(text), 3)] + ([calls] if calls else [])
     pieces = pieces or [[{"text": ""}]]
-    chunks = [_gemini_chunk(parts, number, reply.model, index == len(pieces) - 1) for index, parts in enumerate(pieces)]
+    chunks = [_gemini_chunk(parts, number, reply, index == len(pieces) - 1) for index, parts in enumerate(pieces)]
     return _Answer(200, events=[f"data: {json.dumps(chunk)}\r\n\r\n".encode() for chunk in chunks])
 
 

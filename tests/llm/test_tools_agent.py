@@ -364,3 +364,16 @@ async def test_a_function_the_agent_does_not_have_is_an_error_that_lists_its_fun
         await run_graph(tools_node(tools=["wikiAgent--finish"]))
     assert caught.value.message == ("toolsAgent: agent 'wikiAgent' has no function 'finish' "
                                            "(its tools: wikiAgent--search, wikiAgent--lookup)")
+
+
+async def test_a_tool_that_asks_a_person_stops_the_run_with_its_question(reply, openai_server, run_graph):
+    # It reached the LLM as the tool's failure ("Error: ... GraphInterrupted: ..."), and the question was lost.
+    async def ask(ctx: AgentContext) -> Any:
+        return {"content": ctx.ask("Which city?")}
+
+    schema = {"type": "function", "function": {"name": "ask", "parameters": {"type": "object", "properties": {}}}}
+    openai_server.script(reply.tool_calls(("askAgent--ask", {})), reply.text("I asked."))
+    with pytest.raises(graphrt.GraphInterrupted) as asked:
+        await run_graph(tools_node(tools=["askAgent"]), agents=[AgentInfo(name="askAgent", func=ask, tools=(schema,))])
+    assert (asked.value.question, asked.value.node_id, asked.value.key) == ("Which city?", "chat", "chat/0/tool")
+    assert len(openai_server.requests) == 1

@@ -116,3 +116,17 @@ async def test_the_file_server_reads_only_inside_its_folder(reply, openai_server
     assert listing == "plan.txt" and plan == "Ship on Friday.\n"
     assert escape.endswith("'../private.txt' is outside the folder this server reads")
     assert "secret" not in json.dumps(openai_server.requests[1])
+
+
+async def test_a_journaled_tool_call_carries_its_idempotency_key_in_meta(reply, openai_server, kit, tmp_path):
+    from graphrt.durable import arun_checkpointed
+
+    openai_server.script(reply.tool_calls(("tests--meta", {})), reply.text("Seen."))
+    graph = graphrt.Graph(chat(["tests--meta"]), config=kit.config(tests=kit.stdio()))
+    await arun_checkpointed(graph, tmp_path / "runs.db", run_id="r1")
+    sent = json.loads(tool_messages(openai_server.requests[1])[0])
+    assert list(sent) == ["io.graphrt/idempotency-key"] and len(sent["io.graphrt/idempotency-key"]) == 32
+
+    openai_server.script(reply.tool_calls(("tests--meta", {})), reply.text("Seen."))
+    await graphrt.arun(chat(["tests--meta"]), config=kit.config(tests=kit.stdio()))  # no journal: no key
+    assert tool_messages(openai_server.requests[3]) == ["{}"]

@@ -8,6 +8,7 @@ The tools record calls in a counter, so a test can see that one process served a
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -41,6 +42,13 @@ def build(resources: bool = True) -> MCPServer:
         """This server's process id and how many calls it has served."""
         COUNTER["calls"] += 1
         return f"{os.getpid()} {COUNTER['calls']}"
+
+    @server.tool()
+    def meta(ctx: Context) -> str:
+        """The `_meta` of this call's request, as JSON (graphrt's keys: io.graphrt/...)."""
+        COUNTER["calls"] += 1
+        sent = ctx.request_context.meta or {}
+        return json.dumps({key: value for key, value in dict(sent).items() if key.startswith("io.graphrt/")})
 
     @server.tool()
     def fail(reason: str = "it broke") -> str:

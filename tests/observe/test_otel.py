@@ -116,3 +116,23 @@ def test_a_node_that_asks_a_question_ends_its_span_without_an_error(exporter) ->
     assert node.status.status_code != StatusCode.ERROR
     assert [(event.name, event.attributes["graphrt.question"]) for event in node.events] == [
         ("question asked", "Your name?")]
+
+
+def test_llm_spans_and_the_run_span_carry_what_was_spent_with_the_genai_names(exporter, openai_server, reply) -> None:
+    openai_server.script(reply.text("Paris.", usage={"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120,
+                                                     "prompt_tokens_details": {"cached_tokens": 40},
+                                                     "completion_tokens_details": {"reasoning_tokens": 5}}))
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    graph = graphrt.Graph({"nodes": {"ask": {"agent": "openAIAgent", "inputs": {"prompt": "hi"}, "isResult": True}}},
+                          config={"prices": {"openai": {"*": {"input": 1, "output": 1}}}})
+    graph.run(subscribe=[OpenTelemetrySpans(provider)])
+    spans = {span.name: span for span in exporter.get_finished_spans()}
+    chat, run = spans["chat gpt-4o"], spans["graphrt.run"]
+    assert {key: chat.attributes[key] for key in (
+        "gen_ai.provider.name", "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens",
+        "gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.reasoning.output_tokens")} == {
+        "gen_ai.provider.name": "openai", "gen_ai.usage.input_tokens": 100, "gen_ai.usage.output_tokens": 20,
+        "gen_ai.usage.cache_read.input_tokens": 40, "gen_ai.usage.reasoning.output_tokens": 5}
+    assert chat.attributes["graphrt.usage.cost_usd"] == pytest.approx(120 / 1e6)
+    assert (run.attributes["gen_ai.usage.input_tokens"], run.attributes["graphrt.usage.llm_calls"]) == (100, 1)

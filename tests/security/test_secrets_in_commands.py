@@ -202,6 +202,7 @@ def test_batch_writes_its_rows_results_and_errors_without_a_key_of_its_config(op
     output = capsys.readouterr()
     assert code == 1
     first, second = [json.loads(line) for line in out.read_text().splitlines()]
+    assert first.pop("usage")["llm_calls"] == 1  # what the row spent, beside its results
     assert first == {"row": 1, "status": "finished",
                      "results": {"answer": {"text": _hidden(CONFIG_ONLY_KEY, PARAMS_KEY)}}}
     assert "the key REDACTED is not valid here" in second["error"]["message"]

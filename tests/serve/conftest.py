@@ -118,8 +118,8 @@ def free_port() -> int:
 
 @pytest.fixture
 def serve(tmp_path: Path) -> Iterator[Callable[..., Served]]:
-    """`serve({"name.yaml": text}, agents=[...], extensions=..., lease=..., **ServerSettings fields)`: a server in a
-    thread, stopped after the test."""
+    """`serve({"name.yaml": text}, agents=[...], config={...}, extensions=..., lease=..., **ServerSettings fields)`:
+    a server in a thread, stopped after the test."""
     need("serve")
     import uvicorn
 
@@ -129,12 +129,12 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., Served]]:
     started: list[Served] = []
 
     def start(graphs: dict[str, str], *, agents: Any = None, checkpoint: Any = None, extensions: Any = (),
-              lease: Any = None, **settings: Any) -> Served:
+              lease: Any = None, config: Any = None, **settings: Any) -> Served:
         folder = tmp_path / "graphs"
         for name, text in graphs.items():
             (folder / name).parent.mkdir(parents=True, exist_ok=True)
             (folder / name).write_text(text, encoding="utf-8")
-        catalog = GraphCatalog([folder], make_registry(agents))
+        catalog = GraphCatalog([folder], make_registry(agents), config=config)
         checkpoint = checkpoint or str(tmp_path / "runs.db")
         app = create_app(catalog, checkpoint, ServerSettings(**settings), extensions=extensions, lease=lease)
         server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning",

@@ -190,3 +190,59 @@ def test_a_body_over_the_limit_is_a_413_in_openais_shape(serve):
         _client(served, key="sk-wrong").chat.completions.create(model="chat", messages=[])
     assert refused.value.body == {"message": "missing or wrong API key (send 'Authorization: Bearer KEY')",
                                   "type": "invalid_request_error", "param": None, "code": "invalid_api_key"}
+
+
+TWO_CALLS = """\
+version: 0.5
+nodes:
+  messages:
+    value: []
+  draft:
+    agent: openAIAgent
+    inputs:
+      messages: :messages
+  reply:
+    agent: openAIAgent
+    inputs:
+      prompt: ":draft.text"
+    isResult: true
+"""
+
+
+def test_the_usage_answered_is_every_llm_call_of_the_run_with_its_cost(serve, openai_server, reply):
+    openai_server.script(reply.text("a draft"), reply.text("the reply", usage={
+        "prompt_tokens": 20, "completion_tokens": 5, "total_tokens": 25,
+        "prompt_tokens_details": {"cached_tokens": 10}}))
+    served = serve({"chat.yaml": TWO_CALLS}, api_key="sk-test-key",
+                   config={"prices": {"openai": {"scripted-model": {"input": 1, "output": 2}}}})
+    answer = _client(served).chat.completions.create(model="chat", messages=[{"role": "user", "content": "hi"}])
+    assert answer.choices[0].message.content == "the reply"
+    assert (answer.usage.prompt_tokens, answer.usage.completion_tokens, answer.usage.total_tokens) == (31, 12, 43)
+    assert answer.usage.prompt_tokens_details.cached_tokens == 10
+    assert answer.usage.model_extra["cost_usd"] == pytest.approx((31 * 1 + 12 * 2) / 1e6)
+    with served.client(headers={"Authorization": "Bearer sk-test-key"}) as api:
+        run_id = api.get("/runs").json()["runs"][0]["id"]
+        usage = api.get(f"/runs/{run_id}").json()["usage"]
+        nodes = api.get(f"/runs/{run_id}/nodes").json()["nodes"]
+        node = api.get(f"/runs/{run_id}/nodes/reply").json()
+    assert (usage["llm_calls"], usage["total_tokens"], usage["cached_tokens"]) == (2, 43, 10)
+    assert nodes["draft"]["usage"]["total_tokens"] == 18
+    assert node["usage"]["total_tokens"] == 25
+    assert node["llm_calls"][0]["cached_tokens"] == 10 and node["llm_calls"][0]["provider"] == "openai"
+
+
+def test_a_runs_budget_is_within_the_servers_and_a_run_it_stops_says_which(serve, openai_server, reply):
+    openai_server.script(reply.text("a draft"), reply.text("the reply"))
+    served = serve({"chat.yaml": TWO_CALLS}, api_key="sk-test-key", config={"budget": {"llm_calls": 5}})
+    with served.client(headers={"Authorization": "Bearer sk-test-key"}) as api:
+        refused = api.post("/graphs/chat/runs", json={"inputs": {"messages": []}, "budget": {"llm_calls": 0}})
+        assert refused.status_code == 400
+        assert refused.json()["error"] == "budget.llm_calls: must be a number above 0, got 0"
+        answer = api.post("/graphs/chat/runs?wait=true", json={"inputs": {"messages": [{"role": "user",
+                                                                                         "content": "hi"}]},
+                                                               "budget": {"llm_calls": 9, "tokens": 30}})
+    run = answer.json()
+    assert run["status"] == "failed" and len(openai_server.requests) == 1
+    assert run["budget"] == {"limit": "tokens", "allowed": 30, "spent": 18, "node": None, "at": "reply"}
+    assert "budget exceeded: the run may spend 30 tokens and has spent 18" in run["error"]
+    assert run["usage"]["llm_calls"] == 1

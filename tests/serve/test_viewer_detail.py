@@ -136,3 +136,30 @@ def test_a_clicked_node_shows_its_inputs_result_error_attempts_and_timings(serve
         page.locator('[data-node="flaky"]').click()
         expect(detail.locator('[data-section="attempts"] li')).to_have_count(2)
         page.screenshot(path=shot, full_page=True)
+
+
+ASKS_TWICE = """\
+version: 0.5
+nodes:
+  draft:
+    agent: openAIAgent
+    inputs: {prompt: Draft it.}
+  polish:
+    agent: openAIAgent
+    inputs: {prompt: ":draft.text"}
+    isResult: true
+"""
+
+
+def test_the_run_and_a_clicked_node_say_what_they_spent(serve, browser, openai_server, reply):
+    from playwright.sync_api import expect
+
+    openai_server.script(reply.text("a draft"), reply.error(500), reply.text("polished"))
+    served = serve({"asks.yaml": ASKS_TWICE}, config={"prices": {"openai": {"*": {"input": 100, "output": 100}}}})
+    page, errors = open_page(browser, served.url + "/#graph=asks")
+    page.get_by_role("button", name="Start run").click()
+    expect(page.locator("#run-status")).to_have_text("finished", timeout=10_000)
+    expect(page.locator("#run-usage")).to_have_text("3 LLM calls (1 retried) · 36 tokens (some unknown) · $0.0036")
+    page.locator('[data-node="draft"]').click()
+    expect(page.locator('#node-detail [data-section="usage"] p')).to_have_text("1 LLM call · 18 tokens · $0.0018")
+    assert not errors, errors

@@ -100,6 +100,7 @@ _SCRIPTED_TEXT = (
 AGENTS: list[AgentInfo] = [
     AgentInfo(
         name="puppeteerAgent",
+        outside=True,  # loads a page from the web: journaled, so a replay needs neither the browser nor the site
         func=puppeteer_agent,
         mock=sample_mock(puppeteer_agent),
         description="Puppeteer Agent: opens a web page in a headless browser, waits until its network is almost "

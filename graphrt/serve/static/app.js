@@ -520,6 +520,11 @@ function applyRun(run) {
   }
   $("run-error").hidden = !run.error;
   $("run-error").textContent = run.error || "";
+  if (run.usage) {
+    const spent = NodeDetail.usageText(run.usage);
+    $("run-usage").hidden = !spent;
+    $("run-usage").textContent = spent;
+  }
   const asking = run.status === RUN.INTERRUPTED;
   if (asking && $("answer-form").hidden) state.asked += 1; // a question shown anew
   $("answer-form").hidden = !asking;
@@ -637,6 +642,10 @@ function onEvent(type, data) {
   const node = data.node_id;
   if (type === "RunStatus") { applyRun({ ...data, nodes: data.nodes }); return; }
   if (top && node && data.state) setNodeState(node, data.state, stateDetail(data)); // node events carry their state
+  // Its agent waits for its turn under a rate limit: the node is shown waiting (its state, executing, comes back
+  // with the call's start).
+  if (top && node && type === "LlmCallWaiting") setNodeState(node, NODE.WAITING, `rate limit ${data.label}`);
+  if (top && node && type === "LlmCallStarted" && data.waited) setNodeState(node, NODE.EXECUTING);
   if (!top && node && data.state && state.stepped === null) state.picture?.setState([...data.path, node].join("/"), data.state);
   const owner = top ? node : data.path[0];
   if (!owner) return;

@@ -1,6 +1,7 @@
 // One node of a run, everything the server knows of it (GET /runs/{id}/nodes/{key}): state, timings, attempts,
 // error with its place in the file, the question it asked, its resolved inputs and result as collapsible
-// JSON, streamed text and tool calls. Values arrive redacted as traces are (graphrt/base/secrets.py).
+// JSON, streamed text, tool calls and the outside calls of its journal. Values arrive redacted as traces
+// are (graphrt/base/secrets.py).
 "use strict";
 
 const NodeDetail = (() => {
@@ -76,6 +77,8 @@ const NodeDetail = (() => {
     if (node.queued_at !== undefined && node.started_at !== undefined) rows.push(["queued", seconds(node.started_at - node.queued_at)]);
     if (node.duration !== undefined) rows.push(["running", seconds(node.duration)]);
     else if (node.started_at !== undefined && node.ended_at !== undefined) rows.push(["running", seconds(node.ended_at - node.started_at)]);
+    if (node.waiting) rows.push([`waiting for the rate limit of ${node.waiting.label}`, "since " + new Date(node.waiting.since * 1000).toLocaleTimeString()]);
+    if (node.rate_waited) rows.push(["waited for rate limits", seconds(node.rate_waited)]);
     if (node.waited !== undefined && node.waited !== null) rows.push(["waiting for a person", seconds(node.waited)]);
     else if (node.asked_at !== undefined) rows.push(["waiting for a person", "since " + new Date(node.asked_at * 1000).toLocaleTimeString()]);
     if (node.started_at !== undefined) rows.push(["started", new Date(node.started_at * 1000).toLocaleTimeString()]);
@@ -91,6 +94,25 @@ const NodeDetail = (() => {
   function argumentsOf(args) {
     if (typeof args !== "string") return args;
     try { return JSON.parse(args); } catch { return args; }
+  }
+
+  // ----- what was spent -----
+
+  // One line of a usage (GET /runs/{id}'s `usage`, a node's): "3 LLM calls (1 retried) · 1,234 tokens · $0.0021";
+  // a count the server says is unknown (null) is shown as such, never as 0. "" when nothing was spent.
+  function usageText(usage) {
+    if (!usage || (!usage.llm_calls && !usage.tool_calls)) return "";
+    const parts = [];
+    if (usage.llm_calls) {
+      const retried = usage.retried && usage.retried.calls ? ` (${usage.retried.calls} retried)` : "";
+      parts.push(`${usage.llm_calls.toLocaleString()} LLM call${usage.llm_calls === 1 ? "" : "s"}${retried}`);
+      parts.push(usage.total_tokens === null ? "tokens unknown"
+        : `${usage.total_tokens.toLocaleString()} tokens` + (usage.calls_without_tokens ? " (some unknown)" : ""));
+      parts.push(usage.cost_usd === null ? "cost unknown" : `$${usage.cost_usd.toFixed(4)}`);
+    }
+    if (usage.tool_calls) parts.push(`${usage.tool_calls} tool call${usage.tool_calls === 1 ? "" : "s"}`);
+    if (usage.waited_seconds) parts.push(`${seconds(usage.waited_seconds)} waiting for rate limits`);
+    return parts.join(" · ");
   }
 
   // ----- the panel -----
@@ -114,7 +136,9 @@ const NodeDetail = (() => {
   function render(container, node, states) {
     container.textContent = "";
     const head = make("div", "detail-head");
-    head.append(make("code", "detail-key", node.key), make("span", `badge node-state state-${node.state}`, node.state));
+    // A node whose agent waits for its turn under a rate limit is shown waiting, not running.
+    const shown = node.waiting ? "waiting" : node.state;
+    head.append(make("code", "detail-key", node.key), make("span", `badge node-state state-${shown}`, node.waiting ? `waiting (rate limit)` : node.state));
     if (node.agent) head.appendChild(make("span", "muted", node.agent));
     container.appendChild(head);
     const facts = [];
@@ -124,6 +148,8 @@ const NodeDetail = (() => {
     const times = timings(node);
     if (facts.length || times.length) section(container, "Timings", table([...times, ...facts]));
 
+    const spent = usageText(node.usage);
+    if (spent) section(container, "Usage", make("p", "detail-usage", spent));
     if (node.question) section(container, "Question", make("p", "detail-question", node.question));
     if (node.error) {
       const box = make("div", "detail-error");
@@ -154,6 +180,25 @@ const NodeDetail = (() => {
       }
       section(container, "Tool calls", list);
     }
+    if (node.calls && node.calls.length) {
+      // The run's journal: what a resume, a retry or a replay takes instead of calling again.
+      const list = make("ol", "detail-calls");
+      for (const call of node.calls) {
+        const row = make("li", `detail-call call-${call.state}`);
+        const took = call.ended_at !== null && call.ended_at !== undefined ? seconds(call.ended_at - call.started_at) : "no result kept";
+        row.append(make("code", "", `${call.path} #${call.index}`), " ", make("span", "muted", `${call.kind} ${call.agent}, ${took}`));
+        const asked = make("div", "", "asked ");
+        asked.appendChild(tree(call.request, 1));
+        row.appendChild(asked);
+        if (call.result !== null && call.result !== undefined) {
+          const gave = make("div", "", "returned ");
+          gave.appendChild(tree(call.result, 1));
+          row.appendChild(gave);
+        }
+        list.appendChild(row);
+      }
+      section(container, "Journal", list);
+    }
     if (node.progress && node.progress.length) {
       const list = make("ul", "plain");
       for (const line of node.progress) list.appendChild(make("li", "", line.message));
@@ -164,5 +209,5 @@ const NodeDetail = (() => {
     }
   }
 
-  return { render, tree, seconds };
+  return { render, tree, seconds, usageText };
 })();

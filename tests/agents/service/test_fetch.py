@@ -177,3 +177,51 @@ async def test_a_refused_connection_says_fetch_failed_without_the_query() -> Non
 async def test_a_missing_url_is_an_invalid_url_as_in_graphai() -> None:
     with pytest.raises(TypeError, match="^Invalid URL$"):
         await fetch({}, {"debug": True})
+
+
+# ----- the journal: what a request may change, and its idempotency key -----
+
+FETCH = AGENTS[0]
+
+
+@pytest.mark.parametrize("inputs, params, changes, harmless", [
+    ({"url": "http://x"}, {}, False, True),  # GET changes nothing
+    ({"url": "http://x", "method": "head"}, {}, False, True),
+    ({"url": "http://x", "body": {"n": 1}}, {}, True, False),  # POST: sent twice, it may act twice
+    ({"url": "http://x", "body": {"n": 1}}, {"idempotencyKey": True}, True, True),  # unless the server reads a key
+    ({"url": "http://x", "method": "POST", "headers": {"idempotency-key": "mine"}}, {}, True, True),
+    ({"url": "http://x", "method": "PUT"}, {}, True, True),
+    ({"url": "http://x", "method": "DELETE"}, {}, True, True),
+    ({"url": "http://x", "body": {"n": 1}}, {"debug": True}, False, True),  # sends nothing
+])
+def test_what_a_request_may_change_follows_its_method(inputs, params, changes, harmless) -> None:
+    ctx = context(inputs, params)
+    assert FETCH.journaled
+    assert (FETCH.has_side_effects(ctx), FETCH.is_idempotent(ctx)) == (changes, harmless)
+
+
+async def test_the_idempotency_key_of_a_journaled_call_is_sent_when_asked(http) -> None:
+    sent = await fetch({"url": f"{http.base}/echo", "body": {"n": 1}}, {"idempotencyKey": True},
+                       idempotency_key="0123456789abcdef0123456789abcdef")
+    assert sent["headers"]["idempotency-key"] == "0123456789abcdef0123456789abcdef"
+    mine = await fetch({"url": f"{http.base}/echo", "body": {"n": 1}, "headers": {"Idempotency-Key": "mine"}},
+                       {"idempotencyKey": True}, idempotency_key="0123456789abcdef0123456789abcdef")
+    assert mine["headers"]["idempotency-key"] == "mine"  # a key of the graph's own wins
+    unasked = await fetch({"url": f"{http.base}/echo", "body": {"n": 1}}, idempotency_key="0123456789abcdef")
+    assert "idempotency-key" not in unasked["headers"]
+
+
+async def test_a_checkpointed_run_sends_each_call_its_own_key_and_the_same_on_resume(http, tmp_path) -> None:
+    from graphrt.durable import arun_checkpointed
+
+    graph = graphrt.Graph({"version": 0.5, "nodes": {
+        "a": {"agent": "fetchAgent", "inputs": {"url": f"{http.base}/echo", "body": {"n": 1}},
+              "params": {"idempotencyKey": True}},
+        "b": {"agent": "fetchAgent", "inputs": {"url": f"{http.base}/echo", "body": ":a.body"},
+              "params": {"idempotencyKey": True}, "isResult": True}}})
+    first = await arun_checkpointed(graph, tmp_path / "runs.db", run_id="r1")
+    again = await arun_checkpointed(graph, tmp_path / "other.db", run_id="r1")  # the same run, made again elsewhere
+
+    keys = [request["headers"]["idempotency-key"] for request in http.received]
+    assert len(keys) == 4 and keys[0] != keys[1] and keys[:2] == keys[2:]
+    assert first == again
