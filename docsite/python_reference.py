@@ -74,8 +74,12 @@ def python_pages() -> dict[str, str]:
         for module in modules:
             exported = (list(getattr(importlib.import_module(module), "__all__", []) or [])
                         if _importable(module) else None)
+            errors = [name for name in exported or () if name in in_the_tree]  # each on the errors page, once
             page += [f"## `{module}`", ""]
-            page += _directive(module, exported)
+            page += _directive(module, [name for name in exported if name not in in_the_tree]
+                               if exported is not None else None)
+            if errors:
+                page += [f"{', '.join(f'`{name}`' for name in errors)}: on [the errors page](../errors.md).", ""]
         pages[path] = "\n".join(page)
     return pages
 

@@ -43,7 +43,7 @@
         McpServerError        an MCP server failed to start, ended, or did not answer      mcp/client
       McpToolError            an MCP tool failed, or its server refused the call           mcp/client
       McpConfigError          the MCP server configuration is not usable                   mcp/config
-      ExecutorError           an executor cannot be made                                   executors
+      ExecutorError           an executor cannot be made                                   engine/executor
       CatalogError            the folder given to `graphrt serve` holds no graph           serve/catalog
       StoreLeased             another `graphrt serve` owns the checkpoint store (a lease)   serve/lease
       RequestError            a request to a server cannot be served; .status (HTTP), .headers
