@@ -89,3 +89,18 @@ def test_no_exception_class_is_made_inside_a_function_or_class() -> None:
                                isinstance(base, ast.Name) and (base.id in _BUILTIN_EXCEPTIONS or base.id.endswith("Error"))
                                for base in inner.bases)]
     assert nested == []
+
+
+def test_each_drawn_class_lives_where_its_line_says() -> None:
+    # The errors page of the docs names each class by that module (mkdocstrings reads it there), so a class
+    # that moved makes the site's build fail: ExecutorError went to engine/executor while the line still said
+    # executors.
+    from docsite.error_reference import error_tree
+
+    modules = _modules()
+    wrong = []
+    for error in error_tree():
+        tree = ast.parse(modules[error.module].read_text(encoding="utf-8"))
+        if not any(isinstance(node, ast.ClassDef) and node.name == error.name for node in tree.body):
+            wrong.append(f"{error.name} is not defined in {error.module}")
+    assert wrong == []
