@@ -205,6 +205,14 @@ async def test_map_agent_expand_keys_give_each_row_its_own_item() -> None:
     assert await graphrt.arun(graph) == {"m": [{"out": {"fruit": "apple", "colour": "red"}}, {"out": {"fruit": "lemon", "colour": "yellow"}}]}
 
 
+def test_map_agent_says_what_each_of_its_params_does() -> None:
+    # The agent reference is generated from these descriptions; without them compositeResultKey had to be guessed.
+    from graphrt.engine.graph import make_registry
+
+    params = make_registry(None).get("mapAgent").params["properties"]
+    assert [name for name, schema in params.items() if not schema.get("description")] == []
+
+
 async def test_map_agent_other_inputs_are_shared_by_every_row() -> None:
     inner = {"nodes": {"out": {"agent": "copyAgent", "inputs": {"row": ":row", "all": ":shared"}, "isResult": True}}}
     graph = mapped([1, 2], inner, {"shared": "same"})
