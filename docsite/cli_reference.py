@@ -75,11 +75,14 @@ def _described(module: str) -> list[str]:
 def cli_page() -> str:
     """The whole page: every command of `graphrt`, in the order `graphrt --help` lists them."""
     from graphrt.cli.main import COMMANDS
+    from graphrt.cli.resume_command import STOPPED, WAITING_FOR_ANSWER
 
     parts = ["# The `graphrt` command", "",
              "Generated from graphrt's own argparse parsers when this site was built, so it says what "
              "`graphrt COMMAND --help` says. Every command exits with 0 on success and 1 on an error, which it "
-             "reports in one line naming the file, the node and the field.", "",
+             "reports in one line naming the file, the node and the field; `run`, `resume` and `fork` also exit "
+             f"with {WAITING_FOR_ANSWER} when the run stops to ask a person (answer it with `graphrt resume "
+             f"--answer`), and a command stopped by Ctrl-C exits with {STOPPED}.", "",
              "| command | what it does |", "| --- | --- |"]
     parts += [f"| [`graphrt {name}`](#graphrt-{name}) | {cell(help_text)} |" for name, _, help_text in COMMANDS]
     for name, module, help_text in COMMANDS:
