@@ -45,7 +45,7 @@
       McpConfigError          the MCP server configuration is not usable                   mcp/config
       ExecutorError           an executor cannot be made                                   engine/executor
       CatalogError            the folder given to `graphrt serve` holds no graph           serve/catalog
-      StoreLeased             another `graphrt serve` owns the checkpoint store (a lease)   serve/lease
+      StoreLeased             another `graphrt serve` owns the checkpoint store (a lease)   durable/served
       RequestError            a request to a server cannot be served; .status (HTTP), .headers
         RunNotFound           404: no such run or graph                                    serve/refusals
         RunConflict           409: the run's state does not allow the request              serve/refusals

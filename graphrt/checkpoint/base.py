@@ -226,6 +226,10 @@ class LeaseStore(Protocol):
     async def drop_lease(self, name: str, owner: str) -> None:
         """Gives up the lease `name` if `owner` holds it."""
 
+    async def get_lease(self, name: str) -> Lease | None:
+        """The lease `name` as it was last written, expired or not (None: never taken, or dropped): for a process
+        that must not write what the holder owns to say who holds it."""
+
     def fence_writes(self, name: str, owner: str) -> None:
         """From now on, makes each write (but a lease's own) only while `owner` holds the lease `name`, checked
         in the write's own transaction: a write refused raises LeaseLost. A process frozen after any check it

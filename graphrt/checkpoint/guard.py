@@ -319,6 +319,10 @@ class GuardedStore:
     def drop_lease(self, name: str, owner: str) -> Awaitable[None]:
         return self._lease_store().drop_lease(name, owner)
 
+    @_call
+    def get_lease(self, name: str) -> Awaitable[Lease | None]:
+        return self._lease_store().get_lease(name)
+
     def fence_writes(self, name: str, owner: str) -> None:
         """The store's `fence_writes`: once the store checks each write itself, writes may be queued again where
         `before_write` is set (see queue_rows)."""

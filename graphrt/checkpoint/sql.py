@@ -421,6 +421,10 @@ class SqlStore:
             raise CheckpointError(f"the lease {name!r} of {self.location} was not written")
         return Lease(str(found[0][0]), str(found[0][1]), float(found[0][2]))
 
+    async def get_lease(self, name: str) -> Lease | None:
+        found = await self._read("SELECT owner, holder, expires_at FROM graphrt_leases WHERE name = ?", (name,))
+        return Lease(str(found[0][0]), str(found[0][1]), float(found[0][2])) if found else None
+
     async def drop_lease(self, name: str, owner: str) -> None:
         await self._write(("DELETE FROM graphrt_leases WHERE name = ? AND owner = ?", (name, owner)), alone=True)
 

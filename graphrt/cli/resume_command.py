@@ -43,6 +43,7 @@ from graphrt.cli.run_options import (
 from graphrt.cli.saved_run import add_saved_run_options, saved_run
 from graphrt.cli.usage_note import UsageNote
 from graphrt.durable import find_run, from_checkpoint, run_checkpointed
+from graphrt.durable.served import StoreLeased, described, served_by
 from graphrt.engine.graph import Graph
 from graphrt.observe.trace import TraceWriter
 
@@ -189,9 +190,21 @@ def _saved_status(checkpoint: str, run_id: str) -> str | None:
 
 
 async def _find_run(checkpoint: str, run_id: str | None) -> RunRecord:
+    """The saved run to resume.
+
+    Raises:
+        StoreLeased: a graphrt serve owns the store: the run is resumed through its API, which owns its runs.
+    """
     store = GuardedStore(open_store(checkpoint, existing=True))  # resuming reads a store: it makes none
     try:
-        return await find_run(store, run_id)
+        record = await find_run(store, run_id)
+        lease = await served_by(store)
+        if lease is not None:
+            holder = described(lease)
+            raise StoreLeased(f"{store.location} is served by graphrt serve ({holder}): resume run {record.run_id} "
+                              f"through its API (POST /runs/{record.run_id}/resume), or stop the server first",
+                              holder)
+        return record
     finally:
         await store.close()
 

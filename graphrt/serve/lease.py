@@ -34,49 +34,19 @@ import socket
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
 
 import anyio
 
 from graphrt.base.defaults import LEASE_SECONDS
 from graphrt.base.errors import GraphError
 from graphrt.checkpoint.guard import GuardedStore
-from graphrt.checkpoint.records import Lease
+from graphrt.durable.served import SERVE_LEASE, StoreLeased, described, is_gone, process_started
 
 __all__ = ["StoreLeased", "StoreLease"]
 
-_NAME = "serve"
+_NAME = SERVE_LEASE
 
 log = logging.getLogger("graphrt.serve")
-
-
-class StoreLeased(GraphError):
-    """Another server owns the checkpoint store (its lease is still valid), or took it over from this one.
-
-    `holder` says which: `pid 1234 on host-a, at http://127.0.0.1:8000, since ...`."""
-
-    def __init__(self, message: str, holder: str = "") -> None:
-        super().__init__(message)
-        self.holder = holder
-
-
-def _started(pid: int) -> str | None:
-    """When process `pid` started, in the kernel's clock ticks since boot (/proc): a pid reused later differs."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            return stat.read().rsplit(b")", 1)[1].split()[19].decode()
-    except (OSError, IndexError):
-        return None
-
-
-def _alive(pid: int, started: str | None) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process: it exists
-        pass
-    return started is None or _started(pid) in (None, started)
 
 
 class StoreLease:
@@ -98,7 +68,7 @@ class StoreLease:
         self._leased = True  # False once a take found a store that keeps no leases: nothing to check
 
     def _holder(self) -> str:
-        return json.dumps({"pid": os.getpid(), "started": _started(os.getpid()), "host": socket.gethostname(),
+        return json.dumps({"pid": os.getpid(), "started": process_started(os.getpid()), "host": socket.gethostname(),
                            "url": self.url, "since": self.since})
 
     async def take(self, store: GuardedStore) -> None:
@@ -114,11 +84,11 @@ class StoreLease:
         asked = self._clock()
         now = time.time()
         lease = await store.take_lease(_NAME, self.owner, self._holder(), until=now + self.seconds, now=now)
-        if lease.owner != self.owner and self._gone(lease):  # its process here is gone: no need to wait
+        if lease.owner != self.owner and is_gone(lease):  # its process here is gone: no need to wait
             lease = await store.take_lease(_NAME, self.owner, self._holder(), until=now + self.seconds, now=now,
                                            replacing=lease.owner)
         if lease.owner != self.owner:
-            holder = _described(lease)
+            holder = described(lease)
             raise StoreLeased(f"{store.location} is served by another graphrt serve ({holder}); "
                               f"stop that one first, or give this one another --checkpoint", holder)
         if self.renewed is None:  # taken for the first time: from now on the store refuses writes once it is not
@@ -141,14 +111,6 @@ class StoreLease:
         return (f"another graphrt serve took {location} over ({holder}) while this one did not renew its lease "
                 f"(frozen, or cut off from the store, for over {self.seconds:g} s)")
 
-    @staticmethod
-    def _gone(lease: Lease) -> bool:
-        holder = _holder_of(lease)
-        pid = holder.get("pid")
-        if holder.get("host") != socket.gethostname() or not isinstance(pid, int):
-            return False
-        return not _alive(pid, holder.get("started"))
-
     async def keep(self, store: GuardedStore, on_lost: Callable[[str], None]) -> None:
         """Renews the lease every third of its length until cancelled; calls `on_lost(reason)` and returns if
         another server took it over meanwhile. A store that fails at a renewal is tried again at the next."""
@@ -168,23 +130,3 @@ class StoreLease:
         """Gives the lease up (at shutdown), so that the next server need not wait for it to expire."""
         if store.abilities.leases:
             await store.drop_lease(_NAME, self.owner)
-
-
-def _holder_of(lease: Lease) -> dict[str, Any]:
-    try:
-        holder = json.loads(lease.holder)
-    except ValueError:
-        return {}
-    return holder if isinstance(holder, dict) else {}
-
-
-def _described(lease: Lease) -> str:
-    """`pid 1234 on host-a, at http://127.0.0.1:8000, since 05:40:12 UTC; its lease expires in 24 s unless renewed`"""
-    holder = _holder_of(lease)
-    parts = [f"pid {holder.get('pid', '?')} on {holder.get('host', '?')}"]
-    if holder.get("url"):
-        parts.append(f"at {holder['url']}")
-    if isinstance(holder.get("since"), (int, float)):
-        parts.append("since " + time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(holder["since"])))
-    left = max(0.0, lease.expires_at - time.time())
-    return ", ".join(parts) + f"; its lease expires in {left:.0f} s unless it renews it"

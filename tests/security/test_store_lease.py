@@ -191,3 +191,43 @@ def test_a_server_woken_after_its_store_was_taken_over_writes_nothing(serve, fro
                 await store.close()
 
         assert anyio.run(saved) == (rows_before, "running")  # nothing written: the other server's to resume
+
+
+ASK = """\
+version: 0.5
+nodes:
+  name:
+    agent: textInputAgent
+    params:
+      message: What is your name?
+  greeting:
+    agent: stringTemplateAgent
+    inputs:
+      name: :name.text
+    params:
+      template: Hello, ${name}!
+    isResult: true
+"""
+
+
+def test_the_command_line_does_not_resume_a_run_of_a_store_a_server_owns(folder: Path, target: str) -> None:
+    """`graphrt resume` on a served store continued the run behind the server's back: the server went on showing
+    it interrupted, and its API's resume then answered with the command's results (found by issue 42's walk)."""
+    (folder / "ask.yaml").write_text(ASK)
+    port = free_port()
+    server = start_process(folder, target, port)  # type: ignore[arg-type]
+    try:
+        base = f"http://127.0.0.1:{port}"
+        run_id = httpx.post(f"{base}/graphs/ask/runs", json={}, timeout=60).json()["id"]
+        wait_until(lambda: httpx.get(f"{base}/runs/{run_id}", timeout=60).json()["status"] == "interrupted",
+                   "the run asks its question")
+        refused = subprocess.run([sys.executable, "-m", "graphrt", "resume", "--checkpoint", target, "--run-id", run_id,
+                                  "--answer", "Bo", "-q"], capture_output=True, text=True, timeout=120)
+        assert refused.returncode == 1 and refused.stdout == "" and "Traceback" not in refused.stderr
+        assert refused.stderr.count("\n") == 1 and "is served by graphrt serve" in refused.stderr, refused.stderr
+        assert f"pid {server.pid} on " in refused.stderr and f"POST /runs/{run_id}/resume" in refused.stderr
+        assert httpx.get(f"{base}/runs/{run_id}", timeout=60).json()["status"] == "interrupted"
+        answered = httpx.post(f"{base}/runs/{run_id}/resume?wait=true", json={"answer": "Cy"}, timeout=60).json()
+        assert answered["results"] == {"greeting": "Hello, Cy!"}
+    finally:
+        assert "Traceback" not in _stop(server)
