@@ -128,7 +128,8 @@ class GraphToolServer:
             check_value(arguments, "the arguments")
         except InputLimitError as error:
             return _error(f"{tool.name}: {error}")
-        progress = _ProgressRelay(report_progress)
+        redactor = self._redactor.knowing(tool.credentials)
+        progress = _ProgressRelay(report_progress, redactor)
         failure: GraphError | None = None
         with anyio.CancelScope() as call:  # cancelled when the client leaves (`left`): no one waits for the run
             async with anyio.create_task_group() as group:
@@ -146,7 +147,6 @@ class GraphToolServer:
                     watch.cancel()
         if call.cancelled_caught:
             return _error(f"{tool.name}: cancelled, as its client left before the run ended")
-        redactor = self._redactor.knowing(tool.credentials)
         if failure is not None:
             return _error(f"{tool.name}: {redactor.text(cut(_without_folder(str(failure), tool)))}")
         results = redactor.value(to_json_compatible(results))
@@ -264,8 +264,9 @@ def _error(message: str) -> Any:
 class _ProgressRelay:
     """Run events (called synchronously by the run) to MCP progress notifications (sent by a task)."""
 
-    def __init__(self, report: Callable[[float, float | None, str | None], Any]) -> None:
+    def __init__(self, report: Callable[[float, float | None, str | None], Any], redactor: Redactor) -> None:
         self._report = report
+        self._redactor = redactor  # an agent's progress may quote what it was given: the run's credentials hidden
         self._send, self._receive = anyio.create_memory_object_stream[tuple[float, str]](_PROGRESS_BUFFER)
         self._completed = 0
 
@@ -275,7 +276,7 @@ class _ProgressRelay:
             where = "/".join(str(part) for part in (*event.path, event.node_id))
             self._queue(float(self._completed), f"node '{where}' completed")
         elif isinstance(event, AgentProgress):
-            self._queue(float(self._completed), f"node '{event.node_id}': {event.message}")
+            self._queue(float(self._completed), self._redactor.text(f"node '{event.node_id}': {event.message}"))
 
     def _queue(self, progress: float, message: str) -> None:
         try:

@@ -6,7 +6,8 @@ and its fields as JSON: errors as text, anything JSON cannot hold as its repr.
 Credentials are hidden as graphrt.base.secrets' Redactor hides them: values under
 keys such as `apiKey`, `Authorization` or `password`; passwords and tokens in URLs,
 bearer tokens and `sk-...` keys in text; and the values of environment variables
-whose names end in KEY, TOKEN, SECRET or PASSWORD, wherever they appear.
+whose names end in KEY, TOKEN, SECRET or PASSWORD, wherever they appear; in a node's
+streamed tokens, one cut across tokens too (graphrt.observe.streamed_text).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from graphrt.base.errors import GraphError
 from graphrt.base.jsvalue import escape_lone_surrogates
 from graphrt.base.secrets import Redactor
 from graphrt.observe.events import Event, RunFinished
+from graphrt.observe.streamed_text import StreamedText
 
 __all__ = ["TraceWriter", "event_record"]
 
@@ -56,24 +58,30 @@ class TraceWriter:
         except OSError as error:  # a folder, a missing folder, no permission
             raise GraphError(f"cannot write the trace to {file}: {error.strerror or error}") from None
         self._redactor = redactor or Redactor()
+        self._streamed = StreamedText(self._redactor)
         self._lock = threading.Lock()
         self._name = str(file) if self._owns else getattr(file, "name", "the trace")
         self.failure: OSError | None = None  # the first write that failed (a full disk); close() raises it
 
     def __call__(self, event: Event) -> None:
+        with self._lock:  # a node's tokens in their order, each line whole
+            for shown in self._streamed.events(event):
+                self._write(shown)
+
+    def _write(self, event: Event) -> None:
+        """One line, under the lock."""
         try:
             line = escape_lone_surrogates(json.dumps(event_record(event, self._redactor), ensure_ascii=False))
         except ValueError as error:  # an integer longer than Python writes
             line = json.dumps({"type": type(event).__name__, "error": f"event not written: {error}"})
-        with self._lock:
-            if self.failure is not None:
-                return
-            try:
-                self._file.write(line + "\n")
-                if isinstance(event, RunFinished) and not event.path:
-                    self._file.flush()
-            except OSError as error:  # the disk is full, the file went away: the run goes on, close() says so
-                self.failure = error
+        if self.failure is not None:
+            return
+        try:
+            self._file.write(line + "\n")
+            if isinstance(event, RunFinished) and not event.path:
+                self._file.flush()
+        except OSError as error:  # the disk is full, the file went away: the run goes on, close() says so
+            self.failure = error
 
     def close(self) -> None:
         """Closes (or flushes) the file. Raises GraphError if a write failed: a trace with lines missing."""

@@ -27,6 +27,7 @@ import anyio
 from graphrt.base.secrets import Redactor
 from graphrt.base.states import NodeState, RunStatus
 from graphrt.observe.events import Event
+from graphrt.observe.streamed_text import StreamedText
 from graphrt.observe.trace import event_record
 from graphrt.observe.usage_ledger import UsageLedger
 from graphrt.serve.catalog import ServedGraph
@@ -71,6 +72,7 @@ class ServedRun:
         # What hides a credential in what clients see of this run: the environment's, and those its graph file
         # writes in params (one of its agents may echo one into a result, an error or a token).
         self.redactor = redactor.knowing(graph.credentials)
+        self._streamed = StreamedText(self.redactor)  # its tokens, a credential cut across them hidden too
         self._shown_by_server = shown
         self._settled = anyio.Event()
         self._loop_thread = threading.get_ident()
@@ -157,7 +159,11 @@ class ServedRun:
 
     def _record_event(self, event: Event, *, notify: bool = True) -> None:
         """Logs the event as readers get it (a node's event names the `state` it leaves the node in), then
-        gives it to the watchers."""
+        gives it to the watchers; a streamed token as much of it as may be shown (graphrt.observe.streamed_text)."""
+        for shown in self._streamed.events(event):
+            self._record_shown(shown, notify)
+
+    def _record_shown(self, event: Event, notify: bool) -> None:
         record = event_record(event, self.redactor)
         if isinstance(record.get("error"), str):
             record["error"] = self.shown(record["error"])

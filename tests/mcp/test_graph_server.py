@@ -183,3 +183,37 @@ def test_a_missing_path_is_a_clear_error(tmp_path, capsys):
 
     assert main(["mcp", str(tmp_path / "nothing")]) == 1
     assert "nothing: no such file or folder" in capsys.readouterr().err
+
+
+async def test_an_agents_progress_quoting_a_key_the_graph_holds_reaches_the_client_without_it(tmp_path):
+    """Progress notifications passed an agent's message as it was: a key it quoted reached the client."""
+    from graphrt.authoring.agent_info import AgentContext, AgentInfo
+    from graphrt.authoring.plugins import make_registry
+    from graphrt.mcp.graph_tools import collect_graph_tools
+    from graphrt.mcp.server import GraphToolServer
+
+    key = "cfg-key-7d1e9a0b55c2f3"
+
+    def chatty(ctx: AgentContext) -> str:
+        ctx.progress(f"calling the service with {ctx.params['apiKey']}")
+        return "done"
+
+    (tmp_path / "chatty.yaml").write_text(f"""\
+version: 0.5
+nodes:
+  said:
+    agent: chattyAgent
+    params: {{apiKey: {key}}}
+    isResult: true
+""")
+    progress: list[str | None] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append(message)
+
+    server = GraphToolServer(collect_graph_tools([tmp_path]), agents=make_registry([AgentInfo(name="chattyAgent",
+                                                                                              func=chatty)]))
+    async with Client(server.lowlevel) as client:
+        result = await client.call_tool("chatty", {}, progress_callback=on_progress)
+    assert result.is_error is False
+    assert progress == ["node 'said': calling the service with REDACTED", "node 'said' completed"]

@@ -106,3 +106,35 @@ def test_values_json_cannot_hold_are_written_as_their_repr() -> None:
     record = event_record(event, Redactor(environ={}))
     assert record["inputs"] == {"blob": "b'\\x00'", "nan": None}
     json.dumps(record)
+
+
+KEY = "cfg-key-7d1e9a0b55c2f3"
+LEAKY_GRAPH = f"""\
+version: 0.5
+nodes:
+  quote:
+    agent: quotingAgent
+    params:
+      apiKey: {KEY}
+    isResult: true
+"""
+
+
+async def _quoting(ctx: AgentContext) -> str:
+    """An LLM that quotes a key it was given, its tokens cut inside it."""
+    for piece in ["the key cfg-", "key-7d1e9a", "0b55c2f3 is", " here"]:
+        ctx.stream_token(piece)
+    return "quoted"
+
+
+def test_a_key_cut_across_streamed_tokens_is_not_in_the_trace(tmp_path: Path) -> None:
+    """Each TokenDelta was redacted alone: `cfg-` and `key-7d1e9a` went into the trace whole, and so the key."""
+    trace = tmp_path / "run.jsonl"
+    graph = graphrt.Graph(LEAKY_GRAPH, agents=[AgentInfo(name="quotingAgent", func=_quoting)])
+    with TraceWriter(trace, redactor=Redactor(environ={}, known=[KEY])) as writer:
+        graph.run(subscribe=(writer,))
+    tokens = [record["token"] for record in read(trace) if record["type"] == "TokenDelta"]
+    text = "".join(tokens)
+    assert text == "the key REDACTED is here" and "7d1e9a" not in trace.read_text()
+    kinds = [record["type"] for record in read(trace)]
+    assert kinds.index("NodeCompleted") > max(index for index, kind in enumerate(kinds) if kind == "TokenDelta")

@@ -246,3 +246,30 @@ def test_a_runs_budget_is_within_the_servers_and_a_run_it_stops_says_which(serve
     assert run["budget"] == {"limit": "tokens", "allowed": 30, "spent": 18, "node": None, "at": "reply"}
     assert "budget exceeded: the run may spend 30 tokens and has spent 18" in run["error"]
     assert run["usage"]["llm_calls"] == 1
+
+
+LEAKY_CHAT = CHAT.replace("    isResult: true\n", "    params:\n      apiKey: cfg-key-7d1e9a0b55c2f3\n    isResult: true\n"
+                          ).replace("echoChatAgent", "quotingChatAgent")
+
+
+def test_a_key_the_graph_holds_cut_across_streamed_tokens_reaches_no_client(serve):
+    """The endpoint streamed each token as the agent gave it, and /runs/{id}/events redacted each alone: a key
+    cut across two tokens reached the client whole."""
+    from .conftest import sse_events, wait_for_status
+
+    async def quoting_chat(ctx: AgentContext) -> Any:
+        for piece in ["the key cfg-", "key-7d1e9a", "0b55c2f3 is", " here"]:
+            ctx.stream_token(piece)
+        return {"text": "quoted", "message": {"role": "assistant", "content": "quoted"}}
+
+    served = serve({"chat.yaml": LEAKY_CHAT}, agents=[AgentInfo(name="quotingChatAgent", func=quoting_chat)])
+    stream = _client(served, key="unused").chat.completions.create(
+        model="chat", messages=[{"role": "user", "content": "hi"}], stream=True)
+    run_id = stream.response.headers["x-graphrt-run"].rsplit("/", 1)[1]
+    streamed = "".join(chunk.choices[0].delta.content or "" for chunk in stream if chunk.choices)
+    assert streamed.startswith("the key REDACTED is here") and "7d1e9a" not in streamed
+    with served.client() as client:
+        assert wait_for_status(client, run_id)["status"] == "finished"
+        with client.stream("GET", f"/runs/{run_id}/events") as response:
+            tokens = [data["token"] for _, name, data in sse_events(response) if name == "TokenDelta"]
+    assert "".join(tokens) == "the key REDACTED is here"
