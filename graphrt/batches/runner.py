@@ -28,7 +28,6 @@ import anyio
 from graphrt.base.budget import Budget
 from graphrt.base.errors import GraphError, GraphValidationError
 from graphrt.base.usage import Usage
-from graphrt.base.secrets import Redactor, known_credentials
 from graphrt.durable.runs import arun_checkpointed
 from graphrt.engine.executor import Executor
 from graphrt.engine.graph import Graph
@@ -82,7 +81,7 @@ class Batch:
         self.ordered = ordered
         self.budget = Budget.of(budget, "budget")  # a mistake is said before any row runs
         self.progress = progress if progress is not None else BatchProgress()
-        self.redactor = Redactor(known=known_credentials(graph.config, graph.data))  # hides them in what is saved
+        self.redactor = graph.redactor()  # hides them in what is saved
         self.journal_of = journal_of
         self._ids: dict[str, InputRow] = {}  # every row's id as its saved run names it: the first row of each
         self._workers = 1  # workers at most: the rows at once

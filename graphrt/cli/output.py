@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from graphrt.base.errors import GraphError
 from graphrt.base.jsvalue import escape_lone_surrogates, to_json_compatible
-from graphrt.base.secrets import Redactor, known_credentials
+from graphrt.base.secrets import Redactor
 
 if TYPE_CHECKING:
     from graphrt.engine.graph import Graph
@@ -30,7 +30,7 @@ __all__ = ["run_redactor", "write_message", "write_results"]
 def run_redactor(graph: "Graph") -> Redactor:
     """What hides the credentials a run of `graph` knows (its environment's, its config's, its graph's params') in
     what a command prints or writes of the run."""
-    return Redactor(known=known_credentials(graph.config, graph.data))
+    return graph.redactor()
 
 
 def write_message(message: object, redactor: Redactor, stream: TextIO) -> None:

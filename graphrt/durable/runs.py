@@ -37,7 +37,7 @@ import anyio
 
 from graphrt.base.budget import Budget
 from graphrt.base.errors import BudgetExceeded, GraphAbortedError, GraphError, GraphInterrupted
-from graphrt.base.secrets import Redactor, known_credentials
+from graphrt.base.secrets import Redactor
 from graphrt.base.sync import blocking
 from graphrt.base.states import RunStatus
 from graphrt.checkpoint import CheckpointTarget, open_store
@@ -99,7 +99,7 @@ def _graph_as_saved(graph: Graph) -> _SavedGraph:
     return _SavedGraph(file=str(Path(file).resolve()) if file else None,
                        text=saved_source(text, graph.data) if text is not None else None,
                        digest=digest, config=saved_config(graph.config),
-                       credentials=known_credentials(graph.config, graph.data))
+                       credentials=graph.credentials)
 
 
 def _saved_graph(graph: Graph) -> _SavedGraph:

@@ -17,6 +17,7 @@ from graphrt.authoring.agent_info import AgentContext, AgentInfo
 from graphrt.authoring.registry import Registry
 from graphrt.base.collector import collector_paused, is_large
 from graphrt.base.errors import GraphError, ValidationIssue
+from graphrt.base.secrets import Redactor, known_credentials
 from graphrt.base.sync import blocking
 from graphrt.check.validate import collect_issues, rule_issues, validate_graph
 from graphrt.engine.options import GraphOptions, RunOptions
@@ -127,6 +128,17 @@ class Graph:
         return kept[make]
 
     @property
+    def credentials(self) -> frozenset[str]:
+        """The credentials the graph's file and its config hold (graphrt.base.secrets.known_credentials), found once:
+        what every record of its runs hides, with the environment's (`redactor()`)."""
+        return self.derived(_credentials_of)
+
+    def redactor(self) -> Redactor:
+        """What hides, in what is written or shown of a run of this graph, the credentials it knows: the graph's, its
+        config's and the environment's."""
+        return Redactor(known=self.credentials)
+
+    @property
     def warnings(self) -> list[ValidationIssue]:
         """What `graphrt validate` warns about; worked out on first use, as it costs more than a small run."""
         if self._warnings is None:
@@ -176,3 +188,7 @@ class Graph:
         return await self.start(options, **fields).wait()
 
     run = blocking(arun)
+
+
+def _credentials_of(graph: Graph) -> frozenset[str]:
+    return known_credentials(graph.config, graph.data)

@@ -119,6 +119,9 @@ class Prepared(Protocol):
     @property
     def data(self) -> Mapping[str, Any]: ...
 
+    @property
+    def credentials(self) -> frozenset[str]: ...
+
     registry: Registry
     config: Mapping[str, Any]
     filters: tuple[AgentFilter, ...]
@@ -260,12 +263,12 @@ class Run:
     async def _journal(self, carryover: Carryover) -> "RunJournal":
         """The execution's journal of outside calls, its logs read; what it keeps hides the credentials of the
         graph, its config and the environment, unless its Journal says which to hide."""
-        from graphrt.base.secrets import Redactor, known_credentials
+        from graphrt.base.secrets import Redactor
         from graphrt.engine.journal import Journal
 
         journal = Journal.of(self.options.journal)  # type: ignore[arg-type]
         graph = self.graph
-        redactor = journal.redactor or Redactor(known=known_credentials(graph.config, graph.data))
+        redactor = journal.redactor or Redactor(known=graph.credentials)
         return await journal.open(self.run_id, graph.spec, carryover, redactor)
 
     async def _run_root(self, root: GraphRun) -> dict[str, Any]:

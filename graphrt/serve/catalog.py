@@ -31,7 +31,7 @@ from typing import Any
 
 from graphrt.authoring.registry import Registry
 from graphrt.base.errors import GraphError
-from graphrt.base.secrets import Redactor, known_credentials
+from graphrt.base.secrets import Redactor
 from graphrt.check.viz import graph_model, to_mermaid
 from graphrt.checkpoint.records import RunRecord
 from graphrt.engine.executor import Executor
@@ -322,7 +322,7 @@ class GraphCatalog:
                               saved_copy=digest is not None)
         try:
             graph = self.build(version)
-            credentials = known_credentials(graph.config, graph.data)
+            credentials = graph.credentials
             description = describe(graph, self._redactor.knowing(credentials))
         except GraphError as error:
             return dataclasses.replace(version, error=self.shown(error))
