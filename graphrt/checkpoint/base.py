@@ -24,7 +24,10 @@ store without one gets what `GuardedStore` does in its place, said with each pro
 - `JournalStore` (each run's journal of outside calls: a resumed run takes a call's result
   from it instead of making the call again: graphrt/engine/journal.py), with `QueuedCalls`
   (an entry queued and committed with the run's next write). graphrt's SQLite and PostgreSQL
-  stores have them all.
+  stores have them all;
+- `RateWindows` (the grants of the config's rate limits kept in the store, so that every
+  process on it counts its calls in one window: graphrt/observe/rate_limits.py); PostgreSQL
+  has it. A run on a store without it counts in its process's memory.
 
 A store class (`StoreClass`) says which targets it opens, how a person may see one, and
 what it needs installed; `open_store` (the package's __init__) finds it by the target's
@@ -35,9 +38,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Awaitable, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Any, Awaitable, Protocol, Sequence, runtime_checkable
 
 from graphrt.checkpoint.records import Delivery, JournalEntry, Lease, Row, RunRecord, RunSummary
+
+if TYPE_CHECKING:  # a run without rate limits never imports their pacing
+    from graphrt.observe.rate_limits import RateWindow
 
 __all__ = [
     "Abilities",
@@ -49,6 +55,7 @@ __all__ = [
     "QueuedCalls",
     "QueuedRows",
     "QueuedStart",
+    "RateWindows",
     "RowBatches",
     "RunPages",
     "SelfCheck",
@@ -263,6 +270,17 @@ class QueuedCalls(Protocol):
         call that is harmless to make again if the process dies before it is committed."""
 
 
+@runtime_checkable
+class RateWindows(Protocol):
+    """A store that keeps the grants of rate limits for every process on it (graphrt.observe.rate_limits): a run
+    saved in it is handed its window (`RunOptions.rate_window`), and no 60-second window of the processes' calls
+    together holds more than a limit. Without it a run's limits count the calls of its own process."""
+
+    def rate_window(self) -> RateWindow:
+        """The store's window of grants: the same object for each call, opened on its first use, closed with the
+        store."""
+
+
 def _members(protocol: type) -> tuple[tuple[str, bool], ...]:
     """What a protocol declares, its attributes then its methods: (name, whether it is a method)."""
     attributes = tuple((name, False) for name in vars(protocol).get("__annotations__", {}))
@@ -310,6 +328,7 @@ class Abilities:
     leases: bool = False  # LeaseStore
     journal: bool = False  # JournalStore
     queued_calls: bool = False  # QueuedCalls
+    rate_windows: bool = False  # RateWindows
 
     @classmethod
     def of(cls, store: object) -> "Abilities":
@@ -319,7 +338,7 @@ class Abilities:
                    self_check=conforms(store, SelfCheck), events=conforms(store, EventStore),
                    event_batches=conforms(store, EventBatches), webhooks=conforms(store, WebhookStore),
                    leases=conforms(store, LeaseStore), journal=conforms(store, JournalStore),
-                   queued_calls=conforms(store, QueuedCalls))
+                   queued_calls=conforms(store, QueuedCalls), rate_windows=conforms(store, RateWindows))
 
 
 class StoreClass(Protocol):

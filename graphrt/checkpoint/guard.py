@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import functools
 import time
-from typing import Any, Awaitable, Callable, Concatenate, Coroutine, ParamSpec, Sequence, TypeVar, cast
+from typing import (TYPE_CHECKING, Any, Awaitable, Callable, Concatenate, Coroutine, ParamSpec, Sequence, TypeVar,
+                    cast)
 
 from graphrt.checkpoint.base import (
     Abilities,
@@ -34,6 +35,7 @@ from graphrt.checkpoint.base import (
     QueuedCalls,
     QueuedRows,
     QueuedStart,
+    RateWindows,
     RowBatches,
     RunPages,
     SelfCheck,
@@ -41,6 +43,9 @@ from graphrt.checkpoint.base import (
 )
 from graphrt.checkpoint.errors import CheckpointError, StoreFailed
 from graphrt.checkpoint.records import Delivery, JournalEntry, Lease, Row, RunRecord, RunSummary
+
+if TYPE_CHECKING:  # a run without rate limits never imports their pacing
+    from graphrt.observe.rate_limits import RateWindow
 
 __all__ = ["GuardedStore"]
 
@@ -361,3 +366,12 @@ class GuardedStore:
         if not self.abilities.journal:
             raise self._lacks("journal of outside calls")
         return cast(JournalStore, self.store)
+
+    # ----- RateWindows: asked of `abilities.rate_windows` first -----
+
+    def rate_window(self) -> RateWindow:
+        """The store's window of rate limits' grants; not a write of a run (a grant is a call about to be made, to
+        be counted whoever owns the store): neither `before_write` nor a lease's fence applies."""
+        if not self.abilities.rate_windows:
+            raise self._lacks("rate limits shared by its processes")
+        return cast(RateWindows, self.store).rate_window()

@@ -8,6 +8,8 @@ The connection is used by a thread of its own (`GroupCommit`), so a write
 never blocks the event loop, on asyncio and trio alike, and the writes of runs
 that finish nodes at the same time share one transaction: one commit (one WAL
 flush on the server) for all of them.
+A run with rate limits counts its calls in the database too (`rate_window`, postgres_rates.py), with every
+process on it.
 The connection URL's password is never shown: `location` and every error
 message leave it out. A connection that broke (the server restarted, an admin
 ended it) is made again on the next call, and takes again the claims the
@@ -24,6 +26,7 @@ from graphrt.base.extras import EXTRAS, install_line, needs_extra
 from graphrt.base.secrets import hide_credentials
 from graphrt.checkpoint.errors import CheckpointError, StoreFailed, run_taken
 from graphrt.checkpoint.group_commit import GroupCommit, Statement, query_runs
+from graphrt.checkpoint.postgres_rates import PostgresRateWindow
 from graphrt.checkpoint.records import RunRecord
 from graphrt.checkpoint.sql import SqlStore, insert_run, schema
 
@@ -60,6 +63,7 @@ class PostgresStore(SqlStore):
         self._claims: set[str] = set()
         self._db = GroupCommit(self._connect, script=_script)
         self._schema: str | None = None
+        self._rates: PostgresRateWindow | None = None
 
     @classmethod
     def shown(cls, target: str) -> str:
@@ -179,9 +183,20 @@ class PostgresStore(SqlStore):
             # locks are counted, so that claim holds the lock once this one is given back.
             self._db.post((self._sql("SELECT pg_advisory_unlock(?)"), (await self._lock_key(run_id),)), last=True)
 
+    # ----- RateWindows -----
+
+    def rate_window(self) -> PostgresRateWindow:
+        """The grants of rate limits, in this database for every process on it (a connection of its own, opened on
+        the first limited call: postgres_rates.py)."""
+        if self._rates is None:
+            self._rates = PostgresRateWindow(self._url, schema_lock=_SCHEMA_LOCK)
+        return self._rates
+
     async def close(self) -> None:
         self._claims.clear()  # the server ends them with the connection
         self._db.close()
+        if self._rates is not None:
+            self._rates.close()
 
 
 def _script(db: Any, statements: Sequence[Statement]) -> str:

@@ -335,6 +335,8 @@ async def _run_claimed(graph: Graph, saved: SavedRun, options: RunOptions, *, an
         await saved.run_again()
     saved.redactor = _saved_graph(graph).redactor()  # the run's credentials, hidden in its rows and its end
     options = _journaled(options, store, record.run_id, calls, force=force, redactor=saved.redactor, fresh=fresh)
+    if options.rate_window is None and graph.usage_settings.rate_limits and store.abilities.rate_windows:
+        options = options.replace(rate_window=store.rate_window())  # its limits count every process on the store
     writer = CheckpointWriter(store, record.run_id, restore.iteration if restore is not None else None, started,
                               waitlists=graph.spec.waitlists, redactor=saved.redactor)
     end: Callable[..., Awaitable[None]] = saved.cancel  # a run cancelled (or cut off) is saved as cancelled

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from graphrt.graphdata.loader import GraphLoader
     from graphrt.observe.events import Event
     from graphrt.observe.progress import RunProgress
+    from graphrt.observe.rate_limits import RateWindow
 
 __all__ = ["GraphOptions", "RunOptions", "split_options"]
 
@@ -80,6 +81,9 @@ class RunOptions:
             to take their results from instead of making them again: a Journal, or a log such as a cassette
             (graphrt.testing.Cassette) that records the run or replays it. A checkpointed run journals them in
             its store too.
+        rate_window: where the config's rate limits count the run's calls (graphrt.observe.rate_limits'
+            RateWindow); None: this process's memory. A run saved in a store that several processes share
+            (PostgreSQL) is handed the store's, so that the limits hold for every process on it.
     """
 
     inject: Mapping[str, Any] = field(default_factory=dict)
@@ -91,6 +95,7 @@ class RunOptions:
     on_usage: Callable[[Usage], Any] | None = None
     budget: Budget | Mapping[str, Any] | str | None = None
     journal: Journal | CallLog | None = None
+    rate_window: RateWindow | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "inject", dict(self.inject or {}))

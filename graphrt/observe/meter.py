@@ -25,12 +25,15 @@ from its first call).
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from graphrt.base.budget import Budget, Limits
 from graphrt.base.errors import BudgetExceeded, UsageConfigError
 from graphrt.base.usage import CallUsage, MeteredCall, PriceTable, Usage
 from graphrt.observe.usage_ledger import Path, UsageLedger, usage_key
+
+if TYPE_CHECKING:
+    from graphrt.observe.rate_limits import RateWindow
 
 __all__ = ["RunMeter", "UsageSettings", "USAGE_KEYS"]
 
@@ -84,6 +87,8 @@ class RunMeter:
         settings: the config's prices and budget.
         budget: the run's own budget (RunOptions.budget), over the config's.
         before: what the run spent before it was resumed: its totals go on from it, and its budget counts it.
+        rate_window: where the rate limits count the run's calls (a graphrt.observe.rate_limits RateWindow: its
+            store's, which the processes on the store share); None: this process's memory.
 
     Raises:
         UsageConfigError: a limit of the run's budget is not above what it spent before it was resumed.
@@ -93,12 +98,14 @@ class RunMeter:
                  "_held", "_node_started", "_refused")
 
     def __init__(self, settings: UsageSettings | None = None, *, budget: Budget | None = None,
-                 before: Usage | None = None) -> None:
+                 before: Usage | None = None, rate_window: RateWindow | None = None) -> None:
         settings = settings or _NO_SETTINGS
         self.prices = settings.prices
         merged = budget.over(settings.budget) if budget is not None else settings.budget
         self.budget: Budget | None = merged if merged else None
         self.rate_limits = settings.rate_limits  # None: only a provider's Retry-After paces the calls
+        if self.rate_limits is not None and rate_window is not None:
+            self.rate_limits = self.rate_limits.over(rate_window)
         self.ledger = UsageLedger(before)
         self.stopped: BudgetExceeded | None = None  # the run's budget was spent: every call is refused
         self._started = time.monotonic()
@@ -184,7 +191,7 @@ class RunMeter:
         if limits is None:
             from graphrt.observe.rate_limits import PROCESS_WINDOW  # a provider's Retry-After holds every call
 
-            if PROCESS_WINDOW.held(call.label) <= 0 and PROCESS_WINDOW.held(call.provider) <= 0:
+            if PROCESS_WINDOW.held_now(call.label, call.provider) <= 0:
                 return
             limits = _holds()
         grant = await limits.acquire(call.label, call.tokens, on_wait)
@@ -223,7 +230,10 @@ class RunMeter:
     def throttled(self, provider: str, model: str | None, seconds: float) -> None:
         from graphrt.observe.rate_limits import PROCESS_WINDOW
 
-        PROCESS_WINDOW.hold(f"{provider}:{model}" if model else provider, seconds)
+        label = f"{provider}:{model}" if model else provider
+        PROCESS_WINDOW.hold(label, seconds)  # every call of the process
+        if self.rate_limits is not None and self.rate_limits.window is not PROCESS_WINDOW:
+            self.rate_limits.hold(label, seconds)  # and the limited calls of every process that shares the window
 
     # ----- budgets -----
 

@@ -20,9 +20,12 @@ that a window counts real tokens. A call larger than a whole minute's tokens is 
 when the window is empty, rather than never.
 
 Turns are taken in the order they were asked within the process. Where the grants are kept is the
-`RateWindow`: this process's memory (`MemoryWindow`). Two processes keep two windows: each keeps its
-own runs under the limit, and together they may pass it. A provider's 429 that says when to come back
-(`Retry-After`) holds the label for that long, for every call of the process (`hold`), limited or not.
+`RateWindow`: this process's memory (`MemoryWindow`), or a checkpoint store that several processes share
+(graphrt.checkpoint's `RateWindows` ability: PostgreSQL's), which a run saved in that store is handed
+(`RunOptions.rate_window`): then every process on the store counts in one window, and no 60-second window
+of theirs together holds more than a limit. A provider's 429 that says when to come back (`Retry-After`)
+holds the label for that long (`hold`): for every call of the process, limited or not, and in a shared
+window for every limited call of every process on the store.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import itertools
 import math
 import threading
 import time
+import weakref
 from collections import deque
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Mapping, Protocol
@@ -121,8 +125,8 @@ class RateWindow(Protocol):
         """Nothing is granted under `label` for `seconds` (a provider asked to wait)."""
         ...
 
-    def held(self, label: str) -> float:
-        """Seconds until `label` may be granted again after a hold; 0 when it is not held."""
+    async def held(self, *labels: str) -> float:
+        """Seconds until none of `labels` is held any more; 0 when none is."""
         ...
 
 
@@ -190,9 +194,14 @@ class MemoryWindow:
         with self._lock:
             self._held[label] = max(self._held.get(label, 0.0), self._clock() + seconds)
 
-    def held(self, label: str) -> float:
+    async def held(self, *labels: str) -> float:
+        return self.held_now(*labels)
+
+    def held_now(self, *labels: str) -> float:
+        """`held` without a wait: this window is in memory."""
         with self._lock:
-            return max(self._held.get(label, 0.0) - self._clock(), 0.0)
+            now = self._clock()
+            return max([0.0, *(self._held.get(label, 0.0) - now for label in labels)])
 
 
 PROCESS_WINDOW = MemoryWindow()
@@ -239,6 +248,8 @@ class RateLimits:
         self._lock = threading.Lock()
         self._turns: dict[str, _Turns] = {}
         self._tickets = itertools.count()
+        # `over`'s, by their window's id: each holds its window, so an id is not reused while its entry lives
+        self._over: weakref.WeakValueDictionary[int, RateLimits] = weakref.WeakValueDictionary()
 
     @classmethod
     def shared(cls, limits: Mapping[str, Any], where: str = "rate_limits") -> "RateLimits":
@@ -254,15 +265,27 @@ class RateLimits:
         with _SHARED_LOCK:
             return _SHARED.setdefault(key, made)
 
+    def over(self, window: RateWindow) -> "RateLimits":
+        """These limits with their grants kept in `window` (a store's, which several processes share): one object
+        per window while a run holds it, so that the process's runs handed the same window take their turns in one
+        order."""
+        if window is self.window:
+            return self
+        with _SHARED_LOCK:
+            found = self._over.get(id(window))
+            if found is None:
+                found = self._over[id(window)] = RateLimits(self.rates, window=window)
+            return found
+
     def __bool__(self) -> bool:
         return bool(self.rates)
 
     def to_dict(self) -> dict[str, dict[str, int]]:
         return {label: rate.to_dict() for label, rate in self.rates.items()}
 
-    def _held(self, label: str) -> float:
+    async def _held(self, label: str) -> float:
         """Seconds until a call of `label` may go after a provider's Retry-After (held under it or its provider)."""
-        return max(self.window.held(label), self.window.held(label.partition(":")[0]))
+        return await self.window.held(*dict.fromkeys((label, label.partition(":")[0])))
 
     def limiting(self, label: str) -> dict[str, Rate]:
         """The limits a call of `label` takes its turn under: its own, and its provider's."""
@@ -282,7 +305,7 @@ class RateLimits:
         started = time.monotonic()
         told = False
         while not labels:  # not limited here: only a provider's hold makes it wait
-            held = self._held(label)
+            held = await self._held(label)
             if held <= 0:
                 return Grant((), 0, time.monotonic() - started) if told else None
             if not told and on_wait is not None:
@@ -294,7 +317,7 @@ class RateLimits:
         turns = self._enter(labels, ticket)
         try:
             while True:
-                wait = self._held(label)
+                wait = await self._held(label)
                 ids = None
                 if wait <= 0:
                     ids, wait = (await self.window.take(labels, tokens)) if self._first(turns, ticket) \

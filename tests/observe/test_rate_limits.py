@@ -88,7 +88,7 @@ async def test_a_providers_retry_after_holds_the_label_for_every_call():
     window = MemoryWindow(clock)
     limits = RateLimits({}, window=window)
     limits.hold("openai:m", 30)
-    assert window.held("openai:m") == pytest.approx(30)
+    assert window.held_now("openai:m") == pytest.approx(30)
     waited = anyio.Event()
 
     def on_wait(seconds: float, label: str) -> None:
