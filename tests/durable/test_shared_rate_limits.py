@@ -178,3 +178,21 @@ def test_limits_over_one_window_are_one_object_while_a_run_holds_them(postgres_u
     window = _window(postgres_url, Clock())
     assert limits.over(window) is limits.over(window)
     assert limits.over(window).window is window and limits.window is rate_limits.PROCESS_WINDOW
+
+
+@pytest.mark.parametrize("limit, said", [
+    ("{tokens_per_minute: -5}", "rate_limits.openai.tokens_per_minute: must be a whole number above 0"),
+    ("{tokens_per_hour: 5}", "rate_limits.openai: unknown unit 'tokens_per_hour'"),
+])
+def test_a_bad_limit_for_a_store_shared_by_processes_is_one_line_and_saves_nothing(tmp_path: Path, postgres_url,
+                                                                                   limit, said):
+    (tmp_path / "ask.json").write_text(json.dumps({"version": 0.5, "nodes": {"a": {"value": 1}}}), encoding="utf-8")
+    (tmp_path / "config.yaml").write_text(f"rate_limits:\n  openai: {limit}\n", encoding="utf-8")
+    done = subprocess.run([*GRAPHRT, "run", "ask.json", "--config", "config.yaml", "--checkpoint", postgres_url],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert done.stderr.count("\n") == 1 and "config.yaml" in done.stderr and said in done.stderr, done.stderr
+    import psycopg
+
+    with psycopg.connect(postgres_url) as db:  # nothing was saved: the store was not even set up
+        assert db.execute("SELECT to_regclass('runs'), to_regclass('rate_grants')").fetchone() == (None, None)
