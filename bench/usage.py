@@ -6,6 +6,9 @@
   (its UTF-8 bytes over 4) and `max_tokens` written. Reported: the most tokens any 60-second window of the
   server's requests held (it must not pass the limit), and the run's rate: its tokens over the time from
   its first request to a minute after its last, the minute each request counts in (within 10% of the limit).
+  With `--processes 2`, the runs are split over two processes whose runs are saved in one PostgreSQL store (a
+  throwaway server), which keeps the limit's window for both; `--unshared` runs them unsaved, each process
+  counting in its own memory, for comparison. The window is the real 60 seconds: a run takes minutes.
 - `budgets`: `--runs` ReAct runs (100, graphs/react.yaml) with a `--budget` token budget (2,000), against a
   server that never finishes (every reply is another search). Reported: the most any run spent, against
   the budget plus one call's most output, and how many runs were stopped with their partial results.
@@ -16,7 +19,10 @@ Both write their figures as JSON to bench/results/usage_<name>_latest.json.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import subprocess
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -108,26 +114,42 @@ def _most_in_a_window(requests: list[tuple[float, int]]) -> int:
     return max(sum(tokens for at, tokens in requests if start <= at < start + WINDOW) for start, _ in requests)
 
 
-async def pacing(runs: int, calls: int, tpm: int, max_tokens: int) -> dict[str, Any]:
-    import graphrt
-
-    server = ScriptedLLM()
+def _chain(url: str, calls: int, max_tokens: int) -> dict[str, Any]:
+    """A chain of `calls` openAIAgent calls to the scripted server, each with `max_tokens`."""
     nodes: dict[str, Any] = {}
     for index in range(calls):
         prompt = "Say something short." if index == 0 else f":step{index - 1}.text"
         nodes[f"step{index}"] = {"agent": "openAIAgent", "isResult": True,
                                  "inputs": {"prompt": prompt, "max_tokens": max_tokens},
-                                 "params": {"baseURL": server.url, "apiKey": "sk-bench", "model": "bench"}}
+                                 "params": {"baseURL": url, "apiKey": "sk-bench", "model": "bench"}}
+    return {"version": 0.5, "nodes": nodes}
+
+
+async def _run_at_once(url: str, runs: int, calls: int, tpm: int, max_tokens: int, store: str | None) -> None:
+    """`runs` runs of the chain at once in this process, saved in `store` (None: not saved)."""
+    import graphrt
+
     config = {"rate_limits": {"openai:bench": {"tokens_per_minute": tpm}}}
-    graphs = [graphrt.Graph({"version": 0.5, "nodes": nodes}, config=config) for _ in range(runs)]
-    started = time.monotonic()
+    graphs = [graphrt.Graph(_chain(url, calls, max_tokens), config=config) for _ in range(runs)]
+    opened = None
+    if store is not None:
+        from graphrt.checkpoint import open_store
+        from graphrt.durable import arun_checkpointed
+
+        opened = open_store(store)  # one store for the process's runs: one window of grants, one connection for it
     try:
         async with anyio.create_task_group() as group:
             for graph in graphs:
-                group.start_soon(graph.arun)
+                if opened is None:
+                    group.start_soon(graph.arun)
+                else:
+                    group.start_soon(functools.partial(arun_checkpointed, graph, opened))
     finally:
-        server.close()
-    elapsed = time.monotonic() - started
+        if opened is not None:
+            await opened.close()
+
+
+def _figures(server: ScriptedLLM, runs: int, tpm: int, elapsed: float) -> dict[str, Any]:
     most = _most_in_a_window(server.requests)
     total = sum(tokens for _, tokens in server.requests)
     span = server.requests[-1][0] - server.requests[0][0] + WINDOW
@@ -135,6 +157,45 @@ async def pacing(runs: int, calls: int, tpm: int, max_tokens: int) -> dict[str, 
     return {"runs": runs, "calls": len(server.requests), "tpm": tpm, "tokens": total, "seconds": round(elapsed, 1),
             "most_in_a_window": most, "within_limit": most <= tpm, "per_minute": round(rate, 1),
             "rate_vs_limit": round(rate / tpm, 3)}
+
+
+async def pacing(runs: int, calls: int, tpm: int, max_tokens: int) -> dict[str, Any]:
+    server = ScriptedLLM()
+    started = time.monotonic()
+    try:
+        await _run_at_once(server.url, runs, calls, tpm, max_tokens, None)
+    finally:
+        server.close()
+    return _figures(server, runs, tpm, time.monotonic() - started)
+
+
+async def pacing_processes(runs: int, calls: int, tpm: int, max_tokens: int, processes: int,
+                           shared: bool) -> dict[str, Any]:
+    """`runs` runs at once split over `processes` processes, each process's saved in one PostgreSQL store (a
+    throwaway server), which shares the limit's window between them; `shared` False: not saved, each process
+    counting in its own memory (what they did before the store kept the window)."""
+    from .durable import _Postgres, _pg_bin
+
+    if not (_pg_bin("initdb") and _pg_bin("pg_ctl")):
+        raise SystemExit("bench usage pacing --processes: needs PostgreSQL's initdb and pg_ctl")
+    postgres = _Postgres()
+    server = ScriptedLLM()
+    try:
+        url = postgres.start()
+        shares = [runs // processes + (index < runs % processes) for index in range(processes)]
+        command = [sys.executable, "-m", "bench.usage", "child", "--llm", server.url, "--calls", str(calls),
+                   "--tpm", str(tpm), "--max-tokens", str(max_tokens)] + (["--store", url] if shared else [])
+        started = time.monotonic()
+        children = [subprocess.Popen([*command, "--runs", str(share)], cwd=ROOT) for share in shares]
+        codes = [await anyio.to_thread.run_sync(child.wait) for child in children]
+        elapsed = time.monotonic() - started
+        if any(codes):
+            raise SystemExit(f"bench usage pacing --processes: a process failed ({codes})")
+    finally:
+        server.close()
+        postgres.stop()
+    figures = _figures(server, runs, tpm, elapsed)
+    return {"processes": processes, "store": "postgresql" if shared else "none (each process's memory)", **figures}
 
 
 async def budgets(runs: int, budget: int, output_tokens: int) -> dict[str, Any]:
@@ -176,20 +237,34 @@ async def budgets(runs: int, budget: int, output_tokens: int) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.usage", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["pacing", "budgets"])
+    parser.add_argument("what", choices=["pacing", "budgets", "child"])
     parser.add_argument("--runs", type=int, help="runs (pacing: at once; default 20; budgets: 100)")
     parser.add_argument("--calls", type=int, default=4, help="pacing: LLM calls per run (default 4)")
     parser.add_argument("--tpm", type=int, default=6000, help="pacing: tokens per minute (default 6,000)")
     parser.add_argument("--max-tokens", type=int, default=200, help="pacing: each call's max_tokens (default 200)")
+    parser.add_argument("--processes", type=int, default=1,
+                        help="pacing: split the runs over this many processes sharing one PostgreSQL store (default 1)")
+    parser.add_argument("--unshared", action="store_true",
+                        help="pacing with --processes: no store, each process counting in its own memory")
     parser.add_argument("--budget", type=int, default=2000, help="budgets: each run's tokens (default 2,000)")
     parser.add_argument("--output-tokens", type=int, default=40, help="budgets: what each reply writes (default 40)")
+    parser.add_argument("--llm", help=argparse.SUPPRESS)  # child: the scripted server's URL
+    parser.add_argument("--store", help=argparse.SUPPRESS)  # child: the store its runs are saved in
     args = parser.parse_args(argv)
-    if args.what == "pacing":
+    if args.what == "child":  # one of pacing's processes
+        anyio.run(_run_at_once, args.llm, args.runs, args.calls, args.tpm, args.max_tokens, args.store)
+        return 0
+    name = args.what
+    if args.what == "pacing" and args.processes > 1:
+        figures = anyio.run(pacing_processes, args.runs or 20, args.calls, args.tpm, args.max_tokens, args.processes,
+                            not args.unshared)
+        name = f"pacing_{args.processes}_processes" + ("_unshared" if args.unshared else "")
+    elif args.what == "pacing":
         figures = anyio.run(pacing, args.runs or 20, args.calls, args.tpm, args.max_tokens)
     else:
         figures = anyio.run(budgets, args.runs or 100, args.budget, args.output_tokens)
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f"usage_{args.what}_latest.json").write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    (RESULTS / f"usage_{name}_latest.json").write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(figures, indent=2))
     return 0
 

@@ -196,3 +196,28 @@ def test_a_bad_limit_for_a_store_shared_by_processes_is_one_line_and_saves_nothi
 
     with psycopg.connect(postgres_url) as db:  # nothing was saved: the store was not even set up
         assert db.execute("SELECT to_regclass('runs'), to_regclass('rate_grants')").fetchone() == (None, None)
+
+
+async def test_a_store_that_lost_its_lease_still_counts_the_calls_it_makes(postgres_url):
+    """Its run writes are refused (LeaseLost), but a call it still sends reaches the provider: it is counted."""
+    import time
+
+    from graphrt.checkpoint.errors import LeaseLost
+    from graphrt.checkpoint.postgres import PostgresStore
+    from graphrt.checkpoint.records import RunRecord
+
+    first, second = GuardedStore(PostgresStore(postgres_url)), GuardedStore(PostgresStore(postgres_url))
+    limit = {"openai": Rate(requests_per_minute=1)}
+    try:
+        now = time.time()
+        await first.take_lease("serve", "first", "{}", until=now + 300, now=now)
+        first.fence_writes("serve", "first")
+        await second.take_lease("serve", "second", "{}", until=now + 300, now=now, replacing="first")
+        with pytest.raises(LeaseLost):
+            await first.create_run(RunRecord(run_id="r1", graph_file=None, graph_text="nodes: {}", graph_hash="abc"))
+        assert (await first.rate_window().take(limit, 10))[0] is not None
+        ids, wait = await second.rate_window().take(limit, 10)
+        assert ids is None and wait > 50
+    finally:
+        await first.close()
+        await second.close()
