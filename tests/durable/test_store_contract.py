@@ -19,6 +19,7 @@ from graphrt.checkpoint.base import (
     QueuedCalls,
     QueuedRows,
     QueuedStart,
+    RateWindows,
     RowBatches,
     RunPages,
     SelfCheck,
@@ -29,7 +30,7 @@ from graphrt.durable import SavedRun, arun_checkpointed
 pytestmark = pytest.mark.anyio
 
 PROTOCOLS = (CheckpointStore, RowBatches, QueuedRows, QueuedStart, RunPages, SelfCheck, EventStore, EventBatches,
-             WebhookStore, LeaseStore, JournalStore, QueuedCalls)
+             WebhookStore, LeaseStore, JournalStore, QueuedCalls, RateWindows)
 
 CHAIN = {
     "version": 0.5,
@@ -93,7 +94,8 @@ async def test_graphrts_stores_have_the_abilities_they_say(store: CheckpointStor
     postgres = type(store).__name__ == "PostgresStore"
     assert Abilities.of(store) == Abilities(row_batches=True, queued_rows=True, queued_start=postgres, run_pages=True,
                                             self_check=True, events=True, event_batches=True, webhooks=True,
-                                            leases=True, journal=True, queued_calls=True)
+                                            leases=True, journal=True, queued_calls=True,
+                                            rate_windows=postgres)
     assert GuardedStore(store).abilities == Abilities.of(store)
 
 
