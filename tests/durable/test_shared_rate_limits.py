@@ -221,3 +221,24 @@ async def test_a_store_that_lost_its_lease_still_counts_the_calls_it_makes(postg
     finally:
         await first.close()
         await second.close()
+
+
+async def test_a_providers_retry_after_to_a_limited_run_holds_the_label_in_its_stores_window(postgres_url,
+                                                                                            monkeypatch):
+    from graphrt.observe.meter import RunMeter, UsageSettings
+
+    monkeypatch.setattr(rate_limits, "PROCESS_WINDOW", rate_limits.MemoryWindow())
+    clock = Clock()
+    mine, theirs = _window(postgres_url, clock), _window(postgres_url, clock)
+    try:
+        meter = RunMeter(UsageSettings({"rate_limits": {"openai": {"requests_per_minute": 50}}}), rate_window=mine)
+        assert meter.rate_limits.window is mine
+        meter.throttled("openai", "m", 20)
+        await mine.held("openai:m")  # made
+        assert await theirs.held("openai:m") == pytest.approx(20)  # another process's window: held there too
+        assert rate_limits.PROCESS_WINDOW.held_now("openai:m") == pytest.approx(20, abs=1)  # and in this process
+        unlimited = RunMeter(UsageSettings({}), rate_window=mine)  # a run without limits counts nothing in the store
+        assert unlimited.rate_limits is None
+    finally:
+        mine.close()
+        theirs.close()
