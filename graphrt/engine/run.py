@@ -229,7 +229,7 @@ class Run:
             restore = self._restore
             before = Usage.from_dict(restore.usage) if restore is not None and restore.usage else None
             self._meter = meter = RunMeter(graph.usage_settings, budget=self._budget, before=before,
-                                               rate_window=self.options.rate_window)
+                                           rate_window=self.options.rate_window)
             carryover = Carryover(restore.answers, restore.inner) if restore is not None else Carryover()
             journal = await self._journal(carryover) if self.options.journal is not None else None
             context = RunContext(

@@ -43,7 +43,8 @@ import anyio
 
 from graphrt.base.errors import UsageConfigError
 
-__all__ = ["Grant", "MemoryWindow", "PROCESS_WINDOW", "Rate", "RateLimits", "RateWindow", "WINDOW_SECONDS"]
+__all__ = ["Grant", "HELD_SECONDS", "MemoryWindow", "PROCESS_WINDOW", "Rate", "RateLimits", "RateWindow", "WINDOW_SECONDS",
+           "fit_wait"]
 
 WINDOW_SECONDS = 60.0
 """The window a per-minute limit holds in."""
