@@ -9,6 +9,14 @@ import pytest
 from graphrt.authoring.plugins import default_registry
 from graphrt.testing import agent_context
 
+from ..conftest import need_agents
+
+
+def _loaded(name: str):
+    """The agent's info, its pack's extra installed (else skipped, naming it)."""
+    need_agents({"nodes": {"agent": {"agent": name}}})
+    return default_registry().get(name)
+
 OUTSIDE = ("openAIAgent", "openAIFetchAgent", "openAIImageAgent", "anthropicAgent", "geminiAgent", "groqAgent",
            "stringEmbeddingsAgent", "fetchAgent", "vanillaFetchAgent", "wikipediaAgent", "wikiAgent",
            "braveSearchAgent", "googleSearchAgent", "serperAgent", "browserlessAgent", "arxivAgent", "exaAgent",
@@ -18,7 +26,7 @@ OUTSIDE = ("openAIAgent", "openAIFetchAgent", "openAIImageAgent", "anthropicAgen
 
 @pytest.mark.parametrize("name", OUTSIDE)
 def test_an_agent_that_reaches_outside_the_run_is_journaled(name: str) -> None:
-    info = default_registry().get(name)
+    info = _loaded(name)
     assert info is not None and info.journaled
 
 
@@ -37,6 +45,6 @@ def test_pure_agents_are_not_journaled() -> None:
     ("openAIAgent", {"prompt": "hi"}, {}, False, True),
 ])
 def test_what_a_call_does_outside_follows_its_function_info(name, inputs, params, changes, harmless) -> None:
-    info = default_registry().get(name)
+    info = _loaded(name)
     ctx = agent_context(inputs, params)
     assert (info.has_side_effects(ctx), info.is_idempotent(ctx)) == (changes, harmless)
