@@ -264,10 +264,12 @@ class JournalStore(Protocol):
 class QueuedCalls(Protocol):
     """Journal entries queued now and committed with what the run writes next. Without it: each is awaited."""
 
-    def queue_call(self, entry: JournalEntry) -> Awaitable[None]:
+    def queue_call(self, entry: JournalEntry, *, hold: bool = False) -> Awaitable[None]:
         """Queues `entry` as `add_call` saves it, at once (a plain function), and returns what to await for its
         commit: an entry no later write may be committed without (the store's writes are made in order), for a
-        call that is harmless to make again if the process dies before it is committed."""
+        call that is harmless to make again if the process dies before it is committed. `hold`: the entry may
+        wait (a moment at most) to be committed with the store's next write instead of by itself; awaiting
+        what this returns commits it now."""
 
 
 @runtime_checkable

@@ -28,6 +28,12 @@ back and made again). Reads go through the same connection, before the writes
 queued with them (none of those has returned to its caller yet). A cancelled
 caller stops waiting; its write, once queued, is still made.
 
+A write queued to be `held` (a journal entry of a call harmless to make again) is not committed by itself
+when the thread is idle: it waits for the next write queued after it and goes in its transaction (a
+toolsAgent's LLM reply rides with the mark of the tool call it asks for), or for a moment (`_HOLD`), or for
+its caller to await it, whichever comes first. Each lone commit costs the thread two hops through the GIL and
+the caller's event loop a wake-up; on a loaded machine, a millisecond or more each (bench journal cost).
+
 A `fence` (graphrt serve's lease) is a statement made first in every transaction
 of writes that fails when the store is no longer this writer's: the check and the
 writes commit together, so a writer frozen after any earlier check (past its
@@ -38,10 +44,14 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Generator, Sequence
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generator, Sequence
 
 import sniffio
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["Fence", "GroupCommit", "Statement", "query_runs"]
 
@@ -49,6 +59,8 @@ Statement = tuple[str, tuple[Any, ...]]
 """A query and its values."""
 
 _BATCH = 512  # writes in one transaction at most: a bound on how long the first of them waits
+_HOLD = 0.05  # seconds a held write waits for another to share its commit, at most
+_NOW = object()  # queued to commit the held writes now (their caller awaits them)
 
 
 @dataclass(frozen=True)
@@ -76,6 +88,7 @@ class _Job:
     settle: Callable[[Any, BaseException | None], None]
     outcome: tuple[Any, BaseException | None] = field(default=(None, None))
     last: bool = False  # made after the batch's commit, with the other such writes of the batch in one call
+    due: float | None = None  # held: committed with the next write, or at this time.monotonic() at the latest
 
 
 def query_runs(statements: Sequence[Statement]) -> list[tuple[str, list[tuple[Any, ...]]]]:
@@ -88,6 +101,11 @@ def query_runs(statements: Sequence[Statement]) -> list[tuple[str, list[tuple[An
         else:
             runs.append((query, [values]))
     return runs
+
+
+def _due(held: Sequence[_Job]) -> float:
+    """When the first of the held writes is to be committed at the latest."""
+    return min(job.due for job in held if job.due is not None)
 
 
 def _call(call: Callable[[], None]) -> None:
@@ -121,6 +139,9 @@ class _TrioOutcome:
         self._outcome = (result, error)
         self._done.set()
 
+    def done(self) -> bool:
+        return self._done.is_set()
+
     async def _wait(self) -> Any:
         await self._done.wait()
         result, error = self._outcome
@@ -151,7 +172,7 @@ class GroupCommit:
         self._inline = inline
         self._name = name
         self._db: Any = None
-        self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[_Job | object | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
         self._pending: list[_Job] = []  # inline: the writes queued in this turn of the event loop
@@ -249,38 +270,51 @@ class GroupCommit:
 
     # ----- the caller's side -----
 
-    def queue(self, *statements: Statement, read: bool = False) -> Awaitable[Any]:
+    def queue(self, *statements: Statement, read: bool = False, hold: bool = False) -> Awaitable[Any]:
         """Queues the work now and returns what to await for its outcome later (a read's rows; a write's None).
 
         Work queued after it is made after it, so a caller may go on and wait only where it must (a run's
         record is saved while its first node runs). Await what it returns, on the way out of a failure too:
         its error is raised there. A read queued after a write that is not committed yet may be made before
         it (a batch's reads go first): a caller reads its own write only once it has awaited it. Only
-        a write inline: committed with the writes of this turn of the event loop."""
+        a write inline: committed with the writes of this turn of the event loop.
+
+        `hold`: a write that may wait to share the commit of the next write queued after it, a moment at most
+        (see the top); awaiting it commits it now if it is still held. Inline, every write shares its turn's."""
         if self._inline:
             if read:
                 raise RuntimeError("GroupCommit.queue: an inline connection reads at once (read)")
             return self._queue_inline(statements, False)
-        return self._enqueue(statements, read=read, alone=False)
+        pending = self._enqueue(statements, read=read, alone=False, hold=hold and not read)
+        return self._awaited(pending) if hold and not read else pending
+
+    async def _awaited(self, pending: "asyncio.Future[Any] | _TrioOutcome") -> Any:
+        """A held write's outcome, asked for now: the writes held with it are committed without waiting more."""
+        if not pending.done():  # (a write queued after it committed it already, most often)
+            self._queue.put(_NOW)
+        return await pending
 
     async def _submit(self, statements: tuple[Statement, ...], *, read: bool, alone: bool) -> Any:
         return await self._enqueue(statements, read=read, alone=alone)
 
-    def _enqueue(self, statements: tuple[Statement, ...], *, read: bool, alone: bool) -> Awaitable[Any]:
+    def _enqueue(self, statements: tuple[Statement, ...], *, read: bool, alone: bool,
+                 hold: bool = False) -> "asyncio.Future[Any] | _TrioOutcome":
         """Puts the job on the thread's queue at once; returns the awaitable its outcome settles."""
         self._started()
+        due = time.monotonic() + _HOLD if hold else None
         if sniffio.current_async_library() == "asyncio":
             import asyncio
 
             loop = asyncio.get_running_loop()
             future = loop.create_future()
-            self._queue.put(_Job(statements, read, alone, loop, loop.call_soon_threadsafe, _settler(future)))
+            self._queue.put(_Job(statements, read, alone, loop, loop.call_soon_threadsafe, _settler(future),
+                                 due=due))
             return future
         import trio
 
         token = trio.lowlevel.current_trio_token()
         outcome = _TrioOutcome()
-        self._queue.put(_Job(statements, read, alone, token, token.run_sync_soon, outcome.settle))
+        self._queue.put(_Job(statements, read, alone, token, token.run_sync_soon, outcome.settle, due=due))
         return outcome
 
     def _started(self) -> None:
@@ -294,24 +328,38 @@ class GroupCommit:
     # ----- the thread's side -----
 
     def _work(self) -> None:
+        held: list[_Job] = []  # writes waiting for another to share its commit (`hold`), in their order
         try:
             while True:
-                job = self._queue.get()
-                if job is None:
-                    return
-                jobs = [job]
-                stop = False
-                while len(jobs) < _BATCH:
+                now = False
+                try:
+                    job = self._queue.get(timeout=max(0.0, _due(held) - time.monotonic())) if held \
+                        else self._queue.get()
+                except queue.Empty:  # the first held write waited long enough
+                    job, now = _NOW, True
+                jobs, held = held, []
+                stop = job is None
+                if isinstance(job, _Job):
+                    jobs.append(job)
+                else:
+                    now = True
+                while not stop and len(jobs) < _BATCH:
                     try:
                         more = self._queue.get_nowait()
                     except queue.Empty:
                         break
                     if more is None:
                         stop = True
-                        break
-                    jobs.append(more)
-                self._run(jobs)
-                self._settle(jobs)
+                    elif isinstance(more, _Job):
+                        jobs.append(more)
+                    else:
+                        now = True
+                if not stop and not now and jobs and all(job.due is not None for job in jobs):
+                    held = jobs  # none of them is waited for yet: they wait for the next write
+                    continue
+                if jobs:
+                    self._run(jobs)
+                    self._settle(jobs)
                 if stop:
                     return
         finally:

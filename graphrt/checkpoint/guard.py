@@ -349,14 +349,14 @@ class GuardedStore:
     def drop_call(self, run_id: str, path: str, index: int) -> Awaitable[None]:
         return self._journal_store().drop_call(run_id, path, index)
 
-    def queue_call(self, entry: JournalEntry) -> Awaitable[None] | None:
+    def queue_call(self, entry: JournalEntry, *, hold: bool = False) -> Awaitable[None] | None:
         """The entry queued now, its commit awaited later and guarded as `add_call` (QueuedCalls); None where the
         store cannot queue it, or where writes are checked first and the store does not check them itself (as
         `queue_rows`): save it with `add_call`."""
         if not self.abilities.queued_calls or not self._may_queue():
             return None
         self._journal_store()
-        return self._queued("add_call", cast(QueuedCalls, self.store).queue_call(entry))
+        return self._queued("add_call", cast(QueuedCalls, self.store).queue_call(entry, hold=hold))
 
     @_call
     def get_calls(self, run_id: str) -> Awaitable[list[JournalEntry]]:

@@ -107,8 +107,8 @@ class PostgresStore(SqlStore):
     async def _write(self, *statements: Statement, alone: bool = False) -> None:
         await self._db.write(*((self._sql(query), values) for query, values in statements), alone=alone)
 
-    def _queue(self, *statements: Statement) -> Awaitable[None]:
-        return self._db.queue(*((self._sql(query), values) for query, values in statements))
+    def _queue(self, *statements: Statement, hold: bool = False) -> Awaitable[None]:
+        return self._db.queue(*((self._sql(query), values) for query, values in statements), hold=hold)
 
     # ----- claims -----
 

@@ -264,8 +264,9 @@ class SqlStore:
         of a node nobody waits for, committed with what the run writes next (its end) instead of before it."""
         return self._queue(*(statement for row in rows for statement in _row_statements(row)))
 
-    def _queue(self, *statements: Statement) -> Awaitable[None]:
-        """Queues a write now (GroupCommit.queue); awaiting what it returns gives its outcome."""
+    def _queue(self, *statements: Statement, hold: bool = False) -> Awaitable[None]:
+        """Queues a write now (GroupCommit.queue; `hold`: it may wait to share the next write's commit); awaiting
+        what it returns gives its outcome."""
         raise NotImplementedError
 
     async def get_run(self, run_id: str) -> RunRecord | None:
@@ -384,9 +385,9 @@ class SqlStore:
     async def add_call(self, entry: JournalEntry) -> None:
         await self._write(_call_statement(entry))
 
-    def queue_call(self, entry: JournalEntry) -> Awaitable[None]:
+    def queue_call(self, entry: JournalEntry, *, hold: bool = False) -> Awaitable[None]:
         """Queues the entry as `add_call` saves it, at once; returns what to await for its commit."""
-        return self._queue(_call_statement(entry))
+        return self._queue(_call_statement(entry), hold=hold)
 
     async def drop_call(self, run_id: str, path: str, index: int) -> None:
         await self._write(("DELETE FROM graphrt_journal WHERE run_id = ? AND path = ? AND idx = ?",

@@ -106,8 +106,8 @@ class SQLiteStore(SqlStore):
     async def _write(self, *statements: Statement, alone: bool = False) -> None:
         await self._db.write(*statements, alone=alone)
 
-    def _queue(self, *statements: Statement) -> Awaitable[None]:
-        return self._db.queue(*statements)
+    def _queue(self, *statements: Statement, hold: bool = False) -> Awaitable[None]:
+        return self._db.queue(*statements, hold=hold)  # inline: committed with its turn's writes, held or not
 
     async def close(self) -> None:
         self._claimed.clear()

@@ -42,8 +42,8 @@ class StoreLog(CallLog):
     async def save(self, entry: JournalEntry) -> None:
         await self.store.add_call(entry)
 
-    def queue(self, entry: JournalEntry) -> Awaitable[None] | None:
-        return self.store.queue_call(entry)
+    def queue(self, entry: JournalEntry, *, hold: bool = False) -> Awaitable[None] | None:
+        return self.store.queue_call(entry, hold=hold)
 
     async def drop(self, entry: JournalEntry) -> None:
         await self.store.drop_call(entry.run_id, entry.path, entry.index)

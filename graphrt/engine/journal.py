@@ -107,9 +107,10 @@ class CallLog:
     async def save(self, entry: JournalEntry) -> None:
         """Keeps `entry` (durable when it returns), in place of the one with its key."""
 
-    def queue(self, entry: JournalEntry) -> Awaitable[None] | None:
+    def queue(self, entry: JournalEntry, *, hold: bool = False) -> Awaitable[None] | None:
         """Queues `entry` to be kept with what is written next (the log keeps its writes in order), and returns what
-        to await for it; None: the log cannot queue it (the journal awaits `save`)."""
+        to await for it; None: the log cannot queue it (the journal awaits `save`). `hold`: it may wait a moment
+        for the log's next write to share its commit (a call without side effects: made again if it is lost)."""
         return None
 
     async def drop(self, entry: JournalEntry) -> None:
@@ -287,7 +288,7 @@ class RunJournal:
         # Queued, and committed before anything the log writes after it: before the next call with side effects
         # is marked as started, so no effect that depends on this result happens before it is kept. A crash in
         # between (a commit's time) leaves a call with side effects started, and so asked about, never made twice.
-        await self._keep(entry)
+        await self._keep(entry, hold=not marked)
         self.entries[call.path, call.index] = entry
         self.last[call.path] = (entry, side_effects)
         return result
@@ -308,10 +309,13 @@ class RunJournal:
         if self.pending:  # queued before it: committed by now
             await self.settle()
 
-    async def _keep(self, entry: JournalEntry) -> None:
-        """Keeps an entry of a call harmless to make again: queued where a log can, else saved."""
+    async def _keep(self, entry: JournalEntry, *, hold: bool) -> None:
+        """Keeps the entry of a call that returned: queued where a log can, else saved. `hold`: the call has no side
+        effects, so its entry may wait a moment to share the commit of the log's next write (a toolsAgent's LLM
+        reply, that of the tool call's mark); a call with side effects is committed at once, so that a crash
+        leaves it uncertain for no longer than a commit takes."""
         for log in self.journal.logs:
-            queued = log.queue(entry)
+            queued = log.queue(entry, hold=hold)
             if queued is None:
                 await log.save(entry)
             else:

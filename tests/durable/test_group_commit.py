@@ -363,3 +363,71 @@ def test_new_runs_at_once_on_trio(store: CheckpointStore) -> None:
 
     anyio.run(many, backend="trio")
     assert results == [{"b": {"from": "b"}}] * 20
+
+
+# ----- held writes: a journal entry of a call harmless to make again shares the next write's commit -----
+
+
+def _call(index: int, state: str = "returned") -> Any:
+    from graphrt.checkpoint.records import JournalEntry
+
+    return JournalEntry("r1", "agent/llm", index, "llm", "openAIAgent", '{"inputs":{},"params":{}}', state,
+                        '{"text":"hi"}' if state == "returned" else None, 1000.0, None)
+
+
+def _transactions(url: str) -> dict[int, str]:
+    """Each journal entry's index, and the transaction that wrote it (PostgreSQL's xmin)."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as connection:
+        return dict(connection.execute("SELECT idx, xmin::text FROM graphrt_journal WHERE run_id = 'r1'").fetchall())
+
+
+async def test_a_held_entry_is_committed_with_the_next_write_not_by_itself(postgres_url: str, monkeypatch) -> None:
+    """An LLM reply's entry and the next tool call's mark: one commit, not two (bench journal cost)."""
+    from graphrt.checkpoint import group_commit
+    from graphrt.checkpoint.postgres import PostgresStore
+
+    monkeypatch.setattr(group_commit, "_HOLD", 3600.0)  # it waits for the next write, however slow the machine
+    store = PostgresStore(postgres_url)
+    try:
+        await store.create_run(_record("r1"))
+        held = store.queue_call(_call(0), hold=True)
+        await store.add_call(_call(1, "started"))
+        await held
+        written = _transactions(postgres_url)
+    finally:
+        await store.close()
+    assert set(written) == {0, 1} and written[0] == written[1]
+
+
+async def test_a_held_entry_awaited_is_committed_at_once(postgres_url: str, monkeypatch) -> None:
+    from graphrt.checkpoint import group_commit
+    from graphrt.checkpoint.postgres import PostgresStore
+
+    monkeypatch.setattr(group_commit, "_HOLD", 3600.0)
+    store = PostgresStore(postgres_url)
+    try:
+        await store.create_run(_record("r1"))
+        with anyio.fail_after(60):  # a failure's bound, not a measure: held for an hour, it would hang
+            await store.queue_call(_call(0), hold=True)
+        assert set(_transactions(postgres_url)) == {0}
+    finally:
+        await store.close()
+
+
+async def test_a_held_entry_nobody_awaits_is_committed_after_a_moment(postgres_url: str, monkeypatch) -> None:
+    from graphrt.checkpoint import group_commit
+    from graphrt.checkpoint.postgres import PostgresStore
+
+    monkeypatch.setattr(group_commit, "_HOLD", 0.05)
+    store = PostgresStore(postgres_url)
+    try:
+        await store.create_run(_record("r1"))
+        held = store.queue_call(_call(0), hold=True)
+        with anyio.fail_after(60):
+            while not _transactions(postgres_url):  # another connection sees it: committed, and nobody asked
+                await anyio.sleep(0.01)
+    finally:
+        await store.close()
+    held.close()  # never awaited: the hold alone committed it

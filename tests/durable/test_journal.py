@@ -311,3 +311,32 @@ async def test_the_journal_holds_no_credential_the_run_knows(tmp_path, openai_se
     kept = json.dumps([(entry.request, entry.result) for entry in entries])
     assert len(entries) == 3 and "REDACTED" in kept
     assert openai_api_key not in kept and "tok-9f8e7d6c5b4a" not in kept
+
+
+async def test_an_llm_reply_waits_for_the_next_commit_and_a_side_effects_result_does_not(
+        openai_server: Any, reply: Any, world: World) -> None:
+    """What the journal lets a log hold (CallLog.queue's `hold`): an entry a crash may lose, since its call is made
+    again (an LLM's); never the result of a call with side effects, which a crash would leave uncertain."""
+    from graphrt.checkpoint.records import JournalEntry
+    from graphrt.engine.journal import CallLog
+
+    kept: list[tuple[str, str, bool | None]] = []
+
+    class Log(CallLog):
+        async def save(self, entry: JournalEntry) -> None:
+            kept.append((entry.kind, entry.state, None))
+
+        def queue(self, entry: JournalEntry, *, hold: bool = False) -> Any:
+            kept.append((entry.kind, entry.state, hold))
+            return _done()
+
+    async def _done() -> None:
+        return None
+
+    openai_server.respond(acting_llm(reply))
+    graph = graphrt.Graph(TOOLS, agents=world.agents())
+    await graph.arun(journal=Log())
+
+    assert world.effects == [1, 2, 3, 4]
+    assert kept == [("llm", CallState.RETURNED, True), ("tool", CallState.STARTED, None),
+                    ("tool", CallState.RETURNED, False)] * 4 + [("llm", CallState.RETURNED, True)]
