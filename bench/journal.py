@@ -4,6 +4,7 @@ kill -9, and how fast a recorded run replays (graphrt/engine/journal.py, graphrt
     python -m bench journal cost      # p50 of a durable toolsAgent run with the journal ÷ without (SQLite, PostgreSQL)
     python -m bench journal kill      # 200 toolsAgent runs killed with SIGKILL at random moments, then resumed
     python -m bench journal replay    # 50 recordings of graphs/react.yaml and of a toolsAgent graph, replayed offline
+    python -m bench journal size      # the bytes a toolsAgent run of 20 rounds journals, in a store and a cassette
 
 The LLM is a scripted OpenAI-compatible server on 127.0.0.1 (a thread of this process, or of the runner's),
 reached through the real openai SDK: it answers from the conversation it is sent (ask for effect n+1 while fewer
@@ -409,6 +410,56 @@ def replay(runs: int, calls: int) -> dict[str, Any]:
     return figures
 
 
+# ----- size: what a long toolsAgent run journals -----
+
+
+def size(calls: int) -> dict[str, Any]:
+    """The bytes the journal keeps for one checkpointed toolsAgent run of `calls` tool calls (`calls` + 1 rounds):
+    its entries' requests and results in a SQLite store, the whole database file, and the run's cassette."""
+    import anyio
+
+    import graphrt
+    from graphrt.checkpoint import SQLiteStore
+    from graphrt.checkpoint.guard import GuardedStore
+    from graphrt.durable import arun_checkpointed
+    from graphrt.testing.cassette import Cassette
+
+    with _restored(), tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary)
+        (folder / "effects_agents.py").write_text(AGENTS)
+        llm = ScriptedLLM(calls)
+        os.environ.update({key: value for key, value in _environment(llm, folder).items()
+                           if key in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "BENCH_EFFECTS")})
+        sys.path.insert(0, str(folder))
+        import effects_agents
+
+        graph = graphrt.Graph(TOOLS.replace("maxRounds: 20", f"maxRounds: {calls + 5}"), agents=effects_agents.AGENTS)
+
+        async def measure() -> dict[str, Any]:
+            store = SQLiteStore(folder / "runs.db")
+            try:
+                result = await arun_checkpointed(graph, store, run_id="long")
+                entries = await GuardedStore(store).get_calls("long")
+            finally:
+                await store.close()
+            if result["agent"]["text"] != f"{calls} effects done":
+                raise SystemExit(f"bench journal size: the run gave {result!r}")
+            llm_entries = [entry for entry in entries if entry.kind == "llm"]
+            return {"entries": len(entries), "llm_entries": len(llm_entries),
+                    "journal_bytes": sum(len(entry.request or "") + len(entry.result or "") for entry in entries),
+                    "largest_llm_entry_bytes": max(len(entry.request or "") + len(entry.result or "")
+                                                   for entry in llm_entries),
+                    "database_bytes": (folder / "runs.db").stat().st_size
+                    + sum(path.stat().st_size for path in folder.glob("runs.db-*"))}
+
+        figures = anyio.run(measure)
+        with Cassette.record(folder / "long.jsonl") as tape:
+            graph.run(journal=tape)
+        figures["cassette_bytes"] = (folder / "long.jsonl").stat().st_size
+        llm.close()
+    return {"rounds": calls + 1, "tool_calls": calls, **figures}
+
+
 # ----- the driver -----
 
 
@@ -420,7 +471,7 @@ def _postgres() -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench journal", description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("cost", "kill", "replay", "all"), nargs="?", default="all")
+    parser.add_argument("what", choices=("cost", "kill", "replay", "size", "all"), nargs="?", default="all")
     parser.add_argument("--rounds", type=int, default=10, help="cost: rounds, with and without taking turns")
     parser.add_argument("--runs", type=int, help="cost: runs per round and configuration (default 20); kill: runs "
                         "(default 200); replay: recordings per graph (default 50)")
@@ -465,6 +516,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"replay {name}: {row['identical']}/{row['runs']} identical, {row['llm_requests_in_replays']} LLM "
                   f"requests in the replays; replays took {row['replay_ms']:.0f} ms, recordings {row['record_ms']:.0f}"
                   f" ms: {row['replay_share']:.2f}×")
+    if args.what in ("size", "all"):
+        report["size"] = row = size(19)  # 20 rounds: 19 tool calls, then the answer
+        print(f"size: a toolsAgent run of {row['rounds']} rounds ({row['tool_calls']} tool calls) journals "
+              f"{row['journal_bytes']:,} bytes in {row['entries']} entries (its largest LLM entry "
+              f"{row['largest_llm_entry_bytes']:,}); SQLite file {row['database_bytes']:,} bytes; cassette "
+              f"{row['cassette_bytes']:,} bytes")
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "journal_latest.json").write_text(json.dumps(report, indent=1) + "\n")
     return 0

@@ -47,6 +47,7 @@ from graphrt.base.states import CallState
 from graphrt.checkpoint.errors import Unsavable
 from graphrt.checkpoint.records import JournalEntry
 from graphrt.checkpoint.values import decode_value, encode_hidden
+from graphrt.engine.journal_shared import is_shared, rebuilt, same_request, shared, whole_requests
 
 if TYPE_CHECKING:
     from graphrt.authoring.agent_info import AgentContext, AgentInfo
@@ -205,6 +206,8 @@ class RunJournal:
     counters: dict[str, int] = field(default_factory=dict)
     last: dict[str, tuple[JournalEntry, bool]] = field(default_factory=dict)  # each path's last call, side effects
     pending: list[Awaitable[None]] = field(default_factory=list)  # entries queued, their commit not awaited yet
+    asked: dict[str, tuple[int, str | None]] = field(default_factory=dict)  # each path's last call: its whole request
+    answered: dict[str, tuple[int, str | None]] = field(default_factory=dict)  # and its whole result, once it returned
 
     # ----- the calls of a node's attempts -----
 
@@ -249,15 +252,23 @@ class RunJournal:
         ctx.idempotency_key = self._key(path, index)
         call = _Call(path, index, self.entries.get((path, index)))
         request = self._request(ctx)
+        before = self._whole(path, index - 1, self.asked)  # what the call before it asked: this one keeps what it adds
+        self.asked[path] = (index, request)
         side_effects = info.has_side_effects(ctx)
         entry = call.entry
-        if entry is not None and entry.request != request:
+        if entry is not None and not same_request(entry.request, request):
             if self._replays or (side_effects and not self.journal.force):
                 raise self._mismatch(ctx, call, request)
             entry = None  # asked otherwise: made anew, its entry replaced
         if entry is not None and entry.state == CallState.RETURNED:
-            self.last[path] = (entry, side_effects)
-            return decode_value(entry.result, f"journal entry {path}#{index}") if entry.result is not None else None
+            result = self._whole(path, index, self.answered)
+            if result is not None or entry.result is None:
+                self.answered[path] = (index, result)
+                self.last[path] = (entry, side_effects)
+                return decode_value(result, f"journal entry {path}#{index}") if result is not None else None
+            if self._replays:  # its result kept what it added to a call before it that is gone
+                raise self._unrecorded(ctx, call, request)
+            entry = None  # made anew (only the entry of a call without side effects shares with the one before)
         if entry is not None:  # started, and no result kept: did it happen?
             decided = self._uncertain(ctx, info, call)
             if decided is not _MAKE:  # a person said it happened: kept as its result, so it is not asked again
@@ -265,13 +276,16 @@ class RunJournal:
                 return decided
         if self._replays:
             raise self._unrecorded(ctx, call, request)
-        return await self._make(ctx, info, call, kind, request, side_effects, make)
+        return await self._make(ctx, info, call, kind, request, before, side_effects, make)
 
     async def _make(self, ctx: "AgentContext", info: "AgentInfo", call: _Call, kind: str, request: str | None,
-                    side_effects: bool, make: Callable[[], Awaitable[Any]]) -> Any:
-        started = JournalEntry(self.run_id, call.path, call.index, kind, str(info.name), request,
-                               CallState.STARTED, None, time.time())
+                    before: str | None, side_effects: bool, make: Callable[[], Awaitable[Any]]) -> Any:
+        """Makes the call and keeps its entry: the request and result of a call harmless to make again as what they
+        add to the call's before it on the path (journal_shared: `before` is its whole request), others whole."""
         marked = side_effects and not info.is_idempotent(ctx)
+        kept_request = request if marked else shared(request, call.index, before)
+        started = JournalEntry(self.run_id, call.path, call.index, kind, str(info.name), kept_request,
+                               CallState.STARTED, None, time.time())
         if marked:  # a crash (or a timeout) from now on leaves it uncertain
             await self._save(started)
         try:
@@ -284,6 +298,10 @@ class RunJournal:
             kept = encode_hidden(result, self.redactor)
         except (Unsavable, RecursionError):
             return result  # JSON cannot hold it: not kept, made again on resume (or asked, as a started one)
+        before_result = self._whole(call.path, call.index - 1, self.answered)
+        self.answered[call.path] = (call.index, kept)
+        if not marked:
+            kept = shared(kept, call.index, before_result)
         entry = replace(started, state=CallState.RETURNED, result=kept, ended_at=time.time())
         # Queued, and committed before anything the log writes after it: before the next call with side effects
         # is marked as started, so no effect that depends on this result happens before it is kept. A crash in
@@ -351,6 +369,29 @@ class RunJournal:
         """The call's idempotency key: the same for this call in every process that makes it, unlike any other's."""
         return hashlib.sha256(f"graphrt-call\0{self.run_id}\0{path}\0{index}".encode()).hexdigest()[:32]
 
+    def _whole(self, path: str, index: int, last: dict[str, tuple[int, str | None]]) -> str | None:
+        """The whole request (`last` is `asked`) or result (`answered`) of call `index` of `path`; None: no call, JSON
+        could not hold it, or it cannot be rebuilt. As the last call of the path had it, else rebuilt from the entries
+        (a resumed run's first call of a path, an answer from the journal)."""
+        if index < 0:
+            return None
+        known = last.get(path)
+        if known is not None and known[0] == index:
+            return known[1]
+        entry = self.entries.get((path, index))
+        if entry is None:
+            return None
+        kept = entry.result if last is self.answered else entry.request
+        return rebuilt(kept, lambda before: self._whole(path, before, last))
+
+    def _journaled(self, call: _Call) -> str | None:
+        """The whole request the entry of `call` keeps (rebuilt from the entries before it on its path), to show."""
+        kept = call.entry.request if call.entry is not None else None
+        if not is_shared(kept):
+            return kept
+        return whole_requests(entry for key, entry in self.entries.items() if key[0] == call.path).get(
+            (call.path, call.index), kept)
+
     def _request(self, ctx: "AgentContext") -> str | None:
         """What the call asks, as its entry keeps it: the agent's inputs and params, credentials hidden; None when
         JSON cannot hold them (such a call matches no entry: it is made)."""
@@ -370,7 +411,7 @@ class RunJournal:
             message = (f"{where} asks what its journaled call in {location} did not (the graph, or what the call "
                        "depends on, changed since): its side effects happened as journaled; resume with --force "
                        "(force=True) to make the call anew")
-        return JournalMismatch(message, diff=_diff(entry.request, request), path=call.path, index=call.index,
+        return JournalMismatch(message, diff=_diff(self._journaled(call), request), path=call.path, index=call.index,
                                node_id=ctx.node_id)
 
     def _unrecorded(self, ctx: "AgentContext", call: _Call, request: str | None) -> JournalMismatch:
@@ -396,9 +437,7 @@ class RunJournal:
             raise UncertainCall(f"{where} started before the run stopped, and no result of it was kept: whether it "
                                 "happened is unknown, and its agent is not idempotent; resume with --uncertain ask "
                                 "to answer whether it did", path=call.path, index=call.index, node_id=ctx.node_id)
-        entry = call.entry
-        assert entry is not None
-        asked = _shown(entry.request)
+        asked = _shown(self._journaled(call))
         raise Interrupt(f"Did {where}, asked {asked}, happen before the run stopped? Its result was not kept. Answer "
                         "'no' to make it now, 'yes' if it happened, or {\"result\": ...} with what it returned.",
                         key=key)

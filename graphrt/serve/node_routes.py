@@ -20,6 +20,7 @@ from starlette.responses import Response
 from graphrt.base.errors import RequestError
 from graphrt.checkpoint.guard import GuardedStore
 from graphrt.engine.journal import node_key
+from graphrt.engine.journal_shared import whole_requests, whole_results
 from graphrt.serve.json_answer import JSONAnswer
 from graphrt.serve.refusals import RunNotFound
 from graphrt.serve.runs import RunService
@@ -88,14 +89,16 @@ async def _calls(store: GuardedStore, run: ServedRun, key: str) -> list[dict[str
         return None
     below = key + "/"
     calls = []
-    for entry in await store.get_calls(run.id):
+    entries = await store.get_calls(run.id)
+    requests, results = whole_requests(entries), whole_results(entries)  # each whole (journal_shared)
+    for entry in entries:
         node = node_key(entry.path)
         if node != key and not node.startswith(below):
             continue
         calls.append(run.redactor.value({
             "path": entry.path, "index": entry.index, "kind": entry.kind, "agent": entry.agent, "state": entry.state,
-            "request": _parsed(entry.request), "result": _parsed(entry.result), "started_at": entry.started_at,
-            "ended_at": entry.ended_at}))
+            "request": _parsed(requests[entry.path, entry.index]), "result": _parsed(results[entry.path, entry.index]),
+            "started_at": entry.started_at, "ended_at": entry.ended_at}))
     return sorted(calls, key=lambda call: call["started_at"])
 
 

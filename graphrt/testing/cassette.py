@@ -16,8 +16,15 @@ names its node and index and shows the difference.
 The file is JSON Lines, one call a line in the order they returned, the credentials the run knows hidden
 (as its journal hides them), so a recording can be read, diffed and kept in a repository:
 
-    {"cassette": 1, "graph": "react.yaml", "nodes": ["question", "start", "react", ...]}
+    {"cassette": 2, "graph": "react.yaml", "nodes": ["question", "start", "react", ...]}
     {"path": "react/llm", "index": 0, "kind": "llm", "agent": "openAIAgent", "request": {...}, "result": {...}}
+    {"path": "react/llm", "index": 1, ..., "request": {"$graphrt": "shared", "digest": ..., "base": 0, "shared":
+        {"/inputs/messages": 3}, "value": {...the messages after those 3...}}, "result": {"$graphrt": "shared", ...}}
+
+A request or result of a call without side effects whose lists begin with those of the call before it on its path
+(an LLM's conversation, round after round) keeps only what it adds, once (graphrt/engine/journal_shared.py): a
+20-round conversation is written once, not 40 times, and a mismatch's diff is still of the whole requests. Version 2
+writes them so; version 1 cassettes (every request and result whole) replay as they did.
 
 A batch records each row's run in one cassette, each line of a row saying whose it is (`"run": ROW_ID`; a
 row's part of the cassette is `cassette.part(row_id)`), and replays each row from its own.
@@ -40,6 +47,7 @@ from graphrt.base.errors import JournalError
 from graphrt.base.states import CallState
 from graphrt.checkpoint.records import JournalEntry
 from graphrt.engine.journal import CallLog, top_node
+from graphrt.engine.journal_shared import whole_requests
 from graphrt.graphdata.refs import LOOP_COUNTER
 
 if TYPE_CHECKING:
@@ -47,7 +55,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CASSETTE_VERSION", "Cassette", "CassetteError"]
 
-CASSETTE_VERSION = 1
+CASSETTE_VERSION = 2
 """The version of the cassette format this graphrt writes and reads."""
 
 _FIELDS = ("path", "index", "kind", "agent", "request", "result")
@@ -188,10 +196,12 @@ class Cassette(CallLog):
     def tool_calls(self) -> list[tuple[str, Any]]:
         """The tool calls of the run(s), in order: (tool name, arguments), as toolsAgent and ReAct made them."""
         found = []
+        requests = whole_requests(self.calls)  # each as asked, where its line keeps what it adds to the one before
         for entry in self.calls:
-            if entry.kind != "tool" or entry.request is None:
+            request = requests.get((entry.path, entry.index))
+            if entry.kind != "tool" or request is None:
                 continue
-            inputs = json.loads(entry.request).get("inputs", {})
+            inputs = json.loads(request).get("inputs", {})
             call = inputs.get("tool_call") or inputs.get("tools") or {}  # an agent's tool call, or an MCP tool's
             found.append((call.get("name"), call.get("arguments")))
         return found
@@ -251,7 +261,7 @@ def _read(path: Path) -> dict[str | None, list[JournalEntry]]:
     header = _json_line(where, 1, lines[0] if lines else "")
     if not isinstance(header, dict) or not isinstance(header.get("cassette"), int):
         raise CassetteError(f"{where}:1: not a graphrt cassette (its first line says what it is: "
-                            '{"cassette": 1, "graph": ..., "nodes": [...]})')
+                            '{"cassette": 2, "graph": ..., "nodes": [...]})')
     if header["cassette"] > CASSETTE_VERSION:
         raise CassetteError(f"{where}:1: a cassette of version {header['cassette']}, newer than this graphrt reads "
                             f"({CASSETTE_VERSION})")

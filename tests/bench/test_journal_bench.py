@@ -15,3 +15,8 @@ def test_the_replay_bench_replays_each_recording_offline_to_its_results(capsys) 
     said = capsys.readouterr().out.splitlines()
     assert [line.split(":")[0] for line in said] == ["replay react.yaml", "replay toolsAgent"]
     assert all(": 2/2 identical, 0 LLM requests in the replays;" in line for line in said)
+
+
+def test_the_size_bench_measures_a_run_of_twenty_rounds(capsys) -> None:
+    assert main(["size"]) == 0
+    assert "size: a toolsAgent run of 20 rounds (19 tool calls) journals " in capsys.readouterr().out

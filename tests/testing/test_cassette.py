@@ -72,13 +72,13 @@ def recorded(tmp_path: Path, openai_server: Any, reply: Any, effects: Effects) -
 
 def test_a_recording_is_json_lines_one_call_a_line(recorded: dict[str, Any]) -> None:
     lines = [json.loads(line) for line in recorded["path"].read_text().splitlines()]
-    assert lines[0] == {"cassette": 1, "graph": None, "nodes": ["agent"]}
+    assert lines[0] == {"cassette": 2, "graph": None, "nodes": ["agent"]}
     assert [(line["path"], line["index"], line["kind"], line["agent"]) for line in lines[1:]] == [
         ("agent/llm", 0, "llm", "openAIAgent"), ("agent/0/tool", 0, "tool", "effectAgent"),
         ("agent/llm", 1, "llm", "openAIAgent"), ("agent/0/tool", 1, "tool", "effectAgent"),
         ("agent/llm", 2, "llm", "openAIAgent")]
     assert lines[2]["request"]["inputs"]["arg"] == {"n": 1}
-    assert lines[5]["result"]["text"] == "both done"
+    assert lines[5]["result"]["value"]["text"] == "both done"  # what it adds to the call before (journal_shared)
     assert not recorded["path"].with_name("effects.jsonl.partial").exists()
 
 
@@ -100,6 +100,37 @@ def test_a_replay_stops_at_the_first_call_asked_otherwise_with_its_node_index_an
     assert str(error).startswith(f"node 'agent' > 'llm': call 0 of agent/llm (openAIAgent) asks what the recording "
                                  f"in {recorded['path']} did not; record the run again\n--- journaled\n+++ asked now\n")
     assert '-    "content": "Do two effects.",' in error.diff and '+    "content": "Do three effects.",' in error.diff
+    assert effects.done == []
+
+
+def test_each_llm_line_keeps_only_what_its_request_adds_to_the_one_before(recorded: dict[str, Any]) -> None:
+    """A toolsAgent asks each round with the whole conversation, and its LLM agent's result holds it again: its
+    cassette keeps the user's message twice (the first request, the first result), not twice a round."""
+    lines = [json.loads(line) for line in recorded["path"].read_text().splitlines()[1:]]
+    llm = [line["request"] for line in lines if line["kind"] == "llm"]
+    assert "digest" not in llm[0] and llm[0]["inputs"]["messages"][0]["content"] == "Do two effects."
+    for index, request in enumerate(llm[1:], start=1):
+        assert request["$graphrt"] == "shared" and request["base"] == index - 1 and len(request["digest"]) == 64
+        assert request["shared"]["/inputs/messages"] == 2 * index - 1  # the user's, then 2 a round
+        assert [message["role"] for message in request["value"]["inputs"]["messages"]] == ["assistant", "tool"]
+    assert recorded["path"].read_text().count("Do two effects.") == 2
+
+
+def test_a_replay_that_differs_in_a_later_round_shows_the_whole_request_s_diff(recorded, offline, effects) -> None:
+    """The cassette's tool result edited: the LLM call after it asks otherwise, and its diff is of whole requests,
+    the line that changed among the messages the line did not repeat."""
+    path = recorded["path"]
+    lines = path.read_text().splitlines(keepends=True)
+    tool = json.loads(lines[2])
+    tool["result"]["content"] = "effect 1 failed"
+    lines[2] = json.dumps(tool) + "\n"
+    path.write_text("".join(lines))
+    with pytest.raises(JournalMismatch) as mismatch:
+        graphrt.run(tools_graph(), agents=effects.agents(), journal=Cassette.replay(path))
+    error = mismatch.value
+    assert (error.path, error.index) == ("agent/llm", 1)
+    assert '-    "content": "effect 1 done",' in error.diff and '+    "content": "effect 1 failed",' in error.diff
+    assert "digest" not in error.diff and "shared" not in error.diff
     assert effects.done == []
 
 
@@ -125,9 +156,9 @@ def test_a_cassette_cut_short_names_its_line(recorded, offline, effects) -> None
 
 @pytest.mark.parametrize("text, said", [
     ("", ":1: not JSON: Expecting value: line 1 column 1 (char 0)"),
-    ('{"nodes": []}\n', ':1: not a graphrt cassette (its first line says what it is: {"cassette": 1, "graph": ..., '
+    ('{"nodes": []}\n', ':1: not a graphrt cassette (its first line says what it is: {"cassette": 2, "graph": ..., '
                         '"nodes": [...]})'),
-    ('{"cassette": 9}\n', ":1: a cassette of version 9, newer than this graphrt reads (1)"),
+    ('{"cassette": 9}\n', ":1: a cassette of version 9, newer than this graphrt reads (2)"),
     ('{"cassette": 1}\n[1, 2]\n', ":2: not a call (an object with path, index, kind, agent, request, result)"),
     ('{"cassette": 1}\n{"path": "agent/llm", "index": 0}\n', ":2: not a call (missing 'kind', 'agent', 'request', "
                                                               "'result')"),

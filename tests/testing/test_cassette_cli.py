@@ -47,7 +47,7 @@ def test_a_run_recorded_once_replays_offline_and_stops_where_the_graph_asks_othe
     recorded = _graphrt("run", str(graph), "--agents", AGENTS, "--record", str(tape), "-q", env=env)
     assert recorded.returncode == 0, recorded.stderr
     assert effects.read_text().split() == ["1"]
-    assert json.loads(tape.read_text().splitlines()[0]) == {"cassette": 1, "graph": "effects.yaml", "nodes": ["agent"]}
+    assert json.loads(tape.read_text().splitlines()[0]) == {"cassette": 2, "graph": "effects.yaml", "nodes": ["agent"]}
 
     offline = {key: value for key, value in env.items() if key != "OPENAI_API_KEY"}
     offline["OPENAI_BASE_URL"] = _nowhere()
