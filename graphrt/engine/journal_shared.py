@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from functools import lru_cache
 from typing import Any, Callable, Iterable
 
 from graphrt.checkpoint.records import JournalEntry
@@ -53,7 +54,7 @@ def shared(text: str | None, index: int, before: str | None) -> str | None:
     the call before it on its path (`before`; None: none): shared where its lists begin with that one's, else whole."""
     if text is None or before is None:
         return text
-    value, base = json.loads(text), json.loads(before)
+    value, base = _parsed(text), _parsed(before)  # (this call's is the next one's base: parsed once)
     counts: dict[str, int] = {}
     cut = _cut(value, base, "", counts)
     if not counts:
@@ -99,6 +100,12 @@ def _wholes(entries: Iterable[JournalEntry], field: Callable[[JournalEntry], str
         whole = rebuilt(kept, lambda index: found.get((entry.path, index)))
         found[entry.path, entry.index] = kept if whole is None else whole
     return found
+
+
+@lru_cache(maxsize=32)
+def _parsed(text: str) -> Any:
+    """A whole request's or result's value, parsed once for the calls that compare with it; never changed."""
+    return json.loads(text)
 
 
 def _cut(value: Any, base: Any, pointer: str, counts: dict[str, int]) -> Any:
