@@ -179,7 +179,33 @@ class ScriptedLLM:
         return Handler
 
 
-def _environment(llm: ScriptedLLM, folder: Path) -> dict[str, str]:
+class _LLMProcess:
+    """The scripted LLM in a process of its own, as a real one is: its threads take no turns at this process's GIL
+    (in the process, every request is handed between the run's thread and the server's)."""
+
+    def __init__(self, calls: int, delay: float) -> None:
+        self._process = subprocess.Popen(
+            [sys.executable, "-c", "import sys; from bench.journal import _serve; _serve(int(sys.argv[1]), "
+             "float(sys.argv[2]))", str(calls), str(delay)],
+            cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert self._process.stdout is not None
+        self.url = self._process.stdout.readline().strip()
+
+    def close(self) -> None:
+        assert self._process.stdin is not None
+        self._process.stdin.close()  # the server ends when its stdin does
+        self._process.wait()
+
+
+def _serve(calls: int, delay: float) -> None:
+    """A scripted LLM until stdin closes (_LLMProcess)."""
+    llm = ScriptedLLM(calls, delay)
+    print(llm.url, flush=True)
+    sys.stdin.read()
+    llm.close()
+
+
+def _environment(llm: ScriptedLLM | _LLMProcess, folder: Path) -> dict[str, str]:
     return {**os.environ, "OPENAI_BASE_URL": llm.url, "OPENAI_API_KEY": "sk-bench-0000000000000000",
             "BENCH_EFFECTS": str(folder / "effects.log"), "PYTHONPATH": str(ROOT)}
 
@@ -206,10 +232,10 @@ def _percentile(values: list[float], share: float) -> float:
 
 
 def cost(rounds: int, runs: int, calls: int, postgres_url: str | None, delay: float = 0.0,
-         pure: bool = False) -> dict[str, Any]:
+         pure: bool = False, apart: bool = False) -> dict[str, Any]:
     """p50 (and p99) of a checkpointed toolsAgent run of `calls` tool calls with the journal and without, taking
     turns round by round, on SQLite and on PostgreSQL; the LLM answering after `delay` seconds; `pure`: the tool
-    has no side effects (no call is marked as started before it is made)."""
+    has no side effects (no call is marked as started before it is made); `apart`: the LLM in a process of its own."""
     import anyio
 
     import graphrt
@@ -219,7 +245,7 @@ def cost(rounds: int, runs: int, calls: int, postgres_url: str | None, delay: fl
     with _restored(), tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
         (folder / "effects_agents.py").write_text(AGENTS)
-        llm = ScriptedLLM(calls, delay)
+        llm: ScriptedLLM | _LLMProcess = _LLMProcess(calls, delay) if apart else ScriptedLLM(calls, delay)
         os.environ.update({key: value for key, value in _environment(llm, folder).items()
                            if key in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "BENCH_EFFECTS")})
         os.environ["BENCH_PURE"] = "1" if pure else "0"
@@ -478,6 +504,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=5, help="tool calls per toolsAgent run")
     parser.add_argument("--llm-ms", type=float, default=0.0, help="cost: milliseconds each LLM answer takes")
     parser.add_argument("--pure-tools", action="store_true", help="cost: the tool has no side effects")
+    parser.add_argument("--llm-apart", action="store_true",
+                        help="cost: the scripted LLM in a process of its own (as a real one is), not a thread of this one")
     parser.add_argument("--reply-ms", type=float, default=30.0,
                         help="kill: milliseconds a tool call answers after its effect (default 30)")
     parser.add_argument("--seed", type=int, default=40)
@@ -489,13 +517,16 @@ def main(argv: list[str] | None = None) -> int:
         server = _postgres()
         url = server.start() if server is not None else None
         try:
-            report["cost"] = cost(args.rounds, args.runs or 20, args.calls, url, args.llm_ms / 1000, args.pure_tools)
-            report["cost_settings"] = {"llm_ms": args.llm_ms, "pure_tools": args.pure_tools, "calls": args.calls}
+            report["cost"] = cost(args.rounds, args.runs or 20, args.calls, url, args.llm_ms / 1000, args.pure_tools,
+                                  args.llm_apart)
+            report["cost_settings"] = {"llm_ms": args.llm_ms, "pure_tools": args.pure_tools, "calls": args.calls,
+                                       "llm_apart": args.llm_apart}
         finally:
             if server is not None:
                 server.stop()
         tools = "tools without side effects" if args.pure_tools else "tools with side effects (marked started)"
-        print(f"cost: {args.calls} tool calls a run, {tools}, the LLM answering in {args.llm_ms:g} ms")
+        where = "in a process of its own" if args.llm_apart else "a thread of this process"
+        print(f"cost: {args.calls} tool calls a run, {tools}, the LLM ({where}) answering in {args.llm_ms:g} ms")
         for name, row in report["cost"].items():
             print(f"cost {name}: p50 {row['p50_with_ms']:.1f} ms with the journal, {row['p50_without_ms']:.1f} ms "
                   f"without: {row['ratio']:.3f}×, {row['per_call_us']:.0f} µs per journaled call "
