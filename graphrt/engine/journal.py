@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Protocol, 
 
 from graphrt.base.defaults import UNCERTAIN_CALLS
 from graphrt.base.errors import Interrupt, JournalError
+from graphrt.base.jsvalue import is_truthy
 from graphrt.base.secrets import Redactor
 from graphrt.base.states import CallState
 from graphrt.checkpoint.errors import Unsavable
@@ -265,7 +266,9 @@ class RunJournal:
             if result is not None or entry.result is None:
                 self.answered[path] = (index, result)
                 self.last[path] = (entry, side_effects)
-                return decode_value(result, f"journal entry {path}#{index}") if result is not None else None
+                value = decode_value(result, f"journal entry {path}#{index}") if result is not None else None
+                _streamed_again(ctx, info, value)
+                return value
             if self._replays:  # its result kept what it added to a call before it that is gone
                 raise self._unrecorded(ctx, call, request)
             entry = None  # made anew (only the entry of a call without side effects shares with the one before)
@@ -444,6 +447,17 @@ class RunJournal:
 
 
 _MAKE = object()
+
+
+def _streamed_again(ctx: "AgentContext", info: "AgentInfo", value: Any) -> None:
+    """A streamed reply taken from the journal streams its text again, as one token: what watches the run's events
+    (the viewer, the CLI) shows it as it showed the reply when it was made. A streaming agent (`AgentInfo.stream`)
+    asked to stream (`params.stream`, GraphAI's) replies with its `text`, as GraphAI's LLM agents do."""
+    if not info.stream or not is_truthy(ctx.params.get("stream")) or not isinstance(value, dict):
+        return
+    text = value.get("text")
+    if isinstance(text, str) and text:
+        ctx.stream_token(text)
 
 
 def _answered(answer: Any, where: str, call: _Call) -> Any:

@@ -265,3 +265,37 @@ def test_graphs_react_yaml_replays_offline_to_its_recorded_answer(tmp_path, open
     replayed = graphrt.run(react, config={"wikiAgent": {"corpus": "/nonexistent/corpus.json"}},
                            inject=question, journal=replay)
     assert replayed == recorded and len(openai_server.requests) == 3
+
+
+def test_a_replayed_streamed_reply_streams_its_text_again(tmp_path, openai_server, reply, offline_later) -> None:
+    """The viewer and the CLI show a replayed streamed reply as they showed it when it was recorded."""
+    from graphrt.observe.events import TokenDelta
+
+    graph = {"version": 0.5, "nodes": {"llm": {"agent": "openAIAgent", "isResult": True,
+                                                "inputs": {"prompt": "Say hi."}, "params": {"stream": True}}}}
+    openai_server.script(reply.text("Hello from the recording."))
+    path = tmp_path / "stream.jsonl"
+    recorded: list[Any] = []
+    with Cassette.record(path) as tape:
+        results = graphrt.run(graph, journal=tape, subscribe=[recorded.append])
+    assert "".join(event.token for event in recorded if isinstance(event, TokenDelta)) == "Hello from the recording."
+
+    offline_later()
+    replayed: list[Any] = []
+    assert graphrt.run(graph, journal=Cassette.replay(path), subscribe=[replayed.append]) == results
+    tokens = [event for event in replayed if isinstance(event, TokenDelta)]
+    assert [(event.node_id, event.token) for event in tokens] == [("llm", "Hello from the recording.")]
+
+
+@pytest.fixture
+def offline_later(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """What makes the rest of a test offline (as `offline`), once it has recorded."""
+
+    def go() -> None:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{port}/v1")
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+    return go
