@@ -221,11 +221,10 @@ async def granted_toolbox(ctx: AgentContext, spec: list[Any], registry: Any) -> 
         (remote if prefix in servers else local).append(name if prefix in servers else entry)
     toolbox = Toolbox.from_spec(local, registry)
     if remote:
-        from graphrt.mcp.client import server_connection
-
+        listed = await _listed_mcp_tools(ctx, list(dict.fromkeys(split_tool_name(grant)[0] for grant in remote)))
         for grant in remote:
             server, tool = split_tool_name(grant)
-            offered = await (await server_connection(ctx, server)).tools()
+            offered = listed[server]
             chosen = [item for item in offered if tool is None or item.name == tool]
             if not chosen:
                 known = cut(", ".join(item.name for item in offered) or "none")
@@ -239,6 +238,28 @@ async def granted_toolbox(ctx: AgentContext, spec: list[Any], registry: Any) -> 
                 log.warning("toolsAgent: %d tool(s) of MCP server '%s' left out: %s", len(left_out), server,
                             cut("; ".join(left_out)))
     return toolbox
+
+
+async def _listed_mcp_tools(ctx: AgentContext, servers: list[str]) -> dict[str, list[Any]]:
+    """Each server's tools (graphrt.mcp.client.McpTool), listed by mcpToolsListAgent as a node of its own: an outside
+    call the run journals, so a resumed or replayed run takes the listing from its journal and starts no server."""
+    from graphrt.mcp.client import McpTool
+
+    listed: dict[str, list[Any]] = {}
+    for server in servers:
+        try:
+            results = await run_one_node(ctx, "mcp", "mcpToolsListAgent", {}, params={"services": [server]})
+        except GraphError as error:
+            service = _service_failure(error)
+            if service is not None:  # the server cannot start or answer: the node fails with that, as itself
+                raise ServiceError(service.message, service=service.service) from error
+            raise
+        listing = results.get("mcp")
+        tools = listing.get("tools") if isinstance(listing, dict) else None
+        listed[server] = [McpTool(server, split_tool_name(entry["name"])[1] or "", str(entry.get("description") or ""),
+                                  dict(entry.get("inputSchema") or {}))
+                          for entry in tools or () if isinstance(entry, dict) and isinstance(entry.get("name"), str)]
+    return listed
 
 
 def _mcp_servers(ctx: AgentContext) -> dict[str, Any]:

@@ -13,7 +13,8 @@ graph, so filters, timeouts and events apply to it as to any node.
 
 MCP servers are tool sources beside registered agents: `tools` may name a server of the
 run's MCP config (all its tools) or one of its tools (`server--tool`); the LLM sees them
-with the server's own input schemas, and each call goes through mcpToolsCallAgent. A tool's
+with the server's own input schemas (listed by mcpToolsListAgent, as a node: journaled, so a
+replay starts no server), and each call goes through mcpToolsCallAgent. A tool's
 error comes back to the LLM as any tool's does; a server that cannot start, dies or hangs
 (a ServiceError) fails the node instead.
 """

@@ -130,3 +130,21 @@ async def test_a_journaled_tool_call_carries_its_idempotency_key_in_meta(reply, 
     openai_server.script(reply.tool_calls(("tests--meta", {})), reply.text("Seen."))
     await graphrt.arun(chat(["tests--meta"]), config=kit.config(tests=kit.stdio()))  # no journal: no key
     assert tool_messages(openai_server.requests[3]) == ["{}"]
+
+
+async def test_a_replay_lists_the_servers_tools_from_its_cassette_and_starts_no_server(reply, openai_server, kit,
+                                                                                         tmp_path):
+    """The tools offered to the LLM are an outside call too: replayed, the server is never started (here it cannot
+    start), and the LLM is not asked."""
+    from graphrt.testing.cassette import Cassette
+
+    openai_server.script(reply.tool_calls(("tests--add", {"a": 2, "b": 40})), reply.text("It is 42."))
+    path = tmp_path / "mcp.jsonl"
+    with Cassette.record(path) as tape:
+        recorded = await graphrt.arun(chat(["tests"]), config=kit.config(tests=kit.stdio()), journal=tape)
+    asked = len(openai_server.requests)
+
+    replayed = await graphrt.arun(chat(["tests"]), config=kit.config(tests=kit.stdio("broken")),
+                                  journal=Cassette.replay(path))
+    assert replayed == recorded
+    assert len(openai_server.requests) == asked
