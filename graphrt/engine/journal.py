@@ -271,7 +271,7 @@ class RunJournal:
                 return value
             if self._replays:  # its result kept what it added to a call before it that is gone
                 raise self._unrecorded(ctx, call, request)
-            entry = None  # made anew (only the entry of a call without side effects shares with the one before)
+            entry = None  # made anew (only the entry of a call harmless to make again shares with the one before)
         if entry is not None:  # started, and no result kept: did it happen?
             decided = self._uncertain(ctx, info, call)
             if decided is not _MAKE:  # a person said it happened: kept as its result, so it is not asked again
@@ -376,16 +376,28 @@ class RunJournal:
         """The whole request (`last` is `asked`) or result (`answered`) of call `index` of `path`; None: no call, JSON
         could not hold it, or it cannot be rebuilt. As the last call of the path had it, else rebuilt from the entries
         (a resumed run's first call of a path, an answer from the journal)."""
-        if index < 0:
-            return None
         known = last.get(path)
-        if known is not None and known[0] == index:
-            return known[1]
-        entry = self.entries.get((path, index))
-        if entry is None:
-            return None
-        kept = entry.result if last is self.answered else entry.request
-        return rebuilt(kept, lambda before: self._whole(path, before, last))
+        chain: list[str] = []  # the kept texts to rebuild, this call's first, back to one known whole
+        while True:
+            if index < 0:
+                return None
+            if known is not None and known[0] == index:
+                whole = known[1]
+                break
+            entry = self.entries.get((path, index))
+            if entry is None:
+                return None
+            kept = entry.result if last is self.answered else entry.request
+            if not is_shared(kept):
+                whole = kept
+                break
+            assert kept is not None
+            chain.append(kept)
+            index -= 1  # its base: journal_shared.shared writes index - 1
+        for kept in reversed(chain):  # forward, each from the one before it (no recursion, however long the chain)
+            base = whole
+            whole = rebuilt(kept, lambda _index, base=base: base)  # type: ignore[misc]
+        return whole
 
     def _journaled(self, call: _Call) -> str | None:
         """The whole request the entry of `call` keeps (rebuilt from the entries before it on its path), to show."""

@@ -54,3 +54,22 @@ def test_whole_requests_rebuilds_a_chain_of_calls() -> None:
                JournalEntry("r", "a/llm", 0, "llm", "x", FIRST),
                JournalEntry("r", "a/llm", 1, "llm", "x", shared(SECOND, 1, FIRST))]
     assert whole_requests(entries) == {("a/llm", 0): FIRST, ("a/llm", 1): SECOND, ("a/llm", 2): third}
+
+
+def test_a_resumed_journal_rebuilds_a_long_chain_without_recursing() -> None:
+    """3,000 LLM calls on one path, each adding a message: the next call's base is rebuilt from the entries alone."""
+    from graphrt.base.secrets import Redactor
+    from graphrt.engine.journal import Journal, RunJournal
+
+    class _Answers:
+        answers: dict = {}
+
+    entries, before = {}, None
+    messages: list = []
+    for index in range(3000):
+        messages = [*messages, {"role": "user", "content": f"m{index}"}]
+        whole = _text({"inputs": {"messages": messages}, "params": {}})
+        entries["a/llm", index] = JournalEntry("r", "a/llm", index, "llm", "x", shared(whole, index, before))
+        before = whole
+    journal = RunJournal(Journal(()), "r", entries, _Answers(), Redactor())  # type: ignore[arg-type]
+    assert journal._whole("a/llm", 2999, journal.asked) == before
