@@ -25,7 +25,9 @@ between a block and the one before it:
 - `<!-- docs-test: file PATH -->`: the block is written to PATH in the scratch folder (before it is parsed
   or run as its language says);
 - `<!-- docs-test: exit N -->`: the block's commands may exit with N (a run that stops to ask: 3);
-- `<!-- docs-test: invalid -->`: the graph is shown for its mistake, and validation must refuse it.
+- `<!-- docs-test: invalid -->`: the graph is shown for its mistake, and validation must refuse it;
+- `<!-- docs-test: needs EXTRA ... -->`: the block runs where those extras are installed (a tool of its graph
+  needs one, and fails as the LLM's content without it); else it is left out, and the page skips for them.
 """
 
 from __future__ import annotations
@@ -361,6 +363,10 @@ def run_page(file: Path, folder: Path, server: Any, monkeypatch: pytest.MonkeyPa
                 (folder / target).write_text(block.code, encoding="utf-8")
                 if target.endswith(".py"):
                     page.modules.append(folder / target)
+            wanted = (block.marker("needs") or "").split()
+            if any(NEEDS[name].absent() for name in wanted):
+                page.left_out += [name for name in wanted if NEEDS[name].absent()]
+                continue
             script_llm(server, block)
             if block.is_shell:
                 run_shell(page, block)
