@@ -45,6 +45,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, help="timed repetitions in each process (default: per workload)")
     parser.add_argument("--warmup", type=int, help="untimed repetitions first (default: per workload)")
     parser.add_argument("--command-repeat", type=int, help="whole-command runs (default: per workload; 0 = none)")
+    parser.add_argument("--no-floor", action="store_true",
+                        help="skip each workload's plain Python loop (bench/floor.py), run beside the engines by default")
     parser.add_argument("--quick", action="store_true",
                         help="one round of warmup 2 + repeat 3, one whole-command run, sizes capped at 10,000")
     parser.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
@@ -117,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         print("bench: skipping LangGraph: not installed (pip install -e '.[bench]')", file=sys.stderr)
         engines = tuple(e for e in engines if e != "langgraph")
     settings = Settings(engines=engines, rounds=args.rounds, repeat=args.repeat, warmup=args.warmup,
-                        command_repeat=args.command_repeat)
+                        command_repeat=args.command_repeat, floor=not args.no_floor)
     if args.quick:
         settings.rounds = 1 if settings.rounds is None else settings.rounds
         settings.repeat = 3 if settings.repeat is None else settings.repeat

@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> None:
         result = asyncio.run(fan_out(args.n))
         if index >= args.warmup:
             run_ms.append(round((time.perf_counter() - started) * 1000, 3))
-    emit({"engine": "asyncio", "run_ms": run_ms, "result": {"sink": result}, "peak_rss_kb": peak_rss_kb()})
+    emit({"engine": "floor", "run_ms": run_ms, "result": {"sink": result}, "peak_rss_kb": peak_rss_kb()})
 
 
 if __name__ == "__main__":

@@ -24,14 +24,17 @@ from typing import Any, Callable
 
 from . import graphai
 from ._proc import RESULT_PREFIX
+from .floor import FLOORS
 from .workloads import Workload, workload_file
 
-__all__ = ["ENGINES", "BASELINES", "Measurement", "Settings", "run_workload", "checkpoints"]
+__all__ = ["ENGINES", "FLOOR", "BASELINES", "Measurement", "Settings", "run_workload", "checkpoints"]
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINES = ("graphrt", "graphai", "langgraph")
-# The I/O fan-out without an engine (bench/baseline_io.*): the floor this machine allows.
-BASELINES = ("asyncio", "node")
+# Each workload's work as a plain Python loop (bench/floor.py): how far each engine is from what the language allows.
+FLOOR = "floor"
+# The I/O fan-out without an engine in node too (bench/baseline_io.cjs; Python's is the floor's).
+BASELINES = ("node",)
 TIMEOUT_S = 1800
 # What bench/engine_tools.py times besides the run (ms samples), kept in Measurement.extra.
 TOOL_PHASES = ("run_ms", "display_ms", "run_again_ms", "validate_ms", "lint_ms", "viz_ms", "locate_ms", "run_cpu_ms",
@@ -45,6 +48,7 @@ class Settings:
     repeat: int | None = None
     warmup: int | None = None
     command_repeat: int | None = None
+    floor: bool = True  # the plain Python loop beside the engines, where the workload has one
     log: Callable[[str], None] = print
 
 
@@ -104,8 +108,8 @@ def _record(stdout: str) -> dict[str, Any] | None:
 
 
 def _command(engine: str, workload: Workload, n: int, file: Path, *options: str) -> list[str]:
-    if engine == "asyncio":
-        return [sys.executable, "-m", "bench.baseline_io", "--n", str(n), *options]
+    if engine == FLOOR:
+        return [sys.executable, "-m", "bench.floor", workload.name, "--n", str(n), *options]
     if engine == "node":
         return ["node", str(Path(__file__).with_name("baseline_io.cjs")), "--n", str(n), *options]
     if engine == "graphrt":
@@ -141,6 +145,8 @@ def run_workload(workload: Workload, n: int, settings: Settings) -> list[Measure
     file = workload_file(workload, n)
     expected = _normal(workload.expected(n))
     measurements = [Measurement(engine, workload.name, n) for engine in settings.engines if supports(engine, workload)]
+    if settings.floor and workload.name in FLOORS:
+        measurements.append(Measurement(FLOOR, workload.name, n))
     if workload.name == "io_fan_out" and n == workload.n:
         measurements += [Measurement(engine, workload.name, n) for engine in BASELINES]
     samples: dict[str, dict[str, list[float]]] = {m.engine: {"parse_ms": [], "build_ms": [], "run_ms": []}

@@ -15,7 +15,7 @@ from .workloads import get
 __all__ = ["Report"]
 
 _NAMES = {"graphrt": "graphrt", "graphai": "GraphAI", "langgraph": "LangGraph",
-          "asyncio": "no engine: asyncio", "node": "no engine: node"}
+          "floor": "no engine: Python (the floor)", "node": "no engine: node"}
 
 
 def _ms(value: float | None) -> str:
@@ -92,7 +92,7 @@ class Report:
     # ----- tables -----
 
     def tables(self) -> list[Table]:
-        tables = [self.main_table(), self.per_step_table()]
+        tables = [self.main_table(), self.per_step_table(), self.floor_table()]
         names = {workload for workload, _ in self._keys()}
         if "io_fan_out" in names:
             tables.append(self.io_table())
@@ -169,10 +169,29 @@ class Report:
         return Table("Per step (µs per iteration, node or row)", header, rows,
                      "LangGraph/graphrt > 1 means graphrt is faster per step (target ≥ 10×).")
 
+    def floor_table(self) -> Table:
+        """Each engine's time over the floor: the same work as a plain Python loop (bench/floor.py)."""
+        engines = [e for e in ("graphrt", "graphai", "langgraph") if e in self.engines]
+        rows = []
+        for workload, n in self._keys():
+            floor = self.find("floor", workload, n)
+            if floor is None or not floor.total_ms:
+                continue
+            found = {engine: self.find(engine, workload, n) for engine in engines}
+            rows.append([workload, f"{n:,}", _ms(floor.total_ms), f"{floor.total_ms * 1000 / n:.2f}",
+                         *(_ratio(m and m.total_ms, floor.total_ms) for m in found.values())])
+        return Table("Each engine over the floor (the same work as a plain Python loop)",
+                     ["workload", "n", "floor ms", "floor µs per step", *(f"{_NAMES[e]}/floor" for e in engines)], rows,
+                     "The floor (bench/floor.py) does per node what a run cannot avoid: a fresh inputs dict with its "
+                     "references resolved, a fresh params dict, one await of an agent doing the vanilla agent's work, the "
+                     "result stored; per loop iteration a fresh dict of the static nodes. It is Python's floor; GraphAI runs "
+                     "on node, whose own floor is lower. Medians in one process after warmups, "
+                     "taking turns with the engines.")
+
     def io_table(self) -> Table:
         ideal = get("io_fan_out").ideal_ms
         rows = []
-        for engine in (*self.engines, "asyncio", "node"):
+        for engine in (*self.engines, "floor", "node"):
             measurement = self.find(engine, "io_fan_out")
             if measurement and measurement.run_ms:
                 rows.append([_NAMES[engine], _ms(measurement.run_ms), f"{(measurement.run_ms / ideal - 1) * 100:+.1f}%",
@@ -287,15 +306,13 @@ class Report:
         def add(target: str, value: str, met: bool | None) -> None:
             rows.append([target, value, "—" if met is None else ("yes" if met else "NO")])
 
-        for workload in ("counter_count", "counter_while", "chain", "fan_out", "map_rows"):
+        # Issue 44: half of GraphAI's time on the loops and the fan-out, at most its time on the I/O fan-out.
+        for workload, bound in (("counter_count", 0.5), ("counter_while", 0.5), ("accumulate", 0.5), ("fan_out", 0.5),
+                                ("io_fan_out", 1.0), ("chain", 1.0), ("map_rows", 1.0)):
             rt, ga = self.find("graphrt", workload), self.find("graphai", workload)
             if rt and ga:
                 ratio = rt.total_ms / ga.total_ms
-                add(f"{workload}: graphrt ≤ 1.0× GraphAI", f"{ratio:.2f}×", ratio <= 1.0)
-        rt, ga = self.find("graphrt", "accumulate"), self.find("graphai", "accumulate")
-        if rt and ga:
-            speedup = ga.total_ms / rt.total_ms
-            add("accumulate: ≥ 10× faster than GraphAI", f"{speedup:.1f}× faster", speedup >= 10)
+                add(f"{workload}: graphrt ≤ {bound}× GraphAI", f"{ratio:.2f}×", ratio <= bound)
         rt, lg = self.find("graphrt", "counter_count"), self.find("langgraph", "counter_count")
         if rt and lg:
             speedup = (lg.total_ms / lg.n) / (rt.total_ms / rt.n)
@@ -350,7 +367,7 @@ class Report:
                     f"{'CPU' if cpu else 'wall'} time; scaling ÷ the run's {run_scaling:.2f} ≤ 1.25)",
                     ", ".join(f"{phase[:-3]} {value:.2f}" for phase, value in scalings.items()),
                     all(value <= 1.25 for value in scalings.values()))
-        return Table("Targets (issues 6 and 16)", ["target", "measured", "met"], rows)
+        return Table("Targets (issues 6, 16 and 44)", ["target", "measured", "met"], rows)
 
     # ----- output -----
 
