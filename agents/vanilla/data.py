@@ -215,9 +215,12 @@ async def copy_agent(ctx: AgentContext) -> Any:
 
     Graphs use it to gather, rename or pass on values.
     """
-    if not is_named_inputs(ctx.inputs):
-        raise ValueError("copyAgent: namedInputs is UNDEFINED!")
+    inputs = ctx.inputs
     named_key = ctx.params.get("namedKey")
+    if type(inputs) is dict and inputs and type(named_key) is str and named_key:
+        return inputs.get(named_key, UNDEFINED)  # the usual call, as `_get` reads it (a JS key is its string)
+    if not is_named_inputs(inputs):
+        raise ValueError("copyAgent: namedInputs is UNDEFINED!")
     if is_truthy(named_key):
         return _get(ctx.inputs, named_key)
     return dict(ctx.inputs)

@@ -110,6 +110,8 @@ class GraphRun:
         self.nodes: dict[str, NodeRun] = {}
         self.iteration = 0
         self.loop_error: GraphError | None = None  # an `update`, `loop.while` or static `console` that failed
+        self._failed = False  # some node has an error: only then does _first_error look through the nodes
+        self._fixed: dict[str, Any] | None = None  # the static nodes without `update`: their value, each iteration's
         self._invoker: NodeInvoker | None = NodeInvoker(self)
         self._active = 0  # nodes of this run queued or running
         self._drained: anyio.Event | None = None
@@ -210,9 +212,10 @@ class GraphRun:
             hook(run_id=self.run_id, path=self.path, count=len(dropped), node_ids=dropped, state=NodeState.ABORT)
 
     def _first_error(self) -> GraphError | None:
-        for node in self.nodes.values():
-            if node.error is not None:
-                return node.error
+        if self._failed:
+            for node in self.nodes.values():
+                if node.error is not None:
+                    return node.error
         return self.loop_error
 
     async def _run_iteration(self) -> bool:
@@ -299,14 +302,18 @@ class GraphRun:
                     await pending
 
     def _create_nodes(self) -> None:
-        self.nodes = {spec.node_id: NodeRun(spec) for spec in self.spec.computed}
+        """Every computed node WAITING for what `results` lacks: made for the first iteration, reset for the next
+        (the nodes of an iteration that ended are done with: none is queued or running)."""
+        nodes = self.nodes
+        if not nodes:
+            self.nodes = nodes = {spec.node_id: NodeRun(spec) for spec in self.spec.computed}
         results = self.results
-        for node in self.nodes.values():
-            if node.spec.any_input:
-                if _has_any_input(node.spec, results):
-                    node.pendings.clear()
+        for node in nodes.values():
+            spec = node.spec
+            if spec.any_input:
+                node.reset(set() if _has_any_input(spec, results) else set(spec.dependencies))
             else:
-                node.pendings.difference_update([d for d in node.spec.dependencies if d in results])
+                node.reset({d for d in spec.dependencies if d not in results})
 
     def _advance_loop(self) -> bool:
         """Moves static nodes on by their `update`; True if another iteration starts."""
@@ -336,17 +343,17 @@ class GraphRun:
             if not go_on:
                 return False
         fresh: dict[str, Any] = {node_id: value for node_id, value in updates if value is not UNDEFINED}
-        for spec in self.spec.statics:
-            if spec.update is None:
-                value = self._static_value(spec)
-                if value is not UNDEFINED:
-                    fresh[spec.node_id] = value
-            if spec.console:
-                try:
-                    print_after(spec, fresh.get(spec.node_id, UNDEFINED))
-                except Exception as error:  # noqa: BLE001
-                    self.loop_error = ResolveError.from_exception(error, node_id=spec.node_id, field="console", source=self.spec.source)
-                    return False
+        fixed = self._fixed
+        if fixed is None:  # the same for every iteration of this run
+            fixed = self._fixed = {spec.node_id: value for spec in self.spec.fixed_statics
+                                   if (value := self._static_value(spec)) is not UNDEFINED}
+        fresh.update(fixed)
+        for spec in self.spec.console_statics:
+            try:
+                print_after(spec, fresh.get(spec.node_id, UNDEFINED))
+            except Exception as error:  # noqa: BLE001
+                self.loop_error = ResolveError.from_exception(error, node_id=spec.node_id, field="console", source=self.spec.source)
+                return False
         self.results = fresh
         self._create_nodes()
         return True
@@ -382,7 +389,10 @@ class GraphRun:
         self._active += 1
         for hook in self.observers.node_queued:
             hook(run_id=self.run_id, path=self.path, node_id=node.spec.node_id, state=_QUEUED)
-        return self.scheduler.submit(Ticket(node.spec.priority, node.spec.label, self, node))
+        ticket = node.ticket
+        if ticket is None:  # made once per node and run: a node holds a slot at most once at a time
+            ticket = node.ticket = Ticket(node.spec.priority, node.spec.label, self, node)
+        return self.scheduler.submit(ticket)
 
     def _start_granted(self, granted: list[Ticket], take_one: bool) -> Ticket | None:
         """Starts granted tickets, each in its own run's task group; with `take_one`, returns the first
@@ -405,6 +415,7 @@ class GraphRun:
         done = 0
         observers = self.observers
         running_hooks = observers.node_running
+        completed_hooks = observers.node_completed
         invoker = self._invoker
         while True:
             node = ticket.node
@@ -417,7 +428,10 @@ class GraphRun:
                     await anyio.lowlevel.checkpoint()  # let other tasks (and cancellation) in
                 outcome = await invoker.execute(node, ticket, self.results)  # type: ignore[union-attr]
                 if outcome[1] is None:
-                    granted = await self._complete(node, outcome)
+                    self._complete(node, outcome)
+                    if completed_hooks:
+                        await self._report_completed(node, outcome)  # saved before its waiters start
+                    granted = self._release_waiters(node.spec.node_id)
                 else:
                     self._fail(node, outcome)
                     granted = NO_GRANTS
@@ -452,8 +466,8 @@ class GraphRun:
 
     # ----- outcomes -----
 
-    async def _complete(self, node: NodeRun, outcome: Outcome) -> list[Ticket]:
-        """Stores a node's result, tells the observers (awaiting those that save it), then queues its waiters."""
+    def _complete(self, node: NodeRun, outcome: Outcome) -> None:
+        """Stores a node's result; the worker then tells the observers, and queues its waiters."""
         node_id = node.spec.node_id
         result = outcome[0]
         node.state = _COMPLETED
@@ -463,15 +477,15 @@ class GraphRun:
         carryover = self.carryover
         if carryover.answers:
             carryover.take_answer(answer_key(self.path, node_id))  # answered; a later iteration asks again
-        hooks = self.observers.node_completed
-        if hooks:
-            duration = time.perf_counter() - outcome[3]
-            for hook in hooks:
-                pending = hook(run_id=self.run_id, path=self.path, iteration=self.iteration, node_id=node_id,
-                               value=result, duration=duration, state=_COMPLETED)
-                if pending is not None:
-                    await pending  # saved before its waiters start
-        return self._release_waiters(node_id)
+
+    async def _report_completed(self, node: NodeRun, outcome: Outcome) -> None:
+        """Tells the observers of a completed node, awaiting those that save it."""
+        duration = time.perf_counter() - outcome[3]
+        for hook in self.observers.node_completed:
+            pending = hook(run_id=self.run_id, path=self.path, iteration=self.iteration, node_id=node.spec.node_id,
+                           value=outcome[0], duration=duration, state=_COMPLETED)
+            if pending is not None:
+                await pending
 
     def _fail(self, node: NodeRun, outcome: Outcome) -> None:
         """Marks a node failed (or timed out, or asking a person) with its error."""
@@ -482,6 +496,7 @@ class GraphRun:
             state = NodeState.TIMED_OUT if timed_out else NodeState.FAILED
         node.state = state
         node.error = error
+        self._failed = True
         for hook in self.observers.node_failed:
             hook(run_id=self.run_id, path=self.path, node_id=node.spec.node_id, error=error, timed_out=timed_out,
                  state=state)

@@ -17,7 +17,7 @@ last stop of `graphrt.run()` before the agent (ARCHITECTURE.md, How a run flows)
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Awaitable
 
 import anyio
 
@@ -51,12 +51,17 @@ class NodeRun:
     """A computed node during one iteration: what it still waits for, and how it ended (state, error, the
     attempts its agent took); the graph run sets each of them (graphrt.engine.execution), the invoker reads them."""
 
-    __slots__ = ("spec", "state", "pendings", "skip", "error", "attempts")
+    __slots__ = ("spec", "state", "pendings", "skip", "error", "attempts", "ticket")
 
     def __init__(self, spec: ComputedNodeSpec) -> None:
         self.spec = spec
+        self.ticket: Ticket | None = None  # its slot's ticket, made when it is first queued and kept for the run
+        self.reset(set(spec.dependencies))
+
+    def reset(self, pendings: set[str]) -> None:
+        """WAITING for `pendings` (node ids): a loop's next iteration runs the node afresh."""
         self.state = _WAITING
-        self.pendings = set(spec.dependencies)
+        self.pendings = pendings
         self.skip = False
         self.error: GraphError | None = None
         self.attempts = 0
@@ -144,6 +149,9 @@ class NodeInvoker:
         self.carryover = run.carryover
         self.observers = run.context.observers
         self.path = run.path
+        # Nothing between a node and its agent: no executor, no filters (the context is read-only: fixed for the run).
+        self._direct = run.context.executor is None and not run.context.filters
+        self._agents: dict[str, tuple[str | None, Any]] = {}  # by node id: the agents named in the file, looked up
 
     async def execute(self, node: NodeRun, ticket: Ticket, results: dict[str, Any]) -> Outcome:
         """The node's outcome, after its retries; raises nothing but cancellation."""
@@ -163,7 +171,7 @@ class NodeInvoker:
                                                       doing="cannot compute the inputs"))
         # A fresh dict per call, as GraphAI spreads it: an agent that changes its params changes no other call.
         extra = inputs.get("params")
-        params = {**spec.params, **extra} if is_named_inputs(extra) else dict(spec.params)
+        params = dict(spec.params) if extra is None or not is_named_inputs(extra) else {**spec.params, **extra}
         limit = spec.retry if spec.retry is not None else (self.graph.retry or 0)
         if not limit:  # the usual node: one attempt, nothing to count apart
             return await self._attempt(node, ticket, agent_id, call, inputs, params, results, 1)
@@ -245,10 +253,10 @@ class NodeInvoker:
         started = time.perf_counter()
         try:
             if spec.timeout is None:
-                result = await (self._call(call, ctx) if kind is None else self._journaled(spec, call, ctx, kind))
+                result = await (self._start(call, info, ctx) if kind is None else self._journaled(spec, call, ctx, kind))
             else:
                 with anyio.move_on_after(spec.timeout) as scope:
-                    result = await (self._call(call, ctx) if kind is None else self._journaled(spec, call, ctx, kind))
+                    result = await (self._start(call, info, ctx) if kind is None else self._journaled(spec, call, ctx, kind))
                 if scope.cancelled_caught:
                     message = f"timed out after {spec.timeout * 1000:g} ms"
                     return failed(self._located(NodeTimeoutError(message, node_id=spec.node_id, field="timeout")),
@@ -312,6 +320,13 @@ class NodeInvoker:
         assert journal is not None
         return await journal.call(ctx, call, self._call_path(spec), kind, lambda: self._call(call, ctx))
 
+    def _start(self, call: Any, info: AgentInfo | None, ctx: AgentContext) -> Awaitable[Any]:
+        """The agent call to await: an async agent's own coroutine when nothing stands between it and the node
+        (what `_call` would await, without its two frames), else `_call`."""
+        if self._direct and info is not None and info.is_async:
+            return info.func(ctx)
+        return self._call(call, ctx)
+
     async def _call(self, call: Any, ctx: AgentContext) -> Any:
         """Calls the agent inside the node's filters, here or on the run's executor (the seam)."""
         executor = self.context.executor
@@ -325,7 +340,15 @@ class NodeInvoker:
 
     def _agent(self, spec: ComputedNodeSpec, results: dict[str, Any]) -> tuple[str | None, Any]:
         """The agent id and what to call: an AgentInfo, or an anonymous callable."""
-        agent = spec.agent if spec.agent_ref is None else spec.agent_ref.resolve(results)
+        if spec.agent_ref is None and type(spec.agent) is str:  # named in the file: the same for every iteration
+            found = self._agents.get(spec.node_id)
+            if found is None:
+                found = self._agents[spec.node_id] = self._lookup(spec, spec.agent)
+            return found
+        return self._lookup(spec, spec.agent if spec.agent_ref is None else spec.agent_ref.resolve(results))
+
+    def _lookup(self, spec: ComputedNodeSpec, agent: Any) -> tuple[str | None, Any]:
+        """The agent id and what to call for `agent`, a name or a callable."""
         if callable(agent):
             anonymous = _Anonymous(agent)
             return anonymous.name, anonymous

@@ -128,6 +128,16 @@ class GraphSpec:
         """The static nodes that take a new value from `update` after each iteration."""
         return tuple(node for node in self.statics if node.update is not None)
 
+    @cached_property
+    def fixed_statics(self) -> tuple[StaticNodeSpec, ...]:
+        """The static nodes without `update`: each iteration starts with their value again."""
+        return tuple(node for node in self.statics if node.update is None)
+
+    @cached_property
+    def console_statics(self) -> tuple[StaticNodeSpec, ...]:
+        """The static nodes with `console`: each loop update prints what it asks for."""
+        return tuple(node for node in self.statics if node.console)
+
 
 class NestedSpecs:
     """Graphs that graph agents compiled from a node's `graph`, kept for their next calls, by the graph
