@@ -321,28 +321,28 @@ class GraphRun:
         if loop is None:
             return False
         settled = self.results  # becomes what the run returns if this was the last iteration
-        updates = []
+        fresh: dict[str, Any] = {}  # every update reads the results before any update: set after
         for spec in self.spec.updated_statics:
             try:
-                updates.append((spec.node_id, spec.update.resolve(settled)))
+                value = spec.update.resolve(settled)
             except Exception as error:  # noqa: BLE001 - e.g. jsonParse() of bad JSON: the run stops with a located error
                 self.loop_error = ResolveError.from_exception(error, node_id=spec.node_id, field="update", source=self.spec.source)
                 return False
-        for node_id, value in updates:
             if value is not UNDEFINED:
-                settled[node_id] = value
+                fresh[spec.node_id] = value
+        settled.update(fresh)
         self.iteration += 1
         if loop.count is not None and self.iteration >= loop.count:
             return False
         if loop.while_ is not None:
             try:
-                go_on = is_logically_true(loop.while_.resolve(settled))
+                go_on = loop.while_.resolve(settled)
+                go_on = go_on is True or (go_on is not False and is_logically_true(go_on))
             except Exception as error:  # noqa: BLE001
                 self.loop_error = ResolveError.from_exception(error, field="loop.while", source=self.spec.source)
                 return False
             if not go_on:
                 return False
-        fresh: dict[str, Any] = {node_id: value for node_id, value in updates if value is not UNDEFINED}
         fixed = self._fixed
         if fixed is None:  # the same for every iteration of this run
             fixed = self._fixed = {spec.node_id: value for spec in self.spec.fixed_statics

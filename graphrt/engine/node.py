@@ -230,7 +230,7 @@ class NodeInvoker:
             node_id=spec.node_id,
             agent_id=agent_id,
             filter_params=spec.filter_params,
-            config=self._config(agent_id, info),
+            config=self._config(agent_id, info) if self.context.config else {},
             retry_count=attempt - 1,
             graph_data=graph_data,
             nesting=NestingPort(self.run, ticket, spec.node_id, source),
@@ -283,7 +283,8 @@ class NodeInvoker:
                 return failed(ResolveError.from_exception(error, node_id=spec.node_id, field="console",
                                                           source=self.graph.source), attempts=attempt)
         try:
-            result = self._with_pass_through(spec, result, results)
+            if spec.pass_through is not None:
+                result = self._with_pass_through(spec, result, results)
             if spec.repeat_until is not None and is_null(spec.repeat_until.resolve({"self": result})):
                 path_text = getattr(spec.repeat_until, "text", getattr(spec.repeat_until, "value", None))
                 message = f"repeatUntil: {path_text!r} does not exist in the result"

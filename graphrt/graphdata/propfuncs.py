@@ -242,7 +242,8 @@ def compile_prop_function(prop: str) -> Callable[[Any], Any]:
             amount = _integer(match.group(1), prop)
         except ResolveError:  # the reference still parses; reading it says what is wrong, as jsonParse() does
             return lambda value: apply_prop_function(value, prop)
-        return lambda value: value + amount if _is_number(value) else UNDEFINED  # no other type has add()
+        # No other type has add(); an int (not a bool, whose type is bool) needs no other test.
+        return lambda value: value + amount if type(value) is int or _is_number(value) else UNDEFINED
     if prop == "length()":
         return lambda value: len(value) if isinstance(value, list) else apply_prop_function(value, prop)
     if prop == "not()":
@@ -250,5 +251,5 @@ def compile_prop_function(prop: str) -> Callable[[Any], Any]:
     match = _NUMBER_EQUAL.match(prop)
     if match:  # a number's equal() reads its argument once here (a loop's `while` asks it every iteration)
         number = js_number(match.group(1))
-        return lambda value: value == number if _is_number(value) else apply_prop_function(value, prop)
+        return lambda value: value == number if type(value) is int or _is_number(value) else apply_prop_function(value, prop)
     return lambda value: apply_prop_function(value, prop)

@@ -110,8 +110,16 @@ class NodeRef(Source):
 
     def resolve(self, results: Mapping[str, Any]) -> Any:
         value = results.get(self.node_id, UNDEFINED)
-        for kind, arg in self._steps:
-            value = _get_prop(value, kind, arg)
+        for kind, arg in self._steps:  # a key and a prop function, the usual steps, as _get_prop takes them
+            if kind == _KEY:
+                value = value.get(arg, UNDEFINED) if type(value) is dict or isinstance(value, dict) else UNDEFINED
+            elif kind == _CALL:
+                found = arg[1](value)
+                if found is UNDEFINED:
+                    found = value.get(arg[0], UNDEFINED) if isinstance(value, dict) else UNDEFINED
+                value = found
+            else:
+                value = _get_prop(value, kind, arg)
         return value
 
     def __repr__(self) -> str:
