@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Awaitable
 
 import anyio
 
-from graphrt.authoring.agent_info import AgentContext, AgentInfo
+from graphrt.authoring.agent_info import AgentContext, AgentInfo, node_context
 from graphrt.base.errors import (
     AgentError,
     GraphError,
@@ -224,22 +224,12 @@ class NodeInvoker:
                 graph_data, source = await self._graph_data(spec, results)
             except GraphError as error:
                 return failed(error, attempts=attempt)
-        ctx = AgentContext(
-            inputs=inputs,
-            params=params,
-            node_id=spec.node_id,
-            agent_id=agent_id,
-            filter_params=spec.filter_params,
-            config=self._config(agent_id, info) if self.context.config else {},
-            retry_count=attempt - 1,
-            graph_data=graph_data,
-            nesting=NestingPort(self.run, ticket, spec.node_id, source),
-            emitter=context.emitter,
-            run_id=context.run_id,
-            path=path,
-            answer=self.carryover.answer(answer_key(path, spec.node_id)) if self.carryover.answers else None,
-            services=context.services,
-            meter=context.meter,
+        ctx = node_context(  # inputs, params, node_id, agent_id, filter_params, config, retry_count, graph_data,
+            inputs, params, spec.node_id, agent_id, spec.filter_params,  # nesting, emitter, run_id, path, answer,
+            self._config(agent_id, info) if context.config else {}, attempt - 1, graph_data,  # services, meter
+            NestingPort(self.run, ticket, spec.node_id, source), context.emitter, context.run_id, path,
+            self.carryover.answer(answer_key(path, spec.node_id)) if self.carryover.answers else None,
+            context.services, context.meter,
         )
         for hook in self.observers.attempt_started:
             pending = hook(run_id=context.run_id, path=path, node_id=spec.node_id, agent_id=agent_id,
