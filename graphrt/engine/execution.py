@@ -304,16 +304,22 @@ class GraphRun:
     def _create_nodes(self) -> None:
         """Every computed node WAITING for what `results` lacks: made for the first iteration, reset for the next
         (the nodes of an iteration that ended are done with: none is queued or running)."""
-        nodes = self.nodes
-        if not nodes:
-            self.nodes = nodes = {spec.node_id: NodeRun(spec) for spec in self.spec.computed}
         results = self.results
-        for node in nodes.values():
-            spec = node.spec
-            if spec.any_input:
-                node.reset(set() if _has_any_input(spec, results) else set(spec.dependencies))
-            else:
-                node.reset({d for d in spec.dependencies if d not in results})
+        nodes = self.nodes
+        if nodes:
+            for node in nodes.values():  # a loop's every iteration: the usual node's pendings made here, without a call
+                spec = node.spec
+                node.reset(self._pendings(spec, results) if spec.any_input
+                           else {d for d in spec.dependencies if d not in results})
+        else:
+            self.nodes = {spec.node_id: NodeRun(spec, self._pendings(spec, results)) for spec in self.spec.computed}
+
+    @staticmethod
+    def _pendings(spec: ComputedNodeSpec, results: Mapping[str, Any]) -> set[str]:
+        """What a node waits for when an iteration starts with `results`."""
+        if spec.any_input:
+            return set() if _has_any_input(spec, results) else set(spec.dependencies)
+        return {d for d in spec.dependencies if d not in results}
 
     def _advance_loop(self) -> bool:
         """Moves static nodes on by their `update`; True if another iteration starts."""

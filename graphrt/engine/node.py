@@ -53,10 +53,10 @@ class NodeRun:
 
     __slots__ = ("spec", "state", "pendings", "skip", "error", "attempts", "ticket")
 
-    def __init__(self, spec: ComputedNodeSpec) -> None:
+    def __init__(self, spec: ComputedNodeSpec, pendings: set[str]) -> None:
         self.spec = spec
         self.ticket: Ticket | None = None  # its slot's ticket, made when it is first queued and kept for the run
-        self.reset(set(spec.dependencies))
+        self.reset(pendings)
 
     def reset(self, pendings: set[str]) -> None:
         """WAITING for `pendings` (node ids): a loop's next iteration runs the node afresh."""
@@ -120,6 +120,11 @@ def must_stay_local(call: Any) -> bool:
     return isinstance(call, AgentInfo) and (call.has_graph_data or call.runs_local)
 
 
+async def _ready(outcome: Outcome) -> Outcome:
+    """An outcome known before any agent is called, as `execute` returns it: to await."""
+    return outcome
+
+
 class _Anonymous:
     """A Python callable used directly as a node's agent: called as `f(inputs, params)`."""
 
@@ -151,31 +156,33 @@ class NodeInvoker:
         self.path = run.path
         # Nothing between a node and its agent: no executor, no filters (the context is read-only: fixed for the run).
         self._direct = run.context.executor is None and not run.context.filters
-        self._agents: dict[str, tuple[str | None, Any]] = {}  # by node id: the agents named in the file, looked up
+        self._agents: dict[str, tuple[str | None, Any]] = {}  # the agents named in the file, by name, looked up
 
-    async def execute(self, node: NodeRun, ticket: Ticket, results: dict[str, Any]) -> Outcome:
-        """The node's outcome, after its retries; raises nothing but cancellation."""
+    def execute(self, node: NodeRun, ticket: Ticket, results: dict[str, Any]) -> Awaitable[Outcome]:
+        """The node's outcome, after its retries, to await; raises nothing but cancellation.
+
+        A plain function that returns the attempt's coroutine: a node costs one coroutine less."""
         spec = node.spec
         try:
             if node.skip:
                 started = time.perf_counter()
-                return (self._output(spec, self._with_pass_through(spec, spec.default_value, results), results),
-                        None, False, started, 0)
+                return _ready((self._output(spec, self._with_pass_through(spec, spec.default_value, results), results),
+                               None, False, started, 0))
             inputs = spec.inputs.resolve(results)
             if spec.any_input:
                 inputs = clean_result(inputs)
             agent_id, call = self._agent(spec, results)
         except Exception as error:  # noqa: BLE001 - a node that cannot even start fails alone
             field = "inputs" if isinstance(error, ResolveError) or not isinstance(error, GraphError) else None
-            return failed(ResolveError.from_exception(error, node_id=spec.node_id, field=field, source=self.graph.source,
-                                                      doing="cannot compute the inputs"))
+            return _ready(failed(ResolveError.from_exception(error, node_id=spec.node_id, field=field,
+                                                             source=self.graph.source, doing="cannot compute the inputs")))
         # A fresh dict per call, as GraphAI spreads it: an agent that changes its params changes no other call.
         extra = inputs.get("params")
         params = dict(spec.params) if extra is None or not is_named_inputs(extra) else {**spec.params, **extra}
         limit = spec.retry if spec.retry is not None else (self.graph.retry or 0)
         if not limit:  # the usual node: one attempt, nothing to count apart
-            return await self._attempt(node, ticket, agent_id, call, inputs, params, results, 1)
-        return await self._retrying(node, ticket, agent_id, call, inputs, params, results, limit)
+            return self._attempt(node, ticket, agent_id, call, inputs, params, results, 1)
+        return self._retrying(node, ticket, agent_id, call, inputs, params, results, limit)
 
     async def _retrying(self, node: "NodeRun", ticket: "Ticket", agent_id: str | None, call: Any, inputs: dict,
                         params: dict, results: dict[str, Any], limit: int) -> Outcome:
@@ -331,10 +338,11 @@ class NodeInvoker:
 
     def _agent(self, spec: ComputedNodeSpec, results: dict[str, Any]) -> tuple[str | None, Any]:
         """The agent id and what to call: an AgentInfo, or an anonymous callable."""
-        if spec.agent_ref is None and type(spec.agent) is str:  # named in the file: the same for every iteration
-            found = self._agents.get(spec.node_id)
+        agent = spec.agent
+        if spec.agent_ref is None and type(agent) is str:  # named in the file: looked up once per run
+            found = self._agents.get(agent)
             if found is None:
-                found = self._agents[spec.node_id] = self._lookup(spec, spec.agent)
+                found = self._agents[agent] = self._lookup(spec, agent)
             return found
         return self._lookup(spec, spec.agent if spec.agent_ref is None else spec.agent_ref.resolve(results))
 
