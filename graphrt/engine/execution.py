@@ -310,7 +310,7 @@ class GraphRun:
             for node in nodes.values():  # a loop's every iteration: the usual node's pendings made here, without a call
                 spec = node.spec
                 node.reset(self._pendings(spec, results) if spec.any_input
-                           else {d for d in spec.dependencies if d not in results})
+                           else set(spec.dependencies).difference(results))
         else:
             self.nodes = {spec.node_id: NodeRun(spec, self._pendings(spec, results)) for spec in self.spec.computed}
 
@@ -319,7 +319,7 @@ class GraphRun:
         """What a node waits for when an iteration starts with `results`."""
         if spec.any_input:
             return set() if _has_any_input(spec, results) else set(spec.dependencies)
-        return {d for d in spec.dependencies if d not in results}
+        return set(spec.dependencies).difference(results)  # in C: each dependency looked up in the dict
 
     def _advance_loop(self) -> bool:
         """Moves static nodes on by their `update`; True if another iteration starts."""

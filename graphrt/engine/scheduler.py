@@ -89,6 +89,17 @@ class Scheduler:
     def _grant(self) -> list[Ticket]:
         queue = self._queue
         granted = NO_GRANTS
+        if not self.label_limits:  # the usual scheduler: the first in line take the free slots
+            while queue and self.running < self.limit:
+                ticket = heapq.heappop(queue)[2]
+                if ticket.discarded:
+                    continue
+                self.running += 1
+                if granted is NO_GRANTS:
+                    granted = [ticket]
+                else:
+                    granted.append(ticket)
+            return granted
         waiting_for_label: list[tuple[float, int, Ticket]] = []
         while queue and self.running < self.limit:
             entry = heapq.heappop(queue)
