@@ -4,7 +4,8 @@ Readiness is pushed, not polled: when a node gets its result it tells the
 nodes waiting for it, and those that have all they need are queued on the
 scheduler. A run is one anyio task group. An iteration ends when no node of
 this graph is queued or running; then the loop, if any, starts the next
-iteration with fresh computed nodes and updated static nodes, as GraphAI does.
+iteration with its computed nodes reset (the same NodeRun objects, each with its
+ticket: an iteration makes none) and its static nodes updated, as GraphAI does.
 
 The run owns every state change of its nodes: `NodeInvoker` computes a node's
 outcome, and the run applies it (sets the node's state, stores the result or the
