@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from ..serve.conftest import HELLO, free_port, start_process
+from ..serve.conftest import ASK, HELLO, free_port, start_process
 from ..waiting import wait_until
 
 
@@ -191,23 +191,6 @@ def test_a_server_woken_after_its_store_was_taken_over_writes_nothing(serve, fro
                 await store.close()
 
         assert anyio.run(saved) == (rows_before, "running")  # nothing written: the other server's to resume
-
-
-ASK = """\
-version: 0.5
-nodes:
-  name:
-    agent: textInputAgent
-    params:
-      message: What is your name?
-  greeting:
-    agent: stringTemplateAgent
-    inputs:
-      name: :name.text
-    params:
-      template: Hello, ${name}!
-    isResult: true
-"""
 
 
 def test_the_command_line_does_not_resume_a_run_of_a_store_a_server_owns(folder: Path, target: str) -> None:

@@ -54,6 +54,23 @@ nodes:
     isResult: true
 """
 
+# A run that stops to ask a person (textInputAgent), then greets them.
+ASK = """\
+version: 0.5
+nodes:
+  name:
+    agent: textInputAgent
+    params:
+      message: What is your name?
+  greeting:
+    agent: stringTemplateAgent
+    inputs:
+      name: :name.text
+    params:
+      template: Hello, ${name}!
+    isResult: true
+"""
+
 HELLO = """\
 version: 0.5
 nodes:

@@ -8,23 +8,7 @@ import time
 from graphrt.serve.retention import Retention
 
 from ..waiting import wait_until
-from .conftest import HELLO, sse_events, wait_for_status
-
-ASK = """\
-version: 0.5
-nodes:
-  name:
-    agent: textInputAgent
-    params:
-      message: What is your name?
-  greeting:
-    agent: stringTemplateAgent
-    inputs:
-      name: :name.text
-    params:
-      template: Hello, ${name}!
-    isResult: true
-"""
+from .conftest import ASK, HELLO, sse_events, wait_for_status
 
 
 def _stream(client, run_id, **headers):

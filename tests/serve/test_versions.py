@@ -3,23 +3,7 @@ version it started with (serve/catalog.py, durable's graph_as_started)."""
 
 from __future__ import annotations
 
-from .conftest import HELLO, wait_for_status
-
-ASK = """\
-version: 0.5
-nodes:
-  name:
-    agent: textInputAgent
-    params:
-      message: What is your name?
-  greeting:
-    agent: stringTemplateAgent
-    inputs:
-      name: :name.text
-    params:
-      template: Hello, ${name}!
-    isResult: true
-"""
+from .conftest import ASK, HELLO, wait_for_status
 
 EDITED_ASK = """\
 version: 0.5
