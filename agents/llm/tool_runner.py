@@ -13,13 +13,13 @@ import logging
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from graphrt.base.limits import cut, shown
 from graphrt.authoring.agent_info import AgentContext
 from graphrt.authoring.tool_calls import split_tool_name, tool_call_inputs
 from graphrt.base.errors import (AgentError, BudgetExceeded, GraphError, GraphInterrupted, JournalError, ServiceError,
-                                 ToolCallError)
+                                 ToolCallError, caused_by)
 from graphrt.base.jsvalue import UNDEFINED, is_null, is_truthy, to_json_compatible
 from graphrt.observe.events import ToolCalled, ToolReturned
 
@@ -28,8 +28,6 @@ from .toolbox import Tool, Toolbox
 __all__ = ["ToolOutcome", "ToolSession", "granted_toolbox", "run_one_node"]
 
 log = logging.getLogger("graphrt.tools")
-
-E = TypeVar("E", bound=BaseException)
 
 
 @dataclass
@@ -80,7 +78,7 @@ class ToolSession:
             service = _service_failure(error)
             if service is not None:  # not the tool's failure: its server is gone
                 raise ServiceError(service.message, service=service.service) from error
-            stopped = _cause(error, BudgetExceeded)
+            stopped = caused_by(error, BudgetExceeded)
             if stopped is not None:  # a budget stopped the tool's own calls: the node stops, it reads nothing
                 raise stopped from None
             stop = _run_stop(error)
@@ -158,24 +156,12 @@ def _mcp_result(result: Any) -> dict[str, Any]:
 def _run_stop(error: BaseException) -> GraphError | None:
     """What stops the run behind a failed tool call, if that is why it failed: a question for a person
     (GraphInterrupted), or the journal's error (JournalError)."""
-    return _cause(error, (GraphInterrupted, JournalError))
+    return caused_by(error, (GraphInterrupted, JournalError))
 
 
 def _service_failure(error: BaseException) -> ServiceError | None:
     """The ServiceError behind a failed tool call, if that is why it failed."""
-    return _cause(error, ServiceError)
-
-
-def _cause(error: BaseException, kind: type[E] | tuple[type[E], ...]) -> E | None:
-    """The exception of `kind` behind a failed tool call (`error` or its causes), if that is why it failed."""
-    seen: set[int] = set()
-    cause: BaseException | None = error
-    while cause is not None and id(cause) not in seen:  # a chain of causes may come round to itself
-        if isinstance(cause, kind):
-            return cause
-        seen.add(id(cause))
-        cause = cause.__cause__
-    return None
+    return caused_by(error, ServiceError)
 
 
 def _content(result: Any) -> str:

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 import anyio
 
 from graphrt.authoring.agent_info import AgentContext, AgentInfo, NestedGraph, Sample
-from graphrt.base.errors import BudgetExceeded, GraphError
+from graphrt.base.errors import BudgetExceeded, GraphError, caused_by
 from graphrt.base.jsvalue import UNDEFINED, is_truthy, js_number
 from graphrt.check.rules import MAX_LOOP_COUNT
 
@@ -145,7 +145,7 @@ async def map_agent(ctx: AgentContext) -> Any:
             try:
                 results[index] = await ctx.run_graph(spec, inject=inject, all_results=result_all, map_index=index)
             except GraphError as error:
-                if _budget_stop(error) is None:
+                if caused_by(error, BudgetExceeded) is None:
                     raise
                 # A budget stopped the row: no row starts after it, and the rows in flight are not cancelled
                 # (their calls were paid for); the node fails with it once they end.
@@ -181,18 +181,6 @@ async def map_agent(ctx: AgentContext) -> Any:
         composite = {node_id: [result.get(node_id) for result in results] for node_id in results[0]}
         return composite.get(composite_key, UNDEFINED) if composite_key else composite
     return results
-
-
-def _budget_stop(error: BaseException) -> BudgetExceeded | None:
-    """The BudgetExceeded behind a row's failure (the error or its causes), if a budget is why it failed."""
-    seen: set[int] = set()
-    cause: BaseException | None = error
-    while cause is not None and id(cause) not in seen:  # a chain of causes may come round to itself
-        if isinstance(cause, BudgetExceeded):
-            return cause
-        seen.add(id(cause))
-        cause = cause.__cause__
-    return None
 
 
 def _nested_graph(inputs: frozenset[str], params: Mapping[str, Any]) -> NestedGraph:

@@ -78,7 +78,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 __all__ = [
     "Location",
@@ -103,6 +103,7 @@ __all__ = [
     "ServiceError",
     "RequestError",
     "Locator",
+    "caused_by",
 ]
 
 
@@ -443,3 +444,18 @@ class RequestError(GraphError):
         if status is not None:
             self.status = status
         self.headers = dict(headers or {})
+
+
+_E = TypeVar("_E", bound=BaseException)
+
+
+def caused_by(error: BaseException | None, kind: type[_E] | tuple[type[_E], ...]) -> _E | None:
+    """The exception of `kind` that `error` is, or that caused it (its `__cause__`, and theirs): why it failed, when
+    that is a budget, a question for a person, a service gone. A chain of causes that comes round to itself ends."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, kind):
+            return error
+        seen.add(id(error))
+        error = error.__cause__
+    return None

@@ -23,7 +23,7 @@ import anyio
 
 from graphrt.authoring.services import RunServices
 from graphrt.base.budget import Budget
-from graphrt.base.errors import BudgetExceeded, GraphAbortedError, GraphError, Location, RunTimeoutError
+from graphrt.base.errors import BudgetExceeded, GraphAbortedError, GraphError, Location, RunTimeoutError, caused_by
 from graphrt.base.states import NodeState
 from graphrt.base.jsvalue import without_undefined
 from graphrt.base.sync import blocking
@@ -75,15 +75,6 @@ def run_timeout(timeout: float | None) -> float | None:
 _T = TypeVar("_T")
 
 
-def _budget_cause(error: BaseException | None) -> BudgetExceeded | None:
-    """The BudgetExceeded a node's error is (or was caused by), if a budget is why it failed."""
-    seen: set[int] = set()
-    while error is not None and id(error) not in seen:  # a chain of causes may come round to itself
-        if isinstance(error, BudgetExceeded):
-            return error
-        seen.add(id(error))
-        error = error.__cause__
-    return None
 _CUT_OFF = (NodeState.EXECUTING, NodeState.QUEUED, NodeState.ABORT)  # a node the time limit stopped
 
 
@@ -324,7 +315,7 @@ class Run:
             top = (stopped.at or "").split("/", 1)[0] or None
             failed = root.errors().get(top) if top is not None else None
         else:
-            stopped = _budget_cause(failed)
+            stopped = caused_by(failed, BudgetExceeded)
             if stopped is None:
                 return None
             top = failed.node_id if failed is not None else None
