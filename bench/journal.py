@@ -33,6 +33,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from .llm_wire import send_events, send_json, stream_chunks
+
 __all__ = ["main"]
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -145,36 +147,9 @@ class ScriptedLLM:
                     time.sleep(llm.delay)
                 answer = llm.answer(body)
                 if body.get("stream"):
-                    self._stream(answer)
+                    send_events(self, stream_chunks(answer))
                     return
-                data = json.dumps(answer).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def _stream(self, answer: dict[str, Any]) -> None:
-                """The answer as server-sent events: its text, its tool calls, its end and its usage."""
-                choice = answer["choices"][0]
-                message = choice["message"]
-                base = {key: answer[key] for key in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
-                deltas: list[dict[str, Any]] = [{"role": "assistant", "content": message.get("content") or ""}]
-                for index, call in enumerate(message.get("tool_calls") or []):
-                    deltas.append({"tool_calls": [{"index": index, **call}]})
-                chunks = [{**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
-                          for delta in deltas]
-                chunks.append({**base, "choices": [{"index": 0, "delta": {},
-                                                    "finish_reason": choice["finish_reason"]}]})
-                chunks.append({**base, "choices": [], "usage": answer["usage"]})
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("connection", "close")
-                self.end_headers()
-                for chunk in chunks:
-                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                self.wfile.write(b"data: [DONE]\n\n")
-                self.close_connection = True
+                send_json(self, answer)
 
         return Handler
 

@@ -31,6 +31,8 @@ from typing import Any
 
 import anyio
 
+from .llm_wire import send_events, send_json, stream_chunks
+
 RESULTS = Path(__file__).resolve().parent / "results"
 ROOT = Path(__file__).resolve().parents[1]
 WINDOW = 60.0
@@ -61,26 +63,9 @@ class ScriptedLLM:
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)) or b"{}")
                 answer = server.answer(body)
                 if body.get("stream"):  # the same reply as server-sent events: its text, its end, its usage
-                    self.send_response(200)
-                    self.send_header("content-type", "text/event-stream")
-                    self.send_header("connection", "close")
-                    self.end_headers()
-                    base = {key: answer[key] for key in ("id", "created", "model")}
-                    text = answer["choices"][0]["message"]["content"]
-                    for delta, finish in (({"role": "assistant", "content": text}, None), ({}, "stop")):
-                        chunk = {**base, "object": "chat.completion.chunk",
-                                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
-                        self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                    usage = {**base, "object": "chat.completion.chunk", "choices": [], "usage": answer["usage"]}
-                    self.wfile.write(f"data: {json.dumps(usage)}\n\ndata: [DONE]\n\n".encode())
-                    self.close_connection = True
+                    send_events(self, stream_chunks(answer))
                     return
-                payload = json.dumps(answer).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                send_json(self, answer)
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True

@@ -14,6 +14,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from ..llm_wire import send_events, send_json
 from .values import make
 
 
@@ -77,18 +78,10 @@ class _Handler(BaseHTTPRequestHandler):
                 delta = dict(message)
                 if delta.get("tool_calls"):
                     delta["tool_calls"] = [{"index": 0, **call} for call in delta["tool_calls"]]
-                chunks = [{"id": "c", "object": "chat.completion.chunk", "created": 0, "model": model,
-                           "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
-                          {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": model,
-                           "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}]
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("connection", "close")
-                self.end_headers()
-                for chunk in chunks:
-                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                self.wfile.write(b"data: [DONE]\n\n")
-                self.close_connection = True
+                send_events(self, [{"id": "c", "object": "chat.completion.chunk", "created": 0, "model": model,
+                                    "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+                                   {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": model,
+                                    "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}])
             else:
                 self._send(200, {"id": "c", "object": "chat.completion", "created": 0, "model": model,
                                  "choices": [{"index": 0, "message": message, "finish_reason": finish}],
@@ -97,9 +90,4 @@ class _Handler(BaseHTTPRequestHandler):
             pass
 
     def _send(self, status: int, payload: Any) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, payload, status)
