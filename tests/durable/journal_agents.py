@@ -31,3 +31,17 @@ async def effect_agent(ctx: AgentContext) -> Any:
 
 
 AGENTS = [AgentInfo("effectAgent", effect_agent, tools=(ACT,), side_effects=True)]
+
+
+def effects_graph(text: str) -> str:
+    """A graph whose toolsAgent is asked `text` (YAML, as written) with `effectAgent--act` as its tool."""
+    return f"""\
+version: 0.5
+nodes:
+  agent:
+    agent: toolsAgent
+    inputs:
+      tools: [effectAgent--act]
+      userInput: {{text: {text}}}
+    isResult: true
+"""

@@ -18,19 +18,11 @@ import pytest
 
 from ..commands import GRAPHRT
 from ..waiting import wait_until
+from .journal_agents import effects_graph
 
 AGENTS = str(Path(__file__).with_name("journal_agents.py"))
 
-GRAPH = """\
-version: 0.5
-nodes:
-  agent:
-    agent: toolsAgent
-    inputs:
-      tools: [effectAgent--act]
-      userInput: {text: Do four effects, one at a time.}
-    isResult: true
-"""
+GRAPH = effects_graph("Do four effects, one at a time.")
 
 
 def _acting_llm(reply: Any, hold_third: dict[str, bool]) -> Any:

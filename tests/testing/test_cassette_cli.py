@@ -10,19 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from ..commands import GRAPHRT
+from ..durable.journal_agents import effects_graph
 
 AGENTS = str(Path(__file__).parents[1] / "durable" / "journal_agents.py")
 
-GRAPH = """\
-version: 0.5
-nodes:
-  agent:
-    agent: toolsAgent
-    inputs:
-      tools: [effectAgent--act]
-      userInput: {text: TEXT}
-    isResult: true
-"""
+GRAPH = effects_graph("TEXT")
 
 
 def _graphrt(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
