@@ -104,6 +104,7 @@ __all__ = [
     "RequestError",
     "Locator",
     "caused_by",
+    "error_message",
 ]
 
 
@@ -459,3 +460,9 @@ def caused_by(error: BaseException | None, kind: type[_E] | tuple[type[_E], ...]
         seen.add(id(error))
         error = error.__cause__
     return None
+
+
+def error_message(error: BaseException) -> str:
+    """What went wrong, without where: a GraphError's own message (its node, field and place are said apart, by
+    whoever shows them), any other exception's text."""
+    return error.message if isinstance(error, GraphError) else str(error)

@@ -26,6 +26,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, TextIO
 
+from graphrt.base.errors import error_message
 from graphrt.base.secrets import Redactor, StreamRedactor
 from graphrt.observe.events import (
     AgentProgress,
@@ -85,7 +86,7 @@ def _short(value: Any) -> str:
 
 
 def _message(error: BaseException) -> str:
-    return _short(getattr(error, "message", None) or error)
+    return _short(error_message(error))
 
 
 def _in_map_row(path: tuple[str | int, ...]) -> bool:

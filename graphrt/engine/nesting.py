@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Hashable, Mapping, Protocol
 
 from graphrt.check.validate import validate_graph
 from graphrt.graphdata.loader import GraphSource
-from graphrt.graphdata.spec import GraphSpec, compile_graph
+from graphrt.graphdata.spec import ComputedNodeSpec, GraphSpec, compile_graph
 
 if TYPE_CHECKING:
     from graphrt.authoring.registry import Registry
@@ -88,7 +88,8 @@ class NestingPort:
         map rows or in every run is validated and compiled once, not at every call.
         """
         parent = self._parent
-        written_in_file = isinstance(getattr(parent.spec.nodes.get(self.node_id), "graph", None), dict)
+        node = parent.spec.nodes.get(self.node_id)
+        written_in_file = isinstance(node, ComputedNodeSpec) and isinstance(node.graph, dict)
         cache_key = (self.node_id, key) if key is not None and written_in_file else None
         kept = parent.context.nested_specs
         if cache_key is not None:

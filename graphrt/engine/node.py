@@ -36,6 +36,7 @@ from graphrt.base.jsvalue import is_named_inputs, is_null, is_truthy, json_strin
 from graphrt.base.states import NodeState  # re-exported: its home is graphrt.base.states
 from graphrt.engine.nesting import NestingPort, RunHandle
 from graphrt.graphdata.loader import GraphSource, load_graph_beside, load_with
+from graphrt.graphdata.refs import Literal, NodeRef
 from graphrt.graphdata.spec import ComputedNodeSpec, StaticNodeSpec
 
 if TYPE_CHECKING:
@@ -283,7 +284,9 @@ class NodeInvoker:
             if spec.pass_through is not None:
                 result = self._with_pass_through(spec, result, results)
             if spec.repeat_until is not None and is_null(spec.repeat_until.resolve({"self": result})):
-                path_text = getattr(spec.repeat_until, "text", getattr(spec.repeat_until, "value", None))
+                until = spec.repeat_until
+                path_text = until.text if isinstance(until, NodeRef) else until.value if isinstance(until, Literal) \
+                    else None
                 message = f"repeatUntil: {path_text!r} does not exist in the result"
                 return failed(self._located(
                     AgentError(message, agent_id=agent_id, node_id=spec.node_id, field="repeatUntil")),
@@ -430,14 +433,15 @@ class NodeInvoker:
                                  else error.within(spec.node_id))
         if isinstance(error, GraphError) and error.node_id is not None:
             # A node of a nested graph failed: keep its message, field and position, and its path.
-            inner_agent = getattr(error, "agent_id", None)
+            inner_agent = error.agent_id if isinstance(error, AgentError) else None
             wrapped = AgentError(
                 error.message, agent_id=inner_agent, node_id=spec.node_id, field=error.field, location=error.location
             )
             wrapped.nested = (error.node_id, *error.nested)
         elif isinstance(error, GraphError):
             wrapped = error.with_context(node_id=spec.node_id)
-            wrapped.agent_id = getattr(wrapped, "agent_id", None) or agent_id
+            if isinstance(wrapped, AgentError):
+                wrapped.agent_id = wrapped.agent_id or agent_id
         else:
             wrapped = AgentError(f"{type(error).__name__}: {error}", agent_id=agent_id, node_id=spec.node_id)
         if wrapped is not error:

@@ -30,6 +30,7 @@ __all__ = [
     "Event",
     "RunStarted",
     "RunFinished",
+    "NodeEvent",
     "NodeTransition",
     "NodeQueued",
     "NodeStarted",
@@ -83,13 +84,19 @@ class RunFinished(Event):
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
-class NodeTransition(Event):
+class NodeEvent(Event):
+    """Something that happened at one node: its transitions, what it streamed or reported, its LLM and tool calls."""
+
+    node_id: str
+
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class NodeTransition(NodeEvent):
     """Something happened to a node that sets its state: `state` is the node's state as the run set it.
 
     A retry's events (NodeStarted, NodeRetried) repeat EXECUTING: the node runs again.
     """
 
-    node_id: str
     state: NodeState
 
 
@@ -175,37 +182,33 @@ class LoopIteration(Event):
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
-class TokenDelta(Event):
+class TokenDelta(NodeEvent):
     """A piece of text an agent streamed (an LLM token, usually)."""
 
-    node_id: str
     token: str
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
-class AgentProgress(Event):
+class AgentProgress(NodeEvent):
     """A progress update an agent reported while it runs."""
 
-    node_id: str
     message: str
     data: Any = None
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
-class ToolCalled(Event):
+class ToolCalled(NodeEvent):
     """An LLM asked for a tool call; `arguments` are as the LLM sent them."""
 
-    node_id: str
     tool_call_id: str
     name: str
     arguments: Any
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
-class ToolReturned(Event):
+class ToolReturned(NodeEvent):
     """A tool call finished; `error` is set when it failed (its text went back to the LLM)."""
 
-    node_id: str
     tool_call_id: str
     name: str
     content: str
@@ -213,14 +216,13 @@ class ToolReturned(Event):
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
-class LlmCallStarted(Event):
+class LlmCallStarted(NodeEvent):
     """An agent sent a request to an LLM; `call_id` pairs it with its LlmCallFinished.
 
     LLM agents report it with `ctx.emit(LlmCallStarted, call_id=..., model=...)`;
     `system` names the provider as OpenTelemetry's `gen_ai.system` does ("openai").
     """
 
-    node_id: str
     call_id: str
     model: str | None = None
     system: str | None = None
@@ -228,17 +230,16 @@ class LlmCallStarted(Event):
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
-class LlmCallWaiting(Event):
+class LlmCallWaiting(NodeEvent):
     """An agent's LLM call waits for its turn under the rate limits of `label` (`openai:gpt-4o-mini`), about
     `seconds` from now: its node waits, it is not running; its LlmCallStarted follows with the time it waited."""
 
-    node_id: str
     label: str
     seconds: float
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
-class LlmCallFinished(Event):
+class LlmCallFinished(NodeEvent):
     """An LLM request ended: the reply's model, token usage, cost and finish reason, or `error` as text.
 
     `provider` names who answered as prices and rate limits do (`openai`, `azure`, `local`, ...). Token
@@ -248,7 +249,6 @@ class LlmCallFinished(Event):
     not used.
     """
 
-    node_id: str
     call_id: str
     model: str | None = None
     input_tokens: int | None = None

@@ -25,11 +25,11 @@ watches) only when a subscriber wants it. The emitter names an event by a port, 
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable, Iterable, Mapping, Protocol
+from typing import Any, Awaitable, Callable, Iterable, Mapping, Protocol, runtime_checkable
 
 from graphrt.base.states import NodeState
 
-__all__ = ["Emitter", "HOOKS", "Observers", "Reported", "RunObserver", "Subscriber"]
+__all__ = ["Emitter", "HOOKS", "Observers", "Reported", "RunObserver", "SelectiveSubscriber", "Subscriber"]
 
 Path = tuple[str | int, ...]
 Pending = Awaitable[None] | None
@@ -123,6 +123,16 @@ class Reported(Protocol):
 Subscriber = Callable[[Reported], Any]
 
 
+@runtime_checkable
+class SelectiveSubscriber(Protocol):
+    """A subscriber that takes only the events of `event_types` (the live display does): the engine builds no
+    other events for it. Any other subscriber takes every event."""
+
+    event_types: tuple[type, ...]
+
+    def __call__(self, event: Reported) -> Any: ...
+
+
 class Emitter:
     """Hands events to subscribers; a failing subscriber does not break the run."""
 
@@ -133,12 +143,9 @@ class Emitter:
         return bool(self.subscribers)
 
     def wants(self, event_type: type[Reported]) -> bool:
-        """True if some subscriber takes events of this type, so the engine need not build the others.
-
-        A subscriber that handles only some types (the live display) lists them in
-        an `event_types` attribute; one without it takes every event.
-        """
-        return any(not hasattr(subscriber, "event_types") or issubclass(event_type, tuple(subscriber.event_types))
+        """True if some subscriber takes events of this type (a SelectiveSubscriber, only those it lists), so the
+        engine need not build the others."""
+        return any(not isinstance(subscriber, SelectiveSubscriber) or issubclass(event_type, tuple(subscriber.event_types))
                    for subscriber in self.subscribers)
 
     def emit(self, event: Reported) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 from opentelemetry import trace
 from opentelemetry.trace import Span, Status, StatusCode
 
+from graphrt.base.errors import error_message
 from graphrt.observe.events import (
     AgentProgress,
     Event,
@@ -29,6 +30,7 @@ from graphrt.observe.events import (
     LlmCallStarted,
     LoopIteration,
     NodeCompleted,
+    NodeEvent,
     NodeFailed,
     NodeInterrupted,
     NodeSkipped,
@@ -97,7 +99,7 @@ class OpenTelemetrySpans:
         return self._tracer.start_span(name, context=context, start_time=_ns(event.time), attributes=attributes)
 
     def _node_span(self, event: Event) -> Span | None:
-        return self._nodes.get((event.run_id, event.path, getattr(event, "node_id", None)))
+        return self._nodes.get((event.run_id, event.path, event.node_id)) if isinstance(event, NodeEvent) else None
 
     def _handle(self, event: Event) -> None:
         if isinstance(event, RunStarted) and not event.path:
@@ -131,7 +133,7 @@ class OpenTelemetrySpans:
             if span is not None:
                 span.set_attribute("graphrt.node.timed_out", isinstance(event, NodeTimedOut) or event.timed_out)
                 span.set_attribute("graphrt.node.will_retry", event.will_retry)
-                _fail(span, event.error, getattr(event.error, "message", None))
+                _fail(span, event.error, error_message(event.error))
                 span.end(end_time=_ns(event.time))
         elif isinstance(event, NodeSkipped):
             parent = self._parent(event)
@@ -199,7 +201,7 @@ class OpenTelemetrySpans:
         for name, value in _run_usage(event.usage):
             span.set_attribute(name, value)
         if event.error is not None:
-            _fail(span, event.error, getattr(event.error, "message", None))
+            _fail(span, event.error, error_message(event.error))
         else:
             span.set_status(Status(StatusCode.OK))
         span.end(end_time=end)

@@ -20,6 +20,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
+from graphrt.base.errors import error_message
 from graphrt.base.states import NodeState
 from graphrt.observe.events import (
     Event,
@@ -134,10 +135,10 @@ class TransactionLog:
             self._open.pop(key, None)
         elif isinstance(event, NodeRetried):
             entry.state = event.state  # still executing: it runs again
-            entry.error_message = getattr(event.error, "message", None) or str(event.error)
+            entry.error_message = error_message(event.error)
         elif isinstance(event, NodeFailed):
             entry.state = event.state  # failed or timed-out
-            entry.error_message = getattr(event.error, "message", None) or str(event.error)
+            entry.error_message = error_message(event.error)
             entry.end_time = event.time
             self._open.pop(key, None)
 

@@ -39,6 +39,7 @@ from graphrt.observe.events import (
     LoopIteration,
     NodeAborted,
     NodeCompleted,
+    NodeEvent,
     NodeFailed,
     NodeInterrupted,
     NodeQueued,
@@ -65,9 +66,9 @@ def node_key(path: tuple[str | int, ...], node_id: str) -> str:
     return "/".join(str(part) for part in (*path, node_id))
 
 
-def _error(event: Event, record: Mapping[str, Any]) -> dict[str, Any]:
+def _error(event: NodeFailed, record: Mapping[str, Any]) -> dict[str, Any]:
     """A failure as the page shows it: the message (redacted, as in the record) and, when known, where."""
-    error = getattr(event, "error", None)
+    error = event.error
     shown: dict[str, Any] = {"text": record.get("error")}
     if isinstance(error, GraphError):
         shown["type"] = type(error).__name__
@@ -76,7 +77,7 @@ def _error(event: Event, record: Mapping[str, Any]) -> dict[str, Any]:
         if error.location is not None:
             shown["location"] = {"file": error.location.file, "line": error.location.line,
                                  "column": error.location.column}
-    elif error is not None:
+    else:
         shown["type"] = type(error).__name__
     return shown
 
@@ -116,10 +117,9 @@ class NodeLedger:
         if isinstance(event, LoopIteration):
             self._iterations[event.path] = event.index
             return
-        node_id = getattr(event, "node_id", None)
-        if node_id is None:
+        if not isinstance(event, NodeEvent):
             return
-        entry = self._entry(event.path, node_id)
+        entry = self._entry(event.path, event.node_id)
         if entry is None:
             return
         state = event.state if isinstance(event, NodeTransition) else None  # as the run set it
