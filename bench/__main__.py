@@ -9,6 +9,7 @@
     .venv/bin/python -m bench durable              # checkpointed runs against plain ones (bench/durable.py)
     .venv/bin/python -m bench journal              # the journal's cost, kill -9 exactly-once, replay (bench/journal.py)
     .venv/bin/python -m bench ray_batch            # a batch on a real 1-, 2-, 4-node Ray cluster (bench/ray_batch.py)
+    .venv/bin/python -m bench multiserve           # several graphrt serve on one PostgreSQL store (bench/serve/multi.py)
     .venv/bin/python -m bench storage              # bytes a served run keeps in SQLite and PostgreSQL (bench/storage.py)
     .venv/bin/python -m bench ray_graphs           # small graphs on node-level Ray, runs_local or not (bench/ray_graphs.py)
     .venv/bin/python -m bench report               # the JSON in bench/results/ as charts for the docs (bench/charts.py)
@@ -82,6 +83,10 @@ def main(argv: list[str] | None = None) -> int:
         from .journal import main as journal
 
         return journal(argv[1:])
+    if argv[:1] == ["multiserve"]:  # its own options (bench/serve/multi.py)
+        from .serve.multi import main as multiserve
+
+        return multiserve(argv[1:])
     if argv[:1] == ["durable"]:  # its own options (bench/durable.py)
         from .durable import main as durable
 

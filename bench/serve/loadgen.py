@@ -2,6 +2,9 @@
 
     python -m bench.serve.loadgen http://127.0.0.1:PORT /graphs/io/runs?wait=true --runs 200
     python -m bench.serve.loadgen http://127.0.0.1:PORT /graphs/io/runs?wait=true --runs 500 --clients 10
+    python -m bench.serve.loadgen http://127.0.0.1:P1,http://127.0.0.1:P2 /graphs/io/runs?wait=true
+
+Several servers (comma-separated) share the runs: run n goes to server n mod k, as a round-robin balancer would.
 
 By default every run is a client of its own, all at once; with `--clients N`, N clients each send their
 next request as soon as their last is answered, until `--runs` are done (a closed loop: N runs in flight).
@@ -49,9 +52,8 @@ async def post(host: str, port: int, path: str, body: dict[str, Any]) -> tuple[i
         writer.close()
 
 
-async def _load(url: str, path: str, runs: int, clients: int | None = None) -> dict[str, Any]:
-    parts = urlsplit(url)
-    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+async def _load(urls: str, path: str, runs: int, clients: int | None = None) -> dict[str, Any]:
+    servers = [((parts := urlsplit(url)).hostname or "127.0.0.1", parts.port or 80) for url in urls.split(",") if url]
     latencies = [0.0] * runs
     results: list[Any] = [None] * runs
     inside = [0.0] * runs
@@ -60,6 +62,7 @@ async def _load(url: str, path: str, runs: int, clients: int | None = None) -> d
     async def one(n: int) -> None:
         nonlocal refused
         started = time.perf_counter()
+        host, port = servers[n % len(servers)]
         while True:
             status, headers, answer = await post(host, port, path, {"inputs": {"n": n}})
             if status != 429:
@@ -86,7 +89,7 @@ async def _load(url: str, path: str, runs: int, clients: int | None = None) -> d
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.serve.loadgen", description=__doc__.splitlines()[0])
-    parser.add_argument("url")
+    parser.add_argument("url", help="the server, or several comma-separated")
     parser.add_argument("path")
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--clients", type=int, help="clients sending one request after another (default: --runs)")

@@ -1,0 +1,453 @@
+"""`python -m bench multiserve`: several `graphrt serve` processes on one PostgreSQL store, against one.
+
+The runs are a chain of three 50 ms I/O nodes (countedAgent of tests/serve/count_agents.py, which also writes
+`run node` to a shared file each time a node runs). PostgreSQL is a throwaway cluster on 127.0.0.1 with its default
+settings (bench/durable.py's); the servers are processes on 127.0.0.1 ports, standing in for machines; the load
+generators are processes of their own (bench/serve/loadgen.py, bench/serve/follower.py).
+
+- **throughput**: with 1, 2 and 4 servers (`--levels`), each with `--max-runs` slots, `--runs-per-server` runs
+  per server from `--clients-per-server` clients per server (a closed loop), sent round-robin (POST ?wait=true);
+  runs per second, its share of linear (k × one server's), and p50 / p99 latency added against one server.
+  Each level has a database of its own.
+- **faults**: three servers under the follower's load (each run started on one server and its events read on
+  another); one server is killed with SIGKILL `--kills` times (a different one each time, started again once the
+  others have made progress). Counted: runs lost (never finished), runs with wrong results, nodes saved before a
+  kill that ran again, duplicate webhooks (two deliveries of one run's event), event ids missing or repeated in what
+  the clients read across servers (their own reads, and against the store's log), and how long the killed server's
+  runs went without an event (they waited for another server to claim them).
+- **rolling**: the same load and counts while each of three servers in turn is stopped (SIGTERM) and started again.
+
+Writes bench/results/multiserve_latest.json (git-ignored). Exits 1 if a run was lost or wrong. Needs the serve
+and postgres extras, and PostgreSQL's initdb and pg_ctl.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench.durable import _free_port, _pg_bin, _Postgres
+from bench.machine import describe
+
+__all__ = ["main"]
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "bench" / "results"
+COUNT_AGENTS = ROOT / "tests" / "serve" / "count_agents.py"
+NODES = ("a", "b", "c")
+
+
+def _chain(ms: int) -> str:
+    nodes = ["  n:\n    value: 0"]
+    previous = "n: :n"
+    for name in NODES:
+        nodes.append(f"  {name}:\n    agent: countedAgent\n    params:\n      ms: {ms}\n    inputs:\n      {previous}")
+        previous = f"previous: :{name}"
+    return "version: 0.5\nnodes:\n" + "\n".join(nodes) + "\n    isResult: true\n"
+
+
+def _expected(n: int) -> dict[str, Any]:
+    return {"c": {"n": n, "seen": list(NODES)}}
+
+
+# ----- the parts: PostgreSQL databases, servers, a webhook receiver -----
+
+
+def _database(admin_url: str, name: str) -> str:
+    """A new empty database on the bench's cluster: each measurement starts from an empty store."""
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        connection.execute(f'CREATE DATABASE "{name}"')
+    return admin_url.rsplit("/", 1)[0] + "/" + name
+
+
+def _query(url: str, sql: str) -> list[tuple[Any, ...]]:
+    import psycopg
+
+    with psycopg.connect(url) as connection:
+        return list(connection.execute(sql).fetchall())
+
+
+class Servers:
+    """`count` graphrt serve processes on one store, each on a port of its own that it keeps across restarts."""
+
+    def __init__(self, folder: Path, store: str, count: int, max_runs: int, extra: list[str],
+                 env: dict[str, str]) -> None:
+        self.folder, self.store, self.max_runs, self.extra, self.env = folder, store, max_runs, extra, env
+        self.ports = [_free_port() for _ in range(count)]
+        self.processes: list[subprocess.Popen | None] = [None] * count
+
+    @property
+    def urls(self) -> list[str]:
+        return [f"http://127.0.0.1:{port}" for port in self.ports]
+
+    def start(self, index: int) -> None:
+        log = open(self.folder / f"server-{index}.log", "ab")  # noqa: SIM115 - the process writes it
+        self.processes[index] = subprocess.Popen(
+            [sys.executable, "-m", "graphrt", "serve", str(self.folder), "--port", str(self.ports[index]),
+             "--checkpoint", self.store, "--agents", str(COUNT_AGENTS), "--max-runs", str(self.max_runs),
+             *self.extra],
+            env={**os.environ, **self.env}, stdout=log, stderr=log, cwd=ROOT)
+        log.close()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.processes[index].poll() is not None:
+                raise RuntimeError(f"graphrt serve {index} exited: see {self.folder / f'server-{index}.log'}")
+            try:
+                if httpx.get(f"{self.urls[index]}/health", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError(f"graphrt serve {index} did not start: see {self.folder / f'server-{index}.log'}")
+
+    def start_all(self) -> None:
+        for index in range(len(self.ports)):
+            self.start(index)
+
+    def kill(self, index: int) -> None:
+        process = self.processes[index]
+        if process is not None:
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+            self.processes[index] = None
+
+    def stop(self, index: int) -> None:
+        process = self.processes[index]
+        if process is not None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            self.processes[index] = None
+
+    def stop_all(self) -> None:
+        for index in range(len(self.ports)):
+            self.stop(index)
+
+
+class WebhookReceiver:
+    """Takes every server's webhook calls and keeps (run id, event type, delivery id) of each."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str, str]] = []
+        lock = threading.Lock()
+        calls = self.calls
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - the http.server spelling
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                with lock:
+                    calls.append((body.get("run", {}).get("id", ""), body.get("type", ""), body.get("delivery_id", "")))
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/hook"
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self._server.shutdown()
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def _load_average() -> str:
+    return " ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
+# ----- throughput -----
+
+
+def throughput(admin_url: str, folder: Path, levels: list[int], runs_per_server: int, clients_per_server: int,
+               max_runs: int, extra: list[str]) -> tuple[list[dict[str, Any]], bool]:
+    measured = []
+    ok = True
+    for count in levels:
+        store = _database(admin_url, f"throughput_{count}")
+        servers = Servers(folder, store, count, max_runs, extra, {})
+        try:
+            servers.start_all()
+            _loadgen(servers.urls, 10 * count, 10 * count)  # warm up: imports, connections, the graph read once
+            load_before = _load_average()
+            runs = runs_per_server * count
+            answer = _loadgen(servers.urls, runs, clients_per_server * count)
+            load_after = _load_average()
+        finally:
+            servers.stop_all()
+        right = sum(result == _expected(n) for n, result in enumerate(answer["results"]))
+        ok = ok and right == runs
+        measured.append({"servers": count, "runs": runs, "clients": clients_per_server * count, "right": right,
+                         "runs_per_s": runs / answer["wall"], "p50_ms": _percentile(answer["latencies"], .5) * 1000,
+                         "p99_ms": _percentile(answer["latencies"], .99) * 1000, "refused": answer["refused"],
+                         "load_before": load_before, "load_after": load_after})
+    return measured, ok
+
+
+def _loadgen(urls: list[str], runs: int, clients: int) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, "-m", "bench.serve.loadgen", ",".join(urls), "/graphs/chain/runs?wait=true",
+                           "--runs", str(runs), "--clients", str(clients)],
+                          capture_output=True, text=True, cwd=ROOT, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"the load generator failed: {done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# ----- faults and rolling restarts: the follower's load while servers die or restart -----
+
+
+class Disturbed:
+    """Three servers under the follower's load, and what is needed to count what a disturbance cost."""
+
+    def __init__(self, admin_url: str, folder: Path, name: str, runs: int, clients: int, max_runs: int,
+                 extra: list[str]) -> None:
+        self.store = _database(admin_url, name)
+        self.calls_log = folder / f"{name}-calls.log"
+        self.calls_log.unlink(missing_ok=True)
+        self.receiver = WebhookReceiver()
+        self.servers = Servers(folder, self.store, 3, max_runs, [*extra, "--webhook-url", self.receiver.url],
+                               {"GRAPHRT_SERVE_COUNT_LOG": str(self.calls_log)})
+        self.runs, self.clients = runs, clients
+        self.saved_then: list[tuple[set[tuple[str, str]], collections.Counter]] = []  # at each disturbance
+        self.disturbed_at: list[float] = []
+        self.follower: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.servers.start_all()
+        self.follower = subprocess.Popen(
+            [sys.executable, "-m", "bench.serve.follower", ",".join(self.servers.urls), "--graph", "chain",
+             "--runs", str(self.runs), "--clients", str(self.clients)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+
+    def calls(self) -> collections.Counter:
+        if not self.calls_log.exists():
+            return collections.Counter()
+        return collections.Counter(tuple(line.split()) for line in self.calls_log.read_text().splitlines()
+                                   if len(line.split()) == 2)
+
+    def wait_for_progress(self, nodes: int) -> None:
+        """Until `nodes` more nodes ran (the servers are busy), or the load ended."""
+        target = sum(self.calls().values()) + nodes
+        while sum(self.calls().values()) < target and self.follower.poll() is None:
+            time.sleep(0.05)
+
+    def note_saved(self) -> None:
+        """The nodes the store holds as completed at this instant, and how often each had run."""
+        saved = {(run_id, key) for run_id, key in _query(self.store, "SELECT run_id, key FROM graphrt_rows "
+                                                                     "WHERE kind = 'node'")}
+        self.saved_then.append((saved, self.calls()))
+        self.disturbed_at.append(time.time())
+
+    def finish(self) -> dict[str, Any]:
+        out, err = self.follower.communicate(timeout=900)
+        if self.follower.returncode != 0:
+            raise RuntimeError(f"the follower failed: {err[-2000:]}")
+        load = json.loads(out.strip().splitlines()[-1])
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len({call[0] for call in self.receiver.calls}) < self.runs:
+            time.sleep(0.1)
+        self.servers.stop_all()
+        self.receiver.close()
+        return self._count(load)
+
+    def _count(self, load: dict[str, Any]) -> dict[str, Any]:
+        runs = load["runs"]
+        calls = self.calls()
+        lost = sum(run["status"] != "finished" for run in runs)
+        wrong = sum(run["status"] == "finished" and run["results"] != _expected(run["n"]) for run in runs)
+        ran_again = sum(calls[key] > then[key] for saved, then in self.saved_then for key in saved)
+        deliveries = collections.Counter((run_id, kind) for run_id, kind, _ in self.receiver.calls)
+        stored_last = dict(_query(self.store, "SELECT run_id, MAX(id) FROM graphrt_events GROUP BY run_id"))
+        repeated = sum(len(run["ids"]) - len(set(run["ids"])) for run in runs)
+        missing = sum(max(stored_last.get(run["id"], 0), max(run["ids"], default=0)) - len(set(run["ids"]))
+                      for run in runs if run["id"] is not None)
+        waits = self._waits(runs)
+        return {
+            "runs": len(runs), "lost": lost, "wrong": wrong, "post_unanswered": load["post_unanswered"],
+            "reads_again": sum(run["reads_again"] for run in runs),
+            "nodes_saved_then_ran_again": ran_again,
+            "nodes_run_twice": sum(count > 1 for count in calls.values()),
+            "webhook_runs": len({run_id for run_id, _ in deliveries}),
+            "duplicate_webhooks": sum(count - 1 for count in deliveries.values()),
+            "events_repeated": repeated, "events_missing": missing,
+            "waits": waits, "wall_s": load["ended"] - load["started"],
+        }
+
+    def _waits(self, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Per disturbance: the runs under way then (an event before it, ended after it) and how long each went
+        without an event after it; those that waited over a second were the stopped server's, until claimed."""
+        found = []
+        for at in self.disturbed_at:
+            gaps = []
+            for run in runs:
+                before = [t for t in run["times"] if t <= at]
+                after = [t for t in run["times"] if t > at]
+                if before and after and run["ended"] > at:
+                    gaps.append(after[0] - at)
+            held = sorted(gap for gap in gaps if gap > 1.0)
+            found.append({"under_way": len(gaps), "waited_over_1s": len(held),
+                          "longest_wait_s": max(gaps, default=0.0),
+                          "median_wait_of_those_s": statistics.median(held) if held else 0.0})
+        return found
+
+
+def faults(admin_url: str, folder: Path, kills: int, runs: int, clients: int, max_runs: int,
+           extra: list[str]) -> dict[str, Any]:
+    disturbed = Disturbed(admin_url, folder, "faults", runs, clients, max_runs, extra)
+    load_before = _load_average()
+    disturbed.start()
+    try:
+        for kill in range(kills):
+            victim = kill % 3
+            disturbed.wait_for_progress(3 * clients)
+            disturbed.note_saved()
+            disturbed.servers.kill(victim)
+            disturbed.wait_for_progress(3 * clients)  # the others go on, and claim the victim's runs
+            disturbed.servers.start(victim)
+        counted = disturbed.finish()
+    finally:
+        disturbed.servers.stop_all()
+    return {**counted, "kills": kills, "load_before": load_before, "load_after": _load_average()}
+
+
+def rolling(admin_url: str, folder: Path, runs: int, clients: int, max_runs: int,
+            extra: list[str]) -> dict[str, Any]:
+    disturbed = Disturbed(admin_url, folder, "rolling", runs, clients, max_runs, extra)
+    load_before = _load_average()
+    disturbed.start()
+    try:
+        for index in range(3):
+            disturbed.wait_for_progress(3 * clients)
+            disturbed.note_saved()
+            disturbed.servers.stop(index)
+            disturbed.servers.start(index)
+        counted = disturbed.finish()
+    finally:
+        disturbed.servers.stop_all()
+    return {**counted, "load_before": load_before, "load_after": _load_average()}
+
+
+# ----- the report -----
+
+
+def _throughput_lines(measured: list[dict[str, Any]], max_runs: int) -> list[str]:
+    one = next((row for row in measured if row["servers"] == 1), None)
+    lines = [f"## throughput: chain of three 50 ms I/O nodes, --max-runs {max_runs} per server, one PostgreSQL",
+             "",
+             "| servers | runs | clients | right | runs/s | × linear | p50 ms | p99 ms | p50 added | p99 added | load |",
+             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for row in measured:
+        linear = row["runs_per_s"] / (one["runs_per_s"] * row["servers"]) if one else float("nan")
+        added = ((row["p50_ms"] - one["p50_ms"]), (row["p99_ms"] - one["p99_ms"])) if one else (0.0, 0.0)
+        lines.append(f"| {row['servers']} | {row['runs']} | {row['clients']} | {row['right']} | "
+                     f"{row['runs_per_s']:.1f} | {linear:.2f} | {row['p50_ms']:.0f} | {row['p99_ms']:.0f} | "
+                     f"{added[0]:+.0f} | {added[1]:+.0f} | {row['load_before']} → {row['load_after']} |")
+    return lines
+
+
+def _disturbed_lines(title: str, counted: dict[str, Any]) -> list[str]:
+    waits = counted["waits"]
+    longest = max((wait["longest_wait_s"] for wait in waits), default=0.0)
+    held = [wait["median_wait_of_those_s"] for wait in waits if wait["waited_over_1s"]]
+    return [
+        f"## {title}", "",
+        f"- {counted['runs']} runs in {counted['wall_s']:.1f} s, load {counted['load_before']} → "
+        f"{counted['load_after']}",
+        f"- runs lost: {counted['lost']}; wrong results: {counted['wrong']}; POSTs unanswered (retried on another "
+        f"server): {counted['post_unanswered']}; event streams read again on another server: {counted['reads_again']}",
+        f"- completed (saved) nodes that ran again: {counted['nodes_saved_then_ran_again']}; nodes run twice in all "
+        f"(in flight when their server stopped, so not saved): {counted['nodes_run_twice']}",
+        f"- webhooks: {counted['webhook_runs']} runs called; duplicate deliveries: {counted['duplicate_webhooks']}",
+        f"- event ids repeated: {counted['events_repeated']}; missing: {counted['events_missing']}",
+        f"- each disturbance: runs under way / of them waiting over 1 s for a claim (median wait): "
+        + "; ".join(f"{wait['under_way']} / {wait['waited_over_1s']} ({wait['median_wait_of_those_s']:.1f} s)"
+                    for wait in waits) + f"; longest wait {longest:.1f} s"
+        + (f"; median of medians {statistics.median(held):.1f} s" if held else ""),
+    ]
+
+
+def _levels(text: str) -> list[int]:
+    return [int(part) for part in text.split(",") if part.strip()]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench multiserve", description=__doc__.splitlines()[0])
+    parser.add_argument("--levels", type=_levels, default=[1, 2, 4], help="numbers of servers (default 1,2,4)")
+    parser.add_argument("--max-runs", type=int, default=10, help="each server's --max-runs (default 10)")
+    parser.add_argument("--runs-per-server", type=int, default=300)
+    parser.add_argument("--clients-per-server", type=int, default=20)
+    parser.add_argument("--ms", type=int, default=50, help="each node's I/O wait (default 50)")
+    parser.add_argument("--kills", type=int, default=5)
+    parser.add_argument("--fault-runs", type=int, default=600)
+    parser.add_argument("--fault-clients", type=int, default=30)
+    parser.add_argument("--lease-seconds", type=float, default=5.0,
+                        help="the servers' --lease-seconds: how long a killed server's runs wait (default 5)")
+    parser.add_argument("--only", choices=("throughput", "faults", "rolling"), action="append")
+    args = parser.parse_args(argv)
+    if not (_pg_bin("initdb") and _pg_bin("pg_ctl")):
+        print("bench multiserve: needs PostgreSQL's initdb and pg_ctl", file=sys.stderr)
+        return 2
+    only = set(args.only or ("throughput", "faults", "rolling"))
+    extra = ["--lease-seconds", f"{args.lease_seconds:g}"]
+    postgres = _Postgres()
+    admin_url = postgres.start()
+    folder = Path(tempfile.mkdtemp(prefix="bench-multiserve-"))
+    (folder / "chain.yaml").write_text(_chain(args.ms), encoding="utf-8")
+    report: dict[str, Any] = {"machine": describe()}
+    lines = [f"# graphrt serve: several servers on one PostgreSQL store ({report['machine']['machine']}, "
+             f"load at start {report['machine']['load average at start']})", ""]
+    ok = True
+    try:
+        if "throughput" in only:
+            measured, right = throughput(admin_url, folder, args.levels, args.runs_per_server,
+                                         args.clients_per_server, args.max_runs, extra)
+            report["throughput"], ok = measured, ok and right
+            lines += [*_throughput_lines(measured, args.max_runs), ""]
+        if "faults" in only:
+            counted = faults(admin_url, folder, args.kills, args.fault_runs, args.fault_clients, args.max_runs, extra)
+            report["faults"] = counted
+            ok = ok and counted["lost"] == 0 and counted["wrong"] == 0
+            lines += [*_disturbed_lines(f"faults: kill -9 one server of three, {args.kills} times, under load "
+                                        f"(--lease-seconds {args.lease_seconds:g})", counted), ""]
+        if "rolling" in only:
+            counted = rolling(admin_url, folder, args.fault_runs, args.fault_clients, args.max_runs, extra)
+            report["rolling"] = counted
+            ok = ok and counted["lost"] == 0 and counted["wrong"] == 0
+            lines += [*_disturbed_lines("rolling restart: each of three servers stopped (SIGTERM) and started again "
+                                        "in turn, under load", counted), ""]
+    finally:
+        postgres.stop()
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "multiserve_latest.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
+    print("\n".join(lines))
+    print(f"(server logs in {folder})", file=sys.stderr)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
