@@ -7,6 +7,7 @@
     .venv/bin/python -m bench --write-workloads    # regenerate bench/workloads/*.yaml
     .venv/bin/python -m bench startup              # whole-command start times (bench/startup.py)
     .venv/bin/python -m bench durable              # checkpointed runs against plain ones (bench/durable.py)
+    .venv/bin/python -m bench durable_chain        # a checkpointed run's fixed cost, 3 × 20 ms nodes (bench/durable_chain.py)
     .venv/bin/python -m bench journal              # the journal's cost, kill -9 exactly-once, replay (bench/journal.py)
     .venv/bin/python -m bench ray_batch            # a batch on a real 1-, 2-, 4-node Ray cluster (bench/ray_batch.py)
     .venv/bin/python -m bench multiserve           # several graphrt serve on one PostgreSQL store (bench/serve/multi.py)
@@ -91,6 +92,10 @@ def main(argv: list[str] | None = None) -> int:
         from .durable import main as durable
 
         return durable(argv[1:])
+    if argv[:1] == ["durable_chain"]:  # its own options (bench/durable_chain.py)
+        from .durable_chain import main as durable_chain
+
+        return durable_chain(argv[1:])
     args = _parse(argv)
     if args.write_workloads:
         for workload in WORKLOADS:
