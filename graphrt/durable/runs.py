@@ -40,11 +40,12 @@ from graphrt.base.errors import BudgetExceeded, GraphAbortedError, GraphError, G
 from graphrt.base.secrets import Redactor
 from graphrt.base.sync import blocking
 from graphrt.base.states import RunStatus
-from graphrt.checkpoint import CheckpointTarget, open_store
+from graphrt.checkpoint import CheckpointTarget
 from graphrt.checkpoint.errors import CheckpointError, Unsavable
 from graphrt.checkpoint.guard import GuardedStore
 from graphrt.checkpoint.records import Row, RunRecord
 from graphrt.checkpoint.restore import snapshot_from_rows
+from graphrt.checkpoint.shared import shared_store
 from graphrt.checkpoint.snapshot import RunSnapshot
 from graphrt.checkpoint.values import encode_value
 from graphrt.durable.credentials import saved_config, saved_source
@@ -221,16 +222,12 @@ async def arun_checkpointed(graph: Graph, checkpoint: CheckpointTarget, *, answe
         raise ValueError("new_record is the record save_new_run returned for run_id, without an answer")
 
     async def run() -> dict[str, Any]:
-        opened = open_store(checkpoint)
-        store = opened if isinstance(opened, GuardedStore) else GuardedStore(opened)  # graphrt serve's is guarded
         inner = run_options.replace(timeout=None) if run_options.timeout is not None else run_options
-        try:
+        # A path or URL: the store the runs at once given it share (one connection, their writes one commit), closed
+        # when the last ends; a store object as it is (graphrt serve's is guarded already).
+        async with shared_store(checkpoint) as store:
             return await _run(graph, store, inner, answer=answer, force=force, observers=observers,
                               new_record=new_record, calls=_Calls(uncertain, journaled))
-        finally:
-            if opened is not checkpoint:
-                with anyio.CancelScope(shield=True):
-                    await store.close()
 
     if run_timeout(run_options.timeout) is None:  # no limit: no cancel scope to enter and leave
         return await run()
