@@ -64,6 +64,8 @@ SECRET_KEY = LazyPattern(f"(?:{'|'.join(map(re.escape, _SECRET_NAMES))})$", re.I
 
 _SECRET_ENV = LazyPattern(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
 _MIN_KNOWN = 8  # shorter known credentials (`1`, `true`) are not sought in text: they would blank ordinary values
+_ENV_NAMES: dict[str, bool] = {}  # environment variable names seen, and whether each is named like a secret
+_ENV_NAMES_KEPT = 4096  # names at most (a process's environment holds a few dozen)
 _MAX_DEPTH = 64
 _CLEAN_LENGTH = 256  # characters of a text a Redactor remembers as clean
 _CLEAN_COUNT = 4096  # texts (and key names) it remembers; then it starts again
@@ -253,14 +255,26 @@ def is_mask(value: Any) -> bool:
     return isinstance(value, str) and (value == MASK or value in _OLD_MASKS)
 
 
+def _secret_env_name(name: str) -> bool:
+    """Whether an environment variable is named like a secret (`OPENAI_API_KEY`), worked out once per name."""
+    secret = _ENV_NAMES.get(name)
+    if secret is None:
+        if len(_ENV_NAMES) >= _ENV_NAMES_KEPT:
+            _ENV_NAMES.clear()
+        secret = _ENV_NAMES[name] = bool(_SECRET_ENV.search(name))
+    return secret
+
+
 class Redactor:
     """Hides credentials in text and in values made JSON; knows the environment's secrets when created, and the
     `known` ones given (a run's: `known_credentials`)."""
 
     def __init__(self, environ: Mapping[str, str] | None = None, known: Iterable[str] = ()) -> None:
         environ = os.environ if environ is None else environ
-        values = {value for name, value in environ.items()
-                  if _SECRET_ENV.search(name) and len(value) >= _MIN_KNOWN}
+        # Each name matched once per process, and only the values of those named like a secret read: every
+        # checkpointed run makes a redactor (issue 44), and matching and reading the whole environment took ~45 µs.
+        values = {value for value in (environ.get(name, "") for name in environ if _secret_env_name(name))
+                  if len(value) >= _MIN_KNOWN}
         values |= {value for value in known if len(value) >= _MIN_KNOWN and not is_mask(value)}
         self._env_secrets = sorted(values, key=len, reverse=True)  # the longest first: one may hold another
         self._known = frozenset(values)

@@ -9,8 +9,8 @@ a commit per write of its own, and the connection's close, which checkpoints the
 that opens it again, as before. Nothing else changes: a run is claimed in the store (a second run of the same id
 in this process is refused by it, as by another process), and each write returns once it is committed.
 
-Not shared: a store given as an object (its owner opens and closes it), and SQLite's `:memory:`, a database of
-its own each time it is opened.
+A store given as an object is its owner's to close; the runs at once given it share its `GuardedStore`. SQLite's
+`:memory:`, a database of its own each time it is opened, is not shared.
 """
 
 from __future__ import annotations
@@ -34,10 +34,11 @@ __all__ = ["shared_store"]
 @dataclass
 class _Opened:
     store: GuardedStore
+    closes: bool  # opened here (from a path or URL): closed when its last user leaves; a store object is its owner's
     users: int = 0
 
 
-_OPENED: dict[tuple[str, Any], _Opened] = {}  # (the target, the event loop) -> its store while runs use it
+_OPENED: dict[tuple[Any, Any], _Opened] = {}  # (the target or id of a store, the event loop) -> its store, in use
 _LOCK = threading.Lock()  # event loops of several threads may open and give back stores at once
 
 
@@ -63,29 +64,32 @@ def _key(target: str | Path) -> str | None:
 @contextlib.asynccontextmanager
 async def shared_store(target: CheckpointTarget) -> AsyncIterator[GuardedStore]:
     """The store `target` names, guarded: the one the runs at once in this event loop use, or opened now; closed
-    (shielded) when its last user leaves. A store object is used as it is, and neither shared nor closed here.
+    (shielded) when its last user leaves. A store object is never closed here: the runs at once given it share
+    its guard (its abilities found once, not once a run); a GuardedStore is used as it is (graphrt serve's).
 
     Raises:
         CheckpointError: as `open_store`.
     """
-    if not isinstance(target, (str, Path)):
-        opened = open_store(target)
-        yield opened if isinstance(opened, GuardedStore) else GuardedStore(opened)
+    if isinstance(target, GuardedStore):
+        yield target
         return
-    name = _key(target)
-    if name is None:
-        store = GuardedStore(open_store(target))
-        try:
-            yield store
-        finally:
-            with anyio.CancelScope(shield=True):
-                await store.close()
-        return
-    key = (name, _loop())
+    if isinstance(target, (str, Path)):
+        name = _key(target)
+        if name is None:
+            store = GuardedStore(open_store(target))
+            try:
+                yield store
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await store.close()
+            return
+        key: tuple[Any, Any] = (name, _loop())
+    else:
+        key = (id(target), _loop())
     with _LOCK:
         entry = _OPENED.get(key)
         if entry is None:
-            entry = _OPENED[key] = _Opened(GuardedStore(open_store(target)))
+            entry = _OPENED[key] = _Opened(GuardedStore(open_store(target)), closes=isinstance(target, (str, Path)))
         entry.users += 1
     try:
         yield entry.store
@@ -95,6 +99,6 @@ async def shared_store(target: CheckpointTarget) -> AsyncIterator[GuardedStore]:
             last = entry.users == 0
             if last and _OPENED.get(key) is entry:
                 del _OPENED[key]
-        if last:
+        if last and entry.closes:
             with anyio.CancelScope(shield=True):
                 await entry.store.close()

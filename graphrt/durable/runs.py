@@ -95,12 +95,33 @@ class _SavedGraph:
         return Redactor(known=self.credentials)
 
 
+_SAVED_TEXTS: dict[tuple[str, str], _SavedGraph] = {}  # (a graph text's digest, its config as JSON) -> the saved graph
+_SAVED_TEXTS_KEPT = 16  # graphs at most: a script or server that builds a Graph per run builds a few, again and again
+
+
 def _graph_as_saved(graph: Graph) -> _SavedGraph:
     file, text, digest = _source_of(graph)
-    return _SavedGraph(file=str(Path(file).resolve()) if file else None,
-                       text=saved_source(text, graph.data) if text is not None else None,
-                       digest=digest, config=saved_config(graph.config),
-                       credentials=graph.credentials)
+    resolved = str(Path(file).resolve()) if file else None  # each time: where the file is now
+    # A graph read from text (a file's, most often) is what its text and config make it: a Graph built again from
+    # the same ones (per run) is saved as the last was, without finding its credentials again (issue 44).
+    key = (digest, _config_key(graph.config)) if graph.spec.source.text is not None else None
+    saved = _SAVED_TEXTS.get(key) if key is not None and key[1] is not None else None
+    if saved is None:
+        saved = _SavedGraph(file=resolved, text=saved_source(text, graph.data) if text is not None else None,
+                            digest=digest, config=saved_config(graph.config), credentials=graph.credentials)
+        if key is not None and key[1] is not None:
+            if len(_SAVED_TEXTS) >= _SAVED_TEXTS_KEPT:
+                _SAVED_TEXTS.pop(next(iter(_SAVED_TEXTS)))
+            _SAVED_TEXTS[key] = saved  # type: ignore[index]
+    return saved if saved.file == resolved else dataclasses.replace(saved, file=resolved)
+
+
+def _config_key(config: Mapping[str, Any]) -> str | None:
+    """A config as JSON text that two equal configs share; None when JSON cannot write it (an object in it)."""
+    try:
+        return json.dumps(config, sort_keys=True, ensure_ascii=False, allow_nan=True)
+    except (TypeError, ValueError, RecursionError):
+        return None
 
 
 def _saved_graph(graph: Graph) -> _SavedGraph:
