@@ -12,9 +12,10 @@ runs) and a literal that an agent checking its own inputs refuses.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
-from typing import Any, Container
+from typing import Any, Callable, Container
 
 from graphrt.authoring.agent_info import AgentInfo, NestedGraph
 from graphrt.base.errors import ValidationIssue, describe_issue
@@ -53,6 +54,12 @@ def lint_issues(
     return _Linter(data, agents, source or GraphSource(), found, full=warnings).run()
 
 
+def _add_issue(issues: list[ValidationIssue], source: GraphSource, message: str, node_id: str | None,
+               field: str | None, severity: str = "warning") -> None:
+    """Adds an issue of a linter's graph to `issues`, located in its `source`."""
+    issues.append(ValidationIssue(message, node_id, field, source.locate_field(node_id, field), severity))
+
+
 def nested_graph(node: dict[str, Any], info: AgentInfo | None) -> NestedGraph:
     """What the node's agent does with its `graph:`, as its function info says (`nested_graph`).
 
@@ -86,10 +93,10 @@ class _Linter:
         self.results_all = results_all
         self.full = full
         self.issues: list[ValidationIssue] = []
+        # What adds an issue, given to the schema checks: a function of the issues and the source, not a bound
+        # method, whose linter <-> schemas cycle kept each Graph's data alive until a garbage collection (issue 44).
+        self.add: Callable[..., None] = functools.partial(_add_issue, self.issues, source)
         self.schemas = AgentSchemas(agents, self.add)
-
-    def add(self, message: str, node_id: str | None, field: str | None, severity: str = "warning") -> None:
-        self.issues.append(ValidationIssue(message, node_id, field, self.source.locate_field(node_id, field), severity))
 
     def run(self) -> list[ValidationIssue]:
         nodes = self.data.get("nodes")

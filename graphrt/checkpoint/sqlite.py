@@ -12,6 +12,7 @@ thread: the writes of runs that finish nodes in the same turn of the loop share 
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 import stat
@@ -75,30 +76,17 @@ class SQLiteStore(SqlStore):
     def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:
         self.path = str(path)
         self.location = self.shown(path)
-        self._timeout = timeout
         self._claimed: set[str] = set()
         self._file_claims = FileClaims(self.path)
-        # Inline: a write to a local WAL file takes microseconds, less than a hop to a thread and back.
-        self._db = GroupCommit(self._connect, begin="BEGIN IMMEDIATE", inline=True)
+        # Inline: a write to a local WAL file takes microseconds, less than a hop to a thread and back. Given what
+        # opens the file, not a bound method: a store <-> connection cycle outlived each store opened for a run.
+        self._db = GroupCommit(functools.partial(_connect, self.path, timeout, self.location), begin="BEGIN IMMEDIATE",
+                               inline=True)
 
     @classmethod
     def shown(cls, target: str | Path) -> str:
         """The file's path as it was given."""
         return str(target)
-
-    def _connect(self) -> sqlite3.Connection:
-        if self.path != ":memory:":
-            _create_private(Path(self.path))
-        try:
-            db = sqlite3.connect(self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False)
-            if self.path != ":memory:":
-                db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.executescript(_SCHEMA)
-            _add_columns(db)
-        except sqlite3.Error as error:
-            raise StoreFailed(f"cannot open checkpoint file {self.location}: {error}") from error
-        return db
 
     async def _read(self, query: str, values: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         return await self._db.read(query, values)
@@ -138,6 +126,22 @@ class SQLiteStore(SqlStore):
                 self._file_claims.release(run_id)
             except OSError:  # the claim ends with the process anyway
                 pass
+
+
+def _connect(path: str, timeout: float, location: str) -> sqlite3.Connection:
+    """The store's connection: the file created private if new, in WAL mode with synchronous=NORMAL, its tables made."""
+    if path != ":memory:":
+        _create_private(Path(path))
+    try:
+        db = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
+        if path != ":memory:":
+            db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.executescript(_SCHEMA)
+        _add_columns(db)
+    except sqlite3.Error as error:
+        raise StoreFailed(f"cannot open checkpoint file {location}: {error}") from error
+    return db
 
 
 def _add_columns(db: sqlite3.Connection) -> None:

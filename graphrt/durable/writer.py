@@ -51,7 +51,7 @@ class CheckpointWriter(RunObserver):
         self._unsaved: list[tuple[Awaitable[None], list[Row]]] = []  # rows queued and not awaited yet
         self.run_id = run_id
         self.failure: BaseException | None = None
-        self.on_failure: Callable[[], None] = lambda: None
+        self.on_failure: Callable[[], None] = _nothing
         self.started = False  # the run has started its first iteration
         self._statics: tuple[int, Mapping[str, Any]] | None = None  # the current iteration's static values
         self._iteration = saved_iteration  # the iteration whose static values are saved
@@ -158,6 +158,13 @@ class CheckpointWriter(RunObserver):
         for queued, _ in unsaved:
             await self._outcome(queued)
 
+    def detach(self) -> None:
+        """The run's end is saved: lets go of the run (what it spent, its cancel scope), which holds this writer
+        among its observers, so that a finished run is freed at once, not by the next garbage collection
+        (issue 44: with 50 runs at once, such cycles kept whole runs alive into the older generations)."""
+        self.spent = None
+        self.on_failure = _nothing
+
     def rows_in_doubt(self) -> list[Row]:
         """The rows queued and not awaited yet that the run's end depends on: those of the latest iteration
         among them (a later iteration's row drops the earlier ones' rows). The store saves the end only if
@@ -229,3 +236,7 @@ class CheckpointWriter(RunObserver):
             self._unsavable = iteration  # resuming goes back to the last iteration that was saved
             return None
         return Row(self.run_id, iteration, "iteration", "", text)
+
+
+def _nothing() -> None:
+    """What a detached writer calls on a failure: nothing, the run has ended."""

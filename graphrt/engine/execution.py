@@ -185,6 +185,8 @@ class GraphRun:
         finally:
             self._task_group = None
             self._invoker = None  # breaks the run <-> invoker cycle, so a finished run is freed at once
+            for node in self.nodes.values():  # and the run -> node -> ticket -> run one (a Ticket's owner is its run)
+                node.ticket = None
         error = self._first_error()
         if error is not None:
             raise error

@@ -3,6 +3,7 @@ claims its run, and the file is closed when the last ends (graphrt/checkpoint/sh
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 import graphrt
 from graphrt import AgentContext, AgentInfo
 from graphrt.checkpoint import CheckpointError, SQLiteStore
+from graphrt.checkpoint import sqlite as sqlite_store
 from graphrt.durable import arun_checkpointed
 
 pytestmark = pytest.mark.anyio
@@ -36,14 +38,15 @@ def _holding(inside: list[int], both_in: anyio.Event) -> list[AgentInfo]:
 
 
 def _counting_connections(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The files the SQLite stores made from now on open, one entry per connection."""
     opened: list[str] = []
-    connect = SQLiteStore._connect
+    connect = sqlite_store._connect
 
-    def counted(self: SQLiteStore) -> Any:
-        opened.append(self.path)
-        return connect(self)
+    def counted(path: str, *args: Any) -> Any:
+        opened.append(path)
+        return connect(path, *args)
 
-    monkeypatch.setattr(SQLiteStore, "_connect", counted)
+    monkeypatch.setattr(sqlite_store, "_connect", counted)
     return opened
 
 
@@ -105,3 +108,48 @@ async def test_the_same_run_at_once_through_one_shared_store_is_refused(tmp_path
     assert [outcome for outcome in outcomes if not isinstance(outcome, str)] == [{"second": {"first": {"n": 1}}}]
     assert len(refused) == 1 and f"run 'r1' in {tmp_path / 'runs.db'} is running elsewhere" in refused[0]
     assert inside == [1]
+
+
+# ----- a finished run is freed at once -----
+
+CHAIN_YAML = """\
+version: 0.5
+nodes:
+  n:
+    value: 0
+  a:
+    agent: copyAgent
+    inputs:
+      n: :n
+  b:
+    agent: copyAgent
+    inputs:
+      a: :a
+    isResult: true
+"""
+
+
+async def test_a_finished_checkpointed_run_leaves_no_garbage_cycles(tmp_path: Path) -> None:
+    """A run, its Graph (built per run) and its checkpoint writer are freed when the run returns, by reference
+    counting: cycles among them waited for the garbage collector, which 50 runs at once made collect the older
+    generations (issue 44)."""
+    (tmp_path / "chain.yaml").write_text(CHAIN_YAML, encoding="utf-8")
+    store = SQLiteStore(tmp_path / "runs.db")
+
+    async def one(n: int) -> None:
+        graph = graphrt.Graph(tmp_path / "chain.yaml")
+        assert await arun_checkpointed(graph, store, inject={"n": n}) == {"b": {"a": {"n": n}}}
+        assert await arun_checkpointed(graph, tmp_path / "other.db", inject={"n": n}) == {"b": {"a": {"n": n}}}
+
+    try:
+        await one(0)  # what a first run makes once (compiled patterns, the store's connection)
+        gc.collect()
+        gc.disable()
+        try:
+            for n in range(1, 4):
+                await one(n)
+            assert gc.collect() == 0
+        finally:
+            gc.enable()
+    finally:
+        await store.close()
