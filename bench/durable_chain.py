@@ -128,8 +128,12 @@ async def _runs(folder: Path, graphs: str, store: str, url: str | None, runs: in
 # ----- the driver -----
 
 
-def measure(rounds: int, runs: int, limit: int, postgres: bool = True) -> tuple[dict[tuple[str, str], list[dict]], str]:
-    """Every configuration's figures per round, and what was left out and why."""
+def measure(rounds: int, runs: int, limit: int, postgres: bool = True,
+            baseline: Path | None = None) -> tuple[dict[tuple[str, str], list[dict]], str]:
+    """Every configuration's figures per round, and what was left out and why.
+
+    `baseline`: another tree (a checkout of main, say) whose graphrt runs the same rows, labelled `base: ...`, in
+    the same rounds: the two builds measured side by side under the same load."""
     missing = ""
     server = _Postgres() if postgres and _pg_bin("initdb") and _pg_bin("pg_ctl") else None
     if server is None:
@@ -141,21 +145,28 @@ def measure(rounds: int, runs: int, limit: int, postgres: bool = True) -> tuple[
         with tempfile.TemporaryDirectory() as temporary:
             folder = Path(temporary)
             (folder / "chain.yaml").write_text(GRAPH, encoding="utf-8")
+            trees = [("", Path(__file__).resolve().parent.parent)]
+            if baseline is not None:
+                trees.append(("base: ", baseline))
             for round_ in range(rounds):
                 for graphs in GRAPHS:
                     for store in stores:
-                        argv = [sys.executable, "-m", "bench.durable_chain", "--runner", graphs, store, str(folder),
-                                url or "", str(runs), str(limit)]
-                        done = subprocess.run(argv, capture_output=True, text=True,
-                                              cwd=Path(__file__).resolve().parent.parent)
-                        if done.returncode != 0:
-                            raise SystemExit(f"bench durable_chain: {graphs} {store} failed:\n{done.stderr[-2000:]}")
-                        figures = json.loads(done.stdout.strip().splitlines()[-1])
-                        figures["load"] = os.getloadavg()[0]
-                        results.setdefault((graphs, store), []).append(figures)
-                        print(f"round {round_ + 1}: graph {graphs:7s} {store:11s} wall {figures['wall'] * 1000:6.0f} ms"
-                              f"  p50 {figures['p50'] * 1000:6.1f} ms  cpu {figures['cpu'] * 1000:5.0f} ms"
-                              f"  load {figures['load']:.1f}", file=sys.stderr, flush=True)
+                        for label, tree in trees:
+                            # The runner imports graphrt from `tree`: this one's, or the baseline's.
+                            argv = [sys.executable, "-m", "bench.durable_chain", "--runner", graphs, store,
+                                    str(folder), url or "", str(runs), str(limit), str(tree)]
+                            done = subprocess.run(argv, capture_output=True, text=True,
+                                                  cwd=Path(__file__).resolve().parent.parent)
+                            if done.returncode != 0:
+                                raise SystemExit(f"bench durable_chain: {label}{graphs} {store} failed:\n"
+                                                 f"{done.stderr[-2000:]}")
+                            figures = json.loads(done.stdout.strip().splitlines()[-1])
+                            figures["load"] = os.getloadavg()[0]
+                            results.setdefault((f"{label}{graphs}", store), []).append(figures)
+                            print(f"round {round_ + 1}: graph {label}{graphs:7s} {store:11s} "
+                                  f"wall {figures['wall'] * 1000:6.0f} ms"
+                                  f"  p50 {figures['p50'] * 1000:6.1f} ms  cpu {figures['cpu'] * 1000:5.0f} ms"
+                                  f"  load {figures['load']:.1f}", file=sys.stderr, flush=True)
     finally:
         if server is not None:
             server.stop()
@@ -184,12 +195,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--limit", type=int, default=50)
     parser.add_argument("--no-postgres", action="store_true", help="leave the PostgreSQL rows out")
-    parser.add_argument("--runner", nargs=6, help=argparse.SUPPRESS)
+    parser.add_argument("--baseline", type=Path, metavar="DIR",
+                        help="also run graphrt from another tree (e.g. `git archive main | tar -x -C DIR`), round by round")
+    parser.add_argument("--runner", nargs=7, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.runner:
         import anyio
 
-        graphs, store, folder, url, count, limit = args.runner
+        graphs, store, folder, url, count, limit, tree = args.runner
+        sys.path.insert(0, tree)  # the graphrt measured: this tree's, or the baseline's
         figures = anyio.run(_runs, Path(folder), graphs, store, url or None, int(count), int(limit))
         print(json.dumps(figures))
         return 0
@@ -197,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
 
     machine = describe()
     print(f"{machine['machine']}; load average at start {machine['load average at start']}", flush=True)
-    results, missing = measure(args.rounds, args.runs, args.limit, not args.no_postgres)
+    results, missing = measure(args.rounds, args.runs, args.limit, not args.no_postgres,
+                               args.baseline.resolve() if args.baseline else None)
     print(f"{args.runs} runs of a chain of three 20 ms nodes at once, limit {args.limit}; medians of "
           f"{args.rounds} rounds")
     print(table(results, args.runs))

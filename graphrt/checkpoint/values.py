@@ -24,7 +24,12 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan
 
 
 def _tagged(value: Any, depth: int = 0) -> Any:
-    if value is None or value is True or value is False or isinstance(value, str):
+    kind = type(value)  # the usual kinds first, by their exact type: a run's rows are mostly small dicts of text
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is dict and depth <= 200:
+        return _tagged_object(value, depth)
+    if isinstance(value, str):
         return value
     if isinstance(value, int):
         return int(value)
@@ -37,13 +42,17 @@ def _tagged(value: Any, depth: int = 0) -> Any:
     if isinstance(value, (list, tuple)):
         return [_tagged(item, depth + 1) for item in value]
     if isinstance(value, dict):
-        tagged = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise Unsavable(f"an object key is a {type(key).__name__}, not a string")
-            tagged[key] = _tagged(item, depth + 1)
-        return {_TAG: "object", "value": tagged} if _TAG in tagged else tagged
+        return _tagged_object(value, depth)
     raise Unsavable(f"a {type(value).__name__} is not a JSON value")
+
+
+def _tagged_object(value: dict[Any, Any], depth: int) -> dict[str, Any]:
+    tagged = {}
+    for key, item in value.items():
+        if type(key) is not str and not isinstance(key, str):
+            raise Unsavable(f"an object key is a {type(key).__name__}, not a string")
+        tagged[key] = _tagged(item, depth + 1)
+    return {_TAG: "object", "value": tagged} if _TAG in tagged else tagged
 
 
 def _untagged(value: Any) -> Any:
