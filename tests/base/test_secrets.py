@@ -180,3 +180,18 @@ def test_a_redactor_knowing_a_runs_credentials_hides_them_and_the_environments()
     assert run.text("tok-3f9a8b7c6d and cfg-key-7d1e9a0b") == "REDACTED and REDACTED"
     assert server.text("cfg-key-7d1e9a0b") == "cfg-key-7d1e9a0b"  # the server's own is left as it was
     assert server.knowing([]) is server and server.knowing(["tok-3f9a8b7c6d"]) is server
+
+
+def test_a_redactor_knows_the_environment_as_it_is_when_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each redactor reads the environment anew (every checkpointed run makes one): a secret set, changed or named
+    after an earlier redactor was made is known, one removed is not; only the names' matching is kept."""
+    monkeypatch.setenv("GRAPHRT_TEST_TOKEN", "first-secret-value")
+    assert Redactor().text("a first-secret-value b") == f"a {MASK} b"
+    monkeypatch.setenv("GRAPHRT_TEST_TOKEN", "second-secret-value")
+    monkeypatch.setenv("GRAPHRT_OTHER_API_KEY", "third-secret-value")
+    monkeypatch.setenv("GRAPHRT_TEST_PLAIN", "not-a-secret-value")
+    redactor = Redactor()
+    assert redactor.text("first-secret-value second-secret-value third-secret-value not-a-secret-value") == \
+        f"first-secret-value {MASK} {MASK} not-a-secret-value"
+    monkeypatch.delenv("GRAPHRT_OTHER_API_KEY")
+    assert Redactor().text("third-secret-value") == "third-secret-value"
