@@ -66,6 +66,8 @@ _SECRET_ENV = LazyPattern(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", r
 _MIN_KNOWN = 8  # shorter known credentials (`1`, `true`) are not sought in text: they would blank ordinary values
 _ENV_NAMES: dict[str, bool] = {}  # environment variable names seen, and whether each is named like a secret
 _ENV_NAMES_KEPT = 4096  # names at most (a process's environment holds a few dozen)
+_MADE: dict[tuple[type, frozenset[str]], "Redactor"] = {}  # Redactor.now's, by the credentials each knows
+_MADE_KEPT = 8
 _MAX_DEPTH = 64
 _CLEAN_LENGTH = 256  # characters of a text a Redactor remembers as clean
 _CLEAN_COUNT = 4096  # texts (and key names) it remembers; then it starts again
@@ -265,17 +267,40 @@ def _secret_env_name(name: str) -> bool:
     return secret
 
 
+def _known_values(environ: Mapping[str, str], known: Iterable[str]) -> frozenset[str]:
+    """The credentials a redactor seeks: the environment's (its variables named like a secret) and `known`, each as
+    long as `_MIN_KNOWN` at least."""
+    # Each name matched once per process, and only the values of those named like a secret read: every
+    # checkpointed run makes a redactor (issue 44), and matching and reading the whole environment took ~45 µs.
+    values = {value for value in (environ.get(name, "") for name in environ if _secret_env_name(name))
+              if len(value) >= _MIN_KNOWN}
+    values |= {value for value in known if len(value) >= _MIN_KNOWN and not is_mask(value)}
+    return frozenset(values)
+
+
 class Redactor:
     """Hides credentials in text and in values made JSON; knows the environment's secrets when created, and the
     `known` ones given (a run's: `known_credentials`)."""
 
     def __init__(self, environ: Mapping[str, str] | None = None, known: Iterable[str] = ()) -> None:
-        environ = os.environ if environ is None else environ
-        # Each name matched once per process, and only the values of those named like a secret read: every
-        # checkpointed run makes a redactor (issue 44), and matching and reading the whole environment took ~45 µs.
-        values = {value for value in (environ.get(name, "") for name in environ if _secret_env_name(name))
-                  if len(value) >= _MIN_KNOWN}
-        values |= {value for value in known if len(value) >= _MIN_KNOWN and not is_mask(value)}
+        self._knowing(_known_values(os.environ if environ is None else environ, known))
+
+    @classmethod
+    def now(cls, known: Iterable[str] = ()) -> "Redactor":
+        """`Redactor(known=known)`: the environment's secrets as they are now, and `known`. The one made last for the
+        same credentials when they are the same, whose caches hold no credential and depend on nothing else: every
+        checkpointed run asks for one, and making it anew cost each run its sets (issue 44)."""
+        values = _known_values(os.environ, known)
+        made = _MADE.get((cls, values))
+        if made is None:
+            made = object.__new__(cls)
+            made._knowing(values)
+            if len(_MADE) >= _MADE_KEPT:
+                _MADE.clear()
+            _MADE[(cls, values)] = made
+        return made
+
+    def _knowing(self, values: frozenset[str]) -> None:
         self._env_secrets = sorted(values, key=len, reverse=True)  # the longest first: one may hold another
         self._known = frozenset(values)
         self._known_numbers = frozenset(number for number in map(_as_number, values) if number is not None)

@@ -182,16 +182,20 @@ def test_a_redactor_knowing_a_runs_credentials_hides_them_and_the_environments()
     assert server.knowing([]) is server and server.knowing(["tok-3f9a8b7c6d"]) is server
 
 
-def test_a_redactor_knows_the_environment_as_it_is_when_made(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each redactor reads the environment anew (every checkpointed run makes one): a secret set, changed or named
-    after an earlier redactor was made is known, one removed is not; only the names' matching is kept."""
+@pytest.mark.parametrize("made", [Redactor, Redactor.now], ids=["new", "now"])
+def test_a_redactor_knows_the_environment_as_it_is_when_made(monkeypatch: pytest.MonkeyPatch, made: Any) -> None:
+    """Each redactor reads the environment anew (every checkpointed run asks for one, `Redactor.now`): a secret set,
+    changed or named after an earlier redactor was made is known, one removed is not; only the names' matching, and
+    `now`'s redactor of the same credentials, are kept."""
     monkeypatch.setenv("GRAPHRT_TEST_TOKEN", "first-secret-value")
-    assert Redactor().text("a first-secret-value b") == f"a {MASK} b"
+    assert made().text("a first-secret-value b") == f"a {MASK} b"
+    assert made(known=["known-secret-value"]).text("known-secret-value first-secret-value") == f"{MASK} {MASK}"
     monkeypatch.setenv("GRAPHRT_TEST_TOKEN", "second-secret-value")
     monkeypatch.setenv("GRAPHRT_OTHER_API_KEY", "third-secret-value")
     monkeypatch.setenv("GRAPHRT_TEST_PLAIN", "not-a-secret-value")
-    redactor = Redactor()
+    redactor = made()
     assert redactor.text("first-secret-value second-secret-value third-secret-value not-a-secret-value") == \
         f"first-secret-value {MASK} {MASK} not-a-secret-value"
+    assert made().text("known-secret-value") == "known-secret-value"  # known to the run that gave it alone
     monkeypatch.delenv("GRAPHRT_OTHER_API_KEY")
-    assert Redactor().text("third-secret-value") == "third-secret-value"
+    assert made().text("third-secret-value") == "third-secret-value"
