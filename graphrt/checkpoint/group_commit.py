@@ -186,14 +186,14 @@ class GroupCommit:
             if error is not None:
                 raise error
             return result
-        return await self._submit(((query, values),), read=True, alone=False)
+        return await self._enqueue(((query, values),), read=True, alone=False)
 
     async def write(self, *statements: Statement, alone: bool = False) -> None:
         """Runs the statements in one transaction (with others' writes, unless `alone`); returns once committed."""
         if self._inline:
-            await self._write_inline(statements, alone)
+            await self._queue_inline(statements, alone)  # committed with this turn's writes (below)
             return
-        await self._submit(statements, read=False, alone=alone)
+        await self._enqueue(statements, read=False, alone=alone)
 
     def post(self, *statements: Statement, alone: bool = False, last: bool = False) -> None:
         """Queues a write no caller waits for: made in order with the rest of the work, its failure ignored.
@@ -226,10 +226,6 @@ class GroupCommit:
             self._db = None
 
     # ----- inline: on the event loop's thread, one commit per turn of the loop -----
-
-    async def _write_inline(self, statements: tuple[Statement, ...], alone: bool) -> None:
-        """Queues the write for this turn of the event loop's commit and awaits it."""
-        await self._queue_inline(statements, alone)
 
     def _queue_inline(self, statements: tuple[Statement, ...], alone: bool) -> Awaitable[None]:
         """Queues a write for the commit of this turn of the event loop; returns what its outcome settles.
@@ -293,9 +289,6 @@ class GroupCommit:
         if not pending.done():  # (a write queued after it committed it already, most often)
             self._queue.put(_NOW)
         return await pending
-
-    async def _submit(self, statements: tuple[Statement, ...], *, read: bool, alone: bool) -> Any:
-        return await self._enqueue(statements, read=read, alone=alone)
 
     def _enqueue(self, statements: tuple[Statement, ...], *, read: bool, alone: bool,
                  hold: bool = False) -> "asyncio.Future[Any] | _TrioOutcome":
