@@ -104,15 +104,16 @@ def _graph_as_saved(graph: Graph) -> _SavedGraph:
     resolved = str(Path(file).resolve()) if file else None  # each time: where the file is now
     # A graph read from text (a file's, most often) is what its text and config make it: a Graph built again from
     # the same ones (per run) is saved as the last was, without finding its credentials again (issue 44).
-    key = (digest, _config_key(graph.config)) if graph.spec.source.text is not None else None
-    saved = _SAVED_TEXTS.get(key) if key is not None and key[1] is not None else None
+    config = _config_key(graph.config) if graph.spec.source.text is not None else None
+    key = (digest, config) if config is not None else None
+    saved = _SAVED_TEXTS.get(key) if key is not None else None
     if saved is None:
         saved = _SavedGraph(file=resolved, text=saved_source(text, graph.data) if text is not None else None,
                             digest=digest, config=saved_config(graph.config), credentials=graph.credentials)
-        if key is not None and key[1] is not None:
+        if key is not None:
             if len(_SAVED_TEXTS) >= _SAVED_TEXTS_KEPT:
-                _SAVED_TEXTS.pop(next(iter(_SAVED_TEXTS)))
-            _SAVED_TEXTS[key] = saved  # type: ignore[index]
+                _SAVED_TEXTS.pop(next(iter(_SAVED_TEXTS)))  # the oldest
+            _SAVED_TEXTS[key] = saved
     return saved if saved.file == resolved else dataclasses.replace(saved, file=resolved)
 
 

@@ -153,3 +153,27 @@ async def test_a_finished_checkpointed_run_leaves_no_garbage_cycles(tmp_path: Pa
             gc.enable()
     finally:
         await store.close()
+
+
+# ----- a Graph built per run -----
+
+
+async def test_graphs_built_again_from_one_file_are_saved_with_their_own_config_and_file(tmp_path: Path) -> None:
+    """What a record holds of its graph is worked out once per text and config (issue 44): a Graph of the same text
+    with another config saves that config, its credentials left out, and each record names its own file."""
+    for folder in ("one", "two"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "chain.yaml").write_text(CHAIN_YAML, encoding="utf-8")
+    store = SQLiteStore(tmp_path / "runs.db")
+    configs = [{}, {"openAIAgent": {"apiKey": "sk-config-secret-1234"}}, {}]
+    files = [tmp_path / "one" / "chain.yaml", tmp_path / "one" / "chain.yaml", tmp_path / "two" / "chain.yaml"]
+    try:
+        for n, (config, file) in enumerate(zip(configs, files)):
+            graph = graphrt.Graph(file, config=config)
+            assert await arun_checkpointed(graph, store, run_id=f"r{n}", inject={"n": n}) == {"b": {"a": {"n": n}}}
+        records = [await store.get_run(f"r{n}") for n in range(3)]
+    finally:
+        await store.close()
+    assert [record.config for record in records] == [{}, {"openAIAgent": {"apiKey": "REDACTED"}}, {}]
+    assert [record.graph_file for record in records] == [str(file.resolve()) for file in files]
+    assert len({record.graph_hash for record in records}) == 1
