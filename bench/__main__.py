@@ -13,6 +13,7 @@
     .venv/bin/python -m bench multiserve           # several graphrt serve on one PostgreSQL store (bench/serve/multi.py)
     .venv/bin/python -m bench storage              # bytes a served run keeps in SQLite and PostgreSQL (bench/storage.py)
     .venv/bin/python -m bench ray_graphs           # small graphs on node-level Ray, runs_local or not (bench/ray_graphs.py)
+    .venv/bin/python -m bench yaml                 # YAML parsing beside js-yaml, in every style (bench/yaml_styles.py)
     .venv/bin/python -m bench report               # the JSON in bench/results/ as charts for the docs (bench/charts.py)
 
 Raw numbers go to bench/results/latest.json and the tables, as Markdown, to
@@ -88,6 +89,10 @@ def main(argv: list[str] | None = None) -> int:
         from .serve.multi import main as multiserve
 
         return multiserve(argv[1:])
+    if argv[:1] == ["yaml"]:  # its own options (bench/yaml_styles.py)
+        from .yaml_styles import main as yaml_styles
+
+        return yaml_styles(argv[1:])
     if argv[:1] == ["durable"]:  # its own options (bench/durable.py)
         from .durable import main as durable
 

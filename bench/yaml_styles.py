@@ -1,0 +1,227 @@
+"""YAML parsing beside js-yaml, one graph written in each style graph files use: `python -m bench yaml`.
+
+    .venv/bin/python -m bench yaml                 # 50,000 nodes, 3 rounds, each style
+    .venv/bin/python -m bench yaml --n 10000 --rounds 5 flow_single block_plain
+
+Every style is the same graph, a chain of `copyAgent` nodes (`nN` takes `:nN-1`): one JSON object a
+line (what `--write-workloads` writes), YAML's flow style with single, double or no quotes, block style
+plain or quoted, double-quoted strings with escapes, literal block scalars (a prompt's lines), and
+anchors with aliases. Each round times graphrt's `parse_graph_text` in one fresh process and js-yaml's
+`load` in one node process (warmups, then the median of the repeats), engines taking turns; the ratio is
+graphrt's median over js-yaml's in the same round, and the table gives its range over the rounds, with
+the load average and the CPU, since the machine is shared. "read by" says which of graphrt's readers
+took the file: its own (`quick`, graphdata/quick_yaml.py) or PyYAML (`full`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+from ._proc import RESULT_PREFIX, emit
+
+__all__ = ["STYLES", "main", "write_style"]
+
+BENCH_DIR = Path(__file__).resolve().parent
+RUNNER = BENCH_DIR / "yaml_runner.cjs"
+
+
+def _header() -> list[str]:
+    return ["version: 0.5", "nodes:"]
+
+
+def _json_lines(n: int) -> list[str]:
+    return _header() + ['  n0: {"value": 0}'] + [
+        f'  n{i}: {{"agent": "copyAgent", "params": {{"namedKey": "v"}}, "inputs": {{"v": ":n{i - 1}"}}}}'
+        for i in range(1, n)]
+
+
+def _flow_single(n: int) -> list[str]:
+    return _header() + ["  n0: {value: 0}"] + [
+        f"  n{i}: {{agent: copyAgent, params: {{namedKey: v}}, inputs: {{v: ':n{i - 1}'}}}}" for i in range(1, n)]
+
+
+def _flow_double(n: int) -> list[str]:
+    return _header() + ["  n0: {value: 0}"] + [
+        f'  n{i}: {{agent: "copyAgent", params: {{namedKey: "v"}}, inputs: {{v: ":n{i - 1}"}}}}' for i in range(1, n)]
+
+
+def _flow_plain(n: int) -> list[str]:
+    return _header() + ["  n0: {value: 0}"] + [
+        f"  n{i}: {{agent: copyAgent, params: {{namedKey: v, step: {i}}}, inputs: [':n{i - 1}', n{i}]}}"
+        for i in range(1, n)]
+
+
+def _block(n: int, agent: str, key: str, ref: Callable[[int], str]) -> list[str]:
+    lines = _header() + ["  n0:", "    value: 0"]
+    for i in range(1, n):
+        lines += [f"  n{i}:", f"    agent: {agent}", "    params:", f"      namedKey: {key}", "    inputs:",
+                  f"      v: {ref(i - 1)}"]
+    return lines
+
+
+def _block_plain(n: int) -> list[str]:
+    return _block(n, "copyAgent", "v", lambda i: f":n{i}")
+
+
+def _block_quoted(n: int) -> list[str]:
+    return _block(n, "'copyAgent'", '"v"', lambda i: f"':n{i}'")
+
+
+def _block_escapes(n: int) -> list[str]:
+    lines = _header() + ["  n0:", "    value: 0"]
+    for i in range(1, n):
+        lines += [f"  n{i}:", "    agent: stringTemplateAgent", "    inputs:", f"      v: :n{i - 1}", "    params:",
+                  '      template: "Step ${v}:\\n\\tgo on, \\"quoted\\" \\u00e9\\n"']
+    return lines
+
+
+def _block_scalars(n: int) -> list[str]:
+    lines = _header() + ["  n0:", "    value: 0"]
+    for i in range(1, n):
+        lines += [f"  n{i}:", "    agent: stringTemplateAgent", "    inputs:", f"      v: :n{i - 1}", "    params:",
+                  "      template: |", "        Step ${v}:", "          go on", "", "        done"]
+    return lines
+
+
+def _anchors(n: int) -> list[str]:
+    lines = _header() + ["  n0:", "    value: 0", "  n1:", "    agent: &agent copyAgent",
+                         "    params: &params {namedKey: v}", "    inputs: {v: ':n0'}"]
+    for i in range(2, n):
+        lines += [f"  n{i}:", "    agent: *agent", "    params: *params", f"    inputs: {{v: ':n{i - 1}'}}"]
+    return lines
+
+
+STYLES: dict[str, Callable[[int], list[str]]] = {
+    "json_lines": _json_lines,
+    "flow_single": _flow_single,
+    "flow_double": _flow_double,
+    "flow_plain": _flow_plain,
+    "block_plain": _block_plain,
+    "block_quoted": _block_quoted,
+    "block_escapes": _block_escapes,
+    "block_scalars": _block_scalars,
+    "anchors": _anchors,
+}
+
+
+def write_style(style: str, n: int, folder: Path) -> Path:
+    path = folder / f"{style}_{n}.yaml"
+    path.write_text("\n".join(STYLES[style](n)) + "\n", encoding="utf-8")
+    return path
+
+
+def _time_graphrt(files: list[str], warmup: int, repeat: int) -> None:
+    """In the runner process: each file's parse times, and which reader read it."""
+    import gc
+
+    from graphrt.base.errors import GraphLoadError
+    from graphrt.graphdata import loader
+    from graphrt.graphdata.loader import parse_graph_text
+    from graphrt.graphdata.quick_yaml import quick_load
+
+    record: dict[str, object] = {}
+    for file in files:
+        text = Path(file).read_text(encoding="utf-8")
+        times = []
+        try:
+            for index in range(warmup + repeat):
+                gc.collect()
+                started = time.perf_counter()
+                parse_graph_text(text, file)
+                elapsed = time.perf_counter() - started
+                if index >= warmup:
+                    times.append(round(elapsed * 1000, 3))
+        except GraphLoadError as error:
+            record[file] = f"error: {error}"
+            continue
+        quick = quick_load(text, max_depth=loader.MAX_DEPTH, max_values=loader.MAX_VALUES) is not None
+        record[file] = {"ms": times, "quick": quick}
+    emit(record)
+
+
+def _run(command: list[str]) -> dict[str, object]:
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    for line in done.stdout.splitlines():
+        if line.startswith(RESULT_PREFIX):
+            return json.loads(line[len(RESULT_PREFIX):])
+    raise RuntimeError(f"{command[0]} gave no result ({done.returncode}): {done.stderr.strip()[-500:]}")
+
+
+def _range(values: list[float], digits: int = 0) -> str:
+    low, high = min(values), max(values)
+    return f"{low:.{digits}f}" if f"{low:.{digits}f}" == f"{high:.{digits}f}" else f"{low:.{digits}f}–{high:.{digits}f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench yaml", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("styles", nargs="*", help=f"default: all ({', '.join(STYLES)})")
+    parser.add_argument("--n", type=int, default=50_000, help="nodes in each file (default 50,000)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds, engines taking turns (default 3)")
+    parser.add_argument("--warmup", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--time-graphrt", nargs="+", metavar="FILE", help=argparse.SUPPRESS)  # the runner process
+    args = parser.parse_args(argv)
+    if args.time_graphrt:
+        _time_graphrt(args.time_graphrt, args.warmup, args.repeat)
+        return 0
+    unknown = set(args.styles) - set(STYLES)
+    if unknown:
+        raise SystemExit(f"bench yaml: unknown style(s) {', '.join(sorted(unknown))} (known: {', '.join(STYLES)})")
+    from . import graphai
+    from .machine import describe
+
+    missing = graphai.available()
+    if missing:
+        raise SystemExit(f"bench yaml: js-yaml needs node: {missing}")
+    graphai.ensure_installed()
+    styles = args.styles or list(STYLES)
+    machine = describe()
+    print("\n".join(f"{key}: {value}" for key, value in machine.items()), flush=True)
+    repeat = ["--warmup", str(args.warmup), "--repeat", str(args.repeat)]
+    with tempfile.TemporaryDirectory(prefix="graphrt-bench-yaml-") as folder:
+        files = {style: str(write_style(style, args.n, Path(folder))) for style in styles}
+        rounds: list[tuple[dict[str, object], dict[str, object]]] = []
+        for _ in range(args.rounds):
+            ours = _run([sys.executable, "-m", "bench.yaml_styles", *repeat, "--time-graphrt", *files.values()])
+            theirs = _run(["node", "--expose-gc", str(RUNNER), *repeat, *files.values()])
+            rounds.append((ours, theirs))
+        sizes = {style: os.path.getsize(file) for style, file in files.items()}
+    load = " ".join(f"{value:.2f}" for value in os.getloadavg())
+    print(f"\nload average at end: {load}\n")
+    rows = [["style", "KB", "read by", "graphrt ms", "js-yaml ms", "graphrt/js-yaml"]]
+    for style, file in files.items():
+        ours_ms, theirs_ms, ratios, reader, note = [], [], [], "", ""
+        for ours, theirs in rounds:
+            mine, other = ours[file], theirs[file]
+            if isinstance(mine, str) or isinstance(other, str):
+                note = f"graphrt {mine if isinstance(mine, str) else 'reads it'}; js-yaml {other if isinstance(other, str) else 'reads it'}"
+                break
+            ours_ms.append(statistics.median(mine["ms"]))
+            theirs_ms.append(statistics.median(other))
+            ratios.append(ours_ms[-1] / theirs_ms[-1])
+            reader = "quick" if mine["quick"] else "full"
+        if note:
+            rows.append([style, f"{sizes[style] // 1024:,}", "—", note, "", ""])
+            continue
+        rows.append([style, f"{sizes[style] // 1024:,}", reader, _range(ours_ms), _range(theirs_ms),
+                     _range(ratios, 2) + "×"])
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+    print(f"\n{args.n:,} nodes a file; per round the median of {args.repeat} parses after {args.warmup} warmup(s), "
+          f"{args.rounds} rounds; ranges are over the rounds.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
