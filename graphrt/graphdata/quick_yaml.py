@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import re
 from typing import Any, Callable
 
@@ -101,6 +102,9 @@ def _mapping_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _JSON = json.JSONDecoder(object_pairs_hook=_mapping_once, parse_constant=lambda name: _refuse())  # NaN: not JSON to YAML
 
 
+_JSON_PLAIN = json.JSONDecoder()  # the json module's C reader, for text made here: NaN and Infinity are .nan and .inf
+
+
 def _refuse() -> Any:
     raise _NotQuick
 
@@ -130,21 +134,14 @@ def _scalar(text: str, reader: "_Reader", depth: int) -> Any:
     """The value written after `key: ` or `- ` on one line (flow JSON, quoted or plain scalar), at `depth`."""
     first = text[0]
     if first in "{[":
-        if "\\" in text:  # escapes: YAML's and JSON's differ at the edges
-            raise _NotQuick
-        try:
-            value, end = _JSON.raw_decode(text)
-        except ValueError:  # YAML's flow style, plain scalars and all (`[a, b]`, `{key: value}`)
-            value, end = _Flow(text).value()
-        reader.measure(value, depth)
-        _comment_or_end(text, end)
-        return value
+        return _flow_values(reader, [text], depth)[0]
     if first == '"':
-        end = text.find('"', 1)
-        if end < 0 or "\\" in text[:end]:
+        match = _DOUBLE_QUOTED.match(text)
+        if match is None:
             raise _NotQuick
-        _comment_or_end(text, end + 1)
-        return text[1:end]
+        _comment_or_end(text, match.end())
+        written = match.group()
+        return _JSON_PLAIN.decode(written) if "\\" in written else written[1:-1]
     if first == "'":
         end = _single_quote_end(text, 1)
         _comment_or_end(text, end + 1)
@@ -160,110 +157,84 @@ def _scalar(text: str, reader: "_Reader", depth: int) -> Any:
     return _plain(text)
 
 
-_FLOW_PLAIN = re.compile(r"""[^-?:,\[\]{}#&*!|>'"%@`\s][^,\[\]{}#:?]*|-[^\s,\[\]{}#:?][^,\[\]{}#:?]*""")
+# Flow collections, each written on one line, as tokens: YAML's flow style (`{agent: copyAgent, inputs: {v: ':n0'}}`)
+# and JSON alike. Each token becomes JSON's text for it and the lines are read by the json module at once, so a
+# line costs a regular expression's pass, not a Python call per character. What YAML reads otherwise than JSON
+# would is no token: anchors, tags, `?` keys, `:` with no space after a plain key, YAML's own escapes (`\x41`,
+# `\N`), an escaped surrogate (PyYAML refuses it), a plain scalar starting with `:` or `?` (PyYAML refuses it
+# in flow). Text with such a thing is not covered by its tokens, and the full parser reads it.
+_FLOW_TOKEN = re.compile(r"""
+    \ +\#[^\n]*                                             # a comment, to the end of the line
+  | \n                                                      # the next line's collection
+  | \ *(?:
+        [\[\]{},]
+      | :(?=[\ \n]|\Z)                                      # `: ` after a key
+      | (?<=["']):                                          # `"key":value`, as JSON writes it
+      | "(?:[^"\\\n]|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*"
+      | '(?:[^'\n]|'')*'
+      | (?:[^-?:,\[\]{}\#&*!|>'"%@`\s]|-(?=[^\s,\[\]{}]))   # a plain scalar: where it may start,
+        (?:[^\s,\[\]{}:?]|:(?=[^\s,\[\]{}])|\ +(?=[^\s,\[\]{}:?\#]))*  # and go on
+    )""", re.VERBOSE)
+# A double-quoted scalar whose escapes are JSON's too, with the meaning they have in YAML.
+_DOUBLE_QUOTED = re.compile(r'"(?:[^"\\]|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*"')
+# Each line's collection is the value of a mapping of its own, `{"":...}`: a line whose brackets close on
+# another line makes JSON that the json module refuses (`,{` where a key must be, `}` for a `[`), and a line
+# that holds two values makes one mapping too many.
+_NEXT_LINE = '},{"":'
+_STRUCTURE = {"{": "{", "}": "}", "[": "[", "]": "]", ",": ",", ":": ":", "\n": _NEXT_LINE}
 
 
-class _Flow:
-    """A flow collection on one line, in the plain form: `[a, "b", {c: 1}]`. Anything else is not read here."""
+def _json_string(text: str) -> str:
+    if '"' in text or "\\" in text:
+        return json.dumps(text, ensure_ascii=False)
+    return '"' + text + '"'
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.at = 0
 
-    def _skip(self) -> None:
-        text, at = self.text, self.at
-        while at < len(text) and text[at] == " ":
-            at += 1
-        self.at = at
+def _json_token(token: str) -> str:
+    """JSON's text for a flow token."""
+    written = token.lstrip(" ")
+    if written in _STRUCTURE:
+        return _STRUCTURE[written]
+    first = written[0]
+    if first == '"':
+        return written  # the escapes it may hold mean the same in JSON
+    if first == "'":
+        return _json_string(written[1:-1].replace("''", "'"))
+    if first == "#":
+        return ""  # a comment
+    value = _plain(written)
+    if type(value) is str:
+        return _json_string(value)
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return "true" if value else "false"
+    if type(value) is float and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    return repr(value)
 
-    def value(self) -> tuple[Any, int]:
-        """The collection at the start and where it ends."""
-        return self._node(), self.at
 
-    def _node(self) -> Any:
-        text = self.text
-        if self.at >= len(text):
-            raise _NotQuick
-        first = text[self.at]
-        if first == "[":
-            return self._sequence()
-        if first == "{":
-            return self._mapping()
-        return self._scalar()
-
-    def _sequence(self) -> list[Any]:
-        self.at += 1
-        found: list[Any] = []
-        self._skip()
-        if self.text.startswith("]", self.at):
-            self.at += 1
-            return found
-        while True:
-            found.append(self._node())
-            self._skip()
-            if self.text.startswith("]", self.at):
-                self.at += 1
-                return found
-            self._comma()
-
-    def _mapping(self) -> dict[str, Any]:
-        self.at += 1
-        found: dict[str, Any] = {}
-        self._skip()
-        if self.text.startswith("}", self.at):
-            self.at += 1
-            return found
-        while True:
-            quoted = self.text.startswith(("'", '"'), self.at)
-            key = self._scalar()
-            if not isinstance(key, str) or key in found:
-                raise _NotQuick  # a key that is not text, or written twice: the full loader's to say
-            text = self.text
-            if not text.startswith(":", self.at):
-                raise _NotQuick
-            self.at += 1
-            if not quoted and not text.startswith(" ", self.at):
-                raise _NotQuick
-            self._skip()
-            found[key] = self._node()
-            self._skip()
-            if text.startswith("}", self.at):
-                self.at += 1
-                return found
-            self._comma()
-
-    def _comma(self) -> None:
-        if not self.text.startswith(",", self.at):
-            raise _NotQuick
-        self.at += 1
-        self._skip()
-        if self.text.startswith(("]", "}", ","), self.at):
-            raise _NotQuick  # an empty entry
-
-    def _scalar(self) -> Any:
-        text, at = self.text, self.at
-        if at >= len(text):
-            raise _NotQuick  # the flow text ended where a value should be (`- {`): the full loader's to say
-        quote = text[at]
-        if quote == '"':
-            end = text.find('"', at + 1)
-            if end < 0 or "\\" in text[at:end]:
-                raise _NotQuick
-            self.at = end + 1
-            return text[at + 1:end]
-        if quote == "'":
-            end = _single_quote_end(text, at + 1)
-            self.at = end + 1
-            return text[at + 1:end].replace("''", "'")
-        match = _FLOW_PLAIN.match(text, at)
-        if match is None:
-            raise _NotQuick
-        self.at = match.end()
-        written = match.group().rstrip(" ")
-        after = text[self.at:self.at + 2]
-        if after[:1] in ("#", "?") or (after[:1] == ":" and after != ": "):  # a comment, `a?`, `a:b`: not here
-            raise _NotQuick
-        return _plain(written)
+def _flow_values(lines: "_Reader", written: list[str], depth: int) -> list[Any]:
+    """The values of flow collections each written alone on a line, read by the json module at once."""
+    text = "\n".join(written)
+    tokens = _FLOW_TOKEN.findall(text)
+    if "".join(tokens) != text:
+        raise _NotQuick
+    memo: dict[str, str] = {}
+    pieces = [memo[token] if token in memo else memo.setdefault(token, _json_token(token)) for token in tokens]
+    try:
+        values = _JSON_PLAIN.decode('[{"":' + "".join(pieces) + "}]")
+    except ValueError:  # JSON refuses what YAML reads otherwise: `[a: 1]`, `[1,]`, `{a}`, a key that is not text
+        raise _NotQuick from None
+    if len(values) != len(written) or any(len(each) != 1 for each in values):
+        raise _NotQuick
+    found = [each[""] for each in values]
+    keys = lines.keys
+    for each in found:
+        lines.measure(each, depth)
+    if lines.keys - keys != pieces.count(":"):  # a key written twice: JSON keeps the last, YAML refuses it
+        raise _NotQuick
+    return found
 
 
 def _key(match: re.Match[str]) -> str:
@@ -292,8 +263,8 @@ class _Reader:
                 raise _NotQuick  # documents and directives
             self.items.append((indent, content.rstrip(" ")))
         self.at = 0
-        self.runs_from = 0  # lines before it were tried as a JSON run and are not JSON
         self.values = 1  # the top value
+        self.keys = 0  # keys of the flow mappings measured
         self.max_depth = max_depth
         self.max_values = max_values
 
@@ -309,6 +280,7 @@ class _Reader:
         """Counts a flow value's values, as `count` does a block's."""
         if type(value) is dict:
             children = value.values()
+            self.keys += len(value)
         elif type(value) is list:
             children = value
         else:
@@ -346,8 +318,8 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
         if key in found:
             raise _NotQuick
         rest = content[match.end():]
-        if rest[:1] in ("{", "[") and rest[-1] in "}]" and lines.at > lines.runs_from and _json_run(
-                lines, indent, key, rest, found, depth + 1):
+        if rest[:1] in ("{", "["):
+            _flow_run(lines, indent, key, rest, found, depth + 1)
             continue
         if rest and rest[0] != "#":
             value = _scalar(rest, lines, depth + 1)
@@ -362,41 +334,29 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
     return found
 
 
-def _json_run(lines: _Reader, indent: int, key: str, value: str, found: dict[str, Any], depth: int) -> bool:
-    """Reads `key: value` and the lines after it that are `key: {JSON}` too as one JSON text, into `found`.
+def _flow_run(lines: _Reader, indent: int, key: str, value: str, found: dict[str, Any], depth: int) -> None:
+    """Reads `key: value` and the lines after it that are `key: {...}` or `key: [...]` too, into `found`.
 
-    A file of one node a line (what tools write) is then one call into the json module, not one a line.
-    False, with nothing read, if the text is not JSON (YAML's own flow style): each line is read alone."""
+    A file of one node a line (what tools write) is then one call into the json module, not one a line."""
     items = lines.items
-    start = lines.at
-    pairs = [(key, value)]
+    keys, written = [key], [value]
     while lines.at < len(items) and items[lines.at][0] == indent:
         content = items[lines.at][1]
         match = _KEY.match(content)
         if match is None:
             break
-        written = content[match.end():]
-        if written[:1] not in ("{", "[") or written[-1] not in "}]":
+        text = content[match.end():]
+        if text[:1] not in ("{", "["):
             break
-        pairs.append((_key(match), written))
+        keys.append(_key(match))
+        written.append(text)
         lines.at += 1
-    text = ",".join(f'"{each}":{written}' for each, written in pairs)
-    if "\\" in text or any('"' in each for each, _ in pairs):
-        lines.at, lines.runs_from = start, lines.at
-        return False
-    try:
-        values = _JSON.decode("{" + text + "}")  # a key written twice, here too, is refused by _mapping_once
-    except ValueError:
-        lines.at, lines.runs_from = start, lines.at  # not again for these lines
-        return False
-    if len(values) != len(pairs) or any(each in found for each in values):
+    if lines.at < len(items) and items[lines.at][0] > indent:  # a value that goes on below: the full parser's
         raise _NotQuick
-    if lines.at < len(items) and items[lines.at][0] > indent:
+    if len(set(keys)) != len(keys) or any(each in found for each in keys):
         raise _NotQuick
-    for each in values.values():
-        lines.measure(each, depth)
-    found.update(values)
-    return True
+    values = _flow_values(lines, written, depth)
+    found.update(zip(keys, values))
 
 
 def _sequence(lines: _Reader, indent: int, depth: int) -> list[Any]:

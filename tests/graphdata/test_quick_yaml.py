@@ -90,6 +90,22 @@ def test_the_benchmarks_large_file_format_is_read_quickly() -> None:
 
 
 @pytest.mark.parametrize("text", [
+    "n1: {agent: copyAgent, inputs: {v: ':n0'}}\n",  # YAML's flow style, single quotes
+    'n1: {agent: "copyAgent", inputs: {v: ":n0"}}\n',
+    "n1: {agent: copyAgent, params: {namedKey: v, step: 2}, inputs: [':n0', n0]}\n",
+    "nodes:\n  a: {v: 1}  # a comment\n  b: ['it''s', \"say \\\"hi\\\"\"]\n  c: [.inf, -.Inf, .nan, 0o17, 0x1F, ~, Null, yes, 1_000]\n",
+    "a: [http://host/p, a#b, x:y, -1, -x, 'a: b', \"[c]\"]\n",
+    'a: {"b":1, "c":[true, null]}\nb: {"d": "\\u00e9\\n\\t\\/"}\n',
+    'a: "line\\nnext \\"quoted\\" \\u00e9"\n',  # JSON's escapes mean the same in YAML
+    "a: [NaN, Infinity, -Infinity]\nb: {NaN: 1}\n",  # plain text in YAML, not JSON's constants
+    "a: {}\nb: []\nc: [{}, [], {d: []}]\n",
+    "- {a: 1}\n- [b, 'c']\n",
+])
+def test_flow_styles_and_json_escapes_are_read_quickly(text: str) -> None:
+    assert _agrees(text) is not None
+
+
+@pytest.mark.parametrize("text", [
     "a: &x 1\nb: *x\n",  # anchors and aliases
     "a: !!str 1\n",  # tags
     "a: |\n  text\n",  # block scalars
@@ -100,7 +116,22 @@ def test_the_benchmarks_large_file_format_is_read_quickly() -> None:
     "a:\n\tb: 1\n",  # a tab
     "a: 'it\nspans'\n",  # a scalar over two lines
     "a: plain\n  more\n",
-    'a: "escaped \\n"\n',
+    'a: "\\x41 \\N \\e"\n',  # YAML's own escapes
+    'a: "\\ud800"\n',  # an escaped surrogate: PyYAML refuses it
+    'a: ["\\x41"]\n',
+    "a: {v: :n0}\n",  # a plain scalar starting with `:` in flow: YAML 1.2 reads it, PyYAML refuses it
+    "a: {b: &x 1, c: *x}\n",  # anchors in flow
+    "a: [!!str 1]\n",
+    "a: [1, 2,]\n",  # an empty entry: YAML reads it, JSON does not
+    "a: [b: 1]\n",  # a pair in a sequence
+    "a: {b}\n",  # a key without a value
+    "a: {1: b}\n",  # a key that is not text
+    "a: {b: 1} c\n",  # more after the collection
+    "a: {b: 1}, {c: 2}\n",
+    "a: [1, [2]\nb: [3]], [4]\n",  # brackets closed on another line
+    "a: {x: {y: 1}\nb: {z: 2}}, k: {w: 3}\n",
+    'a: {"x": {"y": 1}\nb: {"z": 2}}, "k": {"w": 3}\n',  # in JSON: was read as {a: {x, b}, k}
+    "a: {b: 'x\n  y'}\n",
     "---\na: 1\n",  # documents
     "a: [1, 2\n",  # unclosed
     "a: b: c\n",
@@ -108,7 +139,6 @@ def test_the_benchmarks_large_file_format_is_read_quickly() -> None:
     "1: one\n",  # keys that are not text
     "true: yes\n",
     "a: [b, c]#not a comment\n",
-    "a: NaN\nb: [NaN]\n",  # plain text in YAML, not JSON's
     "a: \x85b\n",  # YAML 1.1's line breaks
     "a: 1\u2028b: 2\n",
     "\ufeffa: 1\n",
