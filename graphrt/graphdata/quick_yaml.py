@@ -81,11 +81,13 @@ def _resolvers() -> list[tuple[re.Pattern[str], Callable[[str], Any]]]:
 
 _RESOLVERS = _resolvers()
 _FIRST = "tTfF-+0123456789.~nN"
+# Whether any rule may apply: one match for the many names that start like a number, a boolean or null.
+_MAYBE_NOT_TEXT = re.compile("|".join(f"(?:{pattern.pattern})" for pattern, _ in _RESOLVERS))
 
 
 def _plain(text: str) -> Any:
     """A plain scalar's value, by the loader's rules; text if none applies (a date stays text)."""
-    if text[0] in _FIRST:
+    if text[0] in _FIRST and _MAYBE_NOT_TEXT.match(text):
         for pattern, construct in _RESOLVERS:
             if pattern.match(text):
                 return construct(text)
@@ -164,17 +166,20 @@ def _scalar(text: str, reader: "_Reader", depth: int) -> Any:
 # `\N`), an escaped surrogate (PyYAML refuses it), a plain scalar starting with `:` or `?` (PyYAML refuses it
 # in flow). Text with such a thing is not covered by its tokens, and the full parser reads it.
 _FLOW_TOKEN = re.compile(r"""
-    \ +\#[^\n]*                                             # a comment, to the end of the line
-  | \n                                                      # the next line's collection
-  | \ *(?:
-        [\[\]{},]
-      | :(?=[\ \n]|\Z)                                      # `: ` after a key
-      | (?<=["']):                                          # `"key":value`, as JSON writes it
-      | "(?:[^"\\\n]|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*"
-      | '(?:[^'\n]|'')*'
-      | (?:[^-?:,\[\]{}\#&*!|>'"%@`\s]|-(?=[^\s,\[\]{}]))   # a plain scalar: where it may start,
-        (?:[^\s,\[\]{}:?]|:(?=[^\s,\[\]{}])|\ +(?=[^\s,\[\]{}:?\#]))*  # and go on
-    )""", re.VERBOSE)
+    \ *(?:
+        [^-?:,\[\]{}\#&*!|>'"%@`\s][^\s,\[\]{}:?]*                # a plain scalar: where it may start, and go on
+        (?:(?::(?=[^\s,\[\]{}])|\ +(?=[^\s,\[\]{}:?\#]))[^\s,\[\]{}:?]*)*
+      | [\[\]{},]
+      | :(?=[\ \n]|\Z)                                            # `: ` after a key
+      | '[^'\n]*(?:''[^'\n]*)*'
+      | "[^"\\\n]*(?:(?:\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})[^"\\\n]*)*"
+      | (?<=["']):                                                # `"key":value`, as JSON writes it
+      | -(?=[^\s,\[\]{}])[^\s,\[\]{}:?]*
+        (?:(?::(?=[^\s,\[\]{}])|\ +(?=[^\s,\[\]{}:?\#]))[^\s,\[\]{}:?]*)*
+    )
+  | \n                                                            # the next line's collection
+  | \ +\#[^\n]*                                                   # a comment, to the end of the line
+    """, re.VERBOSE)
 # A double-quoted scalar whose escapes are JSON's too, with the meaning they have in YAML.
 _DOUBLE_QUOTED = re.compile(r'"(?:[^"\\]|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*"')
 # Each line's collection is the value of a mapping of its own, `{"":...}`: a line whose brackets close on
@@ -212,6 +217,24 @@ def _json_token(token: str) -> str:
     if type(value) is float and not math.isfinite(value):
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     return repr(value)
+
+
+def _json_values(lines: "_Reader", written: list[str], depth: int) -> list[Any] | None:
+    """The values of lines that are JSON's text (what tools write), read by the json module as they are; None if
+    they are not all JSON (YAML's flow style: _flow_values reads them)."""
+    text = _NEXT_LINE.join(written)
+    if "\\" in text:  # escapes: YAML's and JSON's differ at the edges
+        return None
+    try:
+        values = _JSON.decode('[{"":' + text + "}]")  # a key written twice is refused by _mapping_once
+    except (ValueError, _NotQuick):  # `[NaN]`: text in YAML
+        return None
+    if len(values) != len(written) or any(len(each) != 1 for each in values):
+        raise _NotQuick
+    found = [each[""] for each in values]
+    for each in found:
+        lines.measure(each, depth)
+    return found
 
 
 def _flow_values(lines: "_Reader", written: list[str], depth: int) -> list[Any]:
@@ -355,7 +378,9 @@ def _flow_run(lines: _Reader, indent: int, key: str, value: str, found: dict[str
         raise _NotQuick
     if len(set(keys)) != len(keys) or any(each in found for each in keys):
         raise _NotQuick
-    values = _flow_values(lines, written, depth)
+    values = _json_values(lines, written, depth) if "'" not in written[0] else None
+    if values is None:
+        values = _flow_values(lines, written, depth)
     found.update(zip(keys, values))
 
 
