@@ -37,6 +37,7 @@ _NOT_QUICK_ASCII = re.compile("[^\n\x20-\x7e]")
 @functools.cache
 def _not_quick() -> re.Pattern[str]:
     return re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+_DOCUMENTS = re.compile(r"^(?:---|\.\.\.|%)", re.MULTILINE)  # documents and directives: the full parser's
 _KEY = re.compile(r"""([A-Za-z0-9_$][A-Za-z0-9_$\-./]*|"[^"\\]*"|'[^'\n]*(?:''[^'\n]*)*'):(?: +|$)""")
 # A plain scalar may not start with an indicator (anchors, aliases, tags, block scalars, flow, quotes...).
 _PLAIN_START = re.compile(r"""[^-?:,\[\]{}#&*!|>'"%@`\s]|[-?:][^\s,\[\]{}]""")
@@ -81,6 +82,7 @@ def _resolvers() -> list[tuple[re.Pattern[str], Callable[[str], Any]]]:
 
 _RESOLVERS = _resolvers()
 _FIRST = "tTfF-+0123456789.~nN"
+_KEY_FIRST = _FIRST + "'\""  # a key written otherwise is its text
 # Whether any rule may apply: one match for the many names that start like a number, a boolean or null.
 _MAYBE_NOT_TEXT = re.compile("|".join(f"(?:{pattern.pattern})" for pattern, _ in _RESOLVERS))
 
@@ -262,6 +264,8 @@ def _flow_values(lines: "_Reader", written: list[str], depth: int) -> list[Any]:
 
 def _key(match: re.Match[str]) -> str:
     written = match.group(1)
+    if written[0] not in _KEY_FIRST:
+        return written
     if written[0] == '"':
         return written[1:-1]
     if written[0] == "'":
@@ -276,15 +280,13 @@ class _Reader:
     in order; and what the full loader checks of a graph's shape: values in all, containers' depth."""
 
     def __init__(self, text: str, max_depth: int, max_values: int) -> None:
-        self.items: list[tuple[int, str]] = []
-        for line in text.split("\n"):
-            content = line.lstrip(" ")
-            if not content or content[0] == "#":
-                continue
-            indent = len(line) - len(content)
-            if indent == 0 and (content.startswith(("---", "...", "%"))):
-                raise _NotQuick  # documents and directives
-            self.items.append((indent, content.rstrip(" ")))
+        if _DOCUMENTS.search(text):
+            raise _NotQuick
+        self.lines = text.split("\n")
+        # (indentation, text, the line's index in `lines`)
+        self.items: list[tuple[int, str, int]] = [
+            (len(line) - len(content), content.rstrip(" "), index)
+            for index, line in enumerate(self.lines) for content in (line.lstrip(" "),) if content and content[0] != "#"]
         self.at = 0
         self.values = 1  # the top value
         self.keys = 0  # keys of the flow mappings measured
@@ -344,7 +346,9 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
         if rest[:1] in ("{", "["):
             _flow_run(lines, indent, key, rest, found, depth + 1)
             continue
-        if rest and rest[0] != "#":
+        if rest[:1] == "|":
+            value = _literal(lines, indent, rest)
+        elif rest and rest[0] != "#":
             value = _scalar(rest, lines, depth + 1)
             if lines.at < len(items) and items[lines.at][0] > indent:  # a scalar that goes on: the full parser's
                 raise _NotQuick
@@ -355,6 +359,53 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
         raise _NotQuick
     lines.count(found, depth)
     return found
+
+
+_LITERAL = re.compile(r"\|([-+]?)(?: +#.*)?")  # a literal block scalar's header: `|`, `|-`, `|+`, and a comment
+
+
+def _literal(lines: _Reader, indent: int, header: str) -> str:
+    """A literal block scalar (`key: |`, the lines below it more indented than the key), by its chomping;
+    _NotQuick for an indentation indicator, lines of spaces that reach into its text, or no line break at the
+    end of the file."""
+    written = _LITERAL.fullmatch(header)
+    if written is None:
+        raise _NotQuick
+    raw = lines.lines
+    start = lines.items[lines.at - 1][2] + 1
+    end, last, column = start, -1, 0  # the block's end, its last line with text, the text's column
+    while end < len(raw):
+        line = raw[end]
+        text = line.lstrip(" ")
+        if text:
+            at = len(line) - len(text)
+            if at <= indent:
+                break
+            if not column:
+                column = at
+            elif at < column:  # less indented than the text, more than the key: the full parser's
+                raise _NotQuick
+            last = end
+        end += 1
+    if last < 0 or (end == len(raw) and raw[-1] != ""):  # no text, or the text ends without a line break
+        raise _NotQuick
+    if end == len(raw):
+        end -= 1  # the end of the text, after its last line break, is no line
+    block = raw[start:end]
+    if any(len(line) > column for line in block if not line.strip(" ")):
+        raise _NotQuick
+    text = "\n".join(line[column:] for line in block[:last - start + 1])
+    chomping = written.group(1)
+    if chomping == "-":
+        value = text
+    elif chomping == "+":
+        value = text + "\n" * (end - last)
+    else:
+        value = text + "\n"
+    items = lines.items
+    while lines.at < len(items) and items[lines.at][2] < end:
+        lines.at += 1
+    return value
 
 
 def _flow_run(lines: _Reader, indent: int, key: str, value: str, found: dict[str, Any], depth: int) -> None:
@@ -417,7 +468,7 @@ def _nested(lines: _Reader, indent: int, depth: int, *, sequence_here: bool) -> 
     A mapping's value may be a sequence at the key's own indentation (`key:` then `- a`)."""
     items = lines.items
     if lines.at < len(items):
-        below, content = items[lines.at]
+        below, content, _ = items[lines.at]
         if below > indent:
             return _block(lines, below, depth)
         if sequence_here and below == indent and (content == "-" or content.startswith("- ")):

@@ -100,16 +100,23 @@ def test_the_benchmarks_large_file_format_is_read_quickly() -> None:
     "a: [NaN, Infinity, -Infinity]\nb: {NaN: 1}\n",  # plain text in YAML, not JSON's constants
     "a: {}\nb: []\nc: [{}, [], {d: []}]\n",
     "- {a: 1}\n- [b, 'c']\n",
+    "a: |\n  Step ${v}:\n    go on\n\n  # not a comment\nb: |-\n  x\n\n\nc: |+\n  y\n\n\nd: 1\n",  # literal blocks
+    "a:\n  prompt: | # a comment\n    text\n  next: 2\n- x\n"[:-4],
+    "- a: |\n    text\n  b: 1\n",
 ])
-def test_flow_styles_and_json_escapes_are_read_quickly(text: str) -> None:
+def test_flow_styles_json_escapes_and_literal_blocks_are_read_quickly(text: str) -> None:
     assert _agrees(text) is not None
 
 
 @pytest.mark.parametrize("text", [
     "a: &x 1\nb: *x\n",  # anchors and aliases
     "a: !!str 1\n",  # tags
-    "a: |\n  text\n",  # block scalars
-    "a: >-\n  folded\n",
+    "a: >-\n  folded\n",  # folded block scalars
+    "a: |2\n   text\n",  # an indentation indicator
+    "a: |\n  text",  # no line break at the end
+    "a: |\n   text\n  less\n",  # less indented than the text, more than the key
+    "a: |\n  text\n     \n",  # a line of spaces that reaches into the text
+    "- |\n  text\n",  # in a sequence
     "a: 1\na: 2\n",  # a key written twice
     "a: {b: 1, b: 2}\n",
     'a: {"b": 1, "b": 2}\n',
@@ -278,6 +285,11 @@ def _block(depth: int, indent: int) -> st.SearchStrategy[list[str]]:
             lambda triple: [f"{pad}{triple[0]}:", *(f"{pad}{' ' * triple[2]}- {item}" for item in triple[1])]))
         entries.append(st.tuples(_KEYS, _block(depth - 1, indent + 4)).map(
             lambda pair: [f"{pad}{pair[0]}:", f"{pad}  - {pair[1][0].lstrip()}", *pair[1][1:]]))
+    body = st.lists(st.sampled_from(["text", "  more", "", "# hash", " ", "  ", "     ", "x: y"]), max_size=4)
+    entries.append(st.tuples(_KEYS, st.sampled_from(["|", "|-", "|+", "| # c", "|2", ">", "|x"]), body,
+                             st.sampled_from([1, 2, 4])).map(
+        lambda four: [f"{pad}{four[0]}: {four[1]}",
+                      *(f"{pad}{' ' * four[3]}{line}" if line.strip() else line for line in four[2])]))
     extras = st.sampled_from([[], [""], [f"{pad}# comment"], ["   "]])
     return st.lists(st.tuples(st.one_of(*entries), extras), min_size=1, max_size=4).map(
         lambda parts: [line for lines, extra in parts for line in (*lines, *extra)])
