@@ -7,9 +7,10 @@ Every style is the same graph, a chain of `copyAgent` nodes (`nN` takes `:nN-1`)
 line (what `--write-workloads` writes), YAML's flow style with single, double or no quotes, block style
 plain or quoted, double-quoted strings with escapes, literal block scalars (a prompt's lines), and
 anchors with aliases. Each round times graphrt's `parse_graph_text` in one fresh process and js-yaml's
-`load` in one node process (warmups, then the median of the repeats), engines taking turns; the ratio is
-graphrt's median over js-yaml's in the same round, and the table gives its range over the rounds, with
-the load average and the CPU, since the machine is shared. "read by" says which of graphrt's readers
+`load` in one node process (warmups, then the median of the repeats), engines taking turns; the ratios are
+graphrt's median over js-yaml's in the same round, of wall time and of the process's CPU time (which other
+work on a shared machine disturbs less), and the table gives their range over the rounds, with the load
+average and the CPU. "read by" says which of graphrt's readers
 took the file: its own (`quick`, graphdata/quick_yaml.py) or PyYAML (`full`).
 """
 
@@ -131,20 +132,23 @@ def _time_graphrt(files: list[str], warmup: int, repeat: int) -> None:
     record: dict[str, object] = {}
     for file in files:
         text = Path(file).read_text(encoding="utf-8")
-        times = []
+        times: dict[str, list[float]] = {"ms": [], "cpu_ms": []}
         try:
             for index in range(warmup + repeat):
                 gc.collect()
+                cpu = time.process_time()
                 started = time.perf_counter()
                 parse_graph_text(text, file)
                 elapsed = time.perf_counter() - started
+                used = time.process_time() - cpu
                 if index >= warmup:
-                    times.append(round(elapsed * 1000, 3))
+                    times["ms"].append(round(elapsed * 1000, 3))
+                    times["cpu_ms"].append(round(used * 1000, 3))
         except GraphLoadError as error:
             record[file] = f"error: {error}"
             continue
         quick = quick_load(text, max_depth=loader.MAX_DEPTH, max_values=loader.MAX_VALUES) is not None
-        record[file] = {"ms": times, "quick": quick}
+        record[file] = {**times, "quick": quick}
     emit(record)
 
 
@@ -198,23 +202,27 @@ def main(argv: list[str] | None = None) -> int:
         sizes = {style: os.path.getsize(file) for style, file in files.items()}
     load = " ".join(f"{value:.2f}" for value in os.getloadavg())
     print(f"\nload average at end: {load}\n")
-    rows = [["style", "KB", "read by", "graphrt ms", "js-yaml ms", "graphrt/js-yaml"]]
+    rows = [["style", "KB", "read by", "graphrt ms", "js-yaml ms", "graphrt/js-yaml", "CPU ms rt/js", "CPU rt/js"]]
     for style, file in files.items():
         ours_ms, theirs_ms, ratios, reader, note = [], [], [], "", ""
+        ours_cpu, theirs_cpu, cpu_ratios = [], [], []
         for ours, theirs in rounds:
             mine, other = ours[file], theirs[file]
             if isinstance(mine, str) or isinstance(other, str):
                 note = f"graphrt {mine if isinstance(mine, str) else 'reads it'}; js-yaml {other if isinstance(other, str) else 'reads it'}"
                 break
             ours_ms.append(statistics.median(mine["ms"]))
-            theirs_ms.append(statistics.median(other))
+            theirs_ms.append(statistics.median(other["ms"]))
             ratios.append(ours_ms[-1] / theirs_ms[-1])
+            ours_cpu.append(statistics.median(mine["cpu_ms"]))
+            theirs_cpu.append(statistics.median(other["cpu_ms"]))
+            cpu_ratios.append(ours_cpu[-1] / theirs_cpu[-1])
             reader = "quick" if mine["quick"] else "full"
         if note:
-            rows.append([style, f"{sizes[style] // 1024:,}", "—", note, "", ""])
+            rows.append([style, f"{sizes[style] // 1024:,}", "—", note, "", "", "", ""])
             continue
         rows.append([style, f"{sizes[style] // 1024:,}", reader, _range(ours_ms), _range(theirs_ms),
-                     _range(ratios, 2) + "×"])
+                     _range(ratios, 2) + "×", f"{_range(ours_cpu)} / {_range(theirs_cpu)}", _range(cpu_ratios, 2) + "×"])
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())

@@ -328,14 +328,19 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
     """A block mapping at `indent`; `first`: its first line's text, when it followed a `- ` on that line."""
     found: dict[str, Any] = {}
     items = lines.items
+    end = len(items)
+    at = lines.at  # kept here while the loop reads one line; `lines.at` around each call that reads more
     while True:
         if first is not None:
             content, first = first, None
         else:
-            if lines.at >= len(items) or items[lines.at][0] != indent:
+            if at >= end:
                 break
-            content = items[lines.at][1]
-            lines.at += 1
+            item = items[at]
+            if item[0] != indent:
+                break
+            content = item[1]
+            at += 1
         match = _KEY.match(content)
         if match is None:
             raise _NotQuick
@@ -343,19 +348,27 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
         if key in found:
             raise _NotQuick
         rest = content[match.end():]
-        if rest[:1] in ("{", "["):
-            _flow_run(lines, indent, key, rest, found, depth + 1)
+        if not rest or rest[0] == "#":
+            lines.at = at
+            found[key] = _nested(lines, indent, depth + 1, sequence_here=True)
+            at = lines.at
             continue
-        if rest[:1] == "|":
-            value = _literal(lines, indent, rest)
-        elif rest and rest[0] != "#":
-            value = _scalar(rest, lines, depth + 1)
-            if lines.at < len(items) and items[lines.at][0] > indent:  # a scalar that goes on: the full parser's
-                raise _NotQuick
-        else:
-            value = _nested(lines, indent, depth + 1, sequence_here=True)
-        found[key] = value
-    if lines.at < len(items) and items[lines.at][0] > indent:
+        first_char = rest[0]
+        if first_char == "{" or first_char == "[":
+            lines.at = at
+            _flow_run(lines, indent, key, rest, found, depth + 1)
+            at = lines.at
+            continue
+        if first_char == "|":
+            lines.at = at
+            found[key] = _literal(lines, indent, rest)
+            at = lines.at
+            continue
+        found[key] = _scalar(rest, lines, depth + 1)
+        if at < end and items[at][0] > indent:  # a scalar that goes on: the full parser's
+            raise _NotQuick
+    lines.at = at
+    if at < end and items[at][0] > indent:
         raise _NotQuick
     lines.count(found, depth)
     return found
