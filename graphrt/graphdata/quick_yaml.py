@@ -245,7 +245,7 @@ def _flow_values(lines: "_Reader", written: list[str], depth: int) -> list[Any]:
     tokens = _FLOW_TOKEN.findall(text)
     if "".join(tokens) != text:
         raise _NotQuick
-    memo: dict[str, str] = {}
+    memo = lines.memo
     pieces = [memo[token] if token in memo else memo.setdefault(token, _json_token(token)) for token in tokens]
     try:
         values = _JSON_PLAIN.decode('[{"":' + "".join(pieces) + "}]")
@@ -290,6 +290,8 @@ class _Reader:
         self.at = 0
         self.values = 1  # the top value
         self.keys = 0  # keys of the flow mappings measured
+        self.anchors: dict[str, Any] = {}  # the values of the anchors read so far, by name
+        self.memo: dict[str, str] = {}  # flow tokens read so far, and their JSON
         self.max_depth = max_depth
         self.max_values = max_values
 
@@ -364,6 +366,11 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
             found[key] = _literal(lines, indent, rest)
             at = lines.at
             continue
+        if first_char == "&" or first_char == "*":
+            lines.at = at
+            found[key] = _anchored(lines, indent, rest, depth + 1)
+            at = lines.at
+            continue
         found[key] = _scalar(rest, lines, depth + 1)
         if at < end and items[at][0] > indent:  # a scalar that goes on: the full parser's
             raise _NotQuick
@@ -372,6 +379,44 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
         raise _NotQuick
     lines.count(found, depth)
     return found
+
+
+# `&name` before a mapping's value, or `*name` as the value (the names PyYAML and js-yaml both read).
+_ANCHOR = re.compile(r"([&*])([A-Za-z0-9_-]+)(?= |$)")
+
+
+def _anchored(lines: _Reader, indent: int, rest: str, depth: int) -> Any:
+    """A mapping's value with an anchor (`key: &name value`), or an alias (`key: *name`): the anchored value
+    itself, as PyYAML gives it. An alias's value is counted again where it stands, as the loader counts the
+    values aliases expand to (so a "billion laughs" file is past MAX_VALUES here too, and the full parser's)."""
+    match = _ANCHOR.match(rest)
+    if match is None:
+        raise _NotQuick
+    name = match.group(2)
+    after = rest[match.end():].lstrip(" ")
+    anchors = lines.anchors
+    if match.group(1) == "*":
+        if (after and after[0] != "#") or name not in anchors:
+            raise _NotQuick
+        value = anchors[name]
+        lines.measure(value, depth)
+    elif name in anchors:  # an anchor written twice: PyYAML refuses it
+        raise _NotQuick
+    elif not after or after[0] == "#":
+        value = _nested(lines, indent, depth, sequence_here=True)
+    elif after[0] == "|":
+        value = _literal(lines, indent, after)
+    elif after[0] in "&*!":
+        raise _NotQuick
+    elif after[0] in "{[":
+        value = _flow_values(lines, [after], depth)[0]
+    else:
+        value = _scalar(after, lines, depth)
+    items = lines.items
+    if lines.at < len(items) and items[lines.at][0] > indent:  # a value that goes on below: the full parser's
+        raise _NotQuick
+    anchors[name] = value
+    return value
 
 
 _LITERAL = re.compile(r"\|([-+]?)(?: +#.*)?")  # a literal block scalar's header: `|`, `|-`, `|+`, and a comment
@@ -442,7 +487,7 @@ def _flow_run(lines: _Reader, indent: int, key: str, value: str, found: dict[str
         raise _NotQuick
     if len(set(keys)) != len(keys) or any(each in found for each in keys):
         raise _NotQuick
-    values = _json_values(lines, written, depth) if "'" not in written[0] else None
+    values = _json_values(lines, written, depth) if written[0][1:2] in ('"', "}", "]") else None
     if values is None:
         values = _flow_values(lines, written, depth)
     found.update(zip(keys, values))

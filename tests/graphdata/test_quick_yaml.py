@@ -103,13 +103,22 @@ def test_the_benchmarks_large_file_format_is_read_quickly() -> None:
     "a: |\n  Step ${v}:\n    go on\n\n  # not a comment\nb: |-\n  x\n\n\nc: |+\n  y\n\n\nd: 1\n",  # literal blocks
     "a:\n  prompt: | # a comment\n    text\n  next: 2\n- x\n"[:-4],
     "- a: |\n    text\n  b: 1\n",
+    "a: &x 1\nb: *x\nc: &y {p: [1, 2]}\nd: *y  # again\ne: &z\n  q: *y\nf: *z\ng: &w |\n  t\nh: *w\n",  # anchors
 ])
 def test_flow_styles_json_escapes_and_literal_blocks_are_read_quickly(text: str) -> None:
     assert _agrees(text) is not None
 
 
 @pytest.mark.parametrize("text", [
-    "a: &x 1\nb: *x\n",  # anchors and aliases
+    "a: {b: &x 1, c: *x}\n",  # anchors and aliases in flow
+    "a: [&x 1]\n",
+    "a: &x 1\nb: [*x]\n",
+    "- &x 1\n- *x\n",  # in a sequence
+    "a: &x 1\nb: &x 2\n",  # an anchor written twice
+    "a: *x\n",  # an alias of no anchor
+    "a: &x !!str 1\n",
+    "a: &x\n  b: *x\n",  # an alias of the value that holds it
+    "<<: *x\n",
     "a: !!str 1\n",  # tags
     "a: >-\n  folded\n",  # folded block scalars
     "a: |2\n   text\n",  # an indentation indicator
@@ -223,6 +232,7 @@ class _nothing:
     'a: {"b": {"c": [[], [1, {"d": []}]]}}\n',
     "a: [{b: [c, [d]]}, {}]\nb:\n- - x\n",
     "a:\n  b:\n    c:\n      d: [1]\n",
+    "a: &x {b: [1, {c: 2}]}\nd:\n  e: *x\n  f: *x\n",  # an alias counts what it stands for, where it stands
 ])
 def test_the_limits_are_the_loaders(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Past MAX_VALUES or MAX_DEPTH the quick reader gives up, and the full loader says why, as before."""
@@ -230,6 +240,18 @@ def test_the_limits_are_the_loaders(text: str, monkeypatch: pytest.MonkeyPatch) 
         assert parse_graph_text(text)[0] == yaml.safe_load(text)
         return
     _limits_agree(text, monkeypatch)
+
+
+def test_aliases_of_aliases_are_the_full_loaders_to_refuse() -> None:
+    """A "billion laughs" written with block aliases: the quick reader gives up at MAX_VALUES, having walked
+    no more than that, and the full loader says why."""
+    lines = ["l0: &l0 {" + ", ".join(f"k{n}: x" for n in range(10)) + "}"]
+    for level in range(1, 8):
+        lines += [f"l{level}: &l{level}", *(f"  k{n}: *l{level - 1}" for n in range(10))]
+    text = "\n".join(lines) + "\n"
+    assert quick_load(text, **LIMITS) is None
+    with pytest.raises(GraphLoadError, match="expands to more than 1,000,000 values"):
+        parse_graph_text(text, "laughs.yaml")
 
 
 def test_a_deep_value_is_the_full_loaders_to_refuse() -> None:
@@ -274,13 +296,14 @@ def _flow(depth: int) -> st.SearchStrategy[str]:
 
 def _block(depth: int, indent: int) -> st.SearchStrategy[list[str]]:
     pad = " " * indent
-    value = st.one_of(_INLINE, _flow(2)).flatmap(
-        lambda text: st.sampled_from([text, f"{text}  # note", f"{text} #c"]))
+    value = st.one_of(st.one_of(_INLINE, _flow(2)).flatmap(
+        lambda text: st.sampled_from([text, f"{text}  # note", f"{text} #c", f"&a {text}", f"&b {text}"])),
+        st.sampled_from(["*a", "*b # c", "*c", "&a", "*a x"]))
     entry = st.tuples(_KEYS, value).map(lambda pair: [f"{pad}{pair[0]}: {pair[1]}"])
     entries = [entry, st.tuples(_KEYS).map(lambda key: [f"{pad}{key[0]}:"])]
     if depth > 0:
-        entries.append(st.tuples(_KEYS, _block(depth - 1, indent + 2)).map(
-            lambda pair: [f"{pad}{pair[0]}:", *pair[1]]))
+        entries.append(st.tuples(_KEYS, _block(depth - 1, indent + 2), st.sampled_from(["", " &b", " &c"])).map(
+            lambda triple: [f"{pad}{triple[0]}:{triple[2]}", *triple[1]]))
         entries.append(st.tuples(_KEYS, st.lists(value, min_size=1, max_size=3), st.sampled_from([0, 2])).map(
             lambda triple: [f"{pad}{triple[0]}:", *(f"{pad}{' ' * triple[2]}- {item}" for item in triple[1])]))
         entries.append(st.tuples(_KEYS, _block(depth - 1, indent + 4)).map(
