@@ -1,8 +1,9 @@
 """PyYAML's safe loader, set to read graph files as js-yaml does: what reads every file the quick reader leaves.
 
 graphdata/quick_yaml.py reads the plain YAML most graph files are written in; this
-module (and PyYAML with it) is imported only for the rest: anchors, tags, block
-scalars, escapes, and every file with an error, which gets its position here.
+module (and PyYAML with it) is imported only for the rest: tags, folded block
+scalars, merge keys, YAML's own escapes, and every file with an error, which gets
+its position here.
 """
 
 from __future__ import annotations

@@ -1,21 +1,26 @@
-"""A fast reader for the plain YAML most graph files are written in; anything else is left to the full parser.
+"""A fast reader for the YAML most graph files are written in; anything else is left to the full parser.
 
 PyYAML, even its C loader, builds a token, an event and a node object for every
-scalar before a value exists: a 10,000-node file took 5-6x js-yaml's time.
+scalar before a value exists: a 50,000-node file takes it 10-30x js-yaml's time.
 Most graph files use a small part of YAML: block mappings and sequences by
-indentation, plain or quoted one-line scalars, and flow collections written as
-JSON on one line (what `bench --write-workloads` and most tools write).
-`quick_load` reads exactly that part, line by line, JSON through the `json`
-module, and plain scalars with the loader's own rules (YAML 1.2's core schema,
-as js-yaml reads them).
+indentation, one-line scalars (plain, single-quoted, double-quoted with JSON's
+escapes), literal block scalars (`|` prompts), anchors and aliases on a mapping's
+values, and flow collections on one line, in YAML's flow style or as JSON (what
+`bench --write-workloads` and most tools write). `quick_load` reads exactly that
+part, line by line: flow collections as tokens turned into JSON's text, read by the
+`json` module a run of lines at once, and plain scalars with the loader's own rules
+(YAML 1.2's core schema, as js-yaml reads them).
 
-It returns None for anything outside that part: anchors, tags, block scalars,
-multi-line or escaped strings, flow text that is not JSON, duplicate keys,
-tabs, documents, characters YAML refuses, and every error. The caller then
-parses the text with the full loader, which gives the same value or the
-located error. So this module only ever answers for text whose value it
-knows the full loader would give (tests/graphdata/test_quick_yaml.py compares
-the two on every graph file of the repository and on generated ones).
+It returns None for anything outside that part: tags, folded block scalars,
+anchors inside flow collections or on sequence items, merge keys, multi-line
+scalars, YAML's own escapes, duplicate keys or anchors, tabs, documents,
+characters YAML refuses, and every error. The caller then parses the text with
+the full loader, which gives the same value or the located error. So this module
+only ever answers for text whose value it knows the full loader would give
+(tests/graphdata/test_quick_yaml.py compares the two on every graph file of the
+repository and on generated ones). No library on PyPI did this as exactly:
+rapidyaml, yaml-rs and ryaml each read some scalars or merge keys otherwise than
+YAML 1.2's core schema and js-yaml (BENCHMARKS.md, "YAML parsing").
 """
 
 from __future__ import annotations
@@ -107,6 +112,7 @@ _JSON = json.JSONDecoder(object_pairs_hook=_mapping_once, parse_constant=lambda 
 
 
 _JSON_PLAIN = json.JSONDecoder()  # the json module's C reader, for text made here: NaN and Infinity are .nan and .inf
+_SCAN = _JSON_PLAIN.scan_once  # the C scanner itself: text made here has no spaces around it to skip
 
 
 def _refuse() -> Any:
@@ -247,11 +253,12 @@ def _flow_values(lines: "_Reader", written: list[str], depth: int) -> list[Any]:
         raise _NotQuick
     memo = lines.memo
     pieces = [memo[token] if token in memo else memo.setdefault(token, _json_token(token)) for token in tokens]
+    made = '[{"":' + "".join(pieces) + "}]"
     try:
-        values = _JSON_PLAIN.decode('[{"":' + "".join(pieces) + "}]")
-    except ValueError:  # JSON refuses what YAML reads otherwise: `[a: 1]`, `[1,]`, `{a}`, a key that is not text
-        raise _NotQuick from None
-    if len(values) != len(written) or any(len(each) != 1 for each in values):
+        values, stop = _SCAN(made, 0)
+    except (ValueError, StopIteration):  # JSON refuses what YAML reads otherwise: `[a: 1]`, `[1,]`, `{a}`, a key
+        raise _NotQuick from None  # that is not text
+    if stop != len(made) or len(values) != len(written) or any(len(each) != 1 for each in values):
         raise _NotQuick
     found = [each[""] for each in values]
     keys = lines.keys
