@@ -173,6 +173,12 @@ def test_what_it_leaves_to_the_full_loader(text: str) -> None:
     "version: 0.5\nnodes:\n  a:\n    value: 1\n   b: 2\n",
     "- {",  # flow text that ends where a value should be: was an IndexError out of the quick reader
     "a: {b: ",
+    "nodes:\n  a: {v: 'x}\n",  # the tokens' readers, the literal block's and the anchors' leave every error
+    "nodes:\n  a: {v: 1}}\n  b: [1]\n",
+    "nodes:\n  a: {v: \"\\x\"}\n",
+    "nodes:\n  a: &x 1\n  b: *y\n",
+    "nodes:\n  a: &x 1\n  b: &x 2\n",
+    "nodes:\n  a: |\n    text\n   b: 1\n",
 ])
 def test_errors_keep_the_full_loaders_message_and_position(text: str) -> None:
     with pytest.raises(yaml.YAMLError) as full:
