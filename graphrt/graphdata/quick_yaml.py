@@ -87,7 +87,9 @@ def _resolvers() -> list[tuple[re.Pattern[str], Callable[[str], Any]]]:
 
 _RESOLVERS = _resolvers()
 _FIRST = "tTfF-+0123456789.~nN"
-_KEY_FIRST = _FIRST + "'\""  # a key written otherwise is its text
+# A key is its text unless it starts as a number, `~` or a quote does, or is a boolean or null word.
+_KEY_FIRST = "-+0123456789.~'\""
+_KEY_WORDS = frozenset(("true", "True", "TRUE", "false", "False", "FALSE", "null", "Null", "NULL"))
 # Whether any rule may apply: one match for the many names that start like a number, a boolean or null.
 _MAYBE_NOT_TEXT = re.compile("|".join(f"(?:{pattern.pattern})" for pattern, _ in _RESOLVERS))
 
@@ -271,7 +273,7 @@ def _flow_values(lines: "_Reader", written: list[str], depth: int) -> list[Any]:
 
 def _key(match: re.Match[str]) -> str:
     written = match.group(1)
-    if written[0] not in _KEY_FIRST:
+    if written[0] not in _KEY_FIRST and written not in _KEY_WORDS:
         return written
     if written[0] == '"':
         return written[1:-1]
@@ -422,7 +424,10 @@ def _anchored(lines: _Reader, indent: int, rest: str, depth: int) -> Any:
     items = lines.items
     if lines.at < len(items) and items[lines.at][0] > indent:  # a value that goes on below: the full parser's
         raise _NotQuick
-    anchors[name] = value
+    if match.group(1) == "&":
+        if name in anchors:  # the same name on a value inside this one
+            raise _NotQuick
+        anchors[name] = value
     return value
 
 

@@ -118,6 +118,7 @@ def test_flow_styles_json_escapes_and_literal_blocks_are_read_quickly(text: str)
     "a: *x\n",  # an alias of no anchor
     "a: &x !!str 1\n",
     "a: &x\n  b: *x\n",  # an alias of the value that holds it
+    "a: &x\n  b: &x 1\n",  # the same anchor inside its value (found by the generated documents)
     "<<: *x\n",
     "a: !!str 1\n",  # tags
     "a: >-\n  folded\n",  # folded block scalars
