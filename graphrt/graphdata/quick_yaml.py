@@ -361,7 +361,10 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
         rest = content[match.end():]
         if not rest or rest[0] == "#":
             lines.at = at
-            found[key] = _nested(lines, indent, depth + 1, sequence_here=True)
+            if at < end and items[at][0] > indent and items[at][1][0] != "-":  # a mapping below: the most common
+                found[key] = _mapping(lines, items[at][0], None, depth + 1)
+            else:
+                found[key] = _nested(lines, indent, depth + 1, sequence_here=True)
             at = lines.at
             continue
         first_char = rest[0]
@@ -386,7 +389,11 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
     lines.at = at
     if at < end and items[at][0] > indent:
         raise _NotQuick
-    lines.count(found, depth)
+    if depth > lines.max_depth:  # lines.count, written out for the many small mappings of a graph
+        raise _NotQuick
+    lines.values += len(found)
+    if lines.values > lines.max_values:
+        raise _NotQuick
     return found
 
 
