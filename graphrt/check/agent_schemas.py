@@ -14,8 +14,6 @@ from typing import Any, Callable, Container
 
 from graphrt.authoring.agent_info import AgentInfo
 from graphrt.base.patterns import LazyPattern
-from graphrt.base.schema import validator_of, violations
-from graphrt.check.graphdata_schema import explain
 from graphrt.graphdata.propfuncs import is_prop_function
 from graphrt.graphdata.refs import NodeRef, parse_ref, template_refs
 
@@ -170,6 +168,11 @@ class AgentSchemas:
                        schema: dict[str, Any], agent: str, severity: str) -> None:
         """Values written in the file (no reference in them) against their property's schema (within `schema`)."""
         one = field[:-1]
+        # Imported on first use: a run checks the literals of agents that check their own inputs only, so most
+        # runs import neither (nor jsonschema, which a schema too rich for base/quick_check.py needs).
+        from graphrt.base.schema import validator_of, violations
+        from graphrt.check.graphdata_schema import explain
+
         for key, value in values.items():
             subschema = properties.get(key)
             if not isinstance(subschema, (dict, bool)) or not _is_literal(value):

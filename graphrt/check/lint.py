@@ -20,7 +20,6 @@ from typing import Any, Callable, Container
 from graphrt.authoring.agent_info import AgentInfo, NestedGraph
 from graphrt.base.errors import ValidationIssue, describe_issue
 from graphrt.check.agent_schemas import AgentSchemas, agent_info
-from graphrt.check.graphdata_schema import schema_issues
 from graphrt.check.rules import rule_issues
 from graphrt.graphdata.loader import GraphSource
 from graphrt.graphdata.refs import NodeRef, graph_references
@@ -111,6 +110,8 @@ class _Linter:
                 if isinstance(node, dict) and "agent" in node:
                     self.schemas.check_agent_schemas(str(node_id), node, errors_only=True)
             return self.issues
+        from graphrt.check.graphdata_schema import schema_issues  # a run checks errors only: it needs no jsonschema
+
         self.issues += schema_issues(self.data, self.source, itertools.chain(self.found, self.issues), nested)
         if nodes:
             refs = list(graph_references(self.data))
