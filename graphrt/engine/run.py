@@ -22,12 +22,10 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generator, Iterable,
 import anyio
 
 from graphrt.authoring.services import RunServices
-from graphrt.base.budget import Budget
 from graphrt.base.errors import BudgetExceeded, GraphAbortedError, GraphError, Location, RunTimeoutError, caused_by
 from graphrt.base.states import NodeState
 from graphrt.base.jsvalue import without_undefined
 from graphrt.base.sync import blocking
-from graphrt.base.usage import Usage
 from graphrt.engine.context import AgentCalls, Carryover, RunContext
 from graphrt.engine.execution import GraphRun
 from graphrt.engine.options import RunOptions
@@ -39,6 +37,8 @@ from graphrt.observe.observer import Emitter, Observers, RunObserver
 if TYPE_CHECKING:
     from graphrt.authoring.filters import AgentFilter
     from graphrt.authoring.registry import Registry
+    from graphrt.base.budget import Budget
+    from graphrt.base.usage import Usage
     from graphrt.base.errors import GraphError as _GraphError
     from graphrt.checkpoint.snapshot import RunSnapshot
     from graphrt.engine.journal import RunJournal
@@ -144,7 +144,11 @@ class Run:
         self.graph = graph
         self.options = options
         self.run_id = options.run_id or os.urandom(6).hex()  # 12 random hex digits (uuid4's first 12 are random too)
-        self._budget = Budget.of(options.budget, "budget")  # a mistake is said now, not when the run starts
+        self._budget: Budget | None = None
+        if options.budget is not None:  # a mistake is said now, not when the run starts
+            from graphrt.base.budget import Budget  # imported for a run that has a budget only
+
+            self._budget = Budget.of(options.budget, "budget")
         self._restore = restore
         self._observers = tuple(observers)
         self._emitter = Emitter(list(options.subscribe))
@@ -218,7 +222,11 @@ class Run:
             if self.options.progress is not None:
                 observers.append(self.options.progress)
             restore = self._restore
-            before = Usage.from_dict(restore.usage) if restore is not None and restore.usage else None
+            before = None
+            if restore is not None and restore.usage:
+                from graphrt.base.usage import Usage  # what a run spends is imported once it spends (meter.py)
+
+                before = Usage.from_dict(restore.usage)
             self._meter = meter = RunMeter(graph.usage_settings, budget=self._budget, before=before,
                                            rate_window=self.options.rate_window)
             carryover = Carryover(restore.answers, restore.inner) if restore is not None else Carryover()
@@ -365,7 +373,11 @@ class Run:
     def usage(self) -> "Usage":
         """What the run spent so far (also after a failure): its LLM calls' tokens and cost, kept and retried,
         tool calls, time; `usage.to_dict()` is its JSON. `usage_by_node()` says where."""
-        return self._meter.usage() if self._meter is not None else Usage()
+        if self._meter is not None:
+            return self._meter.usage()
+        from graphrt.base.usage import Usage
+
+        return Usage()
 
     def usage_by_node(self) -> dict[str, dict[str, Any]]:
         """What each node spent that spent anything, with what was nested in it, by node key (`react/llm`, `map/3/ask`

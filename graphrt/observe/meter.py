@@ -27,13 +27,18 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from graphrt.base.budget import Budget, Limits
 from graphrt.base.errors import BudgetExceeded, UsageConfigError
-from graphrt.base.usage import CallUsage, MeteredCall, PriceTable, Usage
-from graphrt.observe.usage_ledger import Path, UsageLedger, usage_key
 
 if TYPE_CHECKING:
+    from graphrt.base.budget import Budget, Limits
+    from graphrt.base.usage import CallUsage, MeteredCall, PriceTable, Usage
     from graphrt.observe.rate_limits import RateWindow
+    from graphrt.observe.usage_ledger import Path, UsageLedger
+
+    _Key = tuple[Path, str] | None  # a budget: the run's (None), or a node instance's (its path and id)
+
+# A run that calls no LLM and has no budget (most runs of plain agents) imports none of the modules above: what it
+# spends is counted from its first call on (base/usage.py, usage_ledger.py), its budget read when it has one.
 
 __all__ = ["RunMeter", "UsageSettings", "USAGE_KEYS"]
 
@@ -42,7 +47,8 @@ USAGE_KEYS = ("prices", "budget", "rate_limits")
 
 
 class UsageSettings:
-    """What the config file says of usage (`prices`, `budget`, `rate_limits`), read once per prepared graph.
+    """What the config file says of usage (`prices`, `budget`, `rate_limits`), read once per prepared graph;
+    `prices` and `budget` are None when it gives none.
 
     Raises:
         UsageConfigError: one of them cannot be used; its one line names `where` and the key.
@@ -52,9 +58,17 @@ class UsageSettings:
 
     def __init__(self, config: Mapping[str, Any] | None = None, where: str = "config") -> None:
         config = config or {}
-        self.prices = PriceTable(config.get("prices"), where=f"{where}: prices")
+        self.prices: PriceTable | None = None
+        if config.get("prices") is not None:
+            from graphrt.base.usage import PriceTable
+
+            self.prices = PriceTable(config["prices"], where=f"{where}: prices")
         given = config.get("budget")
-        self.budget = Budget.of(given, f"{where}: budget") if given is not None else None
+        self.budget: Budget | None = None
+        if given is not None:
+            from graphrt.base.budget import Budget
+
+            self.budget = Budget.of(given, f"{where}: budget")
         limits = config.get("rate_limits")
         self.rate_limits: Any = None  # the process's RateLimits for them (graphrt.observe.rate_limits)
         if limits is not None:
@@ -77,9 +91,6 @@ class _Held:
         self.cost = 0.0
 
 
-_Key = tuple[Path, str] | None  # a budget: the run's (None), or a node instance's (its path and id)
-
-
 class RunMeter:
     """The meter of one run: its ledger of what was spent, its prices and its budget.
 
@@ -94,8 +105,8 @@ class RunMeter:
         UsageConfigError: a limit of the run's budget is not above what it spent before it was resumed.
     """
 
-    __slots__ = ("prices", "budget", "rate_limits", "ledger", "stopped", "_started", "_ended", "_before_seconds",
-                 "_held", "_node_started", "_refused")
+    __slots__ = ("prices", "budget", "rate_limits", "stopped", "_ledger", "_before", "_started", "_ended",
+                 "_before_seconds", "_held", "_node_started", "_refused")
 
     def __init__(self, settings: UsageSettings | None = None, *, budget: Budget | None = None,
                  before: Usage | None = None, rate_window: RateWindow | None = None) -> None:
@@ -106,7 +117,8 @@ class RunMeter:
         self.rate_limits = settings.rate_limits  # None: only a provider's Retry-After paces the calls
         if self.rate_limits is not None and rate_window is not None:
             self.rate_limits = self.rate_limits.over(rate_window)
-        self.ledger = UsageLedger(before)
+        self._ledger: UsageLedger | None = None  # made on first use: a run that spends nothing needs none
+        self._before = before
         self.stopped: BudgetExceeded | None = None  # the run's budget was spent: every call is refused
         self._started = time.monotonic()
         self._ended: float | None = None
@@ -133,9 +145,23 @@ class RunMeter:
         end = self._ended if self._ended is not None else time.monotonic()
         return self._before_seconds + end - self._started
 
+    @property
+    def ledger(self) -> UsageLedger:
+        """What the run spent, per node, nested graph and map row, and in all."""
+        if self._ledger is None:
+            from graphrt.observe.usage_ledger import UsageLedger
+
+            self._ledger = UsageLedger(self._before)
+        return self._ledger
+
     def usage(self) -> Usage:
         """What the run spent so far (its nodes, nested graphs and map rows are in `ledger`)."""
-        usage = self.ledger.run
+        if self._ledger is None and self._before is None:  # nothing spent, nothing before: no ledger to make
+            from graphrt.base.usage import Usage
+
+            usage = Usage()
+        else:
+            usage = self.ledger.run
         usage.seconds = self.seconds
         return usage
 
@@ -162,13 +188,15 @@ class RunMeter:
 
     def start_call(self, path: Path, node_id: str, provider: str, model: str | None, *, prompt_tokens: int,
                    max_tokens: int | None = None) -> MeteredCall:
+        from graphrt.base.usage import CallUsage, MeteredCall
+
         prompt_tokens = max(int(prompt_tokens), 1)
         call = MeteredCall(path, node_id, provider, model, tokens=prompt_tokens + max(int(max_tokens or 0), 0),
                            prompt_tokens=prompt_tokens)
         if self.stopped is not None:
             raise self._again(path, node_id)
         if self.budget is not None:
-            price = self.prices.price(CallUsage(provider, model, asked=model))
+            price = self.prices.price(CallUsage(provider, model, asked=model)) if self.prices is not None else None
             budgets = self._budgets(path, node_id)
             for key, limits, spent in budgets:
                 self._check(key, limits, spent, path, node_id, llm=True, tokens=prompt_tokens,
@@ -210,7 +238,7 @@ class RunMeter:
                 hold.calls -= 1
                 hold.tokens -= call.tokens
                 hold.cost -= cost
-        cost = self.prices.cost(usage)
+        cost = self.prices.cost(usage) if self.prices is not None else None
         self.ledger.add_call(call.path, call.node_id, usage, cost, kept=kept, label=call.label)
         if call.grant is not None:  # the window counts what the reply said it used, not what was reserved
             limits, grant = call.grant
@@ -239,6 +267,8 @@ class RunMeter:
 
     def _budgets(self, path: Path, node_id: str) -> list[tuple[_Key, Limits, Usage]]:
         """The budgets a call of the node at `path` spends from: the run's, and each budgeted node it is in (or is)."""
+        from graphrt.base.usage import Usage
+
         budget = self.budget
         found: list[tuple[_Key, Limits, Usage]] = []
         if budget.run:  # type: ignore[union-attr]
@@ -287,6 +317,8 @@ class RunMeter:
 
     def _refuse(self, key: _Key, unit: str, allowed: float, spent: float, path: Path, node_id: str, *,
                 need: float | None = None, unpriced: str | None = None) -> None:
+        from graphrt.observe.usage_ledger import usage_key
+
         error = BudgetExceeded(limit=unit, allowed=allowed, spent=spent, need=need, unpriced=unpriced,
                                budget_node=None if key is None else usage_key(*key), at=usage_key(path, node_id))
         if key is None:
@@ -298,6 +330,8 @@ class RunMeter:
     def _again(self, path: Path, node_id: str) -> BudgetExceeded:
         """The run's budget refuses another call: the same limit, said for this call (a new exception: the first
         one is the node's that met it)."""
+        from graphrt.observe.usage_ledger import usage_key
+
         stopped = self.stopped
         return BudgetExceeded(limit=stopped.limit, allowed=stopped.allowed, spent=stopped.spent,  # type: ignore[union-attr]
                               budget_node=None, at=usage_key(path, node_id))
