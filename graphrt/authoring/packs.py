@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from graphrt.base.extras import install_line, missing
-
 __all__ = ["Pack", "Unavailable"]
 
 
@@ -38,10 +36,18 @@ class Pack:
     @property
     def install(self) -> str:
         """What to install: `graphrt[anthropic]` (or the distribution alone for a pack without an extra)."""
-        return install_line(self.extra, self.distribution) if self.extra else self.distribution
+        if not self.extra:
+            return self.distribution
+        from graphrt.base.extras import install_line
+
+        return install_line(self.extra, self.distribution)
 
     def missing(self) -> tuple[str, ...]:
         """The modules of `requires` that cannot be found (empty when the pack is usable)."""
+        if not self.requires:  # most packs need nothing more than graphrt: nothing to look for
+            return ()
+        from graphrt.base.extras import missing
+
         return missing(self.requires)
 
     def not_installed(self, agent: str) -> str | None:
