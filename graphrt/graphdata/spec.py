@@ -5,10 +5,13 @@
 whom, and the loop and concurrency settings. A spec does not change once built
 and can be run many times (loop iterations, mapAgent rows).
 
-The node specs are not frozen dataclasses, though nothing changes them after
-`compile_graph`: a frozen dataclass sets each field through `object.__setattr__`,
-which made a ComputedNodeSpec (22 fields) 2.5 times as slow to build, a tenth of
-building a 1,000-node graph.
+The specs are plain classes, not dataclasses: a dataclass's generated methods are
+compiled as its module is imported, which cost every command that runs a graph ~2.5 ms
+of its start for these four (`python -m bench startup`); nothing compares or copies a
+spec. The node specs are not frozen either, though nothing changes them after
+`compile_graph`: a frozen class sets each field through `object.__setattr__`, which
+made a ComputedNodeSpec (22 fields) 2.5 times as slow to build, a tenth of building a
+1,000-node graph.
 """
 
 from __future__ import annotations
@@ -16,7 +19,6 @@ from __future__ import annotations
 import math
 import sys
 import weakref
-from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import Any, Callable, Hashable
 
@@ -51,67 +53,96 @@ __all__ = [
 DEFAULT_CONCURRENCY = 8
 
 
-@dataclass(slots=True)
 class StaticNodeSpec:
     """A node that holds a value: `value`, injected, or `update`d from the last loop iteration."""
 
-    node_id: str
-    value: Any = UNDEFINED
-    update: NodeRef | None = None
-    is_result: bool = False
-    console: Any = None
+    __slots__ = ("node_id", "value", "update", "is_result", "console")
+
+    def __init__(self, node_id: str, value: Any = UNDEFINED, update: NodeRef | None = None, is_result: bool = False,
+                 console: Any = None) -> None:
+        self.node_id = node_id
+        self.value = value
+        self.update = update
+        self.is_result = is_result
+        self.console = console
+
+    def __repr__(self) -> str:
+        return f"StaticNodeSpec({self.node_id!r})"
 
 
-@dataclass(slots=True)
 class ComputedNodeSpec:
     """A node that runs an agent once its inputs are ready."""
 
-    node_id: str
-    agent: str | Callable[..., Any]
-    agent_ref: NodeRef | None
-    inputs: Source
-    params: dict[str, Any]
-    dependencies: tuple[str, ...]
-    is_result: bool = False
-    any_input: bool = False
-    output: Source | None = None
-    pass_through: Source | None = None
-    filter_params: dict[str, Any] = field(default_factory=dict)
-    retry: int | None = None
-    repeat_until: Source | None = None
-    timeout: float | None = None
-    if_ref: NodeRef | None = None
-    unless_ref: NodeRef | None = None
-    default_value: Any = UNDEFINED
-    graph: dict[str, Any] | NodeRef | None = None
-    graph_loader: dict[str, Any] | None = None
-    priority: float = 0
-    label: str | None = None
-    console: Any = None
+    __slots__ = ("node_id", "agent", "agent_ref", "inputs", "params", "dependencies", "is_result", "any_input",
+                 "output", "pass_through", "filter_params", "retry", "repeat_until", "timeout", "if_ref",
+                 "unless_ref", "default_value", "graph", "graph_loader", "priority", "label", "console")
+
+    def __init__(self, node_id: str, agent: str | Callable[..., Any], agent_ref: NodeRef | None, inputs: Source,
+                 params: dict[str, Any], dependencies: tuple[str, ...], is_result: bool = False,
+                 any_input: bool = False, output: Source | None = None, pass_through: Source | None = None,
+                 filter_params: dict[str, Any] | None = None, retry: int | None = None,
+                 repeat_until: Source | None = None, timeout: float | None = None, if_ref: NodeRef | None = None,
+                 unless_ref: NodeRef | None = None, default_value: Any = UNDEFINED,
+                 graph: dict[str, Any] | NodeRef | None = None, graph_loader: dict[str, Any] | None = None,
+                 priority: float = 0, label: str | None = None, console: Any = None) -> None:
+        self.node_id = node_id
+        self.agent = agent
+        self.agent_ref = agent_ref
+        self.inputs = inputs
+        self.params = params
+        self.dependencies = dependencies
+        self.is_result = is_result
+        self.any_input = any_input
+        self.output = output
+        self.pass_through = pass_through
+        self.filter_params: dict[str, Any] = {} if filter_params is None else filter_params
+        self.retry = retry
+        self.repeat_until = repeat_until
+        self.timeout = timeout
+        self.if_ref = if_ref
+        self.unless_ref = unless_ref
+        self.default_value = default_value
+        self.graph = graph
+        self.graph_loader = graph_loader
+        self.priority = priority
+        self.label = label
+        self.console = console
+
+    def __repr__(self) -> str:
+        return f"ComputedNodeSpec({self.node_id!r}, agent={self.agent!r})"
 
 
 NodeSpec = StaticNodeSpec | ComputedNodeSpec
 
 
-@dataclass(frozen=True, slots=True)
 class LoopSpec:
     """`loop: {count}` or `loop: {while}`: run the graph again while the condition holds."""
 
-    count: int | None = None
-    while_: Source | None = None
+    __slots__ = ("count", "while_")
+
+    def __init__(self, count: int | None = None, while_: Source | None = None) -> None:
+        self.count = count
+        self.while_ = while_
+
+    def __repr__(self) -> str:
+        return f"LoopSpec(count={self.count!r}, while_={self.while_!r})"
 
 
-@dataclass(frozen=True)
 class GraphSpec:
     """A compiled graph: nodes in file order, plus who is waiting for whom."""
 
-    nodes: dict[str, NodeSpec]
-    waitlists: dict[str, tuple[str, ...]]
-    loop: LoopSpec | None
-    concurrency: int
-    label_limits: dict[str, int]
-    retry: int | None
-    source: GraphSource
+    def __init__(self, nodes: dict[str, NodeSpec], waitlists: dict[str, tuple[str, ...]], loop: LoopSpec | None,
+                 concurrency: int, label_limits: dict[str, int], retry: int | None, source: GraphSource) -> None:
+        self.nodes = nodes
+        self.waitlists = waitlists
+        self.loop = loop
+        self.concurrency = concurrency
+        self.label_limits = label_limits
+        self.retry = retry
+        self.source = source
+
+    def __repr__(self) -> str:
+        return f"GraphSpec(nodes={list(self.nodes)!r})"
 
     @cached_property
     def computed(self) -> tuple[ComputedNodeSpec, ...]:
