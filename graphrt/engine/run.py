@@ -38,8 +38,8 @@ if TYPE_CHECKING:
     from graphrt.authoring.filters import AgentFilter
     from graphrt.authoring.registry import Registry
     from graphrt.base.budget import Budget
-    from graphrt.base.usage import Usage
     from graphrt.base.errors import GraphError as _GraphError
+    from graphrt.base.usage import Usage
     from graphrt.checkpoint.snapshot import RunSnapshot
     from graphrt.engine.journal import RunJournal
     from graphrt.graphdata.loader import GraphLoader
