@@ -20,7 +20,9 @@ store without one gets what `GuardedStore` does in its place, said with each pro
   deletion of ended runs, a server's retention), with `EventBatches` (several runs' events
   in one write); `WebhookStore` (the webhooks a server calls when a run ends, so that a
   delivery still pending when the server died is made by the next one); `LeaseStore`
-  (named leases, so that one server at a time owns the store: serve/lease.py);
+  (named leases, so that one server at a time owns the store: serve/lease.py); `SharedServers`
+  (several servers on one store, each run claimed by one of them and fenced: PostgreSQL's,
+  postgres_claims.py), which a server uses instead of the lease;
 - `JournalStore` (each run's journal of outside calls: a resumed run takes a call's result
   from it instead of making the call again: graphrt/engine/journal.py), with `QueuedCalls`
   (an entry queued and committed with the run's next write). graphrt's SQLite and PostgreSQL
@@ -40,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Protocol, Sequence, runtime_checkable
 
-from graphrt.checkpoint.records import Delivery, JournalEntry, Lease, Row, RunRecord, RunSummary
+from graphrt.checkpoint.records import Delivery, JournalEntry, Lease, Row, RunRecord, RunSummary, ServerRow
 
 if TYPE_CHECKING:  # a run without rate limits never imports their pacing
     from graphrt.observe.rate_limits import RateWindow
@@ -52,6 +54,7 @@ __all__ = [
     "EventStore",
     "JournalStore",
     "LeaseStore",
+    "SharedServers",
     "QueuedCalls",
     "QueuedRows",
     "QueuedStart",
@@ -244,6 +247,38 @@ class LeaseStore(Protocol):
 
 
 @runtime_checkable
+class SharedServers(Protocol):
+    """A store that several servers share: each joins it, renews itself (its heartbeat), claims the runs it runs,
+    and writes nothing for a run another server holds (refused in the write's own transaction: LeaseLost). A
+    server on it takes no lease."""
+
+    async def join_servers(self, server: str, holder: str, *, seconds: float) -> None:
+        """Adds `server` (what it says of itself: `holder`) to the store's servers for `seconds`; this store's
+        writes are `server`'s from now on."""
+
+    async def renew_server(self, server: str, *, seconds: float, draining: bool = False) -> list[str]:
+        """`server` lives `seconds` more; returns the runs it holds."""
+
+    async def leave_servers(self, server: str) -> None:
+        """`server` stops: its claims are given up, its row removed."""
+
+    async def expire_server(self, server: str) -> None:
+        """`server` is known gone: its runs may be claimed at once."""
+
+    async def claim_for(self, server: str, run_id: str) -> bool:
+        """Claims one run unless another live server holds it; whether `server` holds it now."""
+
+    async def claim_left(self, server: str, limit: int) -> list[str]:
+        """Claims up to `limit` runs that servers left (saved running, their server gone), each for one server."""
+
+    async def release_claim(self, server: str, run_id: str) -> None:
+        """Gives `server`'s claim of the run up."""
+
+    async def servers(self) -> list[ServerRow]:
+        """Every server on the store, live or not, with the runs it holds."""
+
+
+@runtime_checkable
 class JournalStore(Protocol):
     """A store that also keeps each run's journal of outside calls, one entry per call (graphrt/engine/journal.py):
     a resumed run takes a call's result from it instead of making the call again, and a call that started and
@@ -328,6 +363,7 @@ class Abilities:
     event_batches: bool = False  # EventBatches
     webhooks: bool = False  # WebhookStore
     leases: bool = False  # LeaseStore
+    shared: bool = False  # SharedServers
     journal: bool = False  # JournalStore
     queued_calls: bool = False  # QueuedCalls
     rate_windows: bool = False  # RateWindows
@@ -339,7 +375,8 @@ class Abilities:
                    queued_start=conforms(store, QueuedStart), run_pages=conforms(store, RunPages),
                    self_check=conforms(store, SelfCheck), events=conforms(store, EventStore),
                    event_batches=conforms(store, EventBatches), webhooks=conforms(store, WebhookStore),
-                   leases=conforms(store, LeaseStore), journal=conforms(store, JournalStore),
+                   leases=conforms(store, LeaseStore), shared=conforms(store, SharedServers),
+                   journal=conforms(store, JournalStore),
                    queued_calls=conforms(store, QueuedCalls), rate_windows=conforms(store, RateWindows))
 
 

@@ -37,7 +37,9 @@ the caller's event loop a wake-up; on a loaded machine, a millisecond or more ea
 A `fence` (graphrt serve's lease) is a statement made first in every transaction
 of writes that fails when the store is no longer this writer's: the check and the
 writes commit together, so a writer frozen after any earlier check (past its
-lease, while another server took the store over) still writes nothing.
+lease, while another server took the store over) still writes nothing. A `refusal` is a check
+the database makes itself (PostgreSQL's fence of each run's claim, postgres_claims.py): a write it
+refuses gets the refusal's error, which names the run, instead of the driver's.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ import sniffio
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["Fence", "GroupCommit", "Statement", "query_runs"]
+__all__ = ["Fence", "GroupCommit", "Refusal", "Statement", "query_runs"]
 
 Statement = tuple[str, tuple[Any, ...]]
 """A query and its values."""
@@ -76,6 +78,18 @@ class Fence:
 
     def refused(self, error: BaseException | None) -> bool:
         return error is not None and self.table in str(error)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A check the database makes in a write's own transaction: its error names `table`; the write gets
+    `lost(the driver's text)` instead."""
+
+    table: str
+    lost: Callable[[str], Exception]
+
+    def refused(self, error: BaseException | None) -> Exception | None:
+        return self.lost(str(error)) if error is not None and self.table in str(error) else None
 
 
 @dataclass
@@ -178,6 +192,7 @@ class GroupCommit:
         self._pending: list[_Job] = []  # inline: the writes queued in this turn of the event loop
         self._flushing = False
         self.fence: Fence | None = None  # made first in each transaction of writes but lone ones (see the top)
+        self.refusal: Refusal | None = None  # a write the database refused itself (see the top)
 
     async def read(self, query: str, values: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """The rows a query finds."""
@@ -414,6 +429,9 @@ class GroupCommit:
             job.outcome = self._attempt(lambda: self._transaction(db, [*first, *job.statements]))
             if fence is not None and fence.refused(job.outcome[1]):
                 job.outcome = (None, fence.lost())
+            refused = self.refusal.refused(job.outcome[1]) if self.refusal is not None else None
+            if refused is not None:
+                job.outcome = (None, refused)
 
     def _transaction(self, db: Any, statements: list[Statement] | tuple[Statement, ...]) -> None:
         if len(statements) == 1:

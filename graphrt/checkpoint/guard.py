@@ -39,10 +39,11 @@ from graphrt.checkpoint.base import (
     RowBatches,
     RunPages,
     SelfCheck,
+    SharedServers,
     WebhookStore,
 )
 from graphrt.checkpoint.errors import CheckpointError, StoreFailed
-from graphrt.checkpoint.records import Delivery, JournalEntry, Lease, Row, RunRecord, RunSummary
+from graphrt.checkpoint.records import Delivery, JournalEntry, Lease, Row, RunRecord, RunSummary, ServerRow
 
 if TYPE_CHECKING:  # a run without rate limits never imports their pacing
     from graphrt.observe.rate_limits import RateWindow
@@ -338,6 +339,52 @@ class GuardedStore:
         if not self.abilities.leases:
             raise self._lacks("leases")
         return cast(LeaseStore, self.store)
+
+    # ----- SharedServers: asked of `abilities.shared` first -----
+
+    async def join_servers(self, server: str, holder: str, *, seconds: float) -> None:
+        """The store's `join_servers`: the store itself refuses from now on the writes of a run another server
+        holds, so writes may be queued again where `before_write` is set (see queue_rows)."""
+        try:
+            await self._shared().join_servers(server, holder, seconds=seconds)
+        except CheckpointError:
+            raise
+        except Exception as error:  # noqa: BLE001 - any driver's failure
+            raise self._failed("join_servers", False, error) from error
+        self.fenced = True
+
+    @_call
+    def renew_server(self, server: str, *, seconds: float, draining: bool = False) -> Awaitable[list[str]]:
+        return self._shared().renew_server(server, seconds=seconds, draining=draining)
+
+    @_call
+    def leave_servers(self, server: str) -> Awaitable[None]:
+        return self._shared().leave_servers(server)
+
+    @_call
+    def expire_server(self, server: str) -> Awaitable[None]:
+        return self._shared().expire_server(server)
+
+    @_call
+    def claim_for(self, server: str, run_id: str) -> Awaitable[bool]:
+        return self._shared().claim_for(server, run_id)
+
+    @_call
+    def claim_left(self, server: str, limit: int) -> Awaitable[list[str]]:
+        return self._shared().claim_left(server, limit)
+
+    @_call
+    def release_claim(self, server: str, run_id: str) -> Awaitable[None]:
+        return self._shared().release_claim(server, run_id)
+
+    @_call
+    def servers(self) -> Awaitable[list[ServerRow]]:
+        return self._shared().servers()
+
+    def _shared(self) -> SharedServers:
+        if not self.abilities.shared:
+            raise self._lacks("several servers")
+        return cast(SharedServers, self.store)
 
     # ----- JournalStore: asked of `abilities.journal` first -----
 

@@ -9,7 +9,8 @@ never blocks the event loop, on asyncio and trio alike, and the writes of runs
 that finish nodes at the same time share one transaction: one commit (one WAL
 flush on the server) for all of them.
 A run with rate limits counts its calls in the database too (`rate_window`, postgres_rates.py), with every
-process on it.
+process on it. Several `graphrt serve` share one database: each joins it as a server, claims the runs it runs,
+and writes nothing more for a run another took over (postgres_claims.py).
 The connection URL's password is never shown: `location` and every error
 message leave it out. A connection that broke (the server restarted, an admin
 ended it) is made again on the next call, and takes again the claims the
@@ -24,10 +25,11 @@ from typing import Any, Awaitable, Sequence
 
 from graphrt.base.extras import EXTRAS, install_line, needs_extra
 from graphrt.base.secrets import hide_credentials
-from graphrt.checkpoint.errors import CheckpointError, StoreFailed, run_taken
-from graphrt.checkpoint.group_commit import GroupCommit, Statement, query_runs
+from graphrt.checkpoint.errors import CheckpointError, LeaseLost, StoreFailed, run_taken
+from graphrt.checkpoint.group_commit import GroupCommit, Refusal, Statement, query_runs
+from graphrt.checkpoint.postgres_claims import CLAIM_FOR, FENCE_TABLE, NOW, SERVER_SETTING, TABLES, claim_left
 from graphrt.checkpoint.postgres_rates import PostgresRateWindow
-from graphrt.checkpoint.records import RunRecord
+from graphrt.checkpoint.records import RunRecord, ServerRow
 from graphrt.checkpoint.sql import SqlStore, insert_run, schema
 
 __all__ = ["PostgresStore"]
@@ -62,8 +64,13 @@ class PostgresStore(SqlStore):
         self._lock_timeout = psycopg.errors.LockNotAvailable
         self._claims: set[str] = set()
         self._db = GroupCommit(self._connect, script=_script)
+        # A write of a run that a server holds, by a process that does not (postgres_claims.py's fence).
+        self._db.refusal = Refusal(FENCE_TABLE, lambda said: LeaseLost(
+            f"checkpoint store {self.location}: {_first_line(said).partition(FENCE_TABLE + ': ')[2]}; the write was "
+            "refused (this process does not hold the run: another server took it over, or holds it)"))
         self._schema: str | None = None
         self._rates: PostgresRateWindow | None = None
+        self._server: str | None = None  # the server this store writes for, once it joined the store's servers
 
     @classmethod
     def shown(cls, target: str) -> str:
@@ -84,6 +91,8 @@ class PostgresStore(SqlStore):
                 db.execute(_SCHEMA)
             # The connection's schema names its runs' locks: known from the first use on (start_new_run needs it).
             schema = self._schema = db.execute("SELECT current_schema()").fetchone()[0] or ""
+            if self._server is not None:  # made again after one broke: it writes for its server still
+                db.execute("SELECT set_config(%s, %s, false)", (SERVER_SETTING, self._server))
             if self._claims:  # made again after one broke
                 for run_id in list(self._claims):
                     if not db.execute("SELECT pg_try_advisory_lock(%s)", (_lock_key(schema, run_id),)).fetchone()[0]:
@@ -182,6 +191,67 @@ class PostgresStore(SqlStore):
             # runs' in one call; a claim of the same run by this store queued after it may come first: a session's
             # locks are counted, so that claim holds the lock once this one is given back.
             self._db.post((self._sql("SELECT pg_advisory_unlock(?)"), (await self._lock_key(run_id),)), last=True)
+
+    # ----- SharedServers: several servers on the store (postgres_claims.py) -----
+
+    async def join_servers(self, server: str, holder: str, *, seconds: float) -> None:
+        """Adds `server` to the store's servers (or renews it) for `seconds`; from now on this store's writes are
+        `server`'s: a write of a run another server holds is refused (LeaseLost)."""
+        await self._write((_SCHEMA_LOCK, ()), (TABLES, ()), alone=True)
+        await self._write((f"INSERT INTO graphrt_servers (server, holder, started_at, expires_at) "
+                           f"VALUES (?, ?, {NOW}, {NOW} + ?) ON CONFLICT (server) DO UPDATE "
+                           f"SET holder = excluded.holder, expires_at = excluded.expires_at", (server, holder, seconds)),
+                          alone=True)
+        self._server = server
+        await self._write(("SELECT set_config(?, ?, false)", (SERVER_SETTING, server)), alone=True)
+
+    async def renew_server(self, server: str, *, seconds: float, draining: bool = False) -> list[str]:
+        """The heartbeat: `server` lives `seconds` more (its row made again if another removed it); returns the runs
+        it holds, so that it stops those another took over."""
+        await self._write((f"INSERT INTO graphrt_servers (server, holder, started_at, expires_at, draining) "
+                           f"VALUES (?, '{{}}', {NOW}, {NOW} + ?, ?) ON CONFLICT (server) DO UPDATE "
+                           f"SET expires_at = excluded.expires_at, draining = excluded.draining",
+                           (server, seconds, draining)), alone=True)
+        return [row[0] for row in await self._read("SELECT run_id FROM graphrt_run_claims WHERE server = ?",
+                                                   (server,))]
+
+    async def leave_servers(self, server: str) -> None:
+        """`server` stops: the runs it holds are given up (another server continues them at once), its row gone."""
+        await self._write(("UPDATE graphrt_run_claims SET server = '' WHERE server = ?", (server,)),
+                          ("DELETE FROM graphrt_servers WHERE server = ?", (server,)), alone=True)
+
+    async def expire_server(self, server: str) -> None:
+        """`server` is known gone (its process no longer exists): its runs may be claimed now."""
+        await self._write(("UPDATE graphrt_servers SET expires_at = 0 WHERE server = ?", (server,)), alone=True)
+
+    async def claim_for(self, server: str, run_id: str) -> bool:
+        """Claims one run for `server` unless another live server holds it; whether it is `server`'s now."""
+        if (await self._read(CLAIM_FOR, (run_id, server))):
+            return True
+        held = await self._read("SELECT server FROM graphrt_run_claims WHERE run_id = ?", (run_id,))
+        return bool(held) and held[0][0] == server
+
+    async def claim_left(self, server: str, limit: int) -> list[str]:
+        """Claims for `server` up to `limit` runs that servers left (saved running, their server gone)."""
+        if limit <= 0:
+            return []
+        return [row[0] for row in await self._read(claim_left(limit), (server,))]
+
+    async def release_claim(self, server: str, run_id: str) -> None:
+        """`server` gives its claim of the run up (it ended, asks a person, or is left for another server)."""
+        await self._write(("UPDATE graphrt_run_claims SET server = '' WHERE run_id = ? AND server = ?",
+                           (run_id, server)), alone=True)
+
+    async def servers(self) -> list[ServerRow]:
+        """Every server on the store, live or not, with the runs each holds; the database's clock beside them."""
+        if not (await self._read("SELECT to_regclass('graphrt_servers') IS NOT NULL"))[0][0]:
+            return []  # no server ever joined
+        found = await self._read(f"SELECT s.server, s.holder, s.expires_at, s.draining, {NOW}, "
+                                 f"coalesce(string_agg(c.run_id, ' ' ORDER BY c.run_id), '') FROM graphrt_servers s "
+                                 f"LEFT JOIN graphrt_run_claims c ON c.server = s.server "
+                                 f"GROUP BY s.server ORDER BY s.started_at")
+        return [ServerRow(str(server), str(holder), float(expires), bool(draining), tuple(runs.split()), float(now))
+                for server, holder, expires, draining, now, runs in found]
 
     # ----- RateWindows -----
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from graphrt.base.states import CallState, RunStatus
 
-__all__ = ["Delivery", "JournalEntry", "Lease", "Row", "RunRecord", "RunSummary"]
+__all__ = ["Delivery", "JournalEntry", "Lease", "Row", "RunRecord", "RunSummary", "ServerRow"]
 
 
 @dataclass
@@ -123,3 +123,20 @@ class Lease:
     owner: str  # the holder's own token: only it renews or drops the lease
     holder: str  # what the holder says of itself (JSON: its process, machine, address)
     expires_at: float
+
+
+@dataclass(frozen=True)
+class ServerRow:
+    """A server on a store that several share (base.SharedServers): its id, what it says of itself (JSON), until
+    when it lives unless it renews that, whether it drains, the runs it holds, and the store's clock when read."""
+
+    server: str
+    holder: str
+    expires_at: float
+    draining: bool
+    runs: tuple[str, ...]
+    now: float  # the store's clock when the row was read: `expires_at` compares with it
+
+    @property
+    def live(self) -> bool:
+        return self.expires_at >= self.now

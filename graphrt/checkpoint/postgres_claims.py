@@ -1,0 +1,92 @@
+"""Several `graphrt serve` on one PostgreSQL store: the servers that serve it, and which of them runs each run.
+
+SQLite's store has one owner, a server holding its lease (graphrt/serve/lease.py). On PostgreSQL any
+number of servers share the store. Each one is a row of `graphrt_servers` (its id, made new at each
+start; what it says of itself; until when it lives unless it renews that: its heartbeat), and each run it
+runs is a row of `graphrt_run_claims` (the run, its server, a token counted up at each claim). A claim
+lives as long as its server does: one heartbeat renews them all.
+
+A server claims the runs it is given (a new run at submit, a resumed one) and the runs other servers
+left: saved running while their claim's server is gone (its row expired, or given up: `server = ''`).
+Those are claimed with `FOR UPDATE SKIP LOCKED` on the run's row and an insert whose conflict updates
+the claim only while its holder is still gone, so each run goes to exactly one server.
+
+The fence is the database's: a trigger on every table a run writes (its record's updates, its rows, its
+events, its journal) refuses, in the write's own transaction, the write of a run whose claim is held by
+another server than the writer's connection says it is (`graphrt.server`, set on the connection when
+the server joins), or given up while the writer is a server. The claim's row is locked (FOR SHARE) until
+the commit, so no claim changes hands between the check and the write. A process that is no server
+(`graphrt resume`) writes a run no server holds. Time is the database's (`clock_timestamp()`), one clock
+for every server.
+"""
+
+from __future__ import annotations
+
+__all__ = ["FENCE_TABLE", "SERVER_SETTING", "TABLES", "claim_left", "CLAIM_FOR", "NOW"]
+
+FENCE_TABLE = "graphrt_run_claims"
+"""What the fence's refusal names (the driver's error says it): the write becomes a LeaseLost."""
+
+SERVER_SETTING = "graphrt.server"
+"""The connection's setting that says which server writes through it."""
+
+NOW = "extract(epoch FROM clock_timestamp())::float8"
+
+TABLES = f"""
+CREATE TABLE IF NOT EXISTS graphrt_servers (
+    server TEXT PRIMARY KEY,
+    holder TEXT NOT NULL,
+    started_at DOUBLE PRECISION NOT NULL,
+    expires_at DOUBLE PRECISION NOT NULL,
+    draining BOOLEAN NOT NULL DEFAULT FALSE
+);
+CREATE TABLE IF NOT EXISTS graphrt_run_claims (
+    run_id TEXT PRIMARY KEY,
+    server TEXT NOT NULL,
+    token BIGINT NOT NULL,
+    claimed_at DOUBLE PRECISION NOT NULL
+);
+CREATE INDEX IF NOT EXISTS graphrt_run_claims_server ON graphrt_run_claims (server);
+CREATE OR REPLACE FUNCTION graphrt_run_fence() RETURNS trigger LANGUAGE plpgsql AS $fence$
+DECLARE
+    me TEXT := coalesce(current_setting('{SERVER_SETTING}', true), '');
+    holder TEXT;
+BEGIN
+    SELECT CASE WHEN c.server = me OR s.expires_at > {NOW} THEN c.server ELSE '' END INTO holder
+        FROM graphrt_run_claims c LEFT JOIN graphrt_servers s ON s.server = c.server
+        WHERE c.run_id = NEW.run_id FOR SHARE OF c;
+    IF holder IS NOT NULL AND holder <> me THEN
+        RAISE EXCEPTION '{FENCE_TABLE}: run % is claimed by another graphrt serve', quote_literal(NEW.run_id);
+    END IF;
+    RETURN NEW;
+END
+$fence$;
+CREATE OR REPLACE TRIGGER graphrt_runs_fence BEFORE UPDATE ON graphrt_runs
+    FOR EACH ROW EXECUTE FUNCTION graphrt_run_fence();
+CREATE OR REPLACE TRIGGER graphrt_rows_fence BEFORE INSERT ON graphrt_rows
+    FOR EACH ROW EXECUTE FUNCTION graphrt_run_fence();
+CREATE OR REPLACE TRIGGER graphrt_events_fence BEFORE INSERT ON graphrt_events
+    FOR EACH ROW EXECUTE FUNCTION graphrt_run_fence();
+CREATE OR REPLACE TRIGGER graphrt_journal_fence BEFORE INSERT OR UPDATE ON graphrt_journal
+    FOR EACH ROW EXECUTE FUNCTION graphrt_run_fence()"""
+"""The tables and the fence, made when the first server joins (a store no server uses has neither)."""
+
+_GONE = f"(c.server = '' OR s.server IS NULL OR s.expires_at < {NOW})"
+_TAKE = (f"ON CONFLICT (run_id) DO UPDATE SET server = excluded.server, token = graphrt_run_claims.token + 1, "
+         f"claimed_at = excluded.claimed_at WHERE graphrt_run_claims.server = '' OR NOT EXISTS "
+         f"(SELECT 1 FROM graphrt_servers s WHERE s.server = graphrt_run_claims.server AND s.expires_at >= {NOW}) "
+         f"RETURNING run_id")
+
+
+def claim_left(limit: int) -> str:
+    """The statement that claims for a server (its one value) up to `limit` runs other servers left: saved running,
+    their claim's server gone; oldest first, each by one server only."""
+    return (f"INSERT INTO graphrt_run_claims (run_id, server, token, claimed_at) "
+            f"SELECT picked.run_id, ?, 1, {NOW} FROM (SELECT r.run_id FROM graphrt_runs r "
+            f"JOIN graphrt_run_claims c ON c.run_id = r.run_id LEFT JOIN graphrt_servers s ON s.server = c.server "
+            f"WHERE r.status = 'running' AND {_GONE} ORDER BY r.created_at LIMIT {int(limit)} "
+            f"FOR UPDATE OF r SKIP LOCKED) picked {_TAKE}")
+
+
+CLAIM_FOR = (f"INSERT INTO graphrt_run_claims (run_id, server, token, claimed_at) VALUES (?, ?, 1, {NOW}) {_TAKE}")
+"""Claims one run (its id, the server) unless a live server holds it: a new run, or one a request resumes."""

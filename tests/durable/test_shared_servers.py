@@ -1,0 +1,99 @@
+"""Several servers on one PostgreSQL store (checkpoint/postgres_claims.py): each run is claimed by one of them, and
+a server whose claim was taken over writes nothing more for that run, refused in the write's own transaction.
+
+Each server is a store object of its own on one real database, as each `graphrt serve` process has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import anyio
+import pytest
+
+from graphrt.checkpoint import Row, RunRecord
+from graphrt.checkpoint.errors import LeaseLost
+from graphrt.checkpoint.guard import GuardedStore
+
+pytestmark = [pytest.mark.anyio, pytest.mark.needs("postgres", "initdb")]
+
+
+def _record(run_id: str, status: str = "running") -> RunRecord:
+    return RunRecord(run_id=run_id, graph_file=None, graph_text="nodes: {}", graph_hash="abc", status=status)
+
+
+@pytest.fixture
+async def servers(postgres_url: str) -> AsyncIterator[list[GuardedStore]]:
+    """Three servers (a, b, c) joined to one store, and a fourth store that is no server (a command's)."""
+    from graphrt.checkpoint.postgres import PostgresStore
+
+    stores = [GuardedStore(PostgresStore(postgres_url)) for _ in range(4)]
+    for name, store in zip("abc", stores):
+        await store.join_servers(name, '{"pid": 1, "host": "elsewhere"}', seconds=300)
+    yield stores
+    for store in stores:
+        await store.close()
+
+
+async def test_a_run_claimed_by_one_server_is_written_by_it_alone(servers: list[GuardedStore]) -> None:
+    a, b, _, command = servers
+    await a.create_run(_record("r1"))
+    assert await a.claim_for("a", "r1")
+    assert not await b.claim_for("b", "r1")  # a lives: its claim stands
+    await a.add_rows([Row("r1", 0, "iteration", "", "{}"), Row("r1", 0, "node", "x", "1")])
+    for write in (lambda: b.add_rows([Row("r1", 0, "node", "y", "2")]),
+                  lambda: b.update_run("r1", status="failed"),
+                  lambda: command.update_run("r1", status="failed")):
+        with pytest.raises(LeaseLost, match="run 'r1' is claimed by another graphrt serve"):
+            await write()
+    assert [row.key for row in await a.get_rows("r1") if row.kind == "node"] == ["x"]
+    assert (await a.get_run("r1")).status == "running"
+
+
+async def test_a_gone_servers_runs_are_claimed_by_exactly_one_other_and_its_late_writes_are_refused(
+        servers: list[GuardedStore]) -> None:
+    a, b, c, _ = servers
+    for index in range(6):
+        await a.create_run(_record(f"r{index}"))
+        assert await a.claim_for("a", f"r{index}")
+    await a.create_run(_record("asks", status="interrupted"))  # waits for a person: nobody claims it
+    assert await b.claim_left("b", 10) == [] and await c.claim_left("c", 10) == []  # a lives
+    await b.expire_server("a")  # a's process is gone (or its heartbeat lapsed)
+    taken: dict[str, list[str]] = {"b": [], "c": []}
+
+    async def claim(store: GuardedStore, name: str) -> None:
+        for _ in range(3):
+            taken[name] += await store.claim_left(name, 2)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(claim, b, "b")
+        tg.start_soon(claim, c, "c")
+    assert sorted(taken["b"] + taken["c"]) == [f"r{index}" for index in range(6)]  # each once, by one server
+    # a, woken, writes a node of a run it held: refused, however the write is made.
+    with pytest.raises(LeaseLost):
+        await a.add_rows([Row("r0", 0, "node", "late", "1")])
+    with pytest.raises(LeaseLost):
+        await a.update_run("r0", status="finished", results={"late": 1})
+    owner = b if "r0" in taken["b"] else c
+    await owner.add_rows([Row("r0", 0, "node", "x", "1")])
+    assert [row.key for row in await owner.get_rows("r0")] == ["x"]
+    assert (await owner.get_run("r0")).status == "running"
+    # a's heartbeat says which runs it still holds: none.
+    assert await a.renew_server("a", seconds=300) == []
+
+
+async def test_a_server_that_stops_leaves_its_runs_to_the_others_at_once(servers: list[GuardedStore]) -> None:
+    a, b, _, command = servers
+    await a.create_run(_record("r1"))
+    await a.create_run(_record("ended", status="running"))
+    assert await a.claim_for("a", "r1") and await a.claim_for("a", "ended")
+    await a.update_run("ended", status="finished")
+    await a.release_claim("a", "ended")
+    await a.leave_servers("a")
+    assert await b.claim_left("b", 10) == ["r1"]  # a run that ended is nobody's to continue
+    # A run given up is written by no server that has not claimed it, but by a command (graphrt resume).
+    with pytest.raises(LeaseLost):
+        await b.update_run("ended", status="failed")
+    await command.update_run("ended", status="finished")
+    listed = {row.server: row for row in await b.servers()}
+    assert set(listed) == {"b", "c"} and listed["b"].runs == ("r1",) and listed["b"].live
