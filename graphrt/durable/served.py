@@ -7,7 +7,9 @@ through its API would continue a run already continued. So a command that contin
 `served_by` first, and is refused while a live server holds the store.
 
 A lease is live until it expires, unless its holder was a process of this machine that no longer exists
-(killed with SIGKILL): its lease is as good as gone, at once.
+(killed with SIGKILL): its lease is as good as gone, at once. On a store that several servers share
+(PostgreSQL's), none owns it: a command is refused while any live server serves it, named as the holder of
+a lease is.
 """
 
 from __future__ import annotations
@@ -40,6 +42,12 @@ class StoreLeased(GraphError):
 
 async def served_by(store: GuardedStore) -> Lease | None:
     """The lease of the server that owns `store` now, if one does (None: none does, or the store keeps no leases)."""
+    if store.abilities.shared:
+        for row in await store.servers():
+            lease = Lease(row.server, row.holder, time.time() + row.expires_at - row.now)  # in this machine's clock
+            if row.live and not is_gone(lease):
+                return lease
+        return None
     if not store.abilities.leases:
         return None
     lease = await store.get_lease(SERVE_LEASE)

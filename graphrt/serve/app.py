@@ -303,7 +303,8 @@ async def health(request: Request) -> Response:
     problem = await service.store_problem()
     return JSONAnswer({"status": "ok" if problem is None else "unavailable", "store": problem or "ok",
                          "running": service.running, "queued": service.queued(),
-                         "max_runs": service.settings.max_runs, "max_queue": service.settings.max_queue},
+                         "max_runs": service.settings.max_runs, "max_queue": service.settings.max_queue,
+                         **service.server_said()},
                         status_code=200 if problem is None else 503)
 
 

@@ -106,6 +106,12 @@ class EventLog:
         while self._full:
             await self._waiter().wait()  # saved() wakes it
 
+    async def all_saved(self) -> None:
+        """Returns once every record appended so far is saved (a shared store's run is given up only then: another
+        server's writes to its log come after them)."""
+        while self._unsaved:
+            await self._waiter().wait()  # saved() wakes it
+
     def close(self) -> None:
         self._closed = True
         self._wake()

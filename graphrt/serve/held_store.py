@@ -10,13 +10,19 @@ store: it says why, the service stops, and it writes nothing more. When the serv
 stops, the lease is given up and the store closed (a store given as an object is its
 giver's to close).
 
-One owner for the whole store is the rule here. Several servers on one store would
-fence each run instead (a lease per run), and would take this class's place.
+One owner for the whole store is SQLite's rule. A store that several servers share
+(PostgreSQL's) has no owner: the lease is this server's place among its servers
+(lease.py), and each run is claimed by one server (`claim`, `release`) and fenced by
+the store itself in each write's transaction. A server whose claim of a run was taken
+over (it was frozen past its lease, cut off from the store) loses that run alone
+(`lose_run`, from a refused write or from the heartbeat's list of the runs it holds):
+the run is stopped without a write, and shown as the store says; the server goes on.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
@@ -49,6 +55,69 @@ class HeldStore:
         self._shown = shown
         self._on_lost = on_lost
         self._store: GuardedStore | None = None
+        self.claimed: dict[str, float] = {}  # a shared store's runs this server holds: when it claimed each
+        self.lost_runs: set[str] = set()  # runs another server took over from this one: nothing more is written
+        self.on_run_lost: Callable[[str], None] = lambda run_id: None  # set by the service: what it shows of it
+
+    @property
+    def shared(self) -> bool:
+        """Whether several servers share the store: a claim per run, no owner."""
+        return self.lease.shared
+
+    @property
+    def server(self) -> str:
+        """This server's id among the store's servers (its lease's owner token)."""
+        return self.lease.owner
+
+    async def claim(self, run_id: str) -> bool:
+        """Claims a run for this server on a shared store (a new one, or one a request continues); False: another
+        live server holds it. Always True on a store with one owner."""
+        if not self.shared:
+            return True
+        if run_id in self.claimed:
+            return True
+        claiming = time.monotonic()
+        if not await self.store.claim_for(self.server, run_id):
+            return False
+        self.claimed[run_id] = claiming
+        self.lost_runs.discard(run_id)
+        return True
+
+    def took(self, run_id: str, claiming: float) -> None:
+        """A run this server claimed among those other servers left (the queue's claim), asked at `claiming`."""
+        self.claimed[run_id] = claiming
+        self.lost_runs.discard(run_id)
+
+    async def release(self, run_id: str) -> None:
+        """Gives the claim of a run up (it ended, asks a person, or was refused); a store that fails leaves it to
+        this server's leaving, or its expiry."""
+        if not self.shared or run_id not in self.claimed:
+            return
+        self.claimed.pop(run_id, None)
+        if run_id in self.lost_runs:
+            return
+        with anyio.CancelScope(shield=True):
+            try:
+                await self.store.release_claim(self.server, run_id)
+            except GraphError as error:
+                log.warning("the claim of run %s could not be given up: %s", run_id, error)
+
+    def lose_run(self, run_id: str) -> None:
+        """Another server took the run over: this one writes nothing more for it."""
+        if run_id in self.lost_runs:
+            return
+        self.lost_runs.add(run_id)
+        self.claimed.pop(run_id, None)
+        log.warning("run %s was taken over by another graphrt serve (this one did not renew its claim in time); "
+                    "it is stopped here without a write", run_id)
+        self.on_run_lost(run_id)
+
+    def held_now(self, held: list[str], asked: float) -> None:
+        """The heartbeat's list of the runs the store says this server holds, asked at `asked`: those claimed
+        before it and missing were taken over."""
+        for run_id in [run_id for run_id, claiming in self.claimed.items() if claiming < asked]:
+            if run_id not in held:
+                self.lose_run(run_id)
 
     @property
     def store(self) -> GuardedStore:
@@ -81,7 +150,8 @@ class HeldStore:
                 await opened.close()
             self._store = None
             raise
-        self._store.before_write = self._fence
+        if not self.lease.shared:  # a shared store fences each run's writes itself
+            self._store.before_write = self._fence
         try:
             yield self._store
         finally:
@@ -94,7 +164,7 @@ class HeldStore:
 
     async def keep(self, scope: anyio.CancelScope) -> None:
         """Renews the lease while the store is held; cancels `scope` (the service) if another server took it over."""
-        await self.lease.keep(self.store, self.lose)
+        await self.lease.keep(self.store, self.lose, self.held_now)
         if self.lost is not None:
             scope.cancel()
 

@@ -20,9 +20,18 @@ thirds of the lease, the lease is renewed first, so that a server woken late fin
 out before its runs' writes fail, and stops.
 
 The lease lives in the store itself (LeaseStore: a row written in one atomic
-statement), so it works alike for SQLite and PostgreSQL. Expiry compares this
-machine's clock with the one of the server that wrote the lease: servers on
-several machines need their clocks kept in time (NTP), as leases always do.
+statement). Expiry compares this machine's clock with the one of the server that
+wrote the lease: servers on several machines need their clocks kept in time (NTP),
+as leases always do.
+
+A store that several servers share (PostgreSQL's: SharedServers) has no owner: there
+the same object is this server's place among the store's servers. `take` joins them
+(its row, renewed by the heartbeat), each run is claimed by one server and fenced by
+the store (checkpoint/postgres_claims.py), `keep` renews the row and hands the runs the
+store says this server holds to `on_claims` (those another server took over are
+stopped), and marks the servers of this machine whose process is gone (kill -9) as gone,
+so that their runs are claimed at once; `drop` leaves, giving its runs up. The clock
+there is the database's.
 """
 
 from __future__ import annotations
@@ -40,6 +49,7 @@ import anyio
 from graphrt.base.defaults import LEASE_SECONDS
 from graphrt.base.errors import GraphError
 from graphrt.checkpoint.guard import GuardedStore
+from graphrt.checkpoint.records import Lease
 from graphrt.durable.served import SERVE_LEASE, StoreLeased, described, is_gone, process_started
 
 __all__ = ["StoreLeased", "StoreLease"]
@@ -66,6 +76,8 @@ class StoreLease:
         self._clock = clock  # time.monotonic: it goes on while the process is stopped (SIGSTOP)
         self.renewed: float | None = None  # the clock when the lease last was this server's (taken or renewed)
         self._leased = True  # False once a take found a store that keeps no leases: nothing to check
+        self.shared = False  # True once a take found a store that several servers share: a claim per run, no lease
+        self.draining = False  # a shared store's server that takes no more runs (graphrt serve --drain)
 
     def _holder(self) -> str:
         return json.dumps({"pid": os.getpid(), "started": process_started(os.getpid()), "host": socket.gethostname(),
@@ -78,6 +90,12 @@ class StoreLease:
             StoreLeased: another server holds it and its lease has not expired.
             CheckpointError: the store failed.
         """
+        if store.abilities.shared:
+            self.shared, self._leased = True, False
+            await store.join_servers(self.owner, self._holder(), seconds=self.seconds)
+            await self._expire_gone(store)
+            self.renewed = self._clock()
+            return
         if not store.abilities.leases:
             self._leased = False
             return
@@ -111,9 +129,33 @@ class StoreLease:
         return (f"another graphrt serve took {location} over ({holder}) while this one did not renew its lease "
                 f"(frozen, or cut off from the store, for over {self.seconds:g} s)")
 
-    async def keep(self, store: GuardedStore, on_lost: Callable[[str], None]) -> None:
+    async def _expire_gone(self, store: GuardedStore) -> None:
+        """Marks the store's servers of this machine whose process is gone (kill -9) as gone: their runs are
+        claimed now, not once their row expires."""
+        for row in await store.servers():
+            if row.server != self.owner and row.live and is_gone(Lease(row.server, row.holder, row.expires_at)):
+                log.info("graphrt serve %s is gone: its %d run(s) go to the servers left", row.server, len(row.runs))
+                await store.expire_server(row.server)
+
+    async def keep(self, store: GuardedStore, on_lost: Callable[[str], None],
+                   on_claims: Callable[[list[str], float], None] | None = None) -> None:
         """Renews the lease every third of its length until cancelled; calls `on_lost(reason)` and returns if
-        another server took it over meanwhile. A store that fails at a renewal is tried again at the next."""
+        another server took it over meanwhile. A store that fails at a renewal is tried again at the next.
+        On a shared store: renews this server's row instead, and hands `on_claims` the runs it holds and the
+        time.monotonic() before it asked (a run claimed after that may be missing from them)."""
+        if self.shared:
+            while True:
+                await anyio.sleep(self.seconds / 3)
+                try:
+                    asked = time.monotonic()
+                    held = await store.renew_server(self.owner, seconds=self.seconds, draining=self.draining)
+                    self.renewed = self._clock()
+                    if on_claims is not None:
+                        on_claims(held, asked)
+                    await self._expire_gone(store)
+                except GraphError as error:  # the store is down: tried again at the next heartbeat
+                    log.warning("this server's heartbeat could not be written (tried again in %.0f s): %s",
+                                self.seconds / 3, error)
         if not store.abilities.leases:
             return
         while True:
@@ -127,6 +169,9 @@ class StoreLease:
                 log.warning("the store lease could not be renewed (tried again in %.0f s): %s", self.seconds / 3, error)
 
     async def drop(self, store: GuardedStore) -> None:
-        """Gives the lease up (at shutdown), so that the next server need not wait for it to expire."""
-        if store.abilities.leases:
+        """Gives the lease up (at shutdown), so that the next server need not wait for it to expire; on a shared
+        store, leaves it: its runs go to the other servers at once."""
+        if self.shared:
+            await store.leave_servers(self.owner)
+        elif store.abilities.leases:
             await store.drop_lease(_NAME, self.owner)

@@ -109,6 +109,10 @@ class RunQueue:
 
     # ----- taking them -----
 
+    def look(self) -> None:
+        """A slot was given back: nothing to do for a queue of this process alone (a shared one looks for runs
+        other servers left: shared_queue.py)."""
+
     def claims(self) -> ObjectReceiveStream[Job]:
         """What one worker takes its runs from, one at a time (`async with queue.claims() as claims:`)."""
         return self._receive.clone()  # type: ignore[union-attr] - while open

@@ -3,8 +3,10 @@
 A run is saved when it is submitted (`save_new_run`), so a queued run survives
 the server too. The service puts together one piece per job:
 
-    held_store.py   the store while this server holds it: its lease, every run's write fenced
+    held_store.py   the store while this server holds it: its lease, every run's write fenced; on a store
+                    several servers share, this server's place among them and the runs it claims
     run_queue.py    the bounded queue, at most `max_runs` runs at once, Retry-After when full
+    shared_queue.py on a shared store, the queue that also claims the runs other servers left
     workers.py      the workers that run queued runs with `arun_checkpointed` (every completed node saved)
     transitions.py  every change of a run's status: saved through graphrt.durable's SavedRun, then shown
     recovery.py     saved runs read back: at start every unfinished one (continued where its rows leave
@@ -45,6 +47,7 @@ from graphrt.serve.lease import StoreLease
 from graphrt.serve.recovery import Recovery
 from graphrt.serve.refusals import RunConflict, RunNotFound
 from graphrt.serve.run_queue import Job, RunQueue
+from graphrt.serve.shared_queue import SharedRunQueue
 from graphrt.serve.served_run import ServedRun
 from graphrt.serve.settings import ServerSettings
 from graphrt.serve.transitions import Transitions
@@ -126,6 +129,13 @@ class RunService:
         """Runs waiting for a worker."""
         return self.queue.queued
 
+    def server_said(self) -> dict[str, Any]:
+        """Which server this is and how many runs it holds (/health): on a store several servers share, its id
+        among them and the runs it has claimed; nothing on a store with one owner."""
+        if not self.held.shared:
+            return {}
+        return {"server": self.held.server, "held": len(self.held.claimed), "draining": self.lease.draining}
+
     async def store_problem(self, timeout: float = 2.0) -> str | None:
         """What is wrong with the checkpoint store now (None: it answers); /health says it."""
         return await store_problem(self.held, self.redactor, self.shown, timeout)
@@ -134,6 +144,11 @@ class RunService:
 
     async def serve(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         async with self.held.hold() as store:
+            if self.held.shared:  # one server among several: it also claims the runs the others left
+                self.queue = self.workers.queue = SharedRunQueue(
+                    self.settings.max_runs, self.settings.max_queue, self.held, self._left_job,
+                    lambda: self.workers.running, poll=min(1.0, self.settings.lease_seconds / 6))
+                self.held.on_run_lost = self._forget
             if not store.abilities.events:
                 log.warning("%s keeps no event logs: replaying a run's events after a restart gives its state only",
                             store.location)
@@ -149,7 +164,9 @@ class RunService:
                     elif self.settings.webhooks.url:
                         log.warning("%s keeps no webhooks: runs call none", store.location)
                     self.workers.start(tg)
-                    continued = await self._recover(store)
+                    if isinstance(self.queue, SharedRunQueue):
+                        tg.start_soon(self.queue.claim_left)
+                    continued = await self._recover(store) if not self.held.shared else []
                     if self._webhooks is not None:
                         await self._webhooks.catch_up(self._maybe_get)
                     if continued:
@@ -171,6 +188,25 @@ class RunService:
         if jobs:
             log.info("continuing %d saved run(s)", len(jobs))
         return jobs
+
+    async def _left_job(self, run_id: str) -> Job | None:
+        """The job of a run another server left, claimed by this one: read back queued, rebuilt from its checkpoint
+        by its worker (None: gone, or of a graph this server does not serve)."""
+        store = self.store
+        record = await store.get_run(run_id)
+        served = self.catalog.as_started(record) if record is not None else None
+        if record is None or served is None or record.status != RunStatus.RUNNING:
+            return None
+        run = await self.recovery.read_back(store, record, served, requeued=True)
+        self._remember(run)
+        return Job(run, None)
+
+    def _forget(self, run_id: str) -> None:
+        """A run another server took over: stopped here without a write, and shown as the store says from now on,
+        not as this server last saw it."""
+        run = self._runs.pop(run_id, None)
+        if run is not None and run.scope is not None:
+            run.scope.cancel()
 
     # ----- retention -----
 
@@ -210,6 +246,7 @@ class RunService:
             self.queue.check_room()
         except RequestError:
             await self.transitions.refuse(run)
+            await self.workers.release(run)
             raise
         self.transitions.queued(run)
         self._remember(run)
@@ -242,6 +279,7 @@ class RunService:
                 webhook = await self._webhooks.check(webhook)
             graph = self.catalog.build(served)
             run_id = uuid.uuid4().hex[:16]
+            await self.held.claim(run_id)  # a store several servers share: this server's run from the start
             record = await save_new_run(graph, self.store, run_id, inject=dict(inputs or {}), all_results=all_results,
                                         budget=budget)
             if webhook is not None:
@@ -259,7 +297,7 @@ class RunService:
             RunNotFound: no such run of a served graph.
         """
         run = self._runs.get(run_id)
-        if run is not None:
+        if run is not None and (not self.held.shared or run_id in self.held.claimed or run.status in RunStatus.ENDED):
             return run
         if "\x00" in run_id:  # no saved run has one (PostgreSQL's text cannot hold it): not a store failure
             raise RunNotFound(f"no run {run_id!r}")
@@ -269,7 +307,8 @@ class RunService:
         if record is None or served is None:
             raise RunNotFound(f"no run {run_id!r}")
         run = await self.recovery.read_back(store, record, served)
-        self._remember(run)
+        if not self.held.shared or run.status in RunStatus.ENDED:  # else another server may change it meanwhile
+            self._remember(run)
         return run
 
     async def run_deliveries(self, run_id: str) -> list[Delivery]:
@@ -320,6 +359,15 @@ class RunService:
         if answer is None:  # the request's fault, not the run's state
             raise RequestError(f"run {run_id!r} asks {run.question!r}: send an answer that is not null")
         self.queue.check_room()
+        if not await self.held.claim(run_id):
+            raise RunConflict(f"run {run_id!r} is being resumed by another graphrt serve")
+        if self.held.shared:  # read again now that it is this server's: another may have resumed it just before
+            self._runs.pop(run_id, None)
+            run = await self.get(run_id)
+            if run.status != RunStatus.INTERRUPTED:
+                await self.held.release(run_id)
+                raise RunConflict(f"run {run_id!r} is {run.status}, not waiting for an answer")
+            self._remember(run)
         for node_id, state in run.nodes.items():
             if state == NodeState.INTERRUPTED:
                 run.ledger.answered(node_id, time.time())
@@ -349,6 +397,7 @@ class RunService:
             run.inputs = run.redactor.value(forked.record.injected)
             run.parent = forked.record.parent
             await self.recovery.restore_nodes(store, run, forked.record)  # the results it keeps
+            await self.held.claim(forked.run_id)
         await self._queue_saved(run, Job(run, None))  # rebuilt from its checkpoint, as a resume
         return run
 
@@ -362,6 +411,20 @@ class RunService:
         run = await self.get(run_id)
         if run.status in RunStatus.ENDED:
             raise RunConflict(f"run {run_id!r} has {run.status} already")
+        if self.held.shared and run_id not in self.held.claimed:  # not this server's: it may be no one's
+            if not await self.held.claim(run_id):
+                raise RunConflict(f"run {run_id!r} is run by another graphrt serve: cancel it there")
+            try:
+                self._runs.pop(run_id, None)
+                run = await self.get(run_id)
+                if run.status in RunStatus.ENDED:
+                    raise RunConflict(f"run {run_id!r} has {run.status} already")
+                await self.transitions.cancel(run)
+                self._remember(run)
+                await self.workers.release(run)
+                return run
+            finally:
+                await self.held.release(run_id)  # (given up already, unless it failed)
         run.cancel_requested = True
         if run.status == RunStatus.RUNNING and run.scope is not None:
             run.scope.cancel()

@@ -21,7 +21,7 @@ from graphrt.base.defaults import EVENT_HOLD_SECONDS
 from graphrt.base.errors import BudgetExceeded, GraphError, GraphInterrupted
 from graphrt.base.secrets import Redactor
 from graphrt.base.states import RunStatus
-from graphrt.checkpoint.errors import LeaseLost
+from graphrt.checkpoint.errors import LeaseLost, RunTaken
 from graphrt.durable import afrom_checkpoint, arun_checkpointed
 from graphrt.engine.graph import Graph
 from graphrt.serve.catalog import GraphCatalog
@@ -65,13 +65,27 @@ class Workers:
     async def _work(self) -> None:
         async with self.queue.claims() as claims:
             async for job in claims:
-                if job.run.cancel_requested:
-                    continue
-                self.running += 1
-                try:
-                    await self._execute(job)
-                finally:
-                    self.running -= 1
+                if not job.run.cancel_requested:
+                    self.running += 1
+                    try:
+                        await self._execute(job)
+                    finally:
+                        self.running -= 1
+                await self.release(job.run)
+                self.queue.look()
+
+    async def release(self, run: ServedRun) -> None:
+        """Gives a shared store's claim of the run up (it ended, asks a person, or was cancelled) once its events
+        are saved; a store that does not save them in time leaves the claim to this server's leaving."""
+        if not self.held.shared or run.id not in self.held.claimed:
+            return
+        with anyio.move_on_after(self.hold_limit) as waited:
+            await run.events.all_saved()
+        if waited.cancelled_caught:
+            log.warning("run %s: its events were not saved within %g s; its claim is kept until this server "
+                        "stops", run.id, self.hold_limit)
+            return
+        await self.held.release(run.id)
 
     async def _execute(self, job: Job) -> None:
         run = job.run
@@ -95,7 +109,7 @@ class Workers:
             except anyio.get_cancelled_exc_class():
                 # The server is stopping, not the run: leave it saved as running, for the next server (or, when
                 # another took the store over, write nothing: the run is that server's now).
-                if self.held.lost is None:
+                if self.held.lost is None and run.id not in self.held.lost_runs:
                     await self.transitions.leave(run)
                 raise
             finally:
@@ -120,9 +134,21 @@ class Workers:
                 results = await arun_checkpointed(graph, self.held.store, all_results=run.all_results,
                                                   run_id=run.id, answer=job.answer, subscribe=(run.on_event,),
                                                   observers=[held], new_record=job.record, budget=job.budget)
+            except RunTaken as taken:
+                if not self.held.shared:
+                    self.transitions.ran(run, RunStatus.FAILED, error=run.shown(str(taken)))
+                    return
+                # Claimed from a server that is gone to the store but whose process still runs it (frozen): left
+                # for a later claim, once that process ended or was cut off.
+                await self.held.release(run.id)
+                self.held.lose_run(run.id)
+                return
             except GraphInterrupted as asked:
                 self.transitions.ran(run, RunStatus.INTERRUPTED, question=asked.question)
             except LeaseLost:  # the store refused its write (the check made in the write's own transaction)
+                if self.held.shared:  # another server took this run over: the run is lost, not the store
+                    self.held.lose_run(run.id)
+                    return
                 store = self.held.store
                 self.held.lose(f"another graphrt serve took {store.location} over while this one did not renew "
                                f"its lease (frozen, or cut off from the store); the store refused this server's "
@@ -137,6 +163,8 @@ class Workers:
                 self.transitions.ran(run, RunStatus.FAILED, error=run.shown(f"{type(error).__name__}: {error}"))
             else:
                 self.transitions.ran(run, RunStatus.FINISHED, results=run.redactor.value(results))
+        if run.id in self.held.lost_runs:  # another server's now: nothing more is written here
+            return
         if scope.cancelled_caught and unsaved:
             await self._events_failed(run, unsaved[0])
         elif scope.cancelled_caught:

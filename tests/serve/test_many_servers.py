@@ -1,0 +1,136 @@
+"""Several `graphrt serve` processes on one PostgreSQL store: each run is claimed by one server, and the runs of a
+server that is gone (kill -9, or stopped) are continued by another, their completed nodes not run again.
+
+Real server processes on 127.0.0.1 ports stand for servers on several machines; the store is a fresh schema of a
+real PostgreSQL server. Nodes count their calls in a file (count_agents.py), across processes.
+"""
+
+from __future__ import annotations
+
+import collections
+import signal
+import subprocess
+from pathlib import Path
+
+import httpx
+import pytest
+
+from ..waiting import wait_until
+from .conftest import ASK, HERE, free_port, start_process, wait_for_status
+from .test_crash import _held, chain
+
+pytestmark = [pytest.mark.parametrize("checkpoint", ["postgres"], indirect=True)]
+
+
+class Servers:
+    """Server processes on one store, each on a port of its own; all stopped at the test's end."""
+
+    def __init__(self, tmp_path: Path, checkpoint: str) -> None:
+        self.folder, self.gate, self.calls = tmp_path / "graphs", tmp_path / "open", tmp_path / "calls.log"
+        self.folder.mkdir()
+        (self.folder / "chain.yaml").write_text(chain("b", self.gate), encoding="utf-8")
+        (self.folder / "ask.yaml").write_text(ASK, encoding="utf-8")
+        self.checkpoint = checkpoint
+        self.processes: dict[str, tuple[subprocess.Popen, str]] = {}
+
+    def start(self, name: str, *extra: str) -> str:
+        port = free_port()
+        process = start_process(self.folder, self.checkpoint, port, "--agents", str(HERE / "count_agents.py"),  # type: ignore[arg-type]
+                                "--lease-seconds", "3", *extra, env={"GRAPHRT_SERVE_COUNT_LOG": str(self.calls)})
+        self.processes[name] = (process, f"http://127.0.0.1:{port}")
+        return self.processes[name][1]
+
+    def client(self, name: str) -> httpx.Client:
+        return httpx.Client(base_url=self.processes[name][1], timeout=60)
+
+    def counted(self) -> collections.Counter:
+        lines = self.calls.read_text().splitlines() if self.calls.exists() else []
+        return collections.Counter(tuple(line.split()) for line in lines)
+
+    def stop(self) -> dict[str, str]:
+        said = {}
+        for name, (process, _) in self.processes.items():
+            if process.poll() is None:
+                process.send_signal(signal.SIGCONT)
+                process.terminate()
+            process.wait(timeout=60)
+            said[name] = process.stderr.read() if process.stderr else ""
+        return said
+
+
+@pytest.fixture
+def servers(tmp_path: Path, checkpoint: str):
+    started = Servers(tmp_path, checkpoint)
+    yield started
+    said = started.stop()
+    assert not any("Traceback" in text for text in said.values()), said
+
+
+def test_two_servers_serve_one_store_and_each_says_which_it_is(servers: Servers) -> None:
+    servers.start("a")
+    servers.start("b")  # one store, no refusal: it joins the store's servers
+    servers.gate.touch()
+    ids = {}
+    for name in ("a", "b"):
+        with servers.client(name) as client:
+            health = client.get("/health").json()
+            assert health["status"] == "ok" and health["server"] and health["held"] == 0
+            ids[name] = health["server"]
+            runs = [client.post("/graphs/chain/runs", json={}).json()["id"] for _ in range(3)]
+            for run_id in runs:
+                assert wait_for_status(client, run_id)["status"] == "finished"
+    assert ids["a"] != ids["b"]
+    assert set(servers.counted().values()) == {1}  # every node of every run ran once
+    assert len(servers.counted()) == 18
+
+
+def test_a_killed_servers_run_is_continued_by_another_without_running_its_completed_nodes(servers: Servers) -> None:
+    servers.start("a")
+    servers.start("b")
+    with servers.client("a") as client:
+        run_id = client.post("/graphs/chain/runs", json={}).json()["id"]
+    wait_until(lambda: (run_id, "b") in _held(servers.gate), "the run held at node b on server a")
+    assert servers.counted() == {(run_id, "a"): 1}
+    killed, _ = servers.processes["a"]
+    killed.kill()  # SIGKILL: its claim is the store's until b finds its process gone
+    killed.wait(timeout=60)
+    wait_until(lambda: _held(servers.gate).count((run_id, "b")) == 2, "server b continuing the run at node b")
+    servers.gate.touch()
+    with servers.client("b") as client:
+        shown = wait_for_status(client, run_id)
+    assert shown["status"] == "finished" and shown["results"]["c"]["seen"] == ["a", "b", "c"]
+    assert servers.counted() == {(run_id, "a"): 1, (run_id, "b"): 1, (run_id, "c"): 1}  # a did not run again
+
+
+def test_a_stopped_servers_queued_runs_go_to_another_at_once(servers: Servers) -> None:
+    servers.start("a", "--max-runs", "1", "--max-queue", "5")
+    servers.start("b", "--lease-seconds", "300")  # b finds them without waiting for any lease
+    with servers.client("a") as client:
+        runs = [client.post("/graphs/chain/runs", json={}).json()["id"] for _ in range(3)]
+    wait_until(lambda: (runs[0], "b") in _held(servers.gate), "a's first run held at node b")
+    stopped, _ = servers.processes["a"]
+    stopped.terminate()  # a graceful stop: uvicorn raises SIGTERM again once it shut down
+    assert stopped.wait(timeout=60) in (0, -signal.SIGTERM)
+    servers.gate.touch()
+    with servers.client("b") as client:
+        # b may show a run before it claims it: read from the store, until it ends there
+        wait_until(lambda: all(client.get(f"/runs/{run_id}").json()["status"] == "finished" for run_id in runs),
+                   "server b finishing a's runs")
+    counted = servers.counted()
+    assert all(counted[(run_id, node)] == 1 for run_id in runs for node in "abc"), counted
+
+
+def test_a_run_that_asks_is_answered_and_cancelled_through_any_server(servers: Servers) -> None:
+    servers.start("a")
+    servers.start("b")
+    with servers.client("a") as a, servers.client("b") as b:
+        asked = a.post("/graphs/ask/runs", json={}).json()["id"]
+        assert wait_for_status(a, asked, ("interrupted",))["status"] == "interrupted"
+        assert b.get(f"/runs/{asked}").json()["status"] == "interrupted"  # b reads it from the store
+        answered = b.post(f"/runs/{asked}/resume?wait=true", json={"answer": "Bo"}).json()
+        assert answered["status"] == "finished" and answered["results"] == {"greeting": "Hello, Bo!"}
+        assert a.get(f"/runs/{asked}").json()["status"] == "finished"  # a shows what b did, not what it saw
+        other = a.post("/graphs/ask/runs", json={}).json()["id"]
+        assert wait_for_status(a, other, ("interrupted",))["status"] == "interrupted"
+        assert b.post(f"/runs/{other}/cancel").json()["status"] == "cancelled"
+        assert a.get(f"/runs/{other}").json()["status"] == "cancelled"
