@@ -1,6 +1,7 @@
-"""One server owns a store: a second `graphrt serve` on it refuses to start, naming the first.
+"""One server owns a SQLite store: a second `graphrt serve` on it refuses to start, naming the first.
 
-Two real server processes on one SQLite file, and on one PostgreSQL schema. A
+Two real server processes on one SQLite file (a PostgreSQL store is shared by several
+servers instead, each run claimed by one: tests/serve/test_many_servers.py). A
 second server takes the store over only from one that is gone: at once from a
 process of this machine that no longer exists (kill -9), and otherwise once its
 lease expired (a frozen server, SIGSTOP); the frozen one, woken, finds its lease
@@ -31,6 +32,12 @@ def target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 @pytest.fixture
+def owned(tmp_path: Path) -> str:
+    """A store one server owns: SQLite's (PostgreSQL's is shared by several servers)."""
+    return str(tmp_path / "runs.db")
+
+
+@pytest.fixture
 def folder(tmp_path: Path) -> Path:
     graphs = tmp_path / "graphs"
     graphs.mkdir()
@@ -57,7 +64,8 @@ def _greets(port: int) -> bool:
     return answer.status_code == 200 and answer.json()["results"] == {"greeting": "Hello, World!"}
 
 
-def test_a_second_server_refuses_to_start_naming_the_owner(folder: Path, target: str) -> None:
+def test_a_second_server_refuses_to_start_naming_the_owner(folder: Path, owned: str) -> None:
+    target = owned
     port = free_port()
     first = start_process(folder, target, port)  # type: ignore[arg-type] - a URL is a target too
     try:
@@ -79,7 +87,8 @@ def test_a_second_server_refuses_to_start_naming_the_owner(folder: Path, target:
         _stop(third)
 
 
-def test_a_killed_servers_lease_is_taken_over_at_once(folder: Path, target: str) -> None:
+def test_a_killed_servers_lease_is_taken_over_at_once(folder: Path, owned: str) -> None:
+    target = owned
     first = start_process(folder, target, free_port())  # type: ignore[arg-type]
     first.kill()  # SIGKILL: its lease is still valid for 30 s, but its process is gone
     first.wait(timeout=60)
@@ -91,7 +100,8 @@ def test_a_killed_servers_lease_is_taken_over_at_once(folder: Path, target: str)
         _stop(second)
 
 
-def test_a_frozen_server_loses_its_store_once_its_lease_expired(folder: Path, target: str) -> None:
+def test_a_frozen_server_loses_its_store_once_its_lease_expired(folder: Path, owned: str) -> None:
+    target = owned
     frozen_port = free_port()
     frozen = start_process(folder, target, frozen_port, "--lease-seconds", "1.5")  # type: ignore[arg-type]
     second: subprocess.Popen | None = None
