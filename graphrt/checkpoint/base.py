@@ -265,8 +265,9 @@ class SharedServers(Protocol):
     async def expire_server(self, server: str) -> None:
         """`server` is known gone: its runs may be claimed at once."""
 
-    async def claim_for(self, server: str, run_id: str) -> bool:
-        """Claims one run unless another live server holds it; whether `server` holds it now."""
+    async def claim_for(self, server: str, run_id: str) -> int | None:
+        """Claims one run unless another live server holds it; the claim's token if `server` holds it now (one
+        more than the last claim's: a fencing token), else None."""
 
     async def claim_left(self, server: str, limit: int) -> list[str]:
         """Claims up to `limit` runs that servers left (saved running, their server gone), each for one server."""

@@ -366,7 +366,7 @@ class GuardedStore:
         return self._shared().expire_server(server)
 
     @_call
-    def claim_for(self, server: str, run_id: str) -> Awaitable[bool]:
+    def claim_for(self, server: str, run_id: str) -> Awaitable[int | None]:
         return self._shared().claim_for(server, run_id)
 
     @_call

@@ -224,12 +224,14 @@ class PostgresStore(SqlStore):
         """`server` is known gone (its process no longer exists): its runs may be claimed now."""
         await self._write(("UPDATE graphrt_servers SET expires_at = 0 WHERE server = ?", (server,)), alone=True)
 
-    async def claim_for(self, server: str, run_id: str) -> bool:
-        """Claims one run for `server` unless another live server holds it; whether it is `server`'s now."""
-        if (await self._read(CLAIM_FOR, (run_id, server))):
-            return True
-        held = await self._read("SELECT server FROM graphrt_run_claims WHERE run_id = ?", (run_id,))
-        return bool(held) and held[0][0] == server
+    async def claim_for(self, server: str, run_id: str) -> int | None:
+        """Claims one run for `server` unless another live server holds it; the claim's token (counted up at each
+        claim of the run) if it is `server`'s now, else None."""
+        taken = await self._read(CLAIM_FOR, (run_id, server))
+        if taken:
+            return int(taken[0][1])
+        held = await self._read("SELECT server, token FROM graphrt_run_claims WHERE run_id = ?", (run_id,))
+        return int(held[0][1]) if held and held[0][0] == server else None
 
     async def claim_left(self, server: str, limit: int) -> list[str]:
         """Claims for `server` up to `limit` runs that servers left (saved running, their server gone)."""

@@ -75,7 +75,7 @@ _GONE = f"(c.server = '' OR s.server IS NULL OR s.expires_at < {NOW})"
 _TAKE = (f"ON CONFLICT (run_id) DO UPDATE SET server = excluded.server, token = graphrt_run_claims.token + 1, "
          f"claimed_at = excluded.claimed_at WHERE graphrt_run_claims.server = '' OR NOT EXISTS "
          f"(SELECT 1 FROM graphrt_servers s WHERE s.server = graphrt_run_claims.server AND s.expires_at >= {NOW}) "
-         f"RETURNING run_id")
+         f"RETURNING run_id, token")
 
 
 def claim_left(limit: int) -> str:

@@ -235,8 +235,9 @@ async def _events(request: Request, run: ServedRun, last_id: int, epoch: str,
     """The Server-Sent Events of a run after `last_id`, until it ends, the reader leaves or the server stops."""
     sent = last_id
     idle = 0.0
+    events = service.events_of(run)  # the run's own, or, for a run another server runs, the store's copy
     while True:
-        records, missed = await run.events.read(sent)
+        records, missed = await events.read(sent)
         batch = []  # one write per wake-up, not one per event
         if missed:  # records no longer kept: said once, and passed over
             batch.append(f"event: EventsMissed\ndata: {json.dumps({'type': 'EventsMissed', 'count': missed})}\n\n")
@@ -253,10 +254,10 @@ async def _events(request: Request, run: ServedRun, last_id: int, epoch: str,
             if await request.is_disconnected():  # the reader left: writing on would flood the log with
                 return                           # asyncio's "socket.send() raised exception."
             yield "".join(batch)
-        if (run.events.closed and sent >= run.events.last_id) or service.stopping.is_set():
+        if (events.closed and sent >= events.last_id) or service.stopping.is_set():
             return
         before = anyio.current_time()
-        await run.events.wait(sent, 1.0)  # 1 s: events from threads outside anyio are polled
+        await events.wait(sent, 1.0)  # 1 s: events from threads outside anyio are polled
         idle += anyio.current_time() - before
 
 

@@ -57,6 +57,8 @@ class HeldStore:
         self._store: GuardedStore | None = None
         self.claimed: dict[str, float] = {}  # a shared store's runs this server holds: when it claimed each
         self.lost_runs: set[str] = set()  # runs another server took over from this one: nothing more is written
+        self.tokens: dict[str, int] = {}  # the token of this server's last claim of each run it claimed itself
+        self.fresh: set[str] = set()  # runs whose last claim here followed this server's own: what it knows holds
         self.on_run_lost: Callable[[str], None] = lambda run_id: None  # set by the service: what it shows of it
 
     @property
@@ -77,8 +79,14 @@ class HeldStore:
         if run_id in self.claimed:
             return True
         claiming = time.monotonic()
-        if not await self.store.claim_for(self.server, run_id):
+        token = await self.store.claim_for(self.server, run_id)
+        if token is None:
             return False
+        if self.tokens.get(run_id) == token - 1:  # no other server claimed it since this one did
+            self.fresh.add(run_id)
+        else:
+            self.fresh.discard(run_id)
+        self.tokens[run_id] = token
         self.claimed[run_id] = claiming
         self.lost_runs.discard(run_id)
         return True

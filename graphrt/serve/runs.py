@@ -41,6 +41,8 @@ from graphrt.durable import afork, save_new_run
 from graphrt.observe.meter import UsageSettings
 from graphrt.serve.catalog import GraphCatalog
 from graphrt.serve.event_logs import EventLogs
+from graphrt.serve.events import EventLog
+from graphrt.serve.followed_log import FollowedLog
 from graphrt.serve.health import store_problem
 from graphrt.serve.held_store import HeldStore
 from graphrt.serve.lease import StoreLease
@@ -128,6 +130,14 @@ class RunService:
     def queued(self) -> int:
         """Runs waiting for a worker."""
         return self.queue.queued
+
+    def events_of(self, run: ServedRun) -> EventLog | FollowedLog:
+        """Where a reader gets the run's events: its log here, or, for a run of a shared store that this server
+        does not hold and that has not ended (another server runs it, or will), the store's copy as it grows."""
+        if self.held.shared and self.logs.durable and run.id not in self.held.claimed \
+                and run.status not in RunStatus.ENDED:
+            return FollowedLog(self.store, run.id)
+        return run.events
 
     def server_said(self) -> dict[str, Any]:
         """Which server this is and how many runs it holds (/health): on a store several servers share, its id
@@ -353,21 +363,24 @@ class RunService:
             RunConflict: it asks nothing.
             QueueFull: the queue is at its bound.
         """
-        run = await self.get(run_id)
-        if run.status != RunStatus.INTERRUPTED:
-            raise RunConflict(f"run {run_id!r} is {run.status}, not waiting for an answer")
-        if answer is None:  # the request's fault, not the run's state
-            raise RequestError(f"run {run_id!r} asks {run.question!r}: send an answer that is not null")
-        self.queue.check_room()
-        if not await self.held.claim(run_id):
-            raise RunConflict(f"run {run_id!r} is being resumed by another graphrt serve")
-        if self.held.shared:  # read again now that it is this server's: another may have resumed it just before
-            self._runs.pop(run_id, None)
+        if self.held.shared:  # claimed first: what it says after is this server's to change
+            if "\x00" in run_id:
+                raise RunNotFound(f"no run {run_id!r}")
+            if not await self.held.claim(run_id):
+                raise RunConflict(f"run {run_id!r} is being resumed by another graphrt serve")
+            if run_id not in self.held.fresh:  # another server had it since this one: what it shows may be old
+                self._runs.pop(run_id, None)
+        try:
             run = await self.get(run_id)
             if run.status != RunStatus.INTERRUPTED:
-                await self.held.release(run_id)
                 raise RunConflict(f"run {run_id!r} is {run.status}, not waiting for an answer")
-            self._remember(run)
+            if answer is None:  # the request's fault, not the run's state
+                raise RequestError(f"run {run_id!r} asks {run.question!r}: send an answer that is not null")
+            self.queue.check_room()
+        except BaseException:
+            await self.held.release(run_id)
+            raise
+        self._remember(run)
         for node_id, state in run.nodes.items():
             if state == NodeState.INTERRUPTED:
                 run.ledger.answered(node_id, time.time())
