@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from ..waiting import wait_until
-from .conftest import ASK, HERE, free_port, start_process, wait_for_status
+from .conftest import ASK, HERE, free_port, sse_events, start_process, wait_for_status
 from .test_crash import _held, chain
 
 pytestmark = [pytest.mark.parametrize("checkpoint", ["postgres"], indirect=True)]
@@ -134,3 +134,31 @@ def test_a_run_that_asks_is_answered_and_cancelled_through_any_server(servers: S
         assert wait_for_status(a, other, ("interrupted",))["status"] == "interrupted"
         assert b.post(f"/runs/{other}/cancel").json()["status"] == "cancelled"
         assert a.get(f"/runs/{other}").json()["status"] == "cancelled"
+
+
+def _stream(client: httpx.Client, run_id: str, last: str | None = None, until=None) -> list[tuple[int, str]]:
+    """(id, event) of a run's stream, until it ends (or `until(event, data)` is true)."""
+    seen = []
+    headers = {"Last-Event-ID": last} if last else {}
+    with client.stream("GET", f"/runs/{run_id}/events", headers=headers) as response:
+        for event_id, name, data in sse_events(response):
+            seen.append((int(event_id), name))
+            if until is not None and until(name, data):
+                break
+    return seen
+
+
+def test_a_runs_live_events_stream_from_a_server_that_does_not_run_it_with_the_same_ids(servers: Servers) -> None:
+    servers.start("a")
+    servers.start("b")
+    with servers.client("a") as a, servers.client("b") as b:
+        run_id = a.post("/graphs/chain/runs", json={}).json()["id"]
+        wait_until(lambda: (run_id, "b") in _held(servers.gate), "the run held at node b on server a")
+        before = _stream(b, run_id, until=lambda name, data: name == "NodeStarted" and data["node_id"] == "b")
+        servers.gate.touch()  # the run goes on on a while b streams it
+        after = _stream(b, run_id, last=str(before[-1][0]))
+        whole_on_a = _stream(a, run_id)
+        resumed = _stream(b, run_id, last="3")
+    assert before + after == whole_on_a  # the same events with the same ids, none missing or repeated
+    assert [event_id for event_id, _ in whole_on_a] == list(range(1, len(whole_on_a) + 1))
+    assert after[-1][1] == "RunStatus" and resumed == whole_on_a[3:]
