@@ -275,6 +275,12 @@ class SharedServers(Protocol):
     async def release_claim(self, server: str, run_id: str) -> None:
         """Gives `server`'s claim of the run up."""
 
+    async def ask_cancel(self, run_id: str) -> bool:
+        """Asks the server that holds the run to cancel it (at its next look); whether a server holds it."""
+
+    async def cancels(self, server: str) -> list[str]:
+        """The runs `server` holds that it was asked to cancel."""
+
     async def servers(self) -> list[ServerRow]:
         """Every server on the store, live or not, with the runs it holds."""
 

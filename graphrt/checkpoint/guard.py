@@ -378,6 +378,14 @@ class GuardedStore:
         return self._shared().release_claim(server, run_id)
 
     @_call
+    def ask_cancel(self, run_id: str) -> Awaitable[bool]:
+        return self._shared().ask_cancel(run_id)
+
+    @_call
+    def cancels(self, server: str) -> Awaitable[list[str]]:
+        return self._shared().cancels(server)
+
+    @_call
     def servers(self) -> Awaitable[list[ServerRow]]:
         return self._shared().servers()
 

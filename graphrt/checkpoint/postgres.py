@@ -241,8 +241,18 @@ class PostgresStore(SqlStore):
 
     async def release_claim(self, server: str, run_id: str) -> None:
         """`server` gives its claim of the run up (it ended, asks a person, or is left for another server)."""
-        await self._write(("UPDATE graphrt_run_claims SET server = '' WHERE run_id = ? AND server = ?",
+        await self._write(("UPDATE graphrt_run_claims SET server = '', cancel = FALSE WHERE run_id = ? AND server = ?",
                            (run_id, server)), alone=True)
+
+    async def ask_cancel(self, run_id: str) -> bool:
+        """Marks the run to be cancelled by the server that holds it; whether one does (live or not)."""
+        return bool(await self._read("UPDATE graphrt_run_claims SET cancel = TRUE WHERE run_id = ? AND server <> '' "
+                                     "RETURNING run_id", (run_id,)))
+
+    async def cancels(self, server: str) -> list[str]:
+        """The runs `server` holds that another server was asked to cancel."""
+        return [row[0] for row in await self._read("SELECT run_id FROM graphrt_run_claims WHERE server = ? AND cancel",
+                                                   (server,))]
 
     async def servers(self) -> list[ServerRow]:
         """Every server on the store, live or not, with the runs each holds; the database's clock beside them."""

@@ -8,6 +8,8 @@ lives as long as its server does: one heartbeat renews them all.
 
 A server claims the runs it is given (a new run at submit, a resumed one) and the runs other servers
 left: saved running while their claim's server is gone (its row expired, or given up: `server = ''`).
+A cancel asked of a server that does not hold the run is a mark on its claim (`cancel`), which the server
+that holds it reads at its next look (`cancels`) and carries out; a claim a request makes clears it.
 Those are claimed with `FOR UPDATE SKIP LOCKED` on the run's row and an insert whose conflict updates
 the claim only while its holder is still gone, so each run goes to exactly one server.
 
@@ -44,7 +46,8 @@ CREATE TABLE IF NOT EXISTS graphrt_run_claims (
     run_id TEXT PRIMARY KEY,
     server TEXT NOT NULL,
     token BIGINT NOT NULL,
-    claimed_at DOUBLE PRECISION NOT NULL
+    claimed_at DOUBLE PRECISION NOT NULL,
+    cancel BOOLEAN NOT NULL DEFAULT FALSE
 );
 CREATE INDEX IF NOT EXISTS graphrt_run_claims_server ON graphrt_run_claims (server);
 CREATE OR REPLACE FUNCTION graphrt_run_fence() RETURNS trigger LANGUAGE plpgsql AS $fence$
@@ -88,5 +91,6 @@ def claim_left(limit: int) -> str:
             f"FOR UPDATE OF r SKIP LOCKED) picked {_TAKE}")
 
 
-CLAIM_FOR = (f"INSERT INTO graphrt_run_claims (run_id, server, token, claimed_at) VALUES (?, ?, 1, {NOW}) {_TAKE}")
+CLAIM_FOR = (f"INSERT INTO graphrt_run_claims (run_id, server, token, claimed_at) VALUES (?, ?, 1, {NOW}) "
+             f"{_TAKE.replace('claimed_at = excluded.claimed_at', 'claimed_at = excluded.claimed_at, cancel = FALSE')}")
 """Claims one run (its id, the server) unless a live server holds it: a new run, or one a request resumes."""

@@ -157,7 +157,7 @@ class RunService:
             if self.held.shared:  # one server among several: it also claims the runs the others left
                 self.queue = self.workers.queue = SharedRunQueue(
                     self.settings.max_runs, self.settings.max_queue, self.held, self._left_job,
-                    lambda: self.workers.running, poll=min(1.0, self.settings.lease_seconds / 6))
+                    lambda: self.workers.running, self._cancel_asked, poll=min(1.0, self.settings.lease_seconds / 6))
                 self.held.on_run_lost = self._forget
             if not store.abilities.events:
                 log.warning("%s keeps no event logs: replaying a run's events after a restart gives its state only",
@@ -210,6 +210,21 @@ class RunService:
         run = await self.recovery.read_back(store, record, served, requeued=True)
         self._remember(run)
         return Job(run, None)
+
+    async def _cancel_asked(self, run_id: str) -> None:
+        """A cancel of a run this server holds, asked through another server: done as `cancel` does, without waiting
+        for the run to settle (the other server waits for the store to say it ended)."""
+        run = self._runs.get(run_id)
+        if run is None or run.status in RunStatus.ENDED or run.cancel_requested:
+            return
+        run.cancel_requested = True
+        if run.status == RunStatus.RUNNING and run.scope is not None:
+            run.scope.cancel()
+            return
+        try:
+            await self.transitions.cancel(run)
+        except GraphError as error:
+            log.warning("run %s could not be cancelled as another server asked: %s", run_id, error)
 
     def _forget(self, run_id: str) -> None:
         """A run another server took over: stopped here without a write, and shown as the store says from now on,
@@ -414,6 +429,21 @@ class RunService:
         await self._queue_saved(run, Job(run, None))  # rebuilt from its checkpoint, as a resume
         return run
 
+    async def _cancel_there(self, run_id: str) -> ServedRun:
+        """Asks the server that holds the run to cancel it (it looks at each poll), and shows the run as the store
+        says once it ended there, or after 10 s, as a cancel here waits."""
+        store = self.store
+        if not await store.ask_cancel(run_id):
+            raise RunConflict(f"run {run_id!r} is held by no server now; ask again")
+        with anyio.move_on_after(10):
+            while True:
+                record = await store.get_run(run_id)
+                if record is None or RunStatus.read(record.status) in RunStatus.ENDED:
+                    break
+                await anyio.sleep(0.1)  # the other server's doing, announced nowhere else
+        self._runs.pop(run_id, None)
+        return await self.get(run_id)
+
     async def cancel(self, run_id: str) -> ServedRun:
         """Cancels a run: a queued or interrupted one at once, a running one by cancelling its agents.
 
@@ -425,8 +455,8 @@ class RunService:
         if run.status in RunStatus.ENDED:
             raise RunConflict(f"run {run_id!r} has {run.status} already")
         if self.held.shared and run_id not in self.held.claimed:  # not this server's: it may be no one's
-            if not await self.held.claim(run_id):
-                raise RunConflict(f"run {run_id!r} is run by another graphrt serve: cancel it there")
+            if not await self.held.claim(run_id):  # another server runs it: it is asked to cancel it
+                return await self._cancel_there(run_id)
             try:
                 self._runs.pop(run_id, None)
                 run = await self.get(run_id)

@@ -7,7 +7,8 @@ the requests, and a server whose queue is full refuses with 429 as one alone doe
 of a server that is gone (killed, frozen past its lease, or stopped and giving its runs up)
 are claimed by the others: each server, while a slot of its own is free and nothing waits in
 its queue, claims as many as it has free slots (`claim_left`, each run by exactly one server),
-at every `poll` and whenever a run of its own ends. Their completed nodes are not run again:
+at every `poll` and whenever a run of its own ends. At each poll it also carries out the cancels asked of its
+runs through other servers (a mark on the run's claim). Their completed nodes are not run again:
 each is continued from its checkpoint, as a restarted server continues its runs.
 """
 
@@ -35,15 +36,18 @@ class SharedRunQueue(RunQueue):
         job_of: the job of a run claimed (read back from the store); None: not one this server serves (its claim
             is given up for another server).
         busy: how many runs its workers run now.
+        cancel: cancels a run this server holds that another server was asked to cancel (looked for at each poll).
         poll: seconds between two looks for runs left, at most.
     """
 
     def __init__(self, max_runs: int, max_queue: int, held: HeldStore,
-                 job_of: Callable[[str], Awaitable[Job | None]], busy: Callable[[], int], *, poll: float) -> None:
+                 job_of: Callable[[str], Awaitable[Job | None]], busy: Callable[[], int],
+                 cancel: Callable[[str], Awaitable[None]], *, poll: float) -> None:
         super().__init__(max_runs, max_queue)
         self.held = held
         self.job_of = job_of
         self.busy = busy  # runs of this server in its workers
+        self.cancel = cancel  # cancels a run this server holds, asked through another server
         self.poll = poll
         self._look = anyio.Event()
 
@@ -57,6 +61,7 @@ class SharedRunQueue(RunQueue):
             with anyio.move_on_after(self.poll):
                 await self._look.wait()
             self._look = anyio.Event()
+            await self._cancels()
             free = self.max_runs - self.busy() - self.queued
             if free <= 0 or self.held.lease.draining or self._send is None:
                 continue
@@ -74,6 +79,17 @@ class SharedRunQueue(RunQueue):
                     continue
                 log.info("continuing run %s, left by another graphrt serve", run_id)
                 await self._send.send(job)  # type: ignore[union-attr] - open: the room was counted above
+
+    async def _cancels(self) -> None:
+        """Carries out the cancels asked of this server's runs through other servers."""
+        try:
+            asked = await self.held.store.cancels(self.held.server)
+        except GraphError as error:
+            log.warning("cancels asked through other servers could not be read: %s", error)
+            return
+        for run_id in asked:
+            if run_id in self.held.claimed:
+                await self.cancel(run_id)
 
     async def _job(self, run_id: str) -> Job | None:
         try:

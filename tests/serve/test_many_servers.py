@@ -162,3 +162,15 @@ def test_a_runs_live_events_stream_from_a_server_that_does_not_run_it_with_the_s
     assert before + after == whole_on_a  # the same events with the same ids, none missing or repeated
     assert [event_id for event_id, _ in whole_on_a] == list(range(1, len(whole_on_a) + 1))
     assert after[-1][1] == "RunStatus" and resumed == whole_on_a[3:]
+
+
+def test_a_run_is_cancelled_through_a_server_that_does_not_run_it(servers: Servers) -> None:
+    servers.start("a")
+    servers.start("b")
+    with servers.client("a") as a, servers.client("b") as b:
+        run_id = a.post("/graphs/chain/runs", json={}).json()["id"]
+        wait_until(lambda: (run_id, "b") in _held(servers.gate), "the run held at node b on server a")
+        assert b.post(f"/runs/{run_id}/cancel").json()["status"] == "cancelled"
+        assert a.get(f"/runs/{run_id}").json()["status"] == "cancelled"
+    servers.gate.touch()
+    assert (run_id, "c") not in servers.counted()
