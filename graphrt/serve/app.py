@@ -309,6 +309,12 @@ async def health(request: Request) -> Response:
                         status_code=200 if problem is None else 503)
 
 
+@_handled
+async def list_servers(request: Request) -> Response:
+    """The live servers of the store, each with the runs it holds (this server alone on a store with one owner)."""
+    return JSONAnswer({"servers": await _service(request).servers()})
+
+
 async def openapi(request: Request) -> Response:
     return JSONAnswer(openapi_document(_service(request).catalog.listing()))
 
@@ -372,6 +378,7 @@ def create_app(catalog: GraphCatalog, checkpoint: CheckpointTarget, settings: Se
         Route("/favicon.ico", favicon),
         Route("/openapi.json", openapi),
         Route("/health", health),
+        Route("/servers", list_servers),
         Route("/graphs", list_graphs),
         Route("/graphs/{name:path}/runs", start_run, methods=["POST"]),
         Route("/graphs/{name:path}", get_graph),

@@ -58,6 +58,7 @@ class HeldStore:
         self.claimed: dict[str, float] = {}  # a shared store's runs this server holds: when it claimed each
         self.lost_runs: set[str] = set()  # runs another server took over from this one: nothing more is written
         self.tokens: dict[str, int] = {}  # the token of this server's last claim of each run it claimed itself
+        self._holds: dict[str, int] = {}  # runs claimed more than once here, each given up once: how many times
         self.fresh: set[str] = set()  # runs whose last claim here followed this server's own: what it knows holds
         self.on_run_lost: Callable[[str], None] = lambda run_id: None  # set by the service: what it shows of it
 
@@ -76,7 +77,9 @@ class HeldStore:
         live server holds it. Always True on a store with one owner."""
         if not self.shared:
             return True
-        if run_id in self.claimed:
+        if run_id in self.claimed:  # held still for what this server did before (a worker giving it up next)
+            self._holds[run_id] = self._holds.get(run_id, 1) + 1
+            self.fresh.add(run_id)
             return True
         claiming = time.monotonic()
         token = await self.store.claim_for(self.server, run_id)
@@ -101,6 +104,10 @@ class HeldStore:
         this server's leaving, or its expiry."""
         if not self.shared or run_id not in self.claimed:
             return
+        holds = self._holds.pop(run_id, 1) - 1
+        if holds > 0:  # claimed again meanwhile, for what this server does next with it
+            self._holds[run_id] = holds
+            return
         self.claimed.pop(run_id, None)
         if run_id in self.lost_runs:
             return
@@ -116,6 +123,7 @@ class HeldStore:
             return
         self.lost_runs.add(run_id)
         self.claimed.pop(run_id, None)
+        self._holds.pop(run_id, None)
         log.warning("run %s was taken over by another graphrt serve (this one did not renew its claim in time); "
                     "it is stopped here without a write", run_id)
         self.on_run_lost(run_id)

@@ -362,8 +362,15 @@ def openapi_document(graphs: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
                 "summary": "Cancel a run (its running agents are cancelled)", "operationId": "cancelRun",
                 "parameters": [_RUN_ID],
                 "responses": {"200": _json(_ref("Run"), "the cancelled run"), "404": _ERROR, "409": _ERROR}}},
+            "/servers": {"get": {"summary": "The servers that serve the store, and the runs each holds",
+                                 "operationId": "listServers",
+                                 "responses": {"200": _json({"type": "object"},
+                                                            "'servers': each live server's id, pid, host, URL, "
+                                                            "since when, whether it drains, and its runs")}}},
             "/health": {"get": {"summary": "Liveness and load", "operationId": "health", "security": [],
-                                "responses": {"200": _json({"type": "object"}, "running and queued runs"),
+                                "responses": {"200": _json({"type": "object"}, "running and queued runs, and on "
+                                                           "a store several servers share, which server answered "
+                                                           "('server') and how many runs it holds ('held')"),
                                               "503": _json({"type": "object"}, "the checkpoint store does not "
                                                            "answer: 'store' says why")}}},
         },

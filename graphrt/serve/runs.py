@@ -22,6 +22,7 @@ refused with is in refusals.py.
 from __future__ import annotations
 
 import logging
+import os
 import time
 import uuid
 from collections import OrderedDict
@@ -35,9 +36,10 @@ from graphrt.base.secrets import Redactor
 from graphrt.base.states import NodeState, RunStatus
 from graphrt.checkpoint import CheckpointTarget
 from graphrt.checkpoint.guard import GuardedStore
-from graphrt.checkpoint.records import Delivery
+from graphrt.checkpoint.records import Delivery, Lease
 from graphrt.base.budget import Budget
 from graphrt.durable import afork, save_new_run
+from graphrt.durable.served import holder_of
 from graphrt.observe.meter import UsageSettings
 from graphrt.serve.catalog import GraphCatalog
 from graphrt.serve.event_logs import EventLogs
@@ -145,6 +147,22 @@ class RunService:
         if not self.held.shared:
             return {}
         return {"server": self.held.server, "held": len(self.held.claimed), "draining": self.lease.draining}
+
+    async def servers(self) -> list[dict[str, Any]]:
+        """The live servers of the store (GET /servers): each one's id, what it says of itself, whether it drains,
+        the runs it holds; on a store with one owner, this server and the runs it runs."""
+        if not self.held.shared:
+            return [{"server": self.lease.owner, "url": self.lease.url, "pid": os.getpid(), "draining": False,
+                     "runs": sorted(run.id for run in self._runs.values() if run.status == RunStatus.RUNNING)}]
+        listed = []
+        for row in await self.store.servers():
+            if not row.live:
+                continue
+            said = holder_of(Lease(row.server, row.holder, row.expires_at))
+            listed.append({"server": row.server, **{key: said.get(key) for key in ("pid", "host", "url", "since")},
+                           "expires_in": round(row.expires_at - row.now, 3), "draining": row.draining,
+                           "runs": list(row.runs)})
+        return listed
 
     async def store_problem(self, timeout: float = 2.0) -> str | None:
         """What is wrong with the checkpoint store now (None: it answers); /health says it."""

@@ -91,7 +91,11 @@ def test_a_killed_servers_run_is_continued_by_another_without_running_its_comple
         run_id = client.post("/graphs/chain/runs", json={}).json()["id"]
     wait_until(lambda: (run_id, "b") in _held(servers.gate), "the run held at node b on server a")
     assert servers.counted() == {(run_id, "a"): 1}
-    killed, _ = servers.processes["a"]
+    with servers.client("b") as client:
+        listed = {server["url"]: server for server in client.get("/servers").json()["servers"]}
+    killed, url = servers.processes["a"]
+    assert set(listed) == {url + "/", servers.processes["b"][1] + "/"}
+    assert listed[url + "/"]["runs"] == [run_id] and listed[url + "/"]["pid"] == killed.pid
     killed.kill()  # SIGKILL: its claim is the store's until b finds its process gone
     killed.wait(timeout=60)
     wait_until(lambda: _held(servers.gate).count((run_id, "b")) == 2, "server b continuing the run at node b")
