@@ -77,7 +77,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_budget_option(parser, "each run (a run's request may lower it, never raise it)")
     parser.add_argument("--lease-seconds", type=positive_seconds, default=LEASE_SECONDS, metavar="S",
                         help="how long the store stays this server's after its last heartbeat (one every S/3 s): "
-                             f"another server on the store refuses to start until then (default: {LEASE_SECONDS:g})")
+                             "another server on a SQLite store refuses to start until then; on a PostgreSQL store, "
+                             "which several servers share, how long the runs of a server that is gone wait before "
+                             f"another claims them (default: {LEASE_SECONDS:g})")
     parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                         help="a host name requests may name besides the loopback names and --host "
                         "('*': any, behind a proxy that checks it); repeatable")
