@@ -256,7 +256,7 @@ class SharedServers(Protocol):
         """Adds `server` (what it says of itself: `holder`) to the store's servers for `seconds`; this store's
         writes are `server`'s from now on."""
 
-    async def renew_server(self, server: str, *, seconds: float, draining: bool = False) -> list[str]:
+    async def renew_server(self, server: str, *, seconds: float) -> list[str]:
         """`server` lives `seconds` more; returns the runs it holds."""
 
     async def leave_servers(self, server: str) -> None:
@@ -274,6 +274,12 @@ class SharedServers(Protocol):
 
     async def release_claim(self, server: str, run_id: str) -> None:
         """Gives `server`'s claim of the run up."""
+
+    async def drain_server(self, server: str) -> bool:
+        """Asks a live server to drain (claim and take no more runs, finish its own, stop); whether one was asked."""
+
+    async def draining(self, server: str) -> bool:
+        """Whether `server` was asked to drain."""
 
     async def ask_cancel(self, run_id: str) -> bool:
         """Asks the server that holds the run to cancel it (at its next look); whether a server holds it."""

@@ -354,8 +354,16 @@ class GuardedStore:
         self.fenced = True
 
     @_call
-    def renew_server(self, server: str, *, seconds: float, draining: bool = False) -> Awaitable[list[str]]:
-        return self._shared().renew_server(server, seconds=seconds, draining=draining)
+    def renew_server(self, server: str, *, seconds: float) -> Awaitable[list[str]]:
+        return self._shared().renew_server(server, seconds=seconds)
+
+    @_call
+    def drain_server(self, server: str) -> Awaitable[bool]:
+        return self._shared().drain_server(server)
+
+    @_call
+    def draining(self, server: str) -> Awaitable[bool]:
+        return self._shared().draining(server)
 
     @_call
     def leave_servers(self, server: str) -> Awaitable[None]:

@@ -205,13 +205,12 @@ class PostgresStore(SqlStore):
         self._server = server
         await self._write(("SELECT set_config(?, ?, false)", (SERVER_SETTING, server)), alone=True)
 
-    async def renew_server(self, server: str, *, seconds: float, draining: bool = False) -> list[str]:
+    async def renew_server(self, server: str, *, seconds: float) -> list[str]:
         """The heartbeat: `server` lives `seconds` more (its row made again if another removed it); returns the runs
         it holds, so that it stops those another took over."""
-        await self._write((f"INSERT INTO graphrt_servers (server, holder, started_at, expires_at, draining) "
-                           f"VALUES (?, '{{}}', {NOW}, {NOW} + ?, ?) ON CONFLICT (server) DO UPDATE "
-                           f"SET expires_at = excluded.expires_at, draining = excluded.draining",
-                           (server, seconds, draining)), alone=True)
+        await self._write((f"INSERT INTO graphrt_servers (server, holder, started_at, expires_at) "
+                           f"VALUES (?, '{{}}', {NOW}, {NOW} + ?) ON CONFLICT (server) DO UPDATE "
+                           f"SET expires_at = excluded.expires_at", (server, seconds)), alone=True)
         return [row[0] for row in await self._read("SELECT run_id FROM graphrt_run_claims WHERE server = ?",
                                                    (server,))]
 
@@ -243,6 +242,17 @@ class PostgresStore(SqlStore):
         """`server` gives its claim of the run up (it ended, asks a person, or is left for another server)."""
         await self._write(("UPDATE graphrt_run_claims SET server = '', cancel = FALSE WHERE run_id = ? AND server = ?",
                            (run_id, server)), alone=True)
+
+    async def drain_server(self, server: str) -> bool:
+        """Asks `server` to drain: claim no more runs, take no new ones, finish those it holds, then stop; whether
+        such a live server is on the store."""
+        return bool(await self._read(f"UPDATE graphrt_servers SET draining = TRUE WHERE server = ? "
+                                     f"AND expires_at >= {NOW} RETURNING server", (server,)))
+
+    async def draining(self, server: str) -> bool:
+        """Whether `server` was asked to drain."""
+        found = await self._read("SELECT draining FROM graphrt_servers WHERE server = ?", (server,))
+        return bool(found and found[0][0])
 
     async def ask_cancel(self, run_id: str) -> bool:
         """Marks the run to be cancelled by the server that holds it; whether one does (live or not)."""

@@ -80,6 +80,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "another server on a SQLite store refuses to start until then; on a PostgreSQL store, "
                              "which several servers share, how long the runs of a server that is gone wait before "
                              f"another claims them (default: {LEASE_SECONDS:g})")
+    parser.add_argument("--drain", metavar="SERVER",
+                        help="ask the server SERVER (its id or URL, as GET /servers lists them) of the PostgreSQL "
+                             "--checkpoint store to drain: it takes no new runs, finishes those it holds, then exits; "
+                             "this command serves nothing and returns at once")
     parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                         help="a host name requests may name besides the loopback names and --host "
                         "('*': any, behind a proxy that checks it); repeatable")
@@ -112,6 +116,8 @@ def handle(args: argparse.Namespace) -> int:
         raise GraphError(f"serving on {args.host} needs an API key: anyone who reaches it could run graphs "
                          f"(set {API_KEY_ENV}, or --api-key)")
     _check_store(args.checkpoint)  # one line now, not a traceback from the server's start-up
+    if args.drain is not None:
+        return _drain(args.checkpoint, args.drain)
     with executor_for(args) as executor:
         return _serve(args, GraphCatalog(args.targets, registry_for(args), executor=executor,
                                          config=_config(args)))
@@ -126,6 +132,33 @@ def _config(args: argparse.Namespace) -> dict[str, Any]:
 
         config["budget"] = given.over(UsageSettings(config).budget).to_dict()
     return config
+
+
+def _drain(target: str, server: str) -> int:
+    """Asks a server of a shared store to drain (by its id or URL); says which, in one line."""
+    import anyio
+
+    from graphrt.checkpoint import GuardedStore, open_store
+    from graphrt.durable.served import holder_of
+    from graphrt.checkpoint.records import Lease
+
+    async def drain() -> str:
+        store = GuardedStore(open_store(target))
+        try:
+            if not store.abilities.shared:
+                raise GraphError(f"--drain: {store.location} is served by one server alone (a SQLite store); stop "
+                                 "it instead")
+            for row in await store.servers():
+                url = holder_of(Lease(row.server, row.holder, row.expires_at)).get("url") or ""
+                if row.live and server in (row.server, url, url.rstrip("/")) and await store.drain_server(row.server):
+                    return f"{row.server} at {url}" if url else row.server
+            raise GraphError(f"--drain: no live server {server!r} on {store.location} (GET /servers lists them)")
+        finally:
+            with anyio.CancelScope(shield=True):
+                await store.close()
+
+    print(f"graphrt: asked graphrt serve {anyio.run(drain)} to drain", file=sys.stderr)
+    return 0
 
 
 def _take_lease(target: str, lease: "StoreLease") -> None:  # noqa: F821 - imported in _serve
@@ -221,7 +254,8 @@ def _serve(args: argparse.Namespace, catalog: "GraphCatalog") -> int:  # noqa: F
     # collector need not walk it again at every full collection (~1 ms of each run under load, issue 26).
     gc.freeze()
     service = app.state.service
-    code = serve_app(app, sock, on_listening=listening, should_stop=lambda: service.lease_lost is not None,
+    code = serve_app(app, sock, on_listening=listening,
+                     should_stop=lambda: service.lease_lost is not None or service.drained,
                      max_connections=settings.max_connections)
     if service.lease_lost is not None:
         raise GraphError(service.lease_lost)

@@ -77,7 +77,7 @@ class StoreLease:
         self.renewed: float | None = None  # the clock when the lease last was this server's (taken or renewed)
         self._leased = True  # False once a take found a store that keeps no leases: nothing to check
         self.shared = False  # True once a take found a store that several servers share: a claim per run, no lease
-        self.draining = False  # a shared store's server that takes no more runs (graphrt serve --drain)
+        self.draining = False  # a shared store's server asked to drain (graphrt serve --drain): it takes no more runs
 
     def _holder(self) -> str:
         return json.dumps({"pid": os.getpid(), "started": process_started(os.getpid()), "host": socket.gethostname(),
@@ -148,7 +148,7 @@ class StoreLease:
                 await anyio.sleep(self.seconds / 3)
                 try:
                     asked = time.monotonic()
-                    held = await store.renew_server(self.owner, seconds=self.seconds, draining=self.draining)
+                    held = await store.renew_server(self.owner, seconds=self.seconds)
                     self.renewed = self._clock()
                     if on_claims is not None:
                         on_claims(held, asked)

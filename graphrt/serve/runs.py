@@ -141,6 +141,11 @@ class RunService:
             return FollowedLog(self.store, run.id)
         return run.events
 
+    @property
+    def drained(self) -> bool:
+        """Asked to drain (graphrt serve --drain), and done with every run it held: the server may stop."""
+        return isinstance(self.queue, SharedRunQueue) and self.queue.drained.is_set()
+
     def server_said(self) -> dict[str, Any]:
         """Which server this is and how many runs it holds (/health): on a store several servers share, its id
         among them and the runs it has claimed; nothing on a store with one owner."""

@@ -8,7 +8,8 @@ of a server that is gone (killed, frozen past its lease, or stopped and giving i
 are claimed by the others: each server, while a slot of its own is free and nothing waits in
 its queue, claims as many as it has free slots (`claim_left`, each run by exactly one server),
 at every `poll` and whenever a run of its own ends. At each poll it also carries out the cancels asked of its
-runs through other servers (a mark on the run's claim). Their completed nodes are not run again:
+runs through other servers (a mark on the run's claim), and whether it was asked to drain (`graphrt serve
+--drain`): a server that drains claims and takes no more runs (503), finishes those it holds, then stops. Their completed nodes are not run again:
 each is continued from its checkpoint, as a restarted server continues its runs.
 """
 
@@ -20,7 +21,7 @@ from collections.abc import Awaitable, Callable
 
 import anyio
 
-from graphrt.base.errors import GraphError
+from graphrt.base.errors import GraphError, RequestError
 from graphrt.serve.held_store import HeldStore
 from graphrt.serve.run_queue import Job, RunQueue
 
@@ -49,6 +50,7 @@ class SharedRunQueue(RunQueue):
         self.busy = busy  # runs of this server in its workers
         self.cancel = cancel  # cancels a run this server holds, asked through another server
         self.poll = poll
+        self.drained = anyio.Event()  # asked to drain, and done with every run it held
         self._look = anyio.Event()
 
     def look(self) -> None:
@@ -62,6 +64,7 @@ class SharedRunQueue(RunQueue):
                 await self._look.wait()
             self._look = anyio.Event()
             await self._cancels()
+            await self._drains()
             free = self.max_runs - self.busy() - self.queued
             if free <= 0 or self.held.lease.draining or self._send is None:
                 continue
@@ -79,6 +82,27 @@ class SharedRunQueue(RunQueue):
                     continue
                 log.info("continuing run %s, left by another graphrt serve", run_id)
                 await self._send.send(job)  # type: ignore[union-attr] - open: the room was counted above
+
+    async def _drains(self) -> None:
+        """Whether this server was asked to drain (graphrt serve --drain): then it claims and takes no more runs,
+        and `drained` is set once those it holds are done."""
+        if not self.held.lease.draining:
+            try:
+                self.held.lease.draining = await self.held.store.draining(self.held.server)
+            except GraphError as error:
+                log.warning("whether this server drains could not be read: %s", error)
+                return
+            if self.held.lease.draining:
+                log.warning("this server drains: it takes no more runs, and stops once its %d run(s) are done",
+                            self.busy() + self.queued)
+        if self.held.lease.draining and self.busy() == 0 and self.queued == 0:
+            self.drained.set()
+
+    def check_room(self) -> None:
+        """As RunQueue's; a 503 while this server drains."""
+        if self.held.lease.draining:
+            raise RequestError("this server is draining: it takes no new runs (another server does)", status=503)
+        super().check_room()
 
     async def _cancels(self) -> None:
         """Carries out the cancels asked of this server's runs through other servers."""

@@ -178,3 +178,27 @@ def test_a_run_is_cancelled_through_a_server_that_does_not_run_it(servers: Serve
         assert a.get(f"/runs/{run_id}").json()["status"] == "cancelled"
     servers.gate.touch()
     assert (run_id, "c") not in servers.counted()
+
+
+def test_a_drained_server_takes_no_new_run_finishes_its_own_then_exits(servers: Servers) -> None:
+    import sys
+
+    servers.start("a")
+    servers.start("b")
+    drained, url = servers.processes["a"]
+    with servers.client("a") as a:
+        run_id = a.post("/graphs/chain/runs", json={}).json()["id"]
+        wait_until(lambda: (run_id, "b") in _held(servers.gate), "the run held at node b on server a")
+        asked = subprocess.run([sys.executable, "-m", "graphrt", "serve", str(servers.folder), "--checkpoint",
+                                servers.checkpoint, "--drain", url], capture_output=True, text=True, timeout=120)
+        assert asked.returncode == 0 and "to drain" in asked.stderr, asked.stderr
+        wait_until(lambda: a.get("/health").json()["draining"], "server a finding it is asked to drain")
+        refused = a.post("/graphs/chain/runs", json={})
+        assert refused.status_code == 503 and "draining" in refused.json()["error"]
+        assert drained.poll() is None  # it still runs its own
+    servers.gate.touch()
+    assert drained.wait(timeout=120) == 0  # done with its run: it left by itself
+    with servers.client("b") as b:
+        assert b.get(f"/runs/{run_id}").json()["status"] == "finished"
+        assert [server["url"] for server in b.get("/servers").json()["servers"]] == [servers.processes["b"][1] + "/"]
+    assert servers.counted() == {(run_id, node): 1 for node in "abc"}
