@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from ..waiting import wait_until
-from .conftest import ASK, HERE, free_port, sse_events, start_process, wait_for_status
+from .conftest import ASK, HELLO as HELLO_GRAPH, HERE, free_port, sse_events, start_process, wait_for_status
 from .test_crash import _held, chain
 
 pytestmark = [pytest.mark.parametrize("checkpoint", ["postgres"], indirect=True)]
@@ -202,3 +202,66 @@ def test_a_drained_server_takes_no_new_run_finishes_its_own_then_exits(servers: 
         assert b.get(f"/runs/{run_id}").json()["status"] == "finished"
         assert [server["url"] for server in b.get("/servers").json()["servers"]] == [servers.processes["b"][1] + "/"]
     assert servers.counted() == {(run_id, node): 1 for node in "abc"}
+
+
+GATED = """\
+version: 0.5
+nodes:
+  x:
+    value: 1
+  held:
+    agent: gatedAgent
+    inputs:
+      x: :x
+    isResult: true
+"""
+
+
+def test_a_server_whose_run_was_taken_over_writes_nothing_more_for_it_and_goes_on(serve, checkpoint) -> None:
+    # The takeover as another server makes it while this one is frozen past its lease: this server's row
+    # expired, the other claims the run. Then the held node ends, as on a server woken late, before any heartbeat.
+    import threading
+
+    import anyio
+
+    from graphrt.authoring.agent_info import AgentInfo
+    from graphrt.checkpoint import GuardedStore, open_store
+
+    started, go = threading.Event(), threading.Event()
+
+    async def gated(ctx) -> dict:
+        started.set()
+        await anyio.to_thread.run_sync(go.wait)
+        return {"done": True}
+
+    served = serve({"gated.yaml": GATED, "hello.yaml": HELLO_GRAPH}, checkpoint=checkpoint,
+                   agents=[AgentInfo(name="gatedAgent", func=gated)])
+    service = served.service
+    with served.client() as client:
+        run_id = client.post("/graphs/gated/runs", json={}).json()["id"]
+        assert started.wait(30), "the agent did not start"  # a guard against a hang
+
+        async def take_over() -> tuple[list[str], int]:
+            other = GuardedStore(open_store(checkpoint))
+            try:
+                await other.join_servers("the-other-server", '{"pid": 1, "host": "elsewhere"}', seconds=300)
+                await other.expire_server(service.held.server)
+                return await other.claim_left("the-other-server", 10), len(await other.get_rows(run_id))
+            finally:
+                await other.close()
+
+        taken, rows_before = anyio.run(take_over)
+        assert taken == [run_id]
+        go.set()
+        wait_until(lambda: run_id in service.held.lost_runs, "the server finding its run taken over")
+
+        async def saved() -> tuple[int, str]:
+            store = open_store(checkpoint)
+            try:
+                return len(await store.get_rows(run_id)), (await store.get_run(run_id)).status
+            finally:
+                await store.close()
+
+        assert anyio.run(saved) == (rows_before, "running")  # nothing written: the other server's to continue
+        assert service.lease_lost is None  # this server lost one run, not the store
+        assert client.post("/graphs/hello/runs?wait=true", json={}).json()["status"] == "finished"
