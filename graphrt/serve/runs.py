@@ -384,6 +384,9 @@ class RunService:
                 if name is None or len(listed) >= limit:
                     continue
                 held = self._runs.get(summary.run_id)
+                if held is not None and self.held.shared and summary.run_id not in self.held.claimed \
+                        and held.status not in RunStatus.ENDED:  # another server may have changed it since
+                    held = None
                 status = held.status if held is not None else RunStatus.read(summary.status)
                 listed.append({"id": summary.run_id, "graph": name, "status": status,
                                "created_at": summary.created_at, "updated_at": summary.updated_at,
