@@ -12,6 +12,8 @@ server's runs (several servers on one store) would be made here too.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import anyio
 
 from graphrt.base.defaults import EVENTS_IN_MEMORY, MAX_UNSAVED_EVENTS
@@ -41,10 +43,12 @@ class EventLogs:
         """Why the store's last write of events failed, while it fails."""
         return self._saver.failure if self._saver is not None else None
 
-    def start(self, store: GuardedStore, tg: anyio.abc.TaskGroup) -> None:
-        """Saves logs to `store`, by a task of `tg`, if it keeps event logs (until `stop`)."""
+    def start(self, store: GuardedStore, tg: anyio.abc.TaskGroup,
+              on_refused: Callable[[str], None] | None = None) -> None:
+        """Saves logs to `store`, by a task of `tg`, if it keeps event logs (until `stop`); `on_refused`: a run whose
+        write a store several servers share refused (another server took it over)."""
         if store.abilities.events:
-            self._saver = EventSaver(store, max_unsaved=self.max_unsaved)
+            self._saver = EventSaver(store, max_unsaved=self.max_unsaved, on_refused=on_refused)
             tg.start_soon(self._saver.serve)
 
     def stop(self) -> None:

@@ -14,6 +14,14 @@ how far it got, so a write that did land is not made twice). A lost event never
 looks like a saved one. While the store cannot keep up, a run's unsaved records
 reach their bound (events.py) and the run waits, or fails saying why
 (workers.py). A failure streak is logged once, and its end once.
+
+On a store several servers share, a write of a run that another server took over
+is refused (LeaseLost, the store's fence of each run's claim), and so is the whole
+write it was part of. Such a write is made again one run at a time, so that one
+run lost here holds back no other's events: the run the store refuses is told to
+`on_refused` (HeldStore.lose_run: it stops here without a write) and its unsaved
+records are dropped, never shown (the run's new server continues its log after
+what the store holds).
 """
 
 from __future__ import annotations
@@ -21,12 +29,14 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections.abc import Callable
 from typing import Protocol
 
 import anyio
 
 from graphrt.base.defaults import MAX_UNSAVED_EVENTS
 from graphrt.checkpoint.base import EventBatches, EventStore
+from graphrt.checkpoint.errors import LeaseLost
 from graphrt.serve.events import EventLog, Record
 
 __all__ = ["EventSaver"]
@@ -42,11 +52,18 @@ class BatchedEventStore(EventStore, EventBatches, Protocol):
 
 
 class EventSaver:
-    """Saves the event logs of a server's runs to an EventStore (`serve()` runs it as a task)."""
+    """Saves the event logs of a server's runs to an EventStore (`serve()` runs it as a task).
 
-    def __init__(self, store: BatchedEventStore, *, max_unsaved: int = MAX_UNSAVED_EVENTS) -> None:
+    Args:
+        on_refused: on a store several servers share, called with a run whose write the store refused (another
+            server holds it now); None on a store with one owner, where a refusal is the whole store's.
+    """
+
+    def __init__(self, store: BatchedEventStore, *, max_unsaved: int = MAX_UNSAVED_EVENTS,
+                 on_refused: Callable[[str], None] | None = None) -> None:
         self.store = store
         self.max_unsaved = max_unsaved
+        self.on_refused = on_refused
         self.failure: str | None = None  # why the last write failed, while the store fails
         self._waiting: dict[str, EventLog] = {}  # run id -> its log, while it has unsaved records
         self._retry: set[str] = set()  # runs whose last write failed: the store may hold part of it
@@ -90,7 +107,12 @@ class EventSaver:
         while self._waiting:
             waiting, self._waiting = self._waiting, {}  # a log appended to meanwhile comes back for the next turn
             try:
-                await self._write_all(waiting)
+                try:
+                    await self._write_all(waiting)
+                except LeaseLost:
+                    if self.on_refused is None:  # a store with one owner: the whole store is lost (held_store.py)
+                        raise
+                    await self._write_each(waiting, self.on_refused)
             except BaseException as error:  # noqa: BLE001 - a store's failure must not stop the saver
                 for run_id, event_log in waiting.items():
                     if event_log.unsaved_count:
@@ -107,6 +129,18 @@ class EventSaver:
             log.warning("events are saved again")
             self.failure = None
         return True
+
+    async def _write_each(self, waiting: dict[str, EventLog], on_refused: Callable[[str], None]) -> None:
+        """The logs written one run at a time after a write the store refused (rolled back whole): a run another
+        server took over is lost here and its unsaved records dropped, the others' are written."""
+        for run_id, event_log in list(waiting.items()):
+            try:
+                await self._write_all({run_id: event_log})
+            except LeaseLost:
+                self._retry.discard(run_id)
+                event_log.drop_unsaved()
+                on_refused(run_id)
+            del waiting[run_id]  # written, or dropped: a failure after it leaves the runs not written yet
 
     async def _write_all(self, waiting: dict[str, EventLog]) -> None:
         """The unsaved records of the logs, in writes of at most _BATCH records each, each of as many runs as

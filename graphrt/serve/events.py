@@ -56,6 +56,7 @@ class EventLog:
         self.on_overflow: Callable[[int], None] | None = None  # called once with the count, at 2 * max_unsaved
         self._overflowed = False
         self._full = False  # max_unsaved records wait for the store; saved() clears it
+        self._dropped = False  # the run was taken over by another server (`drop_unsaved`): nothing more is kept
 
     @property
     def last_id(self) -> int:
@@ -70,6 +71,8 @@ class EventLog:
     def append(self, record: dict[str, Any], *, notify: bool = True) -> None:
         """Adds a record; `notify=False` from a thread outside the event loop (readers poll then)."""
         with self._lock:
+            if self._dropped:  # the run is another server's: what it did here after that is no event of its log
+                return
             self._records.append((self._next_id, record))
             if self._durable:
                 self._unsaved.append((self._next_id, record))
@@ -115,6 +118,17 @@ class EventLog:
     def close(self) -> None:
         self._closed = True
         self._wake()
+
+    def drop_unsaved(self) -> None:
+        """Another server took the run over and continues its log after what the store holds: the records not saved
+        are dropped, never shown (their ids are the other server's to give), and the log ends here; a run held for
+        room, or a claim waiting for every record to be saved, goes on."""
+        with self._lock:
+            self._dropped = True
+            self._unsaved.clear()
+            self._next_id = self._shown_id + 1
+        self._full = False
+        self.close()
 
     def _wake(self) -> None:
         changed, self._changed = self._changed, None

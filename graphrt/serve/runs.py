@@ -188,7 +188,7 @@ class RunService:
             try:
                 async with anyio.create_task_group() as tg, self.queue.open():
                     tg.start_soon(self.held.keep, tg.cancel_scope)
-                    self.logs.start(store, tg)
+                    self.logs.start(store, tg, self.held.lose_run if self.held.shared else None)
                     if self.logs.durable and self.settings.retention.active:
                         tg.start_soon(self.settings.retention.keep_sweeping, self.sweep)
                     if store.abilities.webhooks:
@@ -251,9 +251,13 @@ class RunService:
 
     def _forget(self, run_id: str) -> None:
         """A run another server took over: stopped here without a write, and shown as the store says from now on,
-        not as this server last saw it."""
+        not as this server last saw it. Its events not saved yet are dropped: its new server continues its log after
+        what the store holds (and whatever waits for them here goes on)."""
         run = self._runs.pop(run_id, None)
-        if run is not None and run.scope is not None:
+        if run is None:
+            return
+        run.events.drop_unsaved()
+        if run.scope is not None:
             run.scope.cancel()
 
     # ----- retention -----

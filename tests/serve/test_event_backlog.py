@@ -229,3 +229,45 @@ async def test_a_write_holds_at_most_a_batch_of_records_and_a_store_without_batc
         assert store.writes == [["r0"], ["r1"], ["r2"]] and [event_log.last_id for event_log in logs] == [4, 4, 4]
     finally:
         await store.close()
+
+
+class RefusingStore(SQLiteStore):
+    """A SQLite store that refuses, as a store several servers share does, every write holding events of a run in
+    `taken` (another server holds it): the whole write, rolled back."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.taken: set[str] = set()
+
+    async def add_event_batches(self, batches: Any) -> None:
+        from graphrt.checkpoint.errors import LeaseLost
+
+        refused = [run_id for run_id, _ in batches if run_id in self.taken]
+        if refused:
+            raise LeaseLost(f"run {refused[0]!r} is claimed by another graphrt serve; the write was refused")
+        await super().add_event_batches(batches)
+
+
+async def test_a_run_the_store_refuses_is_lost_and_holds_back_no_other_runs_events(tmp_path: Path) -> None:
+    store = RefusingStore(tmp_path / "runs.db")
+    store.taken.add("r1")
+    lost: list[str] = []
+    try:
+        saver = EventSaver(store, max_unsaved=3, on_refused=lost.append)
+        logs = _three_runs_of_three_events(saver)
+        assert logs[1].full
+        assert await saver.flush()  # the refusal of r1's write costs the others nothing
+
+        assert lost == ["r1"] and saver.failure is None
+        assert [logs[0].last_id, logs[2].last_id] == [3, 3]
+        for number in (0, 2):
+            assert [json.loads(text)["n"] for _, text in await store.get_events(f"r{number}")] == [1, 2, 3]
+        assert logs[1].last_id == 0 and await store.get_events("r1") == []  # dropped, never shown as saved
+        with anyio.fail_after(5):  # a guard against a hang: what waited on r1's log goes on
+            await logs[1].room()
+            await logs[1].all_saved()
+        assert logs[1].closed
+        logs[1].append({"type": "Tick", "n": 4})  # what the stopped run still does here is no event of its log
+        assert logs[1].unsaved_count == 0 and await saver.flush() and lost == ["r1"]
+    finally:
+        await store.close()

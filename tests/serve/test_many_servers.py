@@ -267,3 +267,62 @@ def test_a_server_whose_run_was_taken_over_writes_nothing_more_for_it_and_goes_o
         assert anyio.run(saved) == (rows_before, "running")  # nothing written: the other server's to continue
         assert service.lease_lost is None  # this server lost one run, not the store
         assert client.post("/graphs/hello/runs?wait=true", json={}).json()["status"] == "finished"
+
+
+def test_a_run_taken_over_holds_back_no_other_runs_events_and_is_lost_here(serve, checkpoint) -> None:
+    # Two runs of one server, their events saved in one write; one is taken over by another server while this one is
+    # frozen (then its heartbeat renews its row). The store refuses that run's events: the other run's events must
+    # still be saved (they were refused with them, and written again with them forever), its claim given up once
+    # they are; the run taken over is lost here, its unsaved events dropped (the new server continues its log).
+    import json
+    import threading
+
+    import anyio
+
+    from graphrt.authoring.agent_info import AgentInfo
+    from graphrt.checkpoint import GuardedStore, open_store
+
+    started, go = threading.Semaphore(0), threading.Event()
+
+    async def gated(ctx) -> dict:
+        started.release()
+        await anyio.to_thread.run_sync(go.wait)
+        return {"done": True}
+
+    served = serve({"gated.yaml": GATED}, checkpoint=checkpoint, agents=[AgentInfo(name="gatedAgent", func=gated)])
+    service = served.service
+    with served.client() as client:
+        taken = client.post("/graphs/gated/runs", json={}).json()["id"]
+        assert started.acquire(timeout=30), "the first run's agent did not start"
+        kept = client.post("/graphs/gated/runs", json={}).json()["id"]
+        assert started.acquire(timeout=30), "the second run's agent did not start"
+
+        async def take_over() -> tuple[list[str], int]:
+            other = GuardedStore(open_store(checkpoint))
+            try:
+                await other.join_servers("the-other-server", '{"pid": 1, "host": "elsewhere"}', seconds=300)
+                await other.expire_server(service.held.server)
+                claimed = await other.claim_left("the-other-server", 1)  # the oldest: the first run
+                await other.join_servers(service.held.server, '{"pid": 2}', seconds=300)  # its heartbeat, woken
+                return claimed, await other.last_event_id(taken)
+            finally:
+                await other.close()
+
+        claimed, events_before = anyio.run(take_over)
+        assert claimed == [taken]
+        go.set()
+
+        async def saved(run_id: str) -> list[dict]:
+            store = open_store(checkpoint)
+            try:
+                return [json.loads(text) for _, text in await store.get_events(run_id)]
+            finally:
+                await store.close()
+
+        wait_until(lambda: any(event.get("type") == "RunStatus" and event.get("status") == "finished"
+                               for event in anyio.run(saved, kept)), "the second run's events saved to its end")
+        wait_until(lambda: kept not in service.held.claimed, "the second run's claim given up")
+        assert taken in service.held.lost_runs and taken not in service.held.claimed
+        assert len(anyio.run(saved, taken)) == events_before  # none of this server's after the takeover
+        assert service.lease_lost is None and service.logs.failure is None
+        assert client.get(f"/runs/{kept}").json()["status"] == "finished"
