@@ -236,7 +236,7 @@ class PostgresStore(SqlStore):
         """Claims for `server` up to `limit` runs that servers left (saved running, their server gone)."""
         if limit <= 0:
             return []
-        return [row[0] for row in await self._read(claim_left(limit), (server,))]
+        return [row[0] for row in await self._read(claim_left(limit), (server, server))]
 
     async def release_claim(self, server: str, run_id: str) -> None:
         """`server` gives its claim of the run up (it ended, asks a person, or is left for another server)."""

@@ -82,12 +82,14 @@ _TAKE = (f"ON CONFLICT (run_id) DO UPDATE SET server = excluded.server, token = 
 
 
 def claim_left(limit: int) -> str:
-    """The statement that claims for a server (its one value) up to `limit` runs other servers left: saved running,
-    their claim's server gone; oldest first, each by one server only."""
+    """The statement that claims for a server (its two values: the server, twice) up to `limit` runs other servers
+    left: saved running, their claim's server gone; oldest first, each by one server only. The server's own claims
+    are not among them: a server woken from a freeze past its lease looks for runs left before its heartbeat
+    renews its row, and its runs in flight, claimed again, would be started a second time beside the first."""
     return (f"INSERT INTO graphrt_run_claims (run_id, server, token, claimed_at) "
             f"SELECT picked.run_id, ?, 1, {NOW} FROM (SELECT r.run_id FROM graphrt_runs r "
             f"JOIN graphrt_run_claims c ON c.run_id = r.run_id LEFT JOIN graphrt_servers s ON s.server = c.server "
-            f"WHERE r.status = 'running' AND {_GONE} ORDER BY r.created_at LIMIT {int(limit)} "
+            f"WHERE r.status = 'running' AND {_GONE} AND c.server <> ? ORDER BY r.created_at LIMIT {int(limit)} "
             f"FOR UPDATE OF r SKIP LOCKED) picked {_TAKE}")
 
 

@@ -97,3 +97,16 @@ async def test_a_server_that_stops_leaves_its_runs_to_the_others_at_once(servers
     await command.update_run("ended", status="finished")
     listed = {row.server: row for row in await b.servers()}
     assert set(listed) == {"b", "c"} and listed["b"].runs == ("r1",) and listed["b"].live
+
+
+async def test_a_server_whose_heartbeat_lapsed_does_not_claim_its_own_runs_as_left(servers: list[GuardedStore]) -> None:
+    # Woken from a freeze past its lease, a server may look for runs left before its heartbeat renews its row: the
+    # runs it still runs are not left (claimed again, each would be started a second time beside the first).
+    a, b, _, _ = servers
+    for run_id in ("mine", "its"):
+        await a.create_run(_record(run_id))
+    assert await a.claim_for("a", "mine") and await b.claim_for("b", "its")
+    await a.expire_server("a")
+    await a.expire_server("b")
+    assert await a.claim_left("a", 10) == ["its"]  # b's, left: a continues it; its own is not claimed again
+    assert sorted(await a.renew_server("a", seconds=300)) == ["its", "mine"]
