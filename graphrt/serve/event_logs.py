@@ -12,11 +12,13 @@ server's runs (several servers on one store) would be made here too.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import anyio
 
 from graphrt.base.defaults import EVENTS_IN_MEMORY, MAX_UNSAVED_EVENTS
+from graphrt.base.states import RunStatus
 from graphrt.checkpoint.guard import GuardedStore
 from graphrt.serve.event_saver import EventSaver
 from graphrt.serve.events import EventLog
@@ -57,6 +59,19 @@ class EventLogs:
     async def saved(self, run_id: str) -> int:
         """How many of the run's events the store holds (0 when it keeps none)."""
         return await self._saver.store.last_event_id(run_id) if self._saver is not None else 0
+
+    async def ends_saved(self, run_id: str) -> bool:
+        """Whether the store's log of an ended run ends with its end (its RunStatus), or has none (an older server
+        kept none). On a store several servers share, the server that ran it saves the run's end first and its
+        last events after: until then, what the store holds is not the whole log."""
+        if self._saver is None:
+            return True
+        last = await self._saver.store.last_event_id(run_id)
+        if last == 0:
+            return True
+        found = await self._saver.store.get_events(run_id, last - 1, 1)
+        record = json.loads(found[-1][1]) if found else {}
+        return record.get("type") == "RunStatus" and record.get("status") in RunStatus.ENDED
 
     def log_for(self, run_id: str, *, saved: int = 0) -> EventLog:
         """A run's event log: saved to the store as it grows (after the `saved` events it has there already)."""

@@ -135,9 +135,10 @@ class RunService:
 
     def events_of(self, run: ServedRun) -> EventLog | FollowedLog:
         """Where a reader gets the run's events: its log here, or, for a run of a shared store that this server
-        does not hold and that has not ended (another server runs it, or will), the store's copy as it grows."""
+        does not hold and that has not ended (another server runs it, or will), or whose last events are not saved
+        yet (not kept here: `get`), the store's copy as it grows."""
         if self.held.shared and self.logs.durable and run.id not in self.held.claimed \
-                and run.status not in RunStatus.ENDED:
+                and (run.status not in RunStatus.ENDED or self._runs.get(run.id) is not run):
             return FollowedLog(self.store, run.id)
         return run.events
 
@@ -359,7 +360,9 @@ class RunService:
         if record is None or served is None:
             raise RunNotFound(f"no run {run_id!r}")
         run = await self.recovery.read_back(store, record, served)
-        if not self.held.shared or run.status in RunStatus.ENDED:  # else another server may change it meanwhile
+        # On a shared store, another server may change a run that has not ended meanwhile, and one that ended may
+        # not have its last events saved yet (its server saves them after its end): such a run is read again.
+        if not self.held.shared or (run.status in RunStatus.ENDED and await self.logs.ends_saved(run_id)):
             self._remember(run)
         return run
 

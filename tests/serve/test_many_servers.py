@@ -326,3 +326,27 @@ def test_a_run_taken_over_holds_back_no_other_runs_events_and_is_lost_here(serve
         assert len(anyio.run(saved, taken)) == events_before  # none of this server's after the takeover
         assert service.lease_lost is None and service.logs.failure is None
         assert client.get(f"/runs/{kept}").json()["status"] == "finished"
+
+
+def test_a_run_read_between_its_end_and_its_last_events_being_saved_streams_them_all(serve, checkpoint) -> None:
+    # A server saves a run's end (its record) before its saver writes the run's last events. Another server that
+    # reads the run in between must not take the log it finds then for the whole log: its readers get the last
+    # events once they are saved (the bench's rolling restart found streams that ended three events short).
+    import psycopg
+
+    served = serve({"hello.yaml": HELLO_GRAPH}, checkpoint=checkpoint)
+    service = served.service
+    with served.client() as client:
+        run_id = client.post("/graphs/hello/runs?wait=true", json={}).json()["id"]
+        wait_until(lambda: run_id not in service.held.claimed, "the run's events saved and its claim given up")
+        whole = _stream(client, run_id)
+        with psycopg.connect(checkpoint, autocommit=True) as connection:  # its last event, not saved yet
+            last_id, record = connection.execute("DELETE FROM graphrt_events WHERE run_id = %s AND id = "
+                                                 "(SELECT MAX(id) FROM graphrt_events WHERE run_id = %s) "
+                                                 "RETURNING id, record", (run_id, run_id)).fetchone()
+            service._forget(run_id)  # this server stands for one that did not run it
+            assert client.get(f"/runs/{run_id}").json()["status"] == "finished"  # its end is saved
+            connection.execute("INSERT INTO graphrt_events (run_id, id, record) VALUES (%s, %s, %s)",
+                                (run_id, last_id, record))  # and now its last event, as its server saves it
+        read = _stream(client, run_id)
+    assert read == whole and read[-1] == (last_id, "RunStatus")
