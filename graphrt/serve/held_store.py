@@ -55,7 +55,7 @@ class HeldStore:
         self._shown = shown
         self._on_lost = on_lost
         self._store: GuardedStore | None = None
-        self.claimed: dict[str, float] = {}  # a shared store's runs this server holds: when it claimed each
+        self.claimed: dict[str, float] = {}  # a shared store's runs this server holds: when each claim was made
         self.lost_runs: set[str] = set()  # runs another server took over from this one: nothing more is written
         self.tokens: dict[str, int] = {}  # the token of this server's last claim of each run it claimed itself
         self._holds: dict[str, int] = {}  # runs claimed more than once here, each given up once: how many times
@@ -81,22 +81,23 @@ class HeldStore:
             self._holds[run_id] = self._holds.get(run_id, 1) + 1
             self.fresh.add(run_id)
             return True
-        claiming = time.monotonic()
         token = await self.store.claim_for(self.server, run_id)
         if token is None:
             return False
+        claimed = time.monotonic()  # made by now: a heartbeat that asks after it finds it
         if self.tokens.get(run_id) == token - 1:  # no other server claimed it since this one did
             self.fresh.add(run_id)
         else:
             self.fresh.discard(run_id)
         self.tokens[run_id] = token
-        self.claimed[run_id] = claiming
+        self.claimed[run_id] = claimed
         self.lost_runs.discard(run_id)
         return True
 
-    def took(self, run_id: str, claiming: float) -> None:
-        """A run this server claimed among those other servers left (the queue's claim), asked at `claiming`."""
-        self.claimed[run_id] = claiming
+    def took(self, run_id: str, claimed: float) -> None:
+        """A run this server claimed among those other servers left (the queue's claim), made by `claimed` (the
+        time.monotonic() once the store answered: a heartbeat's read that started before may not find it)."""
+        self.claimed[run_id] = claimed
         self.lost_runs.discard(run_id)
 
     async def release(self, run_id: str) -> None:
@@ -129,9 +130,9 @@ class HeldStore:
         self.on_run_lost(run_id)
 
     def held_now(self, held: list[str], asked: float) -> None:
-        """The heartbeat's list of the runs the store says this server holds, asked at `asked`: those claimed
-        before it and missing were taken over."""
-        for run_id in [run_id for run_id, claiming in self.claimed.items() if claiming < asked]:
+        """The heartbeat's list of the runs the store says this server holds, asked at `asked`: those whose claim
+        was made before it and missing were taken over (a claim asked before it may be made after its read)."""
+        for run_id in [run_id for run_id, claimed in self.claimed.items() if claimed < asked]:
             if run_id not in held:
                 self.lose_run(run_id)
 

@@ -69,13 +69,13 @@ class SharedRunQueue(RunQueue):
             if free <= 0 or self.held.lease.draining or self._send is None:
                 continue
             try:
-                claiming = time.monotonic()
                 taken = await self.held.store.claim_left(self.held.server, free)
+                claimed = time.monotonic()
             except GraphError as error:  # the store is down: looked at again at the next poll
                 log.warning("runs left by other servers could not be claimed: %s", error)
                 continue
             for run_id in taken:
-                self.held.took(run_id, claiming)
+                self.held.took(run_id, claimed)
                 job = await self._job(run_id)
                 if job is None:
                     await self.held.release(run_id)
