@@ -21,6 +21,11 @@ __all__ = ["FollowedLog"]
 
 Record = tuple[int, dict[str, Any]]
 
+_QUIET_READS = 10
+"""Reads finding nothing new (a second apart at most) after which a run its store says ended is taken as ended even
+though its log does not end with its status: its server was killed between saving the run's end and its last events,
+which then never come (a reader is not held for ever)."""
+
 
 class FollowedLog:
     """What a reader's stream asks of a run's EventLog (`read`, `wait`, `closed`, `last_id`), read from `store`."""
@@ -31,6 +36,7 @@ class FollowedLog:
         self._last = 0  # the last id read from the store
         self._ended = False  # the run ended, and its log's last record, its status, is read
         self._final = False  # the last record read is the run's status as it ended
+        self._quiet = 0  # reads in a row that found nothing new
 
     @property
     def last_id(self) -> int:
@@ -50,7 +56,8 @@ class FollowedLog:
             self._last = max(self._last, found[-1][0])
             last = found[-1][1]
             self._final = last.get("type") == "RunStatus" and last.get("status") in RunStatus.ENDED
-        if self._final and len(found) < limit:
+        self._quiet = 0 if found else self._quiet + 1
+        if (self._final and len(found) < limit) or self._quiet >= _QUIET_READS:
             record = await self.store.get_run(self.run_id)  # the status saved too: not a run resumed since
             self._ended = record is None or RunStatus.read(record.status) in RunStatus.ENDED
         return found, 0
