@@ -55,8 +55,11 @@ class Recovery:
         return runs
 
     async def read_back(self, store: GuardedStore, record: RunRecord, served: ServedGraph, *,
-                        requeued: bool = False) -> ServedRun:
-        """The saved run `record` of graph version `served`, as its checkpoint holds it (queued, if `requeued`)."""
+                        requeued: bool = False, held: bool = True) -> ServedRun:
+        """The saved run `record` of graph version `served`, as its checkpoint holds it (queued, if `requeued`).
+        Not `held`: a run of a store several servers share that this server does not hold (another runs it, or
+        will): its log is its holder's to write, so its status is shown without a record added to it (the store
+        would refuse the write, and this server would take the run for one taken over from it)."""
         saved = await self.logs.saved(record.run_id)
         run = ServedRun(record.run_id, served, self.redactor, shown=self.shown, all_results=record.all_results,
                         created_at=record.created_at or None,
@@ -68,7 +71,7 @@ class Recovery:
         await self.restore_nodes(store, run, record)
         # A run that ended has its whole log saved, ending with its status; one saved by an older server has none.
         ended = not requeued and RunStatus.read(record.status) in RunStatus.ENDED
-        self.transitions.read_back(run, record, requeued=requeued, announce=not (saved and ended))
+        self.transitions.read_back(run, record, requeued=requeued, announce=held and not (saved and ended))
         return run
 
     async def restore_nodes(self, store: GuardedStore, run: ServedRun, record: RunRecord) -> None:

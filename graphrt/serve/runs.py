@@ -359,7 +359,8 @@ class RunService:
         served = self.catalog.as_started(record) if record is not None else None
         if record is None or served is None:
             raise RunNotFound(f"no run {run_id!r}")
-        run = await self.recovery.read_back(store, record, served)
+        run = await self.recovery.read_back(store, record, served,
+                                            held=not self.held.shared or run_id in self.held.claimed)
         # On a shared store, another server may change a run that has not ended meanwhile, and one that ended may
         # not have its last events saved yet (its server saves them after its end): such a run is read again.
         if not self.held.shared or (run.status in RunStatus.ENDED and await self.logs.ends_saved(run_id)):

@@ -170,6 +170,27 @@ def test_a_runs_live_events_stream_from_a_server_that_does_not_run_it_with_the_s
     assert after[-1][1] == "RunStatus" and resumed == whole_on_a[3:]
 
 
+def test_a_server_that_reads_a_run_another_runs_writes_nothing_for_it_and_does_not_take_it_for_lost(
+        servers: Servers) -> None:
+    # A server that reads a run it does not hold (another server runs it) reads it back from the store. It showed the
+    # run's status as a new event of its own log, which its saver wrote: the store refused it (the run's claim is the
+    # other server's), and the reading server took the run for one taken over from it (the bench found about 300
+    # runs of live servers logged as taken over per fault run). Its shutdown saves what its logs hold: a refusal
+    # would be made by then.
+    servers.start("a")
+    servers.start("b")
+    with servers.client("a") as a, servers.client("b") as b:
+        run_id = a.post("/graphs/chain/runs", json={}).json()["id"]
+        wait_until(lambda: (run_id, "b") in _held(servers.gate), "the run held at node b on server a")
+        assert b.get(f"/runs/{run_id}").json()["status"] == "running"
+        servers.gate.touch()
+        read = _stream(b, run_id)
+        whole_on_a = _stream(a, run_id)
+    said = servers.stop()
+    assert read == whole_on_a and read[-1][1] == "RunStatus"
+    assert "taken over" not in said["b"], said["b"]
+
+
 def test_a_run_is_cancelled_through_a_server_that_does_not_run_it(servers: Servers) -> None:
     servers.start("a")
     servers.start("b")
