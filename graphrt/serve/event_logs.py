@@ -60,16 +60,17 @@ class EventLogs:
         """How many of the run's events the store holds (0 when it keeps none)."""
         return await self._saver.store.last_event_id(run_id) if self._saver is not None else 0
 
-    async def ends_saved(self, run_id: str) -> bool:
-        """Whether the store's log of an ended run ends with its end (its RunStatus), or has none (an older server
-        kept none). On a store several servers share, the server that ran it saves the run's end first and its
-        last events after: until then, what the store holds is not the whole log."""
+    async def ends_saved(self, run_id: str, saved: int) -> bool:
+        """Whether the first `saved` records of an ended run's log in the store (what its log read back holds: it
+        goes on after them) end with its end (its RunStatus). On a store several servers share, the server that
+        ran it saves the run's end first and its last events after: until then, what the store holds is not the
+        whole log; nor is what it held when the log was read back, though it holds the whole log by now. None
+        saved: not yet, as far as this server knows (the store's followed log finds out)."""
         if self._saver is None:
             return True
-        last = await self._saver.store.last_event_id(run_id)
-        if last == 0:
-            return True
-        found = await self._saver.store.get_events(run_id, last - 1, 1)
+        if saved == 0:
+            return False
+        found = await self._saver.store.get_events(run_id, saved - 1, 1)
         record = json.loads(found[-1][1]) if found else {}
         return record.get("type") == "RunStatus" and record.get("status") in RunStatus.ENDED
 

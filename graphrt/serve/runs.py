@@ -363,7 +363,9 @@ class RunService:
                                             held=not self.held.shared or run_id in self.held.claimed)
         # On a shared store, another server may change a run that has not ended meanwhile, and one that ended may
         # not have its last events saved yet (its server saves them after its end): such a run is read again.
-        if not self.held.shared or (run.status in RunStatus.ENDED and await self.logs.ends_saved(run_id)):
+        # (Its log goes on after the records the store held when it was read back: those must end with its end.)
+        if not self.held.shared or (run.status in RunStatus.ENDED
+                                    and await self.logs.ends_saved(run_id, run.events.last_id)):
             self._remember(run)
         return run
 

@@ -373,6 +373,40 @@ def test_a_run_read_between_its_end_and_its_last_events_being_saved_streams_them
     assert read == whole and read[-1] == (last_id, "RunStatus")
 
 
+def test_a_run_whose_last_event_is_saved_while_another_server_reads_it_back_streams_it(serve, checkpoint) -> None:
+    # A server reads back a run it did not run: how many events the store holds (its log goes on after them), then
+    # whether that log ends with the run's end. The running server saved the run's last event between the two reads:
+    # the log read back ended one event short of the end the second read found, and was kept as the whole log (the
+    # bench found streams read again through another server that ended at event 14 of 15).
+    import psycopg
+
+    served = serve({"hello.yaml": HELLO_GRAPH}, checkpoint=checkpoint)
+    service = served.service
+    with served.client() as client:
+        run_id = client.post("/graphs/hello/runs?wait=true", json={}).json()["id"]
+        wait_until(lambda: run_id not in service.held.claimed, "the run's events saved and its claim given up")
+        whole = _stream(client, run_id)
+        with psycopg.connect(checkpoint, autocommit=True) as connection:
+            last_id, record = connection.execute("DELETE FROM graphrt_events WHERE run_id = %s AND id = "
+                                                 "(SELECT MAX(id) FROM graphrt_events WHERE run_id = %s) "
+                                                 "RETURNING id, record", (run_id, run_id)).fetchone()
+            store = service.logs._saver.store
+            counted = store.last_event_id
+
+            async def counted_then_saved(asked: str) -> int:
+                found = await counted(asked)
+                if asked == run_id and found == last_id - 1:  # its last event saved right after this read
+                    connection.execute("INSERT INTO graphrt_events (run_id, id, record) VALUES (%s, %s, %s)",
+                                       (run_id, last_id, record))
+                return found
+
+            store.last_event_id = counted_then_saved
+            service._forget(run_id)  # this server stands for one that did not run it
+            read = _stream(client, run_id)
+            store.last_event_id = counted
+    assert read == whole and read[-1] == (last_id, "RunStatus")
+
+
 def test_a_run_claimed_while_the_heartbeat_asks_which_runs_it_holds_is_not_taken_for_lost(checkpoint) -> None:
     # The heartbeat asks the store which runs this server holds; a claim asked before it and made in the store
     # after its read is missing from the answer, and is not a run another server took over (the bench found
