@@ -104,7 +104,7 @@ class ServedRun:
         """How the run stands from now on (serve/transitions.py calls this, and nothing else does).
 
         Its RunStatus record goes to its readers, unless not `announce` (a run read back from the store whose saved
-        log says it already); `updated_at`: when it changed, if not now (as the store saved it); `budget`: the
+        log says it already, or whose log another server of a shared store writes); `updated_at`: when it changed, if not now (as the store saved it); `budget`: the
         budget that stopped a failed run (BudgetExceeded.to_dict())."""
         now = time.time()
         self._outcome = {"status": status, **({"results": results} if results is not None else {}),
