@@ -22,7 +22,9 @@ made again after 1 s, then 2, 4, ... up to 10 min between calls, 10 calls in all
 (`WebhookSettings`), then the delivery is `failed` and a warning says so. Every
 delivery is a row of the run's store (checkpoint.base.WebhookStore) from the moment
 the run settles, so a server killed with deliveries pending makes them when it
-starts again. Calls go out from one task of their own, a few at once: a slow or
+starts again (or, on a store several servers share, by another: each due delivery is taken by one server for
+the time of its call, `WebhookStore.take_deliveries`, and is another's to take only once that time has passed
+without its outcome saved). Calls go out from one task of their own, a few at once: a slow or
 dead receiver never holds a run or a worker, and each call has a deadline (10 s),
 so that receivers that trickle their answer cannot hold every call slot. Of an
 answer only the status counts: at most `ANSWER_BYTES` of its body are read. Logs name the URL without its query
@@ -100,6 +102,12 @@ class WebhookSettings:
             check_url(self.url)
         if self.attempts < 1 or self.first_delay <= 0 or self.longest_delay < self.first_delay or self.at_once < 1:
             raise ValueError("attempts and at_once must be at least 1, and 0 < first_delay <= longest_delay")
+
+    @property
+    def taken_for(self) -> float:
+        """Seconds a delivery taken for a call is this server's alone on a store several servers share: its
+        deadline, and as long again to save its outcome. A server killed mid-call leaves it to another after that."""
+        return 2 * self.timeout
 
     def delay(self, attempts: int) -> float:
         """Seconds before the call after `attempts` failed ones."""
@@ -230,7 +238,9 @@ class Webhooks:
         room = self.settings.at_once - len(self._in_flight)
         if room <= 0 or self._soonest > time.time():
             return
-        due = [item for item in await self.store.due_deliveries(time.time(), limit=self.settings.at_once * 2)
+        now = time.time()
+        due = [item for item in await self.store.take_deliveries(now, now + self.settings.taken_for,
+                                                                 limit=self.settings.at_once * 2)
                if item.delivery_id not in self._in_flight]
         for delivery in due[:room]:
             self._in_flight.add(delivery.delivery_id)
