@@ -128,9 +128,10 @@ def webhook_run(run: ServedRun) -> dict[str, Any]:
 class Webhooks:
     """The webhooks of one server: subscriptions, deliveries saved to `store`, and the task that makes the calls."""
 
-    def __init__(self, store: WebhookStore, settings: WebhookSettings) -> None:
+    def __init__(self, store: WebhookStore, settings: WebhookSettings, *, shared: bool = False) -> None:
         self.store = store
         self.settings = settings
+        self.shared = shared  # several servers on the store: a run may have been given its URL through another
         self._settled: deque[tuple[str, str, float, dict[str, Any]]] = deque()  # (run id, event, time, run): to save
         self._in_flight: set[str] = set()
         self._subscribed: set[str] = set()  # runs with a URL of their own (read at start, then added to)
@@ -154,7 +155,7 @@ class Webhooks:
     def settled(self, run: ServedRun) -> None:
         """The run settled (EVENTS): its deliveries are saved and made by the task, never by the caller."""
         event = EVENTS.get(run.status)
-        if event is None or (self.settings.url is None and run.id not in self._subscribed):
+        if event is None or (self.settings.url is None and run.id not in self._subscribed and not self.shared):
             return  # no URL to call: no delivery, and no store read for it
         self._settled.append((run.id, event, time.time(), webhook_run(run)))
         self._wake.set()
@@ -190,9 +191,11 @@ class Webhooks:
         while self._settled:
             run_id, event, when, shown = self._settled[0]
             urls = [self.settings.url] if self.settings.url else []
-            if run_id in self._subscribed:
-                urls += [item.url for item in await self.store.run_deliveries(run_id)
-                         if item.state == SUBSCRIBED and item.url not in urls]
+            own: list[str] = []
+            if run_id in self._subscribed or self.shared:  # shared: subscribed through another server, maybe since
+                own = [item.url for item in await self.store.run_deliveries(run_id)  # this one started
+                       if item.state == SUBSCRIBED]
+            urls += [url for url in own if url not in urls]
             now = time.time()
             deliveries = []
             for url in urls:
@@ -204,7 +207,7 @@ class Webhooks:
             self._settled.popleft()
             if deliveries:
                 self._soonest = min(self._soonest, now)
-            if event != EVENTS[RunStatus.INTERRUPTED] and run_id in self._subscribed:
+            if event != EVENTS[RunStatus.INTERRUPTED] and (run_id in self._subscribed or own):
                 await self._ended(run_id)
 
     async def _ended(self, run_id: str) -> None:

@@ -417,3 +417,19 @@ def test_each_webhook_delivery_is_called_by_one_server_only(servers: Servers) ->
 def _calls(receiver: Receiver) -> collections.Counter:
     with receiver._lock:
         return collections.Counter(call.headers["Graphrt-Delivery"] for call in receiver.calls)
+
+
+def test_a_runs_own_webhook_is_called_by_the_server_that_resumed_it_though_it_started_before_it(
+        servers: Servers) -> None:
+    with Receiver() as receiver:
+        servers.start("a", "--webhook-allow-private")
+        servers.start("b", "--webhook-allow-private")  # started before the run was given its URL, through a
+        with servers.client("a") as a, servers.client("b") as b:
+            asked = a.post("/graphs/ask/runs", json={"webhook": receiver.url}).json()["id"]
+            assert wait_for_status(a, asked, ("interrupted",))["status"] == "interrupted"
+            wait_until(lambda: len(receiver.accepted()) == 1, "a calling the run's webhook: it asks")
+            answered = b.post(f"/runs/{asked}/resume?wait=true", json={"answer": "Bo"}).json()
+            assert answered["status"] == "finished"
+            wait_until(lambda: len(receiver.accepted()) == 2, "b calling the run's webhook: it finished")
+    assert [(call.json["type"], call.json["run"]["id"]) for call in receiver.accepted()] == [
+        ("run.interrupted", asked), ("run.finished", asked)]
