@@ -215,6 +215,12 @@ class WebhookStore(Protocol):
     async def due_deliveries(self, before: float, limit: int = 100) -> list[Delivery]:
         """Pending deliveries whose next attempt is due before `before`, soonest first."""
 
+    async def take_deliveries(self, before: float, until: float, limit: int = 100) -> list[Delivery]:
+        """Takes pending deliveries due before `before` for this caller alone: their `next_at` is moved to `until`
+        (past the caller's call), so that no other server sharing the store takes them before then; a caller killed
+        mid-call leaves them to whoever takes them after `until`. A store one server owns may answer as
+        `due_deliveries` does (there is nobody to take them from)."""
+
     async def run_deliveries(self, run_id: str) -> list[Delivery]:
         """A run's subscriptions and deliveries, oldest first."""
 

@@ -302,6 +302,10 @@ class GuardedStore:
         return self._webhook_store().due_deliveries(before, limit)
 
     @_call
+    def take_deliveries(self, before: float, until: float, limit: int = 100) -> Awaitable[list[Delivery]]:
+        return self._webhook_store().take_deliveries(before, until, limit)
+
+    @_call
     def run_deliveries(self, run_id: str) -> Awaitable[list[Delivery]]:
         return self._webhook_store().run_deliveries(run_id)
 

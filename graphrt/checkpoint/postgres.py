@@ -10,7 +10,8 @@ that finish nodes at the same time share one transaction: one commit (one WAL
 flush on the server) for all of them.
 A run with rate limits counts its calls in the database too (`rate_window`, postgres_rates.py), with every
 process on it. Several `graphrt serve` share one database: each joins it as a server, claims the runs it runs,
-and writes nothing more for a run another took over (postgres_claims.py).
+and writes nothing more for a run another took over (postgres_claims.py); each due webhook delivery is taken by
+one of them (`take_deliveries`).
 The connection URL's password is never shown: `location` and every error
 message leave it out. A connection that broke (the server restarted, an admin
 ended it) is made again on the next call, and takes again the claims the
@@ -29,8 +30,8 @@ from graphrt.checkpoint.errors import CheckpointError, LeaseLost, StoreFailed, r
 from graphrt.checkpoint.group_commit import GroupCommit, Refusal, Statement, query_runs
 from graphrt.checkpoint.postgres_claims import CLAIM_FOR, FENCE_TABLE, NOW, SERVER_SETTING, TABLES, claim_left
 from graphrt.checkpoint.postgres_rates import PostgresRateWindow
-from graphrt.checkpoint.records import RunRecord, ServerRow
-from graphrt.checkpoint.sql import SqlStore, insert_run, schema
+from graphrt.checkpoint.records import Delivery, RunRecord, ServerRow
+from graphrt.checkpoint.sql import DELIVERY_COLUMNS, SqlStore, insert_run, schema
 
 __all__ = ["PostgresStore"]
 
@@ -263,6 +264,15 @@ class PostgresStore(SqlStore):
         """The runs `server` holds that another server was asked to cancel."""
         return [row[0] for row in await self._read("SELECT run_id FROM graphrt_run_claims WHERE server = ? AND cancel",
                                                    (server,))]
+
+    async def take_deliveries(self, before: float, until: float, limit: int = 100) -> list[Delivery]:
+        """Takes due deliveries for this server alone (WebhookStore): rows another server is taking now are skipped
+        (SKIP LOCKED), and those taken wait until `until` in the one statement, so that no two servers call one."""
+        found = await self._read(
+            f"UPDATE graphrt_webhooks SET next_at = ? WHERE delivery_id IN (SELECT delivery_id FROM graphrt_webhooks "
+            f"WHERE state = 'pending' AND next_at < ? ORDER BY next_at, delivery_id LIMIT ? FOR UPDATE SKIP LOCKED) "
+            f"RETURNING {DELIVERY_COLUMNS}", (until, before, int(limit)))
+        return sorted((Delivery(*row) for row in found), key=lambda item: (item.created_at, item.delivery_id))
 
     async def servers(self) -> list[ServerRow]:
         """Every server on the store, live or not, with the runs each holds; the database's clock beside them."""

@@ -20,12 +20,12 @@ from graphrt.checkpoint.records import Delivery, JournalEntry, Lease, Row, RunRe
 from graphrt.checkpoint.values import decode_value, encode_value
 from graphrt.checkpoint.group_commit import Fence, GroupCommit, Statement
 
-__all__ = ["ADDED_COLUMNS", "SqlStore", "Statement", "insert_run", "schema"]
+__all__ = ["ADDED_COLUMNS", "DELIVERY_COLUMNS", "SqlStore", "Statement", "insert_run", "schema"]
 
 _RUN_COLUMNS = ("run_id, graph_file, graph_text, graph_hash, injected, config, all_results, status, detail, results, "
                "created_at, updated_at, parent")
 
-_DELIVERY_COLUMNS = "delivery_id, run_id, url, event, body, state, attempts, next_at, error, created_at"
+DELIVERY_COLUMNS = "delivery_id, run_id, url, event, body, state, attempts, next_at, error, created_at"
 
 _JOURNAL_COLUMNS = "run_id, path, idx, kind, agent, request, state, result, started_at, ended_at"
 
@@ -355,7 +355,7 @@ class SqlStore:
     async def add_deliveries(self, deliveries: Sequence[Delivery]) -> None:
         if not deliveries:
             return
-        insert = (f"INSERT INTO graphrt_webhooks ({_DELIVERY_COLUMNS}) VALUES ({', '.join('?' * 10)})")
+        insert = (f"INSERT INTO graphrt_webhooks ({DELIVERY_COLUMNS}) VALUES ({', '.join('?' * 10)})")
         now = time.time()
         await self._write(*((insert, (item.delivery_id, item.run_id, item.url, item.event, item.body, item.state,
                                       item.attempts, item.next_at, item.error, item.created_at or now))
@@ -367,12 +367,16 @@ class SqlStore:
                            "WHERE delivery_id = ?", (state, attempts, next_at, error, delivery_id)))
 
     async def due_deliveries(self, before: float, limit: int = 100) -> list[Delivery]:
-        found = await self._read(f"SELECT {_DELIVERY_COLUMNS} FROM graphrt_webhooks WHERE state = 'pending' "
+        found = await self._read(f"SELECT {DELIVERY_COLUMNS} FROM graphrt_webhooks WHERE state = 'pending' "
                                  "AND next_at < ? ORDER BY next_at, delivery_id LIMIT ?", (before, limit))
         return [Delivery(*row) for row in found]
 
+    async def take_deliveries(self, before: float, until: float, limit: int = 100) -> list[Delivery]:
+        """As `due_deliveries`: one server owns the store (a store several share overrides it)."""
+        return await self.due_deliveries(before, limit)
+
     async def run_deliveries(self, run_id: str) -> list[Delivery]:
-        found = await self._read(f"SELECT {_DELIVERY_COLUMNS} FROM graphrt_webhooks WHERE run_id = ? "
+        found = await self._read(f"SELECT {DELIVERY_COLUMNS} FROM graphrt_webhooks WHERE run_id = ? "
                                  "ORDER BY created_at, delivery_id", (run_id,))
         return [Delivery(*row) for row in found]
 

@@ -193,7 +193,7 @@ class RunService:
                     if self.logs.durable and self.settings.retention.active:
                         tg.start_soon(self.settings.retention.keep_sweeping, self.sweep)
                     if store.abilities.webhooks:
-                        self._webhooks = Webhooks(store, self.settings.signed_webhooks)
+                        self._webhooks = Webhooks(store, self.settings.signed_webhooks, shared=self.held.shared)
                         await tg.start(self._webhooks.serve)
                     elif self.settings.webhooks.url:
                         log.warning("%s keeps no webhooks: runs call none", store.location)

@@ -22,7 +22,9 @@ made again after 1 s, then 2, 4, ... up to 10 min between calls, 10 calls in all
 (`WebhookSettings`), then the delivery is `failed` and a warning says so. Every
 delivery is a row of the run's store (checkpoint.base.WebhookStore) from the moment
 the run settles, so a server killed with deliveries pending makes them when it
-starts again. Calls go out from one task of their own, a few at once: a slow or
+starts again (or, on a store several servers share, by another: each due delivery is taken by one server for
+the time of its call, `WebhookStore.take_deliveries`, and is another's to take only once that time has passed
+without its outcome saved). Calls go out from one task of their own, a few at once: a slow or
 dead receiver never holds a run or a worker, and each call has a deadline (10 s),
 so that receivers that trickle their answer cannot hold every call slot. Of an
 answer only the status counts: at most `ANSWER_BYTES` of its body are read. Logs name the URL without its query
@@ -101,6 +103,12 @@ class WebhookSettings:
         if self.attempts < 1 or self.first_delay <= 0 or self.longest_delay < self.first_delay or self.at_once < 1:
             raise ValueError("attempts and at_once must be at least 1, and 0 < first_delay <= longest_delay")
 
+    @property
+    def taken_for(self) -> float:
+        """Seconds a delivery taken for a call is this server's alone on a store several servers share: its
+        deadline, and as long again to save its outcome. A server killed mid-call leaves it to another after that."""
+        return 2 * self.timeout
+
     def delay(self, attempts: int) -> float:
         """Seconds before the call after `attempts` failed ones."""
         return min(self.longest_delay, self.first_delay * 2 ** min(attempts - 1, 60))
@@ -120,9 +128,10 @@ def webhook_run(run: ServedRun) -> dict[str, Any]:
 class Webhooks:
     """The webhooks of one server: subscriptions, deliveries saved to `store`, and the task that makes the calls."""
 
-    def __init__(self, store: WebhookStore, settings: WebhookSettings) -> None:
+    def __init__(self, store: WebhookStore, settings: WebhookSettings, *, shared: bool = False) -> None:
         self.store = store
         self.settings = settings
+        self.shared = shared  # several servers on the store: a run may have been given its URL through another
         self._settled: deque[tuple[str, str, float, dict[str, Any]]] = deque()  # (run id, event, time, run): to save
         self._in_flight: set[str] = set()
         self._subscribed: set[str] = set()  # runs with a URL of their own (read at start, then added to)
@@ -146,7 +155,7 @@ class Webhooks:
     def settled(self, run: ServedRun) -> None:
         """The run settled (EVENTS): its deliveries are saved and made by the task, never by the caller."""
         event = EVENTS.get(run.status)
-        if event is None or (self.settings.url is None and run.id not in self._subscribed):
+        if event is None or (self.settings.url is None and run.id not in self._subscribed and not self.shared):
             return  # no URL to call: no delivery, and no store read for it
         self._settled.append((run.id, event, time.time(), webhook_run(run)))
         self._wake.set()
@@ -182,9 +191,11 @@ class Webhooks:
         while self._settled:
             run_id, event, when, shown = self._settled[0]
             urls = [self.settings.url] if self.settings.url else []
-            if run_id in self._subscribed:
-                urls += [item.url for item in await self.store.run_deliveries(run_id)
-                         if item.state == SUBSCRIBED and item.url not in urls]
+            own: list[str] = []
+            if run_id in self._subscribed or self.shared:  # shared: subscribed through another server, maybe since
+                own = [item.url for item in await self.store.run_deliveries(run_id)  # this one started
+                       if item.state == SUBSCRIBED]
+            urls += [url for url in own if url not in urls]
             now = time.time()
             deliveries = []
             for url in urls:
@@ -196,7 +207,7 @@ class Webhooks:
             self._settled.popleft()
             if deliveries:
                 self._soonest = min(self._soonest, now)
-            if event != EVENTS[RunStatus.INTERRUPTED] and run_id in self._subscribed:
+            if event != EVENTS[RunStatus.INTERRUPTED] and (run_id in self._subscribed or own):
                 await self._ended(run_id)
 
     async def _ended(self, run_id: str) -> None:
@@ -230,7 +241,9 @@ class Webhooks:
         room = self.settings.at_once - len(self._in_flight)
         if room <= 0 or self._soonest > time.time():
             return
-        due = [item for item in await self.store.due_deliveries(time.time(), limit=self.settings.at_once * 2)
+        now = time.time()
+        due = [item for item in await self.store.take_deliveries(now, now + self.settings.taken_for,
+                                                                 limit=self.settings.at_once * 2)
                if item.delivery_id not in self._in_flight]
         for delivery in due[:room]:
             self._in_flight.add(delivery.delivery_id)

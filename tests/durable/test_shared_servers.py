@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 import anyio
 import pytest
 
-from graphrt.checkpoint import Row, RunRecord
+from graphrt.checkpoint import Delivery, Row, RunRecord
 from graphrt.checkpoint.errors import LeaseLost
 from graphrt.checkpoint.guard import GuardedStore
 
@@ -110,3 +110,25 @@ async def test_a_server_whose_heartbeat_lapsed_does_not_claim_its_own_runs_as_le
     await a.expire_server("b")
     assert await a.claim_left("a", 10) == ["its"]  # b's, left: a continues it; its own is not claimed again
     assert sorted(await a.renew_server("a", seconds=300)) == ["its", "mine"]
+
+
+async def test_a_due_webhook_delivery_is_taken_by_one_server_until_its_time_passes(
+        servers: list[GuardedStore]) -> None:
+    a, b, c, _ = servers
+    await a.create_run(_record("r1", status="finished"))
+    await a.add_deliveries([Delivery(f"d{index}", "r1", "https://a.example/hook", "run.finished", "{}",
+                                     next_at=float(index), created_at=float(index)) for index in range(6)])
+    taken: list[tuple[str, str]] = []
+    async with anyio.create_task_group() as tg:  # three servers take at once: each delivery goes to one
+        for name, store in zip("abc", (a, b, c)):
+            async def take(store: GuardedStore = store, name: str = name) -> None:
+                taken.extend((name, item.delivery_id) for item in await store.take_deliveries(10.0, 100.0, limit=3))
+            tg.start_soon(take)
+    assert sorted(delivery for _, delivery in taken) == [f"d{index}" for index in range(6)]
+    assert await b.take_deliveries(50.0, 200.0) == []  # taken until 100: nobody's before
+    await a.update_delivery("d0", state="delivered", attempts=1, next_at=60.0, error=None)  # its taker called it
+    await a.update_delivery("d1", state="pending", attempts=1, next_at=70.0, error="HTTP 500")  # to retry at 70
+    assert [item.delivery_id for item in await c.take_deliveries(80.0, 200.0)] == ["d1"]
+    again = await b.take_deliveries(101.0, 300.0)  # their takers were killed mid-call: another takes them after 100
+    assert [item.delivery_id for item in again] == ["d2", "d3", "d4", "d5"]
+    assert all(item.attempts == 0 for item in again)  # a call cut short by a kill counts for nothing

@@ -18,6 +18,7 @@ import pytest
 from ..waiting import wait_until
 from .conftest import ASK, HELLO as HELLO_GRAPH, HERE, free_port, sse_events, start_process, wait_for_status
 from .test_crash import _held, chain
+from .webhook_receiver import Receiver
 
 pytestmark = [pytest.mark.parametrize("checkpoint", ["postgres"], indirect=True)]
 
@@ -444,3 +445,48 @@ def test_a_run_claimed_while_the_heartbeat_asks_which_runs_it_holds_is_not_taken
             return lost, "r1" in held.claimed
 
     assert anyio.run(main) == ([], True)
+
+
+def test_each_webhook_delivery_is_called_by_one_server_only(servers: Servers) -> None:
+    with Receiver(fail_first=1_000_000) as receiver:  # refuses until both servers retry the same deliveries
+        servers.start("a", "--webhook-url", receiver.url)
+        servers.gate.touch()
+        with servers.client("a") as client:
+            runs = [client.post("/graphs/chain/runs?wait=true", json={}).json()["id"] for _ in range(4)]
+        wait_until(lambda: len(_calls(receiver)) == 4, "a's first (refused) call of each run's delivery")
+        servers.start("b", "--webhook-url", receiver.url)  # reads the store's pending deliveries at its start
+        wait_until(lambda: min(_calls(receiver).values()) >= 3, "two more calls of each delivery, b up")
+        with receiver._lock:
+            receiver.fail_first = 0
+        with servers.client("b") as client:
+            def delivered() -> list[dict]:
+                shown = [client.get(f"/runs/{run_id}/webhooks").json()["webhooks"] for run_id in runs]
+                return [item for items in shown for item in items if item["state"] == "delivered"]
+            wait_until(lambda: len(delivered()) == 4, "every delivery delivered")
+            saved = {item["delivery_id"]: item["calls"] for item in delivered()}
+        servers.stop()  # whatever either server was still calling has come or never will
+    accepted = collections.Counter(call.headers["Graphrt-Delivery"] for call in receiver.accepted())
+    assert accepted == {delivery: 1 for delivery in saved}  # no delivery called twice, by either server
+    assert _calls(receiver) == saved  # and every call made is one its delivery counts
+    assert {call.json["run"]["id"] for call in receiver.accepted()} == set(runs)
+
+
+def _calls(receiver: Receiver) -> collections.Counter:
+    with receiver._lock:
+        return collections.Counter(call.headers["Graphrt-Delivery"] for call in receiver.calls)
+
+
+def test_a_runs_own_webhook_is_called_by_the_server_that_resumed_it_though_it_started_before_it(
+        servers: Servers) -> None:
+    with Receiver() as receiver:
+        servers.start("a", "--webhook-allow-private")
+        servers.start("b", "--webhook-allow-private")  # started before the run was given its URL, through a
+        with servers.client("a") as a, servers.client("b") as b:
+            asked = a.post("/graphs/ask/runs", json={"webhook": receiver.url}).json()["id"]
+            assert wait_for_status(a, asked, ("interrupted",))["status"] == "interrupted"
+            wait_until(lambda: len(receiver.accepted()) == 1, "a calling the run's webhook: it asks")
+            answered = b.post(f"/runs/{asked}/resume?wait=true", json={"answer": "Bo"}).json()
+            assert answered["status"] == "finished"
+            wait_until(lambda: len(receiver.accepted()) == 2, "b calling the run's webhook: it finished")
+    assert [(call.json["type"], call.json["run"]["id"]) for call in receiver.accepted()] == [
+        ("run.interrupted", asked), ("run.finished", asked)]
