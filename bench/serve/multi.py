@@ -229,6 +229,7 @@ class Disturbed:
         self.store = _database(admin_url, name)
         self.calls_log = folder / f"{name}-calls.log"
         self.calls_log.unlink(missing_ok=True)
+        self.said, self.errors = folder / f"{name}-follower.json", folder / f"{name}-follower.err"
         self.receiver = WebhookReceiver()
         self.servers = Servers(folder, self.store, 3, max_runs, [*extra, "--webhook-url", self.receiver.url],
                                {"GRAPHRT_SERVE_COUNT_LOG": str(self.calls_log)})
@@ -239,10 +240,12 @@ class Disturbed:
 
     def start(self) -> None:
         self.servers.start_all()
-        self.follower = subprocess.Popen(
-            [sys.executable, "-m", "bench.serve.follower", ",".join(self.servers.urls), "--graph", "chain",
-             "--runs", str(self.runs), "--clients", str(self.clients)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        # Its report goes to files: a pipe read only at the end would fill up (the report of a few hundred runs
+        # passes 64 KiB) and hold the follower, which the disturbances wait on, for ever.
+        with open(self.said, "wb") as out, open(self.errors, "wb") as err:
+            self.follower = subprocess.Popen(
+                [sys.executable, "-m", "bench.serve.follower", ",".join(self.servers.urls), "--graph", "chain",
+                 "--runs", str(self.runs), "--clients", str(self.clients)], stdout=out, stderr=err, cwd=ROOT)
 
     def calls(self) -> collections.Counter:
         if not self.calls_log.exists():
@@ -264,10 +267,10 @@ class Disturbed:
         self.disturbed_at.append(time.time())
 
     def finish(self) -> dict[str, Any]:
-        out, err = self.follower.communicate(timeout=900)
+        self.follower.wait(timeout=900)
         if self.follower.returncode != 0:
-            raise RuntimeError(f"the follower failed: {err[-2000:]}")
-        load = json.loads(out.strip().splitlines()[-1])
+            raise RuntimeError(f"the follower failed: {self.errors.read_text()[-2000:]}")
+        load = json.loads(self.said.read_text().strip().splitlines()[-1])
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and len({call[0] for call in self.receiver.calls}) < self.runs:
             time.sleep(0.1)
