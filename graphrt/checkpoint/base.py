@@ -22,7 +22,8 @@ store without one gets what `GuardedStore` does in its place, said with each pro
   delivery still pending when the server died is made by the next one); `LeaseStore`
   (named leases, so that one server at a time owns the store: serve/lease.py); `SharedServers`
   (several servers on one store, each run claimed by one of them and fenced: PostgreSQL's,
-  postgres_claims.py), which a server uses instead of the lease;
+  postgres_claims.py), which a server uses instead of the lease, with `Announcements` (what the
+  servers write, announced as it is committed: PostgreSQL's LISTEN/NOTIFY, postgres_notices.py);
 - `JournalStore` (each run's journal of outside calls: a resumed run takes a call's result
   from it instead of making the call again: graphrt/engine/journal.py), with `QueuedCalls`
   (an entry queued and committed with the run's next write). graphrt's SQLite and PostgreSQL
@@ -42,13 +43,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Protocol, Sequence, runtime_checkable
 
-from graphrt.checkpoint.records import Delivery, JournalEntry, Lease, Row, RunRecord, RunSummary, ServerRow
+from graphrt.checkpoint.records import (Announcement, Delivery, JournalEntry, Lease, Row, RunRecord, RunSummary,
+                                        ServerRow)
 
 if TYPE_CHECKING:  # a run without rate limits never imports their pacing
     from graphrt.observe.rate_limits import RateWindow
 
 __all__ = [
     "Abilities",
+    "Announcements",
     "CheckpointStore",
     "EventBatches",
     "EventStore",
@@ -298,6 +301,17 @@ class SharedServers(Protocol):
 
 
 @runtime_checkable
+class Announcements(Protocol):
+    """A store that several servers share and that announces what they write there as it is committed (a run's
+    events saved, a server asked to cancel or drain, runs left): a server waits for those instead of asking the
+    store over and over. An announcement only wakes: what changed is read from the store. One may be missed
+    while the store's connection is made again: then `ANYTHING` is heard."""
+
+    async def heard(self, timeout: float) -> list[Announcement]:
+        """What was announced since the last call, waiting up to `timeout` seconds for the first."""
+
+
+@runtime_checkable
 class JournalStore(Protocol):
     """A store that also keeps each run's journal of outside calls, one entry per call (graphrt/engine/journal.py):
     a resumed run takes a call's result from it instead of making the call again, and a call that started and
@@ -383,6 +397,7 @@ class Abilities:
     webhooks: bool = False  # WebhookStore
     leases: bool = False  # LeaseStore
     shared: bool = False  # SharedServers
+    announcements: bool = False  # Announcements
     journal: bool = False  # JournalStore
     queued_calls: bool = False  # QueuedCalls
     rate_windows: bool = False  # RateWindows
@@ -395,6 +410,7 @@ class Abilities:
                    self_check=conforms(store, SelfCheck), events=conforms(store, EventStore),
                    event_batches=conforms(store, EventBatches), webhooks=conforms(store, WebhookStore),
                    leases=conforms(store, LeaseStore), shared=conforms(store, SharedServers),
+                   announcements=conforms(store, Announcements),
                    journal=conforms(store, JournalStore),
                    queued_calls=conforms(store, QueuedCalls), rate_windows=conforms(store, RateWindows))
 

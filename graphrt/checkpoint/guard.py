@@ -9,7 +9,8 @@ method of the contract, each written out below:
   row, `queue_rows` and `start_new_run` say None (save the rows, claim and create the run, in turn), `finish_run`
   is `update_run` (rows never queued were saved already), `runs_page` a slice of `runs()`, `check` a read of a
   run no one saves, `add_event_batches` one `add_events` per run;
-- the abilities a caller asks of `abilities` first (an event log, webhooks, a lease, a journal of outside calls):
+- the abilities a caller asks of `abilities` first (an event log, webhooks, a lease, several servers and what they
+  announce, a journal of outside calls):
   a store without them has nothing to do in their place, and such a call is refused.
 
 A driver raises its own errors (sqlite3.OperationalError, psycopg's, OSError); here each becomes a StoreFailed
@@ -27,6 +28,7 @@ from typing import (TYPE_CHECKING, Any, Awaitable, Callable, Concatenate, Corout
 
 from graphrt.checkpoint.base import (
     Abilities,
+    Announcements,
     CheckpointStore,
     EventBatches,
     EventStore,
@@ -43,7 +45,7 @@ from graphrt.checkpoint.base import (
     WebhookStore,
 )
 from graphrt.checkpoint.errors import CheckpointError, StoreFailed
-from graphrt.checkpoint.records import Delivery, JournalEntry, Lease, Row, RunRecord, RunSummary, ServerRow
+from graphrt.checkpoint.records import Announcement, Delivery, JournalEntry, Lease, Row, RunRecord, RunSummary, ServerRow
 
 if TYPE_CHECKING:  # a run without rate limits never imports their pacing
     from graphrt.observe.rate_limits import RateWindow
@@ -405,6 +407,14 @@ class GuardedStore:
         if not self.abilities.shared:
             raise self._lacks("several servers")
         return cast(SharedServers, self.store)
+
+    # ----- Announcements: asked of `abilities.announcements` first -----
+
+    @_call
+    def heard(self, timeout: float) -> Awaitable[list[Announcement]]:
+        if not self.abilities.announcements:
+            raise self._lacks("announcements")
+        return cast(Announcements, self.store).heard(timeout)
 
     # ----- JournalStore: asked of `abilities.journal` first -----
 

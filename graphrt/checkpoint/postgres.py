@@ -11,7 +11,8 @@ flush on the server) for all of them.
 A run with rate limits counts its calls in the database too (`rate_window`, postgres_rates.py), with every
 process on it. Several `graphrt serve` share one database: each joins it as a server, claims the runs it runs,
 and writes nothing more for a run another took over (postgres_claims.py); each due webhook delivery is taken by
-one of them (`take_deliveries`).
+one of them (`take_deliveries`). What the servers write for each other is announced as it is committed (NOTIFY),
+and heard by each on a connection of its own (`heard`: postgres_notices.py).
 The connection URL's password is never shown: `location` and every error
 message leave it out. A connection that broke (the server restarted, an admin
 ended it) is made again on the next call, and takes again the claims the
@@ -28,9 +29,10 @@ from graphrt.base.extras import EXTRAS, install_line, needs_extra
 from graphrt.base.secrets import hide_credentials
 from graphrt.checkpoint.errors import CheckpointError, LeaseLost, StoreFailed, run_taken
 from graphrt.checkpoint.group_commit import GroupCommit, Refusal, Statement, query_runs
-from graphrt.checkpoint.postgres_claims import CLAIM_FOR, FENCE_TABLE, NOW, SERVER_SETTING, TABLES, claim_left
+from graphrt.checkpoint.postgres_claims import ANNOUNCE_CLAIMS, CLAIM_FOR, FENCE_TABLE, NOW, SERVER_SETTING, TABLES, claim_left
+from graphrt.checkpoint.postgres_notices import PostgresListener
 from graphrt.checkpoint.postgres_rates import PostgresRateWindow
-from graphrt.checkpoint.records import Delivery, RunRecord, ServerRow
+from graphrt.checkpoint.records import Announcement, Delivery, RunRecord, ServerRow
 from graphrt.checkpoint.sql import DELIVERY_COLUMNS, SqlStore, insert_run, schema
 
 __all__ = ["PostgresStore"]
@@ -71,6 +73,7 @@ class PostgresStore(SqlStore):
             "refused (this process does not hold the run: another server took it over, or holds it)"))
         self._schema: str | None = None
         self._rates: PostgresRateWindow | None = None
+        self._listener: PostgresListener | None = None  # opened by the first `heard`
         self._server: str | None = None  # the server this store writes for, once it joined the store's servers
 
     @classmethod
@@ -218,7 +221,8 @@ class PostgresStore(SqlStore):
     async def leave_servers(self, server: str) -> None:
         """`server` stops: the runs it holds are given up (another server continues them at once), its row gone."""
         await self._write(("UPDATE graphrt_run_claims SET server = '' WHERE server = ?", (server,)),
-                          ("DELETE FROM graphrt_servers WHERE server = ?", (server,)), alone=True)
+                          ("DELETE FROM graphrt_servers WHERE server = ?", (server,)), (ANNOUNCE_CLAIMS, ("",)),
+                          alone=True)
 
     async def expire_server(self, server: str) -> None:
         """`server` is known gone (its process no longer exists): its runs may be claimed now."""
@@ -247,8 +251,9 @@ class PostgresStore(SqlStore):
     async def drain_server(self, server: str) -> bool:
         """Asks `server` to drain: claim no more runs, take no new ones, finish those it holds, then stop; whether
         such a live server is on the store."""
-        return bool(await self._read(f"UPDATE graphrt_servers SET draining = TRUE WHERE server = ? "
-                                     f"AND expires_at >= {NOW} RETURNING server", (server,)))
+        return bool(await self._read(f"WITH asked AS (UPDATE graphrt_servers SET draining = TRUE WHERE server = ? "
+                                     f"AND expires_at >= {NOW} RETURNING server) "
+                                     f"SELECT server, pg_notify('graphrt_claims', server) FROM asked", (server,)))
 
     async def draining(self, server: str) -> bool:
         """Whether `server` was asked to drain."""
@@ -257,8 +262,9 @@ class PostgresStore(SqlStore):
 
     async def ask_cancel(self, run_id: str) -> bool:
         """Marks the run to be cancelled by the server that holds it; whether one does (live or not)."""
-        return bool(await self._read("UPDATE graphrt_run_claims SET cancel = TRUE WHERE run_id = ? AND server <> '' "
-                                     "RETURNING run_id", (run_id,)))
+        return bool(await self._read("WITH asked AS (UPDATE graphrt_run_claims SET cancel = TRUE WHERE run_id = ? "
+                                     "AND server <> '' RETURNING run_id, server) "
+                                     "SELECT run_id, pg_notify('graphrt_claims', server) FROM asked", (run_id,)))
 
     async def cancels(self, server: str) -> list[str]:
         """The runs `server` holds that another server was asked to cancel."""
@@ -285,6 +291,14 @@ class PostgresStore(SqlStore):
         return [ServerRow(str(server), str(holder), float(expires), bool(draining), tuple(runs.split()), float(now))
                 for server, holder, expires, draining, now, runs in found]
 
+    # ----- Announcements -----
+
+    async def heard(self, timeout: float) -> list[Announcement]:
+        """What the servers on the store announced (postgres_notices.py), on a connection of its own opened now."""
+        if self._listener is None:
+            self._listener = PostgresListener(self._url)
+        return await self._listener.heard(timeout)
+
     # ----- RateWindows -----
 
     def rate_window(self) -> PostgresRateWindow:
@@ -299,6 +313,8 @@ class PostgresStore(SqlStore):
         self._db.close()
         if self._rates is not None:
             self._rates.close()
+        if self._listener is not None:
+            self._listener.close()
 
 
 def _script(db: Any, statements: Sequence[Statement]) -> str:

@@ -13,6 +13,10 @@ that holds it reads at its next look (`cancels`) and carries out; a claim a requ
 Those are claimed with `FOR UPDATE SKIP LOCKED` on the run's row and an insert whose conflict updates
 the claim only while its holder is still gone, so each run goes to exactly one server.
 
+What servers write for each other is announced as it is committed (NOTIFY; postgres_notices.py hears it): a
+trigger announces each run whose events were saved (once per transaction however many), and the statements
+that ask a server to cancel or drain, or leave runs for others, announce that server (or '': any).
+
 The fence is the database's: a trigger on every table a run writes (its record's updates, its rows, its
 events, its journal) refuses, in the write's own transaction, the write of a run whose claim is held by
 another server than the writer's connection says it is (`graphrt.server`, set on the connection when
@@ -24,7 +28,7 @@ for every server.
 
 from __future__ import annotations
 
-__all__ = ["FENCE_TABLE", "SERVER_SETTING", "TABLES", "claim_left", "CLAIM_FOR", "NOW"]
+__all__ = ["ANNOUNCE_CLAIMS", "FENCE_TABLE", "SERVER_SETTING", "TABLES", "claim_left", "CLAIM_FOR", "NOW"]
 
 FENCE_TABLE = "graphrt_run_claims"
 """What the fence's refusal names (the driver's error says it): the write becomes a LeaseLost."""
@@ -71,8 +75,20 @@ CREATE OR REPLACE TRIGGER graphrt_rows_fence BEFORE INSERT ON graphrt_rows
 CREATE OR REPLACE TRIGGER graphrt_events_fence BEFORE INSERT ON graphrt_events
     FOR EACH ROW EXECUTE FUNCTION graphrt_run_fence();
 CREATE OR REPLACE TRIGGER graphrt_journal_fence BEFORE INSERT OR UPDATE ON graphrt_journal
-    FOR EACH ROW EXECUTE FUNCTION graphrt_run_fence()"""
+    FOR EACH ROW EXECUTE FUNCTION graphrt_run_fence();
+CREATE OR REPLACE FUNCTION graphrt_announce_events() RETURNS trigger LANGUAGE plpgsql AS $announce$
+BEGIN
+    PERFORM pg_notify('graphrt_events', NEW.run_id);
+    RETURN NULL;
+END
+$announce$;
+CREATE OR REPLACE TRIGGER graphrt_events_announce AFTER INSERT ON graphrt_events
+    FOR EACH ROW EXECUTE FUNCTION graphrt_announce_events()"""
 """The tables and the fence, made when the first server joins (a store no server uses has neither)."""
+
+ANNOUNCE_CLAIMS = "SELECT pg_notify('graphrt_claims', ?)"
+"""Announces that a server (its id; '': any server) has something to read of its claims: a cancel, a drain, runs
+left."""
 
 _GONE = f"(c.server = '' OR s.server IS NULL OR s.expires_at < {NOW})"
 _TAKE = (f"ON CONFLICT (run_id) DO UPDATE SET server = excluded.server, token = graphrt_run_claims.token + 1, "

@@ -20,11 +20,11 @@ server owns it (`Lease`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from graphrt.base.states import CallState, RunStatus
 
-__all__ = ["Delivery", "JournalEntry", "Lease", "Row", "RunRecord", "RunSummary", "ServerRow"]
+__all__ = ["ANNOUNCED", "ANYTHING", "Announcement", "CLAIMS", "Delivery", "EVENTS", "JournalEntry", "Lease", "Row", "RunRecord", "RunSummary", "ServerRow"]
 
 
 @dataclass
@@ -123,6 +123,24 @@ class Lease:
     owner: str  # the holder's own token: only it renews or drops the lease
     holder: str  # what the holder says of itself (JSON: its process, machine, address)
     expires_at: float
+
+
+class Announcement(NamedTuple):
+    """What a store that several servers share announced (base.Announcements): only that something changed, to be
+    read from the store. `topic` is one of ANNOUNCED; `subject` says of what."""
+
+    topic: str
+    subject: str
+
+
+EVENTS = "events"
+"""A run's events were saved: `subject` is the run's id."""
+CLAIMS = "claims"
+"""A server was asked something (a cancel of a run it holds, to drain): `subject` is its id; '' any server: runs
+were left, for any server to claim."""
+ANYTHING = "anything"
+"""Announcements may have been missed (heard again after the store's connection broke): look at everything."""
+ANNOUNCED = (EVENTS, CLAIMS, ANYTHING)
 
 
 @dataclass(frozen=True)

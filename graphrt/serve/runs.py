@@ -44,6 +44,7 @@ from graphrt.observe.meter import UsageSettings
 from graphrt.serve.catalog import GraphCatalog
 from graphrt.serve.event_logs import EventLogs
 from graphrt.serve.events import EventLog
+from graphrt.serve.announcements import Announced
 from graphrt.serve.followed_log import FollowedLog
 from graphrt.serve.health import store_problem
 from graphrt.serve.held_store import HeldStore
@@ -98,6 +99,7 @@ class RunService:
                                shown=self.shown, hold_limit=settings.event_hold_seconds)
         self._runs: OrderedDict[str, ServedRun] = OrderedDict()  # the runs it shows without reading the store
         self._webhooks: Webhooks | None = None  # while serving, with a store that keeps webhooks
+        self._announced: Announced | None = None  # while serving a store several servers share
 
     def shown(self, text: str) -> str:
         """An error's text as clients see it: without credentials, naming files as served, not by server paths."""
@@ -139,7 +141,7 @@ class RunService:
         yet (not kept here: `get`), the store's copy as it grows."""
         if self.held.shared and self.logs.durable and run.id not in self.held.claimed \
                 and (run.status not in RunStatus.ENDED or self._runs.get(run.id) is not run):
-            return FollowedLog(self.store, run.id)
+            return FollowedLog(self.store, run.id, self._announced)
         return run.events
 
     @property
@@ -183,6 +185,7 @@ class RunService:
                     self.settings.max_runs, self.settings.max_queue, self.held, self._left_job,
                     lambda: self.workers.running, self._cancel_asked, poll=min(1.0, self.settings.lease_seconds / 6))
                 self.held.on_run_lost = self._forget
+                self._announced = Announced(store, self._claims_announced)
             if not store.abilities.events:
                 log.warning("%s keeps no event logs: replaying a run's events after a restart gives its state only",
                             store.location)
@@ -200,6 +203,8 @@ class RunService:
                     self.workers.start(tg)
                     if isinstance(self.queue, SharedRunQueue):
                         tg.start_soon(self.queue.claim_left)
+                    if self._announced is not None:
+                        tg.start_soon(self._announced.listen)
                     continued = await self._recover(store) if not self.held.shared else []
                     if self._webhooks is not None:
                         await self._webhooks.catch_up(self._maybe_get)
@@ -249,6 +254,12 @@ class RunService:
             await self.transitions.cancel(run)
         except GraphError as error:
             log.warning("run %s could not be cancelled as another server asked: %s", run_id, error)
+
+    def _claims_announced(self, server: str) -> None:
+        """A server was asked something through the store (a cancel, a drain; '': runs were left): this one
+        looks at once if it is the one asked."""
+        if server in ("", self.held.server):
+            self.queue.look()
 
     def _forget(self, run_id: str) -> None:
         """A run another server took over: stopped here without a write, and shown as the store says from now on,
@@ -471,12 +482,20 @@ class RunService:
         store = self.store
         if not await store.ask_cancel(run_id):
             raise RunConflict(f"run {run_id!r} is held by no server now; ask again")
+        announced = self._announced
         with anyio.move_on_after(10):
             while True:
+                changed = announced.changed(run_id) if announced is not None and announced.live else None
                 record = await store.get_run(run_id)
                 if record is None or RunStatus.read(record.status) in RunStatus.ENDED:
                     break
-                await anyio.sleep(0.1)  # the other server's doing, announced nowhere else
+                if changed is None:
+                    await anyio.sleep(0.1)  # the other server's doing, announced nowhere
+                else:
+                    with anyio.move_on_after(1.0):  # its end is announced with its last events
+                        await changed.wait()
+        if announced is not None:
+            announced.forget(run_id)
         self._runs.pop(run_id, None)
         return await self.get(run_id)
 

@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from graphrt.checkpoint import Delivery, Row, RunRecord
-from graphrt.checkpoint.errors import LeaseLost
+from graphrt.checkpoint.errors import CheckpointError, LeaseLost
 from graphrt.checkpoint.guard import GuardedStore
 
 pytestmark = [pytest.mark.anyio, pytest.mark.needs("postgres", "initdb")]
@@ -132,3 +132,45 @@ async def test_a_due_webhook_delivery_is_taken_by_one_server_until_its_time_pass
     again = await b.take_deliveries(101.0, 300.0)  # their takers were killed mid-call: another takes them after 100
     assert [item.delivery_id for item in again] == ["d2", "d3", "d4", "d5"]
     assert all(item.attempts == 0 for item in again)  # a call cut short by a kill counts for nothing
+
+
+async def _hear(store: GuardedStore, wanted: tuple[str, str]) -> list[tuple[str, str]]:
+    """What `store` hears until `wanted` is among it (each `heard` waits for the next announcement)."""
+    heard: list[tuple[str, str]] = []
+    with anyio.fail_after(30):
+        while wanted not in heard:
+            heard.extend(tuple(item) for item in await store.heard(5))
+    return heard
+
+
+async def test_what_servers_write_for_each_other_is_announced_once_committed(servers: list[GuardedStore]) -> None:
+    a, b, _, command = servers
+    assert await b.heard(5) == [("anything", "")]  # its first: announcements before it listened are unknown
+    await a.create_run(_record("r1"))
+    assert await a.claim_for("a", "r1")
+    await a.add_events("r1", [(1, '{"type": "NodeState"}'), (2, '{"type": "NodeState"}')])
+    heard = await _hear(b, ("events", "r1"))
+    assert heard.count(("events", "r1")) == 1  # two events in one transaction: one announcement
+    assert await command.ask_cancel("r1")
+    await _hear(b, ("claims", "a"))  # the server that holds it is the one told
+    assert await b.drain_server("c")
+    await _hear(b, ("claims", "c"))
+    await a.leave_servers("a")
+    await _hear(b, ("claims", ""))  # runs left: any server may claim them
+
+
+async def test_announcements_missed_while_the_connection_was_down_are_said_to_be(servers: list[GuardedStore],
+                                                                                 postgres_url: str) -> None:
+    import psycopg
+
+    _, b, _, _ = servers
+    assert await b.heard(0) == [("anything", "")]
+    with psycopg.connect(postgres_url, autocommit=True) as admin:  # as an administrator ending its connection
+        ended = admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                              "WHERE query LIKE 'LISTEN graphrt_%' AND pid <> pg_backend_pid()").fetchall()
+    assert ended and all(row[0] for row in ended)
+    with pytest.raises(CheckpointError, match="cannot hear checkpoint database"):
+        with anyio.fail_after(30):
+            while True:  # the broken connection is found at its next wait
+                await b.heard(5)
+    assert await b.heard(5) == [("anything", "")]  # made again: what was announced meanwhile is unknown
