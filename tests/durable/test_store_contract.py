@@ -94,8 +94,8 @@ async def test_graphrts_stores_have_the_abilities_they_say(store: CheckpointStor
     postgres = type(store).__name__ == "PostgresStore"
     assert Abilities.of(store) == Abilities(row_batches=True, queued_rows=True, queued_start=postgres, run_pages=True,
                                             self_check=True, events=True, event_batches=True, webhooks=True,
-                                            leases=True, shared=postgres, journal=True, queued_calls=True,
-                                            rate_windows=postgres)
+                                            leases=True, shared=postgres, announcements=postgres, journal=True,
+                                            queued_calls=True, rate_windows=postgres)
     assert GuardedStore(store).abilities == Abilities.of(store)
 
 
