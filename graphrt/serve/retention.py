@@ -2,7 +2,8 @@
 
 A sweep runs when the server starts and every `every` seconds after; it deletes
 ended runs (finished, failed, cancelled) with their rows and event logs, never a
-run that is queued, running or waiting for an answer (EventStore.prune_runs).
+run that is queued, running or waiting for an answer (EventStore.prune_runs). On a store several servers share,
+one of them sweeps in each period: the first whose sweep comes.
 """
 
 from __future__ import annotations
@@ -16,9 +17,12 @@ from typing import Any
 import anyio
 
 from graphrt.base.defaults import KEEP_RUNS
-from graphrt.checkpoint.base import EventStore
+from graphrt.checkpoint.guard import GuardedStore
 
-__all__ = ["Retention"]
+__all__ = ["Retention", "SWEEP_LEASE"]
+
+SWEEP_LEASE = "retention"
+"""The lease a server takes on a shared store for one sweep period."""
 
 log = logging.getLogger("graphrt.serve")
 
@@ -43,10 +47,17 @@ class Retention:
     def active(self) -> bool:
         return self.keep_runs is not None or self.keep_days is not None
 
-    async def sweep(self, store: EventStore) -> list[str]:
-        """Deletes the ended runs this retention lets go of; returns their ids."""
+    async def sweep(self, store: GuardedStore, *, server: str | None = None) -> list[str]:
+        """Deletes the ended runs this retention lets go of; returns their ids. On a store that several servers
+        share, `server` is this one: it sweeps only if no other server swept in the last `every` seconds (the
+        store's lease `retention`, taken for that long), so that the servers' sweeps do not collide."""
         if not self.active:
             return []
+        if server is not None and store.abilities.leases:
+            now = time.time()
+            taken = await store.take_lease(SWEEP_LEASE, server, "{}", until=now + self.every * 0.9, now=now)
+            if taken.owner != server:
+                return []  # another server swept a moment ago
         before = time.time() - self.keep_days * 86_400 if self.keep_days is not None else None
         return await store.prune_runs(keep=self.keep_runs, before=before)
 

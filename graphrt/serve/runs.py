@@ -279,7 +279,7 @@ class RunService:
         store = self.held.held
         if store is None or not store.abilities.events:
             return []
-        deleted = await self.settings.retention.sweep(store)
+        deleted = await self.settings.retention.sweep(store, server=self.held.server if self.held.shared else None)
         for run_id in deleted:
             kept = self._runs.get(run_id)
             if kept is not None and kept.status in RunStatus.ENDED:

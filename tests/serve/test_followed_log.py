@@ -57,7 +57,10 @@ async def test_a_reader_is_woken_by_the_events_saved_and_reads_nothing_meanwhile
             while not announced.live:
                 await anyio.sleep(0.01)
         log = FollowedLog(reading, "r1", announced)
+        first = announced.changed("r1")
         await running.add_events("r1", [(1, _event("NodeState", node="x"))])
+        with anyio.fail_after(60):
+            await first.wait()  # its announcement heard: none is pending when the log reads
         assert [event_id for event_id, _ in (await log.read(0))[0]] == [1]
         reads = reading.reads
         assert await log.read(1) == ([], 0) and reading.reads == reads  # nothing announced: the store is not read
@@ -82,3 +85,19 @@ async def test_a_reader_on_a_store_it_cannot_hear_looks_every_second(
     with anyio.fail_after(60):
         await log.wait(0, 600)  # a second at most
     assert [event_id for event_id, _ in (await log.read(0))[0]] == [1]
+
+
+async def test_servers_sharing_a_store_do_not_sweep_it_in_the_same_period(
+        stores: tuple[GuardedStore, _CountedReads]) -> None:
+    from graphrt.serve.retention import Retention
+
+    a, b = stores
+    retention = Retention(keep_runs=0, every=600)
+    await a.update_run("r1", status="finished")
+    await a.release_claim("a", "r1")
+    assert await retention.sweep(b, server="b") == ["r1"]
+    await a.create_run(RunRecord(run_id="r2", graph_file=None, graph_text="nodes: {}", graph_hash="abc",
+                                 status="finished"))
+    assert await retention.sweep(a, server="a") == []  # b swept this period: a leaves it to b
+    assert await retention.sweep(b, server="b") == ["r2"]  # b's own period goes on
+    assert await a.get_run("r2") is None
