@@ -15,7 +15,9 @@ generators are processes of their own (bench/serve/loadgen.py, bench/serve/follo
   kill that ran again, duplicate webhooks (two deliveries of one run's event), event ids missing or repeated in what
   the clients read across servers (their own reads, and against the store's log), and how long the killed server's
   runs went without an event (they waited for another server to claim them).
-- **rolling**: the same load and counts while each of three servers in turn is stopped (SIGTERM) and started again.
+- **rolling**: the same load and counts while each of three servers in turn is drained (`graphrt serve --drain`:
+  it finishes its runs, then exits; `--rolling-stop term`: stopped with SIGTERM, its runs given up to the others)
+  and started again.
 
 Writes bench/results/multiserve_latest.json (git-ignored). Exits 1 if a run was lost or wrong. Needs the serve
 and postgres extras, and PostgreSQL's initdb and pg_ctl.
@@ -142,6 +144,21 @@ class Servers:
     def stop_all(self) -> None:
         for index in range(len(self.ports)):
             self.stop(index)
+
+    def drain(self, index: int) -> None:
+        """`graphrt serve --drain` of server `index` (by its id): it takes and claims no more runs, finishes those it
+        holds, and exits; waited for."""
+        process = self.processes[index]
+        if process is None:
+            return
+        server = httpx.get(f"{self.urls[index]}/health", timeout=10).json()["server"]
+        subprocess.run([sys.executable, "-m", "graphrt", "serve", str(self.folder), "--checkpoint", self.store,
+                        "--drain", server], check=True, cwd=ROOT, capture_output=True, timeout=60)
+        try:
+            process.wait(300)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"graphrt serve {index} did not exit after draining") from None
+        self.processes[index] = None
 
 
 class WebhookReceiver:
@@ -339,7 +356,7 @@ def faults(admin_url: str, folder: Path, kills: int, runs: int, clients: int, ma
 
 
 def rolling(admin_url: str, folder: Path, runs: int, clients: int, max_runs: int,
-            extra: list[str]) -> dict[str, Any]:
+            extra: list[str], how: str) -> dict[str, Any]:
     disturbed = Disturbed(admin_url, folder, "rolling", runs, clients, max_runs, extra)
     load_before = _load_average()
     disturbed.start()
@@ -347,12 +364,15 @@ def rolling(admin_url: str, folder: Path, runs: int, clients: int, max_runs: int
         for index in range(3):
             disturbed.wait_for_progress(3 * clients)
             disturbed.note_saved()
-            disturbed.servers.stop(index)
+            if how == "drain":
+                disturbed.servers.drain(index)
+            else:
+                disturbed.servers.stop(index)
             disturbed.servers.start(index)
         counted = disturbed.finish()
     finally:
         disturbed.servers.stop_all()
-    return {**counted, "load_before": load_before, "load_after": _load_average()}
+    return {**counted, "how": how, "load_before": load_before, "load_after": _load_average()}
 
 
 # ----- the report -----
@@ -410,6 +430,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fault-clients", type=int, default=30)
     parser.add_argument("--lease-seconds", type=float, default=5.0,
                         help="the servers' --lease-seconds: how long a killed server's runs wait (default 5)")
+    parser.add_argument("--rolling-stop", choices=("drain", "term"), default="drain",
+                        help="how the rolling restart stops each server (default drain: graphrt serve --drain)")
     parser.add_argument("--only", choices=("throughput", "faults", "rolling"), action="append")
     args = parser.parse_args(argv)
     if not (_pg_bin("initdb") and _pg_bin("pg_ctl")):
@@ -438,10 +460,12 @@ def main(argv: list[str] | None = None) -> int:
             lines += [*_disturbed_lines(f"faults: kill -9 one server of three, {args.kills} times, under load "
                                         f"(--lease-seconds {args.lease_seconds:g})", counted), ""]
         if "rolling" in only:
-            counted = rolling(admin_url, folder, args.fault_runs, args.fault_clients, args.max_runs, extra)
+            counted = rolling(admin_url, folder, args.fault_runs, args.fault_clients, args.max_runs, extra,
+                              args.rolling_stop)
             report["rolling"] = counted
             ok = ok and counted["lost"] == 0 and counted["wrong"] == 0
-            lines += [*_disturbed_lines("rolling restart: each of three servers stopped (SIGTERM) and started again "
+            stopped = "drained (graphrt serve --drain)" if args.rolling_stop == "drain" else "stopped (SIGTERM)"
+            lines += [*_disturbed_lines(f"rolling restart: each of three servers {stopped} and started again "
                                         "in turn, under load", counted), ""]
     finally:
         postgres.stop()

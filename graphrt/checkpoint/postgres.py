@@ -29,7 +29,7 @@ from graphrt.base.extras import EXTRAS, install_line, needs_extra
 from graphrt.base.secrets import hide_credentials
 from graphrt.checkpoint.errors import CheckpointError, LeaseLost, StoreFailed, run_taken
 from graphrt.checkpoint.group_commit import GroupCommit, Refusal, Statement, query_runs
-from graphrt.checkpoint.postgres_claims import ANNOUNCE_CLAIMS, CLAIM_FOR, FENCE_TABLE, NOW, SERVER_SETTING, TABLES, claim_left
+from graphrt.checkpoint.postgres_claims import ANNOUNCE_CLAIMS, CLAIM_FOR, ENDED_SPELLINGS, FENCE_TABLE, NOW, SERVER_SETTING, TABLES, claim_left
 from graphrt.checkpoint.postgres_notices import PostgresListener
 from graphrt.checkpoint.postgres_rates import PostgresRateWindow
 from graphrt.checkpoint.records import Announcement, Delivery, RunRecord, ServerRow
@@ -219,8 +219,10 @@ class PostgresStore(SqlStore):
                                                    (server,))]
 
     async def leave_servers(self, server: str) -> None:
-        """`server` stops: the runs it holds are given up (another server continues them at once), its row gone."""
-        await self._write(("UPDATE graphrt_run_claims SET server = '' WHERE server = ?", (server,)),
+        """`server` stops: the runs it holds are given up (another server continues them at once), its row gone. Those
+        that ended stay claimed by it: it stopped before saving their webhook deliveries, which another saves."""
+        await self._write((f"UPDATE graphrt_run_claims c SET server = '' WHERE server = ? AND NOT EXISTS (SELECT 1 FROM "
+                           f"graphrt_runs r WHERE r.run_id = c.run_id AND r.status IN ({ENDED_SPELLINGS}))", (server,)),
                           ("DELETE FROM graphrt_servers WHERE server = ?", (server,)), (ANNOUNCE_CLAIMS, ("",)),
                           alone=True)
 

@@ -28,7 +28,9 @@ for every server.
 
 from __future__ import annotations
 
-__all__ = ["ANNOUNCE_CLAIMS", "FENCE_TABLE", "SERVER_SETTING", "TABLES", "claim_left", "CLAIM_FOR", "NOW"]
+from graphrt.base.states import RunStatus
+
+__all__ = ["ANNOUNCE_CLAIMS", "ENDED_SPELLINGS", "FENCE_TABLE", "SERVER_SETTING", "TABLES", "claim_left", "CLAIM_FOR", "NOW"]
 
 FENCE_TABLE = "graphrt_run_claims"
 """What the fence's refusal names (the driver's error says it): the write becomes a LeaseLost."""
@@ -90,7 +92,10 @@ ANNOUNCE_CLAIMS = "SELECT pg_notify('graphrt_claims', ?)"
 """Announces that a server (its id; '': any server) has something to read of its claims: a cancel, a drain, runs
 left."""
 
-_GONE = f"(c.server = '' OR s.server IS NULL OR s.expires_at < {NOW})"
+_DEAD = f"(s.server IS NULL OR s.expires_at < {NOW})"
+_GONE = f"(c.server = '' OR {_DEAD})"
+ENDED_SPELLINGS = ", ".join(f"'{status}'" for status in RunStatus.spellings(RunStatus.ENDED))
+"""The ended statuses as saved (an older graphrt's spellings too), quoted for SQL."""
 _TAKE = (f"ON CONFLICT (run_id) DO UPDATE SET server = excluded.server, token = graphrt_run_claims.token + 1, "
          f"claimed_at = excluded.claimed_at WHERE graphrt_run_claims.server = '' OR NOT EXISTS "
          f"(SELECT 1 FROM graphrt_servers s WHERE s.server = graphrt_run_claims.server AND s.expires_at >= {NOW}) "
@@ -99,13 +104,15 @@ _TAKE = (f"ON CONFLICT (run_id) DO UPDATE SET server = excluded.server, token = 
 
 def claim_left(limit: int) -> str:
     """The statement that claims for a server (its two values: the server, twice) up to `limit` runs other servers
-    left: saved running, their claim's server gone; oldest first, each by one server only. The server's own claims
+    left: saved running, their claim's server gone; or ended and still claimed by a server that died before it saved
+    all it had to of them (their webhook deliveries); oldest first, each by one server only. The server's own claims
     are not among them: a server woken from a freeze past its lease looks for runs left before its heartbeat
     renews its row, and its runs in flight, claimed again, would be started a second time beside the first."""
     return (f"INSERT INTO graphrt_run_claims (run_id, server, token, claimed_at) "
             f"SELECT picked.run_id, ?, 1, {NOW} FROM (SELECT r.run_id FROM graphrt_runs r "
             f"JOIN graphrt_run_claims c ON c.run_id = r.run_id LEFT JOIN graphrt_servers s ON s.server = c.server "
-            f"WHERE r.status = 'running' AND {_GONE} AND c.server <> ? ORDER BY r.created_at LIMIT {int(limit)} "
+            f"WHERE ((r.status = 'running' AND {_GONE}) OR (r.status IN ({ENDED_SPELLINGS}) AND c.server <> '' AND {_DEAD})) "
+            f"AND c.server <> ? ORDER BY r.created_at LIMIT {int(limit)} "
             f"FOR UPDATE OF r SKIP LOCKED) picked {_TAKE}")
 
 

@@ -58,6 +58,7 @@ class HeldStore:
         self.claimed: dict[str, float] = {}  # a shared store's runs this server holds: when each claim was made
         self.lost_runs: set[str] = set()  # runs another server took over from this one: nothing more is written
         self.tokens: dict[str, int] = {}  # the token of this server's last claim of each run it claimed itself
+        self._kept: dict[str, int] = {}  # runs whose claim is held for what is still to be saved of them
         self._holds: dict[str, int] = {}  # runs claimed more than once here, each given up once: how many times
         self.fresh: set[str] = set()  # runs whose last claim here followed this server's own: what it knows holds
         self.on_run_lost: Callable[[str], None] = lambda run_id: None  # set by the service: what it shows of it
@@ -100,6 +101,22 @@ class HeldStore:
         self.claimed[run_id] = claimed
         self.lost_runs.discard(run_id)
 
+    def hold_until_saved(self, run_id: str) -> None:
+        """Holds a claimed run's claim once more, until `kept_saved`: for what this server has still to save of
+        a run that settled (its webhook deliveries). A server that dies meanwhile leaves the run claimed, and the
+        server that claims it after it saves what it did not (runs.py's `_left_job`)."""
+        if self.shared and run_id in self.claimed:
+            self._holds[run_id] = self._holds.get(run_id, 1) + 1
+            self._kept[run_id] = self._kept.get(run_id, 0) + 1
+
+    async def kept_saved(self, run_id: str) -> None:
+        """What `hold_until_saved` held the claim for is saved: that hold is given up (none if the run was not kept)."""
+        kept = self._kept.pop(run_id, 0)
+        if kept > 1:
+            self._kept[run_id] = kept - 1
+        if kept:
+            await self.release(run_id)
+
     async def release(self, run_id: str) -> None:
         """Gives the claim of a run up (it ended, asks a person, or was refused); a store that fails leaves it to
         this server's leaving, or its expiry."""
@@ -125,6 +142,7 @@ class HeldStore:
         self.lost_runs.add(run_id)
         self.claimed.pop(run_id, None)
         self._holds.pop(run_id, None)
+        self._kept.pop(run_id, None)
         log.warning("run %s was taken over by another graphrt serve (this one did not renew its claim in time); "
                     "it is stopped here without a write", run_id)
         self.on_run_lost(run_id)

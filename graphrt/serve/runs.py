@@ -196,7 +196,8 @@ class RunService:
                     if self.logs.durable and self.settings.retention.active:
                         tg.start_soon(self.settings.retention.keep_sweeping, self.sweep)
                     if store.abilities.webhooks:
-                        self._webhooks = Webhooks(store, self.settings.signed_webhooks, shared=self.held.shared)
+                        self._webhooks = Webhooks(store, self.settings.signed_webhooks, shared=self.held.shared,
+                                                  saved=self.held.kept_saved if self.held.shared else None)
                         await tg.start(self._webhooks.serve)
                     elif self.settings.webhooks.url:
                         log.warning("%s keeps no webhooks: runs call none", store.location)
@@ -233,12 +234,26 @@ class RunService:
         by its worker (None: gone, or of a graph this server does not serve)."""
         store = self.store
         record = await store.get_run(run_id)
+        if record is not None and RunStatus.read(record.status) in RunStatus.ENDED:
+            await self._left_ended(run_id)
+            return None
         served = self.catalog.as_started(record) if record is not None else None
         if record is None or served is None or record.status != RunStatus.RUNNING:
             return None
         run = await self.recovery.read_back(store, record, served, requeued=True)
         self._remember(run)
         return Job(run, None)
+
+    async def _left_ended(self, run_id: str) -> None:
+        """A run that ended on a server that died before it saved the run's webhook deliveries (it held the run's
+        claim until then): they are saved now, by this server, which holds the claim until they are."""
+        if self._webhooks is None:
+            return
+        run = await self._maybe_get(run_id)
+        if run is not None and run.status in RunStatus.ENDED and not await self._webhooks.delivered(run):
+            log.info("run %s ended on a server that died before saving its webhook deliveries; they are made now",
+                     run_id)
+            self._settled(run)
 
     async def _cancel_asked(self, run_id: str) -> None:
         """A cancel of a run this server holds, asked through another server: done as `cancel` does, without waiting
@@ -290,8 +305,8 @@ class RunService:
 
     def _settled(self, run: ServedRun) -> None:
         """A run settled (ended, or asks a person): its webhooks are called, by their own task."""
-        if self._webhooks is not None:
-            self._webhooks.settled(run)
+        if self._webhooks is not None and self._webhooks.settled(run):
+            self.held.hold_until_saved(run.id)  # on a shared store, claimed until its deliveries are saved
 
     # ----- the runs it holds -----
 

@@ -128,10 +128,12 @@ def webhook_run(run: ServedRun) -> dict[str, Any]:
 class Webhooks:
     """The webhooks of one server: subscriptions, deliveries saved to `store`, and the task that makes the calls."""
 
-    def __init__(self, store: WebhookStore, settings: WebhookSettings, *, shared: bool = False) -> None:
+    def __init__(self, store: WebhookStore, settings: WebhookSettings, *, shared: bool = False,
+                 saved: Callable[[str], Awaitable[None]] | None = None) -> None:
         self.store = store
         self.settings = settings
         self.shared = shared  # several servers on the store: a run may have been given its URL through another
+        self.saved = saved  # called with a run whose deliveries (of one settling) are saved
         self._settled: deque[tuple[str, str, float, dict[str, Any]]] = deque()  # (run id, event, time, run): to save
         self._in_flight: set[str] = set()
         self._subscribed: set[str] = set()  # runs with a URL of their own (read at start, then added to)
@@ -152,13 +154,15 @@ class Webhooks:
         await self.store.add_deliveries([Delivery(uuid.uuid4().hex, run_id, url, SUBSCRIBED, state=SUBSCRIBED)])
         self._subscribed.add(run_id)
 
-    def settled(self, run: ServedRun) -> None:
-        """The run settled (EVENTS): its deliveries are saved and made by the task, never by the caller."""
+    def settled(self, run: ServedRun) -> bool:
+        """The run settled (EVENTS): its deliveries are saved and made by the task, never by the caller. Whether
+        some may be (then `saved` is called with the run once they are)."""
         event = EVENTS.get(run.status)
         if event is None or (self.settings.url is None and run.id not in self._subscribed and not self.shared):
-            return  # no URL to call: no delivery, and no store read for it
+            return False  # no URL to call: no delivery, and no store read for it
         self._settled.append((run.id, event, time.time(), webhook_run(run)))
         self._wake.set()
+        return True
 
     # ----- the task -----
 
@@ -209,6 +213,8 @@ class Webhooks:
                 self._soonest = min(self._soonest, now)
             if event != EVENTS[RunStatus.INTERRUPTED] and (run_id in self._subscribed or own):
                 await self._ended(run_id)
+            if self.saved is not None:
+                await self.saved(run_id)
 
     async def _ended(self, run_id: str) -> None:
         """A run with a URL of its own has ended and its delivery is saved: it settles no more (a fork is a run
@@ -218,6 +224,10 @@ class Webhooks:
                 await self.store.update_delivery(item.delivery_id, state=ENDED, attempts=0, next_at=0.0, error=None)
         self._subscribed.discard(run_id)
 
+    async def delivered(self, run: ServedRun) -> bool:
+        """Whether the deliveries of the run's end are saved (all are, or none: they are saved in one write)."""
+        return any(item.event == EVENTS[run.status] for item in await self.store.run_deliveries(run.id))
+
     async def catch_up(self, find: Callable[[str], Awaitable[ServedRun | None]]) -> int:
         """Makes the deliveries a killed server did not save: those of runs with a URL of their own that ended
         in the moment before their delivery was written. Called once at start; returns how many."""
@@ -226,7 +236,7 @@ class Webhooks:
             run = await find(run_id)
             if run is None or run.status not in RunStatus.ENDED:
                 continue
-            if not any(item.event == EVENTS[run.status] for item in await self.store.run_deliveries(run_id)):
+            if not await self.delivered(run):
                 self.settled(run)
                 caught += 1
             else:
