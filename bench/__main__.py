@@ -93,6 +93,10 @@ def main(argv: list[str] | None = None) -> int:
         from .yaml_styles import main as yaml_styles
 
         return yaml_styles(argv[1:])
+    if argv[:1] == ["startup"]:  # its own options (bench/startup.py)
+        from .startup import main as startup
+
+        return startup(argv[1:])
     if argv[:1] == ["durable"]:  # its own options (bench/durable.py)
         from .durable import main as durable
 
@@ -109,11 +113,6 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.report:
         return _print_report(args.report, args.markdown)
-    if args.workloads == ["startup"]:
-        from .startup import measure, table
-
-        print(table(measure(args.rounds or 11)))
-        return 0
     if args.profile:
         from .profile import profile
 

@@ -2,6 +2,6 @@
 
 import sys
 
-from graphrt.cli import main
+from graphrt.cli import command
 
-sys.exit(main())
+sys.exit(command())

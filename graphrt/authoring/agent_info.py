@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Hashable, Iterator, Mapping, Protocol
 
 from graphrt.base.errors import Interrupt, RegistrationError
+from graphrt.base.frozen import Frozen
 
 if TYPE_CHECKING:
     from graphrt.authoring.services import RunServices
@@ -78,7 +79,7 @@ class NestingHandle(Protocol):
         ...
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False, repr=False, eq=False)
 class AgentContext:
     """What an agent receives: its resolved inputs, its params and the node it runs for.
 
@@ -116,6 +117,50 @@ class AgentContext:
     services: "RunServices | None" = None
     meter: "Meter | None" = None
     idempotency_key: str | None = None
+
+    # A dataclass (fields, replace) whose methods are written here rather than generated: the generated ones are
+    # compiled from source as the module is imported, ~1 ms of every command's start (base/frozen.py).
+    # tests/authoring/test_written_dataclasses.py holds them to the generated ones.
+    def __init__(self, inputs: dict[str, Any], params: dict[str, Any], node_id: str, agent_id: str | None = None,
+                 filter_params: dict[str, Any] | None = None, config: dict[str, Any] | None = None,
+                 retry_count: int = 0, graph_data: dict[str, Any] | None = None,
+                 nesting: "NestingHandle | None" = None, log: list[Any] | None = None, emitter: "Emitter | None" = None,
+                 run_id: str = "", path: tuple[str | int, ...] = (), agent_info: "AgentInfo | None" = None,
+                 answer: Any = None, services: "RunServices | None" = None, meter: "Meter | None" = None,
+                 idempotency_key: str | None = None) -> None:
+        self.inputs = inputs
+        self.params = params
+        self.node_id = node_id
+        self.agent_id = agent_id
+        self.filter_params = {} if filter_params is None else filter_params
+        self.config = {} if config is None else config
+        self.retry_count = retry_count
+        self.graph_data = graph_data
+        self.nesting = nesting
+        self.log = [] if log is None else log
+        self.emitter = emitter
+        self.run_id = run_id
+        self.path = path
+        self.agent_info = agent_info
+        self.answer = answer
+        self.services = services
+        self.meter = meter
+        self.idempotency_key = idempotency_key
+
+    def __repr__(self) -> str:
+        return (f"AgentContext(inputs={self.inputs!r}, params={self.params!r}, node_id={self.node_id!r}, "
+                f"agent_id={self.agent_id!r}, filter_params={self.filter_params!r}, config={self.config!r}, "
+                f"retry_count={self.retry_count!r}, graph_data={self.graph_data!r}, nesting={self.nesting!r}, "
+                f"log={self.log!r}, emitter={self.emitter!r}, run_id={self.run_id!r}, path={self.path!r}, "
+                f"agent_info={self.agent_info!r}, answer={self.answer!r}, services={self.services!r}, "
+                f"meter={self.meter!r}, idempotency_key={self.idempotency_key!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return _values(self) == _values(other)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: as a dataclass that compares, not hashable
 
     def ask(self, question: str) -> Any:
         """The answer to `question` if the run was resumed with one; else stops the run to ask it.
@@ -185,19 +230,22 @@ def node_context(inputs: dict[str, Any], params: dict[str, Any], node_id: str, a
 AgentFunction = Callable[[AgentContext], Awaitable[Any] | Any]
 
 
-@dataclass(frozen=True, slots=True)
-class Sample:
+class Sample(Frozen):
     """An example call of an agent: documentation and test in one."""
 
+    __slots__ = ("inputs", "params", "result", "graph", "description")
     inputs: Any
     params: dict[str, Any]
     result: Any
-    graph: dict[str, Any] | None = None
-    description: str = ""
+    graph: dict[str, Any] | None
+    description: str
+
+    def __init__(self, inputs: Any, params: dict[str, Any], result: Any, graph: dict[str, Any] | None = None,
+                 description: str = "") -> None:
+        self._set(inputs=inputs, params=params, result=result, graph=graph, description=description)
 
 
-@dataclass(frozen=True, slots=True)
-class NestedGraph:
+class NestedGraph(Frozen):
     """How an agent runs one node's `graph:`, as checks and drawings of the file need to know it.
 
     `inputs` are the static nodes the graph gets from the node (nestedAgent: its
@@ -207,17 +255,21 @@ class NestedGraph:
     instead), so that an error in the graph is an error of the file.
     """
 
+    __slots__ = ("inputs", "all_results", "fails_node")
     inputs: frozenset[str]
-    all_results: bool = False
-    fails_node: bool = False
+    all_results: bool
+    fails_node: bool
+
+    def __init__(self, inputs: frozenset[str], all_results: bool = False, fails_node: bool = False) -> None:
+        self._set(inputs=inputs, all_results=all_results, fails_node=fails_node)
 
 
 NestedGraphRule = Callable[[frozenset[str], Mapping[str, Any]], NestedGraph]
 """What an agent does with its node's graph, from the node's input names and its params."""
 
 
-@dataclass(frozen=True, slots=True)
-class AgentInfo:
+@dataclass(slots=True, init=False, repr=False, eq=False)
+class AgentInfo(Frozen):
     """An agent and its function info (GraphAI's AgentFunctionInfo).
 
     `func` is `async def f(ctx) -> result`, or a plain function, which runs in a
@@ -271,6 +323,29 @@ class AgentInfo:
     side_effects: bool | Callable[[AgentContext], bool] = False
     idempotent: bool | Callable[[AgentContext], bool] = False
     is_async: bool = field(init=False, default=False)
+
+    # A dataclass (fields, replace) whose methods are written here, and whose repr, equality, hash and refusal of
+    # assignment are Frozen's (base/frozen.py): the generated ones are compiled from source as the module is
+    # imported, ~1.4 ms of every command's start for this class alone. tests/authoring/test_written_dataclasses.py
+    # holds them to the generated ones.
+    def __init__(self, name: str, func: AgentFunction, description: str = "", inputs: dict[str, Any] | None = None,
+                 params: dict[str, Any] | None = None, output: dict[str, Any] | None = None,
+                 config: dict[str, Any] | None = None, tools: tuple[dict[str, Any], ...] = (),
+                 samples: tuple[Sample, ...] = (), category: tuple[str, ...] = (), author: str = "",
+                 repository: str = "", source: str = "", package: str = "", license: str = "",
+                 cache_type: str | None = None, environment_variables: tuple[str, ...] = (), stream: bool = False,
+                 has_graph_data: bool = False, runs_local: bool = False, stateful: bool = False,
+                 checks_inputs: bool = False, nested_graph: NestedGraphRule | None = None,
+                 mock: AgentFunction | None = None, outside: bool = False,
+                 side_effects: bool | Callable[[AgentContext], bool] = False,
+                 idempotent: bool | Callable[[AgentContext], bool] = False) -> None:
+        self._set(name=name, func=func, description=description, inputs=inputs, params=params, output=output,
+                  config=config, tools=tools, samples=samples, category=category, author=author,
+                  repository=repository, source=source, package=package, license=license, cache_type=cache_type,
+                  environment_variables=environment_variables, stream=stream, has_graph_data=has_graph_data,
+                  runs_local=runs_local, stateful=stateful, checks_inputs=checks_inputs, nested_graph=nested_graph,
+                  mock=mock, outside=outside, side_effects=side_effects, idempotent=idempotent, is_async=False)
+        self.__post_init__()
 
     @property
     def journaled(self) -> bool:
@@ -342,6 +417,10 @@ class AgentInfo:
         if self.idempotent is True:
             info["idempotent"] = True
         return {key: value for key, value in info.items() if value is not None}
+
+
+def _values(context: AgentContext) -> tuple[Any, ...]:
+    return tuple(getattr(context, name) for name in context.__slots__)  # type: ignore[attr-defined]
 
 
 def _drained(func: Callable[[AgentContext], Any]) -> AgentFunction:

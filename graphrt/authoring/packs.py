@@ -12,13 +12,12 @@ in its AgentIndex the same way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from graphrt.base.frozen import Frozen
 
 __all__ = ["Pack", "Unavailable"]
 
 
-@dataclass(frozen=True)
-class Pack:
+class Pack(Frozen):
     """A group of agents that is installed together, e.g. `Pack("anthropic", extra="anthropic", requires=("anthropic",))`.
 
     `name` is what `graphrt agents` shows. `extra` is graphrt's pip extra that installs
@@ -28,10 +27,14 @@ class Pack:
     graphrt's own packs, a third-party pack's own name otherwise.
     """
 
+    __slots__ = ("name", "extra", "requires", "distribution")
     name: str
-    extra: str = ""
-    requires: tuple[str, ...] = ()
-    distribution: str = "graphrt"
+    extra: str
+    requires: tuple[str, ...]
+    distribution: str
+
+    def __init__(self, name: str, extra: str = "", requires: tuple[str, ...] = (), distribution: str = "graphrt") -> None:
+        self._set(name=name, extra=extra, requires=requires, distribution=distribution)
 
     @property
     def install(self) -> str:
@@ -59,13 +62,16 @@ class Pack:
                 f"pip install '{self.install}'")
 
 
-@dataclass(frozen=True)
-class Unavailable:
+class Unavailable(Frozen):
     """One of GraphAI's agents that a pack knows of but does not provide, and why (e.g. it needs a paid service)."""
 
+    __slots__ = ("graphai_package", "reason", "instead")
     graphai_package: str
     reason: str
-    instead: str = field(default="")
+    instead: str
+
+    def __init__(self, graphai_package: str, reason: str, instead: str = "") -> None:
+        self._set(graphai_package=graphai_package, reason=reason, instead=instead)
 
     def explain(self, agent: str) -> str:
         """The validation message: `agent 'browserlessAgent' (GraphAI's @graphai/...) is not available: <reason>`."""

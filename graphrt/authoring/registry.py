@@ -13,20 +13,19 @@ it knows of but lacks (packs.py): a registry tells why such a name cannot run.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Mapping, TypeVar
 
 from graphrt.authoring.agent_info import AgentInfo, AgentLike
 from graphrt.authoring.packs import Pack, Unavailable
 from graphrt.base.errors import RegistrationError
+from graphrt.base.frozen import Frozen
 
 __all__ = ["AgentIndex", "ReadOnlyRegistry", "Registry"]
 
 _R = TypeVar("_R", bound="Registry")
 
 
-@dataclass(frozen=True, eq=False)
-class AgentIndex:
+class AgentIndex(Frozen):
     """A pack's agent names by module, in order: `{"pack.text": ("upperAgent", ...), ...}`.
 
     Each module's `AGENTS` list holds exactly the names listed for it (a test of
@@ -41,11 +40,24 @@ class AgentIndex:
     provide, with why (validation says so instead of "unknown agent").
     """
 
+    __slots__ = ("modules", "packs", "unavailable", "_loaded", "_pack_of")
     modules: Mapping[str, tuple[str, ...]]
-    packs: Mapping[str, Pack] = field(default_factory=dict)
-    unavailable: Mapping[str, Unavailable] = field(default_factory=dict)
-    _loaded: dict[str, dict[str, AgentInfo]] = field(default_factory=dict, repr=False)
-    _pack_of: dict[str, Pack | None] = field(default_factory=dict, repr=False)
+    packs: Mapping[str, Pack]
+    unavailable: Mapping[str, Unavailable]
+    _loaded: dict[str, dict[str, AgentInfo]]  # the agents of each module imported, by name
+    _pack_of: dict[str, Pack | None]  # each module's pack, once looked up
+
+    def __init__(self, modules: Mapping[str, tuple[str, ...]], packs: Mapping[str, Pack] | None = None,
+                 unavailable: Mapping[str, Unavailable] | None = None) -> None:
+        self._set(modules=modules, packs={} if packs is None else packs,
+                  unavailable={} if unavailable is None else unavailable, _loaded={}, _pack_of={})
+
+    # An index is itself, whatever it holds: equal to itself alone, hashed by identity.
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        return f"AgentIndex(modules={self.modules!r}, packs={self.packs!r}, unavailable={self.unavailable!r})"
 
     def names(self) -> list[str]:
         """Every agent name, in index order."""

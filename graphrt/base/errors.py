@@ -80,6 +80,8 @@ import copy
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from graphrt.base.frozen import Frozen
+
 __all__ = [
     "Location",
     "GraphError",
@@ -108,13 +110,17 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Location:
+@dataclass(slots=True, init=False, repr=False, eq=False)
+class Location(Frozen):
     """A place in a graph file; line and column are 1-based."""
 
     file: str | None = None
     line: int | None = None
     column: int | None = None
+
+    # A dataclass (fields, replace) whose methods are Frozen's and written here, not generated (base/frozen.py).
+    def __init__(self, file: str | None = None, line: int | None = None, column: int | None = None) -> None:
+        self._set(file=file, line=line, column=column)
 
     def __str__(self) -> str:
         parts = [self.file or "<graph>"]
@@ -221,8 +227,8 @@ class GraphLoadError(GraphError):
     """Raised when a graph file cannot be read or parsed."""
 
 
-@dataclass(frozen=True)
-class ValidationIssue:
+@dataclass(slots=True, init=False, repr=False, eq=False)
+class ValidationIssue(Frozen):
     """One problem found by validation; `severity` is "error" or "warning"."""
 
     message: str
@@ -230,6 +236,11 @@ class ValidationIssue:
     field: str | None = None
     location: Location | None = None
     severity: str = "error"
+
+    # A dataclass (fields, replace) whose methods are Frozen's and written here, not generated (base/frozen.py).
+    def __init__(self, message: str, node_id: str | None = None, field: str | None = None,
+                 location: Location | None = None, severity: str = "error") -> None:
+        self._set(message=message, node_id=node_id, field=field, location=location, severity=severity)
 
     def __str__(self) -> str:
         return describe_issue(self.message, self.node_id, self.field, self.location)

@@ -24,13 +24,13 @@ import enum
 import json
 import types
 import typing
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Union
 
 if TYPE_CHECKING:
     import jsonschema
 
 from graphrt.base.errors import RegistrationError
+from graphrt.base.frozen import Frozen
 from graphrt.base.jsvalue import without_undefined
 from graphrt.base.quick_check import compile_check
 
@@ -233,12 +233,15 @@ def _accepts(hint: Any, value: Any) -> bool:
 # ----- checking values -----
 
 
-@dataclass(frozen=True)
-class Violation:
+class Violation(Frozen):
     """One way a value breaks its schema: where (a path of keys and indexes) and what."""
 
+    __slots__ = ("path", "message")
     path: tuple[str | int, ...]
     message: str
+
+    def __init__(self, path: tuple[str | int, ...], message: str) -> None:
+        self._set(path=path, message=message)
 
 
 _MAX_CACHED = 512

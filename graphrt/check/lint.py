@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Container
 
 from graphrt.authoring.agent_info import AgentInfo, NestedGraph
-from graphrt.base.errors import ValidationIssue, describe_issue
+from graphrt.base.errors import Location, ValidationIssue, describe_issue
 from graphrt.check.agent_schemas import AgentSchemas, agent_info
 from graphrt.check.rules import rule_issues
 from graphrt.graphdata.loader import GraphSource
@@ -27,11 +27,16 @@ from graphrt.graphdata.refs import NodeRef, graph_references
 __all__ = ["NestedIssue", "lint_issues", "nested_graph"]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, init=False, repr=False, eq=False)
 class NestedIssue(ValidationIssue):
     """An issue inside a node's nested graph: `node_id` is the outer node, `nested` the inner ones."""
 
     nested: tuple[str, ...] = ()
+
+    # A dataclass (fields, replace) whose methods are Frozen's and written here, not generated (base/frozen.py).
+    def __init__(self, message: str, node_id: str | None = None, field: str | None = None,
+                 location: Location | None = None, severity: str = "error", nested: tuple[str, ...] = ()) -> None:
+        self._set(message=message, node_id=node_id, field=field, location=location, severity=severity, nested=nested)
 
     def __str__(self) -> str:
         return describe_issue(self.message, self.node_id, self.field, self.location, self.nested)

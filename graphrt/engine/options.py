@@ -11,6 +11,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
+from graphrt.base.frozen import Frozen
+
 if TYPE_CHECKING:
     from graphrt.authoring.filters import AgentFilter, FilterFunction
     from graphrt.authoring.plugins import AgentsArg
@@ -27,8 +29,8 @@ if TYPE_CHECKING:
 __all__ = ["GraphOptions", "RunOptions", "split_options"]
 
 
-@dataclass(frozen=True)
-class GraphOptions:
+@dataclass(slots=True, init=False, repr=False, eq=False)
+class GraphOptions(Frozen):
     """How a graph is prepared to run (`Graph(graph, **options)`); the same for each of its runs.
 
     Attributes:
@@ -57,9 +59,17 @@ class GraphOptions:
     executor: AgentCalls | str | None = None
     services: RunServices | None = None
 
+    # A dataclass (fields, replace) whose methods are Frozen's and written here, not generated (base/frozen.py).
+    def __init__(self, agents: AgentsArg = None, config: Mapping[str, Any] | None = None,
+                 filters: Iterable[AgentFilter | FilterFunction] | None = None, bypass_agent_ids: Iterable[str] = (),
+                 graph_loader: GraphLoader | None = None, executor: AgentCalls | str | None = None,
+                 services: RunServices | None = None) -> None:
+        self._set(agents=agents, config=config, filters=filters, bypass_agent_ids=bypass_agent_ids,
+                  graph_loader=graph_loader, executor=executor, services=services)
 
-@dataclass(frozen=True)
-class RunOptions:
+
+@dataclass(slots=True, init=False, repr=False, eq=False)
+class RunOptions(Frozen):
     """How one run of a prepared graph goes (`graph.start(**options)`, `graphrt.run(graph, **options)`).
 
     Attributes:
@@ -97,9 +107,15 @@ class RunOptions:
     journal: Journal | CallLog | None = None
     rate_window: RateWindow | None = None
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "inject", dict(self.inject or {}))
-        object.__setattr__(self, "subscribe", tuple(self.subscribe or ()))
+    # A dataclass (fields, replace) whose methods are Frozen's and written here, not generated (base/frozen.py).
+    def __init__(self, inject: Mapping[str, Any] | None = None, all_results: bool = False, run_id: str | None = None,
+                 timeout: float | None = None, subscribe: tuple[Callable[[Event], Any], ...] = (),
+                 progress: RunProgress | None = None, on_usage: Callable[[Usage], Any] | None = None,
+                 budget: Budget | Mapping[str, Any] | str | None = None, journal: Journal | CallLog | None = None,
+                 rate_window: RateWindow | None = None) -> None:
+        self._set(inject=dict(inject or {}), all_results=all_results, run_id=run_id, timeout=timeout,
+                  subscribe=tuple(subscribe or ()), progress=progress, on_usage=on_usage, budget=budget,
+                  journal=journal, rate_window=rate_window)
 
     def replace(self, **changes: Any) -> "RunOptions":
         """A copy with `changes`, as `dataclasses.replace` makes it, at a tenth of its cost (~10 µs: a checkpointed
@@ -108,11 +124,12 @@ class RunOptions:
         if unknown:
             raise TypeError(f"RunOptions.replace: unknown option {', '.join(map(repr, sorted(unknown)))}")
         copied = object.__new__(type(self))
-        fields = copied.__dict__
-        fields.update(self.__dict__)
-        fields.update(changes)
-        if "inject" in changes or "subscribe" in changes:
-            copied.__post_init__()
+        for name in self._names:
+            object.__setattr__(copied, name, changes[name] if name in changes else getattr(self, name))
+        if "inject" in changes:
+            object.__setattr__(copied, "inject", dict(copied.inject or {}))
+        if "subscribe" in changes:
+            object.__setattr__(copied, "subscribe", tuple(copied.subscribe or ()))
         return copied
 
 

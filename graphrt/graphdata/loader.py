@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import inspect
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, Union
 
 from graphrt.base.collector import LARGE_TEXT, collector_paused
 from graphrt.base.errors import GraphLoadError, InputLimitError, Location
+from graphrt.base.frozen import Frozen
 from graphrt.base.jsvalue import js_string
 from graphrt.base.limits import MAX_DEPTH, read_file
 from graphrt.graphdata.quick_yaml import quick_load
@@ -29,16 +29,19 @@ MAX_GRAPH_FILE = 64 * 1024 * 1024
 """The largest graph file read, in bytes: a bigger one (or `/dev/zero`) is an error, not all of memory."""
 
 
-@dataclass(frozen=True)
-class GraphFile:
+class GraphFile(Frozen):
     """A graph file that must be inside `root` when it is opened (a served folder, a graph's own folder).
 
     What is checked is the real path of the file opened, so a file replaced by a
     symlink that leads out of `root` after it was first seen is refused.
     """
 
+    __slots__ = ("path", "root")
     path: Path
-    root: Path | None = None
+    root: Path | None
+
+    def __init__(self, path: Path, root: Path | None = None) -> None:
+        self._set(path=path, root=root)
 
 
 LoadedGraph = Union[Mapping[str, Any], str, Path]
@@ -49,17 +52,34 @@ or an awaitable of one. `option` is the node's `graphLoader.option` (None when a
 _GRAPH_SUFFIXES = (".yaml", ".yml", ".json")
 
 
-@dataclass
 class GraphSource:
-    """Where a graph came from: a file, a text, or a dict built in Python."""
+    """Where a graph came from: a file, a text, or a dict built in Python.
 
-    file: str | None = None
-    text: str | None = None
-    prefix: tuple[str | int, ...] = ()
-    # Where the text's keys are (positions.py), made when an error first needs one: a valid file never does. One
-    # list, shared with the sources of the graphs written inside this one, which holds it once made.
-    _positions: list[Positions] = field(default_factory=list, repr=False)
-    root: Path | None = None  # for a graph loaded by graphLoader: the folder its files must stay in (the first graph's)
+    A plain class (with a dataclass's repr and equality): a dataclass's generated methods cost every command's
+    start about a millisecond (base/frozen.py).
+    """
+
+    __slots__ = ("file", "text", "prefix", "_positions", "root")
+    __hash__ = None  # type: ignore[assignment]  # mutable, as a dataclass that compares is
+
+    def __init__(self, file: str | None = None, text: str | None = None, prefix: tuple[str | int, ...] = (),
+                 _positions: list[Positions] | None = None, root: Path | None = None) -> None:
+        self.file = file
+        self.text = text
+        self.prefix = prefix
+        # Where the text's keys are (positions.py), made when an error first needs one: a valid file never does.
+        # One list, shared with the sources of the graphs written inside this one, which holds it once made.
+        self._positions: list[Positions] = [] if _positions is None else _positions
+        self.root = root  # for a graph loaded by graphLoader: the folder its files must stay in (the first graph's)
+
+    def __repr__(self) -> str:
+        return f"GraphSource(file={self.file!r}, text={self.text!r}, prefix={self.prefix!r}, root={self.root!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.file, self.text, self.prefix, self._positions, self.root) == (
+            other.file, other.text, other.prefix, other._positions, other.root)  # type: ignore[attr-defined]
 
     def nested(self, *path: str | int) -> "GraphSource":
         """The source of a graph written inside this one, at `path` (e.g. a node's `graph`); it shares the positions."""
@@ -217,15 +237,18 @@ def _looks_like_path(graph: str) -> bool:
         return False
 
 
-@dataclass(frozen=True)
-class GraphText:
+class GraphText(Frozen):
     """A graph file's text read elsewhere, with the file's name: errors are placed in that file.
 
     What a Ray worker builds a batch row's graph from: the driver read the file, the worker may not have it.
     """
 
+    __slots__ = ("text", "file")
     text: str
-    file: str | None = None
+    file: str | None
+
+    def __init__(self, text: str, file: str | None = None) -> None:
+        self._set(text=text, file=file)
 
 
 def read_graph_file(path: Path, root: Path | None = None) -> str:

@@ -31,6 +31,8 @@ import math
 import re
 from typing import Any, Callable
 
+from graphrt.base.patterns import LazyPattern
+
 __all__ = ["quick_load"]
 
 # Left to the full parser: what YAML refuses in a stream, tab, CR, BOM, and the line breaks of YAML 1.1 (NEL, LS, PS).
@@ -175,7 +177,7 @@ def _scalar(text: str, reader: "_Reader", depth: int) -> Any:
 # would is no token: anchors, tags, `?` keys, `:` with no space after a plain key, YAML's own escapes (`\x41`,
 # `\N`), an escaped surrogate (PyYAML refuses it), a plain scalar starting with `:` or `?` (PyYAML refuses it
 # in flow). Text with such a thing is not covered by its tokens, and the full parser reads it.
-_FLOW_TOKEN = re.compile(r"""
+_FLOW_TOKEN = LazyPattern(r"""
     \ *(?:
         [^-?:,\[\]{}\#&*!|>'"%@`\s][^\s,\[\]{}:?]*                # a plain scalar: where it may start, and go on
         (?:(?::(?=[^\s,\[\]{}])|\ +(?=[^\s,\[\]{}:?\#]))[^\s,\[\]{}:?]*)*
@@ -189,7 +191,7 @@ _FLOW_TOKEN = re.compile(r"""
     )
   | \n                                                            # the next line's collection
   | \ +\#[^\n]*                                                   # a comment, to the end of the line
-    """, re.VERBOSE)
+    """, re.VERBOSE)  # compiled on first use: most graph files are written in block style
 # A double-quoted scalar whose escapes are JSON's too, with the meaning they have in YAML.
 _DOUBLE_QUOTED = re.compile(r'"(?:[^"\\]|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*"')
 # Each line's collection is the value of a mapping of its own, `{"":...}`: a line whose brackets close on
@@ -398,7 +400,7 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
 
 
 # `&name` before a mapping's value, or `*name` as the value (the names PyYAML and js-yaml both read).
-_ANCHOR = re.compile(r"([&*])([A-Za-z0-9_-]+)(?= |$)")
+_ANCHOR = LazyPattern(r"([&*])([A-Za-z0-9_-]+)(?= |$)")  # compiled on first use, as _LITERAL: few files have any
 
 
 def _anchored(lines: _Reader, indent: int, rest: str, depth: int) -> Any:
@@ -438,7 +440,7 @@ def _anchored(lines: _Reader, indent: int, rest: str, depth: int) -> Any:
     return value
 
 
-_LITERAL = re.compile(r"\|([-+]?)(?: +#.*)?")  # a literal block scalar's header: `|`, `|-`, `|+`, and a comment
+_LITERAL = LazyPattern(r"\|([-+]?)(?: +#.*)?")  # a literal block scalar's header: `|`, `|-`, `|+`, and a comment
 
 
 def _literal(lines: _Reader, indent: int, header: str) -> str:

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import gc
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -25,6 +29,28 @@ def test_help_and_an_unknown_command_list_every_command(capsys: pytest.CaptureFi
         main(["nope"])
     assert stopped.value.code == 2
     assert "invalid choice: 'nope' (choose from 'run', 'batch'" in capsys.readouterr().err
+
+
+HELLO = str(Path(__file__).resolve().parents[2] / "graphs" / "hello.yaml")
+
+OWN_PROCESS = """
+import gc, sys
+from graphrt.cli import command
+sys.argv = ["graphrt", "validate", sys.argv[1]]
+code = command()
+print(code, gc.isenabled(), gc.get_freeze_count() > 1000)
+"""
+
+
+def test_the_command_in_its_own_process_freezes_what_its_imports_made() -> None:
+    done = subprocess.run([sys.executable, "-c", OWN_PROCESS, HELLO], capture_output=True, text=True, check=True)
+    assert done.stdout.split()[-3:] == ["0", "True", "True"]  # the collector is on again, the imports' objects frozen
+
+
+def test_main_called_by_a_program_leaves_the_garbage_collector_as_it_was(capsys: pytest.CaptureFixture[str]) -> None:
+    frozen = gc.get_freeze_count()
+    assert main(["validate", HELLO]) == 0
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
 
 
 @pytest.mark.parametrize("columns", ["50", "100", "180"])
