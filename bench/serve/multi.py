@@ -14,7 +14,9 @@ generators are processes of their own (bench/serve/loadgen.py, bench/serve/follo
   others have made progress). Counted: runs lost (never finished), runs with wrong results, nodes saved before a
   kill that ran again, duplicate webhooks (two deliveries of one run's event), event ids missing or repeated in what
   the clients read across servers (their own reads, and against the store's log), and how long the killed server's
-  runs went without an event (they waited for another server to claim them).
+  runs went without an event (they waited for another server to claim them). The servers share one machine, so each
+  finds a killed one's process gone at once; `--machines` runs each under a host name of its own (a UTS namespace,
+  `unshare`), as on machines of their own: then a killed server's runs wait for its lease to lapse.
 - **rolling**: the same load and counts while each of three servers in turn is drained (`graphrt serve --drain`:
   it finishes its runs, then exits; `--rolling-stop term`: stopped with SIGTERM, its runs given up to the others)
   and started again.
@@ -90,8 +92,9 @@ class Servers:
     """`count` graphrt serve processes on one store, each on a port of its own that it keeps across restarts."""
 
     def __init__(self, folder: Path, store: str, count: int, max_runs: int, extra: list[str],
-                 env: dict[str, str]) -> None:
+                 env: dict[str, str], machines: bool = False) -> None:
         self.folder, self.store, self.max_runs, self.extra, self.env = folder, store, max_runs, extra, env
+        self.machines = machines  # each server under a host name of its own (a UTS namespace): as on other machines
         self.ports = [_free_port() for _ in range(count)]
         self.processes: list[subprocess.Popen | None] = [None] * count
 
@@ -101,10 +104,14 @@ class Servers:
 
     def start(self, index: int) -> None:
         log = open(self.folder / f"server-{index}.log", "ab")  # noqa: SIM115 - the process writes it
+        served = [sys.executable, "-m", "graphrt", "serve", str(self.folder), "--port", str(self.ports[index]),
+                  "--checkpoint", self.store, "--agents", str(COUNT_AGENTS), "--max-runs", str(self.max_runs),
+                  *self.extra]
+        if self.machines:  # no server finds another's process gone by its pid: each waits for the other's lease
+            served = ["unshare", "--user", "--map-root-user", "--uts", "sh", "-c",
+                      f'hostname bench-machine-{index} && exec "$0" "$@"', *served]
         self.processes[index] = subprocess.Popen(
-            [sys.executable, "-m", "graphrt", "serve", str(self.folder), "--port", str(self.ports[index]),
-             "--checkpoint", self.store, "--agents", str(COUNT_AGENTS), "--max-runs", str(self.max_runs),
-             *self.extra],
+            served,
             env={**os.environ, **self.env}, stdout=log, stderr=log, cwd=ROOT)
         log.close()
         deadline = time.monotonic() + 60
@@ -242,14 +249,14 @@ class Disturbed:
     """Three servers under the follower's load, and what is needed to count what a disturbance cost."""
 
     def __init__(self, admin_url: str, folder: Path, name: str, runs: int, clients: int, max_runs: int,
-                 extra: list[str]) -> None:
+                 extra: list[str], machines: bool = False) -> None:
         self.store = _database(admin_url, name)
         self.calls_log = folder / f"{name}-calls.log"
         self.calls_log.unlink(missing_ok=True)
         self.said, self.errors = folder / f"{name}-follower.json", folder / f"{name}-follower.err"
         self.receiver = WebhookReceiver()
         self.servers = Servers(folder, self.store, 3, max_runs, [*extra, "--webhook-url", self.receiver.url],
-                               {"GRAPHRT_SERVE_COUNT_LOG": str(self.calls_log)})
+                               {"GRAPHRT_SERVE_COUNT_LOG": str(self.calls_log)}, machines)
         self.runs, self.clients = runs, clients
         self.saved_then: list[tuple[set[tuple[str, str]], collections.Counter]] = []  # at each disturbance
         self.disturbed_at: list[float] = []
@@ -337,8 +344,9 @@ class Disturbed:
 
 
 def faults(admin_url: str, folder: Path, kills: int, runs: int, clients: int, max_runs: int,
-           extra: list[str]) -> dict[str, Any]:
-    disturbed = Disturbed(admin_url, folder, "faults", runs, clients, max_runs, extra)
+           extra: list[str], machines: bool = False) -> dict[str, Any]:
+    disturbed = Disturbed(admin_url, folder, "faults-machines" if machines else "faults", runs, clients, max_runs,
+                          extra, machines)
     load_before = _load_average()
     disturbed.start()
     try:
@@ -352,7 +360,8 @@ def faults(admin_url: str, folder: Path, kills: int, runs: int, clients: int, ma
         counted = disturbed.finish()
     finally:
         disturbed.servers.stop_all()
-    return {**counted, "kills": kills, "load_before": load_before, "load_after": _load_average()}
+    return {**counted, "kills": kills, "machines": machines, "load_before": load_before,
+            "load_after": _load_average()}
 
 
 def rolling(admin_url: str, folder: Path, runs: int, clients: int, max_runs: int,
@@ -432,6 +441,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the servers' --lease-seconds: how long a killed server's runs wait (default 5)")
     parser.add_argument("--rolling-stop", choices=("drain", "term"), default="drain",
                         help="how the rolling restart stops each server (default drain: graphrt serve --drain)")
+    parser.add_argument("--machines", action="store_true",
+                        help="faults: each server under a host name of its own (unshare --uts), as on machines of "
+                             "their own: a killed server's runs wait for its lease, not for its pid to be found gone")
     parser.add_argument("--only", choices=("throughput", "faults", "rolling"), action="append")
     args = parser.parse_args(argv)
     if not (_pg_bin("initdb") and _pg_bin("pg_ctl")):
@@ -454,11 +466,14 @@ def main(argv: list[str] | None = None) -> int:
             report["throughput"], ok = measured, ok and right
             lines += [*_throughput_lines(measured, args.max_runs), ""]
         if "faults" in only:
-            counted = faults(admin_url, folder, args.kills, args.fault_runs, args.fault_clients, args.max_runs, extra)
+            counted = faults(admin_url, folder, args.kills, args.fault_runs, args.fault_clients, args.max_runs, extra,
+                             args.machines)
             report["faults"] = counted
             ok = ok and counted["lost"] == 0 and counted["wrong"] == 0
             lines += [*_disturbed_lines(f"faults: kill -9 one server of three, {args.kills} times, under load "
-                                        f"(--lease-seconds {args.lease_seconds:g})", counted), ""]
+                                        f"(--lease-seconds {args.lease_seconds:g}"
+                                        f"{', each server as on a machine of its own' if args.machines else ''})",
+                                        counted), ""]
         if "rolling" in only:
             counted = rolling(admin_url, folder, args.fault_runs, args.fault_clients, args.max_runs, extra,
                               args.rolling_stop)
