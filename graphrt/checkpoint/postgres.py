@@ -29,7 +29,8 @@ from graphrt.base.extras import EXTRAS, install_line, needs_extra
 from graphrt.base.secrets import hide_credentials
 from graphrt.checkpoint.errors import CheckpointError, LeaseLost, StoreFailed, run_taken
 from graphrt.checkpoint.group_commit import GroupCommit, Refusal, Statement, query_runs
-from graphrt.checkpoint.postgres_claims import ANNOUNCE_CLAIMS, CLAIM_FOR, ENDED_SPELLINGS, FENCE_TABLE, NOW, SERVER_SETTING, TABLES, claim_left
+from graphrt.checkpoint.postgres_claims import (ANNOUNCE_CLAIMS, CLAIM_FOR, ENDED_SPELLINGS, FENCE_TABLE, NOW,
+                                                 SERVER_SETTING, TABLES, TABLES_DIGEST, TABLES_MADE, claim_left)
 from graphrt.checkpoint.postgres_notices import PostgresListener
 from graphrt.checkpoint.postgres_rates import PostgresRateWindow
 from graphrt.checkpoint.records import Announcement, Delivery, RunRecord, ServerRow
@@ -39,6 +40,7 @@ __all__ = ["PostgresStore"]
 
 _SCHEMA = schema(sequence="BIGSERIAL PRIMARY KEY", boolean="BOOLEAN", real="DOUBLE PRECISION", add_columns=True)
 _CLAIM_WAIT_MS = 1000
+_DDL_ATTEMPTS = 5  # the servers' tables made again in turn with the writes of running servers, deadlocked at worst
 _SCHEMA_LOCK = "SELECT pg_advisory_xact_lock(7074011)"  # one schema creator at a time
 
 class PostgresStore(SqlStore):
@@ -201,13 +203,30 @@ class PostgresStore(SqlStore):
     async def join_servers(self, server: str, holder: str, *, seconds: float) -> None:
         """Adds `server` to the store's servers (or renews it) for `seconds`; from now on this store's writes are
         `server`'s: a write of a run another server holds is refused (LeaseLost)."""
-        await self._write((_SCHEMA_LOCK, ()), (TABLES, ()), alone=True)
+        for attempt in range(_DDL_ATTEMPTS):
+            if await self._shared_tables_made():
+                break
+            try:  # a graphrt that changed them, started while older servers write: they may wait on each other
+                await self._write((_SCHEMA_LOCK, ()), (TABLES, ()), (TABLES_MADE, (TABLES_DIGEST,)), alone=True)
+                break
+            except self._psycopg.errors.DeadlockDetected:
+                if attempt == _DDL_ATTEMPTS - 1:
+                    raise
         await self._write((f"INSERT INTO graphrt_servers (server, holder, started_at, expires_at) "
                            f"VALUES (?, ?, {NOW}, {NOW} + ?) ON CONFLICT (server) DO UPDATE "
                            f"SET holder = excluded.holder, expires_at = excluded.expires_at", (server, holder, seconds)),
                           alone=True)
         self._server = server
         await self._write(("SELECT set_config(?, ?, false)", (SERVER_SETTING, server)), alone=True)
+
+    async def _shared_tables_made(self) -> bool:
+        """Whether the servers' tables, triggers and functions are made as this graphrt makes them: made again only
+        when they are not (a first server, or a graphrt that changed them). Made again at each server's start, the
+        triggers were replaced under the running servers' writes, which then waited on each other (a deadlock,
+        which stopped the server starting)."""
+        if not (await self._read("SELECT to_regclass('graphrt_shared_tables') IS NOT NULL"))[0][0]:
+            return False
+        return bool(await self._read("SELECT 1 FROM graphrt_shared_tables WHERE digest = ?", (TABLES_DIGEST,)))
 
     async def renew_server(self, server: str, *, seconds: float) -> list[str]:
         """The heartbeat: `server` lives `seconds` more (its row made again if another removed it); returns the runs

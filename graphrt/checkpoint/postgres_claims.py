@@ -28,9 +28,11 @@ for every server.
 
 from __future__ import annotations
 
+import hashlib
+
 from graphrt.base.states import RunStatus
 
-__all__ = ["ANNOUNCE_CLAIMS", "ENDED_SPELLINGS", "FENCE_TABLE", "SERVER_SETTING", "TABLES", "claim_left", "CLAIM_FOR", "NOW"]
+__all__ = ["ANNOUNCE_CLAIMS", "ENDED_SPELLINGS", "FENCE_TABLE", "TABLES_DIGEST", "TABLES_MADE", "SERVER_SETTING", "TABLES", "claim_left", "CLAIM_FOR", "NOW"]
 
 FENCE_TABLE = "graphrt_run_claims"
 """What the fence's refusal names (the driver's error says it): the write becomes a LeaseLost."""
@@ -41,6 +43,9 @@ SERVER_SETTING = "graphrt.server"
 NOW = "extract(epoch FROM clock_timestamp())::float8"
 
 TABLES = f"""
+CREATE TABLE IF NOT EXISTS graphrt_shared_tables (
+    digest TEXT PRIMARY KEY
+);
 CREATE TABLE IF NOT EXISTS graphrt_servers (
     server TEXT PRIMARY KEY,
     holder TEXT NOT NULL,
@@ -87,6 +92,11 @@ $announce$;
 CREATE OR REPLACE TRIGGER graphrt_events_announce AFTER INSERT ON graphrt_events
     FOR EACH ROW EXECUTE FUNCTION graphrt_announce_events()"""
 """The tables and the fence, made when the first server joins (a store no server uses has neither)."""
+
+TABLES_DIGEST = hashlib.sha256(TABLES.encode("utf-8")).hexdigest()[:16]
+"""Which TABLES made a store's: a server joining a store made by the same makes nothing again."""
+
+TABLES_MADE = "INSERT INTO graphrt_shared_tables (digest) VALUES (?) ON CONFLICT (digest) DO NOTHING"
 
 ANNOUNCE_CLAIMS = "SELECT pg_notify('graphrt_claims', ?)"
 """Announces that a server (its id; '': any server) has something to read of its claims: a cancel, a drain, runs

@@ -174,3 +174,22 @@ async def test_announcements_missed_while_the_connection_was_down_are_said_to_be
             while True:  # the broken connection is found at its next wait
                 await b.heard(5)
     assert await b.heard(5) == [("anything", "")]  # made again: what was announced meanwhile is unknown
+
+
+async def test_a_server_joins_a_store_its_tables_are_made_in_without_waiting_for_its_writers(
+        servers: list[GuardedStore], postgres_url: str) -> None:
+    # A server starting while the others write: made again at each start, the fence's triggers waited for every
+    # writer of their tables, and the writers for them (a deadlock stopped a server restarted under load).
+    import psycopg
+
+    from graphrt.checkpoint.postgres import PostgresStore
+
+    with psycopg.connect(postgres_url) as writer:  # a transaction of a server writing events, not committed yet
+        writer.execute("LOCK TABLE graphrt_events IN ROW EXCLUSIVE MODE")
+        joining = GuardedStore(PostgresStore(postgres_url))
+        try:
+            with anyio.fail_after(30):
+                await joining.join_servers("d", "{}", seconds=300)
+        finally:
+            writer.rollback()
+            await joining.close()
