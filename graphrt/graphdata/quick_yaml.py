@@ -7,8 +7,10 @@ indentation, one-line scalars (plain, single-quoted, double-quoted with JSON's
 escapes), literal block scalars (`|` prompts), anchors and aliases on a mapping's
 values, and flow collections on one line, in YAML's flow style or as JSON (what
 `bench --write-workloads` and most tools write). `quick_load` reads exactly that
-part, line by line: flow collections as tokens turned into JSON's text, read by the
-`json` module a run of lines at once, and plain scalars with the loader's own rules
+part, line by line (a line of the plainest kinds with one regular expression's match,
+the mappings below keys on a stack in one loop): flow collections as tokens turned into
+JSON's text, the file's flow values read by the `json` module at once, at its end, and
+plain scalars with the loader's own rules
 (YAML 1.2's core schema, as js-yaml reads them).
 
 It returns None for anything outside that part: tags, folded block scalars,
@@ -321,8 +323,8 @@ class _Reader:
         self.keys = 0  # keys of the flow mappings measured
         self.anchors: dict[str, Any] = {}  # the values of the anchors read so far, by name
         self.memo = _TokenMemo()  # flow tokens read so far, and their JSON
-        # flow lines read later, at once (_read_flows): (the mapping, their keys in it, their text, their depth)
-        self.pending: list[tuple[dict[str, Any], list[str], list[str], int]] = []
+        # flow values read later, at once (_read_flows): (the mapping, the key in it, the value's text, its depth)
+        self.pending: list[tuple[dict[str, Any], str, str, int]] = []
         self.max_depth = max_depth
         self.max_values = max_values
 
@@ -362,18 +364,18 @@ def _block(lines: _Reader, indent: int, depth: int) -> Any:
     return _mapping(lines, indent, None, depth)
 
 
-# A whole `key: value` line with a key that is text as written, in one match: then a plain scalar (group 2), a
-# single-quoted one (3), a double-quoted one whose escapes are JSON's (4), an alias (5), what the other readers
-# read (6: flow, a literal block, an anchor), nothing but a comment (7) or nothing (the match's lastindex is 1).
+# A whole `key: value` line with a key that is text as written, in one match: then what the other readers read
+# (group 2: flow, a literal block, an anchor), a plain scalar (3), a single-quoted one (4), a double-quoted one
+# whose escapes are JSON's (5), an alias (6), nothing but a comment (7) or nothing (the match's lastindex is 1).
 # Any other line takes _KEY's longer way.
 _LINE = re.compile(r"""([A-Za-z_$][A-Za-z0-9_$\-./]*):(?:
-    \ +(?:
+    \ +([\[{|&].*)
+  | \ +(?:
         ((?:[^-?:,\[\]{}\#&*!|>'"%@`\s]|[-?:][^\s,\[\]{}])(?:[^\s:]|:(?=\S)|\ +(?=[^\s\#]))*)
       | '([^'\n]*(?:''[^'\n]*)*)'
       | "((?:[^"\\\n]|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*)"
       | \*([A-Za-z0-9_-]+)
     )(?:\ +\#.*)?
-  | \ +([\[{|&].*)
   | (\ +\#.*)?
 )\Z""", re.VERBOSE)
 
@@ -392,6 +394,7 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
     at = lines.at  # kept here while the loop reads one line; `lines.at` around each call that reads more
     line_match = _LINE.match
     anchors = lines.anchors
+    pending = lines.pending
     while True:
         if first is not None:
             content, first = first, None
@@ -402,7 +405,7 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
             else:
                 below = -1
             if below != indent:  # the mapping ends
-                if below > indent:  # a line more indented, after a value that was whole
+                if below > indent:  # a line more indented, after a value that was whole (a scalar that goes on)
                     raise _NotQuick
                 if depth > lines.max_depth:  # lines.count, written out for the many small mappings of a graph
                     raise _NotQuick
@@ -423,29 +426,31 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
             if key in found or key in _KEY_WORDS:  # a key written twice, or one that is not text
                 raise _NotQuick
             kind = line.lastindex
-            if kind == 2:
-                value = line.group(2)
-                found[key] = _plain(value) if value[0] in _FIRST else value
-            elif kind == 3:
+            if kind == 3:
                 value = line.group(3)
-                found[key] = value.replace("''", "'") if "''" in value else value
+                found[key] = _plain(value) if value[0] in _FIRST else value
             elif kind == 4:
                 value = line.group(4)
-                found[key] = _JSON_PLAIN.decode('"' + value + '"') if "\\" in value else value
+                found[key] = value.replace("''", "'") if "''" in value else value
             elif kind == 5:
-                name = line.group(5)
+                value = line.group(5)
+                found[key] = _JSON_PLAIN.decode('"' + value + '"') if "\\" in value else value
+            elif kind == 6:
+                name = line.group(6)
                 if name not in anchors:
                     raise _NotQuick
                 value = found[key] = anchors[name]
                 if type(value) is dict or type(value) is list:
                     lines.measure(value, depth + 1)
-            elif kind == 6:  # flow, a literal block, an anchor: read by their readers
-                rest = line.group(6)
+            elif kind == 2:  # flow, a literal block, an anchor: read by their readers
+                rest = line.group(2)
                 first_char = rest[0]
+                if first_char == "{" or first_char == "[":  # its place, filled by _read_flows with the others
+                    found[key] = None
+                    pending.append((found, key, rest, depth + 1))
+                    continue
                 lines.at = at
-                if first_char == "{" or first_char == "[":
-                    _flow_run(lines, indent, key, rest, found, depth + 1)
-                elif first_char == "|":
+                if first_char == "|":
                     found[key] = _literal(lines, indent, rest)
                 else:
                     found[key] = _anchored(lines, indent, rest, depth + 1)
@@ -460,9 +465,7 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                 found[key] = _nested(lines, indent, depth + 1, sequence_here=True)
                 at = lines.at
                 continue
-            if at < end and items[at][0] > indent:  # a scalar that goes on: the full parser's
-                raise _NotQuick
-            continue
+            continue  # a line more indented next is refused at the loop's top: a scalar that goes on
         match = _KEY.match(content)
         if match is None:
             raise _NotQuick
@@ -480,11 +483,11 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
             at = lines.at
             continue
         first_char = rest[0]
-        lines.at = at
         if first_char == "{" or first_char == "[":
-            _flow_run(lines, indent, key, rest, found, depth + 1)
-            at = lines.at
+            found[key] = None
+            pending.append((found, key, rest, depth + 1))
             continue
+        lines.at = at
         if first_char == "|":
             found[key] = _literal(lines, indent, rest)
         elif first_char == "&" or first_char == "*":
@@ -588,49 +591,22 @@ def _literal(lines: _Reader, indent: int, header: str) -> str:
     return value
 
 
-def _flow_run(lines: _Reader, indent: int, key: str, value: str, found: dict[str, Any], depth: int) -> None:
-    """Reads `key: value` and the lines after it that are `key: {...}` or `key: [...]` too, into `found`.
-
-    A file of one node a line (what tools write) is then one call into the json module, not one a line."""
-    items = lines.items
-    keys, written = [key], [value]
-    while lines.at < len(items) and items[lines.at][0] == indent:
-        content = items[lines.at][1]
-        match = _KEY.match(content)
-        if match is None:
-            break
-        text = content[match.end():]
-        if text[:1] not in ("{", "["):
-            break
-        keys.append(_key(match))
-        written.append(text)
-        lines.at += 1
-    if lines.at < len(items) and items[lines.at][0] > indent:  # a value that goes on below: the full parser's
-        raise _NotQuick
-    if len(set(keys)) != len(keys) or any(each in found for each in keys):
-        raise _NotQuick
-    found.update(dict.fromkeys(keys))  # their places, filled by _read_flows with the file's other flow lines
-    lines.pending.append((found, keys, written, depth))
-
-
 def _read_flows(lines: _Reader) -> None:
-    """Reads the flow values _flow_run left in their mappings' places, those at one depth in one call into the
-    json module: a graph whose nodes are blocks with a flow value or two (`inputs: {v: ':a'}`) then costs a
-    call for the file, not one for each node."""
-    groups: dict[tuple[int, bool], tuple[list[tuple[dict[str, Any], list[str]]], list[str]]] = {}
-    for found, keys, written, depth in lines.pending:
-        places, texts = groups.setdefault((depth, written[0][1:2] in ('"', "}", "]")), ([], []))
-        places.append((found, keys))
-        texts += written
+    """Reads the flow values of mappings' keys (`key: {...}`), left in their places by _mapping, those at one depth
+    in one call into the json module: a file of one node a line (what tools write), or of blocks with a flow value
+    or two (`inputs: {v: ':a'}`), then costs one call, not one a line."""
+    groups: dict[tuple[int, bool], tuple[list[tuple[dict[str, Any], str]], list[str]]] = {}
+    for found, key, written, depth in lines.pending:
+        places, texts = groups.setdefault((depth, written[1:2] in ('"', "}", "]")), ([], []))
+        places.append((found, key))
+        texts.append(written)
     lines.pending = []
     for (depth, json_like), (places, texts) in groups.items():
         values = _json_values(lines, texts, depth) if json_like else None
         if values is None:
             values = _flow_values(lines, texts, depth)
-        at = 0
-        for found, keys in places:
-            found.update(zip(keys, values[at:at + len(keys)]))
-            at += len(keys)
+        for (found, key), value in zip(places, values):
+            found[key] = value
 
 
 def _sequence(lines: _Reader, indent: int, depth: int) -> list[Any]:

@@ -187,6 +187,8 @@ def test_block_lines_and_deferred_flow_values_read_as_pyyaml_reads_them(text: st
     "a: {c: 1}\nd: 2\na: 3\n",  # a key written again after a flow value read at the end
     "true:\n  a: 1\n",
     "a: x : y\n",
+    "a: {b: 1}\n  c: 2\n",  # a flow value that goes on below
+    "a:\n  '1': [1]\n    - 2\n",
 ])
 def test_what_it_leaves_to_the_full_loader(text: str) -> None:
     assert quick_load(text, **LIMITS) is None
