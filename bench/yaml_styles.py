@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench yaml                 # 50,000 nodes, 3 rounds, each style
     .venv/bin/python -m bench yaml --n 10000 --rounds 5 flow_single block_plain
+    .venv/bin/python -m bench yaml --set eval      # graph files the reader was not tuned on (bench/yaml_eval.py)
 
 Every style is the same graph, a chain of `copyAgent` nodes (`nN` takes `:nN-1`): one JSON object a
 line (what `--write-workloads` writes), YAML's flow style with single, double or no quotes, block style
@@ -12,6 +13,9 @@ graphrt's median over js-yaml's in the same round, of wall time and of the proce
 work on a shared machine disturbs less), and the table gives their range over the rounds, with the load
 average and the CPU. "read by" says which of graphrt's readers
 took the file: its own (`quick`, graphdata/quick_yaml.py) or PyYAML (`full`).
+
+These nine styles are the files the quick reader was made fast on; `--set eval` times the evaluation set
+of bench/yaml_eval.py instead, files it was not tuned on.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from typing import Callable
 
 from ._proc import RESULT_PREFIX, emit
 
-__all__ = ["STYLES", "main", "write_style"]
+__all__ = ["SETS", "STYLES", "main", "write_style"]
 
 BENCH_DIR = Path(__file__).resolve().parent
 RUNNER = BENCH_DIR / "yaml_runner.cjs"
@@ -114,9 +118,18 @@ STYLES: dict[str, Callable[[int], list[str]]] = {
 }
 
 
-def write_style(style: str, n: int, folder: Path) -> Path:
+def _sets() -> dict[str, dict[str, Callable[[int], list[str]]]]:
+    from .yaml_eval import EVAL
+
+    return {"tuned": STYLES, "eval": EVAL}
+
+
+SETS = ("tuned", "eval")
+
+
+def write_style(style: str, n: int, folder: Path, styles: dict[str, Callable[[int], list[str]]] = STYLES) -> Path:
     path = folder / f"{style}_{n}.yaml"
-    path.write_text("\n".join(STYLES[style](n)) + "\n", encoding="utf-8")
+    path.write_text("\n".join(styles[style](n)) + "\n", encoding="utf-8")
     return path
 
 
@@ -168,7 +181,9 @@ def _range(values: list[float], digits: int = 0) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench yaml", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("styles", nargs="*", help=f"default: all ({', '.join(STYLES)})")
+    parser.add_argument("styles", nargs="*", help=f"default: all of the set (tuned: {', '.join(STYLES)})")
+    parser.add_argument("--set", choices=SETS, default="tuned",
+                        help="tuned: the styles the reader was made fast on (default); eval: files it was not tuned on")
     parser.add_argument("--n", type=int, default=50_000, help="nodes in each file (default 50,000)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds, engines taking turns (default 3)")
     parser.add_argument("--warmup", type=int, default=1)
@@ -178,9 +193,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.time_graphrt:
         _time_graphrt(args.time_graphrt, args.warmup, args.repeat)
         return 0
-    unknown = set(args.styles) - set(STYLES)
+    chosen = _sets()[args.set]
+    unknown = set(args.styles) - set(chosen)
     if unknown:
-        raise SystemExit(f"bench yaml: unknown style(s) {', '.join(sorted(unknown))} (known: {', '.join(STYLES)})")
+        raise SystemExit(f"bench yaml: unknown style(s) {', '.join(sorted(unknown))} (known: {', '.join(chosen)})")
     from . import graphai
     from .machine import describe
 
@@ -188,12 +204,12 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         raise SystemExit(f"bench yaml: js-yaml needs node: {missing}")
     graphai.ensure_installed()
-    styles = args.styles or list(STYLES)
+    styles = args.styles or list(chosen)
     machine = describe()
     print("\n".join(f"{key}: {value}" for key, value in machine.items()), flush=True)
     repeat = ["--warmup", str(args.warmup), "--repeat", str(args.repeat)]
     with tempfile.TemporaryDirectory(prefix="graphrt-bench-yaml-") as folder:
-        files = {style: str(write_style(style, args.n, Path(folder))) for style in styles}
+        files = {style: str(write_style(style, args.n, Path(folder), chosen)) for style in styles}
         rounds: list[tuple[dict[str, object], dict[str, object]]] = []
         for _ in range(args.rounds):
             ours = _run([sys.executable, "-m", "bench.yaml_styles", *repeat, "--time-graphrt", *files.values()])
@@ -226,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
-    print(f"\n{args.n:,} nodes a file; per round the median of {args.repeat} parses after {args.warmup} warmup(s), "
+    print(f"\nset {args.set}; {args.n:,} nodes a file; per round the median of {args.repeat} parses after {args.warmup} warmup(s), "
           f"{args.rounds} rounds; ranges are over the rounds.")
     return 0
 

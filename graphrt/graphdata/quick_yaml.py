@@ -7,8 +7,10 @@ indentation, one-line scalars (plain, single-quoted, double-quoted with JSON's
 escapes), literal block scalars (`|` prompts), anchors and aliases on a mapping's
 values, and flow collections on one line, in YAML's flow style or as JSON (what
 `bench --write-workloads` and most tools write). `quick_load` reads exactly that
-part, line by line: flow collections as tokens turned into JSON's text, read by the
-`json` module a run of lines at once, and plain scalars with the loader's own rules
+part, line by line (a line of the plainest kinds with one regular expression's match,
+the mappings below keys on a stack in one loop): flow collections as tokens turned into
+JSON's text, the file's flow values read by the `json` module at once, at its end, and
+plain scalars with the loader's own rules
 (YAML 1.2's core schema, as js-yaml reads them).
 
 It returns None for anything outside that part: tags, folded block scalars,
@@ -198,6 +200,7 @@ _DOUBLE_QUOTED = re.compile(r'"(?:[^"\\]|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9
 # another line makes JSON that the json module refuses (`,{` where a key must be, `}` for a `[`), and a line
 # that holds two values makes one mapping too many.
 _NEXT_LINE = '},{"":'
+_STRUCTURE_FIRST = frozenset('{}[],:\n#"\'')  # a token starting so is no plain scalar
 _STRUCTURE = {"{": "{", "}": "}", "[": "[", "]": "]", ",": ",", ":": ":", "\n": _NEXT_LINE}
 
 
@@ -231,6 +234,24 @@ def _json_token(token: str) -> str:
     return repr(value)
 
 
+class _TokenMemo(dict[str, str]):
+    """Flow tokens read so far and their JSON: a token met again (most are) is a lookup in C."""
+
+    def __missing__(self, token: str) -> str:
+        written = token.lstrip(" ") if token[0] == " " else token
+        first = written[0]
+        if '"' in written or "\\" in written:
+            piece = _json_token(written)
+        elif first == "'" and "''" not in written:  # single-quoted text that JSON writes as it is
+            piece = '"' + written[1:-1] + '"'
+        elif first not in _STRUCTURE_FIRST and (first not in _FIRST or not _MAYBE_NOT_TEXT.match(written)):
+            piece = '"' + written + '"'  # plain text that no rule of the loader reads as other than text
+        else:
+            piece = _json_token(written)
+        self[token] = piece
+        return piece
+
+
 def _json_values(lines: "_Reader", written: list[str], depth: int) -> list[Any] | None:
     """The values of lines that are JSON's text (what tools write), read by the json module as they are; None if
     they are not all JSON (YAML's flow style: _flow_values reads them)."""
@@ -255,8 +276,7 @@ def _flow_values(lines: "_Reader", written: list[str], depth: int) -> list[Any]:
     tokens = _FLOW_TOKEN.findall(text)
     if "".join(tokens) != text:
         raise _NotQuick
-    memo = lines.memo
-    pieces = [memo[token] if token in memo else memo.setdefault(token, _json_token(token)) for token in tokens]
+    pieces = list(map(lines.memo.__getitem__, tokens))
     made = '[{"":' + "".join(pieces) + "}]"
     try:
         values, stop = _SCAN(made, 0)
@@ -302,7 +322,9 @@ class _Reader:
         self.values = 1  # the top value
         self.keys = 0  # keys of the flow mappings measured
         self.anchors: dict[str, Any] = {}  # the values of the anchors read so far, by name
-        self.memo: dict[str, str] = {}  # flow tokens read so far, and their JSON
+        self.memo = _TokenMemo()  # flow tokens read so far, and their JSON
+        # flow values read later, at once (_read_flows): (the mapping, the key in it, the value's text, its depth)
+        self.pending: list[tuple[dict[str, Any], str, str, int]] = []
         self.max_depth = max_depth
         self.max_values = max_values
 
@@ -323,10 +345,15 @@ class _Reader:
             children = value
         else:
             return
-        self.count(value, depth)
+        if depth > self.max_depth:  # self.count, written out: this runs for each container of each flow line
+            raise _NotQuick
+        self.values += len(value)
+        if self.values > self.max_values:
+            raise _NotQuick
+        depth += 1
         for child in children:
             if type(child) is dict or type(child) is list:
-                self.measure(child, depth + 1)
+                self.measure(child, depth)
 
 
 def _block(lines: _Reader, indent: int, depth: int) -> Any:
@@ -337,23 +364,108 @@ def _block(lines: _Reader, indent: int, depth: int) -> Any:
     return _mapping(lines, indent, None, depth)
 
 
+# A whole `key: value` line with a key that is text as written, in one match: then what the other readers read
+# (group 2: flow, a literal block, an anchor), a plain scalar (3), a single-quoted one (4), a double-quoted one
+# whose escapes are JSON's (5), an alias (6), nothing but a comment (7) or nothing (the match's lastindex is 1).
+# Any other line takes _KEY's longer way.
+_LINE = re.compile(r"""([A-Za-z_$][A-Za-z0-9_$\-./]*):(?:
+    \ +([\[{|&].*)
+  | \ +(?:
+        ((?:[^-?:,\[\]{}\#&*!|>'"%@`\s]|[-?:][^\s,\[\]{}])(?:[^\s:]|:(?=\S)|\ +(?=[^\s\#]))*)
+      | '([^'\n]*(?:''[^'\n]*)*)'
+      | "((?:[^"\\\n]|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*)"
+      | \*([A-Za-z0-9_-]+)
+    )(?:\ +\#.*)?
+  | (\ +\#.*)?
+)\Z""", re.VERBOSE)
+
+
 def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict[str, Any]:
-    """A block mapping at `indent`; `first`: its first line's text, when it followed a `- ` on that line."""
+    """A block mapping at `indent`; `first`: its first line's text, when it followed a `- ` on that line.
+
+    The mappings below its keys (`key:`, then more indented lines) are read in the same loop, each pushed on
+    a stack while its lines are read: a graph is mostly small mappings, and a call for each cost a tenth of
+    a line's time. Lines of the plainest kinds are read with one match (_LINE); the others by the readers
+    of their kinds."""
     found: dict[str, Any] = {}
+    stack: list[tuple[dict[str, Any], str, int, int]] = []  # (mapping, key, indentation, depth) around `found`
     items = lines.items
     end = len(items)
     at = lines.at  # kept here while the loop reads one line; `lines.at` around each call that reads more
+    line_match = _LINE.match
+    anchors = lines.anchors
+    pending = lines.pending
     while True:
         if first is not None:
             content, first = first, None
         else:
-            if at >= end:
-                break
-            item = items[at]
-            if item[0] != indent:
-                break
+            if at < end:
+                item = items[at]
+                below = item[0]
+            else:
+                below = -1
+            if below != indent:  # the mapping ends
+                if below > indent:  # a line more indented, after a value that was whole (a scalar that goes on)
+                    raise _NotQuick
+                if depth > lines.max_depth:  # lines.count, written out for the many small mappings of a graph
+                    raise _NotQuick
+                lines.values += len(found)
+                if lines.values > lines.max_values:
+                    raise _NotQuick
+                if not stack:
+                    break
+                parent, key, indent, depth = stack.pop()
+                parent[key] = found
+                found = parent
+                continue
             content = item[1]
             at += 1
+        line = line_match(content)
+        if line is not None:  # the plainest lines, read here without a call
+            key = line.group(1)
+            if key in found or key in _KEY_WORDS:  # a key written twice, or one that is not text
+                raise _NotQuick
+            kind = line.lastindex
+            if kind == 3:
+                value = line.group(3)
+                found[key] = _plain(value) if value[0] in _FIRST else value
+            elif kind == 4:
+                value = line.group(4)
+                found[key] = value.replace("''", "'") if "''" in value else value
+            elif kind == 5:
+                value = line.group(5)
+                found[key] = _JSON_PLAIN.decode('"' + value + '"') if "\\" in value else value
+            elif kind == 6:
+                name = line.group(6)
+                if name not in anchors:
+                    raise _NotQuick
+                value = found[key] = anchors[name]
+                if type(value) is dict or type(value) is list:
+                    lines.measure(value, depth + 1)
+            elif kind == 2:  # flow, a literal block, an anchor: read by their readers
+                rest = line.group(2)
+                first_char = rest[0]
+                if first_char == "{" or first_char == "[":  # its place, filled by _read_flows with the others
+                    found[key] = None
+                    pending.append((found, key, rest, depth + 1))
+                    continue
+                lines.at = at
+                if first_char == "|":
+                    found[key] = _literal(lines, indent, rest)
+                else:
+                    found[key] = _anchored(lines, indent, rest, depth + 1)
+                at = lines.at
+                continue
+            elif at < end and items[at][0] > indent and items[at][1][0] != "-":  # a mapping below: the most common
+                stack.append((found, key, indent, depth))
+                found, indent, depth = {}, items[at][0], depth + 1
+                continue
+            else:  # a sequence below, or at the key's own indentation, or nothing: null
+                lines.at = at
+                found[key] = _nested(lines, indent, depth + 1, sequence_here=True)
+                at = lines.at
+                continue
+            continue  # a line more indented next is refused at the loop's top: a scalar that goes on
         match = _KEY.match(content)
         if match is None:
             raise _NotQuick
@@ -362,40 +474,30 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
             raise _NotQuick
         rest = content[match.end():]
         if not rest or rest[0] == "#":
+            if at < end and items[at][0] > indent and items[at][1][0] != "-":
+                stack.append((found, key, indent, depth))
+                found, indent, depth = {}, items[at][0], depth + 1
+                continue
             lines.at = at
-            if at < end and items[at][0] > indent and items[at][1][0] != "-":  # a mapping below: the most common
-                found[key] = _mapping(lines, items[at][0], None, depth + 1)
-            else:
-                found[key] = _nested(lines, indent, depth + 1, sequence_here=True)
+            found[key] = _nested(lines, indent, depth + 1, sequence_here=True)
             at = lines.at
             continue
         first_char = rest[0]
         if first_char == "{" or first_char == "[":
-            lines.at = at
-            _flow_run(lines, indent, key, rest, found, depth + 1)
-            at = lines.at
+            found[key] = None
+            pending.append((found, key, rest, depth + 1))
             continue
+        lines.at = at
         if first_char == "|":
-            lines.at = at
             found[key] = _literal(lines, indent, rest)
-            at = lines.at
-            continue
-        if first_char == "&" or first_char == "*":
-            lines.at = at
+        elif first_char == "&" or first_char == "*":
             found[key] = _anchored(lines, indent, rest, depth + 1)
-            at = lines.at
-            continue
-        found[key] = _scalar(rest, lines, depth + 1)
-        if at < end and items[at][0] > indent:  # a scalar that goes on: the full parser's
-            raise _NotQuick
+        else:
+            found[key] = _scalar(rest, lines, depth + 1)
+            if at < end and items[at][0] > indent:  # a scalar that goes on: the full parser's
+                raise _NotQuick
+        at = lines.at
     lines.at = at
-    if at < end and items[at][0] > indent:
-        raise _NotQuick
-    if depth > lines.max_depth:  # lines.count, written out for the many small mappings of a graph
-        raise _NotQuick
-    lines.values += len(found)
-    if lines.values > lines.max_values:
-        raise _NotQuick
     return found
 
 
@@ -422,6 +524,8 @@ def _anchored(lines: _Reader, indent: int, rest: str, depth: int) -> Any:
         raise _NotQuick
     elif not after or after[0] == "#":
         value = _nested(lines, indent, depth, sequence_here=True)
+        if lines.pending:  # an alias of it is counted as it is: its flow values are read now
+            _read_flows(lines)
     elif after[0] == "|":
         value = _literal(lines, indent, after)
     elif after[0] in "&*!":
@@ -487,31 +591,22 @@ def _literal(lines: _Reader, indent: int, header: str) -> str:
     return value
 
 
-def _flow_run(lines: _Reader, indent: int, key: str, value: str, found: dict[str, Any], depth: int) -> None:
-    """Reads `key: value` and the lines after it that are `key: {...}` or `key: [...]` too, into `found`.
-
-    A file of one node a line (what tools write) is then one call into the json module, not one a line."""
-    items = lines.items
-    keys, written = [key], [value]
-    while lines.at < len(items) and items[lines.at][0] == indent:
-        content = items[lines.at][1]
-        match = _KEY.match(content)
-        if match is None:
-            break
-        text = content[match.end():]
-        if text[:1] not in ("{", "["):
-            break
-        keys.append(_key(match))
-        written.append(text)
-        lines.at += 1
-    if lines.at < len(items) and items[lines.at][0] > indent:  # a value that goes on below: the full parser's
-        raise _NotQuick
-    if len(set(keys)) != len(keys) or any(each in found for each in keys):
-        raise _NotQuick
-    values = _json_values(lines, written, depth) if written[0][1:2] in ('"', "}", "]") else None
-    if values is None:
-        values = _flow_values(lines, written, depth)
-    found.update(zip(keys, values))
+def _read_flows(lines: _Reader) -> None:
+    """Reads the flow values of mappings' keys (`key: {...}`), left in their places by _mapping, those at one depth
+    in one call into the json module: a file of one node a line (what tools write), or of blocks with a flow value
+    or two (`inputs: {v: ':a'}`), then costs one call, not one a line."""
+    groups: dict[tuple[int, bool], tuple[list[tuple[dict[str, Any], str]], list[str]]] = {}
+    for found, key, written, depth in lines.pending:
+        places, texts = groups.setdefault((depth, written[1:2] in ('"', "}", "]")), ([], []))
+        places.append((found, key))
+        texts.append(written)
+    lines.pending = []
+    for (depth, json_like), (places, texts) in groups.items():
+        values = _json_values(lines, texts, depth) if json_like else None
+        if values is None:
+            values = _flow_values(lines, texts, depth)
+        for (found, key), value in zip(places, values):
+            found[key] = value
 
 
 def _sequence(lines: _Reader, indent: int, depth: int) -> list[Any]:
@@ -568,6 +663,8 @@ def quick_load(text: str, *, max_depth: int, max_values: int) -> Any | None:
         value = _block(lines, 0, 0)
         if lines.at != len(lines.items):
             return None
+        if lines.pending:
+            _read_flows(lines)
         return value
     except (_NotQuick, RecursionError):
         return None

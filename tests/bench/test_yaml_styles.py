@@ -1,11 +1,16 @@
-"""The YAML styles `python -m bench yaml` times are one graph, which graphrt's own reader reads, as PyYAML does."""
+"""The YAML styles `python -m bench yaml` times are one graph, which graphrt's own reader reads, as PyYAML does; the
+evaluation set (`--set eval`) is read as PyYAML reads it, and its corpus files hold each source file's value."""
 
 import pytest
 import yaml
 
+from bench.yaml_eval import EVAL, corpus_files
 from bench.yaml_styles import STYLES
 from graphrt.graphdata import full_yaml, loader
+from graphrt.graphdata.loader import parse_graph_text
 from graphrt.graphdata.quick_yaml import quick_load
+
+CORPUS = ("conformance", "conformance_quick", "repo")
 
 
 @pytest.mark.parametrize("style", STYLES)
@@ -16,3 +21,28 @@ def test_each_style_is_read_by_the_quick_reader_as_pyyaml_reads_it(style: str) -
     assert quick is not None
     assert quick == yaml.load(text, Loader=full_yaml._GraphLoader)  # noqa: S506 - a safe loader
     assert quick["nodes"]["n29"]["inputs"] in ({"v": ":n28"}, [":n28", "n29"])
+
+
+@pytest.mark.parametrize("style", [name for name in EVAL if name not in CORPUS])
+def test_each_generated_evaluation_file_reads_as_pyyaml_reads_it(style: str) -> None:
+    text = "\n".join(EVAL[style](200)) + "\n"
+    full = yaml.load(text, Loader=full_yaml._GraphLoader)  # noqa: S506 - a safe loader
+    quick = quick_load(text, max_depth=loader.MAX_DEPTH, max_values=loader.MAX_VALUES)
+
+    assert len(full["nodes"]) >= 7
+    assert quick is None or quick == full
+    assert parse_graph_text(text)[0] == full
+
+
+@pytest.mark.needs("shared")
+@pytest.mark.parametrize("style", CORPUS)
+def test_a_corpus_evaluation_file_holds_each_files_value_as_it_was_written(style: str) -> None:
+    """Each file's lines are indented under a key of their own: the value under it is the file's own value."""
+    text = "\n".join(EVAL[style](1)) + "\n"
+    nodes = yaml.load(text, Loader=full_yaml._GraphLoader)["nodes"]  # noqa: S506 - a safe loader
+    files = {f"c0_{path.stem}": path for path in corpus_files(style)}
+
+    assert len(nodes) > 5
+    for key, value in nodes.items():
+        own = yaml.load(files[key].read_text(encoding="utf-8"), Loader=full_yaml._GraphLoader)  # noqa: S506
+        assert value == own, key

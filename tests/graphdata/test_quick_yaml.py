@@ -110,6 +110,22 @@ def test_flow_styles_json_escapes_and_literal_blocks_are_read_quickly(text: str)
 
 
 @pytest.mark.parametrize("text", [
+    # one match a line (_LINE): plain, quoted, escaped, aliased, commented, and nested mappings read on a stack
+    "a: b #c\nd: x:y\ne: a#b\nf: a :b\ng: 'it''s' # c\nh: \"\\u00e9\\t\\\"q\\\"\"  # c\ni: null\nj: 0x1F\nk: -x\n",
+    "a: # a comment\n  b: 1\nc: # another\nd:\n",
+    "a:\n  b:\n    c:\n      d: 1\ne: 2\nf:\n   g:\n         h: x\n   i: y\n",  # several levels end at once
+    "a: &x\n  b: {c: [1, 2]}\n  d: 1\ne: *x\nf:\n  g: *x\n",
+    "a: &s text\nb: *s # c\nc: &m\n  d: 'q'\ne: *m\n",
+    # flow values read at the end, at once: several depths, JSON and YAML's flow, around blocks and sequences
+    'a: {b: 1}\nc:\n  d: {"e": [1, {"f": null}]}\n  g: [h, \'i\']\n  j: 2\nk: [l]\nm:\n- n: {o: p}\n  q: {r: s}\n',
+    "a: {b: n5, c: null, d: nope, e: 5, f: '5', g: 'it''s', h: -x, i: tru, j: -0, k: 007, l: 1e3}\n",
+    "a: [' x', ' y ', x y, 'a\"b', x\"y, 'c\\d']\nb: [' x', x y]\n",
+])
+def test_block_lines_and_deferred_flow_values_read_as_pyyaml_reads_them(text: str) -> None:
+    assert _agrees(text) is not None
+
+
+@pytest.mark.parametrize("text", [
     "a: {b: &x 1, c: *x}\n",  # anchors and aliases in flow
     "a: [&x 1]\n",
     "a: &x 1\nb: [*x]\n",
@@ -161,6 +177,18 @@ def test_flow_styles_json_escapes_and_literal_blocks_are_read_quickly(text: str)
     "\ufeffa: 1\n",
     "a: [what?]\n",
     "a: {b:c}\n",
+    "a:\n    b: 1\n  c: 2\n",  # an indentation between two levels
+    "a:\n  b: 1\n    c: 2\n",  # more indented after a value that was whole
+    "a: b\n  c\n",
+    "a: 'b'\n  c\n",
+    "a: *x\nb: &x 1\n",  # an alias before its anchor
+    "a: &x\n  b: {c: *x}\n",
+    "a: {b: 1}\nc:\n  d: {e: 1, e: 2}\n",  # a key written twice in a flow value read at the end
+    "a: {c: 1}\nd: 2\na: 3\n",  # a key written again after a flow value read at the end
+    "true:\n  a: 1\n",
+    "a: x : y\n",
+    "a: {b: 1}\n  c: 2\n",  # a flow value that goes on below
+    "a:\n  '1': [1]\n    - 2\n",
 ])
 def test_what_it_leaves_to_the_full_loader(text: str) -> None:
     assert quick_load(text, **LIMITS) is None
@@ -240,6 +268,8 @@ class _nothing:
     "a: [{b: [c, [d]]}, {}]\nb:\n- - x\n",
     "a:\n  b:\n    c:\n      d: [1]\n",
     "a: &x {b: [1, {c: 2}]}\nd:\n  e: *x\n  f: *x\n",  # an alias counts what it stands for, where it stands
+    "a: &x\n  b: {c: [1, {d: 2}]}\n  e: [3]\nf: *x\ng:\n  h: *x\n",  # the flow values of an anchored block
+    "a: {b: [1, [2, [3]]]}\nc:\n  d: {e: {f: [4]}}\n  g: 5\n",
 ])
 def test_the_limits_are_the_loaders(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Past MAX_VALUES or MAX_DEPTH the quick reader gives up, and the full loader says why, as before."""
@@ -254,6 +284,18 @@ def test_aliases_of_aliases_are_the_full_loaders_to_refuse() -> None:
     no more than that, and the full loader says why."""
     lines = ["l0: &l0 {" + ", ".join(f"k{n}: x" for n in range(10)) + "}"]
     for level in range(1, 8):
+        lines += [f"l{level}: &l{level}", *(f"  k{n}: *l{level - 1}" for n in range(10))]
+    text = "\n".join(lines) + "\n"
+    assert quick_load(text, **LIMITS) is None
+    with pytest.raises(GraphLoadError, match="expands to more than 1,000,000 values"):
+        parse_graph_text(text, "laughs.yaml")
+
+
+def test_aliases_of_blocks_with_flow_values_are_counted_in_full() -> None:
+    """The flow values of a block are read at the end of the file (_read_flows), but an anchored block's are read
+    before an alias of it is counted: a "billion laughs" made of such blocks still meets MAX_VALUES."""
+    lines = ["l0: &l0", "  k: {a: [x, x, x, x, x, x, x, x, x, x]}"]
+    for level in range(1, 7):
         lines += [f"l{level}: &l{level}", *(f"  k{n}: *l{level - 1}" for n in range(10))]
     text = "\n".join(lines) + "\n"
     assert quick_load(text, **LIMITS) is None
