@@ -309,6 +309,9 @@ class Disturbed:
         wrong = sum(run["status"] == "finished" and run["results"] != _expected(run["n"]) for run in runs)
         ran_again = sum(calls[key] > then[key] for saved, then in self.saved_then for key in saved)
         deliveries = collections.Counter((run_id, kind) for run_id, kind, _ in self.receiver.calls)
+        delivery_ids: dict[tuple[str, str], set[str]] = collections.defaultdict(set)  # distinct deliveries called
+        for run_id, kind, delivery_id in self.receiver.calls:
+            delivery_ids[(run_id, kind)].add(delivery_id)
         stored_last = dict(_query(self.store, "SELECT run_id, MAX(id) FROM graphrt_events GROUP BY run_id"))
         repeated = sum(len(run["ids"]) - len(set(run["ids"])) for run in runs)
         missing = sum(max(stored_last.get(run["id"], 0), max(run["ids"], default=0)) - len(set(run["ids"]))
@@ -321,6 +324,7 @@ class Disturbed:
             "nodes_run_twice": sum(count > 1 for count in calls.values()),
             "webhook_runs": len({run_id for run_id, _ in deliveries}),
             "duplicate_webhooks": sum(count - 1 for count in deliveries.values()),
+            "deliveries_twice": sum(len(ids) - 1 for ids in delivery_ids.values()),
             "events_repeated": repeated, "events_missing": missing,
             "waits": waits, "wall_s": load["ended"] - load["started"],
         }
@@ -414,7 +418,9 @@ def _disturbed_lines(title: str, counted: dict[str, Any]) -> list[str]:
         f"server): {counted['post_unanswered']}; event streams read again on another server: {counted['reads_again']}",
         f"- completed (saved) nodes that ran again: {counted['nodes_saved_then_ran_again']}; nodes run twice in all "
         f"(in flight when their server stopped, so not saved): {counted['nodes_run_twice']}",
-        f"- webhooks: {counted['webhook_runs']} runs called; duplicate deliveries: {counted['duplicate_webhooks']}",
+        f"- webhooks: {counted['webhook_runs']} runs called; calls of one run's event beyond its first: "
+        f"{counted['duplicate_webhooks']}, of them deliveries made twice: {counted['deliveries_twice']} "
+        f"(the others: one delivery called again, its server killed before it saved the outcome)",
         f"- event ids repeated: {counted['events_repeated']}; missing: {counted['events_missing']}",
         f"- each disturbance: runs under way / of them waiting over 1 s for a claim (median wait): "
         + "; ".join(f"{wait['under_way']} / {wait['waited_over_1s']} ({wait['median_wait_of_those_s']:.1f} s)"
