@@ -267,15 +267,37 @@ def _secret_env_name(name: str) -> bool:
     return secret
 
 
-def _known_values(environ: Mapping[str, str], known: Iterable[str]) -> frozenset[str]:
-    """The credentials a redactor seeks: the environment's (its variables named like a secret) and `known`, each as
-    long as `_MIN_KNOWN` at least."""
-    # Each name matched once per process, and only the values of those named like a secret read: every
-    # checkpointed run makes a redactor (issue 44), and matching and reading the whole environment took ~45 µs.
-    values = {value for value in (environ.get(name, "") for name in environ if _secret_env_name(name))
-              if len(value) >= _MIN_KNOWN}
-    values |= {value for value in known if len(value) >= _MIN_KNOWN and not is_mask(value)}
-    return frozenset(values)
+def _known_values(environ: Mapping[str, str] | None, known: Iterable[str]) -> frozenset[str]:
+    """The credentials a redactor seeks: the environment's (its variables named like a secret; None: the process's,
+    as it is now) and `known`, each as long as `_MIN_KNOWN` at least."""
+    values = _environment_secrets() if environ is None else _secrets_of(environ)
+    known = {value for value in known if len(value) >= _MIN_KNOWN and not is_mask(value)}
+    return values | known if known else values
+
+
+def _secrets_of(environ: Mapping[str, str]) -> frozenset[str]:
+    # Each name matched once per process, and only the values of those named like a secret read.
+    return frozenset(value for value in (environ.get(name, "") for name in environ if _secret_env_name(name))
+                     if len(value) >= _MIN_KNOWN)
+
+
+_ENV_READ: tuple[dict[Any, Any], frozenset[str]] = ({}, frozenset())  # the environment as last read, its secrets
+
+
+def _environment_secrets() -> frozenset[str]:
+    """The process environment's secrets as it is now, read again only when it changed since they were last read.
+
+    Every checkpointed run makes a redactor (issue 44), and going through os.environ, which decodes each name
+    and value it gives, took ~9 µs of a run where comparing the dict it keeps them in (its `_data`, changed by
+    every write to os.environ) with a copy takes well under one."""
+    global _ENV_READ
+    seen, values = _ENV_READ
+    data = os.environ._data  # type: ignore[attr-defined]
+    if data != seen:
+        seen = dict(data)  # copied first: a change made while its secrets are read is found by the next call
+        values = _secrets_of(os.environ)
+        _ENV_READ = (seen, values)  # one assignment: a thread reads the copy and its secrets together
+    return values
 
 
 class Redactor:
@@ -283,14 +305,14 @@ class Redactor:
     `known` ones given (a run's: `known_credentials`)."""
 
     def __init__(self, environ: Mapping[str, str] | None = None, known: Iterable[str] = ()) -> None:
-        self._knowing(_known_values(os.environ if environ is None else environ, known))
+        self._knowing(_known_values(environ, known))
 
     @classmethod
     def now(cls, known: Iterable[str] = ()) -> "Redactor":
         """`Redactor(known=known)`: the environment's secrets as they are now, and `known`. The one made last for the
         same credentials when they are the same, whose caches hold no credential and depend on nothing else: every
         checkpointed run asks for one, and making it anew cost each run its sets (issue 44)."""
-        values = _known_values(os.environ, known)
+        values = _known_values(None, known)
         made = _MADE.get((cls, values))
         if made is None:
             made = object.__new__(cls)

@@ -22,7 +22,8 @@ from typing import Any, Awaitable
 from graphrt.checkpoint.errors import CheckpointError, StoreFailed, run_taken
 from graphrt.checkpoint.group_commit import GroupCommit, Statement
 from graphrt.checkpoint.file_claims import FileClaims
-from graphrt.checkpoint.sql import ADDED_COLUMNS, SqlStore, schema
+from graphrt.checkpoint.records import RunRecord
+from graphrt.checkpoint.sql import ADDED_COLUMNS, SqlStore, insert_run, schema
 
 __all__ = ["SQLiteStore"]
 
@@ -102,9 +103,31 @@ class SQLiteStore(SqlStore):
         self._file_claims.close()
         self._db.close()
 
+    def start_new_run(self, record: RunRecord) -> Awaitable[None] | None:
+        """Claims a run whose id was just made up, at once (a claim never waits: below), and queues its record for
+        the commit of this turn of the event loop: the run's first node starts without waiting for that commit
+        (one wait on each run's way, which a busy event loop makes long: issue 44), and the run awaits what this
+        returns before it saves a row or its end, which the connection commits after the record anyway.
+
+        Raises:
+            CheckpointError: another process or task runs it.
+        """
+        insert = insert_run(record)
+        self._claim(record.run_id)
+        return self._created(record.run_id, self._queue(insert))
+
+    async def _created(self, run_id: str, created: Awaitable[None]) -> None:
+        try:
+            await created
+        except self._duplicate:  # an id another run took: as likely as two equal 48-bit ids
+            raise self._taken_id(run_id) from None
+
     # ----- claims: locks the kernel drops when the process ends (file_claims.py; never waits) -----
 
     async def claim_run(self, run_id: str) -> None:
+        self._claim(run_id)
+
+    def _claim(self, run_id: str) -> None:
         if run_id in self._claimed:
             raise run_taken(run_id, self.location)
         if self.path != ":memory:":  # no other process can see it; another task of this store is refused above

@@ -29,8 +29,8 @@ import functools
 import hashlib
 import json
 import math
+import os
 import uuid
-from pathlib import Path
 from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 import anyio
@@ -101,7 +101,8 @@ _SAVED_TEXTS_KEPT = 16  # graphs at most: a script or server that builds a Graph
 
 def _graph_as_saved(graph: Graph) -> _SavedGraph:
     file, text, digest = _source_of(graph)
-    resolved = str(Path(file).resolve()) if file else None  # each time: where the file is now
+    # Each time: where the file is now (realpath: Path.resolve's answer without its objects and its extra stat).
+    resolved = os.path.realpath(file) if file else None
     # A graph read from text (a file's, most often) is what its text and config make it: a Graph built again from
     # the same ones (per run) is saved as the last was, without finding its credentials again (issue 44).
     config = _config_key(graph.config) if graph.spec.source.text is not None else None
@@ -119,6 +120,8 @@ def _graph_as_saved(graph: Graph) -> _SavedGraph:
 
 def _config_key(config: Mapping[str, Any]) -> str | None:
     """A config as JSON text that two equal configs share; None when JSON cannot write it (an object in it)."""
+    if not config:
+        return "{}"
     try:
         return json.dumps(config, sort_keys=True, ensure_ascii=False, allow_nan=True)
     except (TypeError, ValueError, RecursionError):
@@ -369,11 +372,11 @@ async def _run_claimed(graph: Graph, saved: SavedRun, options: RunOptions, *, an
         with anyio.CancelScope() as scope:
             writer.on_failure = scope.cancel
             run = graph.start(options, restore=restore, observers=[writer, *observers])
-            writer.spent = lambda: run.usage  # saved as the run goes, and with its end: a resumed run goes on counting
+            writer.spent = run.spent  # saved as the run goes, and with its end: a resumed run goes on counting
             try:
                 results = await run.wait()
             finally:
-                saved.spent = run.usage
+                saved.spent = run.spent()
             await writer.settled(rows=False)  # a run that saved no row still has its record
             end, finished = functools.partial(saved.finish, results), True
         if writer.failure is not None:

@@ -59,7 +59,7 @@ class CheckpointWriter(RunObserver):
         self._lock = anyio.Lock()  # nodes completing together are saved one after the other
         # What the run spent (the Run's usage; durable sets it): saved as a `usage` row with the rows it writes when
         # it changed, so that a resumed run goes on counting (RunSnapshot.usage).
-        self.spent: Callable[[], Usage] | None = None
+        self.spent: Callable[[], Usage | None] | None = None  # None: nothing spent yet (Run.spent)
         self._spent_saved: tuple[Any, ...] | None = None
 
     def hook(self, name: str) -> Callable[..., Any] | None:

@@ -379,6 +379,14 @@ class Run:
 
         return Usage()
 
+    def spent(self) -> "Usage | None":
+        """`usage` when the run spent anything a summary shows (`bool(usage)`), else None; told without making a
+        Usage when its meter counted nothing: a checkpointed run asks at every row it saves (issue 44)."""
+        if self._meter is None or not self._meter.counted:
+            return None
+        usage = self._meter.usage()
+        return usage if usage else None
+
     def usage_by_node(self) -> dict[str, dict[str, Any]]:
         """What each node spent that spent anything, with what was nested in it, by node key (`react/llm`, `map/3/ask`
         for a node of map row 3), as `Usage.to_dict()` spells it."""

@@ -154,6 +154,12 @@ class RunMeter:
             self._ledger = UsageLedger(self._before)
         return self._ledger
 
+    @property
+    def counted(self) -> bool:
+        """Whether the run may have spent anything: False when nothing was counted (no ledger made) and nothing
+        came before it (a resumed run's), so that `usage()` would be empty but for its seconds."""
+        return self._ledger is not None or self._before is not None
+
     def usage(self) -> Usage:
         """What the run spent so far (its nodes, nested graphs and map rows are in `ledger`)."""
         if self._ledger is None and self._before is None:  # nothing spent, nothing before: no ledger to make

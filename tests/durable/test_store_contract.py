@@ -92,7 +92,7 @@ def test_the_guard_writes_out_every_method_of_the_contract() -> None:
 
 async def test_graphrts_stores_have_the_abilities_they_say(store: CheckpointStore) -> None:
     postgres = type(store).__name__ == "PostgresStore"
-    assert Abilities.of(store) == Abilities(row_batches=True, queued_rows=True, queued_start=postgres, run_pages=True,
+    assert Abilities.of(store) == Abilities(row_batches=True, queued_rows=True, queued_start=True, run_pages=True,
                                             self_check=True, events=True, event_batches=True, webhooks=True,
                                             leases=True, shared=postgres, announcements=postgres, journal=True,
                                             queued_calls=True, rate_windows=postgres)
