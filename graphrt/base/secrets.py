@@ -363,6 +363,11 @@ class Redactor:
         """What hides the credentials this redactor knows in one text that comes in pieces (an LLM's tokens)."""
         return StreamRedactor(self._env_secrets)
 
+    @property
+    def knows_any(self) -> bool:
+        """Whether it knows any credential to seek in a run's data: `data` changes nothing when it knows none."""
+        return bool(self._known)
+
     def mentions(self, json_text: str) -> bool:
         """Whether the JSON text of a value holds a credential this redactor knows (then `data` changes it)."""
         return any(needle in json_text for needle in self._needles)

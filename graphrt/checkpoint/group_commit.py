@@ -203,12 +203,13 @@ class GroupCommit:
             return result
         return await self._enqueue(((query, values),), read=True, alone=False)
 
-    async def write(self, *statements: Statement, alone: bool = False) -> None:
-        """Runs the statements in one transaction (with others' writes, unless `alone`); returns once committed."""
+    def write(self, *statements: Statement, alone: bool = False) -> Awaitable[None]:
+        """Runs the statements in one transaction (with others' writes, unless `alone`); what it returns, awaited at
+        once, returns once they are committed. Queued now, not a coroutine: no frame of its own between the caller
+        and the commit's future (issue 44)."""
         if self._inline:
-            await self._queue_inline(statements, alone)  # committed with this turn's writes (below)
-            return
-        await self._enqueue(statements, read=False, alone=alone)
+            return self._queue_inline(statements, alone)  # committed with this turn's writes (below)
+        return self._enqueue(statements, read=False, alone=alone)
 
     def post(self, *statements: Statement, alone: bool = False, last: bool = False) -> None:
         """Queues a write no caller waits for: made in order with the rest of the work, its failure ignored.

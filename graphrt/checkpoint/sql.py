@@ -162,11 +162,16 @@ def _row_statements(row: Row) -> tuple[Statement, ...]:
     return ("DELETE FROM graphrt_rows WHERE run_id = ? AND iteration < ?", (row.run_id, row.iteration)), insert
 
 
+def _object_text(value: dict[str, Any] | None) -> str:
+    """A config or detail column's JSON; most are empty, written without the json module (issue 44)."""
+    return json.dumps(value) if value else "{}"
+
+
 def _record_values(record: RunRecord) -> tuple[Any, ...]:
     """The `graphrt_runs` columns of a record, in _RUN_COLUMNS order."""
     now = time.time()
     return (record.run_id, record.graph_file, record.graph_text, record.graph_hash, encode_value(record.injected),
-            json.dumps(record.config), bool(record.all_results), record.status, json.dumps(record.detail),
+            _object_text(record.config), bool(record.all_results), record.status, _object_text(record.detail),
             encode_value(record.results) if record.results is not None else None,
             record.created_at or now, record.updated_at or now,
             json.dumps(record.parent) if record.parent is not None else None)
@@ -177,7 +182,7 @@ _INSERT_RUN = f"INSERT INTO graphrt_runs ({_RUN_COLUMNS}) VALUES ({', '.join('?'
 
 def _update_run(run_id: str, status: str, detail: dict[str, Any] | None, results: Any) -> Statement:
     return ("UPDATE graphrt_runs SET status = ?, detail = ?, results = ?, updated_at = ? WHERE run_id = ?",
-            (status, json.dumps(detail or {}), encode_value(results) if results is not None else None, time.time(),
+            (status, _object_text(detail), encode_value(results) if results is not None else None, time.time(),
              run_id))
 
 

@@ -92,8 +92,8 @@ class SQLiteStore(SqlStore):
     async def _read(self, query: str, values: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         return await self._db.read(query, values)
 
-    async def _write(self, *statements: Statement, alone: bool = False) -> None:
-        await self._db.write(*statements, alone=alone)
+    def _write(self, *statements: Statement, alone: bool = False) -> Awaitable[None]:
+        return self._db.write(*statements, alone=alone)  # queued now; what it returns is awaited at once
 
     def _queue(self, *statements: Statement, hold: bool = False) -> Awaitable[None]:
         return self._db.queue(*statements, hold=hold)  # inline: committed with its turn's writes, held or not

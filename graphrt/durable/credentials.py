@@ -38,6 +38,8 @@ def saved_data(value: Any, redactor: Redactor) -> str:
 def hidden_data(value: Any, redactor: Redactor) -> Any:
     """`value` with the credentials `redactor` knows hidden, for a store to encode (a run's results); `value`
     itself when it holds none, or when JSON cannot hold it (the store says so)."""
+    if not redactor.knows_any:  # nothing to seek: not encoded here as well as by the store (issue 44)
+        return value
     try:
         if not redactor.mentions(encode_value(value)):
             return value

@@ -396,6 +396,7 @@ async def _run_claimed(graph: Graph, saved: SavedRun, options: RunOptions, *, an
     finally:
         with anyio.CancelScope(shield=True):  # a cancelled run is saved as cancelled
             await _finish(writer, end, finished)
+            await saved.release(shield=False)  # once its end is saved (or not): _run's release does nothing then
         writer.detach()
     if writer.failure is not None:  # the row of a node nobody waited for, committed with the run's end, failed
         raise _not_saved(writer.failure, record.run_id, store.location)
