@@ -411,9 +411,8 @@ def _journaled(options: RunOptions, store: GuardedStore, run_id: str, calls: _Ca
     logs = (StoreLog(store, run_id, fresh=fresh),) if calls.journaled and store.abilities.journal else ()
     if not logs and options.journal is None:
         return options
-    given = Journal.of(options.journal) if options.journal is not None else Journal(())
-    journal = dataclasses.replace(given.with_logs(*logs), force=force, uncertain=calls.uncertain, redactor=redactor)
-    return options.replace(journal=journal)
+    given = Journal.of(options.journal).logs if options.journal is not None else ()
+    return options.replace(journal=Journal((*logs, *given), force=force, uncertain=calls.uncertain, redactor=redactor))
 
 
 def _not_saved(failure: BaseException, run_id: str, location: str) -> CheckpointError:

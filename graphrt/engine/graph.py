@@ -170,7 +170,9 @@ class Graph:
         Raises:
             GraphError: an injected value names no static node.
         """
-        options = dataclasses.replace(options or RunOptions(), **fields)
+        options = options or RunOptions()
+        if fields:  # a RunOptions does not change: the one given is the run's when nothing is added to it
+            options = options.replace(**fields)
         return Run(self, options, restore=restore, observers=observers)
 
     async def arun(self, options: RunOptions | None = None, **fields: Any) -> dict[str, Any]:
