@@ -186,6 +186,22 @@ def _update_run(run_id: str, status: str, detail: dict[str, Any] | None, results
              run_id))
 
 
+_FINISH_QUERIES: dict[tuple[str, int], str] = {}  # (the update, how many rows it depends on) -> finish_run's query
+
+
+def _finish_query(update: str, count: int) -> str:
+    """`update` made only if the `count` rows given after it are saved (finish_run); written once for each count."""
+    query = _FINISH_QUERIES.get((update, count))
+    if query is None:
+        if len(_FINISH_QUERIES) > 100:
+            _FINISH_QUERIES.clear()
+        marks = ", ".join("?" for _ in range(count))
+        query = _FINISH_QUERIES[update, count] = (
+            f"{update} AND (SELECT COUNT(DISTINCT kind || ':' || key) FROM graphrt_rows WHERE run_id = ? AND "
+            f"iteration = ? AND (kind || ':' || key) IN ({marks})) = ?")
+    return query
+
+
 def _call_statement(entry: JournalEntry) -> Statement:
     """What saving a journal entry takes: one insert, or the replacement of the entry with its key."""
     return (_SAVE_CALL, (entry.run_id, entry.path, entry.index, entry.kind, entry.agent, entry.request,
@@ -251,10 +267,7 @@ class SqlStore:
         query, values = _update_run(run_id, status, detail, results)
         iteration = rows[0].iteration
         keys = sorted({f"{row.kind}:{row.key}" for row in rows})
-        marks = ", ".join("?" for _ in keys)
-        query += (f" AND (SELECT COUNT(DISTINCT kind || ':' || key) FROM graphrt_rows WHERE run_id = ? AND iteration"
-                  f" = ? AND (kind || ':' || key) IN ({marks})) = ?")
-        await self._write((query, (*values, run_id, iteration, *keys, len(keys))))
+        await self._write((_finish_query(query, len(keys)), (*values, run_id, iteration, *keys, len(keys))))
 
     async def add_row(self, row: Row) -> None:
         """Saves a row; an iteration row also drops the earlier iterations' rows, in one transaction."""

@@ -9,6 +9,7 @@ mistaken for one of these. What a store keeps of a run's data hides the credenti
 from __future__ import annotations
 
 import json
+import json.encoder
 import math
 from typing import Any
 
@@ -21,6 +22,17 @@ __all__ = ["decode_value", "encode_hidden", "encode_value"]
 _TAG = "$graphrt"
 # Made once: json.dumps with options makes an encoder each call, which took half of a small row's encoding.
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _not_json(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+# JSONEncoder.encode makes its C encoder again on each call (a third of a small row's encoding): the same one, made
+# once. No check for cycles: what `_tagged` gives is made anew and at most 200 levels deep (a cycle is Unsavable).
+_C_ENCODER = json.encoder.c_make_encoder
+_ENCODE = _C_ENCODER(None, _not_json, json.encoder.encode_basestring, None, ":", ",", False, False, False) \
+    if _C_ENCODER is not None else None
 
 
 def _tagged(value: Any, depth: int = 0) -> Any:
@@ -77,7 +89,8 @@ def encode_value(value: Any) -> str:
         Unsavable: the value holds something JSON cannot (bytes, objects, non-string keys).
     """
     try:
-        text = _ENCODER.encode(_tagged(value))
+        tagged = _tagged(value)
+        text = "".join(_ENCODE(tagged, 0)) if _ENCODE is not None else _ENCODER.encode(tagged)
     except ValueError as error:  # an integer longer than Python writes (sys.get_int_max_str_digits)
         raise Unsavable(str(error).split(";")[0]) from None
     return escape_lone_surrogates(text)  # UTF-8 (a database's text) cannot hold them unescaped

@@ -135,7 +135,7 @@ def _saved_graph(graph: Graph) -> _SavedGraph:
 def _new_record(graph: Graph, run_id: str, injected: Mapping[str, Any], all_results: bool,
                 budget: Any = None) -> RunRecord:
     saved = _saved_graph(graph)
-    config = copy.deepcopy(saved.config)  # the record is the caller's to change
+    config = copy.deepcopy(saved.config) if saved.config else {}  # the record is the caller's to change
     if budget is not None:  # the run's budget is saved with it, in its config: resuming it goes on under it
         config["budget"] = Budget.of(budget).over(graph.usage_settings.budget).to_dict()
     for node_id, value in injected.items():
