@@ -30,7 +30,6 @@ import hashlib
 import json
 import math
 import os
-import uuid
 from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 import anyio
@@ -246,8 +245,9 @@ async def arun_checkpointed(graph: Graph, checkpoint: CheckpointTarget, *, answe
                                    or answer is not None):
         raise ValueError("new_record is the record save_new_run returned for run_id, without an answer")
 
+    calls = _DEFAULT_CALLS if uncertain == "ask" and journaled is True else _Calls(uncertain, journaled)
     run = functools.partial(_in_store, graph, checkpoint, run_options, answer=answer, force=force, observers=observers,
-                            new_record=new_record, calls=_Calls(uncertain, journaled))
+                            new_record=new_record, calls=calls)
     if run_timeout(run_options.timeout) is None:  # no limit: no cancel scope to enter and leave
         return await run()
     return await within_timeout(run, run_options.timeout, file=graph.file)
@@ -299,16 +299,24 @@ class _Calls:
             raise ValueError(f"uncertain must be one of {', '.join(UNCERTAIN)}, got {self.uncertain!r}")
 
 
+_DEFAULT_CALLS = _Calls()  # most runs': made once
+
+
+def _new_run_id() -> str:
+    """A made-up run id: 12 random hex digits, as uuid4().hex[:12] gave them, without making a UUID."""
+    return os.urandom(6).hex()
+
+
 async def _run(graph: Graph, store: GuardedStore, options: RunOptions, *, answer: Any, force: bool,
                observers: Sequence[RunObserver] = (), new_record: RunRecord | None = None,
-               calls: _Calls = _Calls()) -> dict[str, Any]:
+               calls: _Calls = _DEFAULT_CALLS) -> dict[str, Any]:
     fresh = not options.run_id  # an id made here names no saved run: no need to look for one
     started = None
     new = None
     if fresh:
         if answer is not None:
             raise CheckpointError("an answer is for a saved run that asked a question: give its run_id")
-        options = options.replace(run_id=uuid.uuid4().hex[:12])
+        options = options.replace(run_id=_new_run_id())
         new = _new_record(graph, options.run_id, options.inject, options.all_results, options.budget)
     saved = SavedRun(store, options.run_id)
     if new is not None:
@@ -326,7 +334,7 @@ async def _run(graph: Graph, store: GuardedStore, options: RunOptions, *, answer
 async def _run_claimed(graph: Graph, saved: SavedRun, options: RunOptions, *, answer: Any,
                        force: bool, new: RunRecord | None, started: Any = None,
                        observers: Sequence[RunObserver] = (), new_record: RunRecord | None = None,
-                       calls: _Calls = _Calls()) -> dict[str, Any]:
+                       calls: _Calls = _DEFAULT_CALLS) -> dict[str, Any]:
     """Runs a claimed run (`started`: its claim and record `new`, queued, to await before any row;
     `new_record`: a server's queued run, saved as running by save_new_run and never run)."""
     store = saved.store
