@@ -240,8 +240,8 @@ async def test_a_new_runs_record_and_claim_are_saved_while_its_first_node_runs(s
 
 async def test_a_made_up_id_already_saved_fails_the_run_and_writes_nothing_into_the_saved_one(
         store: CheckpointStore, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The record's insert is not waited for before the first node (queued: both stores), but before any row: a made-up id
-    that names a saved run (two equal random ids) fails the run, and the saved run gets no row of it."""
+    """The record's insert is not waited for before the first node (queued, in both stores), but before any row: a
+    made-up id that names a saved run (two equal random ids) fails the run, and the saved run gets no row of it."""
     from graphrt.durable import runs
 
     monkeypatch.setattr(runs, "_new_run_id", lambda: "5a3e1d005a3e")
