@@ -199,3 +199,5 @@ def test_a_redactor_knows_the_environment_as_it_is_when_made(monkeypatch: pytest
     assert made().text("known-secret-value") == "known-secret-value"  # known to the run that gave it alone
     monkeypatch.delenv("GRAPHRT_OTHER_API_KEY")
     assert made().text("third-secret-value") == "third-secret-value"
+    monkeypatch.setenv("GRAPHRT_TEST_TOKEN", "second-secret-VALUE")  # the same name and length, another value
+    assert made().text("second-secret-value second-secret-VALUE") == f"second-secret-value {MASK}"
