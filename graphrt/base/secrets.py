@@ -271,8 +271,8 @@ def _known_values(environ: Mapping[str, str] | None, known: Iterable[str]) -> fr
     """The credentials a redactor seeks: the environment's (its variables named like a secret; None: the process's,
     as it is now) and `known`, each as long as `_MIN_KNOWN` at least."""
     values = _environment_secrets() if environ is None else _secrets_of(environ)
-    known = {value for value in known if len(value) >= _MIN_KNOWN and not is_mask(value)}
-    return values | known if known else values
+    sought = {value for value in known if len(value) >= _MIN_KNOWN and not is_mask(value)}
+    return values | sought if sought else values
 
 
 def _secrets_of(environ: Mapping[str, str]) -> frozenset[str]:
