@@ -50,6 +50,9 @@ from bench.machine import describe
 __all__ = ["main"]
 
 ROOT = Path(__file__).resolve().parents[2]
+_SETTLING = 1.0
+"""Seconds after a disturbance in which a run's last event may still come from the server stopped (sent before it
+died): a run's wait for another server is the gap that begins by then."""
 RESULTS = ROOT / "bench" / "results"
 COUNT_AGENTS = ROOT / "tests" / "serve" / "count_agents.py"
 NODES = ("a", "b", "c")
@@ -327,19 +330,24 @@ class Disturbed:
             "deliveries_twice": sum(len(ids) - 1 for ids in delivery_ids.values()),
             "events_repeated": repeated, "events_missing": missing,
             "waits": waits, "wall_s": load["ended"] - load["started"],
+            "disturbed_at_s": [round(at - load["started"], 3) for at in self.disturbed_at],
         }
 
     def _waits(self, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Per disturbance: the runs under way then (an event before it, ended after it) and how long each went
-        without an event after it; those that waited over a second were the stopped server's, until claimed."""
+        """Per disturbance: the runs under way then (posted before it, ended after it) and, for each, its longest
+        time without an event from the disturbance on, among the gaps that began by a second after it (the
+        stopped server may still send what it had sent before it died); those that waited over a second were the
+        stopped server's, until claimed. A run's POST counts as its first event (it may be queued there)."""
         found = []
         for at in self.disturbed_at:
             gaps = []
             for run in runs:
-                before = [t for t in run["times"] if t <= at]
-                after = [t for t in run["times"] if t > at]
-                if before and after and run["ended"] > at:
-                    gaps.append(after[0] - at)
+                times = [run["posted"], *run["times"]]
+                if times[0] > at or run["ended"] <= at:
+                    continue
+                spans = [later - max(earlier, at) for earlier, later in zip(times, times[1:])
+                         if later > at and earlier <= at + _SETTLING]
+                gaps.append(max(spans, default=run["ended"] - at))
             held = sorted(gap for gap in gaps if gap > 1.0)
             found.append({"under_way": len(gaps), "waited_over_1s": len(held),
                           "longest_wait_s": max(gaps, default=0.0),
