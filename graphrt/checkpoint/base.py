@@ -284,6 +284,16 @@ class SharedServers(Protocol):
     async def release_claim(self, server: str, run_id: str) -> None:
         """Gives `server`'s claim of the run up."""
 
+    async def store_queued(self) -> int:
+        """How many runs wait in the store's queue: saved, claimed by no server, for the first with a free slot."""
+
+    async def leave_queued(self, server: str, run_id: str, bound: int) -> bool:
+        """Leaves a run `server` claimed and saved in the store's queue (its claim given up, the servers told),
+        unless `bound` runs wait there already; whether it was left there."""
+
+    async def in_store_queue(self, run_id: str) -> bool:
+        """Whether the run waits in the store's queue."""
+
     async def drain_server(self, server: str) -> bool:
         """Asks a live server to drain (claim and take no more runs, finish its own, stop); whether one was asked."""
 

@@ -392,6 +392,18 @@ class GuardedStore:
         return self._shared().release_claim(server, run_id)
 
     @_call
+    def store_queued(self) -> Awaitable[int]:
+        return self._shared().store_queued()
+
+    @_call
+    def leave_queued(self, server: str, run_id: str, bound: int) -> Awaitable[bool]:
+        return self._shared().leave_queued(server, run_id, bound)
+
+    @_call
+    def in_store_queue(self, run_id: str) -> Awaitable[bool]:
+        return self._shared().in_store_queue(run_id)
+
+    @_call
     def ask_cancel(self, run_id: str) -> Awaitable[bool]:
         return self._shared().ask_cancel(run_id)
 

@@ -8,6 +8,9 @@ lives as long as its server does: one heartbeat renews them all.
 
 A server claims the runs it is given (a new run at submit, a resumed one) and the runs other servers
 left: saved running while their claim's server is gone (its row expired, or given up: `server = ''`).
+A run that no server has a free slot for waits in the store's queue: saved running, its claim given up
+(`server = ''`) by the server that took its request (`LEAVE_QUEUED`, while the store's queue is under that
+server's bound), for the first server with a free slot to claim, oldest first.
 A cancel asked of a server that does not hold the run is a mark on its claim (`cancel`), which the server
 that holds it reads at its next look (`cancels`) and carries out; a claim a request makes clears it.
 Those are claimed with `FOR UPDATE SKIP LOCKED` on the run's row and an insert whose conflict updates
@@ -32,7 +35,8 @@ import hashlib
 
 from graphrt.base.states import RunStatus
 
-__all__ = ["ANNOUNCE_CLAIMS", "ENDED_SPELLINGS", "FENCE_TABLE", "TABLES_DIGEST", "TABLES_MADE", "SERVER_SETTING", "TABLES", "claim_left", "CLAIM_FOR", "NOW"]
+__all__ = ["ANNOUNCE_CLAIMS", "ENDED_SPELLINGS", "FENCE_TABLE", "TABLES_DIGEST", "TABLES_MADE", "SERVER_SETTING", "TABLES",
+           "claim_left", "CLAIM_FOR", "IN_STORE_QUEUE", "LEAVE_QUEUED", "NOW", "QUEUE_LOCK", "STORE_QUEUED"]
 
 FENCE_TABLE = "graphrt_run_claims"
 """What the fence's refusal names (the driver's error says it): the write becomes a LeaseLost."""
@@ -129,3 +133,19 @@ def claim_left(limit: int) -> str:
 CLAIM_FOR = (f"INSERT INTO graphrt_run_claims (run_id, server, token, claimed_at) VALUES (?, ?, 1, {NOW}) "
              f"{_TAKE.replace('claimed_at = excluded.claimed_at', 'claimed_at = excluded.claimed_at, cancel = FALSE')}")
 """Claims one run (its id, the server) unless a live server holds it: a new run, or one a request resumes."""
+
+
+STORE_QUEUED = ("SELECT count(*) FROM graphrt_run_claims c JOIN graphrt_runs r ON r.run_id = c.run_id "
+                "WHERE c.server = '' AND r.status = 'running'")
+"""How many runs wait in the store's queue: saved running, claimed by no server."""
+
+QUEUE_LOCK = "SELECT pg_advisory_xact_lock(7074012)"
+"""One server at a time puts a run in the store's queue, so that its bound holds whatever the servers do at once."""
+
+LEAVE_QUEUED = (f"UPDATE graphrt_run_claims SET server = '', cancel = FALSE WHERE run_id = ? AND server = ? "
+                f"AND ({STORE_QUEUED}) < ?")
+"""Leaves a run a server claimed (its id, the server) in the store's queue while fewer than a bound wait there."""
+
+IN_STORE_QUEUE = ("SELECT 1 FROM graphrt_run_claims c JOIN graphrt_runs r ON r.run_id = c.run_id "
+                  "WHERE c.run_id = ? AND c.server = '' AND r.status = 'running'")
+"""Whether a run waits in the store's queue."""
