@@ -49,7 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-runs", type=at_least(1), default=MAX_RUNS, metavar="N",
                         help=f"runs at once (default: {MAX_RUNS})")
     parser.add_argument("--max-queue", type=at_least(0), default=MAX_QUEUE, metavar="N",
-                        help=f"runs waiting for a slot before requests get 429 (default: {MAX_QUEUE})")
+                        help=f"runs waiting for a slot before requests get 429; on a PostgreSQL store several servers share, "
+                             f"runs waiting in the store's queue (default: {MAX_QUEUE})")
     parser.add_argument("--max-body", type=at_least(1), default=MAX_BODY, metavar="BYTES",
                         help=f"the largest request body (default: {_bytes(MAX_BODY)})")
     parser.add_argument("--max-connections", type=at_least(1), default=MAX_CONNECTIONS, metavar="N",

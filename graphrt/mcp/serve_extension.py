@@ -75,9 +75,9 @@ class McpExtension:
             run = await self.service.submit(name, arguments)
         except RequestError as refused:  # a full queue (429), a graph gone since the listing (404)
             raise GraphError(f"the server refused the run: {refused}") from None
-        run.watch(on_event)
+        run.watch(on_event)  # its progress, while this server runs it (not one the store's queue gives another)
         try:
-            await run.settled()
+            run = await self.service.settled(run)
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
                 if run.status not in RunStatus.ENDED:

@@ -163,8 +163,7 @@ async def start_run(request: Request) -> Response:
     run = await service.submit(request.path_params["name"], inputs, all_results=bool(body.get("all_results", False)),
                                webhook=body.get("webhook"), budget=body.get("budget"))
     if request.query_params.get("wait", "").lower() in ("1", "true", "yes"):
-        await run.settled()
-        return JSONAnswer(_run_json(run))
+        return JSONAnswer(_run_json(await service.settled(run)))  # wherever it runs: another server may
     return JSONAnswer(_run_json(run), status_code=202, headers={"Location": f"/runs/{run.id}"})
 
 
@@ -193,10 +192,10 @@ async def resume_run(request: Request) -> Response:
     body = await _json_body(request)
     if "answer" not in body:
         raise RequestError("send {\"answer\": ...}")
-    run = await _service(request).resume(request.path_params["run_id"], body["answer"])
+    service = _service(request)
+    run = await service.resume(request.path_params["run_id"], body["answer"])
     if request.query_params.get("wait", "").lower() in ("1", "true", "yes"):
-        await run.settled()
-        return JSONAnswer(_run_json(run))
+        return JSONAnswer(_run_json(await service.settled(run)))
     return JSONAnswer(_run_json(run), status_code=202)
 
 

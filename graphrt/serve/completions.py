@@ -214,9 +214,9 @@ async def chat_completions(request: Request) -> Response:
     headers = {"X-Graphrt-Run": f"/runs/{run.id}"}
     if body.get("stream"):
         include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-        return StreamingResponse(_stream(run, body["model"], include_usage),
+        return StreamingResponse(_stream(service, run, body["model"], include_usage),
                                  media_type="text/event-stream", headers={**headers, "Cache-Control": "no-cache"})
-    await run.settled()
+    run = await service.settled(run)  # wherever it runs: another server may, from the store's queue
     try:
         text = _outcome(run)
     except CompletionRefused as refused:
@@ -233,14 +233,18 @@ def _reply_node(run: ServedRun) -> str | None:
     return results[0] if len(results) == 1 else None
 
 
-def _stream(run: ServedRun, model: str, include_usage: bool) -> AsyncIterator[str]:
-    """The run as chat.completion.chunk events: its reply node's tokens as they come, then the rest.
-
-    Its tokens are watched from now on (the run may start before the response does), until the stream ends
-    or its reader leaves (its token stream is closed then: the watcher stops itself at the next token).
-    """
-    send, receive = anyio.create_memory_object_stream[str](_TOKEN_BUFFER)
+def _stream(service: RunService, run: ServedRun, model: str, include_usage: bool) -> AsyncIterator[str]:
+    """The run as chat.completion.chunk events: its reply node's tokens as they come, then the rest."""
     reply_node = _reply_node(run)
+    tokens = _watched(run, reply_node) if service.runs_here(run) else _followed(service, run, reply_node)
+    return _chunks(service, run, model, include_usage, tokens)
+
+
+def _watched(run: ServedRun, reply_node: str | None) -> AsyncIterator[list[str]]:
+    """The tokens of a run this server runs, in batches, until it settled: watched from now on (the run may start
+    before the response does), until the stream ends or its reader leaves (its token stream is closed then: the
+    watcher stops itself at the next token)."""
+    send, receive = anyio.create_memory_object_stream[str](_TOKEN_BUFFER)
 
     def on_event(event: Event) -> None:
         if isinstance(event, TokenDelta) and not event.path and event.node_id == reply_node:
@@ -252,22 +256,15 @@ def _stream(run: ServedRun, model: str, include_usage: bool) -> AsyncIterator[st
                 unwatch()  # the reader left
 
     unwatch = run.watch(on_event)
-    return _chunks(run, model, include_usage, send, receive, unwatch)
+    return _watched_batches(run, send, receive, unwatch)
 
 
-async def _chunks(run: ServedRun, model: str, include_usage: bool, send: Any, receive: Any,
-                  unwatch: Callable[[], None]) -> AsyncIterator[str]:
-    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
-        return "data: " + json.dumps({
-            "id": _completion_id(run), "object": "chat.completion.chunk", "created": int(run.created_at),
-            "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}) + "\n\n"
-
-    streamed = ""
+async def _watched_batches(run: ServedRun, send: Any, receive: Any,
+                           unwatch: Callable[[], None]) -> AsyncIterator[list[str]]:
     # No task group in a generator (a reader that leaves closes it from another task). However it ends (the
     # run settled, or its reader left: cancelled at a wait, or closed at a yield), it watches the run no more.
     with send, receive:
         try:
-            yield chunk({"role": "assistant", "content": ""})
             while True:
                 settled = run.status in RunStatus.SETTLED
                 tokens = []
@@ -278,13 +275,55 @@ async def _chunks(run: ServedRun, model: str, include_usage: bool, send: Any, re
                         tokens.append(receive.receive_nowait())
                     except anyio.WouldBlock:
                         break
-                for token in tokens:
-                    streamed += token
-                    yield chunk({"content": token})
-                if settled and not tokens:
-                    break
+                if tokens:
+                    yield tokens
+                elif settled:
+                    return
         finally:
             unwatch()
+
+
+async def _followed(service: RunService, run: ServedRun, reply_node: str | None) -> AsyncIterator[list[str]]:
+    """The tokens of a run another server runs (or that waits in the store's queue), in batches, as that server
+    saves its events, until its log ends or it asks a question."""
+    events = service.events_of(run)
+    sent = 0
+    while True:
+        records, missed = await events.read(sent)
+        sent += missed
+        tokens = []
+        for event_id, record in records:
+            sent = event_id
+            if record.get("type") == "TokenDelta" and not record.get("path") and record.get("node_id") == reply_node:
+                tokens.append(str(record.get("token", "")))
+            elif record.get("type") == "RunStatus" and record.get("status") == RunStatus.INTERRUPTED:
+                if tokens:  # it asks a question: the stream ends with it (the end says so)
+                    yield tokens
+                return
+        if tokens:
+            yield tokens
+        if events.closed and sent >= events.last_id:
+            return
+        await events.wait(sent, 1.0)
+
+
+async def _chunks(service: RunService, run: ServedRun, model: str, include_usage: bool,
+                  tokens: AsyncIterator[list[str]]) -> AsyncIterator[str]:
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
+        return "data: " + json.dumps({
+            "id": _completion_id(run), "object": "chat.completion.chunk", "created": int(run.created_at),
+            "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}) + "\n\n"
+
+    streamed = ""
+    try:
+        yield chunk({"role": "assistant", "content": ""})
+        async for batch in tokens:
+            for token in batch:
+                streamed += token
+                yield chunk({"content": token})
+    finally:
+        await tokens.aclose()  # type: ignore[attr-defined] - an async generator's
+    run = await service.settled(run)  # ended here already; read from the store if another server ran it
     try:
         text = _outcome(run)
     except CompletionRefused as refused:

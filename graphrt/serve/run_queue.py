@@ -6,8 +6,9 @@ running (recovery.py). Each worker claims queued runs one at a time (`claims`); 
 request that finds no room is refused with QueueFull, whose Retry-After comes from
 the runs in the slots (waits.py).
 
-This queue is this process's own. A queue that several servers share would take its
-place with the same methods: `put`, `claims`, `check_room` and `holding_place`, `in_slot`.
+This queue is this process's own. On a store several servers share, SharedRunQueue
+(shared_queue.py) takes its place with the same methods, and places a new run that finds
+no free slot in the store's queue instead (`placing`, `check_store_room`, `leave`).
 """
 
 from __future__ import annotations
@@ -97,6 +98,22 @@ class RunQueue:
         finally:
             self._held -= 1
 
+    @contextmanager
+    def placing(self) -> Iterator[bool]:
+        """Where a new run goes while it is saved: here, always (True), with a place held in this queue. A queue
+        that shares a store's (shared_queue.py) may say False: the run is to wait in the store's queue."""
+        with self.holding_place():
+            yield True
+
+    async def check_store_room(self) -> None:
+        """Before a run is saved for the store's queue: nothing to check for a queue of this process alone, whose
+        runs are all placed here."""
+
+    async def leave(self, run_id: str) -> None:
+        """Leaves a saved run in the store's queue: never asked of a queue of this process alone (`placing` places
+        every run here)."""
+        raise RequestError(f"run {run_id!r} cannot wait in the store's queue: this server's store has none", status=500)
+
     def put(self, job: Job) -> None:
         """Queues a job; `check_room` said there was room, with no wait since."""
         self._send.send_nowait(job)  # type: ignore[union-attr]
@@ -109,9 +126,9 @@ class RunQueue:
 
     # ----- taking them -----
 
-    def look(self) -> None:
-        """A slot was given back: nothing to do for a queue of this process alone (a shared one looks for runs
-        other servers left: shared_queue.py)."""
+    def look(self, asked: bool = False) -> None:
+        """A slot was given back (or, `asked`, this server was asked something through its store): nothing to do
+        for a queue of this process alone (a shared one looks for runs left in the store: shared_queue.py)."""
 
     def claims(self) -> ObjectReceiveStream[Job]:
         """What one worker takes its runs from, one at a time (`async with queue.claims() as claims:`)."""

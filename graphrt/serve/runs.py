@@ -100,6 +100,7 @@ class RunService:
         self._runs: OrderedDict[str, ServedRun] = OrderedDict()  # the runs it shows without reading the store
         self._webhooks: Webhooks | None = None  # while serving, with a store that keeps webhooks
         self._announced: Announced | None = None  # while serving a store several servers share
+        self._reading_back: set[str] = set()  # runs claimed from the store's queue, not yet read back to run here
 
     def shown(self, text: str) -> str:
         """An error's text as clients see it: without credentials, naming files as served, not by server paths."""
@@ -139,7 +140,7 @@ class RunService:
         """Where a reader gets the run's events: its log here, or, for a run of a shared store that this server
         does not hold and that has not ended (another server runs it, or will), or whose last events are not saved
         yet (not kept here: `get`), the store's copy as it grows."""
-        if self.held.shared and self.logs.durable and run.id not in self.held.claimed \
+        if self.held.shared and self.logs.durable and not self.runs_here(run) \
                 and (run.status not in RunStatus.ENDED or self._runs.get(run.id) is not run):
             return FollowedLog(self.store, run.id, self._announced)
         return run.events
@@ -232,6 +233,13 @@ class RunService:
     async def _left_job(self, run_id: str) -> Job | None:
         """The job of a run another server left, claimed by this one: read back queued, rebuilt from its checkpoint
         by its worker (None: gone, or of a graph this server does not serve)."""
+        self._reading_back.add(run_id)
+        try:
+            return await self._read_back_left(run_id)
+        finally:
+            self._reading_back.discard(run_id)
+
+    async def _read_back_left(self, run_id: str) -> Job | None:
         store = self.store
         record = await store.get_run(run_id)
         if record is not None and RunStatus.read(record.status) in RunStatus.ENDED:
@@ -273,7 +281,9 @@ class RunService:
     def _claims_announced(self, server: str) -> None:
         """A server was asked something through the store (a cancel, a drain; '': runs were left): this one
         looks at once if it is the one asked."""
-        if server in ("", self.held.server):
+        if server == self.held.server:
+            self.queue.look(asked=True)
+        elif server == "":
             self.queue.look()
 
     def _forget(self, run_id: str) -> None:
@@ -318,10 +328,15 @@ class RunService:
                 break
             del self._runs[oldest]
 
-    async def _queue_saved(self, run: ServedRun, job: Job) -> None:
-        """Queues a run saved by `submit` or `fork`; one refused now (its place was taken meanwhile: a restarted
-        server queues its runs again) is saved cancelled, so that no later server runs it."""
+    async def _queue_saved(self, run: ServedRun, job: Job, here: bool = True) -> None:
+        """Queues a run saved by `submit` or `fork`: here, or, when `placing` found no free slot on a store several
+        servers share, in the store's queue, for the first server with one (shown queued, with no event: the server
+        that claims it writes its log). One refused now (its place was taken meanwhile: a restarted server queues its
+        runs again; others were left in the store's queue) is saved cancelled, so that no later server runs it."""
         try:
+            if not here:
+                await self.queue.leave(run.id)
+                return
             self.queue.check_room()
         except RequestError:
             await self.transitions.refuse(run)
@@ -351,7 +366,9 @@ class RunService:
             raise GraphError(f"graph {name!r} cannot run: {served.error}")
         if budget is not None:  # its own, no limit above the server's; saved with it, for its resumes too
             budget = Budget.of(budget, "budget").within(UsageSettings(self.catalog.config).budget)
-        with self.queue.holding_place():
+        with self.queue.placing() as here:
+            if not here:
+                await self.queue.check_store_room()
             if webhook is not None:
                 if self._webhooks is None:
                     raise WebhookRefused(f"checkpoint store {self.store.location} keeps no webhooks")
@@ -366,7 +383,7 @@ class RunService:
             run = ServedRun(run_id, served, self.redactor, shown=self.shown, all_results=all_results,
                             events=self.logs.log_for(run_id))
             run.inputs = run.redactor.value(dict(inputs or {}))
-        await self._queue_saved(run, Job(run, graph, record=record, budget=budget))
+        await self._queue_saved(run, Job(run, graph, record=record, budget=budget), here)
         return run
 
     async def get(self, run_id: str) -> ServedRun:
@@ -385,8 +402,10 @@ class RunService:
         served = self.catalog.as_started(record) if record is not None else None
         if record is None or served is None:
             raise RunNotFound(f"no run {run_id!r}")
-        run = await self.recovery.read_back(store, record, served,
-                                            held=not self.held.shared or run_id in self.held.claimed)
+        # Claimed here from the store's queue and being read back to run: that read shows it, and writes its log.
+        held = not self.held.shared or (run_id in self.held.claimed and run_id not in self._reading_back)
+        waits = not held and record.status == RunStatus.RUNNING and await store.in_store_queue(run_id)
+        run = await self.recovery.read_back(store, record, served, held=held, requeued=waits)
         # On a shared store, another server may change a run that has not ended meanwhile, and one that ended may
         # not have its last events saved yet (its server saves them after its end): such a run is read again.
         # (Its log goes on after the records the store held when it was read back: those must end with its end.)
@@ -394,6 +413,38 @@ class RunService:
                                     and await self.logs.ends_saved(run_id, run.events.last_id)):
             self._remember(run)
         return run
+
+    def runs_here(self, run: ServedRun) -> bool:
+        """Whether this server runs the run (or will: it is in its own queue), so that `run` is the one that changes:
+        always on a store with one owner; on a shared store, a run it holds."""
+        return not self.held.shared or (run.id in self.held.claimed and self._runs.get(run.id) is run)
+
+    async def settled(self, run: ServedRun) -> ServedRun:
+        """The run once it ended or asks a question, wherever it runs (what `?wait=true`, the OpenAI-compatible
+        endpoint and MCP answer with). This server's own run is awaited; one another server runs, or that waits in
+        the store's queue (which may give it to this server), is read again from the store whenever its events are
+        announced saved (or every 5 s; every 0.5 s on a store that announces nothing)."""
+        if not self.held.shared:
+            await run.settled()
+            return run
+        while True:
+            kept = self._runs.get(run.id)
+            if kept is not None and self.runs_here(kept):
+                await kept.settled()
+                return kept
+            announced = self._announced
+            changed = announced.changed(run.id) if announced is not None and announced.live else None
+            if run.id not in self.held.claimed:  # being read back here after a claim: its events will say so
+                run = await self.get(run.id)
+                if run.status in RunStatus.SETTLED:
+                    if announced is not None:
+                        announced.forget(run.id)
+                    return run
+            if changed is None:
+                await anyio.sleep(0.5)
+            else:
+                with anyio.move_on_after(5.0):
+                    await changed.wait()
 
     async def run_deliveries(self, run_id: str) -> list[Delivery]:
         """The run's webhook subscriptions and deliveries (none when the store keeps no webhooks)."""
@@ -476,7 +527,9 @@ class RunService:
             GraphError: an unknown node, a value that cannot be saved, ...
         """
         parent = await self.get(run_id)
-        with self.queue.holding_place():
+        with self.queue.placing() as here:
+            if not here:
+                await self.queue.check_store_room()
             store = self.store
             forked = await afork(store, run_id, node=node, values=values, iteration=iteration,
                                  as_started=True,  # the parent's version
@@ -488,7 +541,7 @@ class RunService:
             run.parent = forked.record.parent
             await self.recovery.restore_nodes(store, run, forked.record)  # the results it keeps
             await self.held.claim(forked.run_id)
-        await self._queue_saved(run, Job(run, None))  # rebuilt from its checkpoint, as a resume
+        await self._queue_saved(run, Job(run, None), here)  # rebuilt from its checkpoint, as a resume
         return run
 
     async def _cancel_there(self, run_id: str) -> ServedRun:

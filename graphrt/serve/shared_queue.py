@@ -1,13 +1,16 @@
-"""The queue of a server among several on one store: its own runs, and the runs other servers left.
+"""The queue of a server among several on one store: the store's queue, and the runs other servers left.
 
 On a store that several servers share (held_store.py), a run a request gives a server is
-claimed by that server when it is saved, and queued here as on a server of its own
-(run_queue.py: the same bound, the same Retry-After): the load balancer in front spreads
-the requests, and a server whose queue is full refuses with 429 as one alone does. The runs
-of a server that is gone (killed, frozen past its lease, or stopped and giving its runs up)
-are claimed by the others: each server, while a slot of its own is free and nothing waits in
-its queue, claims as many as it has free slots (`claim_left`, each run by exactly one server),
-at every `poll` and whenever a run of its own ends. At each poll it also carries out the cancels asked of its
+claimed by that server when it is saved. If one of its slots is free, it starts there at once
+(`placing`); else it waits in the store's queue (`leave`): its claim is given up, and the first
+server with a free slot claims it, oldest first, whichever server took the request. `--max-queue`
+bounds the store's queue: a server refuses a new run with 429 (its Retry-After from the runs in
+its slots) while that many wait there. A resumed run, whose answer is this server's to give, waits
+in this server's own queue (run_queue.py) as on a server alone. The runs of a server that is gone
+(killed, frozen past its lease, or stopped and giving its runs up) are claimed the same way: each
+server, while a slot of its own is free and nothing waits in its queue, claims as many as it has
+free slots (`claim_left`, each run by exactly one server), at every `poll`, whenever a run of its
+own ends, and when another server announces runs left in the store's queue. At each poll it also carries out the cancels asked of its
 runs through other servers (a mark on the run's claim), and whether it was asked to drain (`graphrt serve
 --drain`): a server that drains claims and takes no more runs (503), finishes those it holds, then stops. Their completed nodes are not run again:
 each is continued from its checkpoint, as a restarted server continues its runs.
@@ -17,12 +20,14 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 
 import anyio
 
 from graphrt.base.errors import GraphError, RequestError
 from graphrt.serve.held_store import HeldStore
+from graphrt.serve.refusals import QueueFull
 from graphrt.serve.run_queue import Job, RunQueue
 
 __all__ = ["SharedRunQueue"]
@@ -52,20 +57,26 @@ class SharedRunQueue(RunQueue):
         self.poll = poll
         self.drained = anyio.Event()  # asked to drain, and done with every run it held
         self._look = anyio.Event()
+        self._asked = False  # this server was asked something through the store since the last look
 
-    def look(self) -> None:
-        """A slot may be free: look for runs left now."""
+    def look(self, asked: bool = False) -> None:
+        """A slot may be free, or runs were left in the store's queue: look for runs now; `asked`: this server was
+        asked something (a cancel, a drain), read too (else only at each poll: a run left, announced to every
+        server, costs no server more than its claim)."""
+        self._asked = self._asked or asked
         self._look.set()
 
     async def claim_left(self) -> None:
         """Claims runs that other servers left, while slots are free, until cancelled."""
         while True:
-            with anyio.move_on_after(self.poll):
+            with anyio.move_on_after(self.poll) as polled:
                 await self._look.wait()
             self._look = anyio.Event()
-            await self._cancels()
-            await self._drains()
-            free = self.max_runs - self.busy() - self.queued
+            if polled.cancelled_caught or self._asked:
+                self._asked = False
+                await self._cancels()
+                await self._drains()
+            free = self._free_slots()
             if free <= 0 or self.held.lease.draining or self._send is None:
                 continue
             try:
@@ -83,6 +94,49 @@ class SharedRunQueue(RunQueue):
                 log.info("continuing run %s, left by another graphrt serve", run_id)
                 await self._send.send(job)  # type: ignore[union-attr] - open: the room was counted above
 
+    def _free_slots(self) -> int:
+        """Slots no run holds, is queued for, or is being saved for here."""
+        return self.max_runs - self.busy() - self.queued - self._held
+
+    @contextmanager
+    def placing(self) -> Iterator[bool]:
+        """Where a new run goes while it is saved: True, it starts here at once (a free slot is held for it: queue it
+        with `put` once saved); False, no slot is free, and it waits in the store's queue (`leave` it there once
+        saved, after `check_store_room`)."""
+        self.check_room_to_claim()
+        here = self._free_slots() > 0
+        if here:
+            self._held += 1
+        try:
+            yield here
+        finally:
+            if here:
+                self._held -= 1
+
+    def check_room_to_claim(self) -> None:
+        """A 503 while this server drains or stops (it takes no new run); else nothing: the store's queue is
+        checked by `check_store_room`."""
+        if self.held.lease.draining:
+            raise RequestError("this server is draining: it takes no new runs (another server does)", status=503)
+        if self._send is None:
+            raise RequestError("the server is stopping", status=503)
+
+    async def check_store_room(self) -> None:
+        """QueueFull while `max_queue` runs wait in the store's queue: checked before a run is saved for it (a
+        run saved and then refused is saved cancelled)."""
+        if await self.held.store.store_queued() >= self.max_queue:
+            raise QueueFull(self._retry_after())
+
+    async def leave(self, run_id: str) -> None:
+        """Leaves a saved run in the store's queue, for the first server with a free slot.
+
+        Raises:
+            QueueFull: `max_queue` runs wait there (others were left since `check_store_room`).
+        """
+        if not await self.held.leave_queued(run_id, self.max_queue):
+            raise QueueFull(self._retry_after())
+        log.debug("run %s waits in the store's queue", run_id)
+
     async def _drains(self) -> None:
         """Whether this server was asked to drain (graphrt serve --drain): then it claims and takes no more runs,
         and `drained` is set once those it holds are done."""
@@ -99,9 +153,8 @@ class SharedRunQueue(RunQueue):
             self.drained.set()
 
     def check_room(self) -> None:
-        """As RunQueue's; a 503 while this server drains."""
-        if self.held.lease.draining:
-            raise RequestError("this server is draining: it takes no new runs (another server does)", status=503)
+        """As RunQueue's (this server's own queue: a resumed run's); a 503 while this server drains."""
+        self.check_room_to_claim()
         super().check_room()
 
     async def _cancels(self) -> None:

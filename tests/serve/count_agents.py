@@ -6,7 +6,8 @@ server processes), and returns its input `n` with the path of nodes it came
 through. It waits `params.ms` milliseconds (work for the bench), or, with
 `params.gate` (a file path), until that file exists: a test holds a node
 running until it opens the gate. A gated node first appends `run_id node_id`
-to `<gate>.waiting`, so the test knows when it is held.
+to `<gate>.waiting`, so the test knows when it is held. `streamedAgent` streams a text word by word
+(held at its gate after the first word), for the OpenAI-compatible endpoint's streams.
 """
 
 from __future__ import annotations
@@ -44,4 +45,16 @@ async def _held_at(gate: Path, who: str) -> None:
         await anyio.sleep(GATE_POLL_SECONDS)
 
 
-AGENTS = [AgentInfo(name="countedAgent", func=counted_agent, description="waits, counts its calls, passes n on")]
+async def streamed_agent(ctx: AgentContext) -> str:
+    """Streams `params.text` word by word, held at `params.gate` (if given) after its first word: a test reads that
+    word from a stream before the rest is made."""
+    words = str(ctx.params.get("text", "")).split(" ")
+    for index, word in enumerate(words):
+        ctx.stream_token(word if index == 0 else " " + word)
+        if index == 0 and ctx.params.get("gate"):
+            await _held_at(Path(ctx.params["gate"]), f"{ctx.run_id} {ctx.node_id}")
+    return " ".join(words)
+
+
+AGENTS = [AgentInfo(name="countedAgent", func=counted_agent, description="waits, counts its calls, passes n on"),
+          AgentInfo(name="streamedAgent", func=streamed_agent, description="streams its text, held at a gate")]
