@@ -9,6 +9,9 @@ generators are processes of their own (bench/serve/loadgen.py, bench/serve/follo
   per server from `--clients-per-server` clients per server (a closed loop), sent round-robin (POST ?wait=true);
   runs per second, its share of linear (k × one server's), and p50 / p99 latency added against one server.
   Each level has a database of its own.
+- **one door**: the same load at each level, every request sent to the first server (a load balancer that does
+  not spread, or clients that know one URL): the runs it has no free slot for wait in the store's queue, and the
+  other servers run them; × linear is against one server's runs per second (the round-robin one's when both ran).
 - **faults**: three servers under the follower's load (each run started on one server and its events read on
   another); one server is killed with SIGKILL `--kills` times (a different one each time, started again once the
   others have made progress). Counted: runs lost (never finished), runs with wrong results, nodes saved before a
@@ -212,18 +215,21 @@ def _load_average() -> str:
 
 
 def throughput(admin_url: str, folder: Path, levels: list[int], runs_per_server: int, clients_per_server: int,
-               max_runs: int, extra: list[str]) -> tuple[list[dict[str, Any]], bool]:
+               max_runs: int, extra: list[str], *, one_door: bool = False) -> tuple[list[dict[str, Any]], bool]:
+    """Runs per second and latencies at each level; `one_door`: every request sent to the first server (the others
+    get their runs from the store's queue)."""
     measured = []
     ok = True
     for count in levels:
-        store = _database(admin_url, f"throughput_{count}")
+        store = _database(admin_url, f"{'one_door' if one_door else 'throughput'}_{count}")
         servers = Servers(folder, store, count, max_runs, extra, {})
         try:
             servers.start_all()
+            doors = servers.urls[:1] if one_door else servers.urls
             _loadgen(servers.urls, 10 * count, 10 * count)  # warm up: imports, connections, the graph read once
             load_before = _load_average()
             runs = runs_per_server * count
-            answer = _loadgen(servers.urls, runs, clients_per_server * count)
+            answer = _loadgen(doors, runs, clients_per_server * count)
             load_after = _load_average()
         finally:
             servers.stop_all()
@@ -399,10 +405,13 @@ def rolling(admin_url: str, folder: Path, runs: int, clients: int, max_runs: int
 # ----- the report -----
 
 
-def _throughput_lines(measured: list[dict[str, Any]], max_runs: int) -> list[str]:
-    one = next((row for row in measured if row["servers"] == 1), None)
-    lines = [f"## throughput: chain of three 50 ms I/O nodes, --max-runs {max_runs} per server, one PostgreSQL",
-             "",
+def _throughput_lines(measured: list[dict[str, Any]], max_runs: int, one_door: bool = False,
+                      one: dict[str, Any] | None = None) -> list[str]:
+    one = one or next((row for row in measured if row["servers"] == 1), None)
+    title = "every request to the first server (one door), the others fed by the store's queue" if one_door else \
+        "requests spread round-robin"
+    lines = [f"## throughput, {title}: chain of three 50 ms I/O nodes, --max-runs {max_runs} per server, "
+             f"one PostgreSQL", "",
              "| servers | runs | clients | right | runs/s | × linear | p50 ms | p99 ms | p50 added | p99 added | load |",
              "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for row in measured:
@@ -458,12 +467,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--machines", action="store_true",
                         help="faults: each server under a host name of its own (unshare --uts), as on machines of "
                              "their own: a killed server's runs wait for its lease, not for its pid to be found gone")
-    parser.add_argument("--only", choices=("throughput", "faults", "rolling"), action="append")
+    parser.add_argument("--only", choices=("throughput", "one-door", "faults", "rolling"), action="append")
     args = parser.parse_args(argv)
     if not (_pg_bin("initdb") and _pg_bin("pg_ctl")):
         print("bench multiserve: needs PostgreSQL's initdb and pg_ctl", file=sys.stderr)
         return 2
-    only = set(args.only or ("throughput", "faults", "rolling"))
+    only = set(args.only or ("throughput", "one-door", "faults", "rolling"))
     extra = ["--lease-seconds", f"{args.lease_seconds:g}"]
     postgres = _Postgres()
     admin_url = postgres.start()
@@ -479,6 +488,12 @@ def main(argv: list[str] | None = None) -> int:
                                          args.clients_per_server, args.max_runs, extra)
             report["throughput"], ok = measured, ok and right
             lines += [*_throughput_lines(measured, args.max_runs), ""]
+        if "one-door" in only:
+            spread = next((row for row in report.get("throughput", []) if row["servers"] == 1), None)
+            measured, right = throughput(admin_url, folder, args.levels, args.runs_per_server,
+                                         args.clients_per_server, args.max_runs, extra, one_door=True)
+            report["one_door"], ok = measured, ok and right
+            lines += [*_throughput_lines(measured, args.max_runs, one_door=True, one=spread), ""]
         if "faults" in only:
             counted = faults(admin_url, folder, args.kills, args.fault_runs, args.fault_clients, args.max_runs, extra,
                              args.machines)
