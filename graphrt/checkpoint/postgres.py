@@ -30,8 +30,8 @@ from graphrt.base.secrets import hide_credentials
 from graphrt.checkpoint.errors import CheckpointError, LeaseLost, StoreFailed, run_taken
 from graphrt.checkpoint.group_commit import GroupCommit, Refusal, Statement, query_runs
 from graphrt.checkpoint.postgres_claims import (ANNOUNCE_CLAIMS, CLAIM_FOR, ENDED_SPELLINGS, FENCE_TABLE,
-                                                 IN_STORE_QUEUE, LEAVE_QUEUED, NOW, QUEUE_LOCK, SERVER_SETTING,
-                                                 STORE_QUEUED, TABLES, TABLES_DIGEST, TABLES_MADE, claim_left)
+                                                 IN_STORE_QUEUE, LEAVE_QUEUED, NOW, SERVER_SETTING, STORE_QUEUED,
+                                                 TABLES, TABLES_DIGEST, TABLES_MADE, claim_left)
 from graphrt.checkpoint.postgres_notices import PostgresListener
 from graphrt.checkpoint.postgres_rates import PostgresRateWindow
 from graphrt.checkpoint.records import Announcement, Delivery, RunRecord, ServerRow
@@ -259,25 +259,22 @@ class PostgresStore(SqlStore):
         held = await self._read("SELECT server, token FROM graphrt_run_claims WHERE run_id = ?", (run_id,))
         return int(held[0][1]) if held and held[0][0] == server else None
 
-    async def claim_left(self, server: str, limit: int) -> list[str]:
-        """Claims for `server` up to `limit` runs that servers left (saved running, their server gone)."""
+    async def claim_left(self, server: str, limit: int, prefer: Sequence[str] = ()) -> list[tuple[str, int]]:
+        """Claims for `server` up to `limit` runs that servers left (saved running, their server gone, or waiting in
+        the store's queue), those of `prefer` first, then oldest first: each one's id and its claim's token."""
         if limit <= 0:
             return []
-        return [row[0] for row in await self._read(claim_left(limit), (server, server))]
+        found = await self._read(claim_left(limit), (server, server, list(prefer)))
+        return [(str(run_id), int(token)) for run_id, token in found]
 
     async def store_queued(self) -> int:
         """How many runs wait in the store's queue (saved running, claimed by no server)."""
         return int((await self._read(STORE_QUEUED))[0][0])
 
     async def leave_queued(self, server: str, run_id: str, bound: int) -> bool:
-        """Gives `server`'s claim of a saved run up for the first server with a free slot to claim (announced to
-        all), unless `bound` runs wait in the store's queue already; whether it was left there."""
-        await self._write((QUEUE_LOCK, ()), (LEAVE_QUEUED, (run_id, server, int(bound))), (ANNOUNCE_CLAIMS, ("",)),
-                          alone=True)
-        # Left unless still `server`'s: no other server takes a live server's claim, but one may have claimed the
-        # run from the queue already.
-        held = await self._read("SELECT server FROM graphrt_run_claims WHERE run_id = ?", (run_id,))
-        return not held or held[0][0] != server
+        """Gives `server`'s claim of a saved run up for the first server with a free slot (announced to all), unless
+        `bound` runs wait in the store's queue already; whether it was left there."""
+        return bool((await self._read(LEAVE_QUEUED, (run_id, server, int(bound))))[0][0])
 
     async def in_store_queue(self, run_id: str) -> bool:
         """Whether the run waits in the store's queue for a server."""

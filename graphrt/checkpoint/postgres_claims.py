@@ -36,7 +36,7 @@ import hashlib
 from graphrt.base.states import RunStatus
 
 __all__ = ["ANNOUNCE_CLAIMS", "ENDED_SPELLINGS", "FENCE_TABLE", "TABLES_DIGEST", "TABLES_MADE", "SERVER_SETTING", "TABLES",
-           "claim_left", "CLAIM_FOR", "IN_STORE_QUEUE", "LEAVE_QUEUED", "NOW", "QUEUE_LOCK", "STORE_QUEUED"]
+           "claim_left", "CLAIM_FOR", "IN_STORE_QUEUE", "LEAVE_QUEUED", "NOW", "STORE_QUEUED"]
 
 FENCE_TABLE = "graphrt_run_claims"
 """What the fence's refusal names (the driver's error says it): the write becomes a LeaseLost."""
@@ -45,6 +45,23 @@ SERVER_SETTING = "graphrt.server"
 """The connection's setting that says which server writes through it."""
 
 NOW = "extract(epoch FROM clock_timestamp())::float8"
+
+STORE_QUEUED = ("SELECT count(*) FROM graphrt_run_claims c JOIN graphrt_runs r ON r.run_id = c.run_id "
+                "WHERE c.server = '' AND r.status = 'running'")
+"""How many runs wait in the store's queue: saved running, claimed by no server."""
+
+QUEUE_LOCK_KEY = 7074012
+"""The advisory lock one server at a time holds to put a run in the store's queue, so that its bound holds whatever
+the servers do at once."""
+
+LEAVE_QUEUED = "SELECT graphrt_leave_queued(?, ?, ?)"
+"""Leaves a run a server claimed (its id, the server) in the store's queue while fewer than a bound wait there,
+announced to every server, in one call (the function of TABLES, which counts once it holds the queue's lock);
+whether it was left."""
+
+IN_STORE_QUEUE = ("SELECT 1 FROM graphrt_run_claims c JOIN graphrt_runs r ON r.run_id = c.run_id "
+                  "WHERE c.run_id = ? AND c.server = '' AND r.status = 'running'")
+"""Whether a run waits in the store's queue."""
 
 TABLES = f"""
 CREATE TABLE IF NOT EXISTS graphrt_shared_tables (
@@ -94,7 +111,20 @@ BEGIN
 END
 $announce$;
 CREATE OR REPLACE TRIGGER graphrt_events_announce AFTER INSERT ON graphrt_events
-    FOR EACH ROW EXECUTE FUNCTION graphrt_announce_events()"""
+    FOR EACH ROW EXECUTE FUNCTION graphrt_announce_events();
+CREATE OR REPLACE FUNCTION graphrt_leave_queued(run TEXT, me TEXT, bound BIGINT) RETURNS BOOLEAN
+LANGUAGE plpgsql VOLATILE AS $leave$
+BEGIN
+    PERFORM pg_advisory_xact_lock({QUEUE_LOCK_KEY});
+    UPDATE graphrt_run_claims SET server = '', cancel = FALSE WHERE run_id = run AND server = me
+        AND ({STORE_QUEUED}) < bound;
+    IF NOT FOUND THEN
+        RETURN FALSE;
+    END IF;
+    PERFORM pg_notify('graphrt_claims', '');
+    RETURN TRUE;
+END
+$leave$"""
 """The tables and the fence, made when the first server joins (a store no server uses has neither)."""
 
 TABLES_DIGEST = hashlib.sha256(TABLES.encode("utf-8")).hexdigest()[:16]
@@ -117,16 +147,18 @@ _TAKE = (f"ON CONFLICT (run_id) DO UPDATE SET server = excluded.server, token = 
 
 
 def claim_left(limit: int) -> str:
-    """The statement that claims for a server (its two values: the server, twice) up to `limit` runs other servers
-    left: saved running, their claim's server gone; or ended and still claimed by a server that died before it saved
-    all it had to of them (their webhook deliveries); oldest first, each by one server only. The server's own claims
-    are not among them: a server woken from a freeze past its lease looks for runs left before its heartbeat
-    renews its row, and its runs in flight, claimed again, would be started a second time beside the first."""
+    """The statement that claims for a server (its values: the server twice, then the runs it prefers, a list)
+    up to `limit` runs other servers left: saved running, their claim's server gone or given up (a stopped server's,
+    or waiting in the store's queue); or ended and still claimed by a server that died before it saved all it had to
+    of them (their webhook deliveries); those it prefers first (the runs it left in the store's queue itself: it
+    knows them, and reads nothing back), then oldest first, each by one server only. The server's own claims are not
+    among them: a server woken from a freeze past its lease looks for runs left before its heartbeat renews its
+    row, and its runs in flight, claimed again, would be started a second time beside the first."""
     return (f"INSERT INTO graphrt_run_claims (run_id, server, token, claimed_at) "
             f"SELECT picked.run_id, ?, 1, {NOW} FROM (SELECT r.run_id FROM graphrt_runs r "
             f"JOIN graphrt_run_claims c ON c.run_id = r.run_id LEFT JOIN graphrt_servers s ON s.server = c.server "
             f"WHERE ((r.status = 'running' AND {_GONE}) OR (r.status IN ({ENDED_SPELLINGS}) AND c.server <> '' AND {_DEAD})) "
-            f"AND c.server <> ? ORDER BY r.created_at LIMIT {int(limit)} "
+            f"AND c.server <> ? ORDER BY r.run_id = ANY(?::text[]) DESC, r.created_at LIMIT {int(limit)} "
             f"FOR UPDATE OF r SKIP LOCKED) picked {_TAKE}")
 
 
@@ -134,18 +166,3 @@ CLAIM_FOR = (f"INSERT INTO graphrt_run_claims (run_id, server, token, claimed_at
              f"{_TAKE.replace('claimed_at = excluded.claimed_at', 'claimed_at = excluded.claimed_at, cancel = FALSE')}")
 """Claims one run (its id, the server) unless a live server holds it: a new run, or one a request resumes."""
 
-
-STORE_QUEUED = ("SELECT count(*) FROM graphrt_run_claims c JOIN graphrt_runs r ON r.run_id = c.run_id "
-                "WHERE c.server = '' AND r.status = 'running'")
-"""How many runs wait in the store's queue: saved running, claimed by no server."""
-
-QUEUE_LOCK = "SELECT pg_advisory_xact_lock(7074012)"
-"""One server at a time puts a run in the store's queue, so that its bound holds whatever the servers do at once."""
-
-LEAVE_QUEUED = (f"UPDATE graphrt_run_claims SET server = '', cancel = FALSE WHERE run_id = ? AND server = ? "
-                f"AND ({STORE_QUEUED}) < ?")
-"""Leaves a run a server claimed (its id, the server) in the store's queue while fewer than a bound wait there."""
-
-IN_STORE_QUEUE = ("SELECT 1 FROM graphrt_run_claims c JOIN graphrt_runs r ON r.run_id = c.run_id "
-                  "WHERE c.run_id = ? AND c.server = '' AND r.status = 'running'")
-"""Whether a run waits in the store's queue."""

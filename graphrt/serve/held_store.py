@@ -95,11 +95,16 @@ class HeldStore:
         self.lost_runs.discard(run_id)
         return True
 
-    def took(self, run_id: str, claimed: float) -> None:
-        """A run this server claimed among those other servers left (the queue's claim), made by `claimed` (the
-        time.monotonic() once the store answered: a heartbeat's read that started before may not find it)."""
+    def took(self, run_id: str, claimed: float, token: int) -> bool:
+        """A run this server claimed among those left in the store (the queue's claim), made by `claimed` (the
+        time.monotonic() once the store answered: a heartbeat's read that started before may not find it), with the
+        claim's `token`. Whether no other server claimed it since this server's last claim of it (then what this
+        server knew of it holds: a run it left in the store's queue itself is as it left it)."""
+        fresh = self.tokens.get(run_id) == token - 1
+        self.tokens[run_id] = token
         self.claimed[run_id] = claimed
         self.lost_runs.discard(run_id)
+        return fresh
 
     def hold_until_saved(self, run_id: str) -> None:
         """Holds a claimed run's claim once more, until `kept_saved`: for what this server has still to save of

@@ -109,10 +109,11 @@ class RunQueue:
         """Before a run is saved for the store's queue: nothing to check for a queue of this process alone, whose
         runs are all placed here."""
 
-    async def leave(self, run_id: str) -> None:
+    async def leave(self, job: Job) -> None:
         """Leaves a saved run in the store's queue: never asked of a queue of this process alone (`placing` places
         every run here)."""
-        raise RequestError(f"run {run_id!r} cannot wait in the store's queue: this server's store has none", status=500)
+        raise RequestError(f"run {job.run.id!r} cannot wait in the store's queue: this server's store has none",
+                           status=500)
 
     def put(self, job: Job) -> None:
         """Queues a job; `check_room` said there was room, with no wait since."""
@@ -125,6 +126,9 @@ class RunQueue:
                 await self._send.send(job)
 
     # ----- taking them -----
+
+    def runs_left(self) -> None:
+        """Runs were left in the store for any server: nothing to do for a queue of this process alone."""
 
     def look(self, asked: bool = False) -> None:
         """A slot was given back (or, `asked`, this server was asked something through its store): nothing to do

@@ -50,7 +50,7 @@ from graphrt.serve.health import store_problem
 from graphrt.serve.held_store import HeldStore
 from graphrt.serve.lease import StoreLease
 from graphrt.serve.recovery import Recovery
-from graphrt.serve.refusals import RunConflict, RunNotFound
+from graphrt.serve.refusals import QueueFull, RunConflict, RunNotFound
 from graphrt.serve.run_queue import Job, RunQueue
 from graphrt.serve.shared_queue import SharedRunQueue
 from graphrt.serve.served_run import ServedRun
@@ -230,9 +230,14 @@ class RunService:
             log.info("continuing %d saved run(s)", len(jobs))
         return jobs
 
-    async def _left_job(self, run_id: str) -> Job | None:
-        """The job of a run another server left, claimed by this one: read back queued, rebuilt from its checkpoint
-        by its worker (None: gone, or of a graph this server does not serve)."""
+    async def _left_job(self, run_id: str, mine: Job | None = None) -> Job | None:
+        """The job of a run left in the store, claimed by this one: `mine`, the job this server left it in the store's
+        queue with, untouched since; else read back queued, rebuilt from its checkpoint by its worker (None: gone,
+        or of a graph this server does not serve)."""
+        if mine is not None:
+            self.transitions.queued(mine.run)
+            self._remember(mine.run)
+            return mine
         self._reading_back.add(run_id)
         try:
             return await self._read_back_left(run_id)
@@ -284,7 +289,7 @@ class RunService:
         if server == self.held.server:
             self.queue.look(asked=True)
         elif server == "":
-            self.queue.look()
+            self.queue.runs_left()
 
     def _forget(self, run_id: str) -> None:
         """A run another server took over: stopped here without a write, and shown as the store says from now on,
@@ -334,10 +339,16 @@ class RunService:
         that claims it writes its log). One refused now (its place was taken meanwhile: a restarted server queues its
         runs again; others were left in the store's queue) is saved cancelled, so that no later server runs it."""
         try:
+            if here:
+                try:
+                    self.queue.check_room()
+                except QueueFull:
+                    if not self.held.shared:
+                        raise
+                    here = False  # its slot went to a run claimed from the store meanwhile: it waits there too
             if not here:
-                await self.queue.leave(run.id)
+                await self.queue.leave(job)
                 return
-            self.queue.check_room()
         except RequestError:
             await self.transitions.refuse(run)
             await self.workers.release(run)
@@ -435,11 +446,11 @@ class RunService:
             announced = self._announced
             changed = announced.changed(run.id) if announced is not None and announced.live else None
             if run.id not in self.held.claimed:  # being read back here after a claim: its events will say so
-                run = await self.get(run.id)
-                if run.status in RunStatus.SETTLED:
+                record = await self.store.get_run(run.id)  # its status alone, until it settled: then the whole run
+                if record is None or RunStatus.read(record.status) in RunStatus.SETTLED:
                     if announced is not None:
                         announced.forget(run.id)
-                    return run
+                    return await self.get(run.id)
             if changed is None:
                 await anyio.sleep(0.5)
             else:

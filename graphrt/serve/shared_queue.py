@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 
@@ -39,15 +40,16 @@ class SharedRunQueue(RunQueue):
     """A RunQueue that also claims, while its slots are free, the runs other servers left in `held`'s store.
 
     Args:
-        job_of: the job of a run claimed (read back from the store); None: not one this server serves (its claim
-            is given up for another server).
+        job_of: the job of a run claimed, given the job this server left it in the store's queue with, if it was
+            left so and no other server claimed it since (else read back from the store); None: not one this server
+            serves (its claim is given up for another server).
         busy: how many runs its workers run now.
         cancel: cancels a run this server holds that another server was asked to cancel (looked for at each poll).
         poll: seconds between two looks for runs left, at most.
     """
 
     def __init__(self, max_runs: int, max_queue: int, held: HeldStore,
-                 job_of: Callable[[str], Awaitable[Job | None]], busy: Callable[[], int],
+                 job_of: Callable[[str, Job | None], Awaitable[Job | None]], busy: Callable[[], int],
                  cancel: Callable[[str], Awaitable[None]], *, poll: float) -> None:
         super().__init__(max_runs, max_queue)
         self.held = held
@@ -58,6 +60,11 @@ class SharedRunQueue(RunQueue):
         self.drained = anyio.Event()  # asked to drain, and done with every run it held
         self._look = anyio.Event()
         self._asked = False  # this server was asked something through the store since the last look
+        # Whether runs this server left may wait in the store's queue (since a claim found it empty): then a new run
+        # waits there too, behind them, instead of taking a slot that frees before they are claimed (its requests
+        # are served in order). Another server's runs there do not hold its own back: each server prefers its own.
+        self._store_waiting = False
+        self._left: OrderedDict[str, Job] = OrderedDict()  # the jobs of runs this server left in the store's queue
 
     def look(self, asked: bool = False) -> None:
         """A slot may be free, or runs were left in the store's queue: look for runs now; `asked`: this server was
@@ -65,6 +72,10 @@ class SharedRunQueue(RunQueue):
         server, costs no server more than its claim)."""
         self._asked = self._asked or asked
         self._look.set()
+
+    def runs_left(self) -> None:
+        """Runs were left in the store's queue by another server (announced): claimed if a slot is free."""
+        self.look()
 
     async def claim_left(self) -> None:
         """Claims runs that other servers left, while slots are free, until cancelled."""
@@ -79,20 +90,32 @@ class SharedRunQueue(RunQueue):
             free = self._free_slots()
             if free <= 0 or self.held.lease.draining or self._send is None:
                 continue
+            self._held += free  # these slots are the claim's: a request meanwhile waits in the store's queue
             try:
-                taken = await self.held.store.claim_left(self.held.server, free)
-                claimed = time.monotonic()
-            except GraphError as error:  # the store is down: looked at again at the next poll
-                log.warning("runs left by other servers could not be claimed: %s", error)
+                await self._claim(free)
+            finally:
+                self._held -= free
+
+    async def _claim(self, free: int) -> None:
+        """Claims up to `free` runs left in the store and queues each for its slot (held by the caller meanwhile)."""
+        try:
+            taken = await self.held.store.claim_left(self.held.server, free, list(self._left))
+            claimed = time.monotonic()
+        except GraphError as error:  # the store is down: looked at again at the next poll
+            log.warning("runs left by other servers could not be claimed: %s", error)
+            return
+        if len(taken) < free:
+            self._store_waiting = False  # none left for now
+        for run_id, token in taken:
+            mine = self._left.pop(run_id, None)
+            fresh = self.held.took(run_id, claimed, token)
+            job = await self._job(run_id, mine if fresh else None)
+            if job is None:
+                await self.held.release(run_id)
                 continue
-            for run_id in taken:
-                self.held.took(run_id, claimed)
-                job = await self._job(run_id)
-                if job is None:
-                    await self.held.release(run_id)
-                    continue
+            if mine is None:
                 log.info("continuing run %s, left by another graphrt serve", run_id)
-                await self._send.send(job)  # type: ignore[union-attr] - open: the room was counted above
+            await self._send.send(job)  # type: ignore[union-attr] - open: the room was counted above
 
     def _free_slots(self) -> int:
         """Slots no run holds, is queued for, or is being saved for here."""
@@ -104,7 +127,7 @@ class SharedRunQueue(RunQueue):
         with `put` once saved); False, no slot is free, and it waits in the store's queue (`leave` it there once
         saved, after `check_store_room`)."""
         self.check_room_to_claim()
-        here = self._free_slots() > 0
+        here = self._free_slots() > 0 and not self._store_waiting
         if here:
             self._held += 1
         try:
@@ -127,14 +150,20 @@ class SharedRunQueue(RunQueue):
         if await self.held.store.store_queued() >= self.max_queue:
             raise QueueFull(self._retry_after())
 
-    async def leave(self, run_id: str) -> None:
-        """Leaves a saved run in the store's queue, for the first server with a free slot.
+    async def leave(self, job: Job) -> None:
+        """Leaves a saved run in the store's queue, for the first server with a free slot. Its job is kept (as many
+        as the queue's bound): if this server claims it back, and no other did meanwhile, it starts from it unread.
 
         Raises:
             QueueFull: `max_queue` runs wait there (others were left since `check_store_room`).
         """
+        run_id = job.run.id
         if not await self.held.leave_queued(run_id, self.max_queue):
             raise QueueFull(self._retry_after())
+        self._store_waiting = True
+        self._left[run_id] = job
+        while len(self._left) > max(1, self.max_queue):  # those claimed by other servers are never popped
+            self._left.popitem(last=False)
         log.debug("run %s waits in the store's queue", run_id)
 
     async def _drains(self) -> None:
@@ -168,9 +197,9 @@ class SharedRunQueue(RunQueue):
             if run_id in self.held.claimed:
                 await self.cancel(run_id)
 
-    async def _job(self, run_id: str) -> Job | None:
+    async def _job(self, run_id: str, mine: Job | None) -> Job | None:
         try:
-            return await self.job_of(run_id)
+            return await self.job_of(run_id, mine)
         except GraphError as error:
             log.warning("run %s, left by another graphrt serve, cannot be read back: %s", run_id, error)
             return None

@@ -63,7 +63,7 @@ async def test_a_gone_servers_runs_are_claimed_by_exactly_one_other_and_its_late
 
     async def claim(store: GuardedStore, name: str) -> None:
         for _ in range(3):
-            taken[name] += await store.claim_left(name, 2)
+            taken[name] += [run_id for run_id, _ in await store.claim_left(name, 2)]
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(claim, b, "b")
@@ -90,7 +90,7 @@ async def test_a_server_that_stops_leaves_its_runs_to_the_others_at_once(servers
     await a.update_run("ended", status="finished")
     await a.release_claim("a", "ended")
     await a.leave_servers("a")
-    assert await b.claim_left("b", 10) == ["r1"]  # a run that ended is nobody's to continue
+    assert [run_id for run_id, _ in await b.claim_left("b", 10)] == ["r1"]  # a run that ended is nobody's to continue
     # A run given up is written by no server that has not claimed it, but by a command (graphrt resume).
     with pytest.raises(LeaseLost):
         await b.update_run("ended", status="failed")
@@ -108,7 +108,7 @@ async def test_a_server_whose_heartbeat_lapsed_does_not_claim_its_own_runs_as_le
     assert await a.claim_for("a", "mine") and await b.claim_for("b", "its")
     await a.expire_server("a")
     await a.expire_server("b")
-    assert await a.claim_left("a", 10) == ["its"]  # b's, left: a continues it; its own is not claimed again
+    assert [run_id for run_id, _ in await a.claim_left("a", 10)] == ["its"]  # b's, left: a continues it; its own is not claimed again
     assert sorted(await a.renew_server("a", seconds=300)) == ["its", "mine"]
 
 

@@ -273,7 +273,7 @@ def test_a_server_whose_run_was_taken_over_writes_nothing_more_for_it_and_goes_o
             try:
                 await other.join_servers("the-other-server", '{"pid": 1, "host": "elsewhere"}', seconds=300)
                 await other.expire_server(service.held.server)
-                return await other.claim_left("the-other-server", 10), len(await other.get_rows(run_id))
+                return [run_id for run_id, _ in await other.claim_left("the-other-server", 10)], len(await other.get_rows(run_id))
             finally:
                 await other.close()
 
@@ -327,7 +327,7 @@ def test_a_run_taken_over_holds_back_no_other_runs_events_and_is_lost_here(serve
             try:
                 await other.join_servers("the-other-server", '{"pid": 1, "host": "elsewhere"}', seconds=300)
                 await other.expire_server(service.held.server)
-                claimed = await other.claim_left("the-other-server", 1)  # the oldest: the first run
+                claimed = [run_id for run_id, _ in await other.claim_left("the-other-server", 1)]  # the oldest: the first run
                 await other.join_servers(service.held.server, '{"pid": 2}', seconds=300)  # its heartbeat, woken
                 return claimed, await other.last_event_id(taken)
             finally:
@@ -665,7 +665,7 @@ def test_a_chat_completion_streams_from_a_server_whose_slots_are_busy_while_anot
 
 def test_a_run_read_while_its_claim_from_the_stores_queue_is_read_back_streams_from_the_one_log(
         serve, checkpoint) -> None:
-    # A run this server claimed from the store's queue is read back before it runs. A request that read it meanwhile
+    # A run a server claimed from the store's queue is read back before it runs. A request that read it meanwhile
     # took it for the server's own and read it back too, with a log of its own that announced a status: two logs
     # of one run, the reader's never ending (the shared-store crash test hung on it, once in a few runs).
     import json as json_module
@@ -683,10 +683,10 @@ def test_a_run_read_while_its_claim_from_the_stores_queue_is_read_back_streams_f
         await anyio.to_thread.run_sync(go.wait)
         return {"done": True}
 
-    served = serve({"gated.yaml": GATED, "hello.yaml": HELLO_GRAPH}, checkpoint=checkpoint,
-                   agents=[AgentInfo(name="gatedAgent", func=gated)], max_runs=1)
-    service = served.service
-    read_back = service.recovery.read_back
+    graphs, agents = {"gated.yaml": GATED, "hello.yaml": HELLO_GRAPH}, [AgentInfo(name="gatedAgent", func=gated)]
+    busy = serve(graphs, checkpoint=checkpoint, agents=agents, max_runs=1)
+    free = serve(graphs, checkpoint=checkpoint, agents=agents, max_runs=1)
+    read_back = free.service.recovery.read_back
 
     async def slow_read_back(*args, **kwargs):
         if kwargs.get("requeued") and not read.is_set():  # the claim's read back: held until the test read the run
@@ -694,17 +694,17 @@ def test_a_run_read_while_its_claim_from_the_stores_queue_is_read_back_streams_f
             await anyio.to_thread.run_sync(read.wait)
         return await read_back(*args, **kwargs)
 
-    service.recovery.read_back = slow_read_back
-    with ThreadPoolExecutor(1) as pool, served.client() as client:  # the client closed first: no stream left
+    free.service.recovery.read_back = slow_read_back
+    with ThreadPoolExecutor(1) as pool, busy.client() as client, free.client() as other:  # clients closed first
         client.post("/graphs/gated/runs", json={})
-        assert started.wait(30), "the agent did not start"  # the one slot is busy
-        hello = client.post("/graphs/hello/runs", json={}).json()["id"]  # waits in the store's queue
-        go.set()  # the slot frees: the server claims hello, and reads it back
+        assert started.wait(30), "the agent did not start"  # the one slot of `busy` is taken
+        hello = client.post("/graphs/hello/runs", json={}).json()["id"]  # waits in the store's queue: `free` claims it
         assert reading.wait(30), "the claimed run was not read back"
-        assert client.get(f"/runs/{hello}").json()["status"] in ("running", "queued")
-        streamed = pool.submit(wait_for_status, client, hello)
+        assert other.get(f"/runs/{hello}").json()["status"] in ("running", "queued")
+        streamed = pool.submit(wait_for_status, other, hello)
         read.set()
         assert streamed.result(timeout=60)["status"] == "finished"
+        go.set()
 
     async def events() -> list[tuple[int, dict]]:
         store = open_store(checkpoint)
