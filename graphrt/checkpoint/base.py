@@ -289,9 +289,9 @@ class SharedServers(Protocol):
     async def store_queued(self) -> int:
         """How many runs wait in the store's queue: saved, claimed by no server, for the first with a free slot."""
 
-    async def leave_queued(self, server: str, run_id: str, bound: int) -> bool:
+    async def leave_queued(self, server: str, run_id: str, bound: int) -> int | None:
         """Leaves a run `server` claimed and saved in the store's queue (its claim given up, the servers told),
-        unless `bound` runs wait there already; whether it was left there."""
+        unless `bound` runs wait there already; how many wait there now (this one too), None if it was not left."""
 
     async def in_store_queue(self, run_id: str) -> bool:
         """Whether the run waits in the store's queue."""

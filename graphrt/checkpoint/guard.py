@@ -396,7 +396,7 @@ class GuardedStore:
         return self._shared().store_queued()
 
     @_call
-    def leave_queued(self, server: str, run_id: str, bound: int) -> Awaitable[bool]:
+    def leave_queued(self, server: str, run_id: str, bound: int) -> Awaitable[int | None]:
         return self._shared().leave_queued(server, run_id, bound)
 
     @_call

@@ -271,10 +271,11 @@ class PostgresStore(SqlStore):
         """How many runs wait in the store's queue (saved running, claimed by no server)."""
         return int((await self._read(STORE_QUEUED))[0][0])
 
-    async def leave_queued(self, server: str, run_id: str, bound: int) -> bool:
+    async def leave_queued(self, server: str, run_id: str, bound: int) -> int | None:
         """Gives `server`'s claim of a saved run up for the first server with a free slot (announced to all), unless
-        `bound` runs wait in the store's queue already; whether it was left there."""
-        return bool((await self._read(LEAVE_QUEUED, (run_id, server, int(bound))))[0][0])
+        `bound` runs wait in the store's queue already; how many wait there now (this one too), None if not left."""
+        waiting = int((await self._read(LEAVE_QUEUED, (run_id, server, int(bound))))[0][0])
+        return waiting if waiting >= 0 else None
 
     async def in_store_queue(self, run_id: str) -> bool:
         """Whether the run waits in the store's queue for a server."""

@@ -59,8 +59,8 @@ the servers do at once."""
 
 LEAVE_QUEUED = "SELECT graphrt_leave_queued(?, ?, ?)"
 """Leaves a run a server claimed (its id, the server) in the store's queue while fewer than a bound wait there,
-announced to every server, in one call (the function of TABLES, which counts once it holds the queue's lock);
-whether it was left."""
+announced to every server, in one call (the function of TABLES, which counts once it holds the queue's lock): how
+many wait there now, -1 if it was not left."""
 
 IN_STORE_QUEUE = ("SELECT 1 FROM graphrt_run_claims c JOIN graphrt_runs r ON r.run_id = c.run_id "
                   "WHERE c.run_id = ? AND c.server = '' AND r.status = 'running'")
@@ -115,17 +115,22 @@ END
 $announce$;
 CREATE OR REPLACE TRIGGER graphrt_events_announce AFTER INSERT ON graphrt_events
     FOR EACH ROW EXECUTE FUNCTION graphrt_announce_events();
-CREATE OR REPLACE FUNCTION graphrt_leave_queued(run TEXT, me TEXT, bound BIGINT) RETURNS BOOLEAN
+CREATE OR REPLACE FUNCTION graphrt_leave_queued(run TEXT, me TEXT, bound BIGINT) RETURNS BIGINT
 LANGUAGE plpgsql VOLATILE AS $leave$
+DECLARE
+    waiting BIGINT;
 BEGIN
     PERFORM pg_advisory_xact_lock({QUEUE_LOCK_KEY});
-    UPDATE graphrt_run_claims SET server = '', cancel = FALSE WHERE run_id = run AND server = me
-        AND ({STORE_QUEUED}) < bound;
+    waiting := ({STORE_QUEUED});
+    IF waiting >= bound THEN
+        RETURN -1;
+    END IF;
+    UPDATE graphrt_run_claims SET server = '', cancel = FALSE WHERE run_id = run AND server = me;
     IF NOT FOUND THEN
-        RETURN FALSE;
+        RETURN -1;
     END IF;
     PERFORM pg_notify('graphrt_claims', '');
-    RETURN TRUE;
+    RETURN waiting + 1;
 END
 $leave$"""
 """The tables and the fence, made when the first server joins (a store no server uses has neither)."""

@@ -140,15 +140,16 @@ class HeldStore:
             except GraphError as error:
                 log.warning("the claim of run %s could not be given up: %s", run_id, error)
 
-    async def leave_queued(self, run_id: str, bound: int) -> bool:
+    async def leave_queued(self, run_id: str, bound: int) -> int | None:
         """Leaves a run this server claimed and saved, and has no free slot for, in the store's queue, for the first
-        server with one (this server included), unless `bound` runs wait there; whether it was left. Its claim is
-        given up by the store's write, so this server writes nothing more for it unless it claims it again."""
-        if not await self.store.leave_queued(self.server, run_id, bound):
-            return False
-        self.claimed.pop(run_id, None)
-        self._holds.pop(run_id, None)
-        return True
+        server with one (this server included), unless `bound` runs wait there; how many wait there now, None if it
+        was not left. Its claim is given up by the store's write: this server writes nothing more for it unless it
+        claims it again."""
+        waiting = await self.store.leave_queued(self.server, run_id, bound)
+        if waiting is not None:
+            self.claimed.pop(run_id, None)
+            self._holds.pop(run_id, None)
+        return waiting
 
     def lose_run(self, run_id: str) -> None:
         """Another server took the run over: this one writes nothing more for it."""

@@ -65,6 +65,7 @@ class SharedRunQueue(RunQueue):
         # are served in order). Another server's runs there do not hold its own back: each server prefers its own.
         self._store_waiting = False
         self._left: OrderedDict[str, Job] = OrderedDict()  # the jobs of runs this server left in the store's queue
+        self._store_seen = (0, float("-inf"))  # how many waited in the store's queue, as last seen, and when
 
     def look(self, asked: bool = False) -> None:
         """A slot may be free, or runs were left in the store's queue: look for runs now; `asked`: this server was
@@ -146,8 +147,14 @@ class SharedRunQueue(RunQueue):
 
     async def check_store_room(self) -> None:
         """QueueFull while `max_queue` runs wait in the store's queue: checked before a run is saved for it (a
-        run saved and then refused is saved cancelled)."""
-        if await self.held.store.store_queued() >= self.max_queue:
+        run saved and then refused is saved cancelled). Counted in the store unless this server left a run there
+        within the last poll and saw fewer than half the bound waiting then (`leave` refuses past it anyway)."""
+        count, seen_at = self._store_seen
+        if count * 2 < self.max_queue and time.monotonic() - seen_at < self.poll:
+            return
+        count = await self.held.store.store_queued()
+        self._store_seen = (count, time.monotonic())
+        if count >= self.max_queue:
             raise QueueFull(self._retry_after())
 
     async def leave(self, job: Job) -> None:
@@ -158,7 +165,9 @@ class SharedRunQueue(RunQueue):
             QueueFull: `max_queue` runs wait there (others were left since `check_store_room`).
         """
         run_id = job.run.id
-        if not await self.held.leave_queued(run_id, self.max_queue):
+        waiting = await self.held.leave_queued(run_id, self.max_queue)
+        self._store_seen = (waiting if waiting is not None else self.max_queue, time.monotonic())
+        if waiting is None:
             raise QueueFull(self._retry_after())
         self._store_waiting = True
         self._left[run_id] = job
