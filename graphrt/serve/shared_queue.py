@@ -2,8 +2,10 @@
 
 On a store that several servers share (held_store.py), a run a request gives a server is
 claimed by that server when it is saved. If one of its slots is free, it starts there at once
-(`placing`); else it waits in the store's queue (`leave`): its claim is given up, and the first
-server with a free slot claims it, oldest first, whichever server took the request. `--max-queue`
+(`placing`); it also waits in this server's own queue while fewer runs than it has slots wait there
+(its next round, as workers prefetch: a busy server's next runs cost no call to the store); else it
+waits in the store's queue (`leave`): its claim is given up, and the first server with a free slot
+claims it, whichever server took the request. `--max-queue`
 bounds the store's queue: a server refuses a new run with 429 (its Retry-After from the runs in
 its slots) while that many wait there. A resumed run, whose answer is this server's to give, waits
 in this server's own queue (run_queue.py) as on a server alone. The runs of a server that is gone
@@ -122,13 +124,18 @@ class SharedRunQueue(RunQueue):
         """Slots no run holds, is queued for, or is being saved for here."""
         return self.max_runs - self.busy() - self.queued - self._held
 
+    def _room_here(self) -> int:
+        """Places for new runs here: its slots, and as many runs waiting for them in its own queue (one more round of
+        its slots, as workers prefetch: a busy server's next runs need no call to the store)."""
+        return 2 * self.max_runs - self.busy() - self.queued - self._held
+
     @contextmanager
     def placing(self) -> Iterator[bool]:
-        """Where a new run goes while it is saved: True, it starts here at once (a free slot is held for it: queue it
-        with `put` once saved); False, no slot is free, and it waits in the store's queue (`leave` it there once
-        saved, after `check_store_room`)."""
+        """Where a new run goes while it is saved: True, here (a place is held for it: queue it with `put` once saved),
+        if a slot is free or fewer runs than slots wait here, and none it left waits in the store's queue; False, it
+        waits in the store's queue (`leave` it there once saved, after `check_store_room`)."""
         self.check_room_to_claim()
-        here = self._free_slots() > 0 and not self._store_waiting
+        here = self._room_here() > 0 and not self._store_waiting
         if here:
             self._held += 1
         try:

@@ -570,12 +570,15 @@ nodes:
 """
 
 
-def _busy(servers: Servers, name: str, graph: str, gate: Path) -> str:
-    """A run of `graph` started through server `name`, once it is held at its gate (node b): the server's slot."""
+def _busy(servers: Servers, name: str, graph: str, gate: Path) -> tuple[str, str]:
+    """A run of `graph` started through server `name` (of --max-runs 1), once it is held at its gate (node b): the
+    server's slot; and one more run of it, which waits in the server's own queue (it keeps one round of its slots)."""
     with servers.client(name) as client:
         run_id = client.post(f"/graphs/{graph}/runs", json={}).json()["id"]
-    wait_until(lambda: (run_id, "b") in _held(gate), f"run {run_id} held at node b")
-    return run_id
+        wait_until(lambda: (run_id, "b") in _held(gate), f"run {run_id} held at node b")
+        waiting = client.post(f"/graphs/{graph}/runs", json={}).json()
+        assert waiting["status"] == "queued" and _holder(client, waiting["id"]) == servers.processes[name][1] + "/"
+    return run_id, waiting["id"]
 
 
 def _holder(client: httpx.Client, run_id: str) -> str:
@@ -589,16 +592,17 @@ def test_a_run_no_slot_is_free_for_waits_in_the_stores_queue_and_the_first_free_
     (servers.folder / "slow.yaml").write_text(chain("b", other_gate), encoding="utf-8")
     servers.start("a", "--max-runs", "1", "--max-queue", "5")
     servers.start("b", "--max-runs", "1", "--max-queue", "5")
-    slow = _busy(servers, "a", "slow", other_gate)  # a's one slot, until the test's end
-    second = _busy(servers, "b", "chain", servers.gate)  # b's one slot
+    slow, _ = _busy(servers, "a", "slow", other_gate)  # a's one slot and its own queue, until the test's end
+    on_b = _busy(servers, "b", "chain", servers.gate)  # b's
     with ThreadPoolExecutor(1) as pool, servers.client("a") as a, servers.client("b") as b:  # clients closed first
-        waited = pool.submit(a.post, "/graphs/chain/runs?wait=true", json={})  # no slot free anywhere
-        wait_until(lambda: any(run["id"] not in (slow, second) for run in b.get("/runs").json()["runs"]),
-                   "the third run saved")
-        third = next(run["id"] for run in b.get("/runs").json()["runs"] if run["id"] not in (slow, second))
+        before = {run["id"] for run in b.get("/runs").json()["runs"]}
+        waited = pool.submit(a.post, "/graphs/chain/runs?wait=true", json={})  # no place free on a
+        wait_until(lambda: len(b.get("/runs").json()["runs"]) > len(before), "the third run saved")
+        third = next(run["id"] for run in b.get("/runs").json()["runs"] if run["id"] not in before)
         assert b.get(f"/runs/{third}").json()["status"] == "queued"  # in the store's queue, as any server says
         assert a.get(f"/runs/{third}").json()["status"] == "queued" and _holder(b, third) == ""
-        assert b.post(f"/runs/{second}/cancel").json()["status"] == "cancelled"  # b's slot is free: b takes it
+        for run_id in on_b:  # b's slot and queue are free: b takes it
+            assert b.post(f"/runs/{run_id}/cancel").json()["status"] == "cancelled"
         wait_until(lambda: (third, "b") in _held(servers.gate), "the third run held at node b, on server b")
         assert _holder(a, third) == servers.processes["b"][1] + "/"
         servers.gate.touch()
@@ -698,6 +702,7 @@ def test_a_run_read_while_its_claim_from_the_stores_queue_is_read_back_streams_f
     with ThreadPoolExecutor(1) as pool, busy.client() as client, free.client() as other:  # clients closed first
         client.post("/graphs/gated/runs", json={})
         assert started.wait(30), "the agent did not start"  # the one slot of `busy` is taken
+        assert client.post("/graphs/gated/runs", json={}).json()["status"] == "queued"  # and its own queue
         hello = client.post("/graphs/hello/runs", json={}).json()["id"]  # waits in the store's queue: `free` claims it
         assert reading.wait(30), "the claimed run was not read back"
         assert other.get(f"/runs/{hello}").json()["status"] in ("running", "queued")
