@@ -1,10 +1,12 @@
 """The YAML styles `python -m bench yaml` times are one graph, which graphrt's own reader reads, as PyYAML does; the
-evaluation set (`--set eval`) is read as PyYAML reads it, and its corpus files hold each source file's value."""
+evaluation sets (`--set eval`, `--set eval2`) are read as PyYAML reads them, and their corpus files hold each source
+file's value (each conformance case's graph)."""
 
 import pytest
 import yaml
 
 from bench.yaml_eval import EVAL, corpus_files
+from bench.yaml_eval2 import EVAL2, case_graphs
 from bench.yaml_styles import STYLES
 from graphrt.graphdata import full_yaml, loader
 from graphrt.graphdata.loader import parse_graph_text
@@ -46,3 +48,25 @@ def test_a_corpus_evaluation_file_holds_each_files_value_as_it_was_written(style
     for key, value in nodes.items():
         own = yaml.load(files[key].read_text(encoding="utf-8"), Loader=full_yaml._GraphLoader)  # noqa: S506
         assert value == own, key
+
+
+@pytest.mark.parametrize("style", [name for name in EVAL2 if not name.endswith("_cases")])
+def test_each_second_evaluation_file_reads_as_pyyaml_reads_it(style: str) -> None:
+    text = "\n".join(EVAL2[style](200)) + "\n"
+    full = yaml.load(text, Loader=full_yaml._GraphLoader)  # noqa: S506 - a safe loader
+
+    assert len(full["nodes"]) == 200
+    assert parse_graph_text(text)[0] == full
+
+
+@pytest.mark.needs("shared")
+@pytest.mark.parametrize("style", ["own_cases", "wild_cases"])
+def test_the_written_out_cases_hold_each_cases_graph(style: str) -> None:
+    """Each conformance case's JSON graph, written out as YAML in the second set's styles, reads back as itself."""
+    text = "\n".join(EVAL2[style](1)) + "\n"
+    nodes = yaml.load(text, Loader=full_yaml._GraphLoader)["nodes"]  # noqa: S506 - a safe loader
+    graphs = case_graphs(style)
+
+    assert len(graphs) > 100
+    assert all(nodes[f"c0_{case_id}"] == graph for case_id, graph in graphs)
+    assert parse_graph_text(text)[0]["nodes"] == nodes
