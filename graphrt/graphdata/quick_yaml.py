@@ -195,7 +195,7 @@ _FLOW_TOKEN = LazyPattern(r"""
   | \ +\#[^\n]*                                                   # a comment, to the end of the line
     """, re.VERBOSE)  # compiled on first use: most graph files are written in block style
 # A double-quoted scalar whose escapes are JSON's too, with the meaning they have in YAML.
-_DOUBLE_QUOTED = re.compile(r'"(?:[^"\\]|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*"')
+_DOUBLE_QUOTED = re.compile(r'"(?:[^"\\]++|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*+"')
 # Each line's collection is the value of a mapping of its own, `{"":...}`: a line whose brackets close on
 # another line makes JSON that the json module refuses (`,{` where a key must be, `}` for a `[`), and a line
 # that holds two values makes one mapping too many.
@@ -371,9 +371,9 @@ def _block(lines: _Reader, indent: int, depth: int) -> Any:
 _LINE = re.compile(r"""([A-Za-z_$][A-Za-z0-9_$\-./]*):(?:
     \ +([\[{|&].*)
   | \ +(?:
-        ((?:[^-?:,\[\]{}\#&*!|>'"%@`\s]|[-?:][^\s,\[\]{}])(?:[^\s:]|:(?=\S)|\ +(?=[^\s\#]))*)
+        ((?:[^-?:,\[\]{}\#&*!|>'"%@`\s]|[-?:][^\s,\[\]{}])(?:[^\s:]++|:(?=\S)|\ +(?=[^\s\#]))*+)
       | '([^'\n]*(?:''[^'\n]*)*)'
-      | "((?:[^"\\\n]|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*)"
+      | "((?:[^"\\\n]++|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*+)"
       | \*([A-Za-z0-9_-]+)
     )(?:\ +\#.*)?
   | (\ +\#.*)?
