@@ -16,7 +16,7 @@ import yaml
 
 from graphrt.base.errors import GraphLoadError, Location
 
-__all__ = ["integer_too_long", "load"]
+__all__ = ["integer_too_long", "load", "value_or_none"]
 
 # The C loader when PyYAML has it: the same safe constructor, several times faster.
 _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -98,3 +98,12 @@ def load(text: str, file: str | None, *, max_depth: int) -> Any:
         location = Location(file, mark.line + 1, mark.column + 1) if mark else Location(file)
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
         raise GraphLoadError(f"not valid YAML/JSON: {problem}", location=location) from error
+
+
+def value_or_none(text: str) -> Any:
+    """The value of a YAML text, or None for text that is not valid YAML: what reads the entries the quick reader
+    leaves (quick_yaml.quick_load's `full`); an error there leaves the whole file to `load`, which places it."""
+    try:
+        return yaml.load(text, Loader=_GraphLoader)  # noqa: S506 - a safe loader
+    except (yaml.YAMLError, ValueError, RecursionError):
+        return None

@@ -143,9 +143,10 @@ def _parse(text: str, file: str | None) -> tuple[dict[str, Any], GraphSource]:
     except RecursionError:
         raise GraphLoadError(f"not valid YAML/JSON: nested more than {MAX_DEPTH} levels deep", location=Location(file)) from None
     if data is None:
-        # The plain YAML most graph files are, several times faster and without importing PyYAML: its keys are
-        # text, it has no aliases and it is within the limits _check_shape sets, or it is None.
-        data = quick_load(text, max_depth=MAX_DEPTH, max_values=MAX_VALUES)
+        # The plain YAML most graph files are, several times faster and without importing PyYAML (the entries it
+        # does not know read by PyYAML, all at once): its keys are text, no value holds itself and it is within
+        # the limits _check_shape sets, or it is None.
+        data = quick_load(text, max_depth=MAX_DEPTH, max_values=MAX_VALUES, full=_full_value)
         if isinstance(data, dict):
             return data, source
         from graphrt.graphdata import full_yaml
@@ -156,6 +157,13 @@ def _parse(text: str, file: str | None) -> tuple[dict[str, Any], GraphSource]:
         raise GraphLoadError(f"a graph must be a mapping with 'nodes', got {kind}", location=Location(file, 1, 1))
     _check_shape(data, file)
     return _string_keys(data), source
+
+
+def _full_value(text: str) -> Any:
+    """PyYAML's value of the entries the quick reader leaves, all in one text; None where it fails."""
+    from graphrt.graphdata import full_yaml
+
+    return full_yaml.value_or_none(text)
 
 
 MAX_VALUES = 1_000_000

@@ -53,7 +53,11 @@ _PLAIN_START = re.compile(r"""[^-?:,\[\]{}#&*!|>'"%@`\s]|[-?:][^\s,\[\]{}]""")
 
 
 class _NotQuick(Exception):
-    """The text is outside what this reader knows: the full parser reads it."""
+    """The text is outside what this reader knows: the full parser reads it (the entry it is in, or the file)."""
+
+
+class _Whole(_NotQuick):
+    """The whole file is the full parser's, not only the entry where this was met (past a limit, an anchor)."""
 
 
 def _resolvers() -> list[tuple[re.Pattern[str], Callable[[str], Any]]]:
@@ -323,18 +327,22 @@ class _Reader:
         self.keys = 0  # keys of the flow mappings measured
         self.anchors: dict[str, Any] = {}  # the values of the anchors read so far, by name
         self.memo = _TokenMemo()  # flow tokens read so far, and their JSON
-        # flow values read later, at once (_read_flows): (the mapping, the key in it, the value's text, its depth)
-        self.pending: list[tuple[dict[str, Any], str, str, int]] = []
+        # flow values read later, at once (_read_flows): (the mapping, the key in it, the value's text, its depth,
+        # the index in `items` of the key's line)
+        self.pending: list[tuple[dict[str, Any], str, str, int, int]] = []
+        # entries left to the full parser, read later at once (_read_pieces): (the mapping, the key in it, the
+        # entry's first line and the line after it in `lines`, its indentation, the value's depth)
+        self.pieces: list[tuple[dict[str, Any], str, int, int, int, int]] = []
         self.max_depth = max_depth
         self.max_values = max_values
 
     def count(self, container: dict[str, Any] | list[Any], depth: int) -> None:
         """Counts a block container's values; past the loader's limits, the full loader says so."""
         if depth > self.max_depth:
-            raise _NotQuick
+            raise _Whole
         self.values += len(container)
         if self.values > self.max_values:
-            raise _NotQuick
+            raise _Whole
 
     def measure(self, value: Any, depth: int) -> None:
         """Counts a flow value's values, as `count` does a block's."""
@@ -346,10 +354,10 @@ class _Reader:
         else:
             return
         if depth > self.max_depth:  # self.count, written out: this runs for each container of each flow line
-            raise _NotQuick
+            raise _Whole
         self.values += len(value)
         if self.values > self.max_values:
-            raise _NotQuick
+            raise _Whole
         depth += 1
         for child in children:
             if type(child) is dict or type(child) is list:
@@ -406,12 +414,13 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                 below = -1
             if below != indent:  # the mapping ends
                 if below > indent:  # a line more indented, after a value that was whole (a scalar that goes on)
-                    raise _NotQuick
+                    found, indent, depth, at = _recover(lines, stack, found, indent, depth, at, written=True)
+                    continue
                 if depth > lines.max_depth:  # lines.count, written out for the many small mappings of a graph
-                    raise _NotQuick
+                    raise _Whole
                 lines.values += len(found)
                 if lines.values > lines.max_values:
-                    raise _NotQuick
+                    raise _Whole
                 if not stack:
                     break
                 parent, key, indent, depth = stack.pop()
@@ -420,86 +429,212 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                 continue
             content = item[1]
             at += 1
-        line = line_match(content)
-        if line is not None:  # the plainest lines, read here without a call
-            key = line.group(1)
-            if key in found or key in _KEY_WORDS:  # a key written twice, or one that is not text
-                raise _NotQuick
-            kind = line.lastindex
-            if kind == 3:
-                value = line.group(3)
-                found[key] = _plain(value) if value[0] in _FIRST else value
-            elif kind == 4:
-                value = line.group(4)
-                found[key] = value.replace("''", "'") if "''" in value else value
-            elif kind == 5:
-                value = line.group(5)
-                found[key] = _JSON_PLAIN.decode('"' + value + '"') if "\\" in value else value
-            elif kind == 6:
-                name = line.group(6)
-                if name not in anchors:
+        try:
+            line = line_match(content)
+            if line is not None:  # the plainest lines, read here without a call
+                key = line.group(1)
+                if key in found or key in _KEY_WORDS:  # a key written twice, or one that is not text
                     raise _NotQuick
-                value = found[key] = anchors[name]
-                if type(value) is dict or type(value) is list:
-                    lines.measure(value, depth + 1)
-            elif kind == 2:  # flow, a literal block, an anchor: read by their readers
-                rest = line.group(2)
-                first_char = rest[0]
-                if first_char == "{" or first_char == "[":  # its place, filled by _read_flows with the others
-                    found[key] = None
-                    pending.append((found, key, rest, depth + 1))
+                kind = line.lastindex
+                if kind == 3:
+                    value = line.group(3)
+                    found[key] = _plain(value) if value[0] in _FIRST else value
+                elif kind == 4:
+                    value = line.group(4)
+                    found[key] = value.replace("''", "'") if "''" in value else value
+                elif kind == 5:
+                    value = line.group(5)
+                    found[key] = _JSON_PLAIN.decode('"' + value + '"') if "\\" in value else value
+                elif kind == 6:
+                    name = line.group(6)
+                    if name not in anchors:
+                        raise _NotQuick
+                    value = found[key] = anchors[name]
+                    if type(value) is dict or type(value) is list:
+                        lines.measure(value, depth + 1)
+                elif kind == 2:  # flow, a literal block, an anchor: read by their readers
+                    rest = line.group(2)
+                    first_char = rest[0]
+                    if first_char == "{" or first_char == "[":  # its place, filled by _read_flows with the others
+                        found[key] = None
+                        pending.append((found, key, rest, depth + 1, at - 1))
+                        continue
+                    lines.at = at
+                    if first_char == "|":
+                        found[key] = _literal(lines, indent, rest)
+                    else:
+                        found[key] = _anchored(lines, indent, rest, depth + 1)
+                    at = lines.at
                     continue
-                lines.at = at
-                if first_char == "|":
-                    found[key] = _literal(lines, indent, rest)
-                else:
-                    found[key] = _anchored(lines, indent, rest, depth + 1)
-                at = lines.at
-                continue
-            elif at < end and items[at][0] > indent and items[at][1][0] != "-":  # a mapping below: the most common
-                stack.append((found, key, indent, depth))
-                found, indent, depth = {}, items[at][0], depth + 1
-                continue
-            else:  # a sequence below, or at the key's own indentation, or nothing: null
+                elif at < end and items[at][0] > indent and items[at][1][0] != "-":  # a mapping below: the most common
+                    stack.append((found, key, indent, depth))
+                    found, indent, depth = {}, items[at][0], depth + 1
+                    continue
+                else:  # a sequence below, or at the key's own indentation, or nothing: null
+                    lines.at = at
+                    found[key] = _nested(lines, indent, depth + 1, sequence_here=True)
+                    at = lines.at
+                    continue
+                continue  # a line more indented next is refused at the loop's top: a scalar that goes on
+            match = _KEY.match(content)
+            if match is None:
+                raise _NotQuick
+            key = _key(match)
+            if key in found:
+                raise _NotQuick
+            rest = content[match.end():]
+            if not rest or rest[0] == "#":
+                if at < end and items[at][0] > indent and items[at][1][0] != "-":
+                    stack.append((found, key, indent, depth))
+                    found, indent, depth = {}, items[at][0], depth + 1
+                    continue
                 lines.at = at
                 found[key] = _nested(lines, indent, depth + 1, sequence_here=True)
                 at = lines.at
                 continue
-            continue  # a line more indented next is refused at the loop's top: a scalar that goes on
-        match = _KEY.match(content)
-        if match is None:
-            raise _NotQuick
-        key = _key(match)
-        if key in found:
-            raise _NotQuick
-        rest = content[match.end():]
-        if not rest or rest[0] == "#":
-            if at < end and items[at][0] > indent and items[at][1][0] != "-":
-                stack.append((found, key, indent, depth))
-                found, indent, depth = {}, items[at][0], depth + 1
+            first_char = rest[0]
+            if first_char == "{" or first_char == "[":
+                found[key] = None
+                pending.append((found, key, rest, depth + 1, at - 1))
                 continue
             lines.at = at
-            found[key] = _nested(lines, indent, depth + 1, sequence_here=True)
+            if first_char == "|":
+                found[key] = _literal(lines, indent, rest)
+            elif first_char == "&" or first_char == "*":
+                found[key] = _anchored(lines, indent, rest, depth + 1)
+            else:
+                found[key] = _scalar(rest, lines, depth + 1)  # one that goes on below is met at the loop's top
             at = lines.at
-            continue
-        first_char = rest[0]
-        if first_char == "{" or first_char == "[":
-            found[key] = None
-            pending.append((found, key, rest, depth + 1))
-            continue
-        lines.at = at
-        if first_char == "|":
-            found[key] = _literal(lines, indent, rest)
-        elif first_char == "&" or first_char == "*":
-            found[key] = _anchored(lines, indent, rest, depth + 1)
-        else:
-            found[key] = _scalar(rest, lines, depth + 1)
-            if at < end and items[at][0] > indent:  # a scalar that goes on: the full parser's
-                raise _NotQuick
-        at = lines.at
+        except _Whole:
+            raise
+        except _NotQuick:  # this entry is the full parser's, or the one around it
+            found, indent, depth, at = _recover(lines, stack, found, indent, depth, at, written=False)
     lines.at = at
     return found
 
+
+
+# Left whole to the full parser when an entry holds one: what could be an anchor or an alias (it would tie the entry
+# to the rest of the file), or a document's marker.
+_TIED = LazyPattern(r"(?:^|[\s\[{,])[&*][^\s,\[\]{}]|^(?:---|\.\.\.)", re.MULTILINE)
+
+
+def _recover(lines: _Reader, stack: list[tuple[dict[str, Any], str, int, int]], found: dict[str, Any], indent: int,
+             depth: int, at: int, *, written: bool) -> tuple[dict[str, Any], int, int, int]:
+    """Leaves the entry of `found` being read when the reader met what it does not know (the line before `at`
+    is in it) to the full parser, or the entry around it: the mappings on `stack` are tried outwards. Returns
+    the mapping the reader goes on with, its indentation and depth, and the line after the entry.
+    `written`: the entry's key is in `found` already (its value was whole, then a line went on below it)."""
+    while True:
+        after = _piece(lines, found, indent, depth, at, written)
+        if after is not None:
+            return found, indent, depth, after
+        if not stack:
+            raise _NotQuick
+        found, _, indent, depth = stack.pop()  # the entry whose value was being read is the piece now
+        written = False
+
+
+def _piece(lines: _Reader, found: dict[str, Any], indent: int, depth: int, at: int, written: bool) -> int | None:
+    """Makes the entry of `found` at `indent` that holds the line before `at` a piece (`lines.pieces`), its place
+    in `found` kept; returns the line after it, or None if it is no entry of `found` with a key that is text."""
+    items = lines.items
+    start = at - 1
+    while start >= 0 and items[start][0] > indent:
+        start -= 1
+    if start < 0 or items[start][0] != indent:
+        return None
+    match = _KEY.match(items[start][1])
+    if match is None:
+        return None
+    try:
+        key = _key(match)
+    except _NotQuick:
+        return None
+    if written:
+        if not found or next(reversed(found)) != key:
+            return None
+        pending = lines.pending
+        if pending and pending[-1][0] is found and pending[-1][1] == key:  # a flow value, read later no more
+            pending.pop()
+    elif key in found:
+        return None
+    first = items[start][2]
+    pieces, pending = lines.pieces, lines.pending
+    while pieces and pieces[-1][2] >= first:  # inside this entry: read with it
+        pieces.pop()
+    while pending and pending[-1][4] >= start:
+        pending.pop()
+    after = _entry_end(items, start, indent)
+    if after < at:
+        return None
+    found[key] = None
+    _add_piece(lines, found, key, start, after, depth + 1)
+    return after
+
+
+def _entry_end(items: list[tuple[int, str, int]], start: int, indent: int) -> int:
+    """The index of the line after the entry whose key is on line `start` at `indent`: its value's lines are
+    more indented, or a sequence at the key's indentation, or a flow collection's closing bracket."""
+    after = start + 1
+    while after < len(items):
+        below, content, _ = items[after]
+        if below < indent and content[0] not in "}]":
+            break
+        if below == indent and content[0] not in "}]" and content != "-" and not content.startswith("- "):
+            break
+        after += 1
+    return after
+
+
+def _add_piece(lines: _Reader, found: dict[str, Any], key: str, start: int, after: int, depth: int) -> None:
+    """Records the entry of `key` in `found`, on lines start to after (indices in `items`), as a piece."""
+    items = lines.items
+    first = items[start][2]
+    if after < len(items):
+        stop = items[after][2]
+    elif lines.lines[-1] == "":
+        stop = len(lines.lines) - 1
+    else:  # the file's last line has no line break: the full parser reads the whole file
+        raise _Whole
+    if _TIED.search("\n".join(lines.lines[first:stop])):
+        raise _Whole
+    lines.pieces.append((found, key, first, stop, items[start][0], depth))
+
+
+def _read_pieces(lines: _Reader, full: Callable[[str], Any]) -> None:
+    """Reads the entries left to the full parser (lines.pieces), all in one call of `full`: each under a key of its
+    own (`p0:` ...) in one text. Any error, or a value that is not what the file's own reading would give here
+    (a key that is not text), leaves the whole file to the full parser, which says where the error is."""
+    written: list[str] = []
+    for number, (_, _, first, stop, indent, _) in enumerate(lines.pieces):
+        written.append(f"p{number}:")
+        block = lines.lines[first:stop]
+        if indent == 0:  # under its own key, one column in
+            block = [" " + line if line else line for line in block]
+        written.extend(block)
+    read = full("\n".join(written) + "\n")
+    if type(read) is not dict or len(read) != len(lines.pieces):
+        raise _Whole
+    for number, (found, key, _, _, _, depth) in enumerate(lines.pieces):
+        entry = read.get(f"p{number}")
+        if type(entry) is not dict or len(entry) != 1 or key not in entry:
+            raise _Whole
+        value = found[key] = entry[key]
+        if type(value) is dict or type(value) is list:
+            if not _text_keys(value):
+                raise _Whole
+            lines.measure(value, depth)
+    lines.pieces = []
+
+
+def _text_keys(value: Any) -> bool:
+    """Whether every key in a value the full parser read is text, as the file's own reading keeps it."""
+    if type(value) is dict:
+        return all(type(key) is str for key in value) and all(map(_text_keys, value.values()))
+    if type(value) is list:
+        return all(map(_text_keys, value))
+    return True
 
 # `&name` before a mapping's value, or `*name` as the value (the names PyYAML and js-yaml both read).
 _ANCHOR = LazyPattern(r"([&*])([A-Za-z0-9_-]+)(?= |$)")  # compiled on first use, as _LITERAL: few files have any
@@ -594,19 +729,39 @@ def _literal(lines: _Reader, indent: int, header: str) -> str:
 def _read_flows(lines: _Reader) -> None:
     """Reads the flow values of mappings' keys (`key: {...}`), left in their places by _mapping, those at one depth
     in one call into the json module: a file of one node a line (what tools write), or of blocks with a flow value
-    or two (`inputs: {v: ':a'}`), then costs one call, not one a line."""
-    groups: dict[tuple[int, bool], tuple[list[tuple[dict[str, Any], str]], list[str]]] = {}
-    for found, key, written, depth in lines.pending:
-        places, texts = groups.setdefault((depth, written[1:2] in ('"', "}", "]")), ([], []))
-        places.append((found, key))
-        texts.append(written)
+    or two (`inputs: {v: ':a'}`), then costs one call, not one a line. Where the call fails, the values are read
+    in halves, and one that fails alone is left to the full parser (a piece)."""
+    groups: dict[tuple[int, bool], list[tuple[dict[str, Any], str, str, int, int]]] = {}
+    for each in lines.pending:
+        groups.setdefault((each[3], each[2][1:2] in ('"', "}", "]")), []).append(each)
     lines.pending = []
-    for (depth, json_like), (places, texts) in groups.items():
+    for (depth, json_like), group in groups.items():
+        _read_flow_group(lines, group, depth, json_like)
+
+
+def _read_flow_group(lines: _Reader, group: list[tuple[dict[str, Any], str, str, int, int]], depth: int,
+                     json_like: bool) -> None:
+    texts = [each[2] for each in group]
+    try:
         values = _json_values(lines, texts, depth) if json_like else None
         if values is None:
             values = _flow_values(lines, texts, depth)
-        for (found, key), value in zip(places, values):
-            found[key] = value
+    except _Whole:
+        raise
+    except _NotQuick:
+        if len(group) > 1:
+            half = len(group) // 2
+            _read_flow_group(lines, group[:half], depth, json_like)
+            _read_flow_group(lines, group[half:], depth, json_like)
+            return
+        found, key, _, _, start = group[0]
+        items = lines.items
+        if not _KEY.match(items[start][1]):  # after a `- `: the whole file is the full parser's
+            raise
+        _add_piece(lines, found, key, start, _entry_end(items, start, items[start][0]), depth)
+        return
+    for (found, key, _, _, _), value in zip(group, values):
+        found[key] = value
 
 
 def _sequence(lines: _Reader, indent: int, depth: int) -> list[Any]:
@@ -650,10 +805,14 @@ def _nested(lines: _Reader, indent: int, depth: int, *, sequence_here: bool) -> 
     return None
 
 
-def quick_load(text: str, *, max_depth: int, max_values: int) -> Any | None:
+def quick_load(text: str, *, max_depth: int, max_values: int, full: Callable[[str], Any] | None = None) -> Any | None:
     """The value of a YAML text written in the plain part of YAML graph files use; None for any other text,
     and for a value nested more than `max_depth` levels or of more than `max_values` values (the full
-    loader's limits: it gives the error)."""
+    loader's limits: it gives the error).
+
+    `full` reads a YAML text with the full loader (None where it fails): given, the entries of block mappings
+    this reader does not know are read by it, all at once, and the rest of the file here; without it, or when an
+    entry is tied to the rest of the file (an anchor, an alias), the whole file is left (None)."""
     if (_NOT_QUICK_ASCII if text.isascii() else _not_quick()).search(text):
         return None
     try:
@@ -665,6 +824,10 @@ def quick_load(text: str, *, max_depth: int, max_values: int) -> Any | None:
             return None
         if lines.pending:
             _read_flows(lines)
+        if lines.pieces:
+            if full is None or lines.anchors:
+                return None
+            _read_pieces(lines, full)
         return value
     except (_NotQuick, RecursionError):
         return None

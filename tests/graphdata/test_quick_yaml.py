@@ -45,15 +45,21 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _agrees(text: str) -> Any:
-    """Asserts the quick reader answers only with the full loader's value; returns its answer."""
+    """Asserts the quick reader answers only with the full loader's value, alone and with the entries it does not
+    know read by the full loader (`full=`, as the loader calls it); returns its answer alone."""
     quick = quick_load(text, **LIMITS)
-    if quick is None:
+    in_pieces = quick_load(text, **LIMITS, full=loader._full_value)
+    if quick is not None:
+        assert in_pieces is not None, f"read alone, not in pieces:\n{text}"
+    if in_pieces is None:
         return None
     try:
         full = _full(text)
     except (yaml.YAMLError, ValueError) as error:
         pytest.fail(f"the quick reader read what the full loader refuses ({error}):\n{text}")
-    assert _same(quick, full), f"quick {quick!r} != full {full!r} for:\n{text}"
+    assert _same(in_pieces, full), f"in pieces {in_pieces!r} != full {full!r} for:\n{text}"
+    if quick is not None:
+        assert _same(quick, full), f"quick {quick!r} != full {full!r} for:\n{text}"
     return quick
 
 
@@ -64,6 +70,9 @@ def _yaml_files(*roots: Path) -> list[Path]:
 def _most_read_quickly(files: list[Path]) -> None:
     quick = sum(_agrees(path.read_text(encoding="utf-8")) is not None for path in files)
     assert quick > len(files) * 0.7, f"only {quick} of {len(files)} files were read quickly"
+    in_pieces = sum(quick_load(path.read_text(encoding="utf-8"), **LIMITS, full=loader._full_value) is not None
+                    for path in files)
+    assert in_pieces == len(files), f"{len(files) - in_pieces} of {len(files)} files went whole to the full loader"
 
 
 def test_every_yaml_file_of_the_repository_reads_the_same_and_most_read_quickly() -> None:
@@ -192,6 +201,65 @@ def test_block_lines_and_deferred_flow_values_read_as_pyyaml_reads_them(text: st
 ])
 def test_what_it_leaves_to_the_full_loader(text: str) -> None:
     assert quick_load(text, **LIMITS) is None
+
+
+@pytest.mark.parametrize("text", [
+    "nodes:\n  a:\n    p: >-\n      folded\n      text\n    q: 1\n  b:\n    r: 2\n",  # the one entry, the rest quick
+    "a: >\n  folded at the top\nb: 1\n",  # an entry at the top, read one column in
+    "a: 1\nb: !!str 2\nc: 3\n",  # a tag
+    "a:\n  b: x\n    goes on\n  c: 1\n",  # a plain scalar over two lines: found on the line after it
+    "a:\n  b: {c: 1,\n    d: 2}\n  e: [1]\n",  # a flow collection over two lines
+    "a:\n  b: [1, 2,]\n  c: {d: 1}\n  e: [x, y]\n",  # a flow value JSON refuses, among others read at once
+    "a:\n  b: {v: [1, 2,]}\n  c: {v: 2}\n  d: {v: 3}\n  e: {v: 4}\n  f: {v: [5,]}\n",  # two of them, halves read
+    "a:\n  b: \"\\x41\\N\"\n  c: 2\n",  # YAML's own escapes
+    "a:\n  <<: {m: 1}\n  b: 2\nc: 3\n",  # a merge key with no alias: in its entry
+    "a:\n  b:\n  - |2\n     x\n  - y\n  c: 1\n",  # in a sequence: the entry that holds it
+    "a:\n  b: |+2\n     kept\n\n\n  c: 1\n",  # a literal keeping its blank lines, then more
+    "a:\n  b: 'two\n    lines'\n  c: 1\n",
+    "a: 1\nb: >-\n  at the end\n",
+    "a:\n  b: >-\n    x\n  c:\n    d: >\n      y\n    e: 1\n",  # pieces at two depths
+    "a:\n  b: 1\n  c:\n    d: !!float 1\n    e: 2\n",
+])
+def test_an_entry_it_does_not_know_goes_to_the_full_loader_alone(text: str) -> None:
+    """Only the entry (of a block mapping) that holds what the quick reader does not know is read by the full loader,
+    and the value is the full loader's."""
+    assert quick_load(text, **LIMITS) is None
+    assert quick_load(text, **LIMITS, full=loader._full_value) is not None
+    assert _agrees(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    "a: &x >-\n  t\nb: *x\n",  # an anchor in the entry, its alias outside
+    "a: &x 1\nb: [*x, !!str 2]\n",  # an alias in the entry, its anchor outside
+    "a: &x 1\nb: >-\n  t\n",  # an anchor anywhere, with an entry left
+    "a:\n  b: 1\n  c: >-\n    t\n  d: [*x]\n",
+    "- a: >-\n    t\n",  # a sequence at the top
+    "a:\n- b: >-\n    t\n",  # after a `- `: the whole entry that holds the sequence
+    "1: >-\n  t\n",  # a key that is not text
+    "a: >-\n  t",  # the file's last line without a line break
+    "a:\n  b: {1: x}\n",  # a key that is not text, in what the full loader read
+])
+def test_an_entry_tied_to_the_rest_leaves_the_whole_file(text: str) -> None:
+    """An entry with an anchor or an alias, or one whose value the file's own reading would change, leaves the
+    whole file to the full loader (which gives the same value, or says where the error is)."""
+    quick = quick_load(text, **LIMITS, full=loader._full_value)
+    assert quick is None or _same(quick, _full(text))
+    if text.startswith(("a: &x", "1:", "a:\n  b: {1")):
+        assert quick is None
+
+
+@pytest.mark.parametrize("text", [
+    "nodes:\n  a:\n    p: >-\n      t\n    p: 1\n",  # a key written twice, after an entry left
+    "nodes:\n  a:\n    p: 1\n    p: >-\n      t\n",  # the entry left is the second
+    "nodes:\n  a:\n    p: >-\n      t\n  b: [1,\n",  # an error after an entry left
+    "nodes:\n  a:\n    p: >-\n      t\n    q: [1,\n  b: 1\n",  # an error in an entry left
+    "nodes:\n  a:\n    p: >-\n      t\n     q: 1\n",
+    "nodes:\n  a: {p: [1, 2,], p: 3}\n  b: {q: 1}\n",  # a key twice in a flow value read alone
+    "nodes:\n  a:\n    p: !!binary aGk=\n  b: 1\n",
+    "nodes:\n  a:\n    p: x\n     y: z\n",
+])
+def test_errors_in_or_around_an_entry_left_keep_the_full_loaders_message_and_position(text: str) -> None:
+    test_errors_keep_the_full_loaders_message_and_position(text)
 
 
 @pytest.mark.parametrize("text", [
