@@ -31,7 +31,7 @@ import functools
 import json
 import math
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from graphrt.base.patterns import LazyPattern
 
@@ -377,7 +377,7 @@ def _block(lines: _Reader, indent: int, depth: int) -> Any:
 # whose escapes are JSON's (5), an alias (6), nothing but a comment (7) or nothing (the match's lastindex is 1).
 # Any other line takes _KEY's longer way.
 _LINE = re.compile(r"""([A-Za-z_$][A-Za-z0-9_$\-./]*):(?:
-    \ +([\[{|&].*)
+    \ +([\[{|>&].*)
   | \ +(?:
         ((?:[^-?:,\[\]{}\#&*!|>'"%@`\s]|[-?:][^\s,\[\]{}])(?:[^\s:]++|:(?=\S)|\ +(?=[^\s\#]))*+)
       | '([^'\n]*(?:''[^'\n]*)*)'
@@ -452,7 +452,7 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                     value = found[key] = anchors[name]
                     if type(value) is dict or type(value) is list:
                         lines.measure(value, depth + 1)
-                elif kind == 2:  # flow, a literal block, an anchor: read by their readers
+                elif kind == 2:  # flow, a block scalar, an anchor: read by their readers
                     rest = line.group(2)
                     first_char = rest[0]
                     if first_char == "{" or first_char == "[":  # its place, filled by _read_flows with the others
@@ -460,8 +460,8 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                         pending.append((found, key, rest, depth + 1, at - 1))
                         continue
                     lines.at = at
-                    if first_char == "|":
-                        found[key] = _literal(lines, indent, rest)
+                    if first_char == "|" or first_char == ">":
+                        found[key] = _block_scalar(lines, indent, rest)
                     else:
                         found[key] = _anchored(lines, indent, rest, depth + 1)
                     at = lines.at
@@ -498,8 +498,8 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                 pending.append((found, key, rest, depth + 1, at - 1))
                 continue
             lines.at = at
-            if first_char == "|":
-                found[key] = _literal(lines, indent, rest)
+            if first_char == "|" or first_char == ">":
+                found[key] = _block_scalar(lines, indent, rest)
             elif first_char == "&" or first_char == "*":
                 found[key] = _anchored(lines, indent, rest, depth + 1)
             else:
@@ -637,7 +637,7 @@ def _text_keys(value: Any) -> bool:
     return True
 
 # `&name` before a mapping's value, or `*name` as the value (the names PyYAML and js-yaml both read).
-_ANCHOR = LazyPattern(r"([&*])([A-Za-z0-9_-]+)(?= |$)")  # compiled on first use, as _LITERAL: few files have any
+_ANCHOR = LazyPattern(r"([&*])([A-Za-z0-9_-]+)(?= |$)")  # compiled on first use, as _BLOCK_HEADER: few files have any
 
 
 def _anchored(lines: _Reader, indent: int, rest: str, depth: int) -> Any:
@@ -661,8 +661,8 @@ def _anchored(lines: _Reader, indent: int, rest: str, depth: int) -> Any:
         value = _nested(lines, indent, depth, sequence_here=True)
         if lines.pending:  # an alias of it is counted as it is: its flow values are read now
             _read_flows(lines)
-    elif after[0] == "|":
-        value = _literal(lines, indent, after)
+    elif after[0] in "|>":
+        value = _block_scalar(lines, indent, after)
     elif after[0] in "&*!":
         raise _NotQuick
     elif after[0] in "{[":
@@ -679,19 +679,23 @@ def _anchored(lines: _Reader, indent: int, rest: str, depth: int) -> Any:
     return value
 
 
-_LITERAL = LazyPattern(r"\|([-+]?)(?: +#.*)?")  # a literal block scalar's header: `|`, `|-`, `|+`, and a comment
+# A block scalar's header: literal or folded, its chomping (`-`, `+`) and indentation indicator in either order, a comment.
+_BLOCK_HEADER = LazyPattern(r"([|>])(?:([-+])([1-9])?|([1-9])([-+])?)?(?:\ +\#.*)?")
 
 
-def _literal(lines: _Reader, indent: int, header: str) -> str:
-    """A literal block scalar (`key: |`, the lines below it more indented than the key), by its chomping;
-    _NotQuick for an indentation indicator, lines of spaces that reach into its text, or no line break at the
-    end of the file."""
-    written = _LITERAL.fullmatch(header)
+def _block_scalar(lines: _Reader, indent: int, header: str) -> str:
+    """A literal (`|`) or folded (`>`) block scalar whose header ends the line of the mapping key or sequence item at
+    `indent`, by its chomping and indentation indicator, as PyYAML reads it; _NotQuick for lines of spaces that
+    reach into its text, a line less indented than the text and more than `indent`, or no line break at the end
+    of the file."""
+    written = _BLOCK_HEADER.fullmatch(header)
     if written is None:
         raise _NotQuick
+    increment = written.group(3) or written.group(4)
     raw = lines.lines
     start = lines.items[lines.at - 1][2] + 1
-    end, last, column = start, -1, 0  # the block's end, its last line with text, the text's column
+    # the block's end, its last line with text, the text's column (given, or the first text line's)
+    end, last, column = start, -1, indent + int(increment) if increment else 0
     while end < len(raw):
         line = raw[end]
         text = line.lstrip(" ")
@@ -712,8 +716,11 @@ def _literal(lines: _Reader, indent: int, header: str) -> str:
     block = raw[start:end]
     if any(len(line) > column for line in block if not line.strip(" ")):
         raise _NotQuick
-    text = "\n".join(line[column:] for line in block[:last - start + 1])
-    chomping = written.group(1)
+    if written.group(1) == "|":
+        text = "\n".join(line[column:] for line in block[:last - start + 1])
+    else:
+        text = _folded(line[column:] for line in block[:last - start + 1])
+    chomping = written.group(2) or written.group(5)
     if chomping == "-":
         value = text
     elif chomping == "+":
@@ -724,6 +731,28 @@ def _literal(lines: _Reader, indent: int, header: str) -> str:
     while lines.at < len(items) and items[lines.at][2] < end:
         lines.at += 1
     return value
+
+
+def _folded(lines: Iterable[str]) -> str:
+    """A folded block scalar's text from its lines (their indentation taken off), as PyYAML folds them: the line break
+    between two lines of text that do not start with a space is a space, or nothing if empty lines are between
+    them; the other line breaks are kept."""
+    found: list[str] = []
+    before: str | None = None  # the last line of text
+    empty = 0  # empty lines since
+    for line in lines:
+        if not line:
+            empty += 1
+            continue
+        if before is None:
+            found.append("\n" * empty)
+        elif before[0] != " " and line[0] != " ":
+            found.append("\n" * empty if empty else " ")
+        else:
+            found.append("\n" * (empty + 1))
+        found.append(line)
+        before, empty = line, 0
+    return "".join(found)
 
 
 def _read_flows(lines: _Reader) -> None:
@@ -781,6 +810,9 @@ def _sequence(lines: _Reader, indent: int, depth: int) -> list[Any]:
         column = indent + len(content) - len(rest)
         if _KEY.match(rest):
             found.append(_mapping(lines, column, rest, depth + 1))
+            continue
+        if rest[0] in "|>":
+            found.append(_block_scalar(lines, indent, rest))
             continue
         found.append(_scalar(rest, lines, depth + 1))
         if lines.at < len(items) and items[lines.at][0] > indent:

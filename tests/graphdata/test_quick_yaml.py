@@ -119,6 +119,21 @@ def test_flow_styles_json_escapes_and_literal_blocks_are_read_quickly(text: str)
 
 
 @pytest.mark.parametrize("text", [
+    "a: >-\n  folded\n  text\n\n  next\nb: >\n  x\n\n\n  y\nc: >+\n  kept\n\n\nd: 1\n",  # folded, each chomping
+    "a: >\n  text\n    more indented\n  back\n\n   again\n  end\n",  # more-indented lines keep their breaks
+    "a: >\n\n  after an empty line\nb: |\n\n\n  two\n",
+    "a: |2\n   text\n  b\nb: |-4\n      x\n    y\nc: >2+\n   z\n\nd: |1\n  e\n",  # indentation indicators
+    "a:\n  b: |+2 # c\n     kept\n\n\n  c: >-\n    d\n",
+    "- |\n  text\n- >-\n  a\n  b\n- |2-\n   c\n",  # in a sequence
+    "a:\n- |\n  x\n- y\n",
+    "- a: >\n    x\n  b: |2\n     y\n",
+    "a: &x >-\n  t\nb: *x\n",
+])
+def test_folded_scalars_and_indentation_indicators_are_read_quickly(text: str) -> None:
+    assert _agrees(text) is not None
+
+
+@pytest.mark.parametrize("text", [
     # one match a line (_LINE): plain, quoted, escaped, aliased, commented, and nested mappings read on a stack
     "a: b #c\nd: x:y\ne: a#b\nf: a :b\ng: 'it''s' # c\nh: \"\\u00e9\\t\\\"q\\\"\"  # c\ni: null\nj: 0x1F\nk: -x\n",
     "a: # a comment\n  b: 1\nc: # another\nd:\n",
@@ -146,12 +161,9 @@ def test_block_lines_and_deferred_flow_values_read_as_pyyaml_reads_them(text: st
     "a: &x\n  b: &x 1\n",  # the same anchor inside its value (found by the generated documents)
     "<<: *x\n",
     "a: !!str 1\n",  # tags
-    "a: >-\n  folded\n",  # folded block scalars
-    "a: |2\n   text\n",  # an indentation indicator
     "a: |\n  text",  # no line break at the end
     "a: |\n   text\n  less\n",  # less indented than the text, more than the key
     "a: |\n  text\n     \n",  # a line of spaces that reaches into the text
-    "- |\n  text\n",  # in a sequence
     "a: 1\na: 2\n",  # a key written twice
     "a: {b: 1, b: 2}\n",
     'a: {"b": 1, "b": 2}\n',
@@ -204,8 +216,8 @@ def test_what_it_leaves_to_the_full_loader(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", [
-    "nodes:\n  a:\n    p: >-\n      folded\n      text\n    q: 1\n  b:\n    r: 2\n",  # the one entry, the rest quick
-    "a: >\n  folded at the top\nb: 1\n",  # an entry at the top, read one column in
+    "nodes:\n  a:\n    p: !!str 1\n    q: 1\n  b:\n    r: 2\n",  # the one entry, the rest quick
+    "a: !!str 1\nb: 1\n",  # an entry at the top, read one column in
     "a: 1\nb: !!str 2\nc: 3\n",  # a tag
     "a:\n  b: x\n    goes on\n  c: 1\n",  # a plain scalar over two lines: found on the line after it
     "a:\n  b: {c: 1,\n    d: 2}\n  e: [1]\n",  # a flow collection over two lines
@@ -213,11 +225,11 @@ def test_what_it_leaves_to_the_full_loader(text: str) -> None:
     "a:\n  b: {v: [1, 2,]}\n  c: {v: 2}\n  d: {v: 3}\n  e: {v: 4}\n  f: {v: [5,]}\n",  # two of them, halves read
     "a:\n  b: \"\\x41\\N\"\n  c: 2\n",  # YAML's own escapes
     "a:\n  <<: {m: 1}\n  b: 2\nc: 3\n",  # a merge key with no alias: in its entry
-    "a:\n  b:\n  - |2\n     x\n  - y\n  c: 1\n",  # in a sequence: the entry that holds it
-    "a:\n  b: |+2\n     kept\n\n\n  c: 1\n",  # a literal keeping its blank lines, then more
+    "a:\n  b:\n  - !!str 1\n  - y\n  c: 1\n",  # in a sequence: the entry that holds it
+    "a:\n  b: !!str |+2\n     kept\n\n\n  c: 1\n",  # a literal keeping its blank lines, then more
     "a:\n  b: 'two\n    lines'\n  c: 1\n",
-    "a: 1\nb: >-\n  at the end\n",
-    "a:\n  b: >-\n    x\n  c:\n    d: >\n      y\n    e: 1\n",  # pieces at two depths
+    "a: 1\nb: !!str >-\n  at the end\n",
+    "a:\n  b: !!str x\n  c:\n    d: !!str >\n      y\n    e: 1\n",  # pieces at two depths
     "a:\n  b: 1\n  c:\n    d: !!float 1\n    e: 2\n",
 ])
 def test_an_entry_it_does_not_know_goes_to_the_full_loader_alone(text: str) -> None:
@@ -229,14 +241,14 @@ def test_an_entry_it_does_not_know_goes_to_the_full_loader_alone(text: str) -> N
 
 
 @pytest.mark.parametrize("text", [
-    "a: &x >-\n  t\nb: *x\n",  # an anchor in the entry, its alias outside
+    "a: &x !!str t\nb: *x\n",  # an anchor in the entry, its alias outside
     "a: &x 1\nb: [*x, !!str 2]\n",  # an alias in the entry, its anchor outside
-    "a: &x 1\nb: >-\n  t\n",  # an anchor anywhere, with an entry left
-    "a:\n  b: 1\n  c: >-\n    t\n  d: [*x]\n",
-    "- a: >-\n    t\n",  # a sequence at the top
-    "a:\n- b: >-\n    t\n",  # after a `- `: the whole entry that holds the sequence
-    "1: >-\n  t\n",  # a key that is not text
-    "a: >-\n  t",  # the file's last line without a line break
+    "a: &x 1\nb: !!str t\n",  # an anchor anywhere, with an entry left
+    "a:\n  b: 1\n  c: !!str t\n  d: [*x]\n",
+    "- a: !!str t\n",  # a sequence at the top
+    "a:\n- b: !!str t\n",  # after a `- `: the whole entry that holds the sequence
+    "1: !!str t\n",  # a key that is not text
+    "a: !!str t",  # the file's last line without a line break
     "a:\n  b: {1: x}\n",  # a key that is not text, in what the full loader read
 ])
 def test_an_entry_tied_to_the_rest_leaves_the_whole_file(text: str) -> None:
@@ -425,8 +437,10 @@ def _block(depth: int, indent: int) -> st.SearchStrategy[list[str]]:
             lambda triple: [f"{pad}{triple[0]}:", *(f"{pad}{' ' * triple[2]}- {item}" for item in triple[1])]))
         entries.append(st.tuples(_KEYS, _block(depth - 1, indent + 4)).map(
             lambda pair: [f"{pad}{pair[0]}:", f"{pad}  - {pair[1][0].lstrip()}", *pair[1][1:]]))
-    body = st.lists(st.sampled_from(["text", "  more", "", "# hash", " ", "  ", "     ", "x: y"]), max_size=4)
-    entries.append(st.tuples(_KEYS, st.sampled_from(["|", "|-", "|+", "| # c", "|2", ">", "|x"]), body,
+    body = st.lists(st.sampled_from(["text", "  more", "", "# hash", " ", "  ", "     ", "x: y", "a b ", "    deeper"]),
+                    max_size=5)
+    headers = ["|", "|-", "|+", "| # c", "|2", ">", "|x", ">-", ">+", ">1", "|+1", ">2-", "|-3", ">4", "> # c", ">+2 #c"]
+    entries.append(st.tuples(_KEYS, st.sampled_from(headers), body,
                              st.sampled_from([1, 2, 4])).map(
         lambda four: [f"{pad}{four[0]}: {four[1]}",
                       *(f"{pad}{' ' * four[3]}{line}" if line.strip() else line for line in four[2])]))
