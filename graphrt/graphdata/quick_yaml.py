@@ -297,6 +297,65 @@ def _flow_values(lines: "_Reader", written: list[str], depth: int) -> list[Any]:
     return found
 
 
+_OPENING = frozenset("{[")
+_CLOSING = frozenset("}]")
+_BREAK_AFTER = frozenset("{[,:")  # where a flow collection's line may end: a line break there is only a space
+_BREAK_BEFORE = frozenset("}],")
+
+
+def _flow_lines(lines: "_Reader", first: str, at: int) -> tuple[str, int]:
+    """A flow collection that starts with `first` on the line before `at` and may go on over the lines after it
+    (`inputs: {` ... `}`), written on one line, and the index in `items` of the line after it. A line may end only
+    where a line break is a space between tokens (after `{`, `[`, `,`, `:`, or before `}`, `]`, `,`); comments
+    and empty lines between are left out, and so is a comma before a closing bracket (YAML allows one, JSON does
+    not). Anything else (a scalar over two lines, a quoted one) is _NotQuick."""
+    raw = lines.lines
+    items = lines.items
+    index = items[at - 1][2]
+    written: list[str] = []  # the tokens kept, as written, and a space between lines
+    depth = 0
+    last = ""  # the last token kept
+    before_last = ""  # the one before it
+    text = first
+    while True:
+        tokens = _FLOW_TOKEN.findall(text)
+        if "".join(tokens) != text:
+            raise _NotQuick
+        for position, as_written in enumerate(tokens):
+            token = as_written.lstrip(" ")
+            if token[0] == "#":
+                continue
+            if position == 0 and written:  # the first token of a line after the first
+                if last not in _BREAK_AFTER and token not in _BREAK_BEFORE:
+                    raise _NotQuick
+                written.append(" ")
+            if token in _OPENING:
+                depth += 1
+            elif token in _CLOSING:
+                depth -= 1
+                if last == "," and before_last not in _BREAK_AFTER:  # `[a, b,]`: the comma is left out
+                    comma = len(written) - 1
+                    while written[comma].lstrip(" ") != ",":
+                        comma -= 1
+                    del written[comma]
+            written.append(as_written)
+            before_last, last = last, token
+        if depth <= 0:
+            break
+        index += 1
+        if index >= len(raw) - (raw[-1] == ""):  # the file ends inside the collection
+            raise _NotQuick
+        text = raw[index].strip(" ")
+        while text[:1] == "#" or not text:  # a comment's line, an empty one
+            index += 1
+            if index >= len(raw) - (raw[-1] == ""):
+                raise _NotQuick
+            text = raw[index].strip(" ")
+    while at < len(items) and items[at][2] <= index:
+        at += 1
+    return "".join(written), at
+
+
 def _key(match: re.Match[str]) -> str:
     written = match.group(1)
     if written[0] not in _KEY_FIRST and written not in _KEY_WORDS:
@@ -457,6 +516,11 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                     first_char = rest[0]
                     if first_char == "{" or first_char == "[":  # its place, filled by _read_flows with the others
                         found[key] = None
+                        if at < end and (items[at][0] > indent or items[at][1][0] in "}]"):  # over several lines?
+                            start = at - 1
+                            rest, at = _flow_lines(lines, rest, at)
+                            pending.append((found, key, rest, depth + 1, start))
+                            continue
                         pending.append((found, key, rest, depth + 1, at - 1))
                         continue
                     lines.at = at
@@ -495,7 +559,10 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
             first_char = rest[0]
             if first_char == "{" or first_char == "[":
                 found[key] = None
-                pending.append((found, key, rest, depth + 1, at - 1))
+                start = at - 1
+                if at < end and (items[at][0] > indent or items[at][1][0] in "}]"):
+                    rest, at = _flow_lines(lines, rest, at)
+                pending.append((found, key, rest, depth + 1, start))
                 continue
             lines.at = at
             if first_char == "|" or first_char == ">":
@@ -542,21 +609,12 @@ def _piece(lines: _Reader, found: dict[str, Any], indent: int, depth: int, at: i
     start = at - 1
     while start >= 0 and items[start][0] > indent:
         start -= 1
-    if start < 0 or items[start][0] != indent:
-        return None
-    match = _KEY.match(items[start][1])
-    if match is None:
-        return None
-    try:
-        key = _key(match)
-    except _NotQuick:
+    key = _entry_key(items, start, indent) if start >= 0 else None
+    if key is None:
         return None
     if written:
         if not found or next(reversed(found)) != key:
             return None
-        pending = lines.pending
-        if pending and pending[-1][0] is found and pending[-1][1] == key:  # a flow value, read later no more
-            pending.pop()
     elif key in found:
         return None
     first = items[start][2]
@@ -569,8 +627,28 @@ def _piece(lines: _Reader, found: dict[str, Any], indent: int, depth: int, at: i
     if after < at:
         return None
     found[key] = None
-    _add_piece(lines, found, key, start, after, depth + 1)
+    _add_piece(lines, found, key, start, after, indent, depth + 1)
     return after
+
+
+def _entry_key(items: list[tuple[int, str, int]], start: int, indent: int) -> str | None:
+    """The key of the entry at `indent` on line `start` (after a `- ` there, for a sequence item's first key), if it
+    is text; else None."""
+    below, content, _ = items[start]
+    if below != indent:
+        if below > indent or content[0] != "-":
+            return None
+        rest = content[1:].lstrip(" ")
+        if below + len(content) - len(rest) != indent:
+            return None
+        content = rest
+    match = _KEY.match(content)
+    if match is None:
+        return None
+    try:
+        return _key(match)
+    except _NotQuick:
+        return None
 
 
 def _entry_end(items: list[tuple[int, str, int]], start: int, indent: int) -> int:
@@ -587,8 +665,9 @@ def _entry_end(items: list[tuple[int, str, int]], start: int, indent: int) -> in
     return after
 
 
-def _add_piece(lines: _Reader, found: dict[str, Any], key: str, start: int, after: int, depth: int) -> None:
-    """Records the entry of `key` in `found`, on lines start to after (indices in `items`), as a piece."""
+def _add_piece(lines: _Reader, found: dict[str, Any], key: str, start: int, after: int, indent: int,
+               depth: int) -> None:
+    """Records the entry of `key` in `found`, at `indent` on lines start to after (indices in `items`), as a piece."""
     items = lines.items
     first = items[start][2]
     if after < len(items):
@@ -599,7 +678,7 @@ def _add_piece(lines: _Reader, found: dict[str, Any], key: str, start: int, afte
         raise _Whole
     if _TIED.search("\n".join(lines.lines[first:stop])):
         raise _Whole
-    lines.pieces.append((found, key, first, stop, items[start][0], depth))
+    lines.pieces.append((found, key, first, stop, indent, depth))
 
 
 def _read_pieces(lines: _Reader, full: Callable[[str], Any]) -> None:
@@ -612,6 +691,10 @@ def _read_pieces(lines: _Reader, full: Callable[[str], Any]) -> None:
         block = lines.lines[first:stop]
         if indent == 0:  # under its own key, one column in
             block = [" " + line if line else line for line in block]
+        else:
+            dash = len(block[0]) - len(block[0].lstrip(" "))
+            if dash < indent:  # a sequence item's first key: its `-` is a space, the columns kept
+                block[0] = block[0][:dash] + " " + block[0][dash + 1:]
         written.extend(block)
     read = full("\n".join(written) + "\n")
     if type(read) is not dict or len(read) != len(lines.pieces):
@@ -785,9 +868,10 @@ def _read_flow_group(lines: _Reader, group: list[tuple[dict[str, Any], str, str,
             return
         found, key, _, _, start = group[0]
         items = lines.items
-        if not _KEY.match(items[start][1]):  # after a `- `: the whole file is the full parser's
-            raise
-        _add_piece(lines, found, key, start, _entry_end(items, start, items[start][0]), depth)
+        content = items[start][1]
+        rest = content[1:].lstrip(" ") if content[0] == "-" else content  # a sequence item's first key
+        indent = items[start][0] + len(content) - len(rest)
+        _add_piece(lines, found, key, start, _entry_end(items, start, indent), indent, depth)
         return
     for (found, key, _, _, _), value in zip(group, values):
         found[key] = value

@@ -134,6 +134,21 @@ def test_folded_scalars_and_indentation_indicators_are_read_quickly(text: str) -
 
 
 @pytest.mark.parametrize("text", [
+    "a:\n  b: {c: 1,\n    d: 2}\n  e: [1]\n",  # a flow collection over two lines
+    "a:\n  inputs: {\n    v: ':n0',\n    w: [1, 2]\n  }\n  b: 1\n",  # the closing bracket at the key's indentation
+    "a:\n  inputs: {\n    v: ':n0',\n  w: 2\n}\nb: 1\n",  # flow lines less indented than the key: PyYAML reads them
+    "a: [  # a comment\n  1,\n  # a comment's line\n\n  2,\n]\n",  # comments, an empty line, a trailing comma
+    "a: {b: [1, 2,\n  ], c: {d: x,\n  },\n}\n",  # trailing commas at each depth
+    "a: {v: [\n  ':n0', 1, null,\n  {deep: yes, list: [a, b]}\n]}\n",
+    "a:\n  b: {c: 1,\n    d: 2} # after\n  e: 3\n",
+    "- a: {b: 1,\n    c: 2}\n  d: 3\n",  # in a sequence item's mapping
+    'a: {"b": 1,\n  "c": [true, null]}\n',  # JSON over several lines
+])
+def test_flow_collections_over_several_lines_are_read_quickly(text: str) -> None:
+    assert _agrees(text) is not None
+
+
+@pytest.mark.parametrize("text", [
     # one match a line (_LINE): plain, quoted, escaped, aliased, commented, and nested mappings read on a stack
     "a: b #c\nd: x:y\ne: a#b\nf: a :b\ng: 'it''s' # c\nh: \"\\u00e9\\t\\\"q\\\"\"  # c\ni: null\nj: 0x1F\nk: -x\n",
     "a: # a comment\n  b: 1\nc: # another\nd:\n",
@@ -220,7 +235,9 @@ def test_what_it_leaves_to_the_full_loader(text: str) -> None:
     "a: !!str 1\nb: 1\n",  # an entry at the top, read one column in
     "a: 1\nb: !!str 2\nc: 3\n",  # a tag
     "a:\n  b: x\n    goes on\n  c: 1\n",  # a plain scalar over two lines: found on the line after it
-    "a:\n  b: {c: 1,\n    d: 2}\n  e: [1]\n",  # a flow collection over two lines
+    "a:\n  b: [x,\n    y\n    z]\n  e: [1]\n",  # a plain scalar over two lines in a flow collection
+    "a:\n  b:\n  - {c: 1,\n     d: 2}\n  e: 1\n",  # a flow collection over lines as a sequence item
+    "a:\n  b: {c: 'x\n    y'}\n  e: 1\n",  # a quoted scalar over two lines in one
     "a:\n  b: [1, 2,]\n  c: {d: 1}\n  e: [x, y]\n",  # a flow value JSON refuses, among others read at once
     "a:\n  b: {v: [1, 2,]}\n  c: {v: 2}\n  d: {v: 3}\n  e: {v: 4}\n  f: {v: [5,]}\n",  # two of them, halves read
     "a:\n  b: \"\\x41\\N\"\n  c: 2\n",  # YAML's own escapes
@@ -437,6 +454,8 @@ def _block(depth: int, indent: int) -> st.SearchStrategy[list[str]]:
             lambda triple: [f"{pad}{triple[0]}:", *(f"{pad}{' ' * triple[2]}- {item}" for item in triple[1])]))
         entries.append(st.tuples(_KEYS, _block(depth - 1, indent + 4)).map(
             lambda pair: [f"{pad}{pair[0]}:", f"{pad}  - {pair[1][0].lstrip()}", *pair[1][1:]]))
+    entries.append(st.tuples(_KEYS, _flow(2), st.sampled_from([0, 2, 4]), st.sampled_from(["", ",", " # c"])).map(
+        lambda four: [f"{pad}{four[0]}: " + four[1].replace(", ", f"{four[3]}\n{pad}{' ' * four[2]}")]))  # over lines
     body = st.lists(st.sampled_from(["text", "  more", "", "# hash", " ", "  ", "     ", "x: y", "a b ", "    deeper"]),
                     max_size=5)
     headers = ["|", "|-", "|+", "| # c", "|2", ">", "|x", ">-", ">+", ">1", "|+1", ">2-", "|-3", ">4", "> # c", ">+2 #c"]
