@@ -569,6 +569,14 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                 found[key] = _block_scalar(lines, indent, rest)
             elif first_char == "&" or first_char == "*":
                 found[key] = _anchored(lines, indent, rest, depth + 1)
+            elif first_char == "'" or first_char == '"':
+                try:
+                    found[key] = _scalar(rest, lines, depth + 1)
+                except _Whole:
+                    raise
+                except _NotQuick:  # it may close on a line below
+                    found[key], at = _quoted_lines(lines, rest, at)
+                    continue
             else:
                 found[key] = _scalar(rest, lines, depth + 1)  # one that goes on below is met at the loop's top
             at = lines.at
@@ -592,6 +600,10 @@ def _recover(lines: _Reader, stack: list[tuple[dict[str, Any], str, int, int]], 
     is in it) to the full parser, or the entry around it: the mappings on `stack` are tried outwards. Returns
     the mapping the reader goes on with, its indentation and depth, and the line after the entry.
     `written`: the entry's key is in `found` already (its value was whole, then a line went on below it)."""
+    if written:
+        after = _plain_lines(lines, found, indent, at)
+        if after is not None:
+            return found, indent, depth, after
     while True:
         after = _piece(lines, found, indent, depth, at, written)
         if after is not None:
@@ -600,6 +612,113 @@ def _recover(lines: _Reader, stack: list[tuple[dict[str, Any], str, int, int]], 
             raise _NotQuick
         found, _, indent, depth = stack.pop()  # the entry whose value was being read is the piece now
         written = False
+
+
+def _plain_lines(lines: _Reader, found: dict[str, Any], indent: int, at: int) -> int | None:
+    """A plain scalar that goes on over the lines below its key's (the line before `at`), more indented than the key,
+    as PyYAML folds it: a line break is a space, or the empty lines after it are line breaks; its value replaces the
+    first line's in `found`. Returns the index of the line after it, or None where the reader leaves it (a comment
+    among its lines, `: ` or ` #` in one, a value that was not plain)."""
+    items = lines.items
+    content = items[at - 1][1]
+    match = _KEY.match(content) if items[at - 1][0] == indent else None
+    if match is None:
+        return None
+    first = content[match.end():]
+    if not first or not _PLAIN_START.match(first) or " #" in first or ": " in first or first[-1] == ":":
+        return None
+    key = _key(match)
+    if not found or next(reversed(found)) != key:
+        return None
+    raw = lines.lines
+    written = [first]
+    empty = 0
+    index = items[at - 1][2] + 1
+    last = items[-1][2]
+    while index <= last:
+        text = raw[index].strip(" ")
+        if not text:
+            empty += 1
+        elif text[0] == "#":  # a comment ends it, and what is more indented after is the full parser's
+            return None
+        elif len(raw[index]) - len(raw[index].lstrip(" ")) <= indent:
+            break
+        elif " #" in text or ": " in text or text[-1] == ":":
+            return None
+        else:
+            written.append("\n" * empty if empty else " ")
+            written.append(text)
+            empty = 0
+        index += 1
+    if len(written) == 1:
+        return None
+    found[key] = "".join(written)  # text: no rule of the loader reads a value with a space or a line break
+    while at < len(items) and items[at][2] < index:
+        at += 1
+    return at
+
+
+# A line of a quoted scalar that goes on over lines: its text, then the closing quote and what may follow it on the
+# line (spaces, a comment) if it closes there. A double-quoted one's escapes are JSON's, and a backslash may end its
+# line (group 2: the line break is escaped).
+_QUOTED_LINE = {"'": LazyPattern(r"([^']*+(?:''[^']*+)*+)(?:'(\ *(?:\ \#.*)?))?\Z"),
+                '"': LazyPattern(r'((?:[^"\\]|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*+)(?:(\\)|"(\ *(?:\ \#.*)?))?\Z')}
+
+
+def _quoted_lines(lines: _Reader, rest: str, at: int) -> tuple[str, int]:
+    """A single- or double-quoted scalar that opens with `rest` on the line before `at` and closes on a line below,
+    as PyYAML folds it: the spaces around a line break are dropped, and the break is a space, or the empty lines
+    after it are line breaks; escaped with a backslash (double-quoted), it is nothing but those. Returns its value
+    and the index of the line after it."""
+    quote = rest[0]
+    pattern = _QUOTED_LINE[quote]
+    closing = 2 if quote == "'" else 3  # the group of what follows the closing quote
+    raw = lines.lines
+    items = lines.items
+    index = items[at - 1][2]
+    line = raw[index]
+    text = line[len(line.rstrip(" ")) - len(rest) + 1:]  # as written: its spaces at the end may be escaped
+    written: list[str] = []
+    empty = 0  # empty lines since the last line with text
+    escaped = False  # the last line with text ended with a backslash
+    while True:
+        match = pattern.match(text)
+        if match is None:
+            raise _NotQuick
+        part = match.group(1)
+        closed = match.group(closing) is not None
+        if written:
+            part = part.lstrip(" ")
+            if not part and not closed and (quote == "'" or match.group(2) is None):  # an empty line
+                empty += 1
+                index += 1
+                if index >= len(raw) - (raw[-1] == ""):
+                    raise _NotQuick
+                text = raw[index]
+                if text.startswith(("---", "...")):  # a document's marker: PyYAML refuses it
+                    raise _NotQuick
+                continue
+            written.append("\n" * empty if escaped or empty else " ")
+        if not closed and not (quote == '"' and match.group(2) is not None):
+            part = part.rstrip(" ")  # the spaces before a line break
+        written.append(part)
+        if closed:
+            break
+        escaped, empty = quote == '"' and match.group(2) is not None, 0
+        index += 1
+        if index >= len(raw) - (raw[-1] == ""):
+            raise _NotQuick
+        text = raw[index]
+        if text.startswith(("---", "...")):
+            raise _NotQuick
+    if quote == "'":
+        value = "".join(written).replace("''", "'")
+    else:
+        value = _JSON_PLAIN.decode('"' + "".join(part if part[:1] != "\n" else "\\n" * len(part)
+                                                 for part in written) + '"')
+    while at < len(items) and items[at][2] <= index:
+        at += 1
+    return value, at
 
 
 def _piece(lines: _Reader, found: dict[str, Any], indent: int, depth: int, at: int, written: bool) -> int | None:

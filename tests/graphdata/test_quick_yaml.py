@@ -149,6 +149,19 @@ def test_flow_collections_over_several_lines_are_read_quickly(text: str) -> None
 
 
 @pytest.mark.parametrize("text", [
+    "a: plain\n  more\n",
+    "a:\n  b: one two\n    three - four [x] {y} &z *w !v 'q' \"d\" x:y\n\n\n    five  \n  c: 1\n",  # as PyYAML folds it
+    "a: 'it\nspans'\n",
+    "a:\n  b: 'one\n  it''s  \n\n\n   two'  # c\n  c: 1\n",
+    "a:\n  b: \"x \\\"q\\\" \\u00e9\\\n      y\\\n\n      z  \"\n  c: 1\n",  # JSON's escapes, escaped line breaks
+    "a:\n  b: 'x\nat the left'\n  c: 1\n",  # a quoted scalar's lines may be less indented: PyYAML reads them
+    "a: 1\n  2\n",  # text, not numbers
+])
+def test_scalars_over_several_lines_after_a_key_are_read_quickly(text: str) -> None:
+    assert _agrees(text) is not None
+
+
+@pytest.mark.parametrize("text", [
     # one match a line (_LINE): plain, quoted, escaped, aliased, commented, and nested mappings read on a stack
     "a: b #c\nd: x:y\ne: a#b\nf: a :b\ng: 'it''s' # c\nh: \"\\u00e9\\t\\\"q\\\"\"  # c\ni: null\nj: 0x1F\nk: -x\n",
     "a: # a comment\n  b: 1\nc: # another\nd:\n",
@@ -183,8 +196,10 @@ def test_block_lines_and_deferred_flow_values_read_as_pyyaml_reads_them(text: st
     "a: {b: 1, b: 2}\n",
     'a: {"b": 1, "b": 2}\n',
     "a:\n\tb: 1\n",  # a tab
-    "a: 'it\nspans'\n",  # a scalar over two lines
-    "a: plain\n  more\n",
+    "- 'it\n  spans'\n",  # a quoted scalar over two lines: read here only after a block mapping's key
+    "a: [plain\n  more]\n",  # a plain one in a flow collection
+    "- plain\n  more\n",  # in a sequence
+    "a: plain # c\n  more\n",
     'a: "\\x41 \\N \\e"\n',  # YAML's own escapes
     'a: "\\ud800"\n',  # an escaped surrogate: PyYAML refuses it
     'a: ["\\x41"]\n',
@@ -215,7 +230,7 @@ def test_block_lines_and_deferred_flow_values_read_as_pyyaml_reads_them(text: st
     "a: {b:c}\n",
     "a:\n    b: 1\n  c: 2\n",  # an indentation between two levels
     "a:\n  b: 1\n    c: 2\n",  # more indented after a value that was whole
-    "a: b\n  c\n",
+    "a: b\n  c: d\n",
     "a: 'b'\n  c\n",
     "a: *x\nb: &x 1\n",  # an alias before its anchor
     "a: &x\n  b: {c: *x}\n",
@@ -234,7 +249,7 @@ def test_what_it_leaves_to_the_full_loader(text: str) -> None:
     "nodes:\n  a:\n    p: !!str 1\n    q: 1\n  b:\n    r: 2\n",  # the one entry, the rest quick
     "a: !!str 1\nb: 1\n",  # an entry at the top, read one column in
     "a: 1\nb: !!str 2\nc: 3\n",  # a tag
-    "a:\n  b: x\n    goes on\n  c: 1\n",  # a plain scalar over two lines: found on the line after it
+    "a:\n  b: x\n    goes on # a comment\n  c: 1\n",  # a plain scalar over two lines: found on the line after it
     "a:\n  b: [x,\n    y\n    z]\n  e: [1]\n",  # a plain scalar over two lines in a flow collection
     "a:\n  b:\n  - {c: 1,\n     d: 2}\n  e: 1\n",  # a flow collection over lines as a sequence item
     "a:\n  b: {c: 'x\n    y'}\n  e: 1\n",  # a quoted scalar over two lines in one
@@ -244,7 +259,7 @@ def test_what_it_leaves_to_the_full_loader(text: str) -> None:
     "a:\n  <<: {m: 1}\n  b: 2\nc: 3\n",  # a merge key with no alias: in its entry
     "a:\n  b:\n  - !!str 1\n  - y\n  c: 1\n",  # in a sequence: the entry that holds it
     "a:\n  b: !!str |+2\n     kept\n\n\n  c: 1\n",  # a literal keeping its blank lines, then more
-    "a:\n  b: 'two\n    lines'\n  c: 1\n",
+    "a:\n  b: \"two\n    \\x41\"\n  c: 1\n",
     "a: 1\nb: !!str >-\n  at the end\n",
     "a:\n  b: !!str x\n  c:\n    d: !!str >\n      y\n    e: 1\n",  # pieces at two depths
     "a:\n  b: 1\n  c:\n    d: !!float 1\n    e: 2\n",
@@ -456,6 +471,10 @@ def _block(depth: int, indent: int) -> st.SearchStrategy[list[str]]:
             lambda pair: [f"{pad}{pair[0]}:", f"{pad}  - {pair[1][0].lstrip()}", *pair[1][1:]]))
     entries.append(st.tuples(_KEYS, _flow(2), st.sampled_from([0, 2, 4]), st.sampled_from(["", ",", " # c"])).map(
         lambda four: [f"{pad}{four[0]}: " + four[1].replace(", ", f"{four[3]}\n{pad}{' ' * four[2]}")]))  # over lines
+    words = st.sampled_from(["x", "y z ", "'q", "it''s'", '"d', 'e" ', '\\"f\\\\', "g\\", "", "  ", "# c", "a #b", "c: d", "1"])
+    entries.append(st.tuples(_KEYS, st.lists(words, min_size=2, max_size=4), st.sampled_from([0, 1, 2, 4])).map(
+        lambda three: [f"{pad}{three[0]}: {three[1][0]}",  # a scalar over lines
+                       *(f"{pad}{' ' * three[2]}{line}" if line else line for line in three[1][1:])]))
     body = st.lists(st.sampled_from(["text", "  more", "", "# hash", " ", "  ", "     ", "x: y", "a b ", "    deeper"]),
                     max_size=5)
     headers = ["|", "|-", "|+", "| # c", "|2", ">", "|x", ">-", ">+", ">1", "|+1", ">2-", "|-3", ">4", "> # c", ">+2 #c"]
