@@ -918,10 +918,9 @@ def _block_scalar(lines: _Reader, indent: int, header: str) -> str:
     block = raw[start:end]
     if any(len(line) > column for line in block if not line.strip(" ")):
         raise _NotQuick
-    if written.group(1) == "|":
-        text = "\n".join(line[column:] for line in block[:last - start + 1])
-    else:
-        text = _folded(line[column:] for line in block[:last - start + 1])
+    text = "\n".join(line[column:] for line in block[:last - start + 1])
+    if written.group(1) == ">":
+        text = _folded(text)
     chomping = written.group(2) or written.group(5)
     if chomping == "-":
         value = text
@@ -935,10 +934,28 @@ def _block_scalar(lines: _Reader, indent: int, header: str) -> str:
     return value
 
 
-def _folded(lines: Iterable[str]) -> str:
-    """A folded block scalar's text from its lines (their indentation taken off), as PyYAML folds them: the line break
-    between two lines of text that do not start with a space is a space, or nothing if empty lines are between
-    them; the other line breaks are kept."""
+# Each pattern starts with a line break, which the regular expression engine finds fast, and is replaced with a
+# text of its own, in C: between two lines of text (a space in a folded scalar), the first of several (dropped).
+_LONE_BREAK = LazyPattern(r"\n(?<!\n\n)(?!\n)")
+_FIRST_BREAK = LazyPattern(r"\n(?<!\n\n)(?=\n)")
+
+
+def _folded(text: str) -> str:
+    """A folded block scalar's text from its literal text, as PyYAML folds it: the line break between two lines of
+    text that do not start with a space is a space, or nothing if empty lines are between them; the other line
+    breaks are kept."""
+    if "\n " in text or text[:1] == " ":  # lines more indented than the text: line by line
+        return _folded_lines(text.split("\n"))
+    body = text.lstrip("\n")  # empty lines before the first line of text are kept; the last line is text
+    lead = len(text) - len(body)
+    body = _LONE_BREAK.sub(" ", body)
+    if "\n\n" in body:
+        body = _FIRST_BREAK.sub("", body)
+    return "\n" * lead + body
+
+
+def _folded_lines(lines: Iterable[str]) -> str:
+    """_folded, line by line: for text with lines more indented than the rest."""
     found: list[str] = []
     before: str | None = None  # the last line of text
     empty = 0  # empty lines since
