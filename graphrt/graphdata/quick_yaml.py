@@ -530,9 +530,15 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                         found[key] = _anchored(lines, indent, rest, depth + 1)
                     at = lines.at
                     continue
-                elif at < end and items[at][0] > indent and items[at][1][0] != "-":  # a mapping below: the most common
-                    stack.append((found, key, indent, depth))
+                elif at < end and items[at][0] > indent and items[at][1][0] not in "-{[":  # a mapping below: the most
+                    stack.append((found, key, indent, depth))                          # common
                     found, indent, depth = {}, items[at][0], depth + 1
+                    continue
+                elif at < end and items[at][0] > indent and items[at][1][0] != "-":  # a flow collection below
+                    found[key] = None
+                    start = at - 1
+                    rest, at = _flow_lines(lines, items[at][1], at + 1)
+                    pending.append((found, key, rest, depth + 1, start))
                     continue
                 else:  # a sequence below, or at the key's own indentation, or nothing: null
                     lines.at = at
@@ -548,9 +554,15 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                 raise _NotQuick
             rest = content[match.end():]
             if not rest or rest[0] == "#":
-                if at < end and items[at][0] > indent and items[at][1][0] != "-":
+                if at < end and items[at][0] > indent and items[at][1][0] not in "-{[":
                     stack.append((found, key, indent, depth))
                     found, indent, depth = {}, items[at][0], depth + 1
+                    continue
+                if at < end and items[at][0] > indent and items[at][1][0] != "-":  # a flow collection below
+                    found[key] = None
+                    start = at - 1
+                    rest, at = _flow_lines(lines, items[at][1], at + 1)
+                    pending.append((found, key, rest, depth + 1, start))
                     continue
                 lines.at = at
                 found[key] = _nested(lines, indent, depth + 1, sequence_here=True)
@@ -1013,27 +1025,38 @@ def _read_flow_group(lines: _Reader, group: list[tuple[dict[str, Any], str, str,
         found[key] = value
 
 
-def _sequence(lines: _Reader, indent: int, depth: int) -> list[Any]:
+def _sequence(lines: _Reader, indent: int, depth: int, first: str | None = None) -> list[Any]:
+    """A block sequence at `indent`; `first`: its first item's line (`- x`), when it followed a `- ` on that line."""
     found: list[Any] = []
     items = lines.items
-    while lines.at < len(items) and items[lines.at][0] == indent:
-        content = items[lines.at][1]
-        if content != "-" and not content.startswith("- "):
-            break
-        lines.at += 1
+    while True:
+        if first is not None:
+            content, first = first, None
+        else:
+            if lines.at >= len(items) or items[lines.at][0] != indent:
+                break
+            content = items[lines.at][1]
+            if content != "-" and not content.startswith("- "):
+                break
+            lines.at += 1
         rest = content[1:].lstrip(" ")
         if not rest or rest[0] == "#":
             found.append(_nested(lines, indent, depth + 1, sequence_here=False))
             continue
-        if rest.startswith(("- ", "? ")) or rest == "-":
+        if rest.startswith("? "):
             raise _NotQuick
         column = indent + len(content) - len(rest)
+        if rest == "-" or rest.startswith("- "):  # a sequence in the item, its first item on this line
+            found.append(_sequence(lines, column, depth + 1, rest))
+            continue
         if _KEY.match(rest):
             found.append(_mapping(lines, column, rest, depth + 1))
             continue
         if rest[0] in "|>":
             found.append(_block_scalar(lines, indent, rest))
             continue
+        if rest[0] in "{[" and lines.at < len(items) and (items[lines.at][0] > indent or items[lines.at][1][0] in "}]"):
+            rest, lines.at = _flow_lines(lines, rest, lines.at)  # a flow collection over several lines
         found.append(_scalar(rest, lines, depth + 1))
         if lines.at < len(items) and items[lines.at][0] > indent:
             raise _NotQuick

@@ -143,6 +143,10 @@ def test_folded_scalars_and_indentation_indicators_are_read_quickly(text: str) -
     "a:\n  b: {c: 1,\n    d: 2} # after\n  e: 3\n",
     "- a: {b: 1,\n    c: 2}\n  d: 3\n",  # in a sequence item's mapping
     'a: {"b": 1,\n  "c": [true, null]}\n',  # JSON over several lines
+    "a:\n  b:\n  - {c: 1,\n     d: 2}\n  - [\n    3,\n  ]\n  e: 1\n",  # as sequence items
+    "- - 1\n  - - 2\n    - 3\n- - - 4\n-   - 5\n- -\n  - x: 6\n    y: 7\n",  # sequences in sequences, on one line
+    "a:\n  src:\n    {\n      value:\n        [\n          { b: 'x', c: 1 },\n        ],\n    }\n  d: 2\n",  # below its key
+    "a: # c\n  [1,\n   2]\nb:\n  {c: 1}\n",
 ])
 def test_flow_collections_over_several_lines_are_read_quickly(text: str) -> None:
     assert _agrees(text) is not None
@@ -251,7 +255,7 @@ def test_what_it_leaves_to_the_full_loader(text: str) -> None:
     "a: 1\nb: !!str 2\nc: 3\n",  # a tag
     "a:\n  b: x\n    goes on # a comment\n  c: 1\n",  # a plain scalar over two lines: found on the line after it
     "a:\n  b: [x,\n    y\n    z]\n  e: [1]\n",  # a plain scalar over two lines in a flow collection
-    "a:\n  b:\n  - {c: 1,\n     d: 2}\n  e: 1\n",  # a flow collection over lines as a sequence item
+    "a:\n  b:\n  - 'x\n    y'\n  e: 1\n",  # a quoted scalar over lines as a sequence item
     "a:\n  b: {c: 'x\n    y'}\n  e: 1\n",  # a quoted scalar over two lines in one
     "a:\n  b: [1, 2,]\n  c: {d: 1}\n  e: [x, y]\n",  # a flow value JSON refuses, among others read at once
     "a:\n  b: {v: [1, 2,]}\n  c: {v: 2}\n  d: {v: 3}\n  e: {v: 4}\n  f: {v: [5,]}\n",  # two of them, halves read
@@ -469,6 +473,9 @@ def _block(depth: int, indent: int) -> st.SearchStrategy[list[str]]:
             lambda triple: [f"{pad}{triple[0]}:", *(f"{pad}{' ' * triple[2]}- {item}" for item in triple[1])]))
         entries.append(st.tuples(_KEYS, _block(depth - 1, indent + 4)).map(
             lambda pair: [f"{pad}{pair[0]}:", f"{pad}  - {pair[1][0].lstrip()}", *pair[1][1:]]))
+    entries.append(st.tuples(_KEYS, st.lists(value, min_size=1, max_size=3), st.sampled_from(["- ", "-   ", "- - "])).map(
+        lambda three: [f"{pad}{three[0]}:", *(f"{pad}  - {three[2]}{item}" if number % 2 else f"{pad}  {' ' * len(three[2])}- {item}"
+                                              for number, item in enumerate(three[1]))]))  # sequences in sequences
     entries.append(st.tuples(_KEYS, _flow(2), st.sampled_from([0, 2, 4]), st.sampled_from(["", ",", " # c"])).map(
         lambda four: [f"{pad}{four[0]}: " + four[1].replace(", ", f"{four[3]}\n{pad}{' ' * four[2]}")]))  # over lines
     words = st.sampled_from(["x", "y z ", "'q", "it''s'", '"d', 'e" ', '\\"f\\\\', "g\\", "", "  ", "# c", "a #b", "c: d", "1"])
