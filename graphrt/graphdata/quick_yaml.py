@@ -516,7 +516,7 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                     first_char = rest[0]
                     if first_char == "{" or first_char == "[":  # its place, filled by _read_flows with the others
                         found[key] = None
-                        if at < end and (items[at][0] > indent or items[at][1][0] in "}]"):  # over several lines?
+                        if rest[-1] not in "}]" and at < end and (items[at][0] > indent or items[at][1][0] in "}]"):
                             start = at - 1
                             rest, at = _flow_lines(lines, rest, at)
                             pending.append((found, key, rest, depth + 1, start))
@@ -572,8 +572,8 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
             if first_char == "{" or first_char == "[":
                 found[key] = None
                 start = at - 1
-                if at < end and (items[at][0] > indent or items[at][1][0] in "}]"):
-                    rest, at = _flow_lines(lines, rest, at)
+                if rest[-1] not in "}]" and at < end and (items[at][0] > indent or items[at][1][0] in "}]"):
+                    rest, at = _flow_lines(lines, rest, at)  # over several lines
                 pending.append((found, key, rest, depth + 1, start))
                 continue
             lines.at = at
@@ -991,17 +991,19 @@ def _read_flows(lines: _Reader) -> None:
     in one call into the json module: a file of one node a line (what tools write), or of blocks with a flow value
     or two (`inputs: {v: ':a'}`), then costs one call, not one a line. Where the call fails, the values are read
     in halves, and one that fails alone is left to the full parser (a piece)."""
-    groups: dict[tuple[int, bool], list[tuple[dict[str, Any], str, str, int, int]]] = {}
+    groups: dict[tuple[int, bool], tuple[list[tuple[dict[str, Any], str, str, int, int]], list[str]]] = {}
     for each in lines.pending:
-        groups.setdefault((each[3], each[2][1:2] in ('"', "}", "]")), []).append(each)
+        written = each[2]
+        places, texts = groups.setdefault((each[3], written[1:2] in ('"', "}", "]")), ([], []))
+        places.append(each)
+        texts.append(written)
     lines.pending = []
-    for (depth, json_like), group in groups.items():
-        _read_flow_group(lines, group, depth, json_like)
+    for (depth, json_like), (group, texts) in groups.items():
+        _read_flow_group(lines, group, texts, depth, json_like)
 
 
-def _read_flow_group(lines: _Reader, group: list[tuple[dict[str, Any], str, str, int, int]], depth: int,
-                     json_like: bool) -> None:
-    texts = [each[2] for each in group]
+def _read_flow_group(lines: _Reader, group: list[tuple[dict[str, Any], str, str, int, int]], texts: list[str],
+                     depth: int, json_like: bool) -> None:
     try:
         values = _json_values(lines, texts, depth) if json_like else None
         if values is None:
@@ -1011,8 +1013,8 @@ def _read_flow_group(lines: _Reader, group: list[tuple[dict[str, Any], str, str,
     except _NotQuick:
         if len(group) > 1:
             half = len(group) // 2
-            _read_flow_group(lines, group[:half], depth, json_like)
-            _read_flow_group(lines, group[half:], depth, json_like)
+            _read_flow_group(lines, group[:half], texts[:half], depth, json_like)
+            _read_flow_group(lines, group[half:], texts[half:], depth, json_like)
             return
         found, key, _, _, start = group[0]
         items = lines.items
@@ -1021,8 +1023,8 @@ def _read_flow_group(lines: _Reader, group: list[tuple[dict[str, Any], str, str,
         indent = items[start][0] + len(content) - len(rest)
         _add_piece(lines, found, key, start, _entry_end(items, start, indent), indent, depth)
         return
-    for (found, key, _, _, _), value in zip(group, values):
-        found[key] = value
+    for each, value in zip(group, values):
+        each[0][each[1]] = value
 
 
 def _sequence(lines: _Reader, indent: int, depth: int, first: str | None = None) -> list[Any]:
