@@ -387,7 +387,7 @@ class _Reader:
         self.anchors: dict[str, Any] = {}  # the values of the anchors read so far, by name
         self.memo = _TokenMemo()  # flow tokens read so far, and their JSON
         # flow values read later, at once (_read_flows): (the mapping, the key in it, the value's text, its depth,
-        # the index in `items` of the key's line)
+        # the index in `items` of the line after the key's: an int made already, not one more each line)
         self.pending: list[tuple[dict[str, Any], str, str, int, int]] = []
         # entries left to the full parser, read later at once (_read_pieces): (the mapping, the key in it, the
         # entry's first line and the line after it in `lines`, its indentation, the value's depth)
@@ -462,136 +462,138 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
     line_match = _LINE.match
     anchors = lines.anchors
     pending = lines.pending
-    while True:
-        if first is not None:
-            content, first = first, None
-        else:
-            if at < end:
-                item = items[at]
-                below = item[0]
-            else:
-                below = -1
-            if below != indent:  # the mapping ends
-                if below > indent:  # a line more indented, after a value that was whole (a scalar that goes on)
-                    found, indent, depth, at = _recover(lines, stack, found, indent, depth, at, written=True)
-                    continue
-                if depth > lines.max_depth:  # lines.count, written out for the many small mappings of a graph
-                    raise _Whole
-                lines.values += len(found)
-                if lines.values > lines.max_values:
-                    raise _Whole
-                if not stack:
-                    break
-                parent, key, indent, depth = stack.pop()
-                parent[key] = found
-                found = parent
-                continue
-            content = item[1]
-            at += 1
+    while True:  # the loop below, again after an entry it leaves to the full parser (outside it: no cost a line)
         try:
-            line = line_match(content)
-            if line is not None:  # the plainest lines, read here without a call
-                key = line.group(1)
-                if key in found or key in _KEY_WORDS:  # a key written twice, or one that is not text
-                    raise _NotQuick
-                kind = line.lastindex
-                if kind == 3:
-                    value = line.group(3)
-                    found[key] = _plain(value) if value[0] in _FIRST else value
-                elif kind == 4:
-                    value = line.group(4)
-                    found[key] = value.replace("''", "'") if "''" in value else value
-                elif kind == 5:
-                    value = line.group(5)
-                    found[key] = _JSON_PLAIN.decode('"' + value + '"') if "\\" in value else value
-                elif kind == 6:
-                    name = line.group(6)
-                    if name not in anchors:
-                        raise _NotQuick
-                    value = found[key] = anchors[name]
-                    if type(value) is dict or type(value) is list:
-                        lines.measure(value, depth + 1)
-                elif kind == 2:  # flow, a block scalar, an anchor: read by their readers
-                    rest = line.group(2)
-                    first_char = rest[0]
-                    if first_char == "{" or first_char == "[":  # its place, filled by _read_flows with the others
-                        found[key] = None
-                        if rest[-1] not in "}]" and at < end and (items[at][0] > indent or items[at][1][0] in "}]"):
-                            start = at - 1
-                            rest, at = _flow_lines(lines, rest, at)
-                            pending.append((found, key, rest, depth + 1, start))
-                            continue
-                        pending.append((found, key, rest, depth + 1, at - 1))
-                        continue
-                    lines.at = at
-                    if first_char == "|" or first_char == ">":
-                        found[key] = _block_scalar(lines, indent, rest)
+            while True:
+                if first is not None:
+                    content, first = first, None
+                else:
+                    if at < end:
+                        item = items[at]
+                        below = item[0]
                     else:
-                        found[key] = _anchored(lines, indent, rest, depth + 1)
-                    at = lines.at
-                    continue
-                elif at < end and items[at][0] > indent and items[at][1][0] not in "-{[":  # a mapping below: the most
-                    stack.append((found, key, indent, depth))                          # common
-                    found, indent, depth = {}, items[at][0], depth + 1
-                    continue
-                elif at < end and items[at][0] > indent and items[at][1][0] != "-":  # a flow collection below
-                    found[key] = None
-                    start = at - 1
-                    rest, at = _flow_lines(lines, items[at][1], at + 1)
-                    pending.append((found, key, rest, depth + 1, start))
-                    continue
-                else:  # a sequence below, or at the key's own indentation, or nothing: null
+                        below = -1
+                    if below != indent:  # the mapping ends
+                        if below > indent:  # a line more indented, after a value that was whole (a scalar that goes on)
+                            found, indent, depth, at = _recover(lines, stack, found, indent, depth, at, written=True)
+                            continue
+                        if depth > lines.max_depth:  # lines.count, written out for the many small mappings of a graph
+                            raise _Whole
+                        lines.values += len(found)
+                        if lines.values > lines.max_values:
+                            raise _Whole
+                        if not stack:
+                            break
+                        parent, key, indent, depth = stack.pop()
+                        parent[key] = found
+                        found = parent
+                        continue
+                    content = item[1]
+                    at += 1
+                line = line_match(content)
+                if line is not None:  # the plainest lines, read here without a call
+                    key = line.group(1)
+                    if key in found or key in _KEY_WORDS:  # a key written twice, or one that is not text
+                        raise _NotQuick
+                    kind = line.lastindex
+                    if kind == 3:
+                        value = line.group(3)
+                        found[key] = _plain(value) if value[0] in _FIRST else value
+                    elif kind == 4:
+                        value = line.group(4)
+                        found[key] = value.replace("''", "'") if "''" in value else value
+                    elif kind == 5:
+                        value = line.group(5)
+                        found[key] = _JSON_PLAIN.decode('"' + value + '"') if "\\" in value else value
+                    elif kind == 6:
+                        name = line.group(6)
+                        if name not in anchors:
+                            raise _NotQuick
+                        value = found[key] = anchors[name]
+                        if type(value) is dict or type(value) is list:
+                            lines.measure(value, depth + 1)
+                    elif kind == 2:  # flow, a block scalar, an anchor: read by their readers
+                        rest = line.group(2)
+                        first_char = rest[0]
+                        if first_char == "{" or first_char == "[":  # its place, filled by _read_flows with the others
+                            found[key] = None
+                            if rest[-1] not in "}]" and at < end and (items[at][0] > indent or items[at][1][0] in "}]"):
+                                after_key = at
+                                rest, at = _flow_lines(lines, rest, at)
+                                pending.append((found, key, rest, depth + 1, after_key))
+                                continue
+                            pending.append((found, key, rest, depth + 1, at))
+                            continue
+                        lines.at = at
+                        if first_char == "|" or first_char == ">":
+                            found[key] = _block_scalar(lines, indent, rest)
+                        else:
+                            found[key] = _anchored(lines, indent, rest, depth + 1)
+                        at = lines.at
+                        continue
+                    elif at < end and items[at][0] > indent and items[at][1][0] not in "-{[":  # a mapping below: the most
+                        stack.append((found, key, indent, depth))                          # common
+                        found, indent, depth = {}, items[at][0], depth + 1
+                        continue
+                    elif at < end and items[at][0] > indent and items[at][1][0] != "-":  # a flow collection below
+                        found[key] = None
+                        after_key = at
+                        rest, at = _flow_lines(lines, items[at][1], at + 1)
+                        pending.append((found, key, rest, depth + 1, after_key))
+                        continue
+                    else:  # a sequence below, or at the key's own indentation, or nothing: null
+                        lines.at = at
+                        found[key] = _nested(lines, indent, depth + 1, sequence_here=True)
+                        at = lines.at
+                        continue
+                    continue  # a line more indented next is refused at the loop's top: a scalar that goes on
+                match = _KEY.match(content)
+                if match is None:
+                    raise _NotQuick
+                key = _key(match)
+                if key in found:
+                    raise _NotQuick
+                rest = content[match.end():]
+                if not rest or rest[0] == "#":
+                    if at < end and items[at][0] > indent and items[at][1][0] not in "-{[":
+                        stack.append((found, key, indent, depth))
+                        found, indent, depth = {}, items[at][0], depth + 1
+                        continue
+                    if at < end and items[at][0] > indent and items[at][1][0] != "-":  # a flow collection below
+                        found[key] = None
+                        after_key = at
+                        rest, at = _flow_lines(lines, items[at][1], at + 1)
+                        pending.append((found, key, rest, depth + 1, after_key))
+                        continue
                     lines.at = at
                     found[key] = _nested(lines, indent, depth + 1, sequence_here=True)
                     at = lines.at
                     continue
-                continue  # a line more indented next is refused at the loop's top: a scalar that goes on
-            match = _KEY.match(content)
-            if match is None:
-                raise _NotQuick
-            key = _key(match)
-            if key in found:
-                raise _NotQuick
-            rest = content[match.end():]
-            if not rest or rest[0] == "#":
-                if at < end and items[at][0] > indent and items[at][1][0] not in "-{[":
-                    stack.append((found, key, indent, depth))
-                    found, indent, depth = {}, items[at][0], depth + 1
-                    continue
-                if at < end and items[at][0] > indent and items[at][1][0] != "-":  # a flow collection below
+                first_char = rest[0]
+                if first_char == "{" or first_char == "[":
                     found[key] = None
-                    start = at - 1
-                    rest, at = _flow_lines(lines, items[at][1], at + 1)
-                    pending.append((found, key, rest, depth + 1, start))
+                    after_key = at
+                    if rest[-1] not in "}]" and at < end and (items[at][0] > indent or items[at][1][0] in "}]"):
+                        rest, at = _flow_lines(lines, rest, at)  # over several lines
+                    pending.append((found, key, rest, depth + 1, after_key))
                     continue
                 lines.at = at
-                found[key] = _nested(lines, indent, depth + 1, sequence_here=True)
+                if first_char == "|" or first_char == ">":
+                    found[key] = _block_scalar(lines, indent, rest)
+                elif first_char == "&" or first_char == "*":
+                    found[key] = _anchored(lines, indent, rest, depth + 1)
+                elif first_char == "'" or first_char == '"':
+                    try:
+                        found[key] = _scalar(rest, lines, depth + 1)
+                    except _Whole:
+                        raise
+                    except _NotQuick:  # it may close on a line below
+                        found[key], at = _quoted_lines(lines, rest, at)
+                        continue
+                else:
+                    found[key] = _scalar(rest, lines, depth + 1)  # one that goes on below is met at the loop's top
                 at = lines.at
-                continue
-            first_char = rest[0]
-            if first_char == "{" or first_char == "[":
-                found[key] = None
-                start = at - 1
-                if rest[-1] not in "}]" and at < end and (items[at][0] > indent or items[at][1][0] in "}]"):
-                    rest, at = _flow_lines(lines, rest, at)  # over several lines
-                pending.append((found, key, rest, depth + 1, start))
-                continue
-            lines.at = at
-            if first_char == "|" or first_char == ">":
-                found[key] = _block_scalar(lines, indent, rest)
-            elif first_char == "&" or first_char == "*":
-                found[key] = _anchored(lines, indent, rest, depth + 1)
-            elif first_char == "'" or first_char == '"':
-                try:
-                    found[key] = _scalar(rest, lines, depth + 1)
-                except _Whole:
-                    raise
-                except _NotQuick:  # it may close on a line below
-                    found[key], at = _quoted_lines(lines, rest, at)
-                    continue
-            else:
-                found[key] = _scalar(rest, lines, depth + 1)  # one that goes on below is met at the loop's top
-            at = lines.at
+            break  # the mapping ended
         except _Whole:
             raise
         except _NotQuick:  # this entry is the full parser's, or the one around it
@@ -752,7 +754,7 @@ def _piece(lines: _Reader, found: dict[str, Any], indent: int, depth: int, at: i
     pieces, pending = lines.pieces, lines.pending
     while pieces and pieces[-1][2] >= first:  # inside this entry: read with it
         pieces.pop()
-    while pending and pending[-1][4] >= start:
+    while pending and pending[-1][4] > start:
         pending.pop()
     after = _entry_end(items, start, indent)
     if after < at:
@@ -1016,7 +1018,8 @@ def _read_flow_group(lines: _Reader, group: list[tuple[dict[str, Any], str, str,
             _read_flow_group(lines, group[:half], texts[:half], depth, json_like)
             _read_flow_group(lines, group[half:], texts[half:], depth, json_like)
             return
-        found, key, _, _, start = group[0]
+        found, key, _, _, after_key = group[0]
+        start = after_key - 1
         items = lines.items
         content = items[start][1]
         rest = content[1:].lstrip(" ") if content[0] == "-" else content  # a sequence item's first key
