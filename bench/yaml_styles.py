@@ -13,7 +13,8 @@ anchors with aliases. Each round times graphrt's `parse_graph_text` in one fresh
 graphrt's median over js-yaml's in the same round, of wall time and of the process's CPU time (which other
 work on a shared machine disturbs less), and the table gives their range over the rounds, with the load
 average and the CPU. "read by" says which of graphrt's readers
-took the file: its own (`quick`, graphdata/quick_yaml.py) or PyYAML (`full`).
+took the file: its own (`quick`, graphdata/quick_yaml.py), its own with the entries it does not know read by
+PyYAML (`pieces`), or PyYAML (`full`).
 
 These nine styles are the files the quick reader was made fast on; `--set eval` times the evaluation set
 of bench/yaml_eval.py instead, files it was not tuned on, and `--set eval2` the second one (bench/yaml_eval2.py):
@@ -163,8 +164,10 @@ def _time_graphrt(files: list[str], warmup: int, repeat: int) -> None:
         except GraphLoadError as error:
             record[file] = f"error: {error}"
             continue
-        quick = quick_load(text, max_depth=loader.MAX_DEPTH, max_values=loader.MAX_VALUES) is not None
-        record[file] = {**times, "quick": quick}
+        limits = {"max_depth": loader.MAX_DEPTH, "max_values": loader.MAX_VALUES}
+        reader = ("quick" if quick_load(text, **limits) is not None
+                  else "pieces" if quick_load(text, **limits, full=loader._full_value) is not None else "full")
+        record[file] = {**times, "reader": reader}
     emit(record)
 
 
@@ -236,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
             ours_cpu.append(statistics.median(mine["cpu_ms"]))
             theirs_cpu.append(statistics.median(other["cpu_ms"]))
             cpu_ratios.append(ours_cpu[-1] / theirs_cpu[-1])
-            reader = "quick" if mine["quick"] else "full"
+            reader = mine["reader"]
         if note:
             rows.append([style, f"{sizes[style] // 1024:,}", "—", note, "", "", "", ""])
             continue

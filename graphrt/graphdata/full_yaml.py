@@ -1,9 +1,9 @@
 """PyYAML's safe loader, set to read graph files as js-yaml does: what reads every file the quick reader leaves.
 
-graphdata/quick_yaml.py reads the plain YAML most graph files are written in; this
-module (and PyYAML with it) is imported only for the rest: tags, folded block
-scalars, merge keys, YAML's own escapes, and every file with an error, which gets
-its position here.
+graphdata/quick_yaml.py reads the YAML graph files are written in; this module (and
+PyYAML with it) is imported only for the rest: the entries the quick reader leaves
+(tags, merge keys, YAML's own escapes, ...: `value_or_none`, all in one text), the
+files it leaves whole, and every file with an error, which gets its position here.
 """
 
 from __future__ import annotations

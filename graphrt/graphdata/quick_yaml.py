@@ -1,30 +1,34 @@
-"""A fast reader for the YAML most graph files are written in; anything else is left to the full parser.
+"""A fast reader for the YAML graph files are written in; what it does not know is left to the full parser.
 
 PyYAML, even its C loader, builds a token, an event and a node object for every
 scalar before a value exists: a 50,000-node file takes it 10-30x js-yaml's time.
 Most graph files use a small part of YAML: block mappings and sequences by
-indentation, one-line scalars (plain, single-quoted, double-quoted with JSON's
-escapes), literal block scalars (`|` prompts), anchors and aliases on a mapping's
-values, and flow collections on one line, in YAML's flow style or as JSON (what
-`bench --write-workloads` and most tools write). `quick_load` reads exactly that
+indentation, scalars (plain, single-quoted, double-quoted with JSON's escapes, over
+one line or several), literal and folded block scalars (prompts) with their chomping
+and indentation indicators, anchors and aliases on a mapping's values, and flow
+collections, in YAML's flow style or as JSON (what `bench --write-workloads` and most
+tools write), on one line or wrapped over several. `quick_load` reads exactly that
 part, line by line (a line of the plainest kinds with one regular expression's match,
 the mappings below keys on a stack in one loop): flow collections as tokens turned into
 JSON's text, the file's flow values read by the `json` module at once, at its end, and
 plain scalars with the loader's own rules
 (YAML 1.2's core schema, as js-yaml reads them).
 
-It returns None for anything outside that part: tags, folded block scalars,
-anchors inside flow collections or on sequence items, merge keys, multi-line
-scalars, YAML's own escapes, duplicate keys or anchors, tabs, documents,
-characters YAML refuses, and every error. The caller then parses the text with
-the full loader, which gives the same value or the located error. So this module
-only ever answers for text whose value it knows the full loader would give
-(tests/graphdata/test_quick_yaml.py compares the two on every graph file of the
-repository and on generated ones). No library on PyPI did this as exactly:
-rapidyaml, yaml-rs and ryaml each read some scalars or merge keys otherwise than
-YAML 1.2's core schema and js-yaml (BENCHMARKS.md, "YAML parsing").
+What it does not know (tags, merge keys, YAML's own escapes, a scalar over several
+lines inside a flow collection, ...) is left to the full parser by the entry of the
+block mapping that holds it, or the entry around that: given `full`, those entries
+are read by the full loader, all in one call, and put in their places; the rest of
+the file stays here. The whole file is left (None) for an entry tied to the rest
+(an anchor or alias in it, or anywhere in a file with such entries), anchors inside
+flow collections or on sequence items, duplicate keys or anchors, tabs, documents,
+characters YAML refuses, and every error: the caller then parses the text with the
+full loader, which gives the same value or the located error. So this module only
+ever answers for text whose value it knows the full loader would give
+(tests/graphdata/test_quick_yaml.py compares the two, alone and in pieces, on every
+graph file of the repository and on generated ones). No library on PyPI did this as
+exactly: rapidyaml, yaml-rs and ryaml each read some scalars or merge keys otherwise
+than YAML 1.2's core schema and js-yaml (BENCHMARKS.md, "YAML parsing").
 """
-
 from __future__ import annotations
 
 import functools
