@@ -46,123 +46,115 @@ def _node_head(i: int, agent: str = "stringTemplateAgent") -> list[str]:
     return [f"  n{i}:", f"    agent: {agent}", "    inputs:", f"      v: :n{i - 1}"]
 
 
-def _folded(n: int) -> list[str]:
-    rng = random.Random(201)
-    headers = (">", ">-", ">+", ">2", ">-4", "> # the prompt")
-    lines = ["version: 0.5", "nodes:", "  n0:", "    value: start"]
-    for i in range(1, n):
-        header = headers[i % len(headers)]
-        pad = " " * (6 + (4 if header == ">-4" else 2))
-        lines += [*_node_head(i), "    params:", f"      template: {header}"]
-        for paragraph in range(1 + i % 3):
-            if paragraph:
-                lines.append("")
-            lines += [pad + _words(rng, 9) for _ in range(2)]
-            if i % 7 == 0:
-                lines.append(pad + "  - " + _words(rng, 4))  # a more-indented line: kept as written
-        lines.append(pad + "${v}")
-        if header == ">+":
+_START = ["version: 0.5", "nodes:", "  n0:", "    value: start"]
+
+
+def _chain(seed: int, start: list[str], node: Callable[[int, random.Random], list[str]]) -> Callable[[int], list[str]]:
+    """A chain of `n` nodes: `start` (the lines before node 1), then `node(i, rng)`'s lines for each node after."""
+    def lines(n: int) -> list[str]:
+        rng = random.Random(seed)
+        found = list(start)
+        for i in range(1, n):
+            found += node(i, rng)
+        return found
+    return lines
+
+
+_FOLDED_HEADERS = (">", ">-", ">+", ">2", ">-4", "> # the prompt")
+
+
+def _folded(i: int, rng: random.Random) -> list[str]:
+    header = _FOLDED_HEADERS[i % len(_FOLDED_HEADERS)]
+    pad = " " * (6 + (4 if header == ">-4" else 2))
+    lines = [*_node_head(i), "    params:", f"      template: {header}"]
+    for paragraph in range(1 + i % 3):
+        if paragraph:
             lines.append("")
+        lines += [pad + _words(rng, 9) for _ in range(2)]
+        if i % 7 == 0:
+            lines.append(pad + "  - " + _words(rng, 4))  # a more-indented line: kept as written
+    lines.append(pad + "${v}")
+    if header == ">+":
+        lines.append("")
     return lines
 
 
-def _literal(n: int) -> list[str]:
-    rng = random.Random(202)
-    headers = ("|", "|-", "|+", "|2", "|-4", "|+2", "|4-")
-    lines = ["version: 0.5", "nodes:", "  n0:", "    value: start"]
-    for i in range(1, n):
-        header = headers[i % len(headers)]
-        extra = 4 if "4" in header else 2
-        pad = " " * (6 + extra)
-        lines += [*_node_head(i), "    params:", f"      template: {header}"]
-        first = "  " if header in ("|2", "|-4") else ""  # text that starts with spaces needs the indicator
-        lines += [pad + first + _words(rng, 8), pad + _words(rng, 6), "", pad + "${v}"]
-        if "+" in header:
-            lines += ["", ""]
-        if i % 5 == 0:
-            lines += ["    console:", "      before:", "        - |-", "          " + _words(rng, 5),
-                      "        - |", "          ${v}"]
+_LITERAL_HEADERS = ("|", "|-", "|+", "|2", "|-4", "|+2", "|4-")
+
+
+def _literal(i: int, rng: random.Random) -> list[str]:
+    header = _LITERAL_HEADERS[i % len(_LITERAL_HEADERS)]
+    pad = " " * (6 + (4 if "4" in header else 2))
+    lines = [*_node_head(i), "    params:", f"      template: {header}"]
+    first = "  " if header in ("|2", "|-4") else ""  # text that starts with spaces needs the indicator
+    lines += [pad + first + _words(rng, 8), pad + _words(rng, 6), "", pad + "${v}"]
+    if "+" in header:
+        lines += ["", ""]
+    if i % 5 == 0:
+        lines += ["    console:", "      before:", "        - |-", "          " + _words(rng, 5),
+                  "        - |", "          ${v}"]
     return lines
 
 
-def _flow_wrapped(n: int) -> list[str]:
-    rng = random.Random(203)
-    lines = ["version: 0.5", "nodes:", "  n0:", "    value: {rows: [1, 2, 3], label: start}"]
-    for i in range(1, n):
-        shape = i % 5
-        previous = f"':n{i - 1}'"
-        lines += [f"  n{i}:", "    agent: copyAgent"]
-        if shape == 0:
-            lines += ["    inputs: {", f"      v: {previous},", f"      label: step {i},", "      flag: true", "    }"]
-        elif shape == 1:
-            lines += [f"    inputs: {{v: {previous},", f"             label: '{_words(rng, 3)}',",
-                      f"             count: {i}}}"]
-        elif shape == 2:
-            lines += ["    inputs:", "      array: [", f"        {previous},", f"        ':n{max(0, i - 2)}',",
-                      "      ]"]
-        elif shape == 3:
-            lines += ["    inputs: {v: [", f"      {previous}, {i}, null,", "      {deep: yes, list: [a, b]}", "    ]}"]
-        else:
-            lines += ["    inputs: {", f"      v: {previous},  # the node before", "      # what follows is fixed",
-                      f'      text: "{_words(rng, 4)}"', "    }"]
-        lines.append("    params: {namedKey: v}")
-    return lines
+def _flow_wrapped(i: int, rng: random.Random) -> list[str]:
+    shape = i % 5
+    previous = f"':n{i - 1}'"
+    lines = [f"  n{i}:", "    agent: copyAgent"]
+    if shape == 0:
+        lines += ["    inputs: {", f"      v: {previous},", f"      label: step {i},", "      flag: true", "    }"]
+    elif shape == 1:
+        lines += [f"    inputs: {{v: {previous},", f"             label: '{_words(rng, 3)}',",
+                  f"             count: {i}}}"]
+    elif shape == 2:
+        lines += ["    inputs:", "      array: [", f"        {previous},", f"        ':n{max(0, i - 2)}',", "      ]"]
+    elif shape == 3:
+        lines += ["    inputs: {v: [", f"      {previous}, {i}, null,", "      {deep: yes, list: [a, b]}", "    ]}"]
+    else:
+        lines += ["    inputs: {", f"      v: {previous},  # the node before", "      # what follows is fixed",
+                  f'      text: "{_words(rng, 4)}"', "    }"]
+    return lines + ["    params: {namedKey: v}"]
 
 
-def _multiline_scalars(n: int) -> list[str]:
-    rng = random.Random(204)
-    lines = ["version: 0.5", "nodes:", "  n0:", "    value: start"]
-    for i in range(1, n):
-        shape = i % 4
-        lines += [*_node_head(i), "    params:"]
-        if shape == 0:
-            lines += [f"      template: {_words(rng, 8)}", f"        {_words(rng, 8)}", f"        ${{v}} {_words(rng, 3)}"]
-        elif shape == 1:
-            lines += [f"      template: '{_words(rng, 7)}", f"        it''s {_words(rng, 7)}", "", "        ${v}'"]
-        elif shape == 2:
-            lines += [f'      template: "{_words(rng, 7)}', f'        \\"{_words(rng, 3)}\\" {_words(rng, 4)}\\', '        ${v}"']
-        else:
-            lines += [f"      template: {_words(rng, 6)}", "", f"        {_words(rng, 6)} ${{v}}"]
-        lines.append(f"    description: {_words(rng, 5)}")
-    return lines
+def _multiline_scalars(i: int, rng: random.Random) -> list[str]:
+    shape = i % 4
+    lines = [*_node_head(i), "    params:"]
+    if shape == 0:
+        lines += [f"      template: {_words(rng, 8)}", f"        {_words(rng, 8)}", f"        ${{v}} {_words(rng, 3)}"]
+    elif shape == 1:
+        lines += [f"      template: '{_words(rng, 7)}", f"        it''s {_words(rng, 7)}", "", "        ${v}'"]
+    elif shape == 2:
+        lines += [f'      template: "{_words(rng, 7)}', f'        \\"{_words(rng, 3)}\\" {_words(rng, 4)}\\', '        ${v}"']
+    else:
+        lines += [f"      template: {_words(rng, 6)}", "", f"        {_words(rng, 6)} ${{v}}"]
+    return lines + [f"    description: {_words(rng, 5)}"]
 
 
-def _comments_inside(n: int) -> list[str]:
-    rng = random.Random(205)
-    lines = ["# a graph written by hand", "version: 0.5", "nodes:", "  n0:", "    value: start"]
-    for i in range(1, n):
-        shape = i % 3
-        lines += [f"  n{i}:  # step {i}", "    agent: stringTemplateAgent", "    inputs: {  # what it reads",
-                  f"      v: ':n{i - 1}',  # the one before",
-                  "      # nothing else", "    }"]
-        if shape == 0:
-            lines += ["    params:", "      template: |-  # the prompt", "        # Task", f"        {_words(rng, 8)}",
-                      "        ${v}"]
-        elif shape == 1:
-            lines += ["    params:", "  # a comment less indented", "      template: >-", f"        {_words(rng, 8)}",
-                      "        ${v}", "      # after the text"]
-        else:
-            lines += ["    params:", "      template: ${v}", "      stops:", "        # the first", "        - '\\n'",
-                      "          # the second, more indented", "        - END"]
-    return lines
+def _comments_inside(i: int, rng: random.Random) -> list[str]:
+    shape = i % 3
+    lines = [f"  n{i}:  # step {i}", "    agent: stringTemplateAgent", "    inputs: {  # what it reads",
+             f"      v: ':n{i - 1}',  # the one before", "      # nothing else", "    }"]
+    if shape == 0:
+        return lines + ["    params:", "      template: |-  # the prompt", "        # Task", f"        {_words(rng, 8)}",
+                        "        ${v}"]
+    if shape == 1:
+        return lines + ["    params:", "  # a comment less indented", "      template: >-", f"        {_words(rng, 8)}",
+                        "        ${v}", "      # after the text"]
+    return lines + ["    params:", "      template: ${v}", "      stops:", "        # the first", "        - '\\n'",
+                    "          # the second, more indented", "        - END"]
 
 
-def _rare_constructs(n: int) -> list[str]:
-    rng = random.Random(206)
-    rare = (
-        lambda i: ["    params:", "      template: >-", f"        {_words(rng, 8)}", "        ${v}"],
-        lambda i: ["    params:", "      template: |2", f"          {_words(rng, 5)}", "        ${v}"],
-        lambda i: ["    params: {", "      namedKey: v,", f"      note: {_words(rng, 3)}", "    }"],
-        lambda i: ["    params:", f"      template: {_words(rng, 6)}", f"        {_words(rng, 6)} ${{v}}"],
-    )
-    lines = ["version: 0.5", "nodes:", "  n0:", "    value: 0"]
-    for i in range(1, n):
-        lines += [f"  n{i}:", "    agent: copyAgent", "    inputs:", f"      v: :n{i - 1}"]
-        if i % 50 == 25:
-            lines += rare[(i // 50) % len(rare)](i)
-        else:
-            lines += ["    params:", "      namedKey: v"]
-    return lines
+def _rare_constructs(i: int, rng: random.Random) -> list[str]:
+    lines = [f"  n{i}:", "    agent: copyAgent", "    inputs:", f"      v: :n{i - 1}"]
+    if i % 50 != 25:
+        return lines + ["    params:", "      namedKey: v"]
+    rare = (i // 50) % 4
+    if rare == 0:
+        return lines + ["    params:", "      template: >-", f"        {_words(rng, 8)}", "        ${v}"]
+    if rare == 1:
+        return lines + ["    params:", "      template: |2", f"          {_words(rng, 5)}", "        ${v}"]
+    if rare == 2:
+        return lines + ["    params: {", "      namedKey: v,", f"      note: {_words(rng, 3)}", "    }"]
+    return lines + ["    params:", f"      template: {_words(rng, 6)}", f"        {_words(rng, 6)} ${{v}}"]
 
 
 # ----- the conformance cases' graphs, written out in these styles -----
@@ -308,12 +300,13 @@ def _cases(name: str) -> Callable[[int], list[str]]:
 
 
 EVAL2: dict[str, Callable[[int], list[str]]] = {
-    "folded": _folded,
-    "literal": _literal,
-    "flow_wrapped": _flow_wrapped,
-    "multiline_scalars": _multiline_scalars,
-    "comments_inside": _comments_inside,
-    "rare_constructs": _rare_constructs,
+    "folded": _chain(201, _START, _folded),
+    "literal": _chain(202, _START, _literal),
+    "flow_wrapped": _chain(203, ["version: 0.5", "nodes:", "  n0:", "    value: {rows: [1, 2, 3], label: start}"],
+                           _flow_wrapped),
+    "multiline_scalars": _chain(204, _START, _multiline_scalars),
+    "comments_inside": _chain(205, ["# a graph written by hand", *_START], _comments_inside),
+    "rare_constructs": _chain(206, ["version: 0.5", "nodes:", "  n0:", "    value: 0"], _rare_constructs),
     "own_cases": _cases("own_cases"),
     "wild_cases": _cases("wild_cases"),
 }

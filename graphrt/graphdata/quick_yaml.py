@@ -360,6 +360,15 @@ def _flow_lines(lines: "_Reader", first: str, at: int) -> tuple[str, int]:
     return "".join(written), at
 
 
+def _flow_below(lines: "_Reader", found: dict[str, Any], key: str, depth: int, at: int) -> int:
+    """A mapping's flow value that starts on the line below its key (at `at`), left in its place to be read with the
+    others (_read_flows); returns the index of the line after it."""
+    found[key] = None
+    written, after = _flow_lines(lines, lines.items[at][1], at + 1)
+    lines.pending.append((found, key, written, depth + 1, at))
+    return after
+
+
 def _key(match: re.Match[str]) -> str:
     written = match.group(1)
     if written[0] not in _KEY_FIRST and written not in _KEY_WORDS:
@@ -540,10 +549,7 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                         found, indent, depth = {}, items[at][0], depth + 1
                         continue
                     elif at < end and items[at][0] > indent and items[at][1][0] != "-":  # a flow collection below
-                        found[key] = None
-                        after_key = at
-                        rest, at = _flow_lines(lines, items[at][1], at + 1)
-                        pending.append((found, key, rest, depth + 1, after_key))
+                        at = _flow_below(lines, found, key, depth, at)
                         continue
                     else:  # a sequence below, or at the key's own indentation, or nothing: null
                         lines.at = at
@@ -564,10 +570,7 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                         found, indent, depth = {}, items[at][0], depth + 1
                         continue
                     if at < end and items[at][0] > indent and items[at][1][0] != "-":  # a flow collection below
-                        found[key] = None
-                        after_key = at
-                        rest, at = _flow_lines(lines, items[at][1], at + 1)
-                        pending.append((found, key, rest, depth + 1, after_key))
+                        at = _flow_below(lines, found, key, depth, at)
                         continue
                     lines.at = at
                     found[key] = _nested(lines, indent, depth + 1, sequence_here=True)
