@@ -29,6 +29,7 @@ graph file of the repository and on generated ones). No library on PyPI did this
 exactly: rapidyaml, yaml-rs and ryaml each read some scalars or merge keys otherwise
 than YAML 1.2's core schema and js-yaml (BENCHMARKS.md, "YAML parsing").
 """
+
 from __future__ import annotations
 
 import functools
@@ -307,12 +308,14 @@ _BREAK_AFTER = frozenset("{[,:")  # where a flow collection's line may end: a li
 _BREAK_BEFORE = frozenset("}],")
 
 
-def _flow_lines(lines: "_Reader", first: str, at: int) -> tuple[str, int]:
+def _flow_lines(lines: "_Reader", first: str, at: int, indent: int) -> tuple[str, int]:
     """A flow collection that starts with `first` on the line before `at` and may go on over the lines after it
     (`inputs: {` ... `}`), written on one line, and the index in `items` of the line after it. A line may end only
     where a line break is a space between tokens (after `{`, `[`, `,`, `:`, or before `}`, `]`, `,`); comments
     and empty lines between are left out, and so is a comma before a closing bracket (YAML allows one, JSON does
-    not). Anything else (a scalar over two lines, a quoted one) is _NotQuick."""
+    not). Anything else (a scalar over two lines, a quoted one) is _NotQuick, and so is a line of it not more
+    indented than its key (at `indent`), but for one that starts with its closing bracket there: PyYAML reads
+    such lines, but one that looks like a key would be taken for one where an entry is left to the full parser."""
     raw = lines.lines
     items = lines.items
     index = items[at - 1][2]
@@ -355,16 +358,19 @@ def _flow_lines(lines: "_Reader", first: str, at: int) -> tuple[str, int]:
             if index >= len(raw) - (raw[-1] == ""):
                 raise _NotQuick
             text = raw[index].strip(" ")
+        column = len(raw[index]) - len(raw[index].lstrip(" "))
+        if column < indent or (column == indent and text[0] not in _CLOSING):
+            raise _NotQuick
     while at < len(items) and items[at][2] <= index:
         at += 1
     return "".join(written), at
 
 
-def _flow_below(lines: "_Reader", found: dict[str, Any], key: str, depth: int, at: int) -> int:
-    """A mapping's flow value that starts on the line below its key (at `at`), left in its place to be read with the
-    others (_read_flows); returns the index of the line after it."""
+def _flow_below(lines: "_Reader", found: dict[str, Any], key: str, indent: int, depth: int, at: int) -> int:
+    """A mapping's flow value that starts on the line below its key (at `at`; the key at `indent`), left in its place
+    to be read with the others (_read_flows); returns the index of the line after it."""
     found[key] = None
-    written, after = _flow_lines(lines, lines.items[at][1], at + 1)
+    written, after = _flow_lines(lines, lines.items[at][1], at + 1, indent)
     lines.pending.append((found, key, written, depth + 1, at))
     return after
 
@@ -475,6 +481,7 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
     line_match = _LINE.match
     anchors = lines.anchors
     pending = lines.pending
+    multi_end = -1  # the line after the last value read over several lines (a flow collection, a quoted scalar)
     while True:  # the loop below, again after an entry it leaves to the full parser (outside it: no cost a line)
         try:
             while True:
@@ -488,6 +495,8 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                         below = -1
                     if below != indent:  # the mapping ends
                         if below > indent:  # a line more indented, after a value that was whole (a scalar that goes on)
+                            if at == multi_end:  # after a collection or a quoted scalar over lines: an error
+                                raise _Whole
                             found, indent, depth, at = _recover(lines, stack, found, indent, depth, at, written=True)
                             continue
                         if depth > lines.max_depth:  # lines.count, written out for the many small mappings of a graph
@@ -532,8 +541,9 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                             found[key] = None
                             if rest[-1] not in "}]" and at < end and (items[at][0] > indent or items[at][1][0] in "}]"):
                                 after_key = at
-                                rest, at = _flow_lines(lines, rest, at)
+                                rest, at = _flow_lines(lines, rest, at, indent)
                                 pending.append((found, key, rest, depth + 1, after_key))
+                                multi_end = at
                                 continue
                             pending.append((found, key, rest, depth + 1, at))
                             continue
@@ -544,12 +554,13 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                             found[key] = _anchored(lines, indent, rest, depth + 1)
                         at = lines.at
                         continue
-                    elif at < end and items[at][0] > indent and items[at][1][0] not in "-{[":  # a mapping below: the most
-                        stack.append((found, key, indent, depth))                          # common
+                    # a mapping below (the most common), a flow collection below, or else a sequence, or null
+                    elif at < end and items[at][0] > indent and items[at][1][0] not in "-{[":
+                        stack.append((found, key, indent, depth))
                         found, indent, depth = {}, items[at][0], depth + 1
                         continue
                     elif at < end and items[at][0] > indent and items[at][1][0] != "-":  # a flow collection below
-                        at = _flow_below(lines, found, key, depth, at)
+                        at = multi_end = _flow_below(lines, found, key, indent, depth, at)
                         continue
                     else:  # a sequence below, or at the key's own indentation, or nothing: null
                         lines.at = at
@@ -570,7 +581,7 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                         found, indent, depth = {}, items[at][0], depth + 1
                         continue
                     if at < end and items[at][0] > indent and items[at][1][0] != "-":  # a flow collection below
-                        at = _flow_below(lines, found, key, depth, at)
+                        at = multi_end = _flow_below(lines, found, key, indent, depth, at)
                         continue
                     lines.at = at
                     found[key] = _nested(lines, indent, depth + 1, sequence_here=True)
@@ -581,7 +592,8 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                     found[key] = None
                     after_key = at
                     if rest[-1] not in "}]" and at < end and (items[at][0] > indent or items[at][1][0] in "}]"):
-                        rest, at = _flow_lines(lines, rest, at)  # over several lines
+                        rest, at = _flow_lines(lines, rest, at, indent)  # over several lines
+                        multi_end = at
                     pending.append((found, key, rest, depth + 1, after_key))
                     continue
                 lines.at = at
@@ -595,7 +607,8 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                     except _Whole:
                         raise
                     except _NotQuick:  # it may close on a line below
-                        found[key], at = _quoted_lines(lines, rest, at)
+                        found[key], at = _quoted_lines(lines, rest, at, indent)
+                        multi_end = at
                         continue
                 else:
                     found[key] = _scalar(rest, lines, depth + 1)  # one that goes on below is met at the loop's top
@@ -609,10 +622,9 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
     return found
 
 
-
 # Left whole to the full parser when an entry holds one: what could be an anchor or an alias (it would tie the entry
 # to the rest of the file), or a document's marker.
-_TIED = LazyPattern(r"(?:^|[\s\[{,])[&*][^\s,\[\]{}]|^(?:---|\.\.\.)", re.MULTILINE)
+_TIED = LazyPattern(r"(?:^|[\s\[{,:])[&*][^\s,\[\]{}]|^(?:---|\.\.\.)", re.MULTILINE)
 
 
 def _recover(lines: _Reader, stack: list[tuple[dict[str, Any], str, int, int]], found: dict[str, Any], indent: int,
@@ -649,8 +661,9 @@ def _plain_lines(lines: _Reader, found: dict[str, Any], indent: int, at: int) ->
     if not first or not _PLAIN_START.match(first) or " #" in first or ": " in first or first[-1] == ":":
         return None
     key = _key(match)
-    if not found or next(reversed(found)) != key:
-        return None
+    value = _plain(first)
+    if not found or next(reversed(found)) != key or found[key] != value or type(found[key]) is not type(value):
+        return None  # the line is not the one its key's value was read from
     raw = lines.lines
     written = [first]
     empty = 0
@@ -686,11 +699,12 @@ _QUOTED_LINE = {"'": LazyPattern(r"([^']*+(?:''[^']*+)*+)(?:'(\ *(?:\ \#.*)?))?\
                 '"': LazyPattern(r'((?:[^"\\]|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*+)(?:(\\)|"(\ *(?:\ \#.*)?))?\Z')}
 
 
-def _quoted_lines(lines: _Reader, rest: str, at: int) -> tuple[str, int]:
+def _quoted_lines(lines: _Reader, rest: str, at: int, indent: int) -> tuple[str, int]:
     """A single- or double-quoted scalar that opens with `rest` on the line before `at` and closes on a line below,
     as PyYAML folds it: the spaces around a line break are dropped, and the break is a space, or the empty lines
     after it are line breaks; escaped with a backslash (double-quoted), it is nothing but those. Returns its value
-    and the index of the line after it."""
+    and the index of the line after it. A line of it with text not more indented than its key (at `indent`) is
+    _NotQuick: PyYAML reads it, but it could be taken for a key where an entry is left to the full parser."""
     quote = rest[0]
     pattern = _QUOTED_LINE[quote]
     closing = 2 if quote == "'" else 3  # the group of what follows the closing quote
@@ -716,8 +730,8 @@ def _quoted_lines(lines: _Reader, rest: str, at: int) -> tuple[str, int]:
                 if index >= len(raw) - (raw[-1] == ""):
                     raise _NotQuick
                 text = raw[index]
-                if text.startswith(("---", "...")):  # a document's marker: PyYAML refuses it
-                    raise _NotQuick
+                if text.startswith(("---", "...")) or (text.strip(" ") and len(text) - len(text.lstrip(" ")) <= indent):
+                    raise _NotQuick  # a document's marker (PyYAML refuses it), a line as far left as the key
                 continue
             written.append("\n" * empty if escaped or empty else " ")
         if not closed and not (quote == '"' and match.group(2) is not None):
@@ -730,7 +744,7 @@ def _quoted_lines(lines: _Reader, rest: str, at: int) -> tuple[str, int]:
         if index >= len(raw) - (raw[-1] == ""):
             raise _NotQuick
         text = raw[index]
-        if text.startswith(("---", "...")):
+        if text.startswith(("---", "...")) or (text.strip(" ") and len(text) - len(text.lstrip(" ")) <= indent):
             raise _NotQuick
     if quote == "'":
         value = "".join(written).replace("''", "'")
@@ -757,15 +771,15 @@ def _piece(lines: _Reader, found: dict[str, Any], indent: int, depth: int, at: i
             return None
     elif key in found:
         return None
+    after = _entry_end(items, start, indent)
+    if after < at:
+        return None
     first = items[start][2]
     pieces, pending = lines.pieces, lines.pending
     while pieces and pieces[-1][2] >= first:  # inside this entry: read with it
         pieces.pop()
     while pending and pending[-1][4] > start:
         pending.pop()
-    after = _entry_end(items, start, indent)
-    if after < at:
-        return None
     found[key] = None
     _add_piece(lines, found, key, start, after, indent, depth + 1)
     return after
@@ -858,6 +872,7 @@ def _text_keys(value: Any) -> bool:
     if type(value) is list:
         return all(map(_text_keys, value))
     return True
+
 
 # `&name` before a mapping's value, or `*name` as the value (the names PyYAML and js-yaml both read).
 _ANCHOR = LazyPattern(r"([&*])([A-Za-z0-9_-]+)(?= |$)")  # compiled on first use, as _BLOCK_HEADER: few files have any
@@ -1068,7 +1083,7 @@ def _sequence(lines: _Reader, indent: int, depth: int, first: str | None = None)
             found.append(_block_scalar(lines, indent, rest))
             continue
         if rest[0] in "{[" and lines.at < len(items) and (items[lines.at][0] > indent or items[lines.at][1][0] in "}]"):
-            rest, lines.at = _flow_lines(lines, rest, lines.at)  # a flow collection over several lines
+            rest, lines.at = _flow_lines(lines, rest, lines.at, indent)  # a flow collection over several lines
         found.append(_scalar(rest, lines, depth + 1))
         if lines.at < len(items) and items[lines.at][0] > indent:
             raise _NotQuick
