@@ -521,12 +521,15 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                     if kind == 3:
                         value = line.group(3)
                         found[key] = _plain(value) if value[0] in _FIRST else value
+                        continue  # a line more indented next is refused at the loop's top: a scalar that goes on
                     elif kind == 4:
                         value = line.group(4)
                         found[key] = value.replace("''", "'") if "''" in value else value
+                        continue
                     elif kind == 5:
                         value = line.group(5)
                         found[key] = _JSON_PLAIN.decode('"' + value + '"') if "\\" in value else value
+                        continue
                     elif kind == 6:
                         name = line.group(6)
                         if name not in anchors:
@@ -534,6 +537,7 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                         value = found[key] = anchors[name]
                         if type(value) is dict or type(value) is list:
                             lines.measure(value, depth + 1)
+                        continue
                     elif kind == 2:  # flow, a block scalar, an anchor: read by their readers
                         rest = line.group(2)
                         first_char = rest[0]
@@ -554,64 +558,54 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                             found[key] = _anchored(lines, indent, rest, depth + 1)
                         at = lines.at
                         continue
-                    # a mapping below (the most common), a flow collection below, or else a sequence, or null
-                    elif at < end and items[at][0] > indent and items[at][1][0] not in "-{[":
-                        stack.append((found, key, indent, depth))
-                        found, indent, depth = {}, items[at][0], depth + 1
-                        continue
-                    elif at < end and items[at][0] > indent and items[at][1][0] != "-":  # a flow collection below
-                        at = multi_end = _flow_below(lines, found, key, indent, depth, at)
-                        continue
-                    else:  # a sequence below, or at the key's own indentation, or nothing: null
+                    # else the key alone on its line (or with a comment): read below, as the other lines' keys
+                else:
+                    match = _KEY.match(content)
+                    if match is None:
+                        raise _NotQuick
+                    key = _key(match)
+                    if key in found:
+                        raise _NotQuick
+                    rest = content[match.end():]
+                    if rest and rest[0] != "#":
+                        first_char = rest[0]
+                        if first_char == "{" or first_char == "[":
+                            found[key] = None
+                            after_key = at
+                            if rest[-1] not in "}]" and at < end and (items[at][0] > indent or items[at][1][0] in "}]"):
+                                rest, at = _flow_lines(lines, rest, at, indent)  # over several lines
+                                multi_end = at
+                            pending.append((found, key, rest, depth + 1, after_key))
+                            continue
                         lines.at = at
-                        found[key] = _nested(lines, indent, depth + 1, sequence_here=True)
+                        if first_char == "|" or first_char == ">":
+                            found[key] = _block_scalar(lines, indent, rest)
+                        elif first_char == "&" or first_char == "*":
+                            found[key] = _anchored(lines, indent, rest, depth + 1)
+                        elif first_char == "'" or first_char == '"':
+                            try:
+                                found[key] = _scalar(rest, lines, depth + 1)
+                            except _Whole:
+                                raise
+                            except _NotQuick:  # it may close on a line below
+                                found[key], at = _quoted_lines(lines, rest, at, indent)
+                                multi_end = at
+                                continue
+                        else:
+                            found[key] = _scalar(rest, lines, depth + 1)  # one that goes on below: the loop's top
                         at = lines.at
                         continue
-                    continue  # a line more indented next is refused at the loop's top: a scalar that goes on
-                match = _KEY.match(content)
-                if match is None:
-                    raise _NotQuick
-                key = _key(match)
-                if key in found:
-                    raise _NotQuick
-                rest = content[match.end():]
-                if not rest or rest[0] == "#":
-                    if at < end and items[at][0] > indent and items[at][1][0] not in "-{[":
-                        stack.append((found, key, indent, depth))
-                        found, indent, depth = {}, items[at][0], depth + 1
-                        continue
-                    if at < end and items[at][0] > indent and items[at][1][0] != "-":  # a flow collection below
-                        at = multi_end = _flow_below(lines, found, key, indent, depth, at)
-                        continue
-                    lines.at = at
-                    found[key] = _nested(lines, indent, depth + 1, sequence_here=True)
-                    at = lines.at
+                # a key alone on its line: a mapping below (the most common), a flow collection below, or else a
+                # sequence below or at the key's own indentation, or nothing: null
+                if at < end and items[at][0] > indent and items[at][1][0] not in "-{[":
+                    stack.append((found, key, indent, depth))
+                    found, indent, depth = {}, items[at][0], depth + 1
                     continue
-                first_char = rest[0]
-                if first_char == "{" or first_char == "[":
-                    found[key] = None
-                    after_key = at
-                    if rest[-1] not in "}]" and at < end and (items[at][0] > indent or items[at][1][0] in "}]"):
-                        rest, at = _flow_lines(lines, rest, at, indent)  # over several lines
-                        multi_end = at
-                    pending.append((found, key, rest, depth + 1, after_key))
+                if at < end and items[at][0] > indent and items[at][1][0] != "-":
+                    at = multi_end = _flow_below(lines, found, key, indent, depth, at)
                     continue
                 lines.at = at
-                if first_char == "|" or first_char == ">":
-                    found[key] = _block_scalar(lines, indent, rest)
-                elif first_char == "&" or first_char == "*":
-                    found[key] = _anchored(lines, indent, rest, depth + 1)
-                elif first_char == "'" or first_char == '"':
-                    try:
-                        found[key] = _scalar(rest, lines, depth + 1)
-                    except _Whole:
-                        raise
-                    except _NotQuick:  # it may close on a line below
-                        found[key], at = _quoted_lines(lines, rest, at, indent)
-                        multi_end = at
-                        continue
-                else:
-                    found[key] = _scalar(rest, lines, depth + 1)  # one that goes on below is met at the loop's top
+                found[key] = _nested(lines, indent, depth + 1, sequence_here=True)
                 at = lines.at
             break  # the mapping ended
         except _Whole:
