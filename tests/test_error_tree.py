@@ -24,6 +24,9 @@ OUTSIDE_THE_TREE = {
     # The quick YAML reader's "not mine": it never leaves quick_load, which then answers None and the full
     # loader reads the text (and raises the GraphLoadError, if there is one).
     "graphrt.graphdata.quick_yaml._NotQuick",
+    # Its "the whole file, not only this entry": a _NotQuick that no entry left to PyYAML alone can answer; it never
+    # leaves quick_load either.
+    "graphrt.graphdata.quick_yaml._Whole",
 }
 
 
