@@ -278,10 +278,11 @@ class SharedServers(Protocol):
         """Claims one run unless another live server holds it; the claim's token if `server` holds it now (one
         more than the last claim's: a fencing token), else None."""
 
-    async def claim_left(self, server: str, limit: int, prefer: Sequence[str] = ()) -> list[tuple[str, int]]:
+    async def claim_left(self, server: str, limit: int, prefer: Sequence[str] = (), *,
+                         aged_only: bool = False) -> list[tuple[str, int]]:
         """Claims up to `limit` runs that servers left (saved running, their server gone) or that wait in the store's
-        queue, each for one server, those of `prefer` first (the runs `server` left there), then oldest first: each
-        one's id and its claim's token."""
+        queue, each for one server: those that waited over a second first, then those of `prefer` (the runs `server`
+        left there), then oldest first (`aged_only`: the first alone); each one's id and its claim's token."""
 
     async def release_claim(self, server: str, run_id: str) -> None:
         """Gives `server`'s claim of the run up."""

@@ -384,8 +384,9 @@ class GuardedStore:
         return self._shared().claim_for(server, run_id)
 
     @_call
-    def claim_left(self, server: str, limit: int, prefer: Sequence[str] = ()) -> Awaitable[list[tuple[str, int]]]:
-        return self._shared().claim_left(server, limit, prefer)
+    def claim_left(self, server: str, limit: int, prefer: Sequence[str] = (), *,
+                   aged_only: bool = False) -> Awaitable[list[tuple[str, int]]]:
+        return self._shared().claim_left(server, limit, prefer, aged_only=aged_only)
 
     @_call
     def release_claim(self, server: str, run_id: str) -> Awaitable[None]:

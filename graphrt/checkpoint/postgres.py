@@ -259,12 +259,14 @@ class PostgresStore(SqlStore):
         held = await self._read("SELECT server, token FROM graphrt_run_claims WHERE run_id = ?", (run_id,))
         return int(held[0][1]) if held and held[0][0] == server else None
 
-    async def claim_left(self, server: str, limit: int, prefer: Sequence[str] = ()) -> list[tuple[str, int]]:
+    async def claim_left(self, server: str, limit: int, prefer: Sequence[str] = (), *,
+                         aged_only: bool = False) -> list[tuple[str, int]]:
         """Claims for `server` up to `limit` runs that servers left (saved running, their server gone, or waiting in
-        the store's queue), those of `prefer` first, then oldest first: each one's id and its claim's token."""
+        the store's queue), those of `prefer` first, then oldest first (`aged_only`: only those that waited over a
+        second): each one's id and its claim's token."""
         if limit <= 0:
             return []
-        found = await self._read(claim_left(limit), (server, server, list(prefer)))
+        found = await self._read(claim_left(limit, aged_only=aged_only), (server, server, list(prefer)))
         return [(str(run_id), int(token)) for run_id, token in found]
 
     async def store_queued(self) -> int:

@@ -154,21 +154,23 @@ _TAKE = (f"ON CONFLICT (run_id) DO UPDATE SET server = excluded.server, token = 
          f"RETURNING run_id, token")
 
 
-def claim_left(limit: int) -> str:
+def claim_left(limit: int, *, aged_only: bool = False) -> str:
     """The statement that claims for a server (its values: the server twice, then the runs it prefers, a list)
     up to `limit` runs other servers left: saved running, their claim's server gone or given up (a stopped server's,
     or waiting in the store's queue); or ended and still claimed by a server that died before it saved all it had to
     of them (their webhook deliveries); each by one server only. Those made over QUEUE_AGED_SECONDS ago first, oldest
     first; then those it prefers (the runs it left in the store's queue itself: it knows them, and reads nothing back);
     then the others, oldest first. So a busy server mostly runs its own requests, and a run no server prefers (its
-    server died) waits no longer than that behind them. The server's own claims are not
+    server died) waits no longer than that behind them. `aged_only`: those made over QUEUE_AGED_SECONDS ago alone (what
+    a server with no free slot takes, behind the runs waiting in its own queue). The server's own claims are not
     among them: a server woken from a freeze past its lease looks for runs left before its heartbeat renews its
     row, and its runs in flight, claimed again, would be started a second time beside the first."""
     return (f"INSERT INTO graphrt_run_claims (run_id, server, token, claimed_at) "
             f"SELECT picked.run_id, ?, 1, {NOW} FROM (SELECT r.run_id FROM graphrt_runs r "
             f"JOIN graphrt_run_claims c ON c.run_id = r.run_id LEFT JOIN graphrt_servers s ON s.server = c.server "
             f"WHERE ((r.status = 'running' AND {_GONE}) OR (r.status IN ({ENDED_SPELLINGS}) AND c.server <> '' AND {_DEAD})) "
-            f"AND c.server <> ? ORDER BY r.created_at < {NOW} - {QUEUE_AGED_SECONDS} DESC, r.run_id = ANY(?::text[]) DESC, "
+            f"AND c.server <> ? {f'AND r.created_at < {NOW} - {QUEUE_AGED_SECONDS} ' if aged_only else ''}"
+            f"ORDER BY r.created_at < {NOW} - {QUEUE_AGED_SECONDS} DESC, r.run_id = ANY(?::text[]) DESC, "
             f"r.created_at LIMIT {int(limit)} "
             f"FOR UPDATE OF r SKIP LOCKED) picked {_TAKE}")
 

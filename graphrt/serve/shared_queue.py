@@ -82,32 +82,47 @@ class SharedRunQueue(RunQueue):
 
     async def claim_left(self) -> None:
         """Claims runs that other servers left, while slots are free, until cancelled."""
+        polled_at = time.monotonic()
         while True:
-            with anyio.move_on_after(self.poll) as polled:
+            with anyio.move_on_after(self.poll):
                 await self._look.wait()
             self._look = anyio.Event()
-            if polled.cancelled_caught or self._asked:
+            polled = time.monotonic() - polled_at >= self.poll  # a poll is due: under load, looks come far more often
+            if polled:
+                polled_at = time.monotonic()
+            if polled or self._asked:
                 self._asked = False
                 await self._cancels()
                 await self._drains()
-            free = self._free_slots()
-            if free <= 0 or self.held.lease.draining or self._send is None:
+            if self.held.lease.draining or self._send is None:
                 continue
-            self._held += free  # these slots are the claim's: a request meanwhile waits in the store's queue
-            try:
-                await self._claim(free)
-            finally:
-                self._held -= free
+            free = self._free_slots()
+            if free > 0:
+                self._held += free  # these slots are the claim's: a request meanwhile waits in the store's queue
+                try:
+                    await self._claim(free)
+                finally:
+                    self._held -= free
+            elif polled:  # no slot free, its own queue full of its own requests: a run that
+                await self._claim(self._aged_room(), aged_only=True)  # waited over a second goes behind them
 
-    async def _claim(self, free: int) -> None:
+    def _aged_room(self) -> int:
+        """How many runs that waited long in the store a server with no free slot takes at a poll: one round of its
+        slots, as far as its own queue has room (they wait there behind its own runs, for one round at most)."""
+        stats = self._send.statistics()  # type: ignore[union-attr] - open
+        return min(self.max_runs, stats.max_buffer_size - stats.current_buffer_used)
+
+    async def _claim(self, free: int, *, aged_only: bool = False) -> None:
         """Claims up to `free` runs left in the store and queues each for its slot (held by the caller meanwhile)."""
+        if free <= 0:
+            return
         try:
-            taken = await self.held.store.claim_left(self.held.server, free, list(self._left))
+            taken = await self.held.store.claim_left(self.held.server, free, list(self._left), aged_only=aged_only)
             claimed = time.monotonic()
         except GraphError as error:  # the store is down: looked at again at the next poll
             log.warning("runs left by other servers could not be claimed: %s", error)
             return
-        if len(taken) < free:
+        if len(taken) < free and not aged_only:
             self._store_waiting = False  # none left for now
         for run_id, token in taken:
             mine = self._left.pop(run_id, None)
