@@ -294,8 +294,8 @@ class SharedServers(Protocol):
         """Leaves a run `server` claimed and saved in the store's queue (its claim given up, the servers told),
         unless `bound` runs wait there already; how many wait there now (this one too), None if it was not left."""
 
-    async def in_store_queue(self, run_id: str) -> bool:
-        """Whether the run waits in the store's queue."""
+    async def in_store_queue(self, run_ids: Sequence[str]) -> set[str]:
+        """Which of the runs wait in the store's queue."""
 
     async def drain_server(self, server: str) -> bool:
         """Asks a live server to drain (claim and take no more runs, finish its own, stop); whether one was asked."""

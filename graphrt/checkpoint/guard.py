@@ -401,8 +401,8 @@ class GuardedStore:
         return self._shared().leave_queued(server, run_id, bound)
 
     @_call
-    def in_store_queue(self, run_id: str) -> Awaitable[bool]:
-        return self._shared().in_store_queue(run_id)
+    def in_store_queue(self, run_ids: Sequence[str]) -> Awaitable[set[str]]:
+        return self._shared().in_store_queue(run_ids)
 
     @_call
     def ask_cancel(self, run_id: str) -> Awaitable[bool]:

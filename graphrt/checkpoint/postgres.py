@@ -279,9 +279,9 @@ class PostgresStore(SqlStore):
         waiting = int((await self._read(LEAVE_QUEUED, (run_id, server, int(bound))))[0][0])
         return waiting if waiting >= 0 else None
 
-    async def in_store_queue(self, run_id: str) -> bool:
-        """Whether the run waits in the store's queue for a server."""
-        return bool(await self._read(IN_STORE_QUEUE, (run_id,)))
+    async def in_store_queue(self, run_ids: Sequence[str]) -> set[str]:
+        """Which of the runs wait in the store's queue for a server."""
+        return {str(row[0]) for row in await self._read(IN_STORE_QUEUE, (list(run_ids),))} if run_ids else set()
 
     async def release_claim(self, server: str, run_id: str) -> None:
         """`server` gives its claim of the run up (it ended, asks a person, or is left for another server)."""

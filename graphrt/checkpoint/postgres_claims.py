@@ -62,9 +62,9 @@ LEAVE_QUEUED = "SELECT graphrt_leave_queued(?, ?, ?)"
 announced to every server, in one call (the function of TABLES, which counts once it holds the queue's lock): how
 many wait there now, -1 if it was not left."""
 
-IN_STORE_QUEUE = ("SELECT 1 FROM graphrt_run_claims c JOIN graphrt_runs r ON r.run_id = c.run_id "
-                  "WHERE c.run_id = ? AND c.server = '' AND r.status = 'running'")
-"""Whether a run waits in the store's queue."""
+IN_STORE_QUEUE = ("SELECT c.run_id FROM graphrt_run_claims c JOIN graphrt_runs r ON r.run_id = c.run_id "
+                  "WHERE c.run_id = ANY(?::text[]) AND c.server = '' AND r.status = 'running'")
+"""Which of some runs (a list of ids) wait in the store's queue."""
 
 TABLES = f"""
 CREATE TABLE IF NOT EXISTS graphrt_shared_tables (

@@ -36,7 +36,7 @@ from graphrt.base.secrets import Redactor
 from graphrt.base.states import NodeState, RunStatus
 from graphrt.checkpoint import CheckpointTarget
 from graphrt.checkpoint.guard import GuardedStore
-from graphrt.checkpoint.records import Delivery, Lease
+from graphrt.checkpoint.records import Delivery, Lease, RunSummary
 from graphrt.base.budget import Budget
 from graphrt.durable import afork, save_new_run
 from graphrt.durable.served import holder_of
@@ -415,7 +415,7 @@ class RunService:
             raise RunNotFound(f"no run {run_id!r}")
         # Claimed here from the store's queue and being read back to run: that read shows it, and writes its log.
         held = not self.held.shared or (run_id in self.held.claimed and run_id not in self._reading_back)
-        waits = not held and record.status == RunStatus.RUNNING and await store.in_store_queue(run_id)
+        waits = not held and record.status == RunStatus.RUNNING and bool(await store.in_store_queue([run_id]))
         run = await self.recovery.read_back(store, record, served, held=held, requeued=waits)
         # On a shared store, another server may change a run that has not ended meanwhile, and one that ended may
         # not have its last events saved yet (its server saves them after its end): such a run is read again.
@@ -477,6 +477,7 @@ class RunService:
         page = max(limit, 100)
         while len(listed) < limit:
             summaries = await self.store.runs_page(page, offset)
+            waiting = await self._waiting_in_store(summaries)
             for summary in summaries:
                 name = self.catalog.name_of(summary.graph_file)  # a run of an earlier version of a file too
                 if name is None or len(listed) >= limit:
@@ -485,7 +486,8 @@ class RunService:
                 if held is not None and self.held.shared and summary.run_id not in self.held.claimed \
                         and held.status not in RunStatus.ENDED:  # another server may have changed it since
                     held = None
-                status = held.status if held is not None else RunStatus.read(summary.status)
+                status = held.status if held is not None else \
+                    RunStatus.QUEUED if summary.run_id in waiting else RunStatus.read(summary.status)
                 listed.append({"id": summary.run_id, "graph": name, "status": status,
                                "created_at": summary.created_at, "updated_at": summary.updated_at,
                                **({"parent": summary.parent} if summary.parent is not None else {})})
@@ -493,6 +495,15 @@ class RunService:
                 break
             offset += page
         return listed
+
+    async def _waiting_in_store(self, summaries: list[RunSummary]) -> set[str]:
+        """Which of the listed runs, saved running and held by no server here, wait in the store's queue (shown
+        queued, as `get` shows them)."""
+        if not self.held.shared:
+            return set()
+        running = [summary.run_id for summary in summaries
+                   if summary.status == RunStatus.RUNNING and summary.run_id not in self.held.claimed]
+        return await self.store.in_store_queue(running) if running else set()
 
     async def resume(self, run_id: str, answer: Any) -> ServedRun:
         """Queues an interrupted run again, with the answer to its question.

@@ -601,6 +601,7 @@ def test_a_run_no_slot_is_free_for_waits_in_the_stores_queue_and_the_first_free_
         third = next(run["id"] for run in b.get("/runs").json()["runs"] if run["id"] not in before)
         assert b.get(f"/runs/{third}").json()["status"] == "queued"  # in the store's queue, as any server says
         assert a.get(f"/runs/{third}").json()["status"] == "queued" and _holder(b, third) == ""
+        assert {run["id"]: run["status"] for run in b.get("/runs").json()["runs"]}[third] == "queued"  # listed so too
         for run_id in on_b:  # b's slot and queue are free: b takes it
             assert b.post(f"/runs/{run_id}/cancel").json()["status"] == "cancelled"
         wait_until(lambda: (third, "b") in _held(servers.gate), "the third run held at node b, on server b")
