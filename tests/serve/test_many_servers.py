@@ -19,6 +19,7 @@ import pytest
 
 from ..waiting import wait_until
 from .conftest import ASK, HELLO as HELLO_GRAPH, HERE, free_port, sse_events, start_process, wait_for_status
+from .test_completions import CHAT
 from .test_crash import _held, chain
 from .webhook_receiver import Receiver
 
@@ -556,18 +557,10 @@ def test_a_servers_claim_of_a_run_that_ended_is_held_until_its_webhooks_are_save
 # ----- the store's queue: a run no slot is free for waits in the store, for the first server with one -----
 
 
-CHAT = """\
-version: 0.5
-nodes:
-  messages:
-    value: []
-  reply:
-    agent: streamedAgent
-    params: {{gate: {gate}, text: Hello from the server with a free slot}}
-    inputs:
-      messages: :messages
-    isResult: true
-"""
+def _chat(gate: Path) -> str:
+    """test_completions' chat graph, its reply streamed by streamedAgent, held at `gate` after its first word."""
+    return CHAT.replace("    agent: echoChatAgent\n", "    agent: streamedAgent\n    params: {gate: "
+                        f"{json.dumps(str(gate))}, text: Hello from the server with a free slot}}\n")
 
 
 def _busy(servers: Servers, name: str, graph: str, gate: Path) -> tuple[str, str]:
@@ -640,7 +633,7 @@ def test_a_chat_completion_streams_from_a_server_whose_slots_are_busy_while_anot
         servers: Servers, tmp_path: Path) -> None:
     chat_gate, other_gate = tmp_path / "open-chat", tmp_path / "open-slow"
     (servers.folder / "slow.yaml").write_text(chain("b", other_gate), encoding="utf-8")
-    (servers.folder / "chat.yaml").write_text(CHAT.format(gate=json.dumps(str(chat_gate))), encoding="utf-8")
+    (servers.folder / "chat.yaml").write_text(_chat(chat_gate), encoding="utf-8")
     servers.start("a", "--max-runs", "1")
     servers.start("b", "--max-runs", "1")
     _busy(servers, "a", "slow", other_gate)  # a has no free slot: the chat run waits in the store's queue, b takes it
