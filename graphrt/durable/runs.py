@@ -212,7 +212,8 @@ def _identical(saved: Any, given: Any) -> bool:
 
 async def arun_checkpointed(graph: Graph, checkpoint: CheckpointTarget, *, answer: Any = None, force: bool = False,
                             observers: Sequence[RunObserver] = (), new_record: RunRecord | None = None,
-                            uncertain: str = "ask", journaled: bool = True, **options: Any) -> dict[str, Any]:
+                            uncertain: str = "ask", journaled: bool = True,
+                            before_end: Callable[[], Awaitable[None]] | None = None, **options: Any) -> dict[str, Any]:
     """Runs `graph`, saving its state to `checkpoint`; continues the run if `run_id` is saved there already.
 
     Its outside calls (LLM requests, tool calls, services': graphrt.engine.journal) are journaled in the store
@@ -231,6 +232,10 @@ async def arun_checkpointed(graph: Graph, checkpoint: CheckpointTarget, *, answe
         new_record: the record `save_new_run` returned for `run_id`, which nothing has run since (a server's
             queued run): the run starts from it without reading it and its rows back (it has none) or saving
             it as running again (it is saved so).
+        before_end: awaited before the end of a run that ended by itself (finished, failed, or asking) is saved:
+            what must be in the store first (graphrt serve's event log, so that a server killed between the two
+            leaves the run running, for another to end with its whole log, never ended with a log cut short). It
+            must return in bounded time. A cancelled run's end is saved without it (its server may be stopping).
         options: a run's options (graphrt.engine.options.RunOptions: `run_id`, `inject`,
             `all_results`, `timeout`, `subscribe`, `progress`, `journal`: a cassette the run also records to).
 
@@ -247,7 +252,7 @@ async def arun_checkpointed(graph: Graph, checkpoint: CheckpointTarget, *, answe
 
     calls = _DEFAULT_CALLS if uncertain == "ask" and journaled is True else _Calls(uncertain, journaled)
     run = functools.partial(_in_store, graph, checkpoint, run_options, answer=answer, force=force, observers=observers,
-                            new_record=new_record, calls=calls)
+                            new_record=new_record, calls=calls, before_end=before_end)
     if run_timeout(run_options.timeout) is None:  # no limit: no cancel scope to enter and leave
         return await run()
     return await within_timeout(run, run_options.timeout, file=graph.file)
@@ -309,7 +314,7 @@ def _new_run_id() -> str:
 
 async def _run(graph: Graph, store: GuardedStore, options: RunOptions, *, answer: Any, force: bool,
                observers: Sequence[RunObserver] = (), new_record: RunRecord | None = None,
-               calls: _Calls = _DEFAULT_CALLS) -> dict[str, Any]:
+               calls: _Calls = _DEFAULT_CALLS, before_end: Callable[[], Awaitable[None]] | None = None) -> dict[str, Any]:
     fresh = not options.run_id  # an id made here names no saved run: no need to look for one
     started = None
     new = None
@@ -326,7 +331,7 @@ async def _run(graph: Graph, store: GuardedStore, options: RunOptions, *, answer
         await saved.claim()  # a second run or resume of it, elsewhere, is refused until this one ends
     try:
         return await _run_claimed(graph, saved, options, answer=answer, force=force, new=new, started=started,
-                                  observers=observers, new_record=new_record, calls=calls)
+                                  observers=observers, new_record=new_record, calls=calls, before_end=before_end)
     finally:
         await saved.release()
 
@@ -334,9 +339,11 @@ async def _run(graph: Graph, store: GuardedStore, options: RunOptions, *, answer
 async def _run_claimed(graph: Graph, saved: SavedRun, options: RunOptions, *, answer: Any,
                        force: bool, new: RunRecord | None, started: Any = None,
                        observers: Sequence[RunObserver] = (), new_record: RunRecord | None = None,
-                       calls: _Calls = _DEFAULT_CALLS) -> dict[str, Any]:
+                       calls: _Calls = _DEFAULT_CALLS,
+                       before_end: Callable[[], Awaitable[None]] | None = None) -> dict[str, Any]:
     """Runs a claimed run (`started`: its claim and record `new`, queued, to await before any row;
-    `new_record`: a server's queued run, saved as running by save_new_run and never run)."""
+    `new_record`: a server's queued run, saved as running by save_new_run and never run; `before_end`:
+    arun_checkpointed's)."""
     store = saved.store
     record = new if new is not None else (new_record or await store.get_run(options.run_id))
     fresh = True  # a new run: its journal is empty
@@ -402,8 +409,8 @@ async def _run_claimed(graph: Graph, saved: SavedRun, options: RunOptions, *, an
             end = functools.partial(saved.fail, error)
         raise
     finally:
-        with anyio.CancelScope(shield=True):  # a cancelled run is saved as cancelled
-            await _finish(writer, end, finished)
+        with anyio.CancelScope(shield=True):  # a cancelled run is saved as cancelled, at once (its server may stop)
+            await _finish(writer, end, finished, None if end == saved.cancel else before_end)
             await saved.release(shield=False)  # once its end is saved (or not): _run's release does nothing then
         writer.detach()
     if writer.failure is not None:  # the row of a node nobody waited for, committed with the run's end, failed
@@ -429,7 +436,8 @@ def _not_saved(failure: BaseException, run_id: str, location: str) -> Checkpoint
     return error
 
 
-async def _finish(writer: CheckpointWriter, end: Callable[..., Awaitable[None]], finished: bool) -> None:
+async def _finish(writer: CheckpointWriter, end: Callable[..., Awaitable[None]], finished: bool,
+                  before_end: Callable[[], Awaitable[None]] | None = None) -> None:
     """Saves how the run ended (`end`, a transition of its SavedRun); never raises a store's failure over the run's
     own outcome (its results, or its error): the run stays saved as it was, to be resumed.
 
@@ -442,6 +450,8 @@ async def _finish(writer: CheckpointWriter, end: Callable[..., Awaitable[None]],
         if not finished and writer.started:
             await writer.save_iteration()  # a run stopped before any node completed still has its first iteration
         await writer.save_usage()  # the calls of nodes that did not complete were spent too
+        if before_end is not None:
+            await before_end()
         await end(rows=writer.rows_in_doubt())
     except CheckpointError:  # the store failed (a GuardedStore's every failure is one): the run's outcome matters more
         pass

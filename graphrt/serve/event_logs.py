@@ -62,9 +62,10 @@ class EventLogs:
 
     async def ends_saved(self, run_id: str, saved: int) -> bool:
         """Whether the first `saved` records of an ended run's log in the store (what its log read back holds: it
-        goes on after them) end with its end (its RunStatus). On a store several servers share, the server that
-        ran it saves the run's end first and its last events after: until then, what the store holds is not the
-        whole log; nor is what it held when the log was read back, though it holds the whole log by now. None
+        goes on after them) end with its end (its RunStatus). The server that ran it saves the run's events, then its
+        end, then its status last (graphrt.serve.workers): until then, what the store holds is not the whole log;
+        nor is what it held when the log was read back, though it holds the whole log by now. A server killed
+        before it saved the status leaves it to the server that claims the run next (recovery.py adds it). None
         saved: not yet, as far as this server knows (the store's followed log finds out)."""
         if self._saver is None:
             return True

@@ -27,8 +27,8 @@ Record = tuple[int, dict[str, Any]]
 
 _QUIET_SECONDS = 10.0
 """Seconds without a new record after which a run its store says ended is taken as ended even though its log does
-not end with its status: its server was killed between saving the run's end and its last events, which then never
-come (a reader is not held for ever)."""
+not end with its status: its server was killed between saving the run's end and its status, and no server added it
+since (the one that claims the run next does, within the lease: recovery.py); a reader is not held for ever."""
 
 _UNANNOUNCED_READ = 5.0
 """Seconds after which the store is read though nothing was announced: what an announcement can miss is read then."""

@@ -69,9 +69,12 @@ class Recovery:
         if isinstance(record.detail.get("usage"), dict):  # what it spent, as its saved end said
             run.final_usage = record.detail["usage"]
         await self.restore_nodes(store, run, record)
-        # A run that ended has its whole log saved, ending with its status; one saved by an older server has none.
+        # A run that ended has its log saved, ending with its status (its events are saved before its end, and its
+        # status after: graphrt.serve.workers); one saved by an older server has none, and one whose server was killed
+        # between its end and its status has all but its status. The server that holds the run adds it.
         ended = not requeued and RunStatus.read(record.status) in RunStatus.ENDED
-        self.transitions.read_back(run, record, requeued=requeued, announce=held and not (saved and ended))
+        whole = bool(saved) and ended and held and await self.logs.ends_saved(record.run_id, saved)
+        self.transitions.read_back(run, record, requeued=requeued, announce=held and not whole)
         return run
 
     async def restore_nodes(self, store: GuardedStore, run: ServedRun, record: RunRecord) -> None:

@@ -36,12 +36,12 @@ from graphrt.base.secrets import Redactor
 from graphrt.base.states import NodeState, RunStatus
 from graphrt.checkpoint import CheckpointTarget
 from graphrt.checkpoint.guard import GuardedStore
-from graphrt.checkpoint.records import Delivery, Lease, RunSummary
+from graphrt.checkpoint.records import Delivery, Lease, RunRecord, RunSummary
 from graphrt.base.budget import Budget
 from graphrt.durable import afork, save_new_run
 from graphrt.durable.served import holder_of
 from graphrt.observe.meter import UsageSettings
-from graphrt.serve.catalog import GraphCatalog
+from graphrt.serve.catalog import GraphCatalog, ServedGraph
 from graphrt.serve.event_logs import EventLogs
 from graphrt.serve.events import EventLog
 from graphrt.serve.announcements import Announced
@@ -247,25 +247,29 @@ class RunService:
     async def _read_back_left(self, run_id: str) -> Job | None:
         store = self.store
         record = await store.get_run(run_id)
-        if record is not None and RunStatus.read(record.status) in RunStatus.ENDED:
-            await self._left_ended(run_id)
-            return None
         served = self.catalog.as_started(record) if record is not None else None
-        if record is None or served is None or record.status != RunStatus.RUNNING:
+        if record is None or served is None:
+            return None
+        if RunStatus.read(record.status) in RunStatus.ENDED:
+            await self._left_ended(store, record, served)
+            return None
+        if record.status != RunStatus.RUNNING:
             return None
         run = await self.recovery.read_back(store, record, served, requeued=True)
         self._remember(run)
         return Job(run, None)
 
-    async def _left_ended(self, run_id: str) -> None:
-        """A run that ended on a server that died before it saved the run's webhook deliveries (it held the run's
-        claim until then): they are saved now, by this server, which holds the claim until they are."""
-        if self._webhooks is None:
-            return
-        run = await self._maybe_get(run_id)
-        if run is not None and run.status in RunStatus.ENDED and not await self._webhooks.delivered(run):
+    async def _left_ended(self, store: GuardedStore, record: RunRecord, served: ServedGraph) -> None:
+        """A run that ended on a server that died before it saved all it had to of the run (it held the run's claim
+        until then): its status at the end of its log, and its webhook deliveries, are saved now, by this server,
+        which holds the claim until they are."""
+        run = await self.recovery.read_back(store, record, served)  # held here: its log gets its end if it lacks it
+        self._remember(run)
+        with anyio.move_on_after(self.workers.hold_limit):
+            await run.events.all_saved()
+        if self._webhooks is not None and not await self._webhooks.delivered(run):
             log.info("run %s ended on a server that died before saving its webhook deliveries; they are made now",
-                     run_id)
+                     run.id)
             self._settled(run)
 
     async def _cancel_asked(self, run_id: str) -> None:
@@ -418,7 +422,7 @@ class RunService:
         waits = not held and record.status == RunStatus.RUNNING and bool(await store.in_store_queue([run_id]))
         run = await self.recovery.read_back(store, record, served, held=held, requeued=waits)
         # On a shared store, another server may change a run that has not ended meanwhile, and one that ended may
-        # not have its last events saved yet (its server saves them after its end): such a run is read again.
+        # not have its status saved in its log yet (its server saves it after its end): such a run is read again.
         # (Its log goes on after the records the store held when it was read back: those must end with its end.)
         if not self.held.shared or (run.status in RunStatus.ENDED
                                     and await self.logs.ends_saved(run_id, run.events.last_id)):

@@ -133,7 +133,8 @@ class Workers:
             try:
                 results = await arun_checkpointed(graph, self.held.store, all_results=run.all_results,
                                                   run_id=run.id, answer=job.answer, subscribe=(run.on_event,),
-                                                  observers=[held], new_record=job.record, budget=job.budget)
+                                                  observers=[held], new_record=job.record, budget=job.budget,
+                                                  before_end=lambda: self._events_saved(run))
             except RunTaken as taken:
                 if not self.held.shared:
                     self.transitions.ran(run, RunStatus.FAILED, error=run.shown(str(taken)))
@@ -169,6 +170,13 @@ class Workers:
             await self._events_failed(run, unsaved[0])
         elif scope.cancelled_caught:
             await self.transitions.cancelled(run)
+
+    async def _events_saved(self, run: ServedRun) -> None:
+        """Before a run's end is saved: its events so far, so that its log in the store is whole whenever its end
+        is there (a server killed between the two leaves the run running, for the next to end, log and all). A store
+        that does not save them within `hold_limit` does not hold the end back."""
+        with anyio.move_on_after(self.hold_limit):
+            await run.events.all_saved()
 
     async def _events_failed(self, run: ServedRun, why: str) -> None:
         """Fails a run stopped because the store could not keep its events: saved failed, never as cancelled."""

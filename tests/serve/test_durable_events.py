@@ -3,7 +3,10 @@ ids; retention deletes old ended runs (serve/retention.py); a stored run shows t
 
 from __future__ import annotations
 
+import sqlite3
 import time
+
+import pytest
 
 from graphrt.serve.retention import Retention
 
@@ -45,6 +48,25 @@ def test_replay_after_a_restart_has_the_whole_log_with_the_same_ids(serve, check
     third = serve({}, checkpoint=checkpoint)  # reading a run back adds nothing to its saved log
     with third.client() as client:
         assert _stream(client, run["id"]) == live
+
+
+@pytest.mark.parametrize("checkpoint", ["sqlite"], indirect=True)  # on PostgreSQL: test_many_servers.py
+def test_a_run_saved_ended_without_its_status_in_its_log_gets_it_when_read_back(serve, checkpoint):
+    # What a server killed between saving a run's end and saving its status (the last of its log) leaves: made here
+    # from a whole log. The log must end, with the run's status; else readers wait for an end that never comes.
+    first = serve({"hello.yaml": HELLO}, checkpoint=checkpoint)
+    with first.client() as client:
+        run = client.post("/graphs/hello/runs?wait=true", json={"inputs": {"name": "Ada"}}).json()
+        live = _stream(client, run["id"])
+    _stop(first)
+    with sqlite3.connect(checkpoint) as db:
+        db.execute("DELETE FROM graphrt_events WHERE run_id = ? AND id = ?", (run["id"], int(live[-1][0])))
+
+    second = serve({}, checkpoint=checkpoint)
+    with second.client() as client:
+        replayed = _stream(client, run["id"])
+    assert [(event_id, name) for event_id, name, _ in replayed] == [(event_id, name) for event_id, name, _ in live]
+    assert replayed[-1][2]["status"] == "finished" and replayed[-1][2]["results"] == live[-1][2]["results"]
 
 
 def test_a_run_continued_after_a_restart_goes_on_numbering_its_log(serve, checkpoint):

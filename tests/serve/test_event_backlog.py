@@ -147,6 +147,31 @@ async def test_a_run_whose_store_is_slow_waits_for_it_and_loses_no_event(tmp_pat
         await store.close()
 
 
+async def test_a_runs_end_is_saved_only_after_its_events(tmp_path: Path) -> None:
+    # A server killed between the two must leave the run running (another continues it, and saves its whole log), not
+    # ended with its log cut short: its last nodes' events would never be saved, and readers never see it end.
+    store = GatedStore(tmp_path / "runs.db")
+    service = service_for(tmp_path, store)
+    try:
+        async def body() -> None:
+            run = await service.submit("chain")
+            try:
+                while store.writes_waiting == 0 or run.ledger.states().get("n30") != "completed":
+                    await anyio.wait_all_tasks_blocked()  # every node done, its events held at the store's gate
+                await anyio.wait_all_tasks_blocked()  # as far as the run goes while they are
+                record = await store.get_run(run.id)
+                assert record is not None and record.status == RunStatus.RUNNING
+            finally:
+                store.gate.set()  # else the server, stopping, would wait at the gate for ever to save them
+            await run.settled()
+            record = await store.get_run(run.id)
+            assert run.status == RunStatus.FINISHED and record is not None and record.status == RunStatus.FINISHED
+
+        await serving(service, body)
+    finally:
+        await store.close()
+
+
 async def test_a_store_that_cannot_keep_up_fails_the_run_saying_so(tmp_path: Path) -> None:
     store = GatedStore(tmp_path / "runs.db")
     store.gate.set()
