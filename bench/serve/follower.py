@@ -8,8 +8,8 @@ does not answer: it is being killed or restarted), then reads the run's Server-S
 When a stream breaks (its server died) or ends before the run did (its server stopped), the client reads on from
 the next server with `Last-Event-ID`, so the ids it was given tell whether an event was missed or repeated across
 servers. A run is done once `GET /runs/{id}` says it ended. Prints one JSON line: per run its number, id, status,
-results, event ids, the wall-clock time each event arrived, how often its stream was read again, and the POSTs
-that got no answer.
+results, event ids, the wall-clock time each event arrived, whether its stream ended with its status, how often its
+stream was read again, and the POSTs that got no answer.
 """
 
 from __future__ import annotations
@@ -76,14 +76,20 @@ async def _follow(client: httpx.AsyncClient, urls: list[str], first: int, run_id
 
 
 async def _read_events(stream: httpx.Response, seen: dict[str, Any]) -> None:
-    """Each event's id and the time it arrived, until the server ends the stream."""
+    """Each event's id and the time it arrived, until the server ends the stream; whether the last one read is the
+    run's end (its status, ended)."""
     event_id: str | None = None
+    ends = False
     async for line in stream.aiter_lines():
         if line.startswith("id:"):
             event_id = line[3:].strip()
+        elif line.startswith("data:"):
+            data = json.loads(line[5:])
+            ends = isinstance(data, dict) and data.get("type") == "RunStatus" and data.get("status") in ENDED
         elif line == "" and event_id is not None:
             seen["ids"].append(int(event_id))
             seen["times"].append(time.time())
+            seen["ends"] = ends
             event_id = None
 
 
@@ -96,7 +102,7 @@ async def _load(urls: list[str], graph: str, runs: int, clients: int) -> dict[st
     async def one(client: httpx.AsyncClient, n: int) -> None:
         posted = time.time()
         run_id = await _post(client, urls, n, graph, n, said)
-        seen: dict[str, Any] = {"ids": [], "times": [], "reads_again": 0, "results": None}
+        seen: dict[str, Any] = {"ids": [], "times": [], "reads_again": 0, "results": None, "ends": False}
         status = await _follow(client, urls, n + 1, run_id, seen) if run_id is not None else None
         done.append({"n": n, "id": run_id, "status": status, "posted": posted, "ended": time.time(), **seen})
 

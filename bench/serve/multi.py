@@ -326,6 +326,8 @@ class Disturbed:
         missing = sum(max(stored_last.get(run["id"], 0), max(run["ids"], default=0)) - len(set(run["ids"]))
                       for run in runs if run["id"] is not None)
         waits = self._waits(runs)
+        gaps = [max((later - earlier for earlier, later in zip([run["posted"], *run["times"]], run["times"])),
+                    default=0.0) for run in runs]
         return {
             "runs": len(runs), "lost": lost, "wrong": wrong, "post_unanswered": load["post_unanswered"],
             "reads_again": sum(run["reads_again"] for run in runs),
@@ -335,6 +337,8 @@ class Disturbed:
             "duplicate_webhooks": sum(count - 1 for count in deliveries.values()),
             "deliveries_twice": sum(len(ids) - 1 for ids in delivery_ids.values()),
             "events_repeated": repeated, "events_missing": missing,
+            "streams_without_end": sum(run["status"] is not None and not run.get("ends") for run in runs),
+            "longest_gap_s": max(gaps, default=0.0),
             "waits": waits, "wall_s": load["ended"] - load["started"],
             "disturbed_at_s": [round(at - load["started"], 3) for at in self.disturbed_at],
         }
@@ -438,7 +442,9 @@ def _disturbed_lines(title: str, counted: dict[str, Any]) -> list[str]:
         f"- webhooks: {counted['webhook_runs']} runs called; calls of one run's event beyond its first: "
         f"{counted['duplicate_webhooks']}, of them deliveries made twice: {counted['deliveries_twice']} "
         f"(the others: one delivery called again, its server killed before it saved the outcome)",
-        f"- event ids repeated: {counted['events_repeated']}; missing: {counted['events_missing']}",
+        f"- event ids repeated: {counted['events_repeated']}; missing: {counted['events_missing']}; streams that "
+        f"ended without the run's status: {counted['streams_without_end']}; the longest time any run went without "
+        f"an event (disturbed or not): {counted['longest_gap_s']:.1f} s",
         f"- each disturbance: runs under way / of them waiting over 1 s for a claim (median wait): "
         + "; ".join(f"{wait['under_way']} / {wait['waited_over_1s']} ({wait['median_wait_of_those_s']:.1f} s)"
                     for wait in waits) + f"; longest wait {longest:.1f} s"
