@@ -34,6 +34,7 @@ import argparse
 import collections
 import json
 import os
+import resource
 import signal
 import statistics
 import subprocess
@@ -211,6 +212,61 @@ def _load_average() -> str:
     return " ".join(f"{value:.1f}" for value in os.getloadavg())
 
 
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_of(pids: list[int]) -> float:
+    """CPU seconds (user and system) the processes have used so far; one gone counts nothing."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of the line)
+    return total / _TICK
+
+
+def _postgres_pids() -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text().strip() == "postgres":
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+def _machine_busy() -> tuple[float, float]:
+    """(busy, all) CPU seconds of the whole machine so far, from /proc/stat."""
+    values = [int(value) for value in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = values[3] + values[4]  # idle, iowait
+    return (sum(values) - idle) / _TICK, sum(values) / _TICK
+
+
+class CpuShare:
+    """Where the CPU went while a load ran: the machine's busy share, and CPU ms per run of the servers, PostgreSQL
+    and the load generator (this process's waited children), so a report can say what limits throughput."""
+
+    def __init__(self, servers: list[int]) -> None:
+        self.servers = servers
+        self.postgres = _postgres_pids()
+        self._at = self._now()
+
+    def _now(self) -> tuple[float, float, float, float, float]:
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return (*_machine_busy(), _cpu_of(self.servers), _cpu_of(self.postgres),
+                children.ru_utime + children.ru_stime)
+
+    def per_run(self, runs: int) -> dict[str, float]:
+        now = self._now()
+        busy, whole, servers, postgres, loadgen = (after - before for after, before in zip(now, self._at))
+        return {"machine_busy": busy / whole if whole else 0.0, "servers_ms": 1000 * servers / runs,
+                "postgres_ms": 1000 * postgres / runs, "loadgen_ms": 1000 * loadgen / runs}
+
+
 # ----- throughput -----
 
 
@@ -229,7 +285,9 @@ def throughput(admin_url: str, folder: Path, levels: list[int], runs_per_server:
             _loadgen(servers.urls, 10 * count, 10 * count)  # warm up: imports, connections, the graph read once
             load_before = _load_average()
             runs = runs_per_server * count
+            cpu = CpuShare([process.pid for process in servers.processes if process is not None])
             answer = _loadgen(doors, runs, clients_per_server * count)
+            spent = cpu.per_run(runs)
             load_after = _load_average()
         finally:
             servers.stop_all()
@@ -238,7 +296,7 @@ def throughput(admin_url: str, folder: Path, levels: list[int], runs_per_server:
         measured.append({"servers": count, "runs": runs, "clients": clients_per_server * count, "right": right,
                          "runs_per_s": runs / answer["wall"], "p50_ms": _percentile(answer["latencies"], .5) * 1000,
                          "p99_ms": _percentile(answer["latencies"], .99) * 1000, "refused": answer["refused"],
-                         "load_before": load_before, "load_after": load_after})
+                         "load_before": load_before, "load_after": load_after, "cpu": spent})
     return measured, ok
 
 
@@ -416,14 +474,17 @@ def _throughput_lines(measured: list[dict[str, Any]], max_runs: int, one_door: b
         "requests spread round-robin"
     lines = [f"## throughput, {title}: chain of three 50 ms I/O nodes, --max-runs {max_runs} per server, "
              f"one PostgreSQL", "",
-             "| servers | runs | clients | right | runs/s | × linear | p50 ms | p99 ms | p50 added | p99 added | load |",
-             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+             "| servers | runs | clients | right | runs/s | × linear | p50 ms | p99 ms | p50 added | p99 added | "
+             "machine CPU busy | CPU ms a run: servers / PostgreSQL / load generator | load |",
+             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
     for row in measured:
         linear = row["runs_per_s"] / (one["runs_per_s"] * row["servers"]) if one else float("nan")
         added = ((row["p50_ms"] - one["p50_ms"]), (row["p99_ms"] - one["p99_ms"])) if one else (0.0, 0.0)
         lines.append(f"| {row['servers']} | {row['runs']} | {row['clients']} | {row['right']} | "
                      f"{row['runs_per_s']:.1f} | {linear:.2f} | {row['p50_ms']:.0f} | {row['p99_ms']:.0f} | "
-                     f"{added[0]:+.0f} | {added[1]:+.0f} | {row['load_before']} → {row['load_after']} |")
+                     f"{added[0]:+.0f} | {added[1]:+.0f} | {row['cpu']['machine_busy']:.0%} | "
+                     f"{row['cpu']['servers_ms']:.1f} / {row['cpu']['postgres_ms']:.1f} / {row['cpu']['loadgen_ms']:.1f} | "
+                     f"{row['load_before']} → {row['load_after']} |")
     return lines
 
 
