@@ -41,6 +41,12 @@ class EventLogs:
         return self._saver is not None
 
     @property
+    def saving(self) -> bool:
+        """Whether what runs append is still saved to the store as it comes and taken (it saves, and the last write
+        did not fail): a run's end waits for its events only then (workers.py)."""
+        return self._saver is not None and self._saver.serving and self._saver.failure is None
+
+    @property
     def failure(self) -> str | None:
         """Why the store's last write of events failed, while it fails."""
         return self._saver.failure if self._saver is not None else None

@@ -65,6 +65,7 @@ class EventSaver:
         self.max_unsaved = max_unsaved
         self.on_refused = on_refused
         self.failure: str | None = None  # why the last write failed, while the store fails
+        self.serving = False  # its task saves what runs append (`serve`): past it, nothing appended is saved
         self._waiting: dict[str, EventLog] = {}  # run id -> its log, while it has unsaved records
         self._retry: set[str] = set()  # runs whose last write failed: the store may hold part of it
         self._wake = anyio.Event()
@@ -87,6 +88,7 @@ class EventSaver:
     async def serve(self) -> None:
         """Saves what runs append until cancelled, then what is left (shielded)."""
         pause = _FIRST_PAUSE
+        self.serving = True
         try:
             while True:
                 with anyio.move_on_after(1.0):  # records appended from threads anyio did not start set no event
@@ -98,6 +100,7 @@ class EventSaver:
                     await anyio.sleep(pause)
                     pause = min(_LONGEST_PAUSE, pause * 2)
         finally:
+            self.serving = False
             with anyio.CancelScope(shield=True):
                 await self.flush()
 

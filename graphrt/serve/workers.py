@@ -36,6 +36,9 @@ __all__ = ["Workers"]
 
 log = logging.getLogger("graphrt.serve")
 
+_LOOK_SECONDS = 1.0
+"""How often a run's end, waiting for its events to be saved, looks whether they still can be."""
+
 
 class Workers:
     """Runs the jobs of `queue` with the graphs of `catalog`, saved to `held`'s store.
@@ -173,10 +176,14 @@ class Workers:
 
     async def _events_saved(self, run: ServedRun) -> None:
         """Before a run's end is saved: its events so far, so that its log in the store is whole whenever its end
-        is there (a server killed between the two leaves the run running, for the next to end, log and all). A store
-        that does not save them within `hold_limit` does not hold the end back."""
+        is there (a server killed between the two leaves the run running, for the next to end, log and all). The end
+        is not held back longer than `hold_limit`, nor once the events cannot be saved: the store fails or was taken
+        over, the run was, or the server stops (it is waited on shielded, in the run's end)."""
         with anyio.move_on_after(self.hold_limit):
-            await run.events.all_saved()
+            while run.events.unsaved_count and self.logs.saving and self.held.lost is None \
+                    and run.id not in self.held.lost_runs:
+                with anyio.move_on_after(_LOOK_SECONDS):
+                    await run.events.all_saved()
 
     async def _events_failed(self, run: ServedRun, why: str) -> None:
         """Fails a run stopped because the store could not keep its events: saved failed, never as cancelled."""

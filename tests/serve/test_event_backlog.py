@@ -172,6 +172,28 @@ async def test_a_runs_end_is_saved_only_after_its_events(tmp_path: Path) -> None
         await store.close()
 
 
+async def test_a_runs_end_waits_for_no_event_the_store_cannot_save(tmp_path: Path) -> None:
+    # Its end waits for its events only while the store takes them: a store that fails them does not hold the run's
+    # end (nor a stopping server, which waits for it) for the events' whole hold limit.
+    store = GatedStore(tmp_path / "runs.db")
+    store.gate.set()
+    store.failing = 1_000_000  # every event write fails
+    service = service_for(tmp_path, store)
+    try:
+        async def body() -> None:
+            run = await service.submit("chain")
+            with anyio.fail_after(60):  # a guard: held, it would wait the hold limit (120 s)
+                await run.settled()
+            record = await store.get_run(run.id)
+            assert run.status == RunStatus.FINISHED and record is not None and record.status == RunStatus.FINISHED
+            assert run.events.unsaved_count > 0 and await store.last_event_id(run.id) == 0
+            store.failing = 0  # the server, stopping, saves them
+
+        await serving(service, body)
+    finally:
+        await store.close()
+
+
 async def test_a_store_that_cannot_keep_up_fails_the_run_saying_so(tmp_path: Path) -> None:
     store = GatedStore(tmp_path / "runs.db")
     store.gate.set()
