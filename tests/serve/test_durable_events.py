@@ -24,12 +24,18 @@ def _stop(served) -> None:
     served.thread.join(15)
 
 
-def test_replay_after_a_restart_has_the_whole_log_with_the_same_ids(serve, checkpoint):
+def _hello_logged(serve, checkpoint) -> tuple[dict, list]:
+    """A hello run on a first server, stopped after: the run as it answered, and its log as streamed live."""
     first = serve({"hello.yaml": HELLO}, checkpoint=checkpoint)
     with first.client() as client:
         run = client.post("/graphs/hello/runs?wait=true", json={"inputs": {"name": "Ada"}}).json()
         live = _stream(client, run["id"])
     _stop(first)
+    return run, live
+
+
+def test_replay_after_a_restart_has_the_whole_log_with_the_same_ids(serve, checkpoint):
+    run, live = _hello_logged(serve, checkpoint)
     stopped_at = time.time()
     names = [name for _, name, _ in live]
     assert "NodeStarted" in names and "NodeCompleted" in names and names[-1] == "RunStatus"
@@ -54,11 +60,7 @@ def test_replay_after_a_restart_has_the_whole_log_with_the_same_ids(serve, check
 def test_a_run_saved_ended_without_its_status_in_its_log_gets_it_when_read_back(serve, checkpoint):
     # What a server killed between saving a run's end and saving its status (the last of its log) leaves: made here
     # from a whole log. The log must end, with the run's status; else readers wait for an end that never comes.
-    first = serve({"hello.yaml": HELLO}, checkpoint=checkpoint)
-    with first.client() as client:
-        run = client.post("/graphs/hello/runs?wait=true", json={"inputs": {"name": "Ada"}}).json()
-        live = _stream(client, run["id"])
-    _stop(first)
+    run, live = _hello_logged(serve, checkpoint)
     with sqlite3.connect(checkpoint) as db:
         db.execute("DELETE FROM graphrt_events WHERE run_id = ? AND id = ?", (run["id"], int(live[-1][0])))
 

@@ -147,6 +147,11 @@ async def test_a_run_whose_store_is_slow_waits_for_it_and_loses_no_event(tmp_pat
         await store.close()
 
 
+async def _saved_status(store: GatedStore, run_id: str) -> str | None:
+    record = await store.get_run(run_id)
+    return record.status if record is not None else None
+
+
 async def test_a_runs_end_is_saved_only_after_its_events(tmp_path: Path) -> None:
     # A server killed between the two must leave the run running (another continues it, and saves its whole log), not
     # ended with its log cut short: its last nodes' events would never be saved, and readers never see it end.
@@ -159,13 +164,11 @@ async def test_a_runs_end_is_saved_only_after_its_events(tmp_path: Path) -> None
                 while store.writes_waiting == 0 or run.ledger.states().get("n30") != "completed":
                     await anyio.wait_all_tasks_blocked()  # every node done, its events held at the store's gate
                 await anyio.wait_all_tasks_blocked()  # as far as the run goes while they are
-                record = await store.get_run(run.id)
-                assert record is not None and record.status == RunStatus.RUNNING
+                assert await _saved_status(store, run.id) == RunStatus.RUNNING
             finally:
                 store.gate.set()  # else the server, stopping, would wait at the gate for ever to save them
             await run.settled()
-            record = await store.get_run(run.id)
-            assert run.status == RunStatus.FINISHED and record is not None and record.status == RunStatus.FINISHED
+            assert run.status == RunStatus.FINISHED and await _saved_status(store, run.id) == RunStatus.FINISHED
 
         await serving(service, body)
     finally:
@@ -184,8 +187,7 @@ async def test_a_runs_end_waits_for_no_event_the_store_cannot_save(tmp_path: Pat
             run = await service.submit("chain")
             with anyio.fail_after(60):  # a guard: held, it would wait the hold limit (120 s)
                 await run.settled()
-            record = await store.get_run(run.id)
-            assert run.status == RunStatus.FINISHED and record is not None and record.status == RunStatus.FINISHED
+            assert run.status == RunStatus.FINISHED and await _saved_status(store, run.id) == RunStatus.FINISHED
             assert run.events.unsaved_count > 0 and await store.last_event_id(run.id) == 0
             store.failing = 0  # the server, stopping, saves them
 
