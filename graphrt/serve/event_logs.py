@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import Any
 
 import anyio
 
@@ -24,6 +25,8 @@ from graphrt.serve.event_saver import EventSaver
 from graphrt.serve.events import EventLog
 
 __all__ = ["EventLogs"]
+
+_PAGE = 1000  # saved events read back in one call
 
 
 class EventLogs:
@@ -80,6 +83,27 @@ class EventLogs:
         found = await self._saver.store.get_events(run_id, saved - 1, 1)
         record = json.loads(found[-1][1]) if found else {}
         return record.get("type") == "RunStatus" and record.get("status") in RunStatus.ENDED
+
+    async def saved_records(self, run_id: str, up_to: int, kinds: frozenset[str]) -> list[dict[str, Any]]:
+        """The records among the run's first `up_to` saved events whose type is one of `kinds`, oldest first: what a
+        run read back had said before (none when the store keeps no events). A record is parsed only when its text
+        names one of the types."""
+        if self._saver is None:
+            return []
+        marks = tuple(f'"type": "{kind}"' for kind in kinds)  # as json.dumps writes a record (event_saver.py)
+        found: list[dict[str, Any]] = []
+        after = 0
+        while after < up_to:
+            page = await self._saver.store.get_events(run_id, after, min(_PAGE, up_to - after))
+            if not page:
+                break
+            for _, text in page:
+                if any(mark in text for mark in marks):
+                    record = json.loads(text)
+                    if record.get("type") in kinds:
+                        found.append(record)
+            after = page[-1][0]
+        return found
 
     def log_for(self, run_id: str, *, saved: int = 0) -> EventLog:
         """A run's event log: saved to the store as it grows (after the `saved` events it has there already)."""

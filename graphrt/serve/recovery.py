@@ -24,7 +24,7 @@ from graphrt.checkpoint.records import RunRecord
 from graphrt.durable.saved_nodes import saved_nodes
 from graphrt.serve.catalog import GraphCatalog, ServedGraph
 from graphrt.serve.event_logs import EventLogs
-from graphrt.serve.served_run import ServedRun
+from graphrt.serve.served_run import SPENDING_EVENTS, ServedRun
 from graphrt.serve.transitions import Transitions
 
 __all__ = ["Recovery"]
@@ -68,6 +68,8 @@ class Recovery:
         run.parent = record.parent
         if isinstance(record.detail.get("usage"), dict):  # what it spent, as its saved end said
             run.final_usage = record.detail["usage"]
+        if saved:  # and per node, as its saved log says
+            run.spent_before(await self.logs.saved_records(record.run_id, saved, SPENDING_EVENTS))
         await self.restore_nodes(store, run, record)
         # A run that ended has its log saved, ending with its status (its events are saved before its end, and its
         # status after: graphrt.serve.workers); one saved by an older server has none, and one whose server was killed

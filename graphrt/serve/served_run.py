@@ -34,9 +34,9 @@ from graphrt.serve.catalog import ServedGraph
 from graphrt.serve.events import EventLog
 from graphrt.serve.node_ledger import NodeLedger
 
-__all__ = ["ServedRun"]
+__all__ = ["SPENDING_EVENTS", "ServedRun"]
 
-_SPENDING = frozenset({"LlmCallStarted", "LlmCallFinished", "ToolCalled", "NodeStarted", "NodeRetried"})
+SPENDING_EVENTS = frozenset({"LlmCallStarted", "LlmCallFinished", "ToolCalled", "NodeStarted", "NodeRetried"})
 """The events whose records say what a run spent (UsageLedger.take)."""
 
 log = logging.getLogger("graphrt.serve")
@@ -169,7 +169,7 @@ class ServedRun:
             record["error"] = self.shown(record["error"])
         self.ledger.record(event, record)
         kind = record["type"]
-        if kind in _SPENDING:
+        if kind in SPENDING_EVENTS:
             self.spent.take(record)
         elif kind == "RunFinished" and not record.get("path") and isinstance(record.get("usage"), dict):
             self.final_usage = record["usage"]
@@ -188,6 +188,12 @@ class ServedRun:
     def shown(self, text: str) -> str:
         """An error's text as clients see it: no credential the run knows, no server path."""
         return self.redactor.text(self._shown_by_server(text) if self._shown_by_server is not None else text)
+
+    def spent_before(self, records: list[dict[str, Any]]) -> None:
+        """What a run read back spent before, per node too: the SPENDING_EVENTS records of its saved log, oldest first,
+        counted before any event of its own (its log goes on after them)."""
+        for record in records:
+            self.spent.take(record)
 
     @property
     def usage(self) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """Runs' event logs in the store (serve/event_saver.py): replay after a restart has the whole log, with the same
-ids; retention deletes old ended runs (serve/retention.py); a stored run shows the times it was saved with."""
+ids; retention deletes old ended runs (serve/retention.py); a stored run shows the times it was saved with, and what
+each node spent (as its saved log says)."""
 
 from __future__ import annotations
 
@@ -126,3 +127,77 @@ async def _saved_ids(checkpoint) -> set[str]:
         return {record.run_id for record in await store.runs()}
     finally:
         await store.close()
+
+
+TWO_CALLS = """\
+version: 0.5
+nodes:
+  draft:
+    agent: openAIAgent
+    inputs:
+      prompt: hi
+  reply:
+    agent: openAIAgent
+    inputs:
+      prompt: ":draft.text"
+    isResult: true
+"""
+
+
+def test_what_each_node_spent_is_shown_after_a_restart_as_before_it(serve, checkpoint, openai_server, reply):
+    openai_server.script(reply.text("a draft"), reply.text("the reply", usage={
+        "prompt_tokens": 20, "completion_tokens": 5, "total_tokens": 25}))
+    first = serve({"chat.yaml": TWO_CALLS}, checkpoint=checkpoint)
+    with first.client() as client:
+        run_id = client.post("/graphs/chat/runs?wait=true", json={}).json()["id"]
+        before = client.get(f"/runs/{run_id}/nodes").json()["nodes"]
+        node_before = client.get(f"/runs/{run_id}/nodes/reply").json()["usage"]
+    _stop(first)
+    assert before["draft"]["usage"]["total_tokens"] == 18 and node_before["total_tokens"] == 25
+
+    second = serve({}, checkpoint=checkpoint)
+    with second.client() as client:
+        after = client.get(f"/runs/{run_id}/nodes").json()["nodes"]
+        node_after = client.get(f"/runs/{run_id}/nodes/reply").json()["usage"]
+        run = client.get(f"/runs/{run_id}").json()
+    assert {key: node["usage"] for key, node in after.items()} == {key: node["usage"] for key, node in before.items()}
+    assert node_after == node_before
+    assert run["usage"]["llm_calls"] == 2 and run["usage"]["total_tokens"] == 43
+
+
+ASKS_BETWEEN = """\
+version: 0.5
+nodes:
+  draft:
+    agent: openAIAgent
+    inputs:
+      prompt: hi
+  name:
+    agent: textInputAgent
+    inputs:
+      after: :draft
+    params:
+      message: Go on?
+  reply:
+    agent: openAIAgent
+    inputs:
+      prompt: ":name.text"
+    isResult: true
+"""
+
+
+def test_what_a_run_spent_before_a_restart_counts_with_what_it_spends_after(serve, checkpoint, openai_server, reply):
+    openai_server.script(reply.text("a draft"), reply.text("the reply", usage={
+        "prompt_tokens": 20, "completion_tokens": 5, "total_tokens": 25}))
+    first = serve({"chat.yaml": ASKS_BETWEEN}, checkpoint=checkpoint)
+    with first.client() as client:
+        run_id = client.post("/graphs/chat/runs?wait=true", json={}).json()["id"]
+        assert client.get(f"/runs/{run_id}").json()["status"] == "interrupted"
+    _stop(first)
+
+    second = serve({}, checkpoint=checkpoint)
+    with second.client() as client:
+        assert client.post(f"/runs/{run_id}/resume?wait=true", json={"answer": "go"}).json()["status"] == "finished"
+        nodes = client.get(f"/runs/{run_id}/nodes").json()["nodes"]
+    assert nodes["draft"]["usage"]["total_tokens"] == 18 and nodes["reply"]["usage"]["total_tokens"] == 25
+    assert [request["messages"][-1]["content"] for request in openai_server.requests] == ["hi", "go"]
