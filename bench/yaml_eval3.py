@@ -21,8 +21,10 @@ styles and the first two sets lack. Each file is about 50,000 nodes, made by a s
   `properties`, `required`, `enum`, `items`, `$ref`), in block style and as flow mappings;
 - `tabs_text`: tab characters inside single- and double-quoted scalars and inside literal text (code samples,
   tab-separated rows); never as indentation;
-- `merge_defaults`: a node's settings anchored once and merged into the nodes after it (`<<: *llm`,
-  `<<: [*strict, *llm]`, an anchored mapping that itself merges), in block and flow mappings, keys overridden.
+- `merge_defaults`: a node's settings anchored once and merged into one node in fifty after it (`<<: *llm`,
+  `<<: [*strict, *llm]`, an anchored mapping that itself merges), in block and flow mappings, keys overridden,
+  and aliases (`console: *quiet`) in others. Not every node merges: js-yaml 4.3 refuses a file whose merges
+  copy more than 10,000 keys in all (its `maxTotalMergeKeys`), as a first draft that merged in every node found.
 """
 
 from __future__ import annotations
@@ -271,8 +273,11 @@ def _merge_first(i: int) -> list[str]:
 def _merge(i: int, rng: random.Random) -> list[str]:
     if i <= 2:
         return _merge_first(i)
-    shape = i % 3
     lines = [f"  n{i}:", "    agent: openAIAgent", "    inputs:", f"      prompt: :n{i - 1}"]
+    if i % 50 != 25:  # js-yaml refuses more than 10,000 merged keys a file (maxTotalMergeKeys): merges are rarer
+        return lines + ["    params:", "      model: gpt-4o-mini", f"      system: {_words(rng, 5)}",
+                        *(["    console: *quiet"] if i % 5 == 0 else [])]
+    shape = (i // 50) % 3
     if shape == 0:
         return lines + ["    params:", "      <<: *llm", f"      system: {_words(rng, 5)}"]
     if shape == 1:
