@@ -153,7 +153,9 @@ def _time_graphrt(files: list[str], warmup: int, repeat: int) -> None:
 
     record: dict[str, object] = {}
     for file in files:
-        text = Path(file).read_text(encoding="utf-8")
+        # As graphrt reads a graph file (loader.read_graph_file) and js-yaml's runner reads it: its bytes, decoded,
+        # so a file's \r\n line endings reach the parser (read_text would make them \n).
+        text = Path(file).read_bytes().decode("utf-8")
         times: dict[str, list[float]] = {"ms": [], "cpu_ms": []}
         try:
             for index in range(warmup + repeat):
