@@ -13,12 +13,14 @@ styles and the first two sets lack. Each file is about 50,000 nodes, made by a s
 - `indent4`: four-space indentation, sequences flush with their key (`key:` / `- a`), keys quoted now and then,
   end-of-line comments;
 - `json_pretty`: the graph as `JSON.stringify(graph, null, 2)` writes it, saved in a .yaml file;
-- `numbers`: value nodes holding data: lists of floats with exponents, signed and bare-point numbers, ints,
-  booleans, nulls (`~`, `null`, empty), numbers in quotes, in flow and block style;
+- `numbers`: value nodes (one node in four) holding data: lists of floats with exponents, signed and bare-point
+  numbers, ints, booleans, nulls (`~`, `null`, empty), numbers in quotes, in flow and block style;
 - `markdown_prompts`: prompts with markdown (headings, `**bold**`, lists, code fences holding `{}`, `:` and
   quotes, quotes `>`) as literal blocks and as double-quoted strings with `\\n`;
 - `tools_schemas`: openAIAgent tools: function definitions holding JSON Schemas (nested `type: object`,
-  `properties`, `required`, `enum`, `items`, `$ref`), in block style and as flow mappings;
+  `properties`, `required`, `enum`, `items`, `$ref`), in block style and as flow mappings, in three nodes of
+  eight (`numbers` and this file, denser at first, went past the 1,000,000 values graphrt reads in a graph at
+  50,000 nodes);
 - `tabs_text`: tab characters inside single- and double-quoted scalars and inside literal text (code samples,
   tab-separated rows); never as indentation;
 - `merge_defaults`: a node's settings anchored once and merged into one node in fifty after it (`<<: *llm`,
@@ -171,18 +173,20 @@ _FLOATS = ("0.125", "-3.5e-3", "12", "1.0e+6", ".5", "-0.75", "2E3", "+7", "0", 
 
 
 def _numbers(i: int, rng: random.Random) -> list[str]:
-    shape = i % 3
+    shape = i % 4  # within graphrt's 1,000,000 values at 50,000 nodes (loader.MAX_VALUES)
     if shape == 0:
-        data = ", ".join(rng.choice(_FLOATS) for _ in range(8))
+        data = ", ".join(rng.choice(_FLOATS) for _ in range(6))
         return [f"  n{i}:", "    value:", f"      data: [{data}]", "      weights:",
                 *(f"        - {rng.choice(_FLOATS)}" for _ in range(3)), f"      count: {rng.randint(0, 10**6)}",
-                "      flags: [true, false, null, ~]", "      threshold: 1.0e-4", "      missing:",
-                "      ids: ['007', \"1e3\", '12']", "      enabled: True", "      matrix:",
+                "      flags: [true, false, ~]", "      threshold: 1.0e-4", "      missing:",
+                "      ids: ['007', \"1e3\"]", "      enabled: True", "      matrix:",
                 f"        - [{rng.choice(_FLOATS)}, {rng.choice(_FLOATS)}, -1]", "        - [0.5, .25, 1.5e2]"]
     if shape == 1:
         return [f"  n{i}:", "    agent: totalAgent", "    inputs:",
                 f"      array: [':n{i - 1}.data', ':n{i - 1}.weights']",
                 "    params: {min: -1, max: 1e3, scale: 0.001, round: 2}"]
+    if shape == 3:
+        return [f"  n{i}:", "    agent: copyAgent", f"    inputs: {{v: ':n{i - 1}', scale: {rng.choice(_FLOATS)}}}"]
     return [f"  n{i}:", "    agent: copyAgent", "    inputs:", f"      v: :n{i - 2}.count",
             f"      ratio: {rng.random():.6f}",
             f"      offset: -{rng.randint(1, 999)}", "      none: null", "    params:", "      namedKey: v",
@@ -213,7 +217,9 @@ def _markdown(i: int, rng: random.Random) -> list[str]:
 # ----- tools_schemas: openAIAgent tools with JSON Schemas -----
 
 def _tools(i: int, rng: random.Random) -> list[str]:
-    shape = i % 3
+    shape = i % 8  # tools in three nodes of eight: within graphrt's 1,000,000 values at 50,000 nodes
+    if shape > 2:
+        return [f"  n{i}:", "    agent: copyAgent", "    inputs:", f"      v: :n{i - 1}", "    params: {namedKey: v}"]
     if shape == 0:
         return [f"  n{i}:", "    agent: openAIAgent", "    inputs:", f"      prompt: :n{i - 1}", "    params:",
                 "      model: gpt-4o", "      tool_choice: auto", "      tools:", "        - type: function",
