@@ -4,6 +4,7 @@
     .venv/bin/python -m bench yaml --n 10000 --rounds 5 flow_single block_plain
     .venv/bin/python -m bench yaml --set eval      # graph files the reader was not tuned on (bench/yaml_eval.py)
     .venv/bin/python -m bench yaml --set eval2     # hand-written shapes it left whole (bench/yaml_eval2.py)
+    .venv/bin/python -m bench yaml --set eval3     # files as people and tools write them (bench/yaml_eval3.py)
 
 Every style is the same graph, a chain of `copyAgent` nodes (`nN` takes `:nN-1`): one JSON object a
 line (what `--write-workloads` writes), YAML's flow style with single, double or no quotes, block style
@@ -17,8 +18,11 @@ took the file: its own (`quick`, graphdata/quick_yaml.py), its own with the entr
 PyYAML (`pieces`), or PyYAML (`full`).
 
 These nine styles are the files the quick reader was made fast on; `--set eval` times the evaluation set
-of bench/yaml_eval.py instead, files it was not tuned on, and `--set eval2` the second one (bench/yaml_eval2.py):
-folded and literal block scalars, flow collections and scalars over several lines, comments inside them.
+of bench/yaml_eval.py instead, files it was not tuned on, `--set eval2` the second one (bench/yaml_eval2.py):
+folded and literal block scalars, flow collections and scalars over several lines, comments inside them, and
+`--set eval3` the third (bench/yaml_eval3.py), written before it was measured: Windows line endings, chat
+message lists, four-space indentation, pretty-printed JSON, numbers, markdown prompts, tool schemas, tabs in
+text, merge keys.
 """
 
 from __future__ import annotations
@@ -124,11 +128,12 @@ STYLES: dict[str, Callable[[int], list[str]]] = {
 def _sets() -> dict[str, dict[str, Callable[[int], list[str]]]]:
     from .yaml_eval import EVAL
     from .yaml_eval2 import EVAL2
+    from .yaml_eval3 import EVAL3
 
-    return {"tuned": STYLES, "eval": EVAL, "eval2": EVAL2}
+    return {"tuned": STYLES, "eval": EVAL, "eval2": EVAL2, "eval3": EVAL3}
 
 
-SETS = ("tuned", "eval", "eval2")
+SETS = ("tuned", "eval", "eval2", "eval3")
 
 
 def write_style(style: str, n: int, folder: Path, styles: dict[str, Callable[[int], list[str]]] = STYLES) -> Path:
@@ -148,7 +153,9 @@ def _time_graphrt(files: list[str], warmup: int, repeat: int) -> None:
 
     record: dict[str, object] = {}
     for file in files:
-        text = Path(file).read_text(encoding="utf-8")
+        # As graphrt reads a graph file (loader.read_graph_file) and js-yaml's runner reads it: its bytes, decoded,
+        # so a file's \r\n line endings reach the parser (read_text would make them \n).
+        text = Path(file).read_bytes().decode("utf-8")
         times: dict[str, list[float]] = {"ms": [], "cpu_ms": []}
         try:
             for index in range(warmup + repeat):
@@ -189,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("styles", nargs="*", help=f"default: all of the set (tuned: {', '.join(STYLES)})")
     parser.add_argument("--set", choices=SETS, default="tuned",
-                        help="tuned: the styles the reader was made fast on (default); eval, eval2: files it was not tuned on")
+                        help="tuned: the styles the reader was made fast on (default); eval, eval2, eval3: files it was not tuned on")
     parser.add_argument("--n", type=int, default=50_000, help="nodes in each file (default 50,000)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds, engines taking turns (default 3)")
     parser.add_argument("--warmup", type=int, default=1)

@@ -1,5 +1,5 @@
 """The YAML styles `python -m bench yaml` times are one graph, which graphrt's own reader reads, as PyYAML does; the
-evaluation sets (`--set eval`, `--set eval2`) are read as PyYAML reads them, and their corpus files hold each source
+evaluation sets (`--set eval`, `--set eval2`, `--set eval3`) are read as PyYAML reads them, and their corpus files hold each source
 file's value (each conformance case's graph)."""
 
 import pytest
@@ -7,6 +7,7 @@ import yaml
 
 from bench.yaml_eval import EVAL, corpus_files
 from bench.yaml_eval2 import EVAL2, case_graphs
+from bench.yaml_eval3 import EVAL3
 from bench.yaml_styles import STYLES
 from graphrt.graphdata import full_yaml, loader
 from graphrt.graphdata.loader import parse_graph_text
@@ -70,3 +71,18 @@ def test_the_written_out_cases_hold_each_cases_graph(style: str) -> None:
     assert len(graphs) > 100
     assert all(nodes[f"c0_{case_id}"] == graph for case_id, graph in graphs)
     assert parse_graph_text(text)[0]["nodes"] == nodes
+
+
+@pytest.mark.parametrize("style", EVAL3)
+def test_each_third_evaluation_file_reads_as_pyyaml_reads_it(style: str) -> None:
+    text = "\n".join(EVAL3[style](200)) + "\n"
+    full = yaml.load(text, Loader=full_yaml._GraphLoader)  # noqa: S506 - a safe loader
+
+    assert len(full["nodes"]) == 200
+    assert parse_graph_text(text)[0] == full
+
+
+def test_the_windows_file_has_windows_line_endings() -> None:
+    text = "\n".join(EVAL3["crlf"](20)) + "\n"
+
+    assert text.count("\r\n") == text.count("\n")
