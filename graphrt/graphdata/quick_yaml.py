@@ -1101,6 +1101,27 @@ def _nested(lines: _Reader, indent: int, depth: int, *, sequence_here: bool) -> 
     return None
 
 
+# What JSON reads and YAML does not, or otherwise: an escaped surrogate (PyYAML refuses it), a key whose `:` is on a
+# line after it (an implicit key is on one line), a line of 1,000 characters or more (a key of over 1,024 is no
+# implicit key in flow; a minified file takes the usual way).
+_NOT_JSON_AS_YAML = LazyPattern(r'\\u[dD][89a-fA-F]|"[\ \n]*\n[\ \n]*:|^[^\n]{1000}', re.MULTILINE)
+
+
+def _json_document(text: str, max_depth: int, max_values: int) -> Any | None:
+    """The value of a file that is one JSON object (a graph saved as JSON in a .yaml file), read by the json
+    module, as YAML reads it: None where YAML would read it otherwise, or it is no JSON (a flow mapping in YAML's
+    own style, which the full parser reads). A key written twice is refused (_mapping_once), as YAML refuses it;
+    NaN is text in YAML (_JSON refuses it). Raises _Whole past the loader's limits."""
+    if _NOT_JSON_AS_YAML.search(text):
+        return None
+    try:
+        value = _JSON.decode(text)
+    except (ValueError, _NotQuick):
+        return None
+    _Reader("", max_depth, max_values).measure(value, 0)
+    return value
+
+
 def quick_load(text: str, *, max_depth: int, max_values: int, full: Callable[[str], Any] | None = None) -> Any | None:
     """The value of a YAML text written in the plain part of YAML graph files use; None for any other text,
     and for a value nested more than `max_depth` levels or of more than `max_values` values (the full
@@ -1109,9 +1130,15 @@ def quick_load(text: str, *, max_depth: int, max_values: int, full: Callable[[st
     `full` reads a YAML text with the full loader (None where it fails): given, the entries of block mappings
     this reader does not know are read by it, all at once, and the rest of the file here; without it, or when an
     entry is tied to the rest of the file (an anchor, an alias), the whole file is left (None)."""
+    if "\r" in text:  # Windows' line breaks, each one line break in YAML; a lone CR is the full parser's
+        if text.count("\r") != text.count("\r\n"):
+            return None
+        text = text.replace("\r\n", "\n")
     if (_NOT_QUICK_ASCII if text.isascii() else _not_quick()).search(text):
         return None
     try:
+        if text[:1] == "{" or (text[:1] in " \n" and text.lstrip(" \n")[:1] == "{"):
+            return _json_document(text, max_depth, max_values)
         lines = _Reader(text, max_depth, max_values)
         if not lines.items or lines.items[0][0] != 0:
             return None

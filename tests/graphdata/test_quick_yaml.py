@@ -46,7 +46,10 @@ def _same(a: Any, b: Any) -> bool:
 
 def _agrees(text: str) -> Any:
     """Asserts the quick reader answers only with the full loader's value, alone and with the entries it does not
-    know read by the full loader (`full=`, as the loader calls it); returns its answer alone."""
+    know read by the full loader (`full=`, as the loader calls it), and so with the text's line breaks written as
+    Windows writes them; returns its answer alone."""
+    if "\n" in text and "\r" not in text:
+        _agrees(text.replace("\n", "\r\n"))
     quick = quick_load(text, **LIMITS)
     in_pieces = quick_load(text, **LIMITS, full=loader._full_value)
     if quick is not None:
@@ -281,6 +284,44 @@ def test_an_entry_it_does_not_know_goes_to_the_full_loader_alone(text: str) -> N
     assert _agrees(text) is None
 
 
+def test_windows_line_breaks_are_read_quickly_and_a_lone_carriage_return_is_the_full_loaders() -> None:
+    text = "version: 0.5\r\nnodes:\r\n  a:\r\n    value: |\r\n      two\r\n\r\n      lines\r\n    b: 'x\r\n      y'\r\n"
+    assert _agrees(text) == {"version": 0.5, "nodes": {"a": {"value": "two\n\nlines\n", "b": "x y"}}}
+    assert quick_load("a: 1\rb: 2\n", **LIMITS) is None and quick_load("a: 1\r\nb: 2\r", **LIMITS) is None
+
+
+def test_an_error_in_a_file_with_windows_line_breaks_is_where_the_full_loader_puts_it() -> None:
+    test_errors_keep_the_full_loaders_message_and_position("version: 0.5\r\nnodes:\r\n  a: {v: 1}}\r\n")
+
+
+@pytest.mark.parametrize("text", [
+    '{\n  "version": 0.5,\n  "nodes": {\n    "a": {"value": [1, -0, 1.5E+3, null, true, "x\\/y\\u00e9"]},\n'
+    '    "b": {"agent": "copyAgent", "inputs": {"v": ":a"}}\n  }\n}\n',
+    '\n  {"nodes": {"a": {"value": 12345678901234567890, "b": 1e999}}}',
+    '{"nodes": {"a": {"value": "\\u0000"}},\n "k":\n 1}\n',
+])
+def test_a_file_that_is_one_json_object_is_read_by_the_json_module(text: str) -> None:
+    assert _agrees(text) is not None
+
+
+@pytest.mark.parametrize("text", [
+    '{"nodes": {"a": 1, "a": 2}}\n',  # a key twice: YAML refuses it, JSON keeps the last
+    '{"nodes": {"a": NaN}}\n',  # text in YAML
+    '{"nodes": {"a": "\\ud83d\\ude00"}}\n',  # an escaped surrogate: PyYAML refuses it
+    '{"nodes"\n: {"a": 1}}\n',  # a key's colon on the next line: no implicit key in YAML
+    '{"' + "k" * 1100 + '": 1}\n',  # a key of over 1,024 characters: no implicit key either
+    '{"nodes": {"a": "\x7f"}}\n',  # a character YAML refuses
+    '{nodes: {a: 1}}\n',  # YAML's own flow style: the full loader's
+])
+def test_json_that_yaml_reads_otherwise_is_left_to_the_full_loader(text: str) -> None:
+    assert quick_load(text, **LIMITS) is None
+    try:
+        full = _full(text)
+    except (yaml.YAMLError, ValueError):
+        return
+    assert _same(parse_graph_text(text)[0], full)
+
+
 @pytest.mark.parametrize("text", [
     "a: &x !!str t\nb: *x\n",  # an anchor in the entry, its alias outside
     "a: &x 1\nb: [*x, !!str 2]\n",  # an alias in the entry, its anchor outside
@@ -395,6 +436,7 @@ class _nothing:
     "a: &x {b: [1, {c: 2}]}\nd:\n  e: *x\n  f: *x\n",  # an alias counts what it stands for, where it stands
     "a: &x\n  b: {c: [1, {d: 2}]}\n  e: [3]\nf: *x\ng:\n  h: *x\n",  # the flow values of an anchored block
     "a: {b: [1, [2, [3]]]}\nc:\n  d: {e: {f: [4]}}\n  g: 5\n",
+    '{\n  "a": {"b": [1, [2, [3]]]},\n  "c": {"d": {"e": {"f": [4]}}, "g": 5}\n}\n',  # one JSON object
 ])
 def test_the_limits_are_the_loaders(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Past MAX_VALUES or MAX_DEPTH the quick reader gives up, and the full loader says why, as before."""
