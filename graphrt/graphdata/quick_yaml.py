@@ -42,19 +42,30 @@ from graphrt.base.patterns import LazyPattern
 
 __all__ = ["quick_load"]
 
-# Left to the full parser: what YAML refuses in a stream, tab, CR, BOM, and the line breaks of YAML 1.1 (NEL, LS, PS).
+# Left to the full parser: what YAML refuses in a stream, CR, BOM, and the line breaks of YAML 1.1 (NEL, LS, PS).
 # The whole rule is compiled only for a text that is not ASCII (its Unicode ranges take ~3 ms to compile,
-# a fifth of a small graph's whole load); for ASCII text it is the same as the short one.
-_NOT_QUICK_ASCII = re.compile("[^\n\x20-\x7e]")
+# a fifth of a small graph's whole load); for ASCII text it is the same as the short one. A tab is _TAB by then.
+_NOT_QUICK_ASCII = re.compile("[^\n\x01\x20-\x7e]")
 
 
 @functools.cache
 def _not_quick() -> re.Pattern[str]:
-    return re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+    return re.compile("[^\n\x01\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+
+
+# A tab is read as this character, which YAML refuses in a text (so none is there), and is a tab again in the
+# value (_with_tabs): then it is text like any other, as YAML reads a tab inside a scalar (`id<tab>name`,
+# `"a<tab>b"`, literal text). Where a tab is white space in YAML, the text is the full parser's: after spaces
+# that follow text, at a line's end, before a comment or an indicator (_BAD_TAB); after `-`, `?`, `:` or a flow
+# indicator, where no plain scalar starts or goes on (_PLAIN_START, _LINE, _FLOW_TOKEN); at a line's start, only
+# where the reader reads it as text (a literal scalar's code): a line going on a plain, quoted or flow value, or
+# starting a block scalar's text, is the full parser's, and a folded one is more indented.
+_TAB = "\x01"
+_BAD_TAB = LazyPattern(r"[^\s] +\t|\t(?=[ \n#:,\[\]{}]|\Z)")
 _DOCUMENTS = re.compile(r"^(?:---|\.\.\.|%)", re.MULTILINE)  # documents and directives: the full parser's
 _KEY = re.compile(r"""([A-Za-z0-9_$][A-Za-z0-9_$\-./]*|"[^"\\]*"|'[^'\n]*(?:''[^'\n]*)*'):(?: +|$)""")
 # A plain scalar may not start with an indicator (anchors, aliases, tags, block scalars, flow, quotes...).
-_PLAIN_START = re.compile(r"""[^-?:,\[\]{}#&*!|>'"%@`\s]|[-?:][^\s,\[\]{}]""")
+_PLAIN_START = re.compile(r"""[^-?:,\[\]{}#&*!|>'"%@`\s\x01]|[-?:][^\s\x01,\[\]{}]""")  # \x01: a tab (_TAB)
 
 
 class _NotQuick(Exception):
@@ -123,10 +134,11 @@ def _mapping_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return found
 
 
-_JSON = json.JSONDecoder(object_pairs_hook=_mapping_once, parse_constant=lambda name: _refuse())  # NaN: not JSON to YAML
+# NaN is text in YAML, not a number. Not strict: a string holds the tabs of the text as _TAB, a control character.
+_JSON = json.JSONDecoder(object_pairs_hook=_mapping_once, parse_constant=lambda name: _refuse(), strict=False)
 
 
-_JSON_PLAIN = json.JSONDecoder()  # the json module's C reader, for text made here: NaN and Infinity are .nan and .inf
+_JSON_PLAIN = json.JSONDecoder(strict=False)  # for text made here: NaN and Infinity are .nan and .inf
 _SCAN = _JSON_PLAIN.scan_once  # the C scanner itself: text made here has no spaces around it to skip
 
 
@@ -177,7 +189,7 @@ def _scalar(text: str, reader: "_Reader", depth: int) -> Any:
     if comment >= 0:
         text = text[:comment]
     text = text.rstrip(" ")
-    if ": " in text or text.endswith(":"):  # a mapping where a scalar stands: an error the full parser locates
+    if ": " in text or ":" + _TAB in text or text.endswith(":"):  # a mapping where a scalar stands: an error
         raise _NotQuick
     return _plain(text)
 
@@ -190,15 +202,15 @@ def _scalar(text: str, reader: "_Reader", depth: int) -> Any:
 # in flow). Text with such a thing is not covered by its tokens, and the full parser reads it.
 _FLOW_TOKEN = LazyPattern(r"""
     \ *(?:
-        [^-?:,\[\]{}\#&*!|>'"%@`\s][^\s,\[\]{}:?]*                # a plain scalar: where it may start, and go on
-        (?:(?::(?=[^\s,\[\]{}])|\ +(?=[^\s,\[\]{}:?\#]))[^\s,\[\]{}:?]*)*
+        [^-?:,\[\]{}\#&*!|>'"%@`\s\x01][^\s,\[\]{}:?]*            # a plain scalar: where it may start, and go on
+        (?:(?::(?=[^\s\x01,\[\]{}])|\ +(?=[^\s,\[\]{}:?\#]))[^\s,\[\]{}:?]*)*
       | [\[\]{},]
       | :(?=[\ \n]|\Z)                                            # `: ` after a key
       | '[^'\n]*(?:''[^'\n]*)*'
       | "[^"\\\n]*(?:(?:\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})[^"\\\n]*)*"
       | (?<=["']):                                                # `"key":value`, as JSON writes it
-      | -(?=[^\s,\[\]{}])[^\s,\[\]{}:?]*
-        (?:(?::(?=[^\s,\[\]{}])|\ +(?=[^\s,\[\]{}:?\#]))[^\s,\[\]{}:?]*)*
+      | -(?=[^\s\x01,\[\]{}])[^\s,\[\]{}:?]*
+        (?:(?::(?=[^\s\x01,\[\]{}])|\ +(?=[^\s,\[\]{}:?\#]))[^\s,\[\]{}:?]*)*
     )
   | \n                                                            # the next line's collection
   | \ +\#[^\n]*                                                   # a comment, to the end of the line
@@ -359,7 +371,7 @@ def _flow_lines(lines: "_Reader", first: str, at: int, indent: int) -> tuple[str
                 raise _NotQuick
             text = raw[index].strip(" ")
         column = len(raw[index]) - len(raw[index].lstrip(" "))
-        if column < indent or (column == indent and text[0] not in _CLOSING):
+        if column < indent or (column == indent and text[0] not in _CLOSING) or text[0] == _TAB:
             raise _NotQuick
     while at < len(items) and items[at][2] <= index:
         at += 1
@@ -457,7 +469,7 @@ def _block(lines: _Reader, indent: int, depth: int) -> Any:
 _LINE = re.compile(r"""([A-Za-z_$][A-Za-z0-9_$\-./]*):(?:
     \ +([\[{|>&].*)
   | \ +(?:
-        ((?:[^-?:,\[\]{}\#&*!|>'"%@`\s]|[-?:][^\s,\[\]{}])(?:[^\s:]++|:(?=\S)|\ +(?=[^\s\#]))*+)
+        ((?:[^-?:,\[\]{}\#&*!|>'"%@`\s\x01]|[-?:][^\s\x01,\[\]{}])(?:[^\s:]++|:(?=[^\s\x01])|\ +(?=[^\s\#]))*+)
       | '([^'\n]*(?:''[^'\n]*)*)'
       | "((?:[^"\\\n]++|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*+)"
       | \*([A-Za-z0-9_-]+)
@@ -652,7 +664,8 @@ def _plain_lines(lines: _Reader, found: dict[str, Any], indent: int, at: int) ->
     if match is None:
         return None
     first = content[match.end():]
-    if not first or not _PLAIN_START.match(first) or " #" in first or ": " in first or first[-1] == ":":
+    if not first or not _PLAIN_START.match(first) or " #" in first or ": " in first or ":" + _TAB in first \
+            or first[-1] == ":":
         return None
     key = _key(match)
     value = _plain(first)
@@ -671,7 +684,7 @@ def _plain_lines(lines: _Reader, found: dict[str, Any], indent: int, at: int) ->
             return None
         elif len(raw[index]) - len(raw[index].lstrip(" ")) <= indent:
             break
-        elif " #" in text or ": " in text or text[-1] == ":":
+        elif " #" in text or ": " in text or ":" + _TAB in text or text[-1] == ":" or text[0] == _TAB:
             return None
         else:
             written.append("\n" * empty if empty else " ")
@@ -718,6 +731,8 @@ def _quoted_lines(lines: _Reader, rest: str, at: int, indent: int) -> tuple[str,
         closed = match.group(closing) is not None
         if written:
             part = part.lstrip(" ")
+            if part[:1] == _TAB:  # white space in YAML, dropped there
+                raise _NotQuick
             if not part and not closed and (quote == "'" or match.group(2) is None):  # an empty line
                 empty += 1
                 index += 1
@@ -936,6 +951,8 @@ def _block_scalar(lines: _Reader, indent: int, header: str) -> str:
             if at <= indent:
                 break
             if not column:
+                if text[0] == _TAB:  # where the text's indentation is found, a tab is no space: an error in YAML
+                    raise _NotQuick
                 column = at
             elif at < column:  # less indented than the text, more than the key: the full parser's
                 raise _NotQuick
@@ -974,7 +991,7 @@ def _folded(text: str) -> str:
     """A folded block scalar's text from its literal text, as PyYAML folds it: the line break between two lines of
     text that do not start with a space is a space, or nothing if empty lines are between them; the other line
     breaks are kept."""
-    if "\n " in text or text[:1] == " ":  # lines more indented than the text: line by line
+    if "\n " in text or text[:1] == " " or "\n" + _TAB in text or text[:1] == _TAB:  # lines more indented: one by one
         return _folded_lines(text.split("\n"))
     body = text.lstrip("\n")  # empty lines before the first line of text are kept; the last line is text
     lead = len(text) - len(body)
@@ -995,7 +1012,7 @@ def _folded_lines(lines: Iterable[str]) -> str:
             continue
         if before is None:
             found.append("\n" * empty)
-        elif before[0] != " " and line[0] != " ":
+        elif before[0] != " " and before[0] != _TAB and line[0] != " " and line[0] != _TAB:
             found.append("\n" * empty if empty else " ")
         else:
             found.append("\n" * (empty + 1))
@@ -1134,23 +1151,59 @@ def quick_load(text: str, *, max_depth: int, max_values: int, full: Callable[[st
         if text.count("\r") != text.count("\r\n"):
             return None
         text = text.replace("\r\n", "\n")
+    tabs = "\t" in text
+    if tabs:
+        if _TAB in text or _BAD_TAB.search(text):
+            return None
+        text = text.replace("\t", _TAB)
+        if full is not None:
+            full = _tabs_given_back(full)
     if (_NOT_QUICK_ASCII if text.isascii() else _not_quick()).search(text):
         return None
     try:
-        if text[:1] == "{" or (text[:1] in " \n" and text.lstrip(" \n")[:1] == "{"):
-            return _json_document(text, max_depth, max_values)
-        lines = _Reader(text, max_depth, max_values)
-        if not lines.items or lines.items[0][0] != 0:
-            return None
-        value = _block(lines, 0, 0)
-        if lines.at != len(lines.items):
-            return None
-        if lines.pending:
-            _read_flows(lines)
-        if lines.pieces:
-            if full is None or lines.anchors:
-                return None
-            _read_pieces(lines, full)
-        return value
+        if tabs:
+            return _with_tabs(_quick_value(text, max_depth, max_values, full), set())
+        return _quick_value(text, max_depth, max_values, full)
     except (_NotQuick, RecursionError):
         return None
+
+
+def _tabs_given_back(full: Callable[[str], Any]) -> Callable[[str], Any]:
+    """`full`, given the text of the entries left to it with their tabs."""
+    return lambda text: full(text.replace(_TAB, "\t"))
+
+
+def _with_tabs(value: Any, seen: set[int]) -> Any:
+    """The value with the tabs of its text, in place (a value an alias repeats is changed once)."""
+    if type(value) is str:
+        return value.replace(_TAB, "\t") if _TAB in value else value
+    if (type(value) is not dict and type(value) is not list) or id(value) in seen:
+        return value
+    seen.add(id(value))
+    if type(value) is list:
+        value[:] = [_with_tabs(item, seen) for item in value]
+    else:
+        pairs = [(_with_tabs(key, seen), _with_tabs(item, seen)) for key, item in value.items()]
+        value.clear()
+        value.update(pairs)
+    return value
+
+
+def _quick_value(text: str, max_depth: int, max_values: int, full: Callable[[str], Any] | None) -> Any | None:
+    """quick_load's value of a text whose characters it reads (its tabs as _TAB); raises _NotQuick where it leaves the
+    text to the full parser."""
+    if text[:1] == "{" or (text[:1] in " \n" and text.lstrip(" \n")[:1] == "{"):
+        return _json_document(text, max_depth, max_values)
+    lines = _Reader(text, max_depth, max_values)
+    if not lines.items or lines.items[0][0] != 0:
+        return None
+    value = _block(lines, 0, 0)
+    if lines.at != len(lines.items):
+        return None
+    if lines.pending:
+        _read_flows(lines)
+    if lines.pieces:
+        if full is None or lines.anchors:
+            return None
+        _read_pieces(lines, full)
+    return value

@@ -551,3 +551,63 @@ def test_generated_documents_read_the_same(lines: list[str], monkeypatch: pytest
     text = "\n".join(lines) + "\n"
     if _agrees(text) is not None:
         _limits_agree(text, monkeypatch)
+
+
+@pytest.mark.parametrize("text", [
+    "a: x\ty\nb: 'it\tis'\nc: \"\tq\t\"\nd: [x\ty, z]\ne: {k: v\tw}\nf: 1\t2\n",
+    "a: |\n  id\tname\n  \tindented\tcode\n  \t\tdeeper\nb: >-\n  x\ty\n  z\n",
+    "a:\n- x\ty\n- 'p\tq'\n",
+    "a: >\n  x\n  \ty\n  z\n",  # a folded line that starts with a tab is more indented: kept, with its line break
+])
+def test_tabs_inside_text_are_read_quickly(text: str) -> None:
+    assert _agrees(text) is not None
+
+
+def test_the_repositorys_yaml_files_with_tabs_in_their_text_read_the_same() -> None:
+    """Each YAML file of the repository with tabs put in between two characters of text (seeded): where YAML reads
+    them as text the quick reader reads them, and as PyYAML does."""
+    import random
+
+    files = _yaml_files(ROOT / "graphs", ROOT / "examples", ROOT / "tests", ROOT / "bench" / "workloads")
+    rng = random.Random(7)
+    read = 0
+    for path in files:
+        original = path.read_text(encoding="utf-8")
+        inside = [at for at in range(1, len(original)) if original[at - 1].isalnum() and original[at].isalnum()]
+        for _ in range(3 if inside else 0):
+            text = original
+            for at in sorted(rng.sample(inside, min(3, len(inside))), reverse=True):
+                text = text[:at] + "\t" + text[at:]
+            read += _agrees(text) is not None
+    assert read > len(files)
+
+
+@pytest.mark.parametrize("text", [
+    "a:\tb\n", "a: b\t\n", "a: b\t# c\n", "- \tx\n", "-\tx\n", "a: [x,\ty]\n", "a: {\tk: v}\n", "a: [x\t]\n",
+    "a: b \tc\n", "\ta: b\n", "a:\n\t- b\n", "a: x\n  \ty\n", "a: 'x\n  \ty'\n",
+    "a: [x,\n  \ty]\n", "a: 'p\tq\x01'\n",
+])
+def test_tabs_yaml_reads_as_white_space_are_the_full_loaders(text: str) -> None:
+    assert quick_load(text, **LIMITS) is None
+    try:
+        full = _full(text)
+    except (yaml.YAMLError, ValueError):
+        return
+    assert _same(parse_graph_text(text)[0], full)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lines=_block(2, 0), data=st.data())
+def test_generated_documents_with_tabs_read_the_same(lines: list[str], data: st.DataObject) -> None:
+    """Tabs put in anywhere, in place of a space, or (most) between two characters of text, where YAML reads them as
+    text and the quick reader reads them."""
+    text = "\n".join(lines) + "\n"
+    for _ in range(data.draw(st.integers(1, 4))):
+        inside = [at for at in range(1, len(text)) if text[at - 1].isalnum() and text[at] not in " \n"]
+        if inside and data.draw(st.integers(0, 3)):
+            at = data.draw(st.sampled_from(inside))
+            text = text[:at] + "\t" * data.draw(st.integers(1, 2)) + text[at:]
+        else:
+            at = data.draw(st.integers(0, len(text) - 1))
+            text = text[:at] + "\t" + text[at + (text[at] == " " and data.draw(st.booleans())):]
+    _agrees(text)
