@@ -42,7 +42,8 @@ from graphrt.base.patterns import LazyPattern
 
 __all__ = ["quick_load"]
 
-# Left to the full parser: what YAML refuses in a stream, CR, BOM, and the line breaks of YAML 1.1 (NEL, LS, PS).
+# Left to the full parser: what YAML refuses in a stream, a lone CR, a BOM past the start, and the line breaks of
+# YAML 1.1 (NEL, LS, PS).
 # The whole rule is compiled only for a text that is not ASCII (its Unicode ranges take ~3 ms to compile,
 # a fifth of a small graph's whole load); for ASCII text it is the same as the short one. A tab is _TAB by then.
 _NOT_QUICK_ASCII = re.compile("[^\n\x01\x20-\x7e]")
@@ -1147,6 +1148,8 @@ def quick_load(text: str, *, max_depth: int, max_values: int, full: Callable[[st
     `full` reads a YAML text with the full loader (None where it fails): given, the entries of block mappings
     this reader does not know are read by it, all at once, and the rest of the file here; without it, or when an
     entry is tied to the rest of the file (an anchor, an alias), the whole file is left (None)."""
+    if text[:1] == "\ufeff":  # a byte order mark at the start, as Windows' editors write one: no text in YAML
+        text = text[1:]
     if "\r" in text:  # Windows' line breaks, each one line break in YAML; a lone CR is the full parser's
         if text.count("\r") != text.count("\r\n"):
             return None

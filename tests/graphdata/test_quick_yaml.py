@@ -237,7 +237,6 @@ def test_block_lines_and_deferred_flow_values_read_as_pyyaml_reads_them(text: st
     "a: [b, c]#not a comment\n",
     "a: \x85b\n",  # YAML 1.1's line breaks
     "a: 1\u2028b: 2\n",
-    "\ufeffa: 1\n",
     "a: [what?]\n",
     "a: {b:c}\n",
     "a:\n    b: 1\n  c: 2\n",  # an indentation between two levels
@@ -288,6 +287,13 @@ def test_windows_line_breaks_are_read_quickly_and_a_lone_carriage_return_is_the_
     text = "version: 0.5\r\nnodes:\r\n  a:\r\n    value: |\r\n      two\r\n\r\n      lines\r\n    b: 'x\r\n      y'\r\n"
     assert _agrees(text) == {"version": 0.5, "nodes": {"a": {"value": "two\n\nlines\n", "b": "x y"}}}
     assert quick_load("a: 1\rb: 2\n", **LIMITS) is None and quick_load("a: 1\r\nb: 2\r", **LIMITS) is None
+
+
+def test_a_byte_order_mark_at_the_start_is_read_quickly_and_one_after_it_is_the_full_loaders() -> None:
+    assert _agrees("\ufeffversion: 0.5\r\nnodes:\r\n  a:\r\n    value: 1\r\n") == {"version": 0.5,
+                                                                                 "nodes": {"a": {"value": 1}}}
+    assert quick_load("\ufeff\ufeffa: 1\n", **LIMITS) is None and quick_load("a: 1\n\ufeffb: 2\n", **LIMITS) is None
+    assert _agrees("a: \ufeffx\n") is None
 
 
 def test_an_error_in_a_file_with_windows_line_breaks_is_where_the_full_loader_puts_it() -> None:
