@@ -201,21 +201,22 @@ def _scalar(text: str, reader: "_Reader", depth: int) -> Any:
 # would is no token: anchors, tags, `?` keys, `:` with no space after a plain key, YAML's own escapes (`\x41`,
 # `\N`), an escaped surrogate (PyYAML refuses it), a plain scalar starting with `:` or `?` (PyYAML refuses it
 # in flow). Text with such a thing is not covered by its tokens, and the full parser reads it.
-_FLOW_TOKEN = LazyPattern(r"""
-    \ *(?:
+_FLOW_SCALAR = r"""(?:
         [^-?:,\[\]{}\#&*!|>'"%@`\s\x01][^\s,\[\]{}:?]*            # a plain scalar: where it may start, and go on
         (?:(?::(?=[^\s\x01,\[\]{}])|\ +(?=[^\s,\[\]{}:?\#]))[^\s,\[\]{}:?]*)*
-      | [\[\]{},]
-      | :(?=[\ \n]|\Z)                                            # `: ` after a key
       | '[^'\n]*(?:''[^'\n]*)*'
       | "[^"\\\n]*(?:(?:\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})[^"\\\n]*)*"
-      | (?<=["']):                                                # `"key":value`, as JSON writes it
       | -(?=[^\s\x01,\[\]{}])[^\s,\[\]{}:?]*
         (?:(?::(?=[^\s\x01,\[\]{}])|\ +(?=[^\s,\[\]{}:?\#]))[^\s,\[\]{}:?]*)*
-    )
-  | \n                                                            # the next line's collection
-  | \ +\#[^\n]*                                                   # a comment, to the end of the line
-    """, re.VERBOSE)  # compiled on first use: most graph files are written in block style
+    )"""
+# `{`, `}`, `[`, `]`, `,`, `: ` after a key (`"key":value` as JSON writes it), and the next line's collection.
+_FLOW_MARK = r"""(?:\ *(?:[\[\]{},]|:(?=[\ \n]|\Z)|(?<=["']):)|\n)"""
+_FLOW_COMMENT = r"\ +\#[^\n]*"  # to the end of the line
+_FLOW_TOKEN = LazyPattern(r"\ *" + _FLOW_SCALAR + "|" + _FLOW_MARK + "|" + _FLOW_COMMENT, re.VERBOSE)
+# The same tokens, a scalar and the marks after it taken together (`inputs: {`): a third as many, for the lines
+# read at once (_flow_values), each made JSON once (_TokenMemo).
+_FLOW_CHUNK = LazyPattern(r"\ *" + _FLOW_SCALAR + _FLOW_MARK + "*|" + _FLOW_MARK + "+|" + _FLOW_COMMENT, re.VERBOSE)
+_MARKS = " []{},:\n"
 # A double-quoted scalar whose escapes are JSON's too, with the meaning they have in YAML.
 _DOUBLE_QUOTED = re.compile(r'"(?:[^"\\]++|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*+"')
 # Each line's collection is the value of a mapping of its own, `{"":...}`: a line whose brackets close on
@@ -256,21 +257,42 @@ def _json_token(token: str) -> str:
     return repr(value)
 
 
-class _TokenMemo(dict[str, str]):
-    """Flow tokens read so far and their JSON: a token met again (most are) is a lookup in C."""
+# A plain scalar written as JSON writes a number: its value in YAML's core schema is JSON's.
+_JSON_NUMBER = LazyPattern(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?\Z")
 
-    def __missing__(self, token: str) -> str:
-        written = token.lstrip(" ") if token[0] == " " else token
-        first = written[0]
-        if '"' in written or "\\" in written:
-            piece = _json_token(written)
-        elif first == "'" and "''" not in written:  # single-quoted text that JSON writes as it is
-            piece = '"' + written[1:-1] + '"'
-        elif first not in _STRUCTURE_FIRST and (first not in _FIRST or not _MAYBE_NOT_TEXT.match(written)):
-            piece = '"' + written + '"'  # plain text that no rule of the loader reads as other than text
+
+def _scalar_json(written: str) -> str:
+    """JSON's text for a flow scalar as written."""
+    first = written[0]
+    if '"' in written or "\\" in written:
+        return _json_token(written)
+    if first == "'" and "''" not in written:  # single-quoted text that JSON writes as it is
+        return '"' + written[1:-1] + '"'
+    if first not in _STRUCTURE_FIRST and (first not in _FIRST or not _MAYBE_NOT_TEXT.match(written)):
+        return '"' + written + '"'  # plain text that no rule of the loader reads as other than text
+    if _JSON_NUMBER.match(written):
+        return written
+    return _json_token(written)
+
+
+class _TokenMemo(dict[str, str]):
+    """Flow chunks (_FLOW_CHUNK) read so far and their JSON: a chunk met again (most are) is a lookup in C. A key's
+    colon is written `:` and a tab, so that the keys are counted in the JSON text (a tab of the text is _TAB, and
+    one in a string JSON writes `\\t`: no other tab is there)."""
+
+    def __missing__(self, chunk: str) -> str:
+        written = chunk.rstrip(_MARKS)  # a scalar ends with none of the marks' characters (a quote, or no `:`)
+        marks = chunk[len(written):]
+        written = written.lstrip(" ")
+        if not written:
+            piece = ""
+        elif written[0] == "#":  # a comment is nothing
+            piece = marks = ""
         else:
-            piece = _json_token(written)
-        self[token] = piece
+            piece = _scalar_json(written)
+        if marks:
+            piece += marks.replace(" ", "").replace(":", ":\t").replace("\n", _NEXT_LINE)
+        self[chunk] = piece
         return piece
 
 
@@ -295,11 +317,10 @@ def _json_values(lines: "_Reader", written: list[str], depth: int) -> list[Any] 
 def _flow_values(lines: "_Reader", written: list[str], depth: int) -> list[Any]:
     """The values of flow collections each written alone on a line, read by the json module at once."""
     text = "\n".join(written)
-    tokens = _FLOW_TOKEN.findall(text)
-    if "".join(tokens) != text:
+    chunks = _FLOW_CHUNK.findall(text)
+    if "".join(chunks) != text:
         raise _NotQuick
-    pieces = list(map(lines.memo.__getitem__, tokens))
-    made = '[{"":' + "".join(pieces) + "}]"
+    made = '[{"":' + "".join(map(lines.memo.__getitem__, chunks)) + "}]"
     try:
         values, stop = _SCAN(made, 0)
     except (ValueError, StopIteration):  # JSON refuses what YAML reads otherwise: `[a: 1]`, `[1,]`, `{a}`, a key
@@ -310,7 +331,7 @@ def _flow_values(lines: "_Reader", written: list[str], depth: int) -> list[Any]:
     keys = lines.keys
     for each in found:
         lines.measure(each, depth)
-    if lines.keys - keys != pieces.count(":"):  # a key written twice: JSON keeps the last, YAML refuses it
+    if lines.keys - keys != made.count("\t"):  # a key written twice: JSON keeps the last, YAML refuses it
         raise _NotQuick
     return found
 
