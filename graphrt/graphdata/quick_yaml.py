@@ -64,6 +64,8 @@ def _not_quick() -> re.Pattern[str]:
 _TAB = "\x01"
 _BAD_TAB = LazyPattern(r"[^\s] +\t|\t(?=[ \n#:,\[\]{}]|\Z)")
 _DOCUMENTS = re.compile(r"^(?:---|\.\.\.|%)", re.MULTILINE)  # documents and directives: the full parser's
+# ... but for the marker of the one document's start, on a line of its own (after comments): a line like any other.
+_DOCUMENT_START = LazyPattern(r"\A(?:\ *(?:\#[^\n]*)?\n)*(---(?:\ +\#[^\n]*|\ *))\n")
 _KEY = re.compile(r"""([A-Za-z0-9_$][A-Za-z0-9_$\-./]*|"[^"\\]*"|'[^'\n]*(?:''[^'\n]*)*'):(?: +|$)""")
 # A plain scalar may not start with an indicator (anchors, aliases, tags, block scalars, flow, quotes...).
 _PLAIN_START = re.compile(r"""[^-?:,\[\]{}#&*!|>'"%@`\s\x01]|[-?:][^\s\x01,\[\]{}]""")  # \x01: a tab (_TAB)
@@ -1175,6 +1177,10 @@ def quick_load(text: str, *, max_depth: int, max_values: int, full: Callable[[st
         if text.count("\r") != text.count("\r\n"):
             return None
         text = text.replace("\r\n", "\n")
+    if "---" in text[:4096]:
+        start = _DOCUMENT_START.match(text)
+        if start is not None:
+            text = text[:start.start(1)] + text[start.end(1):]
     tabs = "\t" in text
     if tabs:
         if _TAB in text or _BAD_TAB.search(text):

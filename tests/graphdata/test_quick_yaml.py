@@ -228,7 +228,7 @@ def test_block_lines_and_deferred_flow_values_read_as_pyyaml_reads_them(text: st
     "a: {x: {y: 1}\nb: {z: 2}}, k: {w: 3}\n",
     'a: {"x": {"y": 1}\nb: {"z": 2}}, "k": {"w": 3}\n',  # in JSON: was read as {a: {x, b}, k}
     "a: {b: 'x\n  y'}\n",
-    "---\na: 1\n",  # documents
+    "a: 1\n---\nb: 2\n",  # documents
     "a: [1, 2\n",  # unclosed
     "a: b: c\n",
     "<<: {a: 1}\n",  # a merge key
@@ -294,6 +294,22 @@ def test_a_byte_order_mark_at_the_start_is_read_quickly_and_one_after_it_is_the_
                                                                                  "nodes": {"a": {"value": 1}}}
     assert quick_load("\ufeff\ufeffa: 1\n", **LIMITS) is None and quick_load("a: 1\n\ufeffb: 2\n", **LIMITS) is None
     assert _agrees("a: \ufeffx\n") is None
+
+
+@pytest.mark.parametrize("text", ["---\na: 1\n", "# c\n\n---  # x\na: 1\n", "--- \r\na: [1]\r\n"])
+def test_the_marker_of_the_documents_start_is_read_quickly(text: str) -> None:
+    assert _agrees(text) is not None
+
+
+@pytest.mark.parametrize("text", ["---\n---\na: 1\n", "---\na: 1\n...\n", "--- a: 1\n", "---a\nb: 1\n", "  ---\na: 1\n",
+                                  "a: 1\n---\nb: 2\n", "%YAML 1.2\n---\na: 1\n"])
+def test_documents_markers_it_does_not_know_are_the_full_loaders(text: str) -> None:
+    assert quick_load(text, **LIMITS) is None
+    try:
+        full = _full(text)
+    except (yaml.YAMLError, ValueError):
+        return
+    assert _same(parse_graph_text(text)[0], full)
 
 
 def test_an_error_in_a_file_with_windows_line_breaks_is_where_the_full_loader_puts_it() -> None:
