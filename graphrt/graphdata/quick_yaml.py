@@ -1056,7 +1056,7 @@ def _read_flows(lines: _Reader) -> None:
         places, texts = groups.setdefault((each[3], written[1:2] in ('"', "}", "]")), ([], []))
         places.append(each)
         texts.append(written)
-    lines.pending = []
+    lines.pending.clear()  # the same list: _mapping's loops hold it (a new one lost the values after an anchored block)
     for (depth, json_like), (group, texts) in groups.items():
         _read_flow_group(lines, group, texts, depth, json_like)
 

@@ -178,6 +178,8 @@ def test_scalars_over_several_lines_after_a_key_are_read_quickly(text: str) -> N
     'a: {b: 1}\nc:\n  d: {"e": [1, {"f": null}]}\n  g: [h, \'i\']\n  j: 2\nk: [l]\nm:\n- n: {o: p}\n  q: {r: s}\n',
     "a: {b: n5, c: null, d: nope, e: 5, f: '5', g: 'it''s', h: -x, i: tru, j: -0, k: 007, l: 1e3}\n",
     "a: [' x', ' y ', x y, 'a\"b', x\"y, 'c\\d']\nb: [' x', x y]\n",
+    # flow values after an anchored block that holds some: were left null
+    "a:\n  n1:\n    params: &llm\n      model: m\n      f: {z: 1}\n    x: {p: 1}\n  n2:\n    inputs: [1]\n",
 ])
 def test_block_lines_and_deferred_flow_values_read_as_pyyaml_reads_them(text: str) -> None:
     assert _agrees(text) is not None
