@@ -2,12 +2,13 @@
 
 graphdata/quick_yaml.py reads the YAML graph files are written in; this module (and
 PyYAML with it) is imported only for the rest: the entries the quick reader leaves
-(tags, merge keys, YAML's own escapes, ...: `value_or_none`, all in one text), the
+(tags, YAML's own escapes, ...: `value_or_none`, all in one text), the
 files it leaves whole, and every file with an error, which gets its position here.
 """
 
 from __future__ import annotations
 
+import collections.abc
 import re
 import sys
 from typing import Any
@@ -28,7 +29,7 @@ class _GraphLoader(_SafeLoader):  # type: ignore[misc, valid-type]
     PyYAML follows YAML 1.1, where `yes`, `no`, `on` and `off` are booleans,
     `012` is octal, `1:30` is 90 and `2024-01-01` a date. In a GraphAI graph
     file they are the text "yes", the number 12, the text "1:30" and so on; a
-    date stays text, since graph data is JSON.
+    date stays text, since graph data is JSON. Merge keys merge as in js-yaml too.
     """
 
     yaml_implicit_resolvers: dict = {}
@@ -45,6 +46,47 @@ class _GraphLoader(_SafeLoader):  # type: ignore[misc, valid-type]
                     )
                 seen.add(key)
         return super().construct_mapping(node, deep=deep)
+
+    def flatten_mapping(self, node: Any) -> None:
+        """Merge keys (`<<: *base`, `<<: [*a, *b]`) as js-yaml merges them, in the order written: each adds the keys
+        of its mapping, or of its list's mappings in order, that the mapping has not yet; a key written after may
+        change what a merge gave, at its place. PyYAML 6 puts every merged key first, and lets a later mapping of
+        a list win when its key is not the same string object (`temperature` is not, `q` is)."""
+        found: list[tuple[Any, Any]] = []
+        place: dict[Any, int] = {}  # a key's index in `found`
+        merged: set[Any] = set()  # the keys a merge gave, not written since
+        for key_node, value_node in node.value:
+            if key_node.tag != "tag:yaml.org,2002:merge":
+                key = self._key_of(key_node)
+                if key in merged:
+                    found[place[key]] = (key_node, value_node)
+                    merged.discard(key)
+                else:
+                    place[key] = len(found)
+                    found.append((key_node, value_node))
+                continue
+            sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+            for source in sources:
+                if not isinstance(source, yaml.MappingNode):
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping", node.start_mark,
+                        f"expected a mapping or list of mappings for merging, but found {source.id}", source.start_mark)
+                self.flatten_mapping(source)
+                for pair in source.value:
+                    key = self._key_of(pair[0])
+                    if key not in place:
+                        place[key] = len(found)
+                        found.append(pair)
+                        merged.add(key)
+        node.value = found
+
+    def _key_of(self, key_node: Any) -> Any:
+        """A key as merges compare it: its value, or the node itself where that is no value to compare."""
+        if isinstance(key_node, yaml.ScalarNode):
+            key = self.construct_object(key_node)
+            if isinstance(key, collections.abc.Hashable):
+                return key
+        return key_node
 
 
 def _construct_int(loader: Any, node: Any) -> int:

@@ -5,25 +5,28 @@ scalar before a value exists: a 50,000-node file takes it 10-30x js-yaml's time.
 Most graph files use a small part of YAML: block mappings and sequences by
 indentation, scalars (plain, single-quoted, double-quoted with JSON's escapes, over
 one line or several), literal and folded block scalars (prompts) with their chomping
-and indentation indicators, anchors and aliases on a mapping's values, and flow
-collections, in YAML's flow style or as JSON (what `bench --write-workloads` and most
-tools write), on one line or wrapped over several. `quick_load` reads exactly that
-part, line by line (a line of the plainest kinds with one regular expression's match,
-the mappings below keys on a stack in one loop): flow collections as tokens turned into
-JSON's text, the file's flow values read by the `json` module at once, at its end, and
-plain scalars with the loader's own rules
-(YAML 1.2's core schema, as js-yaml reads them).
+and indentation indicators, anchors and aliases on a mapping's values and inside flow
+collections, merge keys (`<<: *defaults`), and flow collections, in YAML's flow style
+or as JSON (what `bench --write-workloads` and most tools write), on one line or
+wrapped over several; a file that is one JSON object; Windows' line breaks, a byte
+order mark, tabs inside text, and the marker of the document's start. `quick_load`
+reads exactly that part, line by line (a line of the plainest kinds with one regular
+expression's match, the mappings below keys on a stack in one loop): flow collections
+as tokens turned into JSON's text, the file's flow values read by the `json` module
+at once, at its end, and plain scalars with the loader's own rules (YAML 1.2's core
+schema, as js-yaml reads them); merge keys merge as js-yaml merges them, as the full
+loader does (full_yaml._GraphLoader.flatten_mapping).
 
-What it does not know (tags, merge keys, YAML's own escapes, a scalar over several
-lines inside a flow collection, ...) is left to the full parser by the entry of the
-block mapping that holds it, or the entry around that: given `full`, those entries
-are read by the full loader, all in one call, and put in their places; the rest of
-the file stays here. The whole file is left (None) for an entry tied to the rest
-(an anchor or alias in it, or anywhere in a file with such entries), anchors inside
-flow collections or on sequence items, duplicate keys or anchors, tabs, documents,
-characters YAML refuses, and every error: the caller then parses the text with the
-full loader, which gives the same value or the located error. So this module only
-ever answers for text whose value it knows the full loader would give
+What it does not know (tags, YAML's own escapes, a scalar over several lines inside a
+flow collection, ...) is left to the full parser by the entry of the block mapping
+that holds it, or the entry around that: given `full`, those entries are read by the
+full loader, all in one call, and put in their places; the rest of the file stays
+here. The whole file is left (None) for an entry tied to the rest (an anchor or alias
+in it, or anywhere in a file with such entries), anchors inside flow collections or on
+sequence items, duplicate keys or anchors, tabs where YAML reads them as white space,
+documents, characters YAML refuses, and every error: the caller then parses the text
+with the full loader, which gives the same value or the located error. So this module
+only ever answers for text whose value it knows the full loader would give
 (tests/graphdata/test_quick_yaml.py compares the two, alone and in pieces, on every
 graph file of the repository and on generated ones). No library on PyPI did this as
 exactly: rapidyaml, yaml-rs and ryaml each read some scalars or merge keys otherwise
@@ -210,6 +213,7 @@ _FLOW_SCALAR = r"""(?:
       | "[^"\\\n]*(?:(?:\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})[^"\\\n]*)*"
       | -(?=[^\s\x01,\[\]{}])[^\s,\[\]{}:?]*
         (?:(?::(?=[^\s\x01,\[\]{}])|\ +(?=[^\s,\[\]{}:?\#]))[^\s,\[\]{}:?]*)*
+      | \*[A-Za-z0-9_-]+(?=[\ \n,\]}]|\Z)                          # an alias (_ALIAS)
     )"""
 # `{`, `}`, `[`, `]`, `,`, `: ` after a key (`"key":value` as JSON writes it), and the next line's collection.
 _FLOW_MARK = r"""(?:\ *(?:[\[\]{},]|:(?=[\ \n]|\Z)|(?<=["']):)|\n)"""
@@ -263,9 +267,20 @@ def _json_token(token: str) -> str:
 _JSON_NUMBER = LazyPattern(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?\Z")
 
 
+# In the JSON text made of flow collections, an alias is a string of its name after this character, and a merge key
+# (`<<`, plain) this character alone: YAML refuses both characters in a text, so no string of it starts so.
+# Both are replaced once the JSON is read (_resolved).
+_ALIAS = "\x02"
+_MERGE = "\x03"
+
+
 def _scalar_json(written: str) -> str:
     """JSON's text for a flow scalar as written."""
     first = written[0]
+    if first == "*":
+        return '"' + _ALIAS + written[1:] + '"'
+    if written == "<<":
+        return '"' + _MERGE + '"'
     if '"' in written or "\\" in written:
         return _json_token(written)
     if first == "'" and "''" not in written:  # single-quoted text that JSON writes as it is
@@ -316,8 +331,10 @@ def _json_values(lines: "_Reader", written: list[str], depth: int) -> list[Any] 
     return found
 
 
-def _flow_values(lines: "_Reader", written: list[str], depth: int) -> list[Any]:
-    """The values of flow collections each written alone on a line, read by the json module at once."""
+def _flow_values(lines: "_Reader", written: list[str], depth: int, places: list[int] | None = None) -> list[Any]:
+    """The values of flow collections each written alone on a line, read by the json module at once; `places`: the
+    index in `items` of the line after each one's key (an alias there is of an anchor before it), or None for
+    values read as the reader reaches them."""
     text = "\n".join(written)
     chunks = _FLOW_CHUNK.findall(text)
     if "".join(chunks) != text:
@@ -330,12 +347,79 @@ def _flow_values(lines: "_Reader", written: list[str], depth: int) -> list[Any]:
     if stop != len(made) or len(values) != len(written) or any(len(each) != 1 for each in values):
         raise _NotQuick
     found = [each[""] for each in values]
+    tied = _ALIAS in made or _MERGE in made
+    if tied:  # aliases and merge keys: the keys counted as written, then the values they stand for
+        if _keys(found) != made.count("\t"):
+            raise _NotQuick
+        found = [_resolved(lines, each, None if places is None else places[number] - 1)
+                 for number, each in enumerate(found)]
     keys = lines.keys
     for each in found:
         lines.measure(each, depth)
-    if lines.keys - keys != made.count("\t"):  # a key written twice: JSON keeps the last, YAML refuses it
+    if not tied and lines.keys - keys != made.count("\t"):  # a key written twice: JSON keeps the last, YAML refuses it
         raise _NotQuick
     return found
+
+
+def _keys(values: list[Any]) -> int:
+    """The keys of the mappings in `values`, at every depth."""
+    count = 0
+    for value in values:
+        if type(value) is dict:
+            count += len(value) + _keys(list(value.values()))
+        elif type(value) is list:
+            count += _keys(value)
+    return count
+
+
+def _resolved(lines: "_Reader", value: Any, line: int | None) -> Any:
+    """A flow value read as JSON with its aliases and merge keys (_ALIAS, _MERGE) made what they stand for: an
+    alias the anchor's value (an anchor on a line before `line`, any read so far where None), a mapping with
+    merge keys the keys of the mappings merged, then its own, as PyYAML merges them (_merged)."""
+    if type(value) is str:
+        if value[:1] == _ALIAS:
+            name = value[1:]
+            at = lines.anchored_at.get(name)
+            if at is None or (line is not None and at >= line):  # no anchor before it: the full parser says so
+                raise _NotQuick
+            return lines.anchors[name]
+        if value == _MERGE:  # a merge key where a value stands
+            raise _NotQuick
+        return value
+    if type(value) is list:
+        return [_resolved(lines, item, line) for item in value]
+    if type(value) is not dict:
+        return value
+    found: dict[str, Any] = {}
+    merged: set[str] = set()  # the keys a merge gave, not written since
+    for key, item in value.items():
+        if key[:1] == _ALIAS:  # an alias as a key
+            raise _NotQuick
+        if key == _MERGE:
+            _merge_into(found, merged, _resolved(lines, item, line))
+        elif key in found and key not in merged:  # written twice: the JSON read refused it before
+            raise _NotQuick
+        else:
+            found[key] = _resolved(lines, item, line)
+            merged.discard(key)
+    return found
+
+
+def _merge_into(found: dict[str, Any], merged: set[str], source: Any) -> list[Any]:
+    """A merge key's value (`<<: *a`, `<<: [*a, *b]`) into the mapping `found`, where it stands among its keys, as
+    js-yaml merges it (and graphrt's full loader, full_yaml._GraphLoader.flatten_mapping): the keys of its mapping,
+    or of its list's mappings in order, that `found` has not yet; each is in `merged` (a key written after may
+    change it). Returns the values it gave."""
+    given = []
+    for each in ([source] if type(source) is dict else source if type(source) is list else [None]):
+        if type(each) is not dict:  # a merge of what is no mapping: an error in YAML
+            raise _NotQuick
+        for key, value in each.items():
+            if key not in found:
+                found[key] = value
+                merged.add(key)
+                given.append(value)
+    return given
 
 
 _OPENING = frozenset("{[")
@@ -440,6 +524,9 @@ class _Reader:
         self.values = 1  # the top value
         self.keys = 0  # keys of the flow mappings measured
         self.anchors: dict[str, Any] = {}  # the values of the anchors read so far, by name
+        self.anchored_at: dict[str, int] = {}  # and the index in `items` of each one's line
+        # the block mappings with merge keys, and the keys the merges gave them, not written since, by id (_merge_line)
+        self.merged: dict[int, tuple[dict[str, Any], set[str]]] = {}
         self.memo = _TokenMemo()  # flow tokens read so far, and their JSON
         # flow values read later, at once (_read_flows): (the mapping, the key in it, the value's text, its depth,
         # the index in `items` of the line after the key's: an int made already, not one more each line)
@@ -551,8 +638,8 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                 line = line_match(content)
                 if line is not None:  # the plainest lines, read here without a call
                     key = line.group(1)
-                    if key in found or key in _KEY_WORDS:  # a key written twice, or one that is not text
-                        raise _NotQuick
+                    if (key in found and not _overrides(lines, found, key)) or key in _KEY_WORDS:  # written twice,
+                        raise _NotQuick  # but over what a merge gave, or a key that is not text
                     kind = line.lastindex
                     if kind == 3:
                         value = line.group(3)
@@ -596,11 +683,14 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                         continue
                     # else the key alone on its line (or with a comment): read below, as the other lines' keys
                 else:
+                    if content[:3] == "<<:":  # a merge key
+                        _merge_line(lines, found, content[3:], depth)
+                        continue
                     match = _KEY.match(content)
                     if match is None:
                         raise _NotQuick
                     key = _key(match)
-                    if key in found:
+                    if key in found and not _overrides(lines, found, key):
                         raise _NotQuick
                     rest = content[match.end():]
                     if rest and rest[0] != "#":
@@ -650,6 +740,42 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
             found, indent, depth, at = _recover(lines, stack, found, indent, depth, at, written=False)
     lines.at = at
     return found
+
+
+# A merge key's value on its line: an alias, or a flow sequence of aliases; then a comment, or nothing.
+_MERGE_VALUE = LazyPattern(r"\ +(\*[A-Za-z0-9_-]+|\[\ *\*[A-Za-z0-9_-]+(?:\ *,\ *\*[A-Za-z0-9_-]+)*\ *\])(?:\ +\#.*)?\Z")
+_ALIAS_NAME = LazyPattern(r"\*([A-Za-z0-9_-]+)")
+
+
+def _merge_line(lines: _Reader, found: dict[str, Any], rest: str, depth: int) -> None:
+    """A merge key's line in the block mapping `found` at `depth` (`<<: *a`, `<<: [*a, *b]`; `rest` after `<<:`):
+    the keys its aliases' mappings give it there (_merge_into), their values counted where they stand. Anchors are
+    read in order: one not read yet is after it."""
+    written = _MERGE_VALUE.match(rest)
+    if written is None:
+        raise _NotQuick
+    anchors = lines.anchors
+    names = _ALIAS_NAME.findall(written.group(1))
+    if any(name not in anchors for name in names):
+        raise _NotQuick
+    values = [anchors[name] for name in names]
+    merged = lines.merged.setdefault(id(found), (found, set()))[1]
+    for value in _merge_into(found, merged, values[0] if written.group(1)[0] == "*" else values):
+        if type(value) is dict or type(value) is list:
+            lines.measure(value, depth + 1)
+
+
+def _overrides(lines: _Reader, found: dict[str, Any], key: str) -> bool:
+    """Whether the key of the block mapping `found` written again is one a merge gave (_merge_line) and may change:
+    a scalar (a container it gave is counted already)."""
+    entry = lines.merged.get(id(found))
+    if entry is None or entry[0] is not found or key not in entry[1]:
+        return False
+    value = found[key]
+    if type(value) is dict or type(value) is list:
+        return False
+    entry[1].discard(key)
+    return True
 
 
 # Left whole to the full parser when an entry holds one: what could be an anchor or an alias (it would tie the entry
@@ -918,6 +1044,7 @@ def _anchored(lines: _Reader, indent: int, rest: str, depth: int) -> Any:
     match = _ANCHOR.match(rest)
     if match is None:
         raise _NotQuick
+    line = lines.at - 1
     name = match.group(2)
     after = rest[match.end():].lstrip(" ")
     anchors = lines.anchors
@@ -947,6 +1074,7 @@ def _anchored(lines: _Reader, indent: int, rest: str, depth: int) -> Any:
         if name in anchors:  # the same name on a value inside this one
             raise _NotQuick
         anchors[name] = value
+        lines.anchored_at[name] = line
     return value
 
 
@@ -1066,7 +1194,7 @@ def _read_flow_group(lines: _Reader, group: list[tuple[dict[str, Any], str, str,
     try:
         values = _json_values(lines, texts, depth) if json_like else None
         if values is None:
-            values = _flow_values(lines, texts, depth)
+            values = _flow_values(lines, texts, depth, [each[4] for each in group])
     except _Whole:
         raise
     except _NotQuick:

@@ -291,6 +291,20 @@ def test_a_node_id_written_twice_is_refused_with_its_line(tmp_path: Path) -> Non
     assert str(caught.value) == f"{path}:4:3: not valid YAML/JSON: duplicated mapping key 'a'"
 
 
+@pytest.mark.parametrize("text, merged", [
+    # a list of mappings: the first that has a key gives it (PyYAML 6 gave the last, for keys not one string object)
+    ("a: &a {temperature: 1, model: x}\nb: &b {temperature: 2, top_p: 3}\nc:\n  <<: [*a, *b]\n",
+     {"temperature": 1, "model": "x", "top_p": 3}),
+    # the merged keys where the merge key stands, a key written after it changing one at its place (PyYAML 6 put
+    # every merged key first)
+    ("a: &a {p: 1, q: 2}\nc:\n  z: 0\n  <<: *a\n  p: 5\n", {"z": 0, "p": 5, "q": 2}),
+    ("a: &a {p: 1}\nc: {p: 3, <<: *a}\n", {"p": 3}),  # a key written before it stays
+])
+def test_merge_keys_merge_as_graphais_yaml_reader_merges_them(text: str, merged: dict) -> None:
+    for read in (parse_graph_text(text)[0]["c"], parse_graph_text("x: !!str x\n" + text)[0]["c"]):  # quick, full
+        assert read == merged and list(read) == list(merged)
+
+
 def test_a_yaml_merge_key_may_override_what_it_merges() -> None:
     data, _ = parse_graph_text("base: &b {x: 1}\nnodes:\n  a: {value: {<<: *b, x: 2}}\n")
     assert data["nodes"]["a"] == {"value": {"x": 2}}

@@ -188,7 +188,7 @@ def test_block_lines_and_deferred_flow_values_read_as_pyyaml_reads_them(text: st
 @pytest.mark.parametrize("text", [
     "a: {b: &x 1, c: *x}\n",  # anchors and aliases in flow
     "a: [&x 1]\n",
-    "a: &x 1\nb: [*x]\n",
+    "a: &x 1\nb: [*y]\n",  # an alias of no anchor, in flow
     "- &x 1\n- *x\n",  # in a sequence
     "a: &x 1\nb: &x 2\n",  # an anchor written twice
     "a: *x\n",  # an alias of no anchor
@@ -510,7 +510,7 @@ _SCALARS = st.sampled_from([
     "%p", "a,b", "[x]", "{x}", "*a", "&a", "!t", "|", ">", "?", ":", "-", "#c", "'q'", '"d"', " ", "",
 ])
 _KEYS = st.sampled_from(["a", "b", "node_1", "$ref", "x.y", "k-k", "1", "true", "null", "on", "é", '"quoted"', "'single'",
-                         "a b", "key:x"])
+                         "a b", "key:x", "<<"])
 
 
 def _quoted(text: str) -> st.SearchStrategy[str]:
@@ -540,7 +540,8 @@ def _block(depth: int, indent: int) -> st.SearchStrategy[list[str]]:
         lambda text: st.sampled_from([text, f"{text}  # note", f"{text} #c", f"&a {text}", f"&b {text}"])),
         st.sampled_from(["*a", "*b # c", "*c", "&a", "*a x"]))
     entry = st.tuples(_KEYS, value).map(lambda pair: [f"{pad}{pair[0]}: {pair[1]}"])
-    entries = [entry, st.tuples(_KEYS).map(lambda key: [f"{pad}{key[0]}:"])]
+    merge = st.sampled_from(["*a", "*b", "*c", "[*a, *b]", "[*b]", "*a # m"]).map(lambda alias: [f"{pad}<<: {alias}"])
+    entries = [entry, merge, st.tuples(_KEYS).map(lambda key: [f"{pad}{key[0]}:"])]
     if depth > 0:
         entries.append(st.tuples(_KEYS, _block(depth - 1, indent + 2), st.sampled_from(["", " &b", " &c"])).map(
             lambda triple: [f"{pad}{triple[0]}:{triple[2]}", *triple[1]]))
@@ -635,3 +636,35 @@ def test_generated_documents_with_tabs_read_the_same(lines: list[str], data: st.
             at = data.draw(st.integers(0, len(text) - 1))
             text = text[:at] + "\t" + text[at + (text[at] == " " and data.draw(st.booleans())):]
     _agrees(text)
+
+
+_MERGE_KEYS = st.sampled_from(["p", "q", "temperature", "model", "r"])
+_MERGE_VALUES = st.sampled_from(["1", "x", "[1, 2]", "{k: 1}", "*a", "*s", "null"])
+
+
+def _merging_entry(indent: int) -> st.SearchStrategy[list[str]]:
+    """A block mapping's entry that merges (`<<: *a`, `<<: [*a, *b]`, a list or scalar that is no mapping), or a key
+    written before, after or over what a merge gives, or a flow mapping with merge keys and aliases."""
+    pad = " " * indent
+    merge = st.sampled_from(["*a", "*b", "[*a, *b]", "[*b, *a]", "*l", "*s", "*z", "[*a, *l]", "*a # m"]).map(
+        lambda alias: [f"{pad}<<: {alias}"])
+    key = st.tuples(_MERGE_KEYS, _MERGE_VALUES).map(lambda pair: [f"{pad}{pair[0]}: {pair[1]}"])
+    flow = st.lists(st.one_of(st.tuples(_MERGE_KEYS, _MERGE_VALUES).map(lambda pair: f"{pair[0]}: {pair[1]}"),
+                              st.sampled_from(["<<: *a", "<<: *b", "<<: [*a, *b]", "<<: *s"])), max_size=4).map(
+        lambda parts: [f"{pad}f: {{{', '.join(parts)}}}"])
+    return st.one_of(merge, merge, key, flow)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(entries=st.lists(st.lists(_merging_entry(2), min_size=1, max_size=5), min_size=1, max_size=3),
+       anchored=st.sampled_from(["a: &a {p: 1, temperature: 0.2}", "a: &a\n  p: 1\n  model: m\n  temperature: 0.5",
+                                 "a: &a {q: [1], r: {x: 1}}"]))
+def test_generated_merge_keys_and_aliases_read_as_js_yaml_merges_them(entries: list[list[list[str]]],
+                                                                         anchored: str) -> None:
+    """Merge keys and aliases in block and flow mappings, each read as graphrt's full loader reads it (js-yaml's
+    merge: full_yaml._GraphLoader.flatten_mapping)."""
+    lines = [anchored, "b: &b {q: 9, temperature: 2, r: 8}", "l: &l [1, 2]", "s: &s text"]
+    for number, entry in enumerate(entries):
+        lines.append(f"e{number}:")
+        lines += [line for part in entry for line in part]
+    _agrees("\n".join(lines) + "\n")
