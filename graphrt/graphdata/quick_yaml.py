@@ -375,7 +375,7 @@ def _keys(values: list[Any]) -> int:
 def _resolved(lines: "_Reader", value: Any, line: int | None) -> Any:
     """A flow value read as JSON with its aliases and merge keys (_ALIAS, _MERGE) made what they stand for: an
     alias the anchor's value (an anchor on a line before `line`, any read so far where None), a mapping with
-    merge keys the keys of the mappings merged, then its own, as PyYAML merges them (_merged)."""
+    merge keys the keys they give it where they stand, as js-yaml merges them (_merge_into)."""
     if type(value) is str:
         if value[:1] == _ALIAS:
             name = value[1:]
