@@ -28,6 +28,8 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
+from .yaml_styles import seeded_chain
+
 __all__ = ["EVAL2", "case_graphs", "write_yaml"]
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,17 +49,6 @@ def _node_head(i: int, agent: str = "stringTemplateAgent") -> list[str]:
 
 
 _START = ["version: 0.5", "nodes:", "  n0:", "    value: start"]
-
-
-def _chain(seed: int, start: list[str], node: Callable[[int, random.Random], list[str]]) -> Callable[[int], list[str]]:
-    """A chain of `n` nodes: `start` (the lines before node 1), then `node(i, rng)`'s lines for each node after."""
-    def lines(n: int) -> list[str]:
-        rng = random.Random(seed)
-        found = list(start)
-        for i in range(1, n):
-            found += node(i, rng)
-        return found
-    return lines
 
 
 _FOLDED_HEADERS = (">", ">-", ">+", ">2", ">-4", "> # the prompt")
@@ -300,13 +291,13 @@ def _cases(name: str) -> Callable[[int], list[str]]:
 
 
 EVAL2: dict[str, Callable[[int], list[str]]] = {
-    "folded": _chain(201, _START, _folded),
-    "literal": _chain(202, _START, _literal),
-    "flow_wrapped": _chain(203, ["version: 0.5", "nodes:", "  n0:", "    value: {rows: [1, 2, 3], label: start}"],
+    "folded": seeded_chain(201, _START, _folded),
+    "literal": seeded_chain(202, _START, _literal),
+    "flow_wrapped": seeded_chain(203, ["version: 0.5", "nodes:", "  n0:", "    value: {rows: [1, 2, 3], label: start}"],
                            _flow_wrapped),
-    "multiline_scalars": _chain(204, _START, _multiline_scalars),
-    "comments_inside": _chain(205, ["# a graph written by hand", *_START], _comments_inside),
-    "rare_constructs": _chain(206, ["version: 0.5", "nodes:", "  n0:", "    value: 0"], _rare_constructs),
+    "multiline_scalars": seeded_chain(204, _START, _multiline_scalars),
+    "comments_inside": seeded_chain(205, ["# a graph written by hand", *_START], _comments_inside),
+    "rare_constructs": seeded_chain(206, ["version: 0.5", "nodes:", "  n0:", "    value: 0"], _rare_constructs),
     "own_cases": _cases("own_cases"),
     "wild_cases": _cases("wild_cases"),
 }

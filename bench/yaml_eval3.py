@@ -38,6 +38,8 @@ import json
 import random
 from typing import Any, Callable
 
+from .yaml_styles import seeded_chain
+
 __all__ = ["EVAL3"]
 
 _WORDS = ("reply", "in", "plain", "words", "to", "the", "customer", "order", "ticket", "refund", "shipping", "date",
@@ -50,17 +52,6 @@ def _words(rng: random.Random, count: int) -> str:
 
 
 _START = ["version: 0.5", "nodes:", "  n0:", "    value: start"]
-
-
-def _chain(seed: int, start: list[str], node: Callable[[int, random.Random], list[str]]) -> Callable[[int], list[str]]:
-    """A chain of `n` nodes: `start` (the lines before node 1), then `node(i, rng)`'s lines for each node after."""
-    def lines(n: int) -> list[str]:
-        rng = random.Random(seed)
-        found = list(start)
-        for i in range(1, n):
-            found += node(i, rng)
-        return found
-    return lines
 
 
 # ----- crlf: an ordinary file saved on Windows -----
@@ -295,13 +286,13 @@ def _merge(i: int, rng: random.Random) -> list[str]:
 
 
 EVAL3: dict[str, Callable[[int], list[str]]] = {
-    "crlf": _chain(301, [line + "\r" for line in ["# saved on Windows", *_START]], _crlf_node),
-    "messages": _chain(302, _START, _messages),
-    "indent4": _chain(303, ["version: 0.5", "nodes:", "    n0:", "        value: [1, 2, 3]   # the rows"], _indent4),
+    "crlf": seeded_chain(301, [line + "\r" for line in ["# saved on Windows", *_START]], _crlf_node),
+    "messages": seeded_chain(302, _START, _messages),
+    "indent4": seeded_chain(303, ["version: 0.5", "nodes:", "    n0:", "        value: [1, 2, 3]   # the rows"], _indent4),
     "json_pretty": _json_pretty,
-    "numbers": _chain(305, ["version: 0.5", "nodes:", "  n0:", "    value: {data: [], count: 0}"], _numbers),
-    "markdown_prompts": _chain(306, _START, _markdown),
-    "tools_schemas": _chain(307, _START, _tools),
-    "tabs_text": _chain(308, _START, _tabs),
-    "merge_defaults": _chain(309, _START, _merge),
+    "numbers": seeded_chain(305, ["version: 0.5", "nodes:", "  n0:", "    value: {data: [], count: 0}"], _numbers),
+    "markdown_prompts": seeded_chain(306, _START, _markdown),
+    "tools_schemas": seeded_chain(307, _START, _tools),
+    "tabs_text": seeded_chain(308, _START, _tabs),
+    "merge_defaults": seeded_chain(309, _START, _merge),
 }

@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -40,10 +41,23 @@ from typing import Callable
 
 from ._proc import RESULT_PREFIX, emit
 
-__all__ = ["SETS", "STYLES", "main", "write_style"]
+__all__ = ["SETS", "STYLES", "main", "seeded_chain", "write_style"]
 
 BENCH_DIR = Path(__file__).resolve().parent
 RUNNER = BENCH_DIR / "yaml_runner.cjs"
+
+
+def seeded_chain(seed: int, start: list[str],
+                 node: Callable[[int, random.Random], list[str]]) -> Callable[[int], list[str]]:
+    """A chain of `n` nodes, the same for the same `seed` (the evaluation sets' files): `start` (the lines before
+    node 1), then `node(i, rng)`'s lines for each node after."""
+    def lines(n: int) -> list[str]:
+        rng = random.Random(seed)
+        found = list(start)
+        for i in range(1, n):
+            found += node(i, rng)
+        return found
+    return lines
 
 
 def _header() -> list[str]:

@@ -144,12 +144,19 @@ nodes:
 """
 
 
-def test_what_each_node_spent_is_shown_after_a_restart_as_before_it(serve, checkpoint, openai_server, reply):
+def _chat_run(serve, checkpoint, openai_server, reply, graph: str):
+    """A run of `graph`, whose LLM calls spend 18 tokens then 25, on a first server, waited for: the server, still
+    serving, and the run's id."""
     openai_server.script(reply.text("a draft"), reply.text("the reply", usage={
         "prompt_tokens": 20, "completion_tokens": 5, "total_tokens": 25}))
-    first = serve({"chat.yaml": TWO_CALLS}, checkpoint=checkpoint)
+    first = serve({"chat.yaml": graph}, checkpoint=checkpoint)
     with first.client() as client:
-        run_id = client.post("/graphs/chat/runs?wait=true", json={}).json()["id"]
+        return first, client.post("/graphs/chat/runs?wait=true", json={}).json()["id"]
+
+
+def test_what_each_node_spent_is_shown_after_a_restart_as_before_it(serve, checkpoint, openai_server, reply):
+    first, run_id = _chat_run(serve, checkpoint, openai_server, reply, TWO_CALLS)
+    with first.client() as client:
         before = client.get(f"/runs/{run_id}/nodes").json()["nodes"]
         node_before = client.get(f"/runs/{run_id}/nodes/reply").json()["usage"]
     _stop(first)
@@ -187,11 +194,8 @@ nodes:
 
 
 def test_what_a_run_spent_before_a_restart_counts_with_what_it_spends_after(serve, checkpoint, openai_server, reply):
-    openai_server.script(reply.text("a draft"), reply.text("the reply", usage={
-        "prompt_tokens": 20, "completion_tokens": 5, "total_tokens": 25}))
-    first = serve({"chat.yaml": ASKS_BETWEEN}, checkpoint=checkpoint)
+    first, run_id = _chat_run(serve, checkpoint, openai_server, reply, ASKS_BETWEEN)
     with first.client() as client:
-        run_id = client.post("/graphs/chat/runs?wait=true", json={}).json()["id"]
         assert client.get(f"/runs/{run_id}").json()["status"] == "interrupted"
     _stop(first)
 
