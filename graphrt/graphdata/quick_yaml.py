@@ -230,7 +230,6 @@ _DOUBLE_QUOTED = re.compile(r'"(?:[^"\\]++|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0
 # that holds two values makes one mapping too many.
 _NEXT_LINE = '},{"":'
 _STRUCTURE_FIRST = frozenset('{}[],:\n#"\'')  # a token starting so is no plain scalar
-_STRUCTURE = {"{": "{", "}": "}", "[": "[", "]": "]", ",": ",", ":": ":", "\n": _NEXT_LINE}
 
 
 def _json_string(text: str) -> str:
@@ -239,18 +238,13 @@ def _json_string(text: str) -> str:
     return '"' + text + '"'
 
 
-def _json_token(token: str) -> str:
-    """JSON's text for a flow token."""
-    written = token.lstrip(" ")
-    if written in _STRUCTURE:
-        return _STRUCTURE[written]
+def _json_scalar(written: str) -> str:
+    """JSON's text for a flow scalar as written, in full (_scalar_json takes the common cases first)."""
     first = written[0]
     if first == '"':
         return written  # the escapes it may hold mean the same in JSON
     if first == "'":
         return _json_string(written[1:-1].replace("''", "'"))
-    if first == "#":
-        return ""  # a comment
     value = _plain(written)
     if type(value) is str:
         return _json_string(value)
@@ -282,14 +276,14 @@ def _scalar_json(written: str) -> str:
     if written == "<<":
         return '"' + _MERGE + '"'
     if '"' in written or "\\" in written:
-        return _json_token(written)
+        return _json_scalar(written)
     if first == "'" and "''" not in written:  # single-quoted text that JSON writes as it is
         return '"' + written[1:-1] + '"'
     if first not in _STRUCTURE_FIRST and (first not in _FIRST or not _MAYBE_NOT_TEXT.match(written)):
         return '"' + written + '"'  # plain text that no rule of the loader reads as other than text
     if _JSON_NUMBER.match(written):
         return written
-    return _json_token(written)
+    return _json_scalar(written)
 
 
 class _TokenMemo(dict[str, str]):
