@@ -1209,42 +1209,78 @@ def _read_flow_group(lines: _Reader, group: list[tuple[dict[str, Any], str, str,
         each[0][each[1]] = value
 
 
+# A `- ` item's line: the first key of a mapping (group 1) with its plain key, or a whole line whose value is a scalar
+# _LINE reads: plain (2), single-quoted (3), double-quoted with JSON's escapes (4), then a comment or nothing. Any
+# other item takes the longer way.
+_ITEM = re.compile(r"""-\ +(?:
+    ([A-Za-z_$][A-Za-z0-9_$\-./]*):(?:\ |\Z)  # a mapping's first key: no scalar (group 1)
+  | (?:
+        ((?:[^-?:,\[\]{}\#&*!|>'"%@`\s\x01]|[-?:][^\s\x01,\[\]{}])(?:[^\s:]++|:(?=[^\s\x01])|\ +(?=[^\s\#]))*+)
+      | '([^'\n]*(?:''[^'\n]*)*)'
+      | "((?:[^"\\\n]++|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*+)"
+    )(?:\ +\#.*)?\Z
+)""", re.VERBOSE)
+
+
 def _sequence(lines: _Reader, indent: int, depth: int, first: str | None = None) -> list[Any]:
-    """A block sequence at `indent`; `first`: its first item's line (`- x`), when it followed a `- ` on that line."""
+    """A block sequence at `indent`; `first`: its first item's line (`- x`), when it followed a `- ` on that line.
+
+    Items that are one scalar on their line are read with one match (_ITEM), as _mapping reads its plainest lines."""
     found: list[Any] = []
     items = lines.items
+    end = len(items)
+    at = lines.at  # kept here while the loop reads one line; `lines.at` around each call that reads more
+    item_match = _ITEM.match
     while True:
         if first is not None:
             content, first = first, None
         else:
-            if lines.at >= len(items) or items[lines.at][0] != indent:
+            if at >= end or items[at][0] != indent:
                 break
-            content = items[lines.at][1]
+            content = items[at][1]
             if content != "-" and not content.startswith("- "):
                 break
-            lines.at += 1
+            at += 1
+        item = item_match(content)
+        if item is not None:
+            kind = item.lastindex
+            value = item.group(kind)
+            if kind == 1:  # `- key: ...`: a mapping, its first line this one
+                lines.at = at
+                start = item.start(1)
+                found.append(_mapping(lines, indent + start, content[start:], depth + 1))
+                at = lines.at
+                continue
+            if kind == 2:
+                found.append(_plain(value) if value[0] in _FIRST else value)
+            elif kind == 3:
+                found.append(value.replace("''", "'") if "''" in value else value)
+            else:
+                found.append(_JSON_PLAIN.decode('"' + value + '"') if "\\" in value else value)
+            if at < end and items[at][0] > indent:  # a scalar that goes on below: the full parser's
+                raise _NotQuick
+            continue
+        lines.at = at
         rest = content[1:].lstrip(" ")
         if not rest or rest[0] == "#":
             found.append(_nested(lines, indent, depth + 1, sequence_here=False))
-            continue
-        if rest.startswith("? "):
+        elif rest.startswith("? "):
             raise _NotQuick
-        column = indent + len(content) - len(rest)
-        if rest == "-" or rest.startswith("- "):  # a sequence in the item, its first item on this line
-            found.append(_sequence(lines, column, depth + 1, rest))
-            continue
-        if _KEY.match(rest):
-            found.append(_mapping(lines, column, rest, depth + 1))
-            continue
-        if rest[0] in "|>":
+        elif rest == "-" or rest.startswith("- "):  # a sequence in the item, its first item on this line
+            found.append(_sequence(lines, indent + len(content) - len(rest), depth + 1, rest))
+        elif _KEY.match(rest):
+            found.append(_mapping(lines, indent + len(content) - len(rest), rest, depth + 1))
+        elif rest[0] in "|>":
             found.append(_block_scalar(lines, indent, rest))
-            continue
-        if rest[0] in "{[" and lines.at < len(items) and (items[lines.at][0] > indent or items[lines.at][1][0] in "}]"):
-            rest, lines.at = _flow_lines(lines, rest, lines.at, indent)  # a flow collection over several lines
-        found.append(_scalar(rest, lines, depth + 1))
-        if lines.at < len(items) and items[lines.at][0] > indent:
-            raise _NotQuick
-    if lines.at < len(items) and items[lines.at][0] > indent:
+        else:
+            if rest[0] in "{[" and lines.at < end and (items[lines.at][0] > indent or items[lines.at][1][0] in "}]"):
+                rest, lines.at = _flow_lines(lines, rest, lines.at, indent)  # a flow collection over several lines
+            found.append(_scalar(rest, lines, depth + 1))
+            if lines.at < end and items[lines.at][0] > indent:
+                raise _NotQuick
+        at = lines.at
+    lines.at = at
+    if at < end and items[at][0] > indent:
         raise _NotQuick
     lines.count(found, depth)
     return found
