@@ -48,7 +48,7 @@ class RowOutcome:
     error: GraphError | None = None
     before: bool = False
     seconds: float = 0.0  # how long the row ran now (0 for a row done before)
-    usage: Usage | None = None  # what the row's run spent (None: it did not run here, or its executor does not say)
+    usage: Usage | None = None  # what the row's run spent, wherever it ran (None: it did not run in this batch)
 
     @property
     def ok(self) -> bool:

@@ -212,12 +212,12 @@ class Batch:
                                            inject=row.inject, all_results=self.all_results, timeout=self.timeout,
                                            budget=self.budget, on_usage=on_usage, journal=journal)
         if self.ledger is None:
-            return await self.executor.run_whole(self.graph, self._options(row))
+            return await self.executor.run_whole(self.graph, self._options(row, on_usage))
         await self.ledger.started(self.graph, row)
         results: dict[str, Any] | None = None
         error: GraphError | None = None
         try:
-            results = await self.executor.run_whole(self.graph, self._options(row))
+            results = await self.executor.run_whole(self.graph, self._options(row, on_usage))
             return results
         except GraphError as failed:
             error = failed
@@ -243,9 +243,11 @@ class Batch:
             started_rows.append(row)
         self.progress.running += len(started_rows)
         ended: list[Any] = [None] * len(started_rows)  # per row: its results, its GraphError, or None (cut off)
+        spent: dict[int, list[Usage]] = {row.index: [] for row in started_rows}  # per row: what its run said it spent
         began = time.perf_counter()
         try:
-            ended = list(await self.executor.run_wholes(self.graph, [self._options(row) for row in started_rows]))
+            ended = list(await self.executor.run_wholes(
+                self.graph, [self._options(row, spent[row.index].append) for row in started_rows]))
         except GraphError as error:  # the task failed (its worker died): each row fails with its own copy
             ended = [copy.copy(error) for _ in started_rows]
         except Exception as error:  # noqa: BLE001 - the rows' failure of any kind is theirs alone
@@ -263,6 +265,9 @@ class Batch:
                     outcomes[row.index] = _failed(row, failed, seconds)
                 elif results is not None:
                     outcomes[row.index] = RowOutcome(row.id, row.index, FINISHED, results=results, seconds=seconds)
+                if row.index in outcomes and spent[row.index]:
+                    outcomes[row.index].usage = spent[row.index][-1]
+                    self.progress.usage.merge(spent[row.index][-1])
         return [outcomes[row.index] for row in rows if row.index in outcomes]
 
 

@@ -124,7 +124,8 @@ class Executor:
 
         An executor of a cluster overrides it to run the whole run there (Ray: one task), so that
         a driver schedules runs, not agent calls. This one runs it in this process, with its agent
-        calls on this executor. It raises what `Graph.arun` raises.
+        calls on this executor. It raises what `Graph.arun` raises, and calls `options.on_usage` as it
+        does: an override, wherever the run ran, calls it here with what the run spent.
         """
         return await graph.replace(executor=self).arun(options)
 

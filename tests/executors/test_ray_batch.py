@@ -66,6 +66,26 @@ def test_rows_are_whole_runs_spread_over_the_worker_nodes(ray_executor, tmp_path
     assert all(answer["where"] == answer["meet"]["pid"] != DRIVER for answer in answers)
 
 
+def test_each_row_run_on_the_cluster_says_what_it_spent_and_the_batch_sums_them(ray_executor, openai_server, reply,
+                                                                               openai_api_key):
+    from graphrt.batches import BatchProgress
+
+    # The worker processes started before this test's environment: the graph itself names the scripted server.
+    ask = {"version": 0.5, "nodes": {
+        "question": {"value": ""},
+        "ask": {"agent": "openAIAgent", "inputs": {"prompt": ":question"}, "isResult": True,
+                "params": {"baseURL": openai_server.url, "apiKey": openai_api_key, "model": "gpt-4o-mini"}},
+    }}
+    openai_server.script(*(reply.text(f"answer {n}") for n in range(20)))
+    progress = BatchProgress()
+    outcomes = graphrt.batch(ask, [{"question": f"q{n}"} for n in range(20)], executor=ray_executor,
+                             progress=progress)  # 20 rows: sent several a task (run_wholes), and one a task at the end
+    assert all(outcome.ok for outcome in outcomes)
+    assert [outcome.usage.llm_calls for outcome in outcomes] == [1] * 20
+    assert all(outcome.usage.tokens > 0 for outcome in outcomes)
+    assert progress.usage.llm_calls == 20 and progress.usage.tokens == sum(outcome.usage.tokens for outcome in outcomes)
+
+
 def test_a_failed_row_on_ray_has_the_located_error_it_has_in_process(ray_executor, tmp_path):
     batch_graph = tmp_path / "rows.yaml"
     batch_graph.write_text(ROW_GRAPH)

@@ -228,9 +228,11 @@ class RayExecutor(Executor):
 
         The worker builds the graph once (from the text the driver read, so that errors name the
         file and line) and runs each run it is given; the driver only schedules runs. Events of
-        the run stay on the worker. A worker or node that dies fails the run (GraphError).
+        the run stay on the worker; what it spent comes back to `options.on_usage`. A worker or
+        node that dies fails the run (GraphError).
         """
-        outcome: Outcome = await self._remote_whole(False, graph, options.replace(subscribe=(), progress=None))
+        outcome: Outcome = await self._remote_whole(False, graph, _shipped(options))
+        _report_usage(options, outcome)
         if outcome.error is not None:
             raise outcome.error
         return outcome.result
@@ -240,8 +242,9 @@ class RayExecutor(Executor):
 
         A worker or node that dies fails them all (GraphError, raised).
         """
-        outcomes: list[Outcome] = await self._remote_whole(
-            True, graph, [one.replace(subscribe=(), progress=None) for one in options])
+        outcomes: list[Outcome] = await self._remote_whole(True, graph, [_shipped(one) for one in options])
+        for one, outcome in zip(options, outcomes):
+            _report_usage(one, outcome)
         return [outcome.result if outcome.error is None else outcome.error for outcome in outcomes]
 
     async def _remote_whole(self, several: bool, graph: Graph, options: Any) -> Any:
@@ -310,3 +313,15 @@ class RayExecutor(Executor):
 def _first_line(error: BaseException) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
+
+
+def _shipped(options: RunOptions) -> RunOptions:
+    """A whole run's options as a worker gets them: no event subscribers, display or usage callback, which are the
+    driver's (the worker sends back what the run spent, given to `on_usage` here)."""
+    return options.replace(subscribe=(), progress=None, on_usage=None)
+
+
+def _report_usage(options: RunOptions, outcome: Outcome) -> None:
+    """What a whole run spent on its worker, said to the driver's `on_usage` as a run in this process says it."""
+    if options.on_usage is not None and outcome.usage is not None:
+        options.on_usage(outcome.usage)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphrt.base.errors import GraphError
+from graphrt.base.usage import Usage
 from graphrt.engine.graph import Graph
 from graphrt.engine.options import GraphOptions, RunOptions
 from graphrt.executors.ray.installed import ray
@@ -59,7 +60,7 @@ _LOOP: asyncio.AbstractEventLoop | None = None  # in a worker: the event loop it
 
 
 def run_whole(holder: list[Any], options: RunOptions) -> Outcome:
-    """One whole run on a worker; its results, or its error as the driver can rebuild it.
+    """One whole run on a worker; its results, or its error as the driver can rebuild it, and what it spent.
 
     The runs share one event loop (a new loop per run costs more than a small graph's run);
     a run cut short by `ray.cancel` (KeyboardInterrupt) leaves the next one a new loop.
@@ -67,14 +68,16 @@ def run_whole(holder: list[Any], options: RunOptions) -> Outcome:
     global _LOOP
     if _LOOP is None:
         _LOOP = asyncio.new_event_loop()
+    spent: list[Usage] = []  # said once, when the run ends, however it ends
     try:
-        results = _LOOP.run_until_complete(_prepared(holder).arun(options))
+        results = _LOOP.run_until_complete(_prepared(holder).arun(options.replace(on_usage=spent.append)))
     except KeyboardInterrupt:
         _LOOP = None
         raise
     except Exception as error:  # noqa: BLE001 - every failure of the run goes back to the driver
-        return Outcome(error=portable(GraphError.from_exception(error, doing="the run failed")))
-    return Outcome(result=results)
+        return Outcome(error=portable(GraphError.from_exception(error, doing="the run failed")),
+                       usage=spent[-1] if spent else None)
+    return Outcome(result=results, usage=spent[-1] if spent else None)
 
 
 def run_wholes(holder: list[Any], options: list[RunOptions]) -> list[Outcome]:

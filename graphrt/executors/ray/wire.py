@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphrt.base.errors import GraphError
+from graphrt.base.usage import Usage
 
 __all__ = ["Call", "Outcome", "failure", "portable", "rebuilt"]
 
@@ -36,13 +37,15 @@ class Call:
 
 @dataclass
 class Outcome:
-    """What a worker sends back: the result (or its object ref), or the exception (events go by the relay)."""
+    """What a worker sends back: the result (or its object ref), or the exception (events go by the relay); of a
+    whole run, also what it spent (the run's `on_usage` is the driver's: it is called there with this)."""
 
     result: Any = None
     result_ref: Any = None
     error: BaseException | None = None
     error_type: str = ""
     error_text: str = ""
+    usage: Usage | None = None
 
 
 def failure(error: Exception) -> Outcome:
