@@ -48,7 +48,8 @@ def slack_agent(ctx: AgentContext) -> dict[str, Any]:
     """Posts `inputs.message` (or `params.message`) to `params.post_channel`; returns `{}`.
 
     Raises:
-        AgentError: no token, no channel (GraphAI's messages), or Slack refused the post (its error code, e.g.
+        AgentError: no token, no channel (GraphAI's messages), no text (Slack's no_text, found before the
+            request: slack_sdk would also warn on stderr), or Slack refused the post (its error code, e.g.
             channel_not_found, invalid_auth) or could not be reached.
     """
     from slack_sdk import WebClient
@@ -62,11 +63,14 @@ def slack_agent(ctx: AgentContext) -> dict[str, Any]:
         raise AgentError("Slacl post_channel is not set in params.", field="params.post_channel")
     message = ctx.inputs.get("message", UNDEFINED)
     text = _text(ctx.params.get("message", UNDEFINED) if is_null(message) else message)
+    if is_null(text) or js_string(text) == "":  # Slack refuses it (no_text), as GraphAI's post finds: refused here
+        raise AgentError("slackAgent: there is no text to post: give inputs.message or params.message",
+                         field="inputs.message")
     timeout = (ctx.config or {}).get("timeout", 30)
     client = WebClient(token=js_string(token), base_url=base_url(ctx, SLACK_URL) + "/api/",
                        timeout=int(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else 30)
     try:
-        client.chat_postMessage(channel=js_string(channel), text=None if is_null(text) else js_string(text))
+        client.chat_postMessage(channel=js_string(channel), text=js_string(text))
     except SlackApiError as error:
         code = error.response.get("error") if error.response is not None else None
         raise AgentError(f"slackAgent: Slack refused chat.postMessage to {js_string(channel)}: {code or error}") from error

@@ -54,6 +54,14 @@ class TestSlack:
         with pytest.raises(graphrt.GraphError, match="Slacl post_channel is not set in params."):
             run("slackAgent", {"message": "hi", "slack_token": SAMPLE_KEY})
 
+    @pytest.mark.parametrize("message", [None, "", []])
+    def test_no_text_is_refused_before_any_request_naming_the_input(self, message) -> None:
+        slack = SlackStandIn()
+        inputs = {"slack_token": SAMPLE_KEY} if message is None else {"message": message, "slack_token": SAMPLE_KEY}
+        with serving(slack) as base, pytest.raises(graphrt.GraphError, match="no text to post") as refused:
+            run("slackAgent", inputs, {"post_channel": "#general", "baseURL": base})
+        assert refused.value.field == "inputs.message" and slack.requests == []
+
 
 @pytest.mark.needs("exa")
 class TestExa:
