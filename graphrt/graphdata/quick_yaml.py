@@ -430,9 +430,8 @@ def _flow_lines(lines: "_Reader", first: str, at: int, indent: int) -> tuple[str
     not). Anything else (a scalar over two lines, a quoted one) is _NotQuick, and so is a line of it not more
     indented than its key (at `indent`), but for one that starts with its closing bracket there: PyYAML reads
     such lines, but one that looks like a key would be taken for one where an entry is left to the full parser."""
-    raw = lines.lines
     items = lines.items
-    index = items[at - 1][2]
+    end = len(items)
     written: list[str] = []  # the tokens kept, as written, and a space between lines
     depth = 0
     last = ""  # the last token kept
@@ -463,20 +462,12 @@ def _flow_lines(lines: "_Reader", first: str, at: int, indent: int) -> tuple[str
             before_last, last = last, token
         if depth <= 0:
             break
-        index += 1
-        if index >= len(raw) - (raw[-1] == ""):  # the file ends inside the collection
+        if at >= end:  # the file ends inside the collection
             raise _NotQuick
-        text = raw[index].strip(" ")
-        while text[:1] == "#" or not text:  # a comment's line, an empty one
-            index += 1
-            if index >= len(raw) - (raw[-1] == ""):
-                raise _NotQuick
-            text = raw[index].strip(" ")
-        column = len(raw[index]) - len(raw[index].lstrip(" "))
+        column, text, _ = items[at]  # the next line that is not a comment's or empty
+        at += 1
         if column < indent or (column == indent and text[0] not in _CLOSING) or text[0] == _TAB:
             raise _NotQuick
-    while at < len(items) and items[at][2] <= index:
-        at += 1
     return "".join(written), at
 
 
