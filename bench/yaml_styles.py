@@ -5,6 +5,7 @@
     .venv/bin/python -m bench yaml --set eval      # graph files the reader was not tuned on (bench/yaml_eval.py)
     .venv/bin/python -m bench yaml --set eval2     # hand-written shapes it left whole (bench/yaml_eval2.py)
     .venv/bin/python -m bench yaml --set eval3     # files as people and tools write them (bench/yaml_eval3.py)
+    .venv/bin/python -m bench yaml --set eval4     # more shapes of hand-written and saved files (bench/yaml_eval4.py)
 
 Every style is the same graph, a chain of `copyAgent` nodes (`nN` takes `:nN-1`): one JSON object a
 line (what `--write-workloads` writes), YAML's flow style with single, double or no quotes, block style
@@ -22,7 +23,10 @@ of bench/yaml_eval.py instead, files it was not tuned on, `--set eval2` the seco
 folded and literal block scalars, flow collections and scalars over several lines, comments inside them, and
 `--set eval3` the third (bench/yaml_eval3.py), written before it was measured: Windows line endings, chat
 message lists, four-space indentation, pretty-printed JSON, numbers, markdown prompts, tool schemas, tabs in
-text, merge keys.
+text, merge keys; and `--set eval4` the fourth (bench/yaml_eval4.py), also written before it was measured:
+sequences flush with their keys, end-of-line comments, punctuation in plain text, quoted and odd keys, nested
+graphs in block and flow, anchored scalars and sequences, empty values and quoted look-alikes, document markers
+and trailing spaces, long double-quoted prompts, scalars over lines inside flow collections.
 """
 
 from __future__ import annotations
@@ -143,11 +147,12 @@ def _sets() -> dict[str, dict[str, Callable[[int], list[str]]]]:
     from .yaml_eval import EVAL
     from .yaml_eval2 import EVAL2
     from .yaml_eval3 import EVAL3
+    from .yaml_eval4 import EVAL4
 
-    return {"tuned": STYLES, "eval": EVAL, "eval2": EVAL2, "eval3": EVAL3}
+    return {"tuned": STYLES, "eval": EVAL, "eval2": EVAL2, "eval3": EVAL3, "eval4": EVAL4}
 
 
-SETS = ("tuned", "eval", "eval2", "eval3")
+SETS = ("tuned", "eval", "eval2", "eval3", "eval4")
 
 
 def write_style(style: str, n: int, folder: Path, styles: dict[str, Callable[[int], list[str]]] = STYLES) -> Path:
@@ -210,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("styles", nargs="*", help=f"default: all of the set (tuned: {', '.join(STYLES)})")
     parser.add_argument("--set", choices=SETS, default="tuned",
-                        help="tuned: the styles the reader was made fast on (default); eval, eval2, eval3: files it was not tuned on")
+                        help="tuned: the styles the reader was made fast on (default); eval, eval2, eval3, eval4: files it was not tuned on")
     parser.add_argument("--n", type=int, default=50_000, help="nodes in each file (default 50,000)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds, engines taking turns (default 3)")
     parser.add_argument("--warmup", type=int, default=1)

@@ -1,6 +1,6 @@
 """The YAML styles `python -m bench yaml` times are one graph, which graphrt's own reader reads, as PyYAML does; the
-evaluation sets (`--set eval`, `--set eval2`, `--set eval3`) are read as PyYAML reads them, and their corpus files hold each source
-file's value (each conformance case's graph)."""
+evaluation sets (`--set eval`, `--set eval2`, `--set eval3`, `--set eval4`) are read as PyYAML reads them, and their
+corpus files hold each source file's value (each conformance case's graph)."""
 
 import pytest
 import yaml
@@ -8,6 +8,7 @@ import yaml
 from bench.yaml_eval import EVAL, corpus_files
 from bench.yaml_eval2 import EVAL2, case_graphs
 from bench.yaml_eval3 import EVAL3
+from bench.yaml_eval4 import EVAL4
 from bench.yaml_styles import STYLES
 from graphrt.graphdata import full_yaml, loader
 from graphrt.graphdata.loader import parse_graph_text
@@ -86,3 +87,20 @@ def test_the_windows_file_has_windows_line_endings() -> None:
     text = "\n".join(EVAL3["crlf"](20)) + "\n"
 
     assert text.count("\r\n") == text.count("\n")
+
+
+@pytest.mark.parametrize("style", EVAL4)
+def test_each_fourth_evaluation_file_reads_as_pyyaml_reads_it(style: str) -> None:
+    text = "\n".join(EVAL4[style](200)) + "\n"
+    full = yaml.load(text, Loader=full_yaml._GraphLoader)  # noqa: S506 - a safe loader
+
+    assert len(full["nodes"]) == 200
+    assert parse_graph_text(text)[0] == full
+
+
+def test_the_saved_by_an_editor_file_keeps_its_markers_and_trailing_spaces() -> None:
+    lines = EVAL4["whitespace_markers"](20)
+
+    assert lines[0].startswith("--- #") and lines[-2].startswith("... #")
+    assert sum(line.endswith(" ") and line.strip() != "" for line in lines) > 40
+    assert sum(line != "" and line.strip() == "" for line in lines) > 20
