@@ -9,7 +9,7 @@ and indentation indicators, anchors and aliases on a mapping's values and inside
 collections, merge keys (`<<: *defaults`), and flow collections, in YAML's flow style
 or as JSON (what `bench --write-workloads` and most tools write), on one line or
 wrapped over several; a file that is one JSON object; Windows' line breaks, a byte
-order mark, tabs inside text, and the marker of the document's start. `quick_load`
+order mark, tabs inside text, and the markers of the document's start and end. `quick_load`
 reads exactly that part, line by line (a line of the plainest kinds with one regular
 expression's match, the mappings below keys on a stack in one loop): flow collections
 as tokens turned into JSON's text, the file's flow values read by the `json` module
@@ -69,6 +69,8 @@ _BAD_TAB = LazyPattern(r"[^\s] +\t|\t(?=[ \n#:,\[\]{}]|\Z)")
 _DOCUMENTS = re.compile(r"^(?:---|\.\.\.|%)", re.MULTILINE)  # documents and directives: the full parser's
 # ... but for the marker of the one document's start, on a line of its own (after comments): a line like any other.
 _DOCUMENT_START = LazyPattern(r"\A(?:\ *(?:\#[^\n]*)?\n)*(---(?:\ +\#[^\n]*|\ *))\n")
+# ... and for the marker of its end, after which only comments and empty lines come.
+_DOCUMENT_END = LazyPattern(r"\n(\.\.\.(?:\ +\#[^\n]*|\ *))(?:\n\ *(?:\#[^\n]*)?)*\Z")
 _KEY = re.compile(r"""([A-Za-z0-9_$][A-Za-z0-9_$\-./]*|"[^"\\]*"|'[^'\n]*(?:''[^'\n]*)*'):(?: +|$)""")
 # A plain scalar may not start with an indicator (anchors, aliases, tags, block scalars, flow, quotes...).
 _PLAIN_START = re.compile(r"""[^-?:,\[\]{}#&*!|>'"%@`\s\x01]|[-?:][^\s\x01,\[\]{}]""")  # \x01: a tab (_TAB)
@@ -1069,9 +1071,9 @@ _BLOCK_HEADER = LazyPattern(r"([|>])(?:([-+])([1-9])?|([1-9])([-+])?)?(?:\ +\#.*
 
 def _block_scalar(lines: _Reader, indent: int, header: str) -> str:
     """A literal (`|`) or folded (`>`) block scalar whose header ends the line of the mapping key or sequence item at
-    `indent`, by its chomping and indentation indicator, as PyYAML reads it; _NotQuick for lines of spaces that
-    reach into its text, a line less indented than the text and more than `indent`, or no line break at the end
-    of the file."""
+    `indent`, by its chomping and indentation indicator, as PyYAML reads it (a line of spaces past the text's column
+    is a line of text, those spaces); _NotQuick for lines of spaces before the text that reach past the column it
+    finds, a line less indented than the text and more than `indent`, or no line break at the end of the file."""
     written = _BLOCK_HEADER.fullmatch(header)
     if written is None:
         raise _NotQuick
@@ -1080,6 +1082,7 @@ def _block_scalar(lines: _Reader, indent: int, header: str) -> str:
     start = lines.items[lines.at - 1][2] + 1
     # the block's end, its last line with text, the text's column (given, or the first text line's)
     end, last, column = start, -1, indent + int(increment) if increment else 0
+    first = -1  # its first line with text
     while end < len(raw):
         line = raw[end]
         text = line.lstrip(" ")
@@ -1093,16 +1096,19 @@ def _block_scalar(lines: _Reader, indent: int, header: str) -> str:
                 column = at
             elif at < column:  # less indented than the text, more than the key: the full parser's
                 raise _NotQuick
+            if first < 0:
+                first = end
+            last = end
+        elif column and len(line) > column:  # spaces past the text's column: a line of text, those spaces
             last = end
         end += 1
     if last < 0 or (end == len(raw) and raw[-1] != ""):  # no text, or the text ends without a line break
         raise _NotQuick
     if end == len(raw):
         end -= 1  # the end of the text, after its last line break, is no line
-    block = raw[start:end]
-    if any(len(line) > column for line in block if not line.strip(" ")):
-        raise _NotQuick
-    text = "\n".join(line[column:] for line in block[:last - start + 1])
+    if not increment and any(len(line) > column for line in raw[start:first]):  # spaces past the column found after
+        raise _NotQuick  # them: an error in YAML
+    text = "\n".join(line[column:] for line in raw[start:last + 1])
     if written.group(1) == ">":
         text = _folded(text)
     chomping = written.group(2) or written.group(5)
@@ -1330,6 +1336,10 @@ def quick_load(text: str, *, max_depth: int, max_values: int, full: Callable[[st
         start = _DOCUMENT_START.match(text)
         if start is not None:
             text = text[:start.start(1)] + text[start.end(1):]
+    if "\n..." in text[-4096:]:
+        end = _DOCUMENT_END.search(text, max(len(text) - 4096, 0))
+        if end is not None:
+            text = text[:end.start(1)] + text[end.end(1):]
     tabs = "\t" in text
     if tabs:
         if _TAB in text or _BAD_TAB.search(text):

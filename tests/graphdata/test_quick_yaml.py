@@ -131,6 +131,7 @@ def test_flow_styles_json_escapes_and_literal_blocks_are_read_quickly(text: str)
     "a:\n- |\n  x\n- y\n",
     "- a: >\n    x\n  b: |2\n     y\n",
     "a: &x >-\n  t\nb: *x\n",
+    "a: |\n  x\n    \n  y\nb: >\n  x\n   \n\n  y\nc: >-\n  x\n     \nd: |+\n  x\n    \n\ne: |2\n     \n  z\n",  # lines of spaces
 ])
 def test_folded_scalars_and_indentation_indicators_are_read_quickly(text: str) -> None:
     assert _agrees(text) is not None
@@ -199,7 +200,7 @@ def test_block_lines_and_deferred_flow_values_read_as_pyyaml_reads_them(text: st
     "a: !!str 1\n",  # tags
     "a: |\n  text",  # no line break at the end
     "a: |\n   text\n  less\n",  # less indented than the text, more than the key
-    "a: |\n  text\n     \n",  # a line of spaces that reaches into the text
+    "a: |\n     \n  text\n",  # a line of spaces before the text that reaches past its column
     "a: 1\na: 2\n",  # a key written twice
     "a: {b: 1, b: 2}\n",
     'a: {"b": 1, "b": 2}\n',
@@ -298,12 +299,13 @@ def test_a_byte_order_mark_at_the_start_is_read_quickly_and_one_after_it_is_the_
     assert _agrees("a: \ufeffx\n") is None
 
 
-@pytest.mark.parametrize("text", ["---\na: 1\n", "# c\n\n---  # x\na: 1\n", "--- \r\na: [1]\r\n"])
-def test_the_marker_of_the_documents_start_is_read_quickly(text: str) -> None:
+@pytest.mark.parametrize("text", ["---\na: 1\n", "# c\n\n---  # x\na: 1\n", "--- \r\na: [1]\r\n", "---\na: 1\n...\n",
+                                  "a: 1\n... # the end  \n\n# c\n", "a: |\n  x\n...\n", "a: 1\n...  "])
+def test_the_markers_of_the_documents_start_and_end_are_read_quickly(text: str) -> None:
     assert _agrees(text) is not None
 
 
-@pytest.mark.parametrize("text", ["---\n---\na: 1\n", "---\na: 1\n...\n", "--- a: 1\n", "---a\nb: 1\n", "  ---\na: 1\n",
+@pytest.mark.parametrize("text", ["---\n---\na: 1\n", "a: 1\n...\n---\nb: 2\n", "a: 1\n...\nb: 2\n", "a: 1\n...x\n", "--- a: 1\n", "---a\nb: 1\n", "  ---\na: 1\n",
                                   "a: 1\n---\nb: 2\n", "%YAML 1.2\n---\na: 1\n"])
 def test_documents_markers_it_does_not_know_are_the_full_loaders(text: str) -> None:
     assert quick_load(text, **LIMITS) is None
