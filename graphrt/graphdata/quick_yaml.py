@@ -5,8 +5,8 @@ scalar before a value exists: a 50,000-node file takes it 10-30x js-yaml's time.
 Most graph files use a small part of YAML: block mappings and sequences by
 indentation, scalars (plain, single-quoted, double-quoted with JSON's escapes, over
 one line or several), literal and folded block scalars (prompts) with their chomping
-and indentation indicators, anchors and aliases on a mapping's values and inside flow
-collections, merge keys (`<<: *defaults`), and flow collections, in YAML's flow style
+and indentation indicators, anchors and aliases on a mapping's values and sequence items
+and inside flow collections, merge keys (`<<: *defaults`), and flow collections, in YAML's flow style
 or as JSON (what `bench --write-workloads` and most tools write), on one line or
 wrapped over several; a file that is one JSON object; Windows' line breaks, a byte
 order mark, tabs inside text, and the markers of the document's start and end. `quick_load`
@@ -23,7 +23,7 @@ that holds it, or the entry around that: given `full`, those entries are read by
 full loader, all in one call, and put in their places; the rest of the file stays
 here. The whole file is left (None) for an entry tied to the rest (an anchor or alias
 in it, or anywhere in a file with such entries), anchors inside flow collections or on
-sequence items, duplicate keys or anchors, tabs where YAML reads them as white space,
+a sequence item's key, duplicate keys or anchors, tabs where YAML reads them as white space,
 documents, characters YAML refuses, and every error: the caller then parses the text
 with the full loader, which gives the same value or the located error. So this module
 only ever answers for text whose value it knows the full loader would give
@@ -1024,10 +1024,11 @@ def _text_keys(value: Any) -> bool:
 _ANCHOR = LazyPattern(r"([&*])([A-Za-z0-9_-]+)(?= |$)")  # compiled on first use, as _BLOCK_HEADER: few files have any
 
 
-def _anchored(lines: _Reader, indent: int, rest: str, depth: int) -> Any:
+def _anchored(lines: _Reader, indent: int, rest: str, depth: int, *, item: bool = False) -> Any:
     """A mapping's value with an anchor (`key: &name value`), or an alias (`key: *name`): the anchored value
-    itself, as PyYAML gives it. An alias's value is counted again where it stands, as the loader counts the
-    values aliases expand to (so a "billion laughs" file is past MAX_VALUES here too, and the full parser's)."""
+    itself, as PyYAML gives it; `item`: a sequence's item (`- &name value`, `- *name`) at `indent`. An alias's value
+    is counted again where it stands, as the loader counts the values aliases expand to (so a "billion laughs" file
+    is past MAX_VALUES here too, and the full parser's)."""
     match = _ANCHOR.match(rest)
     if match is None:
         raise _NotQuick
@@ -1043,7 +1044,7 @@ def _anchored(lines: _Reader, indent: int, rest: str, depth: int) -> Any:
     elif name in anchors:  # an anchor written twice: PyYAML refuses it
         raise _NotQuick
     elif not after or after[0] == "#":
-        value = _nested(lines, indent, depth, sequence_here=True)
+        value = _nested(lines, indent, depth, sequence_here=not item)
         if lines.pending:  # an alias of it is counted as it is: its flow values are read now
             _read_flows(lines)
     elif after[0] in "|>":
@@ -1263,6 +1264,8 @@ def _sequence(lines: _Reader, indent: int, depth: int, first: str | None = None)
             found.append(_nested(lines, indent, depth + 1, sequence_here=False))
         elif rest.startswith("? "):
             raise _NotQuick
+        elif rest[0] == "&" or rest[0] == "*":
+            found.append(_anchored(lines, indent, rest, depth + 1, item=True))
         elif rest == "-" or rest.startswith("- "):  # a sequence in the item, its first item on this line
             found.append(_sequence(lines, indent + len(content) - len(rest), depth + 1, rest))
         elif _KEY.match(rest):

@@ -175,6 +175,7 @@ def test_scalars_over_several_lines_after_a_key_are_read_quickly(text: str) -> N
     "a:\n  b:\n    c:\n      d: 1\ne: 2\nf:\n   g:\n         h: x\n   i: y\n",  # several levels end at once
     "a: &x\n  b: {c: [1, 2]}\n  d: 1\ne: *x\nf:\n  g: *x\n",
     "a: &s text\nb: *s # c\nc: &m\n  d: 'q'\ne: *m\n",
+    "- &x 1\n- *x\n- &y [1, {b: 2}]  # c\n- *y # c\n- &z |\n  t\n- *z\n- &w\n  a: 1\n- *w\n- &v\n- *v\n",  # sequence items
     # flow values read at the end, at once: several depths, JSON and YAML's flow, around blocks and sequences
     'a: {b: 1}\nc:\n  d: {"e": [1, {"f": null}]}\n  g: [h, \'i\']\n  j: 2\nk: [l]\nm:\n- n: {o: p}\n  q: {r: s}\n',
     "a: {b: n5, c: null, d: nope, e: 5, f: '5', g: 'it''s', h: -x, i: tru, j: -0, k: 007, l: 1e3}\n",
@@ -190,7 +191,7 @@ def test_block_lines_and_deferred_flow_values_read_as_pyyaml_reads_them(text: st
     "a: {b: &x 1, c: *x}\n",  # anchors and aliases in flow
     "a: [&x 1]\n",
     "a: &x 1\nb: [*y]\n",  # an alias of no anchor, in flow
-    "- &x 1\n- *x\n",  # in a sequence
+    "- &x a: 1\n- *x\n",  # an anchor on a sequence item's key
     "a: &x 1\nb: &x 2\n",  # an anchor written twice
     "a: *x\n",  # an alias of no anchor
     "a: &x !!str 1\n",
