@@ -71,7 +71,14 @@ _DOCUMENTS = re.compile(r"^(?:---|\.\.\.|%)", re.MULTILINE)  # documents and dir
 _DOCUMENT_START = LazyPattern(r"\A(?:\ *(?:\#[^\n]*)?\n)*(---(?:\ +\#[^\n]*|\ *))\n")
 # ... and for the marker of its end, after which only comments and empty lines come.
 _DOCUMENT_END = LazyPattern(r"\n(\.\.\.(?:\ +\#[^\n]*|\ *))(?:\n\ *(?:\#[^\n]*)?)*\Z")
-_KEY = re.compile(r"""([A-Za-z0-9_$][A-Za-z0-9_$\-./]*|"[^"\\]*"|'[^'\n]*(?:''[^'\n]*)*'):(?: +|$)""")
+# A mapping's key on its line, then `: ` or the line's end: a plain scalar (on one line, so no ` #` and no `: ` in it;
+# spaces, brackets and `:x` may be), a single-quoted one, or a double-quoted one whose escapes are JSON's.
+_KEY = re.compile(r"""(
+    (?:[^-?:,\[\]{}\#&*!|>'"%@`\s\x01]|[-?:][^\s\x01])(?:[^\s:\x01]++|:(?=[^\s\x01])|\ +(?=[^\s\#:\x01]))*+
+  | "(?:[^"\\\n]++|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*+"
+  | '[^'\n]*(?:''[^'\n]*)*'
+):(?:\ +|$)""", re.VERBOSE)
+_LONGEST_KEY = 1000  # YAML's implicit keys are at most 1,024 characters: a longer one is the full parser's to refuse
 # A plain scalar may not start with an indicator (anchors, aliases, tags, block scalars, flow, quotes...).
 _PLAIN_START = re.compile(r"""[^-?:,\[\]{}#&*!|>'"%@`\s\x01]|[-?:][^\s\x01,\[\]{}]""")  # \x01: a tab (_TAB)
 
@@ -484,10 +491,12 @@ def _flow_below(lines: "_Reader", found: dict[str, Any], key: str, indent: int, 
 
 def _key(match: re.Match[str]) -> str:
     written = match.group(1)
+    if len(written) > _LONGEST_KEY or written == "<<":  # a merge key is read with its mapping (_merge_line)
+        raise _NotQuick
     if written[0] not in _KEY_FIRST and written not in _KEY_WORDS:
         return written
     if written[0] == '"':
-        return written[1:-1]
+        return _JSON_PLAIN.decode(written) if "\\" in written else written[1:-1]
     if written[0] == "'":
         return written[1:-1].replace("''", "'")
     if not isinstance(_plain(written), str):  # `1:`, `true:`, `null:` are not text keys

@@ -175,6 +175,7 @@ def test_scalars_over_several_lines_after_a_key_are_read_quickly(text: str) -> N
     "a:\n  b:\n    c:\n      d: 1\ne: 2\nf:\n   g:\n         h: x\n   i: y\n",  # several levels end at once
     "a: &x\n  b: {c: [1, 2]}\n  d: 1\ne: *x\nf:\n  g: *x\n",
     "a: &s text\nb: *s # c\nc: &m\n  d: 'q'\ne: *m\n",
+    "first name: Ada\nfilter[status]: open\n\"caf\\u00e9\": x\nk:v: 1\na{b}, c: 2\n1 2: x\nx-y z:\n  - p q: 1\n    '': 2\n",  # keys
     "- &x 1\n- *x\n- &y [1, {b: 2}]  # c\n- *y # c\n- &z |\n  t\n- *z\n- &w\n  a: 1\n- *w\n- &v\n- *v\n",  # sequence items
     # flow values read at the end, at once: several depths, JSON and YAML's flow, around blocks and sequences
     'a: {b: 1}\nc:\n  d: {"e": [1, {"f": null}]}\n  g: [h, \'i\']\n  j: 2\nk: [l]\nm:\n- n: {o: p}\n  q: {r: s}\n',
