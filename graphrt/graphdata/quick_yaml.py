@@ -216,12 +216,12 @@ def _scalar(text: str, reader: "_Reader", depth: int) -> Any:
 # `\N`), an escaped surrogate (PyYAML refuses it), a plain scalar starting with `:` or `?` (PyYAML refuses it
 # in flow). Text with such a thing is not covered by its tokens, and the full parser reads it.
 _FLOW_SCALAR = r"""(?:
-        [^-?:,\[\]{}\#&*!|>'"%@`\s\x01][^\s,\[\]{}:?]*            # a plain scalar: where it may start, and go on
-        (?:(?::(?=[^\s\x01,\[\]{}])|\ +(?=[^\s,\[\]{}:?\#]))[^\s,\[\]{}:?]*)*
+        [^-?:,\[\]{}\#&*!|>'"%@`\s\x01][^\s,\[\]{}:]*            # a plain scalar: where it may start, and go on
+        (?:(?::(?=[^\s\x01,\[\]{}])|\ +(?=[^\s,\[\]{}:\#]))[^\s,\[\]{}:]*)*
       | '[^'\n]*(?:''[^'\n]*)*'
       | "[^"\\\n]*(?:(?:\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})[^"\\\n]*)*"
-      | -(?=[^\s\x01,\[\]{}])[^\s,\[\]{}:?]*
-        (?:(?::(?=[^\s\x01,\[\]{}])|\ +(?=[^\s,\[\]{}:?\#]))[^\s,\[\]{}:?]*)*
+      | -(?=[^\s\x01,\[\]{}])[^\s,\[\]{}:]*
+        (?:(?::(?=[^\s\x01,\[\]{}])|\ +(?=[^\s,\[\]{}:\#]))[^\s,\[\]{}:]*)*
       | \*[A-Za-z0-9_-]+(?=[\ \n,\]}]|\Z)                          # an alias (_ALIAS)
     )"""
 # `{`, `}`, `[`, `]`, `,`, `: ` after a key (`"key":value` as JSON writes it), and the next line's collection.
