@@ -190,7 +190,11 @@ def _scalar(text: str, reader: "_Reader", depth: int) -> Any:
     if first == '"':
         match = _DOUBLE_QUOTED.match(text)
         if match is None:
-            raise _NotQuick
+            match = _YAML_DOUBLE_QUOTED.match(text)  # YAML's own escapes
+            if match is None:
+                raise _NotQuick
+            _comment_or_end(text, match.end())
+            return _yaml_escapes(match.group()[1:-1])
         _comment_or_end(text, match.end())
         written = match.group()
         return _JSON_PLAIN.decode(written) if "\\" in written else written[1:-1]
@@ -212,14 +216,15 @@ def _scalar(text: str, reader: "_Reader", depth: int) -> Any:
 # Flow collections, each written on one line, as tokens: YAML's flow style (`{agent: copyAgent, inputs: {v: ':n0'}}`)
 # and JSON alike. Each token becomes JSON's text for it and the lines are read by the json module at once, so a
 # line costs a regular expression's pass, not a Python call per character. What YAML reads otherwise than JSON
-# would is no token: anchors, tags, `?` keys, `:` with no space after a plain key, YAML's own escapes (`\x41`,
-# `\N`), an escaped surrogate (PyYAML refuses it), a plain scalar starting with `:` or `?` (PyYAML refuses it
-# in flow). Text with such a thing is not covered by its tokens, and the full parser reads it.
+# would is no token: anchors, tags, `?` keys, `:` with no space after a plain key, a plain scalar starting with `:`
+# or `?` (PyYAML refuses it in flow). Text with such a thing is not covered by its tokens, and the full parser reads
+# it. YAML's own escapes (`\x41`, `\N`) are made JSON's (_json_scalar); an escaped surrogate is the full parser's
+# (PyYAML refuses it).
 _FLOW_SCALAR = r"""(?:
         [^-?:,\[\]{}\#&*!|>'"%@`\s\x01][^\s,\[\]{}:]*            # a plain scalar: where it may start, and go on
         (?:(?::(?=[^\s\x01,\[\]{}])|\ +(?=[^\s,\[\]{}:\#]))[^\s,\[\]{}:]*)*
       | '[^'\n]*(?:''[^'\n]*)*'
-      | "[^"\\\n]*(?:(?:\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})[^"\\\n]*)*"
+      | "[^"\\\n]*(?:\\[^\n][^"\\\n]*)*"                           # YAML's escapes too (_json_scalar)
       | -(?=[^\s\x01,\[\]{}])[^\s,\[\]{}:]*
         (?:(?::(?=[^\s\x01,\[\]{}])|\ +(?=[^\s,\[\]{}:\#]))[^\s,\[\]{}:]*)*
       | \*[A-Za-z0-9_-]+(?=[\ \n,\]}]|\Z)                          # an alias (_ALIAS)
@@ -234,6 +239,31 @@ _FLOW_CHUNK = LazyPattern(r"\ *" + _FLOW_SCALAR + _FLOW_MARK + "*|" + _FLOW_MARK
 _MARKS = " []{},:\n"
 # A double-quoted scalar whose escapes are JSON's too, with the meaning they have in YAML.
 _DOUBLE_QUOTED = re.compile(r'"(?:[^"\\]++|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*+"')
+# One with any escape on one line: YAML's own (`\x41`, `\U0001F600`, `\e`, ...) are read by _yaml_escapes.
+_YAML_DOUBLE_QUOTED = LazyPattern(r'"(?:[^"\\\n]++|\\[^\n])*+"')
+_ESCAPE = LazyPattern(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", re.DOTALL)
+_ESCAPED = {"0": "\x00", "a": "\x07", "b": "\b", "t": "\t", _TAB: _TAB, "n": "\n", "v": "\x0b", "f": "\f", "r": "\r",
+            "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029"}
+
+
+def _escaped(match: re.Match[str]) -> str:
+    written = match.group(1)
+    if len(written) == 1:
+        if written not in _ESCAPED:  # no escape in YAML: an error
+            raise _NotQuick
+        return _ESCAPED[written]
+    point = int(written[1:], 16)
+    if 0xD800 <= point <= 0xDFFF or point > 0x10FFFF:  # a surrogate, or no character: PyYAML refuses it
+        raise _NotQuick
+    return chr(point)
+
+
+def _yaml_escapes(body: str) -> str:
+    r"""The text of a double-quoted scalar's `body` (between its quotes, on one line) with YAML's escapes: JSON's and
+    its own (`\x41`, `\U0001F600`, `\e`, `\N`, an escaped space or tab, ...)."""
+    return _ESCAPE.sub(_escaped, body)
+
+
 # Each line's collection is the value of a mapping of its own, `{"":...}`: a line whose brackets close on
 # another line makes JSON that the json module refuses (`,{` where a key must be, `}` for a `[`), and a line
 # that holds two values makes one mapping too many.
@@ -251,7 +281,9 @@ def _json_scalar(written: str) -> str:
     """JSON's text for a flow scalar as written, in full (_scalar_json takes the common cases first)."""
     first = written[0]
     if first == '"':
-        return written  # the escapes it may hold mean the same in JSON
+        if _DOUBLE_QUOTED.fullmatch(written):
+            return written  # the escapes it holds mean the same in JSON
+        return _json_string(_yaml_escapes(written[1:-1]))
     if first == "'":
         return _json_string(written[1:-1].replace("''", "'"))
     value = _plain(written)

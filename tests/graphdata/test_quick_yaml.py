@@ -176,6 +176,7 @@ def test_scalars_over_several_lines_after_a_key_are_read_quickly(text: str) -> N
     "a: &x\n  b: {c: [1, 2]}\n  d: 1\ne: *x\nf:\n  g: *x\n",
     "a: &s text\nb: *s # c\nc: &m\n  d: 'q'\ne: *m\n",
     "a: [what?, x ?y, 'https://h:80/p?q=1#f', {k?: v?w}]\nb: {x?: [1?], a ? b: c}\n",  # `?` in flow, as libyaml and js-yaml read it
+    'a: "\\x41 \\N \\e \\U0001F600 \\  \\_"\nb: ["\\x41", {"\\L": "\\P\\/"}]\nc:\n- "\\0\\a\\v" # c\n',  # YAML's escapes
     "first name: Ada\nfilter[status]: open\n\"caf\\u00e9\": x\nk:v: 1\na{b}, c: 2\n1 2: x\nx-y z:\n  - p q: 1\n    '': 2\n",  # keys
     "- &x 1\n- *x\n- &y [1, {b: 2}]  # c\n- *y # c\n- &z |\n  t\n- *z\n- &w\n  a: 1\n- *w\n- &v\n- *v\n",  # sequence items
     # flow values read at the end, at once: several depths, JSON and YAML's flow, around blocks and sequences
@@ -218,9 +219,9 @@ def test_block_lines_and_deferred_flow_values_read_as_pyyaml_reads_them(text: st
     "a: [plain\n  more]\n",  # a plain one in a flow collection
     "- plain\n  more\n",  # in a sequence
     "a: plain # c\n  more\n",
-    'a: "\\x41 \\N \\e"\n',  # YAML's own escapes
+    'a: "\\x41 \\q"\n',  # an escape YAML does not have
     'a: "\\ud800"\n',  # an escaped surrogate: PyYAML refuses it
-    'a: ["\\x41"]\n',
+    'a: ["\\U0000d800"]\n',
     "a: {v: :n0}\n",  # a plain scalar starting with `:` in flow: YAML 1.2 reads it, PyYAML refuses it
     "a: {b: &x 1, c: *x}\n",  # anchors in flow
     "a: [!!str 1]\n",
@@ -271,7 +272,6 @@ def test_what_it_leaves_to_the_full_loader(text: str) -> None:
     "a:\n  b: {c: 'x\n    y'}\n  e: 1\n",  # a quoted scalar over two lines in one
     "a:\n  b: [1, 2,]\n  c: {d: 1}\n  e: [x, y]\n",  # a flow value JSON refuses, among others read at once
     "a:\n  b: {v: [1, 2,]}\n  c: {v: 2}\n  d: {v: 3}\n  e: {v: 4}\n  f: {v: [5,]}\n",  # two of them, halves read
-    "a:\n  b: \"\\x41\\N\"\n  c: 2\n",  # YAML's own escapes
     "a:\n  <<: {m: 1}\n  b: 2\nc: 3\n",  # a merge key with no alias: in its entry
     "a:\n  b:\n  - !!str 1\n  - y\n  c: 1\n",  # in a sequence: the entry that holds it
     "a:\n  b: !!str |+2\n     kept\n\n\n  c: 1\n",  # a literal keeping its blank lines, then more
