@@ -465,10 +465,12 @@ _BREAK_BEFORE = frozenset("}],")
 
 def _flow_lines(lines: "_Reader", first: str, at: int, indent: int) -> tuple[str, int]:
     """A flow collection that starts with `first` on the line before `at` and may go on over the lines after it
-    (`inputs: {` ... `}`), written on one line, and the index in `items` of the line after it. A line may end only
-    where a line break is a space between tokens (after `{`, `[`, `,`, `:`, or before `}`, `]`, `,`); comments
-    and empty lines between are left out, and so is a comma before a closing bracket (YAML allows one, JSON does
-    not). Anything else (a scalar over two lines, a quoted one) is _NotQuick, and so is a line of it not more
+    (`inputs: {` ... `}`), written on one line, and the index in `items` of the line after it. A line break is a
+    space: where it is one between tokens (after `{`, `[`, `,`, `:`, or before `}`, `]`, `,`), or in a plain
+    scalar whose line goes on on the next (YAML folds it so); comments and empty lines between tokens are left
+    out, and so is a comma before a closing bracket (YAML allows one, JSON does not). A quoted scalar over lines
+    is folded as PyYAML folds it (_quoted_over_lines) and written as JSON's string. Anything else (a key over two
+    lines, a plain scalar with an empty or comment line inside) is _NotQuick, and so is a line of it not more
     indented than its key (at `indent`), but for one that starts with its closing bracket there: PyYAML reads
     such lines, but one that looks like a key would be taken for one where an entry is left to the full parser."""
     items = lines.items
@@ -478,16 +480,24 @@ def _flow_lines(lines: "_Reader", first: str, at: int, indent: int) -> tuple[str
     last = ""  # the last token kept
     before_last = ""  # the one before it
     text = first
+    index = items[at - 1][2]  # the line of `text` in the text's lines
+    adjacent = False  # this line is right after the last one read, which has no comment (a plain scalar may go on)
+    commented = False  # this line ends with a comment
     while True:
         tokens = _FLOW_TOKEN.findall(text)
-        if "".join(tokens) != text:
-            raise _NotQuick
+        if "".join(tokens) != text:  # a quoted scalar that closes on a line below, or what the full parser reads
+            tokens, index = _tokens_over_lines(lines, text, index, indent)
+            while at < end and items[at][2] <= index:
+                at += 1
         for position, as_written in enumerate(tokens):
             token = as_written.lstrip(" ")
             if token[0] == "#":
+                commented = True
                 continue
             if position == 0 and written:  # the first token of a line after the first
-                if last not in _BREAK_AFTER and token not in _BREAK_BEFORE:
+                if last not in _BREAK_AFTER and token not in _BREAK_BEFORE and not (
+                        adjacent and last[0] not in _NOT_PLAIN and token[0] not in _NOT_PLAIN  # a plain one goes on,
+                        and (len(tokens) < 2 or tokens[1].lstrip(" ") != ":")):  # but for a key over two lines
                     raise _NotQuick
                 written.append(" ")
             if token in _OPENING:
@@ -505,11 +515,38 @@ def _flow_lines(lines: "_Reader", first: str, at: int, indent: int) -> tuple[str
             break
         if at >= end:  # the file ends inside the collection
             raise _NotQuick
-        column, text, _ = items[at]  # the next line that is not a comment's or empty
+        column, text, following = items[at]  # the next line that is not a comment's or empty
+        adjacent, index, commented = not commented and following == index + 1, following, False
         at += 1
         if column < indent or (column == indent and text[0] not in _CLOSING) or text[0] == _TAB:
             raise _NotQuick
     return "".join(written), at
+
+
+_NOT_PLAIN = frozenset("\"'*{}[],:#")  # the first characters of a flow token that is no plain scalar
+_FLOW_TOKENS = LazyPattern(r"(?:\ *" + _FLOW_SCALAR + "|" + _FLOW_MARK + "|" + _FLOW_COMMENT + ")*+", re.VERBOSE)
+
+
+def _tokens_over_lines(lines: "_Reader", text: str, index: int, indent: int) -> tuple[list[str], int]:
+    """The tokens of a flow collection's line `text` (line `index` of the text) whose last is a quoted scalar that
+    closes on a line below, with those of the line it closes on after it; and that line's index. The scalar's token
+    is its value as JSON's string."""
+    covered = _FLOW_TOKENS.match(text).end()  # type: ignore[union-attr]  # it matches, if only nothing
+    rest = text[covered:]
+    opening = rest.lstrip(" ")
+    if opening[:1] != "'" and opening[:1] != '"':
+        raise _NotQuick
+    line = lines.lines[index]
+    value, index, after = _quoted_over_lines(lines, line[len(line.rstrip(" ")) - len(opening):], index, indent,
+                                             _QUOTED_FLOW_LINE)
+    after = after.rstrip(" ")
+    more = _FLOW_TOKEN.findall(after)
+    if "".join(more) != after:  # another quoted scalar over lines, or what the full parser reads
+        more, index = _tokens_over_lines(lines, after, index, indent)
+    if more and more[0].lstrip(" ") == ":":  # a key over lines
+        raise _NotQuick
+    return [*_FLOW_TOKEN.findall(text[:covered]), rest[:len(rest) - len(opening)] + json.dumps(value, ensure_ascii=False),
+            *more], index
 
 
 def _flow_below(lines: "_Reader", found: dict[str, Any], key: str, indent: int, depth: int, at: int) -> int:
@@ -881,23 +918,38 @@ def _plain_lines(lines: _Reader, found: dict[str, Any], indent: int, at: int) ->
 # line (spaces, a comment) if it closes there. A double-quoted one's escapes are JSON's, and a backslash may end its
 # line (group 2: the line break is escaped).
 _QUOTED_LINE = {"'": LazyPattern(r"([^']*+(?:''[^']*+)*+)(?:'(\ *(?:\ \#.*)?))?\Z"),
-                '"': LazyPattern(r'((?:[^"\\]|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*+)(?:(\\)|"(\ *(?:\ \#.*)?))?\Z')}
+                '"': LazyPattern(r'((?:[^"\\]|\\.)*+)(?:(\\)|"(\ *(?:\ \#.*)?))?\Z')}
+# ... and in a flow collection, where anything may follow the closing quote (the collection's tokens read it).
+_QUOTED_FLOW_LINE = {"'": LazyPattern(r"([^']*+(?:''[^']*+)*+)(?:'(.*))?\Z"),
+                     '"': LazyPattern(r'((?:[^"\\]|\\.)*+)(?:(\\)|"(.*))?\Z')}
 
 
 def _quoted_lines(lines: _Reader, rest: str, at: int, indent: int) -> tuple[str, int]:
     """A single- or double-quoted scalar that opens with `rest` on the line before `at` and closes on a line below,
-    as PyYAML folds it: the spaces around a line break are dropped, and the break is a space, or the empty lines
-    after it are line breaks; escaped with a backslash (double-quoted), it is nothing but those. Returns its value
-    and the index of the line after it. A line of it with text not more indented than its key (at `indent`) is
-    _NotQuick: PyYAML reads it, but it could be taken for a key where an entry is left to the full parser."""
-    quote = rest[0]
-    pattern = _QUOTED_LINE[quote]
-    closing = 2 if quote == "'" else 3  # the group of what follows the closing quote
-    raw = lines.lines
+    as PyYAML folds it (_quoted_over_lines); its value and the index in `items` of the line after it."""
     items = lines.items
     index = items[at - 1][2]
-    line = raw[index]
-    text = line[len(line.rstrip(" ")) - len(rest) + 1:]  # as written: its spaces at the end may be escaped
+    line = lines.lines[index]
+    value, index, _ = _quoted_over_lines(lines, line[len(line.rstrip(" ")) - len(rest):], index, indent, _QUOTED_LINE)
+    while at < len(items) and items[at][2] <= index:
+        at += 1
+    return value, at
+
+
+def _quoted_over_lines(lines: _Reader, text: str, index: int, indent: int,
+                       patterns: dict[str, LazyPattern]) -> tuple[str, int, str]:
+    """A single- or double-quoted scalar that opens with `text` (from its quote to the end of line `index` of the
+    text, as written: its spaces at the end may be escaped) and closes on a line below, as PyYAML folds it: the
+    spaces around a line break are dropped, and the break is a space, or the empty lines after it are line breaks;
+    escaped with a backslash (double-quoted), it is nothing but those. Returns its value, the index of the line it
+    closes on, and what follows its closing quote there (`patterns`: what may). A line of it with text not more
+    indented than its key (at `indent`) is _NotQuick: PyYAML reads it, but it could be taken for a key where an
+    entry is left to the full parser."""
+    quote = text[0]
+    pattern = patterns[quote]
+    closing = 2 if quote == "'" else 3  # the group of what follows the closing quote
+    raw = lines.lines
+    text = text[1:]
     written: list[str] = []
     empty = 0  # empty lines since the last line with text
     escaped = False  # the last line with text ended with a backslash
@@ -922,7 +974,7 @@ def _quoted_lines(lines: _Reader, rest: str, at: int, indent: int) -> tuple[str,
                 continue
             written.append("\n" * empty if escaped or empty else " ")
         if not closed and not (quote == '"' and match.group(2) is not None):
-            part = part.rstrip(" ")  # the spaces before a line break
+            part = _before_break(part, quote)  # the spaces before a line break
         written.append(part)
         if closed:
             break
@@ -936,11 +988,16 @@ def _quoted_lines(lines: _Reader, rest: str, at: int, indent: int) -> tuple[str,
     if quote == "'":
         value = "".join(written).replace("''", "'")
     else:
-        value = _JSON_PLAIN.decode('"' + "".join(part if part[:1] != "\n" else "\\n" * len(part)
-                                                 for part in written) + '"')
-    while at < len(items) and items[at][2] <= index:
-        at += 1
-    return value, at
+        value = _yaml_escapes("".join(written))
+    return value, index, match.group(closing)
+
+
+def _before_break(part: str, quote: str) -> str:
+    """A quoted scalar's line without the spaces before its line break, but for one a backslash escapes."""
+    kept = part.rstrip(" ")
+    if quote == '"' and len(kept) < len(part) and (len(kept) - len(kept.rstrip("\\"))) % 2:
+        kept += " "  # `\ `: an escaped space
+    return kept
 
 
 def _piece(lines: _Reader, found: dict[str, Any], indent: int, depth: int, at: int, written: bool) -> int | None:
