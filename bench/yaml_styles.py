@@ -6,6 +6,7 @@
     .venv/bin/python -m bench yaml --set eval2     # hand-written shapes it left whole (bench/yaml_eval2.py)
     .venv/bin/python -m bench yaml --set eval3     # files as people and tools write them (bench/yaml_eval3.py)
     .venv/bin/python -m bench yaml --set eval4     # more shapes of hand-written and saved files (bench/yaml_eval4.py)
+    .venv/bin/python -m bench yaml --set eval5     # GraphAI samples, dumpers' files, scripts (bench/yaml_eval5.py)
 
 Every style is the same graph, a chain of `copyAgent` nodes (`nN` takes `:nN-1`): one JSON object a
 line (what `--write-workloads` writes), YAML's flow style with single, double or no quotes, block style
@@ -26,7 +27,10 @@ message lists, four-space indentation, pretty-printed JSON, numbers, markdown pr
 text, merge keys; and `--set eval4` the fourth (bench/yaml_eval4.py), also written before it was measured:
 sequences flush with their keys, end-of-line comments, punctuation in plain text, quoted and odd keys, nested
 graphs in block and flow, anchored scalars and sequences, empty values and quoted look-alikes, document markers
-and trailing spaces, long double-quoted prompts, scalars over lines inside flow collections.
+and trailing spaces, long double-quoted prompts, scalars over lines inside flow collections; and `--set eval5` the
+fifth (bench/yaml_eval5.py), also written before it was measured: GraphAI's sample graphs at scale, function-calling
+graphs, graphs saved by PyYAML (block and flow styles) and by js-yaml's dump, three-space and mixed indentation,
+names and text in scripts other than Latin, vectors of numbers, settings nested five to eight deep.
 """
 
 from __future__ import annotations
@@ -148,11 +152,12 @@ def _sets() -> dict[str, dict[str, Callable[[int], list[str]]]]:
     from .yaml_eval2 import EVAL2
     from .yaml_eval3 import EVAL3
     from .yaml_eval4 import EVAL4
+    from .yaml_eval5 import EVAL5
 
-    return {"tuned": STYLES, "eval": EVAL, "eval2": EVAL2, "eval3": EVAL3, "eval4": EVAL4}
+    return {"tuned": STYLES, "eval": EVAL, "eval2": EVAL2, "eval3": EVAL3, "eval4": EVAL4, "eval5": EVAL5}
 
 
-SETS = ("tuned", "eval", "eval2", "eval3", "eval4")
+SETS = ("tuned", "eval", "eval2", "eval3", "eval4", "eval5")
 
 
 def write_style(style: str, n: int, folder: Path, styles: dict[str, Callable[[int], list[str]]] = STYLES) -> Path:
@@ -215,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("styles", nargs="*", help=f"default: all of the set (tuned: {', '.join(STYLES)})")
     parser.add_argument("--set", choices=SETS, default="tuned",
-                        help="tuned: the styles the reader was made fast on (default); eval, eval2, eval3, eval4: files it was not tuned on")
+                        help="tuned: the styles the reader was made fast on (default); eval, eval2, eval3, eval4, eval5: files it was not tuned on")
     parser.add_argument("--n", type=int, default=50_000, help="nodes in each file (default 50,000)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds, engines taking turns (default 3)")
     parser.add_argument("--warmup", type=int, default=1)

@@ -1,6 +1,6 @@
 """The YAML styles `python -m bench yaml` times are one graph, which graphrt's own reader reads, as PyYAML does; the
-evaluation sets (`--set eval`, `--set eval2`, `--set eval3`, `--set eval4`) are read as PyYAML reads them, and their
-corpus files hold each source file's value (each conformance case's graph)."""
+evaluation sets (`--set eval`, `--set eval2`, `--set eval3`, `--set eval4`, `--set eval5`) are read as PyYAML reads
+them, and their corpus files hold each source file's value (each conformance case's graph)."""
 
 import pytest
 import yaml
@@ -9,6 +9,7 @@ from bench.yaml_eval import EVAL, corpus_files
 from bench.yaml_eval2 import EVAL2, case_graphs
 from bench.yaml_eval3 import EVAL3
 from bench.yaml_eval4 import EVAL4
+from bench.yaml_eval5 import EVAL5, js_yaml_dump
 from bench.yaml_styles import STYLES
 from graphrt.graphdata import full_yaml, loader
 from graphrt.graphdata.loader import parse_graph_text
@@ -104,3 +105,67 @@ def test_the_saved_by_an_editor_file_keeps_its_markers_and_trailing_spaces() -> 
     assert lines[0].startswith("--- #") and lines[-2].startswith("... #")
     assert sum(line.endswith(" ") and line.strip() != "" for line in lines) > 40
     assert sum(line != "" and line.strip() == "" for line in lines) > 20
+
+
+@pytest.mark.parametrize("style", EVAL5)
+def test_each_fifth_evaluation_file_reads_as_pyyaml_reads_it(style: str) -> None:
+    text = "\n".join(EVAL5[style](200)) + "\n"
+    full = yaml.load(text, Loader=full_yaml._GraphLoader)  # noqa: S506 - a safe loader
+
+    assert len(full["nodes"]) == 200
+    assert parse_graph_text(text)[0] == full
+
+
+# What js-yaml 4.3's `dump` writes for this value (its default options), taken from js-yaml itself.
+_JS_YAML_DUMPED = """version: 0.5
+nodes:
+  a:
+    value:
+      ref: ':b'
+      'yes': 'on'
+      'n': '0.5'
+      tab: "a\\tb"
+      esc: "\\e[1m"
+      lines: |
+        one
+        two
+      strip: |-
+        one
+        two
+      keep: |+
+        one
+
+      lead: |2-
+          code
+        more
+      empty: ''
+      list:
+        - - 1
+          - x
+        - k: null
+      none: {}
+      'no': []
+      tiny: 1.e-7
+      big: 2.5e+25
+      neg: -0.125
+      zero: -0.0
+      colon: 'a: b'
+      hash: 'a #b'
+      long: >-
+        find the weather for each city in the list then write a short report
+        with sources and ask the user to confirm it
+"""
+
+
+def test_the_js_yaml_saved_file_is_written_as_js_yamls_dump_writes_it() -> None:
+    value = {"version": 0.5, "nodes": {"a": {"value": {
+        "ref": ":b", "yes": "on", "n": "0.5", "tab": "a\tb", "esc": "\x1b[1m", "lines": "one\ntwo\n",
+        "strip": "one\ntwo", "keep": "one\n\n", "lead": "  code\nmore", "empty": "", "list": [[1, "x"], {"k": None}],
+        "none": {}, "no": [], "tiny": 1e-7, "big": 2.5e25, "neg": -0.125, "zero": -0.0, "colon": "a: b", "hash": "a #b",
+        "long": "find the weather for each city in the list then write a short report with sources and ask the user "
+                "to confirm it"}}}}
+
+    assert js_yaml_dump(value) == _JS_YAML_DUMPED
+    assert yaml.load(_JS_YAML_DUMPED, Loader=full_yaml._GraphLoader) == value  # noqa: S506 - a safe loader
+    assert "\n".join(EVAL5["jsyaml_dump"](20)) + "\n" == js_yaml_dump(
+        yaml.load("\n".join(EVAL5["jsyaml_dump"](20)), Loader=full_yaml._GraphLoader))  # noqa: S506
