@@ -242,8 +242,9 @@ _DOUBLE_QUOTED = re.compile(r'"(?:[^"\\]++|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0
 # One with any escape on one line: YAML's own (`\x41`, `\U0001F600`, `\e`, ...) are read by _yaml_escapes.
 _YAML_DOUBLE_QUOTED = LazyPattern(r'"(?:[^"\\\n]++|\\[^\n])*+"')
 _ESCAPE = LazyPattern(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", re.DOTALL)
-_ESCAPED = {"0": "\x00", "a": "\x07", "b": "\b", "t": "\t", _TAB: _TAB, "n": "\n", "v": "\x0b", "f": "\f", "r": "\r",
-            "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029"}
+_ESCAPED = {"0": "\x00", "a": "\x07", "b": "\b", "t": "\t", _TAB: _TAB, "n": "\n", "v": "\x0b", "f": "\f",
+            "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0", "L": "\u2028",
+            "P": "\u2029"}
 
 
 def _escaped(match: re.Match[str]) -> str:
@@ -545,8 +546,8 @@ def _tokens_over_lines(lines: "_Reader", text: str, index: int, indent: int) -> 
         more, index = _tokens_over_lines(lines, after, index, indent)
     if more and more[0].lstrip(" ") == ":":  # a key over lines
         raise _NotQuick
-    return [*_FLOW_TOKEN.findall(text[:covered]), rest[:len(rest) - len(opening)] + json.dumps(value, ensure_ascii=False),
-            *more], index
+    scalar = rest[:len(rest) - len(opening)] + json.dumps(value, ensure_ascii=False)
+    return [*_FLOW_TOKEN.findall(text[:covered]), scalar, *more], index
 
 
 def _flow_below(lines: "_Reader", found: dict[str, Any], key: str, indent: int, depth: int, at: int) -> int:
@@ -915,8 +916,8 @@ def _plain_lines(lines: _Reader, found: dict[str, Any], indent: int, at: int) ->
 
 
 # A line of a quoted scalar that goes on over lines: its text, then the closing quote and what may follow it on the
-# line (spaces, a comment) if it closes there. A double-quoted one's escapes are JSON's, and a backslash may end its
-# line (group 2: the line break is escaped).
+# line (spaces, a comment) if it closes there. A double-quoted one's escapes are YAML's (_yaml_escapes), and a
+# backslash may end its line (group 2: the line break is escaped).
 _QUOTED_LINE = {"'": LazyPattern(r"([^']*+(?:''[^']*+)*+)(?:'(\ *(?:\ \#.*)?))?\Z"),
                 '"': LazyPattern(r'((?:[^"\\]|\\.)*+)(?:(\\)|"(\ *(?:\ \#.*)?))?\Z')}
 # ... and in a flow collection, where anything may follow the closing quote (the collection's tokens read it).
