@@ -732,7 +732,7 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                         first_char = rest[0]
                         if first_char == "{" or first_char == "[":  # its place, filled by _read_flows with the others
                             found[key] = None
-                            if rest[-1] not in "}]" and at < end and (items[at][0] > indent or items[at][1][0] in "}]"):
+                            if at < end and (items[at][0] > indent or (rest[-1] not in "}]" and items[at][1][0] in "}]")):
                                 after_key = at
                                 rest, at = _flow_lines(lines, rest, at, indent)
                                 pending.append((found, key, rest, depth + 1, after_key))
@@ -764,7 +764,7 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                         if first_char == "{" or first_char == "[":
                             found[key] = None
                             after_key = at
-                            if rest[-1] not in "}]" and at < end and (items[at][0] > indent or items[at][1][0] in "}]"):
+                            if at < end and (items[at][0] > indent or (rest[-1] not in "}]" and items[at][1][0] in "}]")):
                                 rest, at = _flow_lines(lines, rest, at, indent)  # over several lines
                                 multi_end = at
                             pending.append((found, key, rest, depth + 1, after_key))
@@ -1172,8 +1172,9 @@ _BLOCK_HEADER = LazyPattern(r"([|>])(?:([-+])([1-9])?|([1-9])([-+])?)?(?:\ +\#.*
 def _block_scalar(lines: _Reader, indent: int, header: str) -> str:
     """A literal (`|`) or folded (`>`) block scalar whose header ends the line of the mapping key or sequence item at
     `indent`, by its chomping and indentation indicator, as PyYAML reads it (a line of spaces past the text's column
-    is a line of text, those spaces); _NotQuick for lines of spaces before the text that reach past the column it
-    finds, a line less indented than the text and more than `indent`, or no line break at the end of the file."""
+    is a line of text, those spaces; with no text, its empty lines are its line breaks); _NotQuick for lines of spaces
+    before the text that reach past the column it finds, a line less indented than the text and more than `indent`,
+    or no line break at the end of the file."""
     written = _BLOCK_HEADER.fullmatch(header)
     if written is None:
         raise _NotQuick
@@ -1202,22 +1203,25 @@ def _block_scalar(lines: _Reader, indent: int, header: str) -> str:
         elif column and len(line) > column:  # spaces past the text's column: a line of text, those spaces
             last = end
         end += 1
-    if last < 0 or (end == len(raw) and raw[-1] != ""):  # no text, or the text ends without a line break
-        raise _NotQuick
     if end == len(raw):
+        if raw[-1] != "":  # the text ends without a line break
+            raise _NotQuick
         end -= 1  # the end of the text, after its last line break, is no line
-    if not increment and any(len(line) > column for line in raw[start:first]):  # spaces past the column found after
-        raise _NotQuick  # them: an error in YAML
-    text = "\n".join(line[column:] for line in raw[start:last + 1])
-    if written.group(1) == ">":
-        text = _folded(text)
     chomping = written.group(2) or written.group(5)
-    if chomping == "-":
-        value = text
-    elif chomping == "+":
-        value = text + "\n" * (end - last)
+    if last < 0:  # no text: only empty lines, each a line break kept (`|+`), or nothing
+        value = "\n" * (end - start) if chomping == "+" else ""
     else:
-        value = text + "\n"
+        if not increment and any(len(line) > column for line in raw[start:first]):  # spaces past the column found
+            raise _NotQuick  # after them: an error in YAML
+        text = "\n".join(line[column:] for line in raw[start:last + 1])
+        if written.group(1) == ">":
+            text = _folded(text)
+        if chomping == "-":
+            value = text
+        elif chomping == "+":
+            value = text + "\n" * (end - last)
+        else:
+            value = text + "\n"
     items = lines.items
     while lines.at < len(items) and items[lines.at][2] < end:
         lines.at += 1
@@ -1371,6 +1375,14 @@ def _sequence(lines: _Reader, indent: int, depth: int, first: str | None = None)
             found.append(_mapping(lines, indent + len(content) - len(rest), rest, depth + 1))
         elif rest[0] in "|>":
             found.append(_block_scalar(lines, indent, rest))
+        elif rest[0] == "'" or rest[0] == '"':
+            try:
+                found.append(_scalar(rest, lines, depth + 1))
+            except _NotQuick:  # it may close on a line below
+                value, lines.at = _quoted_lines(lines, rest, lines.at, indent)
+                found.append(value)
+            if lines.at < end and items[lines.at][0] > indent:
+                raise _NotQuick
         else:
             if rest[0] in "{[" and lines.at < end and (items[lines.at][0] > indent or items[lines.at][1][0] in "}]"):
                 rest, lines.at = _flow_lines(lines, rest, lines.at, indent)  # a flow collection over several lines

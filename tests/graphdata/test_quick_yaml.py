@@ -145,6 +145,7 @@ def test_folded_scalars_and_indentation_indicators_are_read_quickly(text: str) -
     "a: {b: [1, 2,\n  ], c: {d: x,\n  },\n}\n",  # trailing commas at each depth
     "a: {v: [\n  ':n0', 1, null,\n  {deep: yes, list: [a, b]}\n]}\n",
     "a:\n  b: {c: 1,\n    d: 2} # after\n  e: 3\n",
+    "a:\n  b: {t: 'x ${y}\n\n    z'}\n  c: [ok]\n",  # the first line ends with a bracket in a scalar
     "- a: {b: 1,\n    c: 2}\n  d: 3\n",  # in a sequence item's mapping
     'a: {"b": 1,\n  "c": [true, null]}\n',  # JSON over several lines
     "a:\n  b:\n  - {c: 1,\n     d: 2}\n  - [\n    3,\n  ]\n  e: 1\n",  # as sequence items
@@ -179,6 +180,7 @@ def test_scalars_over_several_lines_after_a_key_are_read_quickly(text: str) -> N
     "a: &s text\nb: *s # c\nc: &m\n  d: 'q'\ne: *m\n",
     "a: [what?, x ?y, 'https://h:80/p?q=1#f', {k?: v?w}]\nb: {x?: [1?], a ? b: c}\n",  # `?` in flow, as libyaml and js-yaml read it
     'a: "\\x41 \\N \\e \\U0001F600 \\  \\_"\nb: ["\\x41", {"\\L": "\\P\\/"}]\nc:\n- "\\0\\a\\v" # c\n',  # YAML's escapes
+    "- 'it\n  spans'\n- \"a\\\n  b \\x41\n\n  c\" # c\n- |+\n\n\n- END\n- a: |+\n     \n\n  b: >\n\n  c: x\n",  # as dumpers write
     "first name: Ada\nfilter[status]: open\n\"caf\\u00e9\": x\nk:v: 1\na{b}, c: 2\n1 2: x\nx-y z:\n  - p q: 1\n    '': 2\n",  # keys
     "- &x 1\n- *x\n- &y [1, {b: 2}]  # c\n- *y # c\n- &z |\n  t\n- *z\n- &w\n  a: 1\n- *w\n- &v\n- *v\n",  # sequence items
     # flow values read at the end, at once: several depths, JSON and YAML's flow, around blocks and sequences
@@ -211,7 +213,6 @@ def test_block_lines_and_deferred_flow_values_read_as_pyyaml_reads_them(text: st
     "a: {b: 1, b: 2}\n",
     'a: {"b": 1, "b": 2}\n',
     "a:\n\tb: 1\n",  # a tab
-    "- 'it\n  spans'\n",  # a quoted scalar over two lines: read here only after a block mapping's key
     # lines of a scalar or collection over lines as far left as its key, or further: PyYAML reads them, but they
     # could be taken for keys where an entry is left to the full parser (random files found it)
     "a:\n  b: 'x\nat the left'\n  c: 1\n",
@@ -268,7 +269,6 @@ def test_what_it_leaves_to_the_full_loader(text: str) -> None:
     "a: 1\nb: !!str 2\nc: 3\n",  # a tag
     "a:\n  b: x\n    goes on # a comment\n  c: 1\n",  # a plain scalar over two lines: found on the line after it
     "a:\n  b: [x,\n    y\n\n    z]\n  e: [1]\n",  # a plain scalar over lines with an empty one in a flow collection
-    "a:\n  b:\n  - 'x\n    y'\n  e: 1\n",  # a quoted scalar over lines as a sequence item
     "a:\n  b: [1, 2,]\n  c: {d: 1}\n  e: [x, y]\n",  # a flow value JSON refuses, among others read at once
     "a:\n  b: {v: [1, 2,]}\n  c: {v: 2}\n  d: {v: 3}\n  e: {v: 4}\n  f: {v: [5,]}\n",  # two of them, halves read
     "a:\n  <<: {m: 1}\n  b: 2\nc: 3\n",  # a merge key with no alias: in its entry
