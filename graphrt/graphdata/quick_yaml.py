@@ -223,7 +223,7 @@ def _scalar(text: str, reader: "_Reader", depth: int) -> Any:
 _FLOW_SCALAR = r"""(?:
         [^-?:,\[\]{}\#&*!|>'"%@`\s\x01][^\s,\[\]{}:]*            # a plain scalar: where it may start, and go on
         (?:(?::(?=[^\s\x01,\[\]{}])|\ +(?=[^\s,\[\]{}:\#]))[^\s,\[\]{}:]*)*
-      | '[^'\n]*(?:''[^'\n]*)*'
+      | '[^'\n]*(?:''[^'\n]*)*'(?!')                                 # (not `'it'` of `'it''s` going on below)
       | "[^"\\\n]*(?:\\[^\n][^"\\\n]*)*"                           # YAML's escapes too (_json_scalar)
       | -(?=[^\s\x01,\[\]{}])[^\s,\[\]{}:]*
         (?:(?::(?=[^\s\x01,\[\]{}])|\ +(?=[^\s,\[\]{}:\#]))[^\s,\[\]{}:]*)*
@@ -732,7 +732,8 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                         first_char = rest[0]
                         if first_char == "{" or first_char == "[":  # its place, filled by _read_flows with the others
                             found[key] = None
-                            if at < end and (items[at][0] > indent or (rest[-1] not in "}]" and items[at][1][0] in "}]")):
+                            if at < end and (items[at][0] > indent or (rest[-1] not in "}]" and items[at][1][0] in "}]")) \
+                                    or rest.count("'") % 2 or rest.count('"') % 2:  # a quote open: a line of `#` next
                                 after_key = at
                                 rest, at = _flow_lines(lines, rest, at, indent)
                                 pending.append((found, key, rest, depth + 1, after_key))
@@ -764,7 +765,8 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                         if first_char == "{" or first_char == "[":
                             found[key] = None
                             after_key = at
-                            if at < end and (items[at][0] > indent or (rest[-1] not in "}]" and items[at][1][0] in "}]")):
+                            if at < end and (items[at][0] > indent or (rest[-1] not in "}]" and items[at][1][0] in "}]")) \
+                                    or rest.count("'") % 2 or rest.count('"') % 2:  # a quote open: a line of `#` next
                                 rest, at = _flow_lines(lines, rest, at, indent)  # over several lines
                                 multi_end = at
                             pending.append((found, key, rest, depth + 1, after_key))
@@ -1384,7 +1386,8 @@ def _sequence(lines: _Reader, indent: int, depth: int, first: str | None = None)
             if lines.at < end and items[lines.at][0] > indent:
                 raise _NotQuick
         else:
-            if rest[0] in "{[" and lines.at < end and (items[lines.at][0] > indent or items[lines.at][1][0] in "}]"):
+            if rest[0] in "{[" and ((lines.at < end and (items[lines.at][0] > indent or items[lines.at][1][0] in "}]"))
+                                    or rest.count("'") % 2 or rest.count('"') % 2):
                 rest, lines.at = _flow_lines(lines, rest, lines.at, indent)  # a flow collection over several lines
             found.append(_scalar(rest, lines, depth + 1))
             if lines.at < end and items[lines.at][0] > indent:
