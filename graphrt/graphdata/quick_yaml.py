@@ -223,7 +223,7 @@ def _scalar(text: str, reader: "_Reader", depth: int) -> Any:
 _FLOW_SCALAR = r"""(?:
         [^-?:,\[\]{}\#&*!|>'"%@`\s\x01][^\s,\[\]{}:]*            # a plain scalar: where it may start, and go on
         (?:(?::(?=[^\s\x01,\[\]{}])|\ +(?=[^\s,\[\]{}:\#]))[^\s,\[\]{}:]*)*
-      | '[^'\n]*(?:''[^'\n]*)*'(?!')                                 # (not `'it'` of `'it''s` going on below)
+      | '[^'\n]*(?:''[^'\n]*)*'
       | "[^"\\\n]*(?:\\[^\n][^"\\\n]*)*"                           # YAML's escapes too (_json_scalar)
       | -(?=[^\s\x01,\[\]{}])[^\s,\[\]{}:]*
         (?:(?::(?=[^\s\x01,\[\]{}])|\ +(?=[^\s,\[\]{}:\#]))[^\s,\[\]{}:]*)*
@@ -533,6 +533,9 @@ def _tokens_over_lines(lines: "_Reader", text: str, index: int, indent: int) -> 
     closes on a line below, with those of the line it closes on after it; and that line's index. The scalar's token
     is its value as JSON's string."""
     covered = _FLOW_TOKENS.match(text).end()  # type: ignore[union-attr]  # it matches, if only nothing
+    head = _FLOW_TOKEN.findall(text[:covered])
+    if text[covered:covered + 1] == "'" and head and head[-1].lstrip(" ")[:1] == "'":  # `'it'` of `'it''s` going on
+        covered -= len(head.pop())  # below: the scalar opens there
     rest = text[covered:]
     opening = rest.lstrip(" ")
     if opening[:1] != "'" and opening[:1] != '"':
@@ -547,7 +550,13 @@ def _tokens_over_lines(lines: "_Reader", text: str, index: int, indent: int) -> 
     if more and more[0].lstrip(" ") == ":":  # a key over lines
         raise _NotQuick
     scalar = rest[:len(rest) - len(opening)] + json.dumps(value, ensure_ascii=False)
-    return [*_FLOW_TOKEN.findall(text[:covered]), scalar, *more], index
+    return [*head, scalar, *more], index
+
+
+def _skipped(items: list[tuple[int, str, int]], at: int) -> bool:
+    """Whether lines `items` leaves out (empty, or starting with `#`) come after the line before `at`: a quote left open
+    there goes on over them (a line of text may start with `#`)."""
+    return at >= len(items) or items[at][2] != items[at - 1][2] + 1
 
 
 def _flow_below(lines: "_Reader", found: dict[str, Any], key: str, indent: int, depth: int, at: int) -> int:
@@ -733,7 +742,7 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                         if first_char == "{" or first_char == "[":  # its place, filled by _read_flows with the others
                             found[key] = None
                             if at < end and (items[at][0] > indent or (rest[-1] not in "}]" and items[at][1][0] in "}]")) \
-                                    or rest.count("'") % 2 or rest.count('"') % 2:  # a quote open: a line of `#` next
+                                    or (_skipped(items, at) and (rest.count("'") % 2 or rest.count('"') % 2)):
                                 after_key = at
                                 rest, at = _flow_lines(lines, rest, at, indent)
                                 pending.append((found, key, rest, depth + 1, after_key))
@@ -766,7 +775,7 @@ def _mapping(lines: _Reader, indent: int, first: str | None, depth: int) -> dict
                             found[key] = None
                             after_key = at
                             if at < end and (items[at][0] > indent or (rest[-1] not in "}]" and items[at][1][0] in "}]")) \
-                                    or rest.count("'") % 2 or rest.count('"') % 2:  # a quote open: a line of `#` next
+                                    or (_skipped(items, at) and (rest.count("'") % 2 or rest.count('"') % 2)):
                                 rest, at = _flow_lines(lines, rest, at, indent)  # over several lines
                                 multi_end = at
                             pending.append((found, key, rest, depth + 1, after_key))
@@ -1387,7 +1396,7 @@ def _sequence(lines: _Reader, indent: int, depth: int, first: str | None = None)
                 raise _NotQuick
         else:
             if rest[0] in "{[" and ((lines.at < end and (items[lines.at][0] > indent or items[lines.at][1][0] in "}]"))
-                                    or rest.count("'") % 2 or rest.count('"') % 2):
+                                    or (_skipped(items, lines.at) and (rest.count("'") % 2 or rest.count('"') % 2))):
                 rest, lines.at = _flow_lines(lines, rest, lines.at, indent)  # a flow collection over several lines
             found.append(_scalar(rest, lines, depth + 1))
             if lines.at < end and items[lines.at][0] > indent:

@@ -147,6 +147,7 @@ def test_folded_scalars_and_indentation_indicators_are_read_quickly(text: str) -
     "a:\n  b: {c: 1,\n    d: 2} # after\n  e: 3\n",
     "a:\n  b: {t: 'x ${y}\n\n    z'}\n  c: [ok]\n",  # the first line ends with a bracket in a scalar
     "a:\n  b: {t: 'x ${y}\n\n    #1 z'}\n  c:\n  - ['it''s\n    #2', 1]\n",  # then a line of text starting with `#`
+    "a: ['x', 'a''b''c\n  d', 'e']\nb: {'k': 'v''\n  w'}\n",  # a quote written twice where the line breaks
     "- a: {b: 1,\n    c: 2}\n  d: 3\n",  # in a sequence item's mapping
     'a: {"b": 1,\n  "c": [true, null]}\n',  # JSON over several lines
     "a:\n  b:\n  - {c: 1,\n     d: 2}\n  - [\n    3,\n  ]\n  e: 1\n",  # as sequence items
