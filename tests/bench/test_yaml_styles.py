@@ -75,9 +75,13 @@ def test_the_written_out_cases_hold_each_cases_graph(style: str) -> None:
     assert parse_graph_text(text)[0]["nodes"] == nodes
 
 
-@pytest.mark.parametrize("style", EVAL3)
-def test_each_third_evaluation_file_reads_as_pyyaml_reads_it(style: str) -> None:
-    text = "\n".join(EVAL3[style](200)) + "\n"
+_LATER_SETS = {"eval3": EVAL3, "eval4": EVAL4, "eval5": EVAL5}
+
+
+@pytest.mark.parametrize("name", [f"{set_name}/{style}" for set_name, styles in _LATER_SETS.items() for style in styles])
+def test_each_file_of_the_third_to_fifth_evaluation_sets_reads_as_pyyaml_reads_it(name: str) -> None:
+    set_name, style = name.split("/")
+    text = "\n".join(_LATER_SETS[set_name][style](200)) + "\n"
     full = yaml.load(text, Loader=full_yaml._GraphLoader)  # noqa: S506 - a safe loader
 
     assert len(full["nodes"]) == 200
@@ -90,30 +94,12 @@ def test_the_windows_file_has_windows_line_endings() -> None:
     assert text.count("\r\n") == text.count("\n")
 
 
-@pytest.mark.parametrize("style", EVAL4)
-def test_each_fourth_evaluation_file_reads_as_pyyaml_reads_it(style: str) -> None:
-    text = "\n".join(EVAL4[style](200)) + "\n"
-    full = yaml.load(text, Loader=full_yaml._GraphLoader)  # noqa: S506 - a safe loader
-
-    assert len(full["nodes"]) == 200
-    assert parse_graph_text(text)[0] == full
-
-
 def test_the_saved_by_an_editor_file_keeps_its_markers_and_trailing_spaces() -> None:
     lines = EVAL4["whitespace_markers"](20)
 
     assert lines[0].startswith("--- #") and lines[-2].startswith("... #")
     assert sum(line.endswith(" ") and line.strip() != "" for line in lines) > 40
     assert sum(line != "" and line.strip() == "" for line in lines) > 20
-
-
-@pytest.mark.parametrize("style", EVAL5)
-def test_each_fifth_evaluation_file_reads_as_pyyaml_reads_it(style: str) -> None:
-    text = "\n".join(EVAL5[style](200)) + "\n"
-    full = yaml.load(text, Loader=full_yaml._GraphLoader)  # noqa: S506 - a safe loader
-
-    assert len(full["nodes"]) == 200
-    assert parse_graph_text(text)[0] == full
 
 
 # What js-yaml 4.3's `dump` writes for this value (its default options), taken from js-yaml itself.
