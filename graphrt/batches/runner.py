@@ -193,10 +193,14 @@ class Batch:
             outcome = RowOutcome(row.id, row.index, FINISHED, results=results, seconds=time.perf_counter() - started)
         finally:
             self.progress.running -= 1
-        if spent:
-            outcome.usage = spent[-1]
-            self.progress.usage.merge(spent[-1])
+        self._spent(outcome, spent)
         return outcome
+
+    def _spent(self, outcome: RowOutcome, said: list[Usage]) -> None:
+        """The row's usage, the last its run said (once, as it ended), counted in the batch's."""
+        if said:
+            outcome.usage = said[-1]
+            self.progress.usage.merge(said[-1])
 
     def _options(self, row: InputRow, on_usage: Callable[[Usage], Any] | None = None) -> RunOptions:
         run_id = self.ledger.run_id(row) if self.ledger is not None else None
@@ -265,9 +269,8 @@ class Batch:
                     outcomes[row.index] = _failed(row, failed, seconds)
                 elif results is not None:
                     outcomes[row.index] = RowOutcome(row.id, row.index, FINISHED, results=results, seconds=seconds)
-                if row.index in outcomes and spent[row.index]:
-                    outcomes[row.index].usage = spent[row.index][-1]
-                    self.progress.usage.merge(spent[row.index][-1])
+                if row.index in outcomes:
+                    self._spent(outcomes[row.index], spent[row.index])
         return [outcomes[row.index] for row in rows if row.index in outcomes]
 
 
